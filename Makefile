@@ -1,0 +1,42 @@
+# ralph-watch: build, test, demo, install.
+PREFIX  ?= /usr/local
+DESTDIR ?=
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
+GO      ?= go
+BIN     := bin/ralph-watch
+LDFLAGS := -X main.version=$(VERSION)
+
+.PHONY: all build test demo install uninstall lint fuzz clean
+
+all: build
+
+build:
+	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/ralph-watch
+
+# The whole suite, against real tmux servers on private sockets.
+test:
+	$(GO) vet ./...
+	$(GO) test -count=1 -timeout 30m ./...
+
+# A loop of the built-in demo agent in a private tmux server.
+demo: build
+	./$(BIN) demo
+
+# Short fuzzing runs of the parsers that see untrusted text.
+fuzz:
+	$(GO) test -run '^$$' -fuzz FuzzNormalizer -fuzztime 30s ./watch
+	$(GO) test -run '^$$' -fuzz FuzzDoneScanner -fuzztime 30s ./watch
+
+lint:
+	@test -z "$$(gofmt -l .)" || { gofmt -l .; echo 'gofmt: files above need formatting'; exit 1; }
+	$(GO) vet ./...
+
+install: build
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/ralph-watch
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/ralph-watch
+
+clean:
+	rm -rf bin

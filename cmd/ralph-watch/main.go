@@ -1,0 +1,106 @@
+// Command ralph-watch loops an AI coding agent in a tmux pane.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/peterbourgon/ff/v3/ffcli"
+)
+
+// env is what a command may touch of the outside world, injected for tests.
+type env struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	Getenv         func(string) string
+	Executable     func() (string, error)
+}
+
+// exitError carries an exit code with its one-line message.
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e *exitError) Error() string { return e.msg }
+
+func usageErrorf(format string, args ...any) error {
+	return &exitError{code: 2, msg: fmt.Sprintf(format, args...)}
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	e := env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Executable: os.Executable}
+	os.Exit(run(ctx, os.Args[1:], e))
+}
+
+// run builds the command tree, runs it and returns the exit code.
+func run(ctx context.Context, args []string, e env) int {
+	root := &ffcli.Command{
+		Name:       "ralph-watch",
+		ShortUsage: "ralph-watch <subcommand> [flags]",
+		ShortHelp:  "loop an AI coding agent in a tmux pane",
+		LongHelp: strings.TrimSpace(`
+Loop an AI coding agent in a tmux pane: each iteration respawns the pane with
+the agent, delivers the prompt file, and watches until the agent exits, goes
+quiet, or prints the done signal.
+
+Examples:
+  ralph-watch run --prompt-file PROMPT.md --max-iterations 20 \
+      --done-pattern 'RALPH_DONE' --check-done-continuous -- claude
+  ralph-watch demo`),
+		FlagSet: flag.NewFlagSet("ralph-watch", flag.ContinueOnError),
+		Subcommands: []*ffcli.Command{
+			runCommand(e, args),
+			versionCommand(e),
+		},
+		Exec: func(ctx context.Context, args []string) error {
+			if len(args) > 0 {
+				return usageErrorf("unknown subcommand %q (see 'ralph-watch -h')", args[0])
+			}
+			return flag.ErrHelp
+		},
+	}
+	quiet(root)
+	err := root.ParseAndRun(ctx, args)
+	var ee *exitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, flag.ErrHelp):
+		cmd := root
+		for _, s := range root.Subcommands {
+			if len(args) > 0 && args[0] == s.Name {
+				cmd = s
+			}
+		}
+		fmt.Fprintln(e.Stdout, ffcli.DefaultUsageFunc(cmd))
+		return 0
+	case errors.As(err, &ee):
+		if ee.msg != "" {
+			fmt.Fprintf(e.Stderr, "ralph-watch: error: %s\n", ee.msg)
+		}
+		return ee.code
+	default:
+		// Flag parsing errors are the only ones not wrapped: bad usage.
+		fmt.Fprintf(e.Stderr, "ralph-watch: error: %v\n", err)
+		return 2
+	}
+}
+
+// quiet stops the flag package from printing usage on its own; run prints one line.
+func quiet(c *ffcli.Command) {
+	c.FlagSet.SetOutput(io.Discard)
+	c.UsageFunc = func(*ffcli.Command) string { return "" }
+	for _, s := range c.Subcommands {
+		quiet(s)
+	}
+}

@@ -1,0 +1,381 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/peterbourgon/ff/v3"
+	"github.com/peterbourgon/ff/v3/ffcli"
+
+	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/state"
+	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
+)
+
+// runFlags are run's flags as given, before they are checked.
+type runFlags struct {
+	target, socketName, socketPath, name         string
+	promptFile, promptMode, donePattern          string
+	readyPattern, doneFile                       string
+	maxIterations, lines                         int
+	inactivity, poll, iterationTimeout, maxTime  time.Duration
+	readyTimeout, restartDelay                   time.Duration
+	checkDoneContinuous, detach, tmuxCompatibile bool
+}
+
+func (f *runFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.target, "t", "", "pane to loop (short for --target)")
+	fs.StringVar(&f.target, "target", "", "pane to loop (default $TMUX_PANE; outside tmux a new window in session \"ralph\")")
+	fs.StringVar(&f.socketName, "L", "", "tmux server socket name (short for --socket-name)")
+	fs.StringVar(&f.socketName, "socket-name", "", "tmux server socket name, as tmux -L")
+	fs.StringVar(&f.socketPath, "S", "", "tmux server socket path (short for --socket-path)")
+	fs.StringVar(&f.socketPath, "socket-path", "", "tmux server socket path, as tmux -S")
+	fs.StringVar(&f.name, "name", "", "loop name, [A-Za-z0-9._-]{1,64} (default derived from the pane)")
+	fs.StringVar(&f.promptFile, "prompt-file", "PROMPT.md", "prompt file, read fresh every iteration")
+	fs.StringVar(&f.promptMode, "prompt-mode", watch.ModeType, "how the prompt reaches the agent: type, arg or stdin")
+	fs.IntVar(&f.maxIterations, "max-iterations", 0, "stop after this many iterations (0: no limit)")
+	fs.Var(durationFlag{&f.inactivity}, "inactivity-timeout", "restart when the screen is unchanged this long (default 180s)")
+	fs.Var(durationFlag{&f.poll}, "poll-interval", "how often the screen is compared (default 2s)")
+	fs.IntVar(&f.lines, "lines", 20, "lines compared for inactivity")
+	fs.StringVar(&f.donePattern, "done-pattern", "", "regular expression (RE2) that ends the loop when the agent prints it")
+	fs.BoolVar(&f.checkDoneContinuous, "check-done-continuous", false, "match the done pattern while the agent runs, not only when it ends")
+	fs.StringVar(&f.doneFile, "done-file", "", "end the loop when this file exists")
+	fs.StringVar(&f.readyPattern, "ready-pattern", "", "regular expression that shows the agent is ready for the prompt (type mode)")
+	fs.Var(durationFlag{&f.readyTimeout}, "ready-timeout", "longest wait for the agent to be ready (default 60s)")
+	fs.Var(durationFlag{&f.iterationTimeout}, "iteration-timeout", "restart an iteration that runs this long (0: none)")
+	fs.Var(durationFlag{&f.maxTime}, "max-time", "stop the loop after this long (0: no limit)")
+	fs.Var(durationFlag{&f.restartDelay}, "restart-delay", "pause between iterations (default 1s)")
+	fs.BoolVar(&f.detach, "detach", false, "run the watcher in the background and return")
+	fs.BoolVar(&f.tmuxCompatibile, "tmux", false, "accepted for compatibility; loops always use tmux")
+}
+
+// defaults the duration flags whose zero value is not their default.
+func (f *runFlags) defaults() {
+	f.inactivity, f.poll, f.readyTimeout, f.restartDelay = 180*time.Second, 2*time.Second, 60*time.Second, time.Second
+}
+
+var namePattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+
+func runCommand(e env, rawArgs []string) *ffcli.Command {
+	var f runFlags
+	f.defaults()
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	f.register(fs)
+	return &ffcli.Command{
+		Name:       "run",
+		ShortUsage: "ralph-watch run [flags] [-- COMMAND [ARG...]]",
+		ShortHelp:  "loop a pane (blocks; --detach returns)",
+		LongHelp: strings.TrimSpace(`
+Loop a tmux pane: every iteration respawn it with COMMAND, deliver the prompt
+file, and watch until the agent exits, goes quiet or prints the done pattern.
+Flags may also come from RALPH_* environment variables and .ralph/config.
+
+Exit status: 0 done, 1 failed, 2 usage error, 3 limit reached before the done
+signal, 130 interrupted (the loop is left paused, the agent runs on).
+
+Examples:
+  ralph-watch run --prompt-file PROMPT.md --max-iterations 20 \
+      --done-pattern 'RALPH_DONE_[0-9]+' --check-done-continuous -- claude
+  ralph-watch run -t %3 --prompt-mode arg --max-iterations 5 -- claude -p`),
+		FlagSet: fs,
+		Options: []ff.Option{
+			ff.WithEnvVarPrefix("RALPH"),
+			ff.WithConfigFile(filepath.Join(".ralph", "config")),
+			ff.WithConfigFileParser(ff.PlainParser),
+			ff.WithAllowMissingConfigFile(true),
+		},
+		Exec: func(ctx context.Context, args []string) error {
+			return runLoop(ctx, e, &f, args, rawArgs)
+		},
+	}
+}
+
+// checked is what runLoop has made of the flags.
+type checked struct {
+	cfg    watch.Config
+	client *tmux.Exec
+	store  *state.Store
+}
+
+func runLoop(ctx context.Context, e env, f *runFlags, command, rawArgs []string) error {
+	if f.tmuxCompatibile {
+		fmt.Fprintln(e.Stderr, "Note: Ralph workers always use tmux")
+	}
+	cfg, client, err := checkRunFlags(e, f, command)
+	if err != nil {
+		return err
+	}
+	pane, created, err := resolvePane(e, f, client, &cfg)
+	if err != nil {
+		return err
+	}
+	root := state.Root(e.Getenv)
+	store, err := state.Open(root, cfg.Name)
+	if err != nil {
+		return &exitError{code: 2, msg: err.Error()}
+	}
+	if store.Locked() {
+		return usageErrorf("loop '%s' is already running (another watcher holds %s); pick another --name", cfg.Name, store.Path("lock"))
+	}
+	_ = created
+	if f.detach || insidePane(pane) {
+		return detach(e, cfg, store, rawArgs)
+	}
+	if err := store.Lock(); err != nil {
+		if errors.Is(err, state.ErrLocked) {
+			return usageErrorf("loop '%s' is already running; pick another --name", cfg.Name)
+		}
+		return &exitError{code: 1, msg: err.Error()}
+	}
+	defer store.Unlock()
+	loop := &watch.Loop{Config: cfg, Tmux: client, Store: store, Out: e.Stdout, Err: e.Stderr}
+	res := loop.Run(ctx)
+	if res.Code != 0 {
+		return &exitError{code: res.Code}
+	}
+	return nil
+}
+
+// checkRunFlags refuses bad input before anything is spawned.
+func checkRunFlags(e env, f *runFlags, command []string) (watch.Config, *tmux.Exec, error) {
+	cfg := watch.Config{
+		Name: f.name, PromptMode: f.promptMode, MaxIterations: f.maxIterations,
+		MaxTime: f.maxTime, InactivityTimeout: f.inactivity, PollInterval: f.poll,
+		IterationTimeout: f.iterationTimeout, ReadyTimeout: f.readyTimeout, RestartDelay: f.restartDelay,
+		Lines: f.lines, CheckDoneContinuous: f.checkDoneContinuous,
+	}
+	if f.name != "" && !validName(f.name) {
+		return cfg, nil, usageErrorf("invalid loop name %q: use 1 to 64 of A-Z a-z 0-9 . _ -", f.name)
+	}
+	switch f.promptMode {
+	case watch.ModeType, watch.ModeArg, watch.ModeStdin:
+	default:
+		return cfg, nil, usageErrorf("invalid --prompt-mode %q: use type, arg or stdin", f.promptMode)
+	}
+	if f.maxIterations < 0 {
+		return cfg, nil, usageErrorf("--max-iterations must not be negative")
+	}
+	if f.lines < 1 {
+		return cfg, nil, usageErrorf("--lines must be at least 1")
+	}
+	if f.poll <= 0 {
+		return cfg, nil, usageErrorf("--poll-interval must be more than 0")
+	}
+	if f.inactivity <= 0 {
+		return cfg, nil, usageErrorf("--inactivity-timeout must be more than 0")
+	}
+	var err error
+	if f.donePattern != "" {
+		if cfg.DonePattern, err = regexp.Compile(f.donePattern); err != nil {
+			return cfg, nil, usageErrorf("invalid --done-pattern: %v", err)
+		}
+	}
+	if f.readyPattern != "" {
+		if cfg.ReadyPattern, err = regexp.Compile(f.readyPattern); err != nil {
+			return cfg, nil, usageErrorf("invalid --ready-pattern: %v", err)
+		}
+	}
+	if len(command) == 0 {
+		return cfg, nil, usageErrorf("no command provided (use -- command...)")
+	}
+	cfg.Command = shellWords(command, f.promptMode)
+	if cfg.PromptFile, err = filepath.Abs(f.promptFile); err != nil {
+		return cfg, nil, usageErrorf("prompt file: %v", err)
+	}
+	prompt, err := watch.ReadPrompt(cfg.PromptFile)
+	if err != nil {
+		return cfg, nil, usageErrorf("%v", err)
+	}
+	if f.doneFile != "" {
+		if cfg.DoneFile, err = filepath.Abs(f.doneFile); err != nil {
+			return cfg, nil, usageErrorf("done file: %v", err)
+		}
+	}
+	if f.socketName != "" && f.socketPath != "" {
+		return cfg, nil, usageErrorf("give -L or -S, not both")
+	}
+	client := &tmux.Exec{}
+	switch {
+	case f.socketName != "":
+		client.Server, cfg.Socket = []string{"-L", f.socketName}, f.socketName
+	case f.socketPath != "":
+		client.Server, cfg.Socket = []string{"-S", f.socketPath}, f.socketPath
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		return cfg, nil, usageErrorf("tmux not found on PATH: install tmux 3.2 or newer")
+	}
+	v, err := client.Version()
+	if err != nil {
+		return cfg, nil, usageErrorf("%v", err)
+	}
+	if !tmux.AtLeast(v, 3, 2) {
+		return cfg, nil, usageErrorf("tmux 3.2 or newer is required (found %s)", v)
+	}
+	if f.maxIterations > 50 {
+		fmt.Fprintln(e.Stderr, "ralph-watch: warning: high iteration count (>50) may consume significant resources")
+	}
+	if watch.MatchesOwnText(cfg.DonePattern, prompt) {
+		fmt.Fprintln(e.Stderr, "ralph-watch: warning: the done pattern matches the prompt file's own text; only what the agent prints after the prompt counts")
+	}
+	return cfg, client, nil
+}
+
+// shellWords runs a single word holding spaces or shell syntax through sh,
+// as tmux would; in arg mode the prompt still arrives as its last argument.
+func shellWords(command []string, mode string) []string {
+	if len(command) != 1 || !strings.ContainsAny(command[0], " \t\n;|&$<>()'\"*?`~") {
+		return command
+	}
+	if mode == watch.ModeArg {
+		return []string{"/bin/sh", "-c", command[0] + ` "$@"`, "sh"}
+	}
+	return []string{"/bin/sh", "-c", command[0]}
+}
+
+func validName(name string) bool {
+	return namePattern.MatchString(name) && name != "." && name != ".."
+}
+
+// resolvePane finds the pane to loop: -t, else $TMUX_PANE, else a new window
+// in session "ralph" named after the loop. It fills in Pane, Dir and Name.
+func resolvePane(e env, f *runFlags, client *tmux.Exec, cfg *watch.Config) (tmux.Pane, bool, error) {
+	target := f.target
+	if target == "" && f.socketName == "" && f.socketPath == "" {
+		target = e.Getenv("TMUX_PANE")
+	}
+	if target == "" {
+		cwd, err := os.Getwd()
+		if err != nil {
+			return tmux.Pane{}, false, usageErrorf("working directory: %v", err)
+		}
+		if cfg.Name == "" {
+			cfg.Name = nameFrom(filepath.Base(cwd), "")
+		}
+		id, err := client.NewWindow(tmux.NewWindowRequest{Session: "ralph", Name: cfg.Name, Dir: cwd})
+		if err != nil {
+			return tmux.Pane{}, false, &exitError{code: 1, msg: "create window: " + err.Error()}
+		}
+		pane, err := client.Pane(id)
+		if err != nil {
+			return tmux.Pane{}, false, &exitError{code: 1, msg: "create window: " + err.Error()}
+		}
+		cfg.Pane, cfg.Dir = pane.ID, cwd
+		return pane, true, nil
+	}
+	pane, err := client.Pane(target)
+	switch {
+	case tmux.NoServer(err):
+		return pane, false, usageErrorf("no tmux server running%s", serverName(cfg.Socket))
+	case errors.Is(err, tmux.ErrNoPane):
+		return pane, false, usageErrorf("no such pane: %s", target)
+	case err != nil:
+		return pane, false, usageErrorf("%v", err)
+	}
+	cfg.Pane, cfg.Dir = pane.ID, pane.Path
+	if cfg.Dir == "" {
+		cfg.Dir, _ = os.Getwd()
+	}
+	if cfg.Name == "" {
+		cfg.Name = nameFrom(filepath.Base(cfg.Dir), strings.TrimPrefix(pane.ID, "%"))
+	}
+	return pane, false, nil
+}
+
+func serverName(socket string) string {
+	if socket == "" {
+		return ""
+	}
+	return " on " + socket
+}
+
+var nameUnsafe = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// nameFrom makes a valid loop name from a folder name and a pane number.
+func nameFrom(base, pane string) string {
+	base = strings.Trim(nameUnsafe.ReplaceAllString(base, "-"), "-.")
+	if len(base) > 48 {
+		base = base[:48]
+	}
+	if base == "" {
+		base = "ralph"
+	}
+	if pane != "" {
+		base += "-" + pane
+	}
+	return base
+}
+
+// insidePane reports whether this process runs in pane, which respawning
+// would kill: then the watcher must run in the background.
+func insidePane(pane tmux.Pane) bool {
+	for pid := os.Getppid(); pid > 1; {
+		if pid == pane.PID {
+			return true
+		}
+		data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err != nil {
+			return false
+		}
+		s := string(data)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			return false
+		}
+		fields := strings.Fields(s[i+1:])
+		if len(fields) < 2 {
+			return false
+		}
+		pid, _ = strconv.Atoi(fields[1])
+	}
+	return false
+}
+
+// detach starts the watcher again in the background, in its own session so
+// respawning the pane does not touch it, with output to the loop's log.
+func detach(e env, cfg watch.Config, store *state.Store, rawArgs []string) error {
+	exe, err := e.Executable()
+	if err != nil {
+		return &exitError{code: 1, msg: "find own executable: " + err.Error()}
+	}
+	args := []string{"run", "--target", cfg.Pane, "--name", cfg.Name}
+	for i, a := range rawArgs {
+		if a == "--" {
+			args = append(args, rawArgs[i:]...)
+			break
+		}
+		if !isDetachFlag(a) {
+			args = append(args, a)
+		}
+	}
+	logPath := store.Path("watcher.log")
+	logFile, err := os.OpenFile(logPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return &exitError{code: 1, msg: "open watcher log: " + err.Error()}
+	}
+	defer logFile.Close()
+	cmd := exec.Command(exe, args...)
+	cmd.Env = append(os.Environ(), "RALPH_DETACH=false")
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return &exitError{code: 1, msg: "start watcher: " + err.Error()}
+	}
+	fmt.Fprintf(e.Stdout, "[ralph] %s: looping pane %s in the background (watcher pid %d, log %s)\n",
+		cfg.Name, cfg.Pane, cmd.Process.Pid, logPath)
+	return cmd.Process.Release()
+}
+
+func isDetachFlag(a string) bool {
+	a = strings.TrimLeft(a, "-")
+	return a == "detach" || strings.HasPrefix(a, "detach=")
+}

@@ -1,0 +1,64 @@
+package watch
+
+import (
+	"regexp"
+	"time"
+)
+
+// Prompt modes: how the prompt reaches the agent.
+const (
+	ModeType  = "type"  // pasted into an interactive REPL, then Enter
+	ModeArg   = "arg"   // appended to the command as its last argument
+	ModeStdin = "stdin" // fed to the command's standard input
+)
+
+// Config is everything one loop needs; the command line fills it.
+type Config struct {
+	Name       string   // loop name, [A-Za-z0-9._-]{1,64}
+	Pane       string   // pane id, %N
+	Socket     string   // how the tmux server was named, for the record
+	Dir        string   // where the agent runs
+	Command    []string // the agent and its arguments
+	PromptFile string   // absolute path, read fresh every iteration
+	PromptMode string   // ModeType, ModeArg or ModeStdin
+
+	MaxIterations     int           // 0: no limit
+	MaxTime           time.Duration // 0: no limit
+	InactivityTimeout time.Duration // unchanged screen this long ends the iteration
+	PollInterval      time.Duration // how often the screen is compared
+	IterationTimeout  time.Duration // wall clock per iteration; 0: none
+	ReadyTimeout      time.Duration // longest wait for the agent to take input
+	RestartDelay      time.Duration // pause between iterations
+	Lines             int           // lines hashed for inactivity
+
+	DonePattern         *regexp.Regexp // nil: none
+	CheckDoneContinuous bool           // match while running, not only at the end
+	DoneFile            string         // stop when this exists
+	ReadyPattern        *regexp.Regexp // nil: wait for a stable screen
+}
+
+// Criterion reports whether the loop has a way to finish other than its limits.
+func (c *Config) Criterion() bool { return c.DonePattern != nil || c.DoneFile != "" }
+
+// Exit codes, as the command-line contract fixes them.
+const (
+	ExitDone        = 0
+	ExitFailed      = 1
+	ExitUsage       = 2
+	ExitLimit       = 3
+	ExitInterrupted = 130
+)
+
+// Tunables of delivery that are not flags (yet).
+const (
+	readyStable    = 700 * time.Millisecond // a screen this still is ready
+	readyPoll      = 100 * time.Millisecond
+	pasteLandWait  = 2 * time.Second
+	pasteTries     = 3
+	settleDelay    = 250 * time.Millisecond
+	submitWait     = 1500 * time.Millisecond
+	enterTries     = 3
+	killGrace      = 3 * time.Second
+	heartbeatEvery = 10 * time.Second
+	maxFailures    = 5
+)

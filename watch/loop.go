@@ -1,0 +1,733 @@
+package watch
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ralph-tmux/ralph.tmux/watch/state"
+	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
+)
+
+// Clock is the loop's source of time, injected so tests can drive it.
+type Clock interface {
+	Now() time.Time
+	After(d time.Duration) <-chan time.Time
+}
+
+// RealClock is the wall clock.
+type RealClock struct{}
+
+// Now implements Clock.
+func (RealClock) Now() time.Time { return time.Now() }
+
+// After implements Clock.
+func (RealClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
+
+// Loop supervises one pane: it runs iterations until done, a limit, a fatal
+// failure or an interrupt.
+type Loop struct {
+	Config
+	Tmux  tmux.Client
+	Store *state.Store
+	Out   io.Writer // progress lines, "[ralph] NAME: …"
+	Err   io.Writer // warnings and errors
+	Clock Clock
+
+	stream    *Stream
+	st        *state.State
+	start     time.Time
+	iteration int
+	lastBeat  time.Time
+}
+
+// Result is how a loop ended: the process exit code and the recorded reason.
+type Result struct {
+	Code   int
+	Reason string
+}
+
+// How one iteration ended.
+type ending int
+
+const (
+	endExit ending = iota
+	endDone
+	endDoneFile
+	endInactivity
+	endTimeout
+	endMaxTime
+	endInterrupted
+	endPaneGone
+	endServerGone
+)
+
+// iteration is what one iteration saw.
+type iteration struct {
+	nonce    string
+	scanner  *DoneScanner
+	match    string
+	exited   bool
+	exitCode int // from the exit marker; -1 until seen
+}
+
+// Run loops until the end and returns the exit code.
+func (l *Loop) Run(ctx context.Context) Result {
+	if l.Clock == nil {
+		l.Clock = RealClock{}
+	}
+	l.start = l.Clock.Now()
+	l.st = &state.State{
+		WorkerName:          l.Name,
+		PromptFile:          l.PromptFile,
+		MaxIterations:       l.MaxIterations,
+		Status:              state.Running,
+		Started:             state.Stamp(l.start),
+		IterationDurations:  []int{},
+		InactivityTimeout:   int(l.InactivityTimeout / time.Second),
+		CheckDoneContinuous: l.CheckDoneContinuous,
+		PaneID:              l.Pane,
+		TmuxSocket:          l.Socket,
+		Command:             l.Command,
+		WatcherPID:          os.Getpid(),
+	}
+	if l.DonePattern != nil {
+		p := l.DonePattern.String()
+		l.st.DonePattern = &p
+	}
+	l.save()
+
+	prevRemain, hadRemain, _ := l.Tmux.PaneOption(l.Pane, "remain-on-exit")
+	if err := l.Tmux.SetPaneOptions(l.Pane, []tmux.Option{{Name: "remain-on-exit", Value: "on"}}); err != nil {
+		return l.lost(err)
+	}
+	stream, err := OpenStream(l.Tmux, l.Pane, l.Store.Path("output.fifo"))
+	if err != nil {
+		l.warnf("cannot read the pane's output (%v); the done pattern will not be checked", err)
+	}
+	l.stream = stream
+
+	res := l.run(ctx)
+
+	if l.stream != nil {
+		l.stream.Close(l.Tmux, l.Pane)
+	}
+	if res.Code != ExitInterrupted && res.Reason != "pane_closed" && res.Reason != "server_gone" {
+		restore := prevRemain
+		if !hadRemain {
+			restore = "" // unset: back to the window's value
+		}
+		l.Tmux.SetPaneOptions(l.Pane, []tmux.Option{{Name: "remain-on-exit", Value: restore}})
+	}
+	return res
+}
+
+func (l *Loop) run(ctx context.Context) Result {
+	for {
+		if res, stop := l.beforeIteration(ctx); stop {
+			return res
+		}
+		l.iteration++
+		text, err := ReadPrompt(l.PromptFile)
+		if err != nil {
+			l.errorf("%v", err)
+			return l.end(state.Failed, "prompt_file_missing", ExitFailed, "failed")
+		}
+		prompt := Render(text, PromptVars{Iteration: l.iteration, MaxIterations: l.MaxIterations, Name: l.Name})
+
+		now := l.Clock.Now()
+		l.sayf("starting iteration %s", l.progress())
+		l.st.CurrentIteration = l.iteration
+		l.st.LastIterationStarted = state.Stamp(now)
+		l.st.Status = state.Running
+		l.save()
+		l.log("START", "iteration "+l.progress())
+		l.showStatus("running")
+
+		it := l.iterate(ctx, prompt)
+		end := it.ending
+		ended := l.Clock.Now()
+		l.st.LastIterationEnded = state.Stamp(ended)
+		l.saveScreen()
+
+		if it.match != "" && end != endInterrupted {
+			l.sayf("done pattern matched, stopping loop")
+			l.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=done_pattern", l.iteration))
+			return l.end(state.Stopped, "done_pattern", ExitDone, "done")
+		}
+		switch end {
+		case endInterrupted:
+			return l.interrupted()
+		case endPaneGone:
+			l.errorf("pane %s was closed", l.Pane)
+			return l.end(state.Failed, "pane_closed", ExitFailed, "failed")
+		case endServerGone:
+			l.errorf("tmux server is gone")
+			return l.end(state.Failed, "server_gone", ExitFailed, "failed")
+		case endDoneFile:
+			return l.doneFile()
+		case endMaxTime:
+			return l.limit("max_time", fmt.Sprintf("max time (%s) reached", l.MaxTime))
+		case endInactivity:
+			l.sayf("inactivity timeout (%s), restarting", seconds(l.InactivityTimeout))
+			l.log("TIMEOUT", fmt.Sprintf("iteration %d inactivity_timeout=%s", l.iteration, seconds(l.InactivityTimeout)))
+		case endTimeout:
+			l.sayf("iteration timeout (%s), restarting", l.IterationTimeout)
+			l.log("TIMEOUT", fmt.Sprintf("iteration %d iteration_timeout=%s", l.iteration, l.IterationTimeout))
+		case endExit:
+			code := it.code
+			l.st.LastExitCode = &code
+			if code == 0 {
+				d := ended.Sub(now)
+				l.st.ConsecutiveFailures = 0
+				l.st.IterationDurations = append(l.st.IterationDurations, int(d/time.Second))
+				l.sayf("iteration %d completed (exit: 0, duration: %s)", l.iteration, FormatDuration(d))
+				l.log("END", fmt.Sprintf("iteration %d exit=0 duration=%s", l.iteration, FormatDuration(d)))
+				break
+			}
+			l.st.ConsecutiveFailures++
+			l.st.TotalFailures++
+			if code == 126 || code == 127 {
+				what := "command not found"
+				if code == 126 {
+					what = "command not executable"
+				}
+				l.log("FAIL", fmt.Sprintf("iteration %d exit=%d fatal", l.iteration, code))
+				l.errorf("%s: %s (exit %d)", what, l.Command[0], code)
+				return l.end(state.Failed, "fatal_exit", ExitFailed, "failed")
+			}
+			n := l.st.ConsecutiveFailures
+			if n >= maxFailures {
+				l.log("FAIL", fmt.Sprintf("iteration %d exit=%d attempt=%d/%d", l.iteration, code, n, maxFailures))
+				l.sayf("%d consecutive failures, stopping loop", n)
+				return l.end(state.Failed, "consecutive_failures", ExitFailed, "failed")
+			}
+			wait := Backoff(n)
+			l.sayf("iteration %d failed (exit: %s), retrying in %s (attempt %d/%d)", l.iteration, exitText(code), seconds(wait), n, maxFailures)
+			l.log("FAIL", fmt.Sprintf("iteration %d exit=%s attempt=%d/%d backoff=%s", l.iteration, exitText(code), n, maxFailures, seconds(wait)))
+			l.save()
+			l.showStatus("backoff")
+			if !l.sleep(ctx, wait) {
+				return l.interrupted()
+			}
+		}
+		l.save()
+		if !l.sleep(ctx, l.RestartDelay) {
+			return l.interrupted()
+		}
+	}
+}
+
+// beforeIteration runs the stop checks: interrupt, done file, limits.
+func (l *Loop) beforeIteration(ctx context.Context) (Result, bool) {
+	switch {
+	case ctx.Err() != nil:
+		return l.interrupted(), true
+	case l.doneFileExists():
+		return l.doneFile(), true
+	case l.MaxTime > 0 && l.Clock.Now().Sub(l.start) >= l.MaxTime:
+		return l.limit("max_time", fmt.Sprintf("max time (%s) reached", l.MaxTime)), true
+	case l.MaxIterations > 0 && l.iteration >= l.MaxIterations:
+		return l.limit("max_iterations", fmt.Sprintf("max iterations (%d) reached", l.MaxIterations)), true
+	}
+	return Result{}, false
+}
+
+func (l *Loop) doneFile() Result {
+	l.sayf("done file %s exists, stopping loop", l.DoneFile)
+	l.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=done_file", l.iteration))
+	return l.end(state.Stopped, "done_file", ExitDone, "done")
+}
+
+// limit ends the loop on a limit: success when nothing else could end it,
+// exit 3 when a completion criterion was set and not met.
+func (l *Loop) limit(reason, what string) Result {
+	l.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=%s", l.iteration, reason))
+	if l.Criterion() {
+		l.sayf("%s without the done signal, stopping loop", what)
+		return l.end(state.Stopped, reason, ExitLimit, "limit")
+	}
+	l.sayf("loop complete after %d iterations", l.iteration)
+	return l.end(state.Stopped, reason, ExitDone, "done")
+}
+
+func (l *Loop) interrupted() Result {
+	l.sayf("interrupted, pausing loop (the agent runs on)")
+	l.log("PAUSE", "loop paused reason=interrupt")
+	l.st.Status = state.Paused
+	l.save()
+	l.showStatus("paused")
+	return Result{Code: ExitInterrupted, Reason: "interrupted"}
+}
+
+func (l *Loop) lost(err error) Result {
+	if tmux.NoServer(err) {
+		l.errorf("tmux server is gone")
+		return l.end(state.Failed, "server_gone", ExitFailed, "failed")
+	}
+	l.errorf("pane %s was closed", l.Pane)
+	return l.end(state.Failed, "pane_closed", ExitFailed, "failed")
+}
+
+func (l *Loop) end(status, reason string, code int, shown string) Result {
+	l.st.Status = status
+	l.st.ExitReason = &reason
+	l.save()
+	l.showStatus(shown)
+	return Result{Code: code, Reason: reason}
+}
+
+// iterate runs one iteration: end the old agent, respawn, deliver, watch.
+func (l *Loop) iterate(ctx context.Context, prompt string) (r struct {
+	ending
+	code  int
+	match string
+}) {
+	it := &iteration{nonce: nonce(), exitCode: -1}
+	promptPath := l.Store.Path("prompt.txt")
+	if err := os.WriteFile(promptPath, []byte(prompt), 0o600); err != nil {
+		l.warnf("save prompt: %v", err)
+	}
+	pane, err := l.Tmux.Pane(l.Pane)
+	if err != nil {
+		r.ending = l.goneEnding(err)
+		return r
+	}
+	l.endAgent(pane)
+	l.take(it) // whatever the old agent wrote is not this iteration's
+	if l.PromptMode != ModeType && l.DonePattern != nil {
+		it.scanner = NewDoneScanner(l.DonePattern, prompt)
+	}
+	err = l.Tmux.Respawn(tmux.RespawnRequest{
+		Pane: l.Pane, Dir: l.Dir, Command: l.wrapped(it.nonce, promptPath),
+		Env: []string{
+			"RALPH_ITERATION=" + strconv.Itoa(l.iteration),
+			"RALPH_MAX_ITERATIONS=" + strconv.Itoa(l.MaxIterations),
+			"RALPH_NAME=" + l.Name,
+		},
+	})
+	if err != nil {
+		if _, perr := l.Tmux.Pane(l.Pane); perr != nil {
+			r.ending = l.goneEnding(perr)
+			return r
+		}
+		l.warnf("respawn pane: %v", err)
+		r.code = -1
+		return r
+	}
+	started := l.Clock.Now()
+	if l.PromptMode == ModeType {
+		if end, stop := l.deliver(ctx, it, prompt); stop {
+			r.ending = end
+			return r
+		}
+	}
+	r.ending = l.monitor(ctx, it, started)
+	if r.ending == endExit {
+		l.drain(it)
+		r.code = l.exitCode(it)
+	}
+	r.match = it.match
+	return r
+}
+
+// endAgent ends whatever runs in the pane, its children included.
+func (l *Loop) endAgent(pane tmux.Pane) {
+	if !pane.Dead {
+		EndTree(pane.PID, killGrace)
+		return
+	}
+	// The pane's process is gone; end what it left behind in its session,
+	// unless its pid already belongs to someone else.
+	if _, err := os.Stat("/proc/" + strconv.Itoa(pane.PID)); err != nil {
+		EndTree(pane.PID, killGrace)
+	}
+}
+
+// wrapped is the pane's command: the agent, with the prompt as argument or
+// stdin if so configured, then a marker carrying its exit status. The marker
+// arrives after all the agent's output, so the watcher knows it has all of it.
+func (l *Loop) wrapped(nonce, promptPath string) []string {
+	const report = `rc=$?; printf '\033]7777;ralph-exit;%s;%s\007' "$n" "$rc"; exit "$rc"`
+	switch l.PromptMode {
+	case ModeArg:
+		return append([]string{"/bin/sh", "-c",
+			`n=$1; f=$2; shift 2; p=$(cat "$f"; printf x); p=${p%x}; "$@" "$p"; ` + report,
+			"ralph", nonce, promptPath}, l.Command...)
+	case ModeStdin:
+		return append([]string{"/bin/sh", "-c", `n=$1; f=$2; shift 2; "$@" < "$f"; ` + report,
+			"ralph", nonce, promptPath}, l.Command...)
+	}
+	return append([]string{"/bin/sh", "-c", `n=$1; shift; "$@"; ` + report, "ralph", nonce}, l.Command...)
+}
+
+// take moves new output into the iteration: text to the done scanner,
+// markers to the exit status.
+func (l *Loop) take(it *iteration) {
+	if l.stream == nil {
+		return
+	}
+	text, markers := l.stream.Take()
+	if it.scanner != nil && it.match == "" && text != "" {
+		if m, ok := it.scanner.Feed(text); ok {
+			it.match = m
+		}
+	}
+	for _, m := range markers {
+		if rest, ok := strings.CutPrefix(m, "exit;"+it.nonce+";"); ok {
+			if code, err := strconv.Atoi(rest); err == nil {
+				it.exited, it.exitCode = true, code
+			}
+		}
+	}
+}
+
+// deliver waits for the agent to be ready, pastes the prompt, checks it
+// landed, and presses Enter until the submit takes.
+func (l *Loop) deliver(ctx context.Context, it *iteration, prompt string) (ending, bool) {
+	deadline := l.Clock.Now().Add(l.ReadyTimeout)
+	var det Detector
+	for {
+		l.take(it)
+		if it.exited {
+			return endExit, false
+		}
+		screen, err := l.capture()
+		if err != nil {
+			return l.goneEnding(err), true
+		}
+		lines := ScreenLines(screen, 0)
+		if l.ReadyPattern != nil {
+			if l.ReadyPattern.MatchString(strings.Join(lines, "\n")) {
+				break
+			}
+		} else if len(lines) > 0 && det.Observe(ScreenHash(screen, 0), l.Clock.Now()) >= readyStable {
+			break
+		}
+		if l.Clock.Now().After(deadline) {
+			l.warnf("agent did not become ready within %s, typing the prompt anyway", l.ReadyTimeout)
+			break
+		}
+		if pane, err := l.Tmux.Pane(l.Pane); err != nil {
+			return l.goneEnding(err), true
+		} else if pane.Dead {
+			return endExit, false
+		}
+		if !l.sleep(ctx, readyPoll) {
+			return endInterrupted, true
+		}
+	}
+
+	// The baseline: only output from here on can hold the done signal.
+	l.take(it)
+	if l.DonePattern != nil {
+		it.scanner = NewDoneScanner(l.DonePattern, prompt)
+	}
+	buffer := fmt.Sprintf("ralph-%s-%s", l.Name, it.nonce)
+	if prompt != "" {
+		for try := 1; ; try++ {
+			moved, err := l.after(ctx, it, pasteLandWait, func() error {
+				return l.Tmux.Paste(l.Pane, buffer, []byte(prompt))
+			})
+			if err != nil {
+				return l.goneEnding(err), true
+			}
+			if moved || it.exited {
+				break
+			}
+			if try == pasteTries {
+				l.warnf("the prompt did not show in the pane after %d pastes; pressing Enter anyway", pasteTries)
+				break
+			}
+		}
+		if !l.sleep(ctx, settleDelay) {
+			return endInterrupted, true
+		}
+	}
+	for try := 1; try <= enterTries && !it.exited; try++ {
+		moved, err := l.after(ctx, it, submitWait, func() error {
+			return l.Tmux.SendKeys(l.Pane, "Enter")
+		})
+		if err != nil {
+			return l.goneEnding(err), true
+		}
+		if moved {
+			break
+		}
+	}
+	if ctx.Err() != nil {
+		return endInterrupted, true
+	}
+	return endExit, false
+}
+
+// after runs act and reports whether the pane showed any change within wait.
+func (l *Loop) after(ctx context.Context, it *iteration, wait time.Duration, act func() error) (bool, error) {
+	var before int64
+	if l.stream != nil {
+		before = l.stream.Bytes()
+	}
+	screen, err := l.capture()
+	if err != nil {
+		return false, err
+	}
+	hash := ScreenHash(screen, 0)
+	if err := act(); err != nil {
+		return false, err
+	}
+	deadline := l.Clock.Now().Add(wait)
+	for l.Clock.Now().Before(deadline) {
+		if !l.sleep(ctx, 50*time.Millisecond) {
+			return false, nil
+		}
+		l.take(it)
+		if l.stream != nil && l.stream.Bytes() > before {
+			return true, nil
+		}
+		if screen, err := l.capture(); err == nil && ScreenHash(screen, 0) != hash {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// monitor watches the running agent until something ends the iteration.
+func (l *Loop) monitor(ctx context.Context, it *iteration, started time.Time) ending {
+	var det Detector
+	var timeout <-chan time.Time
+	if l.IterationTimeout > 0 {
+		timeout = l.Clock.After(l.IterationTimeout - l.Clock.Now().Sub(started))
+	}
+	var notify <-chan struct{}
+	if l.stream != nil {
+		notify = l.stream.Notify()
+	}
+	tick := l.Clock.After(0)
+	for {
+		l.take(it)
+		if it.match != "" && l.CheckDoneContinuous {
+			return endDone
+		}
+		if it.exited {
+			return endExit
+		}
+		select {
+		case <-ctx.Done():
+			return endInterrupted
+		case <-notify:
+		case <-timeout:
+			return endTimeout
+		case <-tick:
+			tick = l.Clock.After(l.PollInterval)
+			now := l.Clock.Now()
+			pane, err := l.Tmux.Pane(l.Pane)
+			if err != nil {
+				return l.goneEnding(err)
+			}
+			if pane.Dead {
+				return endExit
+			}
+			if l.doneFileExists() {
+				return endDoneFile
+			}
+			if l.MaxTime > 0 && now.Sub(l.start) >= l.MaxTime {
+				return endMaxTime
+			}
+			screen, err := l.capture()
+			if err != nil {
+				return l.goneEnding(err)
+			}
+			if det.Observe(ScreenHash(screen, l.Lines), now) >= l.InactivityTimeout {
+				return endInactivity
+			}
+			if now.Sub(l.lastBeat) >= heartbeatEvery {
+				l.save()
+			}
+		}
+	}
+}
+
+// drain waits briefly for the exit marker, which follows the agent's last
+// output, so nothing the agent wrote is judged in the next iteration.
+func (l *Loop) drain(it *iteration) {
+	if l.stream == nil {
+		return
+	}
+	deadline := time.After(time.Second)
+	for {
+		l.take(it)
+		if it.exited {
+			return
+		}
+		select {
+		case <-l.stream.Notify():
+		case <-deadline:
+			return
+		}
+	}
+}
+
+// exitCode reads the dead pane's exit status. tmux 3.3a sometimes leaves it
+// empty until another child exits; a nudge makes the server reap and record it.
+func (l *Loop) exitCode(it *iteration) int {
+	for try := 0; try < 100; try++ {
+		pane, err := l.Tmux.Pane(l.Pane)
+		if err != nil {
+			break
+		}
+		if pane.Dead && pane.DeadStatus != "" {
+			if code, err := strconv.Atoi(pane.DeadStatus); err == nil {
+				return code
+			}
+		}
+		if pane.Dead && pane.DeadSignal != "" {
+			if sig, err := strconv.Atoi(pane.DeadSignal); err == nil {
+				return 128 + sig
+			}
+		}
+		if pane.Dead {
+			l.Tmux.Nudge()
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return it.exitCode
+}
+
+func (l *Loop) capture() (string, error) {
+	return l.Tmux.Capture(tmux.CaptureRequest{Pane: l.Pane, Start: -l.Lines, Join: true})
+}
+
+// goneEnding tells a closed pane from a dead server.
+func (l *Loop) goneEnding(err error) ending {
+	if tmux.NoServer(err) {
+		return endServerGone
+	}
+	if errors.Is(err, tmux.ErrNoPane) {
+		return endPaneGone
+	}
+	if _, perr := l.Tmux.Pane(l.Pane); perr != nil {
+		if tmux.NoServer(perr) {
+			return endServerGone
+		}
+		return endPaneGone
+	}
+	return endPaneGone
+}
+
+func (l *Loop) doneFileExists() bool {
+	if l.DoneFile == "" {
+		return false
+	}
+	_, err := os.Stat(l.DoneFile)
+	return err == nil
+}
+
+// sleep waits d or until ctx ends; false if ctx ended. A done file ends a long wait early.
+func (l *Loop) sleep(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	select {
+	case <-ctx.Done():
+		return false
+	case <-l.Clock.After(d):
+		return true
+	}
+}
+
+func (l *Loop) progress() string {
+	if l.MaxIterations > 0 {
+		return fmt.Sprintf("%d/%d", l.iteration, l.MaxIterations)
+	}
+	return strconv.Itoa(l.iteration)
+}
+
+// showStatus mirrors the loop's state in pane options for the status line.
+func (l *Loop) showStatus(shown string) {
+	mark := map[string]string{"running": "⟳", "backoff": "⟳", "paused": "⏸", "done": "✓", "failed": "✗", "limit": "■"}[shown]
+	text := mark + " " + l.progress()
+	if shown == "backoff" {
+		text += " ⏳"
+	}
+	max := ""
+	if l.MaxIterations > 0 {
+		max = strconv.Itoa(l.MaxIterations)
+	}
+	l.Tmux.SetPaneOptions(l.Pane, []tmux.Option{
+		{Name: "@ralph-name", Value: l.Name},
+		{Name: "@ralph-iteration", Value: strconv.Itoa(l.iteration)},
+		{Name: "@ralph-max", Value: max},
+		{Name: "@ralph-state", Value: shown},
+		{Name: "@ralph-status", Value: text},
+	})
+}
+
+// saveScreen keeps the pane's last screen of the iteration for a post-mortem.
+func (l *Loop) saveScreen() {
+	if screen, err := l.Tmux.Capture(tmux.CaptureRequest{Pane: l.Pane, Start: -1000, Join: true}); err == nil {
+		os.WriteFile(l.Store.Path("last-screen.txt"), []byte(screen), 0o600)
+	}
+}
+
+func (l *Loop) save() {
+	now := l.Clock.Now()
+	l.lastBeat = now
+	l.st.Heartbeat = state.Stamp(now)
+	if err := l.Store.Save(l.st); err != nil {
+		l.warnf("%v", err)
+	}
+}
+
+func (l *Loop) log(event, message string) {
+	if err := l.Store.Log(l.Clock.Now(), event, message); err != nil {
+		l.warnf("%v", err)
+	}
+}
+
+func (l *Loop) sayf(format string, args ...any) {
+	fmt.Fprintf(l.Out, "[ralph] %s: %s\n", l.Name, fmt.Sprintf(format, args...))
+}
+
+func (l *Loop) warnf(format string, args ...any) {
+	fmt.Fprintf(l.Err, "ralph-watch: warning: %s\n", fmt.Sprintf(format, args...))
+}
+
+func (l *Loop) errorf(format string, args ...any) {
+	fmt.Fprintf(l.Err, "ralph-watch: error: %s\n", fmt.Sprintf(format, args...))
+}
+
+func nonce() string {
+	b := make([]byte, 8)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+func exitText(code int) string {
+	if code < 0 {
+		return "unknown"
+	}
+	return strconv.Itoa(code)
+}
+
+// seconds prints a duration in whole seconds, the way the swarm messages do.
+func seconds(d time.Duration) string { return fmt.Sprintf("%ds", int(d/time.Second)) }
+
+// FormatDuration prints 3m 42s, 1h 2m, 5s.
+func FormatDuration(d time.Duration) string {
+	d = d.Round(time.Second)
+	h, m, s := int(d.Hours()), int(d.Minutes())%60, int(d.Seconds())%60
+	switch {
+	case h > 0:
+		return fmt.Sprintf("%dh %dm", h, m)
+	case m > 0:
+		return fmt.Sprintf("%dm %ds", m, s)
+	}
+	return fmt.Sprintf("%ds", s)
+}

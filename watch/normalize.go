@@ -1,0 +1,187 @@
+package watch
+
+import (
+	"bytes"
+	"unicode/utf8"
+
+	"github.com/acarl005/stripansi"
+)
+
+// markerPrefix starts the OSC payload the pane wrapper prints when the agent exits.
+const markerPrefix = "7777;ralph-"
+
+// maxPending bounds how much of an unterminated escape sequence is held back.
+const maxPending = 64 << 10
+
+// Normalizer turns a pane's raw output stream into plain text, chunk by chunk.
+// It removes what stripansi misses (OSC, DCS and other string sequences), turns
+// cursor moves to another row into line breaks, and holds back a sequence or
+// rune split across chunks until the rest arrives.
+type Normalizer struct {
+	pending []byte
+}
+
+// Write normalizes the next chunk of output. It returns the plain text and the
+// payloads of any ralph markers (OSC 7777) seen, without the prefix.
+func (n *Normalizer) Write(p []byte) (text []byte, markers []string) {
+	buf := append(n.pending, p...)
+	n.pending = nil
+	var pre []byte
+	i := 0
+	for i < len(buf) {
+		c := buf[i]
+		if c != 0x1b {
+			i++
+			continue
+		}
+		end, complete := scanEscape(buf, i)
+		if !complete {
+			if len(buf)-i <= maxPending {
+				n.pending = append([]byte(nil), buf[i:]...)
+				buf = buf[:i]
+				break
+			}
+			end = len(buf)
+		}
+		pre = append(pre, buf[:i]...)
+		seq := buf[i:end]
+		switch {
+		case len(seq) > 1 && isStringIntroducer(seq[1]):
+			if payload, ok := oscPayload(seq); ok && bytes.HasPrefix(payload, []byte(markerPrefix)) {
+				markers = append(markers, string(payload[len(markerPrefix):]))
+			}
+		case len(seq) > 2 && seq[1] == '[':
+			switch final := seq[len(seq)-1]; {
+			case bytes.IndexByte([]byte("HfABdEF"), final) >= 0:
+				pre = append(pre, '\n')
+			case bytes.ContainsAny(seq[2:3], "<=>"):
+				// private sequences stripansi does not recognise
+			default:
+				pre = append(pre, seq...)
+			}
+		case len(seq) == 2 && bytes.IndexByte([]byte("DEM"), seq[1]) >= 0:
+			pre = append(pre, '\n')
+		default:
+			pre = append(pre, seq...)
+		}
+		buf = buf[end:]
+		i = 0
+	}
+	// Hold back a rune cut in half at the end of the chunk.
+	if n.pending == nil {
+		if k := incompleteRuneTail(buf); k > 0 {
+			n.pending = append([]byte(nil), buf[len(buf)-k:]...)
+			buf = buf[:len(buf)-k]
+		}
+	}
+	pre = append(pre, buf...)
+	return cleanControls([]byte(stripansi.Strip(string(pre)))), markers
+}
+
+// Normalize is Write and end of stream for a whole text such as a capture.
+func Normalize(s string) string {
+	var n Normalizer
+	text, _ := n.Write([]byte(s))
+	return string(text)
+}
+
+// scanEscape finds the end of the escape sequence at buf[i] (an ESC byte).
+func scanEscape(buf []byte, i int) (end int, complete bool) {
+	if i+1 >= len(buf) {
+		return len(buf), false
+	}
+	switch b := buf[i+1]; {
+	case b == '[':
+		for j := i + 2; j < len(buf); j++ {
+			c := buf[j]
+			switch {
+			case c >= 0x30 && c <= 0x3f, c >= 0x20 && c <= 0x2f:
+			case c >= 0x40 && c <= 0x7e:
+				return j + 1, true
+			default: // malformed: end before the stray byte
+				return j, true
+			}
+		}
+		return len(buf), false
+	case isStringIntroducer(b):
+		for j := i + 2; j < len(buf); j++ {
+			switch buf[j] {
+			case 0x07:
+				return j + 1, true
+			case 0x1b:
+				if j+1 >= len(buf) {
+					return len(buf), false
+				}
+				if buf[j+1] == '\\' {
+					return j + 2, true
+				}
+				return j, true // unterminated string cut by a new sequence
+			}
+		}
+		return len(buf), false
+	case b >= 0x20 && b <= 0x2f: // ESC ( B and friends: one more byte
+		if i+2 >= len(buf) {
+			return len(buf), false
+		}
+		return i + 3, true
+	default:
+		return i + 2, true
+	}
+}
+
+// isStringIntroducer reports OSC, DCS, SOS, PM and APC, which run to a terminator.
+func isStringIntroducer(b byte) bool {
+	return b == ']' || b == 'P' || b == 'X' || b == '^' || b == '_'
+}
+
+// oscPayload returns the text of an OSC sequence without introducer and terminator.
+func oscPayload(seq []byte) ([]byte, bool) {
+	if len(seq) < 3 || seq[1] != ']' {
+		return nil, false
+	}
+	p := seq[2:]
+	switch {
+	case bytes.HasSuffix(p, []byte{0x1b, '\\'}):
+		p = p[:len(p)-2]
+	case bytes.HasSuffix(p, []byte{0x07}):
+		p = p[:len(p)-1]
+	}
+	return p, true
+}
+
+// incompleteRuneTail returns how many bytes at the end of b start a rune that is not finished.
+func incompleteRuneTail(b []byte) int {
+	for k := 1; k <= 3 && k <= len(b); k++ {
+		c := b[len(b)-k]
+		if c < 0x80 {
+			return 0
+		}
+		if utf8.RuneStart(c) {
+			if utf8.FullRune(b[len(b)-k:]) {
+				return 0
+			}
+			return k
+		}
+	}
+	return 0
+}
+
+// cleanControls maps CR and CRLF to LF and drops the other control bytes but tab.
+func cleanControls(b []byte) []byte {
+	out := b[:0]
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '\r':
+			if i+1 < len(b) && b[i+1] == '\n' {
+				continue
+			}
+			out = append(out, '\n')
+		case c == '\n', c == '\t':
+			out = append(out, c)
+		case c < 0x20, c == 0x7f:
+		default:
+			out = append(out, c)
+		}
+	}
+	return out
+}

@@ -1,0 +1,100 @@
+package watch
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// MaxPromptSize is the largest prompt file accepted; larger ones are refused.
+const MaxPromptSize = 8 << 20
+
+// PromptError says what is wrong with a prompt file, in the contract's words.
+type PromptError struct {
+	Path    string
+	Missing bool // not found, as opposed to not readable or not a file
+	Reason  string
+}
+
+func (e *PromptError) Error() string {
+	if e.Missing {
+		return "prompt file not found: " + e.Path
+	}
+	if e.Reason != "" {
+		return fmt.Sprintf("cannot read prompt file: %s (%s)", e.Path, e.Reason)
+	}
+	return "cannot read prompt file: " + e.Path
+}
+
+// ReadPrompt reads a prompt file fresh. It refuses directories, FIFOs and
+// devices (which could block forever) and files above MaxPromptSize.
+func ReadPrompt(path string) (string, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|nonBlockOpenFlag, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", &PromptError{Path: path, Missing: true}
+	}
+	if err != nil {
+		return "", &PromptError{Path: path, Reason: reason(err)}
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return "", &PromptError{Path: path, Reason: reason(err)}
+	}
+	switch {
+	case info.IsDir():
+		return "", &PromptError{Path: path, Reason: "is a directory"}
+	case !info.Mode().IsRegular():
+		return "", &PromptError{Path: path, Reason: "not a regular file"}
+	case info.Size() > MaxPromptSize:
+		return "", &PromptError{Path: path, Reason: fmt.Sprintf("larger than %d MiB", MaxPromptSize>>20)}
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxPromptSize+1))
+	if err != nil {
+		return "", &PromptError{Path: path, Reason: reason(err)}
+	}
+	if len(data) > MaxPromptSize {
+		return "", &PromptError{Path: path, Reason: fmt.Sprintf("larger than %d MiB", MaxPromptSize>>20)}
+	}
+	return string(data), nil
+}
+
+func reason(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// PromptVars are the values of the placeholders a prompt file may use.
+type PromptVars struct {
+	Iteration, MaxIterations int
+	Name                     string
+	CheckFailures            string
+}
+
+// Render replaces the known placeholders ({{iteration}}, {{max_iterations}},
+// {{remaining}}, {{name}}, {{check_failures}}) and leaves every other byte,
+// including unknown {{...}}, as written.
+func Render(text string, v PromptVars) string {
+	if !strings.Contains(text, "{{") {
+		return text
+	}
+	max, remaining := "unlimited", "unlimited"
+	if v.MaxIterations > 0 {
+		max = strconv.Itoa(v.MaxIterations)
+		remaining = strconv.Itoa(v.MaxIterations - v.Iteration)
+	}
+	return strings.NewReplacer(
+		"{{iteration}}", strconv.Itoa(v.Iteration),
+		"{{max_iterations}}", max,
+		"{{remaining}}", remaining,
+		"{{name}}", v.Name,
+		"{{check_failures}}", v.CheckFailures,
+	).Replace(text)
+}

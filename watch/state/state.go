@@ -1,0 +1,194 @@
+// Package state keeps a loop's record on disk: state.json (written
+// atomically), iterations.log, and the lock that makes one watcher per loop.
+package state
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+)
+
+// Statuses a loop can have.
+const (
+	Running = "running"
+	Paused  = "paused"
+	Stopped = "stopped"
+	Failed  = "failed"
+)
+
+// State is the swarm schema plus where the loop runs and who watches it.
+type State struct {
+	WorkerName           string   `json:"worker_name"`
+	PromptFile           string   `json:"prompt_file"`
+	MaxIterations        int      `json:"max_iterations"`
+	CurrentIteration     int      `json:"current_iteration"`
+	Status               string   `json:"status"`
+	Started              string   `json:"started"`
+	LastIterationStarted string   `json:"last_iteration_started"`
+	LastIterationEnded   string   `json:"last_iteration_ended"`
+	IterationDurations   []int    `json:"iteration_durations"`
+	ConsecutiveFailures  int      `json:"consecutive_failures"`
+	TotalFailures        int      `json:"total_failures"`
+	DonePattern          *string  `json:"done_pattern"`
+	InactivityTimeout    int      `json:"inactivity_timeout"`
+	CheckDoneContinuous  bool     `json:"check_done_continuous"`
+	ExitReason           *string  `json:"exit_reason"`
+	PaneID               string   `json:"pane_id"`
+	TmuxSocket           string   `json:"tmux_socket"`
+	Command              []string `json:"command"`
+	WatcherPID           int      `json:"watcher_pid"`
+	Heartbeat            string   `json:"heartbeat"`
+	LastExitCode         *int     `json:"last_exit_code"`
+}
+
+// TimeFormat is how times are written: local time, as the swarm schema does.
+const TimeFormat = "2006-01-02T15:04:05"
+
+// Stamp formats t for state.json and iterations.log.
+func Stamp(t time.Time) string { return t.Format(TimeFormat) }
+
+// Root is where loops keep state: $RALPH_STATE_DIR, else $XDG_STATE_HOME/ralph,
+// else ~/.local/state/ralph.
+func Root(getenv func(string) string) string {
+	if d := getenv("RALPH_STATE_DIR"); d != "" {
+		return d
+	}
+	if d := getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "ralph")
+	}
+	return filepath.Join(getenv("HOME"), ".local", "state", "ralph")
+}
+
+// Store is one loop's folder.
+type Store struct {
+	Dir  string
+	lock *os.File
+}
+
+// ErrLocked means another watcher holds the loop.
+var ErrLocked = errors.New("another watcher is running this loop")
+
+// Open makes (if needed) and opens the folder of loop name under root, 0700.
+func Open(root, name string) (*Store, error) {
+	dir := filepath.Join(root, name)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("create state folder: %w", err)
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("create state folder: %w", err)
+	}
+	return &Store{Dir: dir}, nil
+}
+
+// Path is a file in the loop's folder.
+func (s *Store) Path(name string) string { return filepath.Join(s.Dir, name) }
+
+// Lock takes the loop's exclusive lock for this process; ErrLocked if held.
+// The kernel drops it when the process dies, so a dead watcher never blocks.
+func (s *Store) Lock() error {
+	f, err := os.OpenFile(s.Path("lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("open lock: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return ErrLocked
+		}
+		return fmt.Errorf("lock %s: %w", f.Name(), err)
+	}
+	s.lock = f
+	return nil
+}
+
+// Locked reports whether some process holds the loop's lock (a live watcher).
+func (s *Store) Locked() bool {
+	f, err := os.OpenFile(s.Path("lock"), os.O_RDWR, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		return true
+	}
+	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	return false
+}
+
+// Unlock releases the lock.
+func (s *Store) Unlock() {
+	if s.lock != nil {
+		s.lock.Close()
+		s.lock = nil
+	}
+}
+
+// Load reads state.json; fs.ErrNotExist if there is none.
+func (s *Store) Load() (*State, error) {
+	data, err := os.ReadFile(s.Path("state.json"))
+	if err != nil {
+		return nil, err
+	}
+	var st State
+	if err := json.Unmarshal(data, &st); err != nil {
+		return nil, fmt.Errorf("corrupt state file %s: %v (remove it with 'ralph-watch clean %s' or start over with 'run --replace')",
+			s.Path("state.json"), err, filepath.Base(s.Dir))
+	}
+	return &st, nil
+}
+
+// Save writes state.json atomically (temp file, fsync, rename), 0600, so a
+// reader never sees half a file and a failed write leaves the old one.
+func (s *Store) Save(st *State) error {
+	data, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(s.Dir, ".state-*.json")
+	if err != nil {
+		return fmt.Errorf("write state: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(append(data, '\n')); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write state: %w", err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write state: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write state: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), s.Path("state.json")); err != nil {
+		return fmt.Errorf("write state: %w", err)
+	}
+	return nil
+}
+
+// Log appends `TIME [EVENT] message` to iterations.log.
+func (s *Store) Log(now time.Time, event, message string) error {
+	f, err := os.OpenFile(s.Path("iterations.log"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("write iterations log: %w", err)
+	}
+	w := bufio.NewWriter(f)
+	fmt.Fprintf(w, "%s [%s] %s\n", Stamp(now), event, message)
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return fmt.Errorf("write iterations log: %w", err)
+	}
+	return f.Close()
+}
+
+// Exists reports whether loop name has a state folder under root.
+func Exists(root, name string) bool {
+	_, err := os.Stat(filepath.Join(root, name, "state.json"))
+	return !errors.Is(err, fs.ErrNotExist)
+}

@@ -1,0 +1,284 @@
+// Package tmux is the small tmux client ralph-watch needs: one method per
+// tmux operation, run by exec against one server.
+package tmux
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Client is every tmux operation the loop uses.
+type Client interface {
+	// Version returns the server's tmux version, e.g. "3.3a".
+	Version() (string, error)
+	// Pane describes a pane; ErrNoPane if it does not exist.
+	Pane(target string) (Pane, error)
+	// NewWindow creates a detached window (and the session if needed) and returns its pane id.
+	NewWindow(req NewWindowRequest) (string, error)
+	// Respawn restarts the pane with a new command, killing what runs there.
+	Respawn(req RespawnRequest) error
+	// Capture returns the pane's text from start (negative: history lines) to the end of the screen.
+	Capture(req CaptureRequest) (string, error)
+	// Paste delivers text into the pane as a bracketed paste, byte for byte.
+	Paste(pane, buffer string, text []byte) error
+	// SendKeys sends key names (Enter, C-u) to the pane.
+	SendKeys(pane string, keys ...string) error
+	// SetPaneOptions sets pane options (user options start with @); an empty value unsets.
+	SetPaneOptions(pane string, options []Option) error
+	// PaneOption reads a pane's own option; ok is false when it is not set on the pane.
+	PaneOption(pane, name string) (value string, ok bool, err error)
+	// PipePane sends the pane's output to a shell command; "" closes the pipe.
+	PipePane(pane, command string) error
+	// Nudge makes the server reap children, bringing back a lost exit status.
+	Nudge() error
+}
+
+// ErrNoPane is returned when a target names no pane.
+var ErrNoPane = errors.New("no such pane")
+
+// Pane is what the loop needs to know about a pane.
+type Pane struct {
+	ID         string // %N
+	PID        int
+	Dead       bool
+	DeadStatus string // exit status of a dead pane, "" while unknown
+	DeadSignal string
+	Path       string // current directory
+	Session    string
+	Window     string // window index
+}
+
+// Option is one pane option.
+type Option struct{ Name, Value string }
+
+// NewWindowRequest is a detached window to create.
+type NewWindowRequest struct {
+	Session, Name, Dir string
+}
+
+// RespawnRequest restarts a pane.
+type RespawnRequest struct {
+	Pane         string
+	Dir          string
+	Env          []string // NAME=value
+	Command      []string // run without a shell when it has more than one word
+	ClearHistory bool
+}
+
+// CaptureRequest selects what to capture.
+type CaptureRequest struct {
+	Pane  string
+	Start int  // 0: the visible screen; -N: N history lines too
+	Join  bool // join wrapped lines, so the width does not matter
+}
+
+// Exec runs tmux commands by exec against one server.
+type Exec struct {
+	Binary string   // tmux binary; "tmux" if empty
+	Server []string // -L NAME or -S PATH, or none for the default
+}
+
+func (c *Exec) command(stdin []byte, args ...string) (string, error) {
+	bin := c.Binary
+	if bin == "" {
+		bin = "tmux"
+	}
+	cmd := exec.Command(bin, append(append([]string(nil), c.Server...), args...)...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		return stdout.String(), &Error{Args: args, Msg: msg}
+	}
+	return stdout.String(), nil
+}
+
+// Error is a failed tmux command with what tmux said.
+type Error struct {
+	Args []string
+	Msg  string
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("tmux %s: %s", e.Args[0], e.Msg) }
+
+// NoServer reports whether err says no tmux server is running.
+func NoServer(err error) bool {
+	var te *Error
+	return errors.As(err, &te) && (strings.Contains(te.Msg, "no server running") ||
+		strings.Contains(te.Msg, "error connecting to") || strings.Contains(te.Msg, "server exited"))
+}
+
+var versionRE = regexp.MustCompile(`(\d+)\.(\d+)`)
+
+// Version implements Client.
+func (c *Exec) Version() (string, error) {
+	out, err := c.command(nil, "-V")
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimPrefix(strings.TrimSpace(out), "tmux "), nil
+}
+
+// AtLeast reports whether a tmux version string is at least major.minor;
+// unparsable versions (master, next-*) pass.
+func AtLeast(version string, major, minor int) bool {
+	m := versionRE.FindStringSubmatch(version)
+	if m == nil {
+		return true
+	}
+	maj, _ := strconv.Atoi(m[1])
+	mnr, _ := strconv.Atoi(m[2])
+	return maj > major || maj == major && mnr >= minor
+}
+
+const paneFormat = "#{pane_id}\t#{pane_pid}\t#{pane_dead}\t#{pane_dead_status}\t#{pane_dead_signal}\t#{session_name}\t#{window_index}\t#{pane_current_path}"
+
+// Pane implements Client.
+func (c *Exec) Pane(target string) (Pane, error) {
+	out, err := c.command(nil, "display-message", "-p", "-t", target, paneFormat)
+	if err != nil {
+		var te *Error
+		if errors.As(err, &te) && (strings.Contains(te.Msg, "can't find") || strings.Contains(te.Msg, "no such")) {
+			return Pane{}, fmt.Errorf("%w: %s", ErrNoPane, target)
+		}
+		return Pane{}, err
+	}
+	// display exits 0 with empty fields for a pane that does not exist.
+	f := strings.SplitN(strings.TrimRight(out, "\n"), "\t", 8)
+	if len(f) < 8 || f[0] == "" {
+		return Pane{}, fmt.Errorf("%w: %s", ErrNoPane, target)
+	}
+	pid, _ := strconv.Atoi(f[1])
+	return Pane{ID: f[0], PID: pid, Dead: f[2] == "1", DeadStatus: f[3], DeadSignal: f[4],
+		Session: f[5], Window: f[6], Path: f[7]}, nil
+}
+
+// NewWindow implements Client.
+func (c *Exec) NewWindow(req NewWindowRequest) (string, error) {
+	args := []string{"new-window", "-d", "-P", "-F", "#{pane_id}", "-t", req.Session + ":", "-n", req.Name}
+	if _, err := c.command(nil, "has-session", "-t", "="+req.Session); err != nil {
+		args = []string{"new-session", "-d", "-P", "-F", "#{pane_id}", "-s", req.Session, "-n", req.Name}
+	}
+	if req.Dir != "" {
+		args = append(args, "-c", req.Dir)
+	}
+	out, err := c.command(nil, args...)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(out), nil
+}
+
+// Respawn implements Client.
+func (c *Exec) Respawn(req RespawnRequest) error {
+	args := []string{"respawn-pane", "-k", "-t", req.Pane}
+	if req.Dir != "" {
+		args = append(args, "-c", req.Dir)
+	}
+	for _, e := range req.Env {
+		args = append(args, "-e", Escape(e))
+	}
+	for _, w := range req.Command {
+		args = append(args, Escape(w))
+	}
+	if req.ClearHistory {
+		args = append(args, ";", "clear-history", "-t", req.Pane)
+	}
+	_, err := c.command(nil, args...)
+	return err
+}
+
+// Capture implements Client.
+func (c *Exec) Capture(req CaptureRequest) (string, error) {
+	args := []string{"capture-pane", "-p", "-t", req.Pane}
+	if req.Join {
+		args = append(args, "-J")
+	}
+	if req.Start != 0 {
+		args = append(args, "-S", strconv.Itoa(req.Start))
+	}
+	return c.command(nil, args...)
+}
+
+// Paste implements Client: load-buffer from stdin, never parsed by tmux or a
+// shell, then a bracketed paste (-p) that keeps LF (-r) and deletes the buffer (-d).
+func (c *Exec) Paste(pane, buffer string, text []byte) error {
+	if text == nil {
+		text = []byte{}
+	}
+	_, err := c.command(text, "load-buffer", "-b", buffer, "-", ";",
+		"paste-buffer", "-p", "-r", "-d", "-b", buffer, "-t", pane)
+	return err
+}
+
+// SendKeys implements Client.
+func (c *Exec) SendKeys(pane string, keys ...string) error {
+	_, err := c.command(nil, append([]string{"send-keys", "-t", pane}, keys...)...)
+	return err
+}
+
+// SetPaneOptions implements Client, in one tmux call.
+func (c *Exec) SetPaneOptions(pane string, options []Option) error {
+	var args []string
+	for i, o := range options {
+		if i > 0 {
+			args = append(args, ";")
+		}
+		if o.Value == "" {
+			args = append(args, "set-option", "-p", "-u", "-t", pane, o.Name)
+		} else {
+			args = append(args, "set-option", "-p", "-t", pane, o.Name, Escape(o.Value))
+		}
+	}
+	if len(args) == 0 {
+		return nil
+	}
+	_, err := c.command(nil, args...)
+	return err
+}
+
+// PaneOption implements Client.
+func (c *Exec) PaneOption(pane, name string) (string, bool, error) {
+	out, err := c.command(nil, "show-options", "-p", "-q", "-v", "-t", pane, name)
+	if err != nil {
+		return "", false, err
+	}
+	value := strings.TrimSuffix(out, "\n")
+	return value, value != "", nil
+}
+
+// PipePane implements Client.
+func (c *Exec) PipePane(pane, command string) error {
+	args := []string{"pipe-pane", "-t", pane}
+	if command != "" {
+		args = append(args, "-O", Escape(command))
+	}
+	_, err := c.command(nil, args...)
+	return err
+}
+
+// Nudge implements Client.
+func (c *Exec) Nudge() error {
+	_, err := c.command(nil, "run-shell", "true")
+	return err
+}
+
+// Escape protects an argument from tmux's own parsing of argv, which takes a
+// trailing ";" as a command separator.
+func Escape(arg string) string {
+	if strings.HasSuffix(arg, ";") {
+		return arg[:len(arg)-1] + `\;`
+	}
+	return arg
+}
