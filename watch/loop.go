@@ -41,11 +41,13 @@ type Loop struct {
 	Err   io.Writer // warnings and errors
 	Clock Clock
 
-	stream    *Stream
-	st        *state.State
-	start     time.Time
-	iteration int
-	lastBeat  time.Time
+	stream     *Stream
+	prevRemain string // the pane's own remain-on-exit before the loop
+	hadRemain  bool
+	st         *state.State
+	start      time.Time
+	iteration  int
+	lastBeat   time.Time
 }
 
 // Result is how a loop ended: the process exit code and the recorded reason.
@@ -80,6 +82,17 @@ type iteration struct {
 
 // Run loops until the end and returns the exit code.
 func (l *Loop) Run(ctx context.Context) Result {
+	if res, ok := l.open(); !ok {
+		return res
+	}
+	res := l.run(ctx)
+	l.close(res)
+	return res
+}
+
+// open records the loop's start, takes over the pane's remain-on-exit and
+// starts reading its output.
+func (l *Loop) open() (Result, bool) {
 	if l.Clock == nil {
 		l.Clock = RealClock{}
 	}
@@ -104,29 +117,31 @@ func (l *Loop) Run(ctx context.Context) Result {
 	}
 	l.save()
 
-	prevRemain, hadRemain, _ := l.Tmux.PaneOption(l.Pane, "remain-on-exit")
+	l.prevRemain, l.hadRemain, _ = l.Tmux.PaneOption(l.Pane, "remain-on-exit")
 	if err := l.Tmux.SetPaneOptions(l.Pane, []tmux.Option{{Name: "remain-on-exit", Value: "on"}}); err != nil {
-		return l.lost(err)
+		return l.lost(err), false
 	}
 	stream, err := OpenStream(l.Tmux, l.Pane, l.Store.Path("output.fifo"))
 	if err != nil {
 		l.warnf("cannot read the pane's output (%v); the done pattern will not be checked", err)
 	}
 	l.stream = stream
+	return Result{}, true
+}
 
-	res := l.run(ctx)
-
+// close stops reading the pane and gives back its remain-on-exit, unless the
+// loop is only paused or the pane is gone.
+func (l *Loop) close(res Result) {
 	if l.stream != nil {
 		l.stream.Close(l.Tmux, l.Pane)
 	}
 	if res.Code != ExitInterrupted && res.Reason != "pane_closed" && res.Reason != "server_gone" {
-		restore := prevRemain
-		if !hadRemain {
+		restore := l.prevRemain
+		if !l.hadRemain {
 			restore = "" // unset: back to the window's value
 		}
 		l.Tmux.SetPaneOptions(l.Pane, []tmux.Option{{Name: "remain-on-exit", Value: restore}})
 	}
-	return res
 }
 
 func (l *Loop) run(ctx context.Context) Result {
