@@ -60,6 +60,7 @@ Examples:
 		FlagSet: flag.NewFlagSet("ralph-watch", flag.ContinueOnError),
 		Subcommands: []*ffcli.Command{
 			runCommand(e, args),
+			demoCommand(e),
 			versionCommand(e),
 		},
 		Exec: func(ctx context.Context, args []string) error {
@@ -91,7 +92,8 @@ Examples:
 		return ee.code
 	default:
 		// Flag parsing errors are the only ones not wrapped: bad usage.
-		fmt.Fprintf(e.Stderr, "ralph-watch: error: %v\n", err)
+		msg := strings.TrimPrefix(err.Error(), "error parsing commandline arguments: ")
+		fmt.Fprintf(e.Stderr, "ralph-watch: error: %s\n", msg)
 		return 2
 	}
 }

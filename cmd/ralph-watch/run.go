@@ -348,6 +348,9 @@ func detach(e env, cfg watch.Config, store *state.Store, rawArgs []string) error
 		return &exitError{code: 1, msg: "find own executable: " + err.Error()}
 	}
 	args := []string{"run", "--target", cfg.Pane, "--name", cfg.Name}
+	if len(rawArgs) > 0 && rawArgs[0] == "run" {
+		rawArgs = rawArgs[1:]
+	}
 	for i, a := range rawArgs {
 		if a == "--" {
 			args = append(args, rawArgs[i:]...)

@@ -1,0 +1,180 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/peterbourgon/ff/v3/ffcli"
+
+	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/demo"
+	"github.com/ralph-tmux/ralph.tmux/watch/state"
+	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
+)
+
+// demoPrompt names the done token, so the demo also shows that the echoed
+// prompt never ends the loop: only the agent's own RALPH_DONE line does.
+const demoPrompt = `Study the plan, pick the most important task that is not done, do it, and
+run the checks. When every task is done, print RALPH_DONE on a line of its own.
+`
+
+func demoCommand(e env) *ffcli.Command {
+	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	iterations := fs.Int("max-iterations", 5, "iterations at most")
+	attach := fs.String("attach", "auto", "attach to the demo's tmux session: auto (when on a terminal), yes or no")
+	return &ffcli.Command{
+		Name:       "demo",
+		ShortUsage: "ralph-watch demo [--attach auto|yes|no]",
+		ShortHelp:  "loop the built-in demo agent in a private tmux server",
+		LongHelp: strings.TrimSpace(`
+Start a private tmux server, loop the built-in demo agent in it until the
+agent prints its done token (iteration 3), and print the iterations log and
+the final status. On a terminal you watch it attached; detach with the tmux
+prefix and d.
+
+Example:
+  ralph-watch demo --attach no`),
+		FlagSet: fs,
+		Subcommands: []*ffcli.Command{{
+			Name:       "agent",
+			ShortUsage: "ralph-watch demo agent",
+			ShortHelp:  "run the demo agent itself (what the demo loops)",
+			FlagSet:    flag.NewFlagSet("agent", flag.ContinueOnError),
+			Exec: func(ctx context.Context, args []string) error {
+				steps, err := demo.ParseScript(demo.DemoScript)
+				if err != nil {
+					return &exitError{code: 1, msg: err.Error()}
+				}
+				a := &demo.Agent{In: e.Stdin, Out: e.Stdout, Getenv: e.Getenv}
+				if code := a.Run(steps); code != 0 {
+					return &exitError{code: code}
+				}
+				return nil
+			},
+		}},
+		Exec: func(ctx context.Context, args []string) error {
+			switch *attach {
+			case "auto", "yes", "no":
+			default:
+				return usageErrorf("invalid --attach %q: use auto, yes or no", *attach)
+			}
+			return runDemo(ctx, e, *iterations, *attach == "yes" || *attach == "auto" && onTerminal())
+		},
+	}
+}
+
+func onTerminal() bool {
+	for _, f := range []*os.File{os.Stdin, os.Stdout} {
+		if info, err := f.Stat(); err != nil || info.Mode()&os.ModeCharDevice == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func runDemo(ctx context.Context, e env, iterations int, attach bool) error {
+	exe, err := e.Executable()
+	if err != nil {
+		return &exitError{code: 1, msg: "find own executable: " + err.Error()}
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		return usageErrorf("tmux not found on PATH: install tmux 3.2 or newer")
+	}
+	dir, err := os.MkdirTemp("", "ralph-demo-")
+	if err != nil {
+		return &exitError{code: 1, msg: err.Error()}
+	}
+	defer os.RemoveAll(dir)
+	promptFile := filepath.Join(dir, "PROMPT.md")
+	if err := os.WriteFile(promptFile, []byte(demoPrompt), 0o644); err != nil {
+		return &exitError{code: 1, msg: err.Error()}
+	}
+	socket := filepath.Join(dir, "tmux.sock")
+	client := &tmux.Exec{Server: []string{"-S", socket}}
+	start := exec.Command("tmux", "-S", socket, "-f", "/dev/null", "new-session", "-d", "-s", "demo", "-x", "100", "-y", "30", "-c", dir)
+	if out, err := start.CombinedOutput(); err != nil {
+		return &exitError{code: 1, msg: fmt.Sprintf("start demo tmux server: %v: %s", err, out)}
+	}
+	defer exec.Command("tmux", "-S", socket, "kill-server").Run()
+	exec.Command("tmux", "-S", socket, "set-option", "-t", "demo", "status-right", " #{E:@ralph-status} · ralph demo ").Run()
+	pane, err := client.Pane("demo:")
+	if err != nil {
+		return &exitError{code: 1, msg: "find demo pane: " + err.Error()}
+	}
+	store, err := state.Open(filepath.Join(dir, "state"), "demo")
+	if err != nil {
+		return &exitError{code: 1, msg: err.Error()}
+	}
+	out := &lockedBuffer{}
+	loop := &watch.Loop{
+		Config: watch.Config{
+			Name: "demo", Pane: pane.ID, Dir: dir, Socket: socket,
+			Command:    []string{exe, "demo", "agent"},
+			PromptFile: promptFile, PromptMode: watch.ModeType,
+			MaxIterations: iterations, InactivityTimeout: 30 * time.Second, PollInterval: 500 * time.Millisecond,
+			ReadyTimeout: 15 * time.Second, RestartDelay: time.Second, Lines: 20,
+			DonePattern: regexp.MustCompile(`RALPH_DONE`), CheckDoneContinuous: true,
+		},
+		Tmux: client, Store: store, Out: out, Err: out,
+	}
+	if !attach {
+		loop.Out, loop.Err = e.Stdout, e.Stderr
+		fmt.Fprintf(e.Stdout, "ralph demo: looping the demo agent in a private tmux server (%s)\n", socket)
+		res := loop.Run(ctx)
+		return demoReport(e, store, res)
+	}
+	done := make(chan watch.Result, 1)
+	go func() { done <- loop.Run(ctx) }()
+	attachCmd := exec.Command("tmux", "-S", socket, "attach-session", "-t", "demo")
+	attachCmd.Stdin, attachCmd.Stdout, attachCmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	go func() {
+		res := <-done
+		time.Sleep(2 * time.Second) // let the watcher see the final screen
+		exec.Command("tmux", "-S", socket, "detach-client", "-s", "demo").Run()
+		done <- res
+	}()
+	attachCmd.Run()
+	res := <-done
+	fmt.Fprint(e.Stdout, out.String())
+	return demoReport(e, store, res)
+}
+
+// demoReport prints the iterations log and the final status.
+func demoReport(e env, store *state.Store, res watch.Result) error {
+	log, _ := os.ReadFile(store.Path("iterations.log"))
+	fmt.Fprintf(e.Stdout, "\niterations.log:\n%s", log)
+	if st, err := store.Load(); err == nil {
+		fmt.Fprintf(e.Stdout, "\nStatus: %s (%s) after %d iterations, exit %d\n", st.Status, res.Reason, st.CurrentIteration, res.Code)
+	}
+	if res.Code != 0 {
+		return &exitError{code: res.Code}
+	}
+	return nil
+}
+
+// lockedBuffer collects the loop's messages while a client is attached.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
