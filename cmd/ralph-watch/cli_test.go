@@ -80,7 +80,9 @@ func (c *cli) state(name string) *state.State {
 	return &st
 }
 
-func (c *cli) panes() string { return c.srv.Must("list-panes", "-a", "-F", "#{pane_id} #{pane_pid} #{pane_dead}") }
+func (c *cli) panes() string {
+	return c.srv.Must("list-panes", "-a", "-F", "#{pane_id} #{pane_pid} #{pane_dead}")
+}
 
 func TestBadInputIsRefusedWithOneLineAndExit2BeforeAnythingIsSpawned(t *testing.T) {
 	c := newCLI(t)
