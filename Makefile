@@ -34,9 +34,12 @@ lint:
 install: build
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/ralph-watch
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 0644 man/ralph-watch.1 $(DESTDIR)$(PREFIX)/share/man/man1/ralph-watch.1
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/ralph-watch
+	rm -f $(DESTDIR)$(PREFIX)/share/man/man1/ralph-watch.1
 
 clean:
 	rm -rf bin
