@@ -512,3 +512,37 @@ func TestATUIThatDropsEarlyInputStillGetsThePromptOnce(t *testing.T) {
 		t.Errorf("agent received %q, want the prompt once", data)
 	}
 }
+
+func TestReadyPatternWaitsForAnAgentThatIsSlowToTakeInput(t *testing.T) {
+	h := newHarness(t, "first line\nsecond line", nil)
+	got := filepath.Join(h.srv.Dir, "got")
+	h.cfg.Command = h.agent("print loading plugins\nsleep 2s\nprint READY>\nready\nread\nsave " + got + "\nexit 0\n")
+	h.cfg.MaxIterations = 1
+	h.cfg.ReadyPattern = regexp.MustCompile(`READY>`)
+	h.wantResult(h.run(60*time.Second), watch.ExitDone, "max_iterations")
+	if data, _ := os.ReadFile(got); string(data) != "first line\nsecond line" {
+		t.Errorf("agent received %q", data)
+	}
+}
+
+func TestResizingAQuietPaneIsNotActivity(t *testing.T) {
+	h := newHarness(t, "go", nil)
+	h.cfg.Command = h.agent("ready\nread\nprint " + strings.Repeat("a long line that wraps at forty columns ", 4) + "\nquiet\n")
+	h.cfg.MaxIterations = 1
+	h.cfg.InactivityTimeout = 2 * time.Second
+	h.cfg.IterationTimeout = 30 * time.Second
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			case <-time.After(250 * time.Millisecond):
+				h.srv.Tmux("resize-window", "-t", h.cfg.Pane, "-x", []string{"40", "120"}[i%2])
+			}
+		}
+	}()
+	h.wantResult(h.run(60*time.Second), watch.ExitDone, "max_iterations")
+	h.wantOutput("inactivity timeout (2s), restarting")
+}
