@@ -299,12 +299,16 @@ func (l *Loop) end(status, reason string, code int, shown string) Result {
 	return Result{Code: code, Reason: reason}
 }
 
+// outcome is how one iteration ended, with the exit code when the agent
+// exited and the done match when there was one.
+type outcome struct {
+	ending ending
+	code   int
+	match  string
+}
+
 // iterate runs one iteration: end the old agent, respawn, deliver, watch.
-func (l *Loop) iterate(ctx context.Context, prompt string) (r struct {
-	ending
-	code  int
-	match string
-}) {
+func (l *Loop) iterate(ctx context.Context, prompt string) (r outcome) {
 	it := &iteration{nonce: nonce(), exitCode: -1}
 	promptPath := l.Store.Path("prompt.txt")
 	if err := os.WriteFile(promptPath, []byte(prompt), 0o600); err != nil {

@@ -24,13 +24,13 @@ import (
 
 // runFlags are run's flags as given, before they are checked.
 type runFlags struct {
-	target, socketName, socketPath, name         string
-	promptFile, promptMode, donePattern          string
-	readyPattern, doneFile                       string
-	maxIterations, lines                         int
-	inactivity, poll, iterationTimeout, maxTime  time.Duration
-	readyTimeout, restartDelay                   time.Duration
-	checkDoneContinuous, detach, tmuxCompatibile bool
+	target, socketName, socketPath, name        string
+	promptFile, promptMode, donePattern         string
+	readyPattern, doneFile                      string
+	maxIterations, lines                        int
+	inactivity, poll, iterationTimeout, maxTime time.Duration
+	readyTimeout, restartDelay                  time.Duration
+	checkDoneContinuous, detach, tmuxNoOp       bool
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
@@ -56,7 +56,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.Var(durationFlag{&f.maxTime}, "max-time", "stop the loop after this long (0: no limit)")
 	fs.Var(durationFlag{&f.restartDelay}, "restart-delay", "pause between iterations (default 1s)")
 	fs.BoolVar(&f.detach, "detach", false, "run the watcher in the background and return")
-	fs.BoolVar(&f.tmuxCompatibile, "tmux", false, "accepted for compatibility; loops always use tmux")
+	fs.BoolVar(&f.tmuxNoOp, "tmux", false, "accepted for compatibility; loops always use tmux")
 }
 
 // defaults the duration flags whose zero value is not their default.
@@ -100,22 +100,15 @@ Examples:
 	}
 }
 
-// checked is what runLoop has made of the flags.
-type checked struct {
-	cfg    watch.Config
-	client *tmux.Exec
-	store  *state.Store
-}
-
 func runLoop(ctx context.Context, e env, f *runFlags, command, rawArgs []string) error {
-	if f.tmuxCompatibile {
+	if f.tmuxNoOp {
 		fmt.Fprintln(e.Stderr, "Note: Ralph workers always use tmux")
 	}
 	cfg, client, err := checkRunFlags(e, f, command)
 	if err != nil {
 		return err
 	}
-	pane, created, err := resolvePane(e, f, client, &cfg)
+	pane, err := resolvePane(e, f, client, &cfg)
 	if err != nil {
 		return err
 	}
@@ -127,7 +120,6 @@ func runLoop(ctx context.Context, e env, f *runFlags, command, rawArgs []string)
 	if store.Locked() {
 		return usageErrorf("loop '%s' is already running (another watcher holds %s); pick another --name", cfg.Name, store.Path("lock"))
 	}
-	_ = created
 	if f.detach || insidePane(pane) {
 		return detach(e, cfg, store, rawArgs)
 	}
@@ -248,7 +240,7 @@ func validName(name string) bool {
 
 // resolvePane finds the pane to loop: -t, else $TMUX_PANE, else a new window
 // in session "ralph" named after the loop. It fills in Pane, Dir and Name.
-func resolvePane(e env, f *runFlags, client *tmux.Exec, cfg *watch.Config) (tmux.Pane, bool, error) {
+func resolvePane(e env, f *runFlags, client *tmux.Exec, cfg *watch.Config) (tmux.Pane, error) {
 	target := f.target
 	if target == "" && f.socketName == "" && f.socketPath == "" {
 		target = e.Getenv("TMUX_PANE")
@@ -256,30 +248,30 @@ func resolvePane(e env, f *runFlags, client *tmux.Exec, cfg *watch.Config) (tmux
 	if target == "" {
 		cwd, err := os.Getwd()
 		if err != nil {
-			return tmux.Pane{}, false, usageErrorf("working directory: %v", err)
+			return tmux.Pane{}, usageErrorf("working directory: %v", err)
 		}
 		if cfg.Name == "" {
 			cfg.Name = nameFrom(filepath.Base(cwd), "")
 		}
 		id, err := client.NewWindow(tmux.NewWindowRequest{Session: "ralph", Name: cfg.Name, Dir: cwd})
 		if err != nil {
-			return tmux.Pane{}, false, &exitError{code: 1, msg: "create window: " + err.Error()}
+			return tmux.Pane{}, &exitError{code: 1, msg: "create window: " + err.Error()}
 		}
 		pane, err := client.Pane(id)
 		if err != nil {
-			return tmux.Pane{}, false, &exitError{code: 1, msg: "create window: " + err.Error()}
+			return tmux.Pane{}, &exitError{code: 1, msg: "create window: " + err.Error()}
 		}
 		cfg.Pane, cfg.Dir = pane.ID, cwd
-		return pane, true, nil
+		return pane, nil
 	}
 	pane, err := client.Pane(target)
 	switch {
 	case tmux.NoServer(err):
-		return pane, false, usageErrorf("no tmux server running%s", serverName(cfg.Socket))
+		return pane, usageErrorf("no tmux server running%s", serverName(cfg.Socket))
 	case errors.Is(err, tmux.ErrNoPane):
-		return pane, false, usageErrorf("no such pane: %s", target)
+		return pane, usageErrorf("no such pane: %s", target)
 	case err != nil:
-		return pane, false, usageErrorf("%v", err)
+		return pane, usageErrorf("%v", err)
 	}
 	cfg.Pane, cfg.Dir = pane.ID, pane.Path
 	if cfg.Dir == "" {
@@ -288,7 +280,7 @@ func resolvePane(e env, f *runFlags, client *tmux.Exec, cfg *watch.Config) (tmux
 	if cfg.Name == "" {
 		cfg.Name = nameFrom(filepath.Base(cfg.Dir), strings.TrimPrefix(pane.ID, "%"))
 	}
-	return pane, false, nil
+	return pane, nil
 }
 
 func serverName(socket string) string {
