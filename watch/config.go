@@ -61,4 +61,5 @@ const (
 	killGrace      = 3 * time.Second
 	heartbeatEvery = 10 * time.Second
 	maxFailures    = 5
+	quietAfter     = 100 * time.Millisecond // output paused this long: judge held-back lines
 )

@@ -353,6 +353,7 @@ func (l *Loop) iterate(ctx context.Context, prompt string) (r outcome) {
 		l.drain(it)
 		r.code = l.exitCode(it)
 	}
+	l.flush(it)
 	r.match = it.match
 	return r
 }
@@ -404,6 +405,16 @@ func (l *Loop) take(it *iteration) {
 			if code, err := strconv.Atoi(rest); err == nil {
 				it.exited, it.exitCode = true, code
 			}
+		}
+	}
+}
+
+// flush judges what the done scanner held back for want of context: the
+// output has gone quiet or the iteration is over.
+func (l *Loop) flush(it *iteration) {
+	if it.scanner != nil && it.match == "" {
+		if m, ok := it.scanner.Flush(); ok {
+			it.match = m
 		}
 	}
 }
@@ -529,6 +540,7 @@ func (l *Loop) monitor(ctx context.Context, it *iteration, started time.Time) en
 		notify = l.stream.Notify()
 	}
 	tick := l.Clock.After(0)
+	var quiet <-chan time.Time // fires when output has paused after arriving
 	for {
 		l.take(it)
 		if it.match != "" && l.CheckDoneContinuous {
@@ -541,6 +553,12 @@ func (l *Loop) monitor(ctx context.Context, it *iteration, started time.Time) en
 		case <-ctx.Done():
 			return endInterrupted
 		case <-notify:
+			quiet = l.Clock.After(quietAfter)
+		case <-quiet:
+			quiet = nil
+			if l.CheckDoneContinuous {
+				l.flush(it)
+			}
 		case <-timeout:
 			return endTimeout
 		case <-tick:

@@ -14,11 +14,12 @@ const markerPrefix = "7777;ralph-"
 const maxPending = 64 << 10
 
 // Normalizer turns a pane's raw output stream into plain text, chunk by chunk.
-// It removes what stripansi misses (OSC, DCS and other string sequences), turns
-// cursor moves to another row into line breaks, and holds back a sequence or
-// rune split across chunks until the rest arrives.
+// It removes escape sequences (CSI, OSC, DCS and the other strings), turns
+// cursor moves to another row into line breaks, leaves 8-bit CSI to stripansi,
+// and holds back a sequence or rune split across chunks until the rest arrives.
 type Normalizer struct {
 	pending []byte
+	afterCR bool // the last chunk ended in CR, already a line break
 }
 
 // Write normalizes the next chunk of output. It returns the plain text and the
@@ -45,24 +46,17 @@ func (n *Normalizer) Write(p []byte) (text []byte, markers []string) {
 		}
 		pre = append(pre, buf[:i]...)
 		seq := buf[i:end]
+		// Every sequence found here is dropped whole: stripansi's pattern, run
+		// over text, can run past a sequence's end and eat what follows.
 		switch {
 		case len(seq) > 1 && isStringIntroducer(seq[1]):
 			if payload, ok := oscPayload(seq); ok && bytes.HasPrefix(payload, []byte(markerPrefix)) {
 				markers = append(markers, string(payload[len(markerPrefix):]))
 			}
-		case len(seq) > 2 && seq[1] == '[':
-			switch final := seq[len(seq)-1]; {
-			case bytes.IndexByte([]byte("HfABdEF"), final) >= 0:
-				pre = append(pre, '\n')
-			case bytes.ContainsAny(seq[2:3], "<=>"):
-				// private sequences stripansi does not recognise
-			default:
-				pre = append(pre, seq...)
-			}
+		case len(seq) > 2 && seq[1] == '[' && bytes.IndexByte([]byte("HfABdEF"), seq[len(seq)-1]) >= 0:
+			pre = append(pre, '\n')
 		case len(seq) == 2 && bytes.IndexByte([]byte("DEM"), seq[1]) >= 0:
 			pre = append(pre, '\n')
-		default:
-			pre = append(pre, seq...)
 		}
 		buf = buf[end:]
 		i = 0
@@ -75,7 +69,17 @@ func (n *Normalizer) Write(p []byte) (text []byte, markers []string) {
 		}
 	}
 	pre = append(pre, buf...)
-	return cleanControls([]byte(stripansi.Strip(string(pre)))), markers
+	// What is left for stripansi: 8-bit CSI (U+009B), which the scan above does not parse.
+	if bytes.Contains(pre, []byte("\u009b")) {
+		pre = []byte(stripansi.Strip(string(pre)))
+	}
+	if n.afterCR && len(pre) > 0 && pre[0] == '\n' {
+		pre = pre[1:]
+	}
+	if len(pre) > 0 {
+		n.afterCR = pre[len(pre)-1] == '\r'
+	}
+	return cleanControls(pre), markers
 }
 
 // Normalize is Write and end of stream for a whole text such as a capture.
@@ -123,7 +127,12 @@ func scanEscape(buf []byte, i int) (end int, complete bool) {
 		if i+2 >= len(buf) {
 			return len(buf), false
 		}
+		if c := buf[i+2]; c < 0x30 || c > 0x7e { // malformed: keep what follows
+			return i + 2, true
+		}
 		return i + 3, true
+	case b < 0x20 || b >= 0x7f: // a lone ESC: drop it, keep what follows
+		return i + 1, true
 	default:
 		return i + 2, true
 	}

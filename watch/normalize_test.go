@@ -61,7 +61,8 @@ func TestNormalizerTurnsPaneOutputIntoPlainText(t *testing.T) {
 		{"keypad modes ESC = and ESC > are removed", "\x1b=x\x1b>y", "xy"},
 		{"unicode text is kept", "héllo ✓ 日本 🎉", "héllo ✓ 日本 🎉"},
 		{"invalid UTF-8 passes through", "\xff\xfe ok \xc3\x28 \xed\xa0\x80!", "\xff\xfe ok \xc3\x28 \xed\xa0\x80!"},
-		{"stray ESC before a letter drops only the ESC", "a\x1bzb", "azb"},
+		{"ESC and one final byte is a whole sequence (ECMA-48 Fs)", "a\x1bzb", "ab"},
+		{"a designator before a multi-byte rune keeps the rune", "\x1b(é", "é"},
 		{"malformed CSI ends before the stray byte", "a\x1b[12\x01b", "ab"},
 	}
 	for _, tt := range tests {
@@ -219,7 +220,6 @@ func TestNormalizerGivesUpOnAnEndlessSequence(t *testing.T) {
 // Bugs found while writing these tests: skipped so that the suite stays green.
 
 func TestNormalizerCRLFSplitBetweenWritesIsOneLineBreak(t *testing.T) {
-	t.Skip(`BUG: "x\r" then "\ny" gives "x\n\ny"; one Write of "x\r\ny" gives "x\ny" (a CR at the end of a chunk is not held back)`)
 	text, _ := writeAll("x\r", "\ny")
 	if text != "x\ny" {
 		t.Errorf("text = %q, want %q", text, "x\ny")
@@ -227,7 +227,6 @@ func TestNormalizerCRLFSplitBetweenWritesIsOneLineBreak(t *testing.T) {
 }
 
 func TestNormalizerKeepsTextAfterTwoByteEscapes(t *testing.T) {
-	t.Skip(`BUG: stripansi's regexp runs past the end of the sequence the Normalizer found: ESC 7 (save cursor) eats the digits after it, "\x1b710 files changed" -> " files changed"`)
 	tests := []struct{ in, want string }{
 		{"\x1b710 files changed", "10 files changed"},
 		{"\x1b842", "42"},
@@ -240,7 +239,6 @@ func TestNormalizerKeepsTextAfterTwoByteEscapes(t *testing.T) {
 }
 
 func TestNormalizerKeepsColouredTextBeforeABell(t *testing.T) {
-	t.Skip(`BUG: stripansi's regexp takes "ESC [ letters-and-digits BEL" as one sequence: "\x1b[32mok\x07" -> "" (want "ok"), "\x1b[1mDone\x07 next" -> " next"`)
 	tests := []struct{ in, want string }{
 		{"\x1b[32mok\x07", "ok"},
 		{"\x1b[1mDone\x07 next", "Done next"},
@@ -252,11 +250,40 @@ func TestNormalizerKeepsColouredTextBeforeABell(t *testing.T) {
 	}
 }
 
-// FuzzNormalizer cuts any input in two. Split and whole writes do not always
-// agree (a CR LF cut in half, and stripansi matching past a sequence's end,
-// see the skipped tests above), so the fuzz target checks what must hold
-// anyway: no panic, no ESC and no CR in the text, the same markers, and valid
-// UTF-8 in gives valid UTF-8 out.
+func TestNormalizerRemovesEveryCSISequence(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"cursor shape (DECSCUSR), sent by editors and TUIs", "\x1b[6 qhello", "hello"},
+		{"save and restore cursor (SCOSC, SCORC)", "\x1b[shi\x1b[u", "hi"},
+		{"scroll up and down", "\x1b[2Sa\x1b[3Tb", "ab"},
+		{"erase characters (ECH)", "\x1b[5Xab", "ab"},
+		{"insert characters (ICH)", "\x1b[@x", "x"},
+		{"soft reset (DECSTR)", "\x1b[!preset", "reset"},
+		{"curly underline with a colon sub-parameter", "\x1b[4:3mcurly\x1b[4:0m", "curly"},
+		{"truecolour with colons", "\x1b[38:2::255:0:0mrgb\x1b[m", "rgb"},
+		{"kitty keyboard protocol query", "\x1b[?uok", "ok"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Normalize(tt.in); got != tt.want {
+				t.Errorf("Normalize(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+// splitSafe reports inputs for which a split Write must give exactly what a
+// whole one gives: no CR (see the CR LF bug), no CSI and no ESC other than
+// string introducers and ST (see the stripansi bugs), no U+009B (which
+// stripansi takes for a CSI).
+func splitSafe(in []byte) bool {
+	// 8-bit CSI is left to stripansi's pattern, which sees each chunk alone;
+	// a sequence longer than maxPending is given up on where it was cut.
+	return !bytes.Contains(in, []byte("\u009b")) && len(in) < maxPending
+}
+
+// FuzzNormalizer cuts any input in two: the text and markers must be the
+// same as for one write (but for splitSafe's exceptions), with no ESC and no
+// CR in the text, and valid UTF-8 in must give valid UTF-8 out.
 func FuzzNormalizer(f *testing.F) {
 	seeds := []struct {
 		in  string
@@ -298,6 +325,9 @@ func FuzzNormalizer(f *testing.F) {
 			if utf8.Valid(in) && !utf8.Valid(text) {
 				t.Fatalf("input %q cut at %d: valid UTF-8 gave invalid %q", in, cut, text)
 			}
+		}
+		if splitSafe(in) && !bytes.Equal(splitText, wholeText) {
+			t.Fatalf("input %q cut at %d: split text %q, whole %q", in, cut, splitText, wholeText)
 		}
 		if !reflect.DeepEqual(append(m1, m2...), wholeMarkers) {
 			t.Fatalf("input %q cut at %d: markers %q + %q, whole %q", in, cut, m1, m2, wholeMarkers)
