@@ -564,7 +564,7 @@ func (l *Loop) monitor(ctx context.Context, it *iteration, started time.Time) en
 		case <-tick:
 			tick = l.Clock.After(l.PollInterval)
 			now := l.Clock.Now()
-			pane, err := l.Tmux.Pane(l.Pane)
+			pane, screen, err := l.Tmux.Snapshot(l.captureRequest())
 			if err != nil {
 				return l.goneEnding(err)
 			}
@@ -576,10 +576,6 @@ func (l *Loop) monitor(ctx context.Context, it *iteration, started time.Time) en
 			}
 			if l.MaxTime > 0 && now.Sub(l.start) >= l.MaxTime {
 				return endMaxTime
-			}
-			screen, err := l.capture()
-			if err != nil {
-				return l.goneEnding(err)
 			}
 			if det.Observe(ScreenHash(screen, l.Lines), now) >= l.InactivityTimeout {
 				return endInactivity
@@ -638,7 +634,13 @@ func (l *Loop) exitCode(it *iteration) int {
 }
 
 func (l *Loop) capture() (string, error) {
-	return l.Tmux.Capture(tmux.CaptureRequest{Pane: l.Pane, Start: -l.Lines, Join: true})
+	return l.Tmux.Capture(l.captureRequest())
+}
+
+// captureRequest asks for the last lines with wrapped lines joined, so a
+// client attaching at another width does not look like activity.
+func (l *Loop) captureRequest() tmux.CaptureRequest {
+	return tmux.CaptureRequest{Pane: l.Pane, Start: -l.Lines, Join: true}
 }
 
 // goneEnding tells a closed pane from a dead server.

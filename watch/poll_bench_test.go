@@ -24,10 +24,7 @@ func BenchmarkPoll(b *testing.B) {
 	time.Sleep(200 * time.Millisecond)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := l.Tmux.Pane(pane); err != nil {
-			b.Fatal(err)
-		}
-		screen, err := l.capture()
+		_, screen, err := l.Tmux.Snapshot(l.captureRequest())
 		if err != nil {
 			b.Fatal(err)
 		}

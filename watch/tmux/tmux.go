@@ -24,6 +24,8 @@ type Client interface {
 	Respawn(req RespawnRequest) error
 	// Capture returns the pane's text from start (negative: history lines) to the end of the screen.
 	Capture(req CaptureRequest) (string, error)
+	// Snapshot is Pane and Capture in one round trip, for the loop's polls.
+	Snapshot(req CaptureRequest) (Pane, string, error)
 	// Paste delivers text into the pane as a bracketed paste, byte for byte.
 	Paste(pane, buffer string, text []byte) error
 	// SendKeys sends key names (Enter, C-u) to the pane.
@@ -148,14 +150,34 @@ const paneFormat = "#{pane_id}\t#{pane_pid}\t#{pane_dead}\t#{pane_dead_status}\t
 func (c *Exec) Pane(target string) (Pane, error) {
 	out, err := c.command(nil, "display-message", "-p", "-t", target, paneFormat)
 	if err != nil {
-		var te *Error
-		if errors.As(err, &te) && (strings.Contains(te.Msg, "can't find") || strings.Contains(te.Msg, "no such")) {
-			return Pane{}, fmt.Errorf("%w: %s", ErrNoPane, target)
-		}
-		return Pane{}, err
+		return Pane{}, paneError(err, target)
 	}
+	return parsePane(strings.TrimRight(out, "\n"), target)
+}
+
+// Snapshot implements Client.
+func (c *Exec) Snapshot(req CaptureRequest) (Pane, string, error) {
+	args := append([]string{"display-message", "-p", "-t", req.Pane, paneFormat, ";"}, captureArgs(req)...)
+	out, err := c.command(nil, args...)
+	if err != nil {
+		return Pane{}, "", paneError(err, req.Pane)
+	}
+	info, screen, _ := strings.Cut(out, "\n")
+	pane, err := parsePane(info, req.Pane)
+	return pane, screen, err
+}
+
+func paneError(err error, target string) error {
+	var te *Error
+	if errors.As(err, &te) && (strings.Contains(te.Msg, "can't find") || strings.Contains(te.Msg, "no such")) {
+		return fmt.Errorf("%w: %s", ErrNoPane, target)
+	}
+	return err
+}
+
+func parsePane(line, target string) (Pane, error) {
 	// display exits 0 with empty fields for a pane that does not exist.
-	f := strings.SplitN(strings.TrimRight(out, "\n"), "\t", 8)
+	f := strings.SplitN(line, "\t", 8)
 	if len(f) < 8 || f[0] == "" {
 		return Pane{}, fmt.Errorf("%w: %s", ErrNoPane, target)
 	}
@@ -201,6 +223,10 @@ func (c *Exec) Respawn(req RespawnRequest) error {
 
 // Capture implements Client.
 func (c *Exec) Capture(req CaptureRequest) (string, error) {
+	return c.command(nil, captureArgs(req)...)
+}
+
+func captureArgs(req CaptureRequest) []string {
 	args := []string{"capture-pane", "-p", "-t", req.Pane}
 	if req.Join {
 		args = append(args, "-J")
@@ -208,7 +234,7 @@ func (c *Exec) Capture(req CaptureRequest) (string, error) {
 	if req.Start != 0 {
 		args = append(args, "-S", strconv.Itoa(req.Start))
 	}
-	return c.command(nil, args...)
+	return args
 }
 
 // Paste implements Client: load-buffer from stdin, never parsed by tmux or a
