@@ -16,7 +16,7 @@ const (
 type Config struct {
 	Name       string   // loop name, [A-Za-z0-9._-]{1,64}
 	Pane       string   // pane id, %N
-	Socket     string   // how the tmux server was named, for the record
+	Socket     string   // the tmux server's socket path, for the record
 	Dir        string   // where the agent runs
 	Command    []string // the agent and its arguments
 	PromptFile string   // absolute path, read fresh every iteration
@@ -30,6 +30,10 @@ type Config struct {
 	ReadyTimeout      time.Duration // longest wait for the agent to take input
 	RestartDelay      time.Duration // pause between iterations
 	Lines             int           // lines hashed for inactivity
+
+	Resume      bool     // continue the loop recorded in the state, adopting a running iteration
+	WatcherArgs []string // the run arguments, recorded so resume can start the watcher again
+	WatcherDir  string   // the folder they were given in
 
 	DonePattern         *regexp.Regexp // nil: none
 	CheckDoneContinuous bool           // match while running, not only at the end
@@ -52,6 +56,7 @@ const (
 // Tunables of delivery that are not flags (yet).
 const (
 	readyStable    = 700 * time.Millisecond // a screen this still is ready
+	pasteOnStable  = 200 * time.Millisecond // as still, once the agent turned on bracketed paste
 	readyPoll      = 100 * time.Millisecond
 	pasteLandWait  = 2 * time.Second
 	pasteTries     = 3

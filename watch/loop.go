@@ -40,7 +40,9 @@ type Loop struct {
 	Out   io.Writer // progress lines, "[ralph] NAME: …"
 	Err   io.Writer // warnings and errors
 	Clock Clock
+	Wake  <-chan os.Signal // a command left a request (SIGUSR1)
 
+	killOnStop bool
 	stream     *Stream
 	prevRemain string // the pane's own remain-on-exit before the loop
 	hadRemain  bool
@@ -69,6 +71,8 @@ const (
 	endInterrupted
 	endPaneGone
 	endServerGone
+	endPaused  // a pause request: the agent runs on
+	endStopped // a stop request
 )
 
 // iteration is what one iteration saw.
@@ -77,7 +81,9 @@ type iteration struct {
 	scanner  *DoneScanner
 	match    string
 	exited   bool
-	exitCode int // from the exit marker; -1 until seen
+	exitCode int   // from the exit marker; -1 until seen
+	since    int64 // the stream's length when the agent was started
+	pasteOn  bool  // the agent turned on bracketed paste
 }
 
 // Run loops until the end and returns the exit code.
@@ -97,25 +103,40 @@ func (l *Loop) open() (Result, bool) {
 		l.Clock = RealClock{}
 	}
 	l.start = l.Clock.Now()
-	l.st = &state.State{
-		WorkerName:          l.Name,
-		PromptFile:          l.PromptFile,
-		MaxIterations:       l.MaxIterations,
-		Status:              state.Running,
-		Started:             state.Stamp(l.start),
-		IterationDurations:  []int{},
-		InactivityTimeout:   int(l.InactivityTimeout / time.Second),
-		CheckDoneContinuous: l.CheckDoneContinuous,
-		PaneID:              l.Pane,
-		TmuxSocket:          l.Socket,
-		Command:             l.Command,
-		WatcherPID:          os.Getpid(),
+	if l.Resume {
+		st, err := l.Store.Load()
+		if err != nil {
+			l.errorf("%v", err)
+			return Result{Code: ExitFailed, Reason: "no_state"}, false
+		}
+		l.st, l.iteration = st, st.CurrentIteration
+		if t, err := time.ParseInLocation(state.TimeFormat, st.Started, time.Local); err == nil {
+			l.start = t // max-time counts from the loop's first start
+		}
+		l.st.ExitReason = nil
+	} else {
+		l.st = &state.State{
+			WorkerName:         l.Name,
+			Started:            state.Stamp(l.start),
+			IterationDurations: []int{},
+		}
 	}
+	l.st.PromptFile = l.PromptFile
+	l.st.MaxIterations = l.MaxIterations
+	l.st.Status = state.Running
+	l.st.InactivityTimeout = int(l.InactivityTimeout / time.Second)
+	l.st.CheckDoneContinuous = l.CheckDoneContinuous
+	l.st.PaneID, l.st.TmuxSocket, l.st.Command = l.Pane, l.Socket, l.Command
+	l.st.WatcherPID, l.st.WatcherArgs, l.st.WatcherDir = os.Getpid(), l.WatcherArgs, l.WatcherDir
+	l.st.DonePattern = nil
 	if l.DonePattern != nil {
 		p := l.DonePattern.String()
 		l.st.DonePattern = &p
 	}
 	l.save()
+	if l.Resume {
+		l.log("RESUME", fmt.Sprintf("loop resumed at iteration %d", l.iteration))
+	}
 
 	l.prevRemain, l.hadRemain, _ = l.Tmux.PaneOption(l.Pane, "remain-on-exit")
 	if err := l.Tmux.SetPaneOptions(l.Pane, []tmux.Option{{Name: "remain-on-exit", Value: "on"}}); err != nil {
@@ -135,7 +156,7 @@ func (l *Loop) close(res Result) {
 	if l.stream != nil {
 		l.stream.Close(l.Tmux, l.Pane)
 	}
-	if res.Code != ExitInterrupted && res.Reason != "pane_closed" && res.Reason != "server_gone" {
+	if res.Reason != "interrupted" && res.Reason != "paused" && res.Reason != "pane_closed" && res.Reason != "server_gone" {
 		restore := l.prevRemain
 		if !l.hadRemain {
 			restore = "" // unset: back to the window's value
@@ -145,6 +166,14 @@ func (l *Loop) close(res Result) {
 }
 
 func (l *Loop) run(ctx context.Context) Result {
+	if l.Resume && l.inProgress() {
+		started, _ := time.ParseInLocation(state.TimeFormat, l.st.LastIterationStarted, time.Local)
+		l.sayf("resuming iteration %s", l.progress())
+		l.showStatus("running")
+		if res, stop := l.settle(ctx, l.adopt(ctx, started), started); stop {
+			return res
+		}
+	}
 	for {
 		if res, stop := l.beforeIteration(ctx); stop {
 			return res
@@ -161,87 +190,170 @@ func (l *Loop) run(ctx context.Context) Result {
 		l.sayf("starting iteration %s", l.progress())
 		l.st.CurrentIteration = l.iteration
 		l.st.LastIterationStarted = state.Stamp(now)
+		l.st.LastIterationEnded = ""
 		l.st.Status = state.Running
 		l.save()
 		l.log("START", "iteration "+l.progress())
 		l.showStatus("running")
 
-		it := l.iterate(ctx, prompt)
-		end := it.ending
-		ended := l.Clock.Now()
-		l.st.LastIterationEnded = state.Stamp(ended)
-		l.saveScreen()
-
-		if it.match != "" && end != endInterrupted {
-			l.sayf("done pattern matched, stopping loop")
-			l.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=done_pattern", l.iteration))
-			return l.end(state.Stopped, "done_pattern", ExitDone, "done")
-		}
-		switch end {
-		case endInterrupted:
-			return l.interrupted()
-		case endPaneGone:
-			l.errorf("pane %s was closed", l.Pane)
-			return l.end(state.Failed, "pane_closed", ExitFailed, "failed")
-		case endServerGone:
-			l.errorf("tmux server is gone")
-			return l.end(state.Failed, "server_gone", ExitFailed, "failed")
-		case endDoneFile:
-			return l.doneFile()
-		case endMaxTime:
-			return l.limit("max_time", fmt.Sprintf("max time (%s) reached", l.MaxTime))
-		case endInactivity:
-			l.sayf("inactivity timeout (%s), restarting", seconds(l.InactivityTimeout))
-			l.log("TIMEOUT", fmt.Sprintf("iteration %d inactivity_timeout=%s", l.iteration, seconds(l.InactivityTimeout)))
-		case endTimeout:
-			l.sayf("iteration timeout (%s), restarting", l.IterationTimeout)
-			l.log("TIMEOUT", fmt.Sprintf("iteration %d iteration_timeout=%s", l.iteration, l.IterationTimeout))
-		case endExit:
-			code := it.code
-			l.st.LastExitCode = &code
-			if code == 0 {
-				d := ended.Sub(now)
-				l.st.ConsecutiveFailures = 0
-				l.st.IterationDurations = append(l.st.IterationDurations, int(d/time.Second))
-				l.sayf("iteration %d completed (exit: 0, duration: %s)", l.iteration, FormatDuration(d))
-				l.log("END", fmt.Sprintf("iteration %d exit=0 duration=%s", l.iteration, FormatDuration(d)))
-				break
-			}
-			l.st.ConsecutiveFailures++
-			l.st.TotalFailures++
-			if code == 126 || code == 127 {
-				what := "command not found"
-				if code == 126 {
-					what = "command not executable"
-				}
-				l.log("FAIL", fmt.Sprintf("iteration %d exit=%d fatal", l.iteration, code))
-				l.errorf("%s: %s (exit %d)", what, l.Command[0], code)
-				return l.end(state.Failed, "fatal_exit", ExitFailed, "failed")
-			}
-			n := l.st.ConsecutiveFailures
-			if n >= maxFailures {
-				l.log("FAIL", fmt.Sprintf("iteration %d exit=%d attempt=%d/%d", l.iteration, code, n, maxFailures))
-				l.sayf("%d consecutive failures, stopping loop", n)
-				return l.end(state.Failed, "consecutive_failures", ExitFailed, "failed")
-			}
-			wait := Backoff(n)
-			l.sayf("iteration %d failed (exit: %s), retrying in %s (attempt %d/%d)", l.iteration, exitText(code), seconds(wait), n, maxFailures)
-			l.log("FAIL", fmt.Sprintf("iteration %d exit=%s attempt=%d/%d backoff=%s", l.iteration, exitText(code), n, maxFailures, seconds(wait)))
-			l.save()
-			l.showStatus("backoff")
-			if !l.sleep(ctx, wait) {
-				return l.interrupted()
-			}
-		}
-		l.save()
-		if !l.sleep(ctx, l.RestartDelay) {
-			return l.interrupted()
+		if res, stop := l.settle(ctx, l.iterate(ctx, prompt), now); stop {
+			return res
 		}
 	}
 }
 
+// inProgress reports whether the state left an iteration started and not ended.
+func (l *Loop) inProgress() bool {
+	return l.iteration > 0 && l.st.LastIterationStarted != "" && l.st.LastIterationEnded == ""
+}
+
+// settle records how an iteration ended and decides what comes next: the
+// loop's end, or (after any backoff and the restart delay) another iteration.
+func (l *Loop) settle(ctx context.Context, it outcome, started time.Time) (Result, bool) {
+	end := it.ending
+	ended := l.Clock.Now()
+	l.st.LastIterationEnded = state.Stamp(ended)
+	l.saveScreen()
+
+	if it.match != "" && end != endInterrupted && end != endPaused && end != endStopped {
+		l.sayf("done pattern matched, stopping loop")
+		l.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=done_pattern", l.iteration))
+		return l.end(state.Stopped, "done_pattern", ExitDone, "done"), true
+	}
+	switch end {
+	case endInterrupted:
+		l.st.LastIterationEnded = "" // the agent runs on: the iteration is not over
+		return l.interrupted(), true
+	case endPaused:
+		l.st.LastIterationEnded = ""
+		return l.paused(), true
+	case endStopped:
+		return l.stopped(), true
+	case endPaneGone:
+		l.errorf("pane %s was closed", l.Pane)
+		return l.end(state.Failed, "pane_closed", ExitFailed, "failed"), true
+	case endServerGone:
+		l.errorf("tmux server is gone")
+		return l.end(state.Failed, "server_gone", ExitFailed, "failed"), true
+	case endDoneFile:
+		return l.doneFile(), true
+	case endMaxTime:
+		return l.limit("max_time", fmt.Sprintf("max time (%s) reached", l.MaxTime)), true
+	case endInactivity:
+		l.sayf("inactivity timeout (%s), restarting", seconds(l.InactivityTimeout))
+		l.log("TIMEOUT", fmt.Sprintf("iteration %d inactivity_timeout=%s", l.iteration, seconds(l.InactivityTimeout)))
+	case endTimeout:
+		l.sayf("iteration timeout (%s), restarting", l.IterationTimeout)
+		l.log("TIMEOUT", fmt.Sprintf("iteration %d iteration_timeout=%s", l.iteration, l.IterationTimeout))
+	case endExit:
+		code := it.code
+		l.st.LastExitCode = &code
+		if code == 0 {
+			d := ended.Sub(started)
+			l.st.ConsecutiveFailures = 0
+			l.st.IterationDurations = append(l.st.IterationDurations, int(d/time.Second))
+			l.sayf("iteration %d completed (exit: 0, duration: %s)", l.iteration, FormatDuration(d))
+			l.log("END", fmt.Sprintf("iteration %d exit=0 duration=%s", l.iteration, FormatDuration(d)))
+			break
+		}
+		l.st.ConsecutiveFailures++
+		l.st.TotalFailures++
+		if code == 126 || code == 127 {
+			what := "command not found"
+			if code == 126 {
+				what = "command not executable"
+			}
+			l.log("FAIL", fmt.Sprintf("iteration %d exit=%d fatal", l.iteration, code))
+			l.errorf("%s: %s (exit %d)", what, l.Command[0], code)
+			return l.end(state.Failed, "fatal_exit", ExitFailed, "failed"), true
+		}
+		n := l.st.ConsecutiveFailures
+		if n >= maxFailures {
+			l.log("FAIL", fmt.Sprintf("iteration %d exit=%d attempt=%d/%d", l.iteration, code, n, maxFailures))
+			l.sayf("%d consecutive failures, stopping loop", n)
+			return l.end(state.Failed, "consecutive_failures", ExitFailed, "failed"), true
+		}
+		wait := Backoff(n)
+		l.sayf("iteration %d failed (exit: %s), retrying in %s (attempt %d/%d)", l.iteration, exitText(code), seconds(wait), n, maxFailures)
+		l.log("FAIL", fmt.Sprintf("iteration %d exit=%s attempt=%d/%d backoff=%s", l.iteration, exitText(code), n, maxFailures, seconds(wait)))
+		l.save()
+		l.showStatus("backoff")
+		if end := l.wait(ctx, wait); end != endExit {
+			return l.settle(ctx, outcome{ending: end}, started)
+		}
+	}
+	l.save()
+	if end := l.wait(ctx, l.RestartDelay); end != endExit {
+		return l.settle(ctx, outcome{ending: end}, started)
+	}
+	return Result{}, false
+}
+
+// wait sleeps between iterations; a pause or stop request, or an interrupt,
+// ends the wait at once and is returned (endExit: the wait ran out).
+func (l *Loop) wait(ctx context.Context, d time.Duration) ending {
+	timer := l.Clock.After(d)
+	for {
+		if end, ok := l.request(); ok {
+			return end
+		}
+		select {
+		case <-ctx.Done():
+			return endInterrupted
+		case <-timer:
+			return endExit
+		case <-l.Wake:
+		case <-l.Clock.After(time.Second): // a request whose signal was lost
+		}
+	}
+}
+
+// request takes a pending pause or stop request.
+func (l *Loop) request() (ending, bool) {
+	switch l.Store.TakeRequest() {
+	case state.RequestPause:
+		return endPaused, true
+	case state.RequestStop:
+		return endStopped, true
+	case state.RequestStopKill:
+		l.killOnStop = true
+		return endStopped, true
+	}
+	return endExit, false
+}
+
+// adopt watches an iteration a previous watcher started: the agent may still
+// be running, or may have ended while nobody watched.
+func (l *Loop) adopt(ctx context.Context, started time.Time) (r outcome) {
+	it := &iteration{exitCode: -1} // no nonce: any exit marker is this agent's
+	if l.DonePattern != nil {
+		prompt, _ := os.ReadFile(l.Store.Path("prompt.txt"))
+		it.scanner = NewDoneScanner(l.DonePattern, string(prompt))
+	}
+	pane, err := l.Tmux.Pane(l.Pane)
+	if err != nil {
+		r.ending = l.goneEnding(err)
+		return r
+	}
+	if pane.Dead {
+		r.ending, r.code = endExit, l.exitCode(it)
+		return r
+	}
+	r.ending = l.monitor(ctx, it, started)
+	if r.ending == endExit {
+		l.drain(it)
+		r.code = l.exitCode(it)
+	}
+	l.flush(it)
+	r.match = it.match
+	return r
+}
+
 // beforeIteration runs the stop checks: interrupt, done file, limits.
 func (l *Loop) beforeIteration(ctx context.Context) (Result, bool) {
+	if end, ok := l.request(); ok {
+		return l.settle(ctx, outcome{ending: end}, l.Clock.Now())
+	}
 	switch {
 	case ctx.Err() != nil:
 		return l.interrupted(), true
@@ -280,6 +392,28 @@ func (l *Loop) interrupted() Result {
 	l.save()
 	l.showStatus("paused")
 	return Result{Code: ExitInterrupted, Reason: "interrupted"}
+}
+
+func (l *Loop) paused() Result {
+	l.sayf("paused, exiting loop (the agent runs on)")
+	l.log("PAUSE", "loop paused reason=request")
+	l.st.Status = state.Paused
+	l.save()
+	l.showStatus("paused")
+	return Result{Code: ExitInterrupted, Reason: "paused"}
+}
+
+// stopped ends the loop on a stop request, and the agent too if asked.
+func (l *Loop) stopped() Result {
+	if l.killOnStop {
+		if pane, err := l.Tmux.Pane(l.Pane); err == nil {
+			l.endAgent(pane)
+		}
+	}
+	l.sayf("stopped, exiting loop")
+	l.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=killed", l.iteration))
+	res := l.end(state.Stopped, "killed", ExitInterrupted, "stopped")
+	return res
 }
 
 func (l *Loop) lost(err error) Result {
@@ -321,6 +455,9 @@ func (l *Loop) iterate(ctx context.Context, prompt string) (r outcome) {
 	}
 	l.endAgent(pane)
 	l.take(it) // whatever the old agent wrote is not this iteration's
+	if l.stream != nil {
+		it.since = l.stream.Bytes()
+	}
 	if l.PromptMode != ModeType && l.DonePattern != nil {
 		it.scanner = NewDoneScanner(l.DonePattern, prompt)
 	}
@@ -401,8 +538,13 @@ func (l *Loop) take(it *iteration) {
 		}
 	}
 	for _, m := range markers {
-		if rest, ok := strings.CutPrefix(m, "exit;"+it.nonce+";"); ok {
-			if code, err := strconv.Atoi(rest); err == nil {
+		if m == PasteOn {
+			it.pasteOn = true
+			continue
+		}
+		f := strings.Split(m, ";")
+		if len(f) == 3 && f[0] == "exit" && (f[1] == it.nonce || it.nonce == "") {
+			if code, err := strconv.Atoi(f[2]); err == nil {
 				it.exited, it.exitCode = true, code
 			}
 		}
@@ -419,9 +561,12 @@ func (l *Loop) flush(it *iteration) {
 	}
 }
 
-// deliver waits for the agent to be ready, pastes the prompt, checks it
-// landed, and presses Enter until the submit takes.
-func (l *Loop) deliver(ctx context.Context, it *iteration, prompt string) (ending, bool) {
+// awaitReady waits until the agent takes input: it has written something
+// since it was started, and its visible screen matches the ready pattern, or
+// has been still a moment (a shorter one once it turned on bracketed paste).
+// The ready timeout bounds the wait. ready is false when the prompt must not
+// be typed: the agent exited, the pane went away, or the wait was interrupted.
+func (l *Loop) awaitReady(ctx context.Context, it *iteration) (end ending, ready bool) {
 	deadline := l.Clock.Now().Add(l.ReadyTimeout)
 	var det Detector
 	for {
@@ -429,32 +574,43 @@ func (l *Loop) deliver(ctx context.Context, it *iteration, prompt string) (endin
 		if it.exited {
 			return endExit, false
 		}
-		screen, err := l.capture()
+		// The visible screen only: the history still shows the last agent.
+		screen, err := l.Tmux.Capture(tmux.CaptureRequest{Pane: l.Pane, Join: true})
 		if err != nil {
-			return l.goneEnding(err), true
+			return l.goneEnding(err), false
 		}
 		lines := ScreenLines(screen, 0)
-		if l.ReadyPattern != nil {
-			if l.ReadyPattern.MatchString(strings.Join(lines, "\n")) {
-				break
+		stable := det.Observe(ScreenHash(screen, 0), l.Clock.Now())
+		if l.stream == nil || l.stream.Bytes() > it.since {
+			if l.ReadyPattern != nil {
+				if l.ReadyPattern.MatchString(strings.Join(lines, "\n")) {
+					return endExit, true
+				}
+			} else if len(lines) > 0 && (stable >= readyStable || it.pasteOn && stable >= pasteOnStable) {
+				return endExit, true
 			}
-		} else if len(lines) > 0 && det.Observe(ScreenHash(screen, 0), l.Clock.Now()) >= readyStable {
-			break
 		}
 		if l.Clock.Now().After(deadline) {
 			l.warnf("agent did not become ready within %s, typing the prompt anyway", l.ReadyTimeout)
-			break
+			return endExit, true
 		}
 		if pane, err := l.Tmux.Pane(l.Pane); err != nil {
-			return l.goneEnding(err), true
+			return l.goneEnding(err), false
 		} else if pane.Dead {
 			return endExit, false
 		}
 		if !l.sleep(ctx, readyPoll) {
-			return endInterrupted, true
+			return endInterrupted, false
 		}
 	}
+}
 
+// deliver waits for the agent to be ready, pastes the prompt, checks it
+// landed, and presses Enter until the submit takes.
+func (l *Loop) deliver(ctx context.Context, it *iteration, prompt string) (ending, bool) {
+	if end, ready := l.awaitReady(ctx, it); !ready {
+		return end, end != endExit
+	}
 	// The baseline: only output from here on can hold the done signal.
 	l.take(it)
 	if l.DonePattern != nil {
@@ -552,6 +708,10 @@ func (l *Loop) monitor(ctx context.Context, it *iteration, started time.Time) en
 		select {
 		case <-ctx.Done():
 			return endInterrupted
+		case <-l.Wake:
+			if end, ok := l.request(); ok {
+				return end
+			}
 		case <-notify:
 			quiet = l.Clock.After(quietAfter)
 		case <-quiet:
@@ -573,6 +733,9 @@ func (l *Loop) monitor(ctx context.Context, it *iteration, started time.Time) en
 			}
 			if l.doneFileExists() {
 				return endDoneFile
+			}
+			if end, ok := l.request(); ok {
+				return end
 			}
 			if l.MaxTime > 0 && now.Sub(l.start) >= l.MaxTime {
 				return endMaxTime
@@ -690,7 +853,7 @@ func (l *Loop) progress() string {
 
 // showStatus mirrors the loop's state in pane options for the status line.
 func (l *Loop) showStatus(shown string) {
-	mark := map[string]string{"running": "⟳", "backoff": "⟳", "paused": "⏸", "done": "✓", "failed": "✗", "limit": "■"}[shown]
+	mark := map[string]string{"running": "⟳", "backoff": "⟳", "paused": "⏸", "done": "✓", "failed": "✗", "limit": "■", "stopped": "■"}[shown]
 	text := mark + " " + l.progress()
 	if shown == "backoff" {
 		text += " ⏳"

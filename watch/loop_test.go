@@ -546,3 +546,18 @@ func TestResizingAQuietPaneIsNotActivity(t *testing.T) {
 	h.wantResult(h.run(60*time.Second), watch.ExitDone, "max_iterations")
 	h.wantOutput("inactivity timeout (2s), restarting")
 }
+
+// After a respawn the last agent's screen is still in the pane's history; an
+// agent that takes a while to draw must not be typed at before it does.
+func TestAnAgentSlowToStartGetsThePromptOnlyOnceItHasDrawn(t *testing.T) {
+	h := newHarness(t, "line one\nline two", nil)
+	got := filepath.Join(h.srv.Dir, "got-{{iteration}}")
+	h.cfg.Command = h.agent("sleep 2s\nprint slow agent ready\nready\nread\nsave " + got + "\nprint lots of output so the screen is full\nexit 0\n")
+	h.cfg.MaxIterations = 2
+	h.wantResult(h.run(60*time.Second), watch.ExitDone, "max_iterations")
+	for _, i := range []string{"1", "2"} {
+		if data, _ := os.ReadFile(strings.ReplaceAll(got, "{{iteration}}", i)); string(data) != "line one\nline two" {
+			t.Errorf("iteration %s: agent received %q", i, data)
+		}
+	}
+}

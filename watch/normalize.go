@@ -23,7 +23,8 @@ type Normalizer struct {
 }
 
 // Write normalizes the next chunk of output. It returns the plain text and the
-// payloads of any ralph markers (OSC 7777) seen, without the prefix.
+// events seen: the payloads of ralph markers (OSC 7777) without the prefix,
+// and PasteOn.
 func (n *Normalizer) Write(p []byte) (text []byte, markers []string) {
 	buf := append(n.pending, p...)
 	n.pending = nil
@@ -55,6 +56,8 @@ func (n *Normalizer) Write(p []byte) (text []byte, markers []string) {
 			}
 		case len(seq) > 2 && seq[1] == '[' && bytes.IndexByte([]byte("HfABdEF"), seq[len(seq)-1]) >= 0:
 			pre = append(pre, '\n')
+		case enablesBracketedPaste(seq):
+			markers = append(markers, PasteOn)
 		case len(seq) == 2 && bytes.IndexByte([]byte("DEM"), seq[1]) >= 0:
 			pre = append(pre, '\n')
 		}
@@ -80,6 +83,23 @@ func (n *Normalizer) Write(p []byte) (text []byte, markers []string) {
 		n.afterCR = pre[len(pre)-1] == '\r'
 	}
 	return cleanControls(pre), markers
+}
+
+// PasteOn is the event Write reports when the application turns on
+// bracketed paste: a TUI that does so is reading its input box.
+const PasteOn = "paste-on"
+
+// enablesBracketedPaste reports a private mode set (CSI ? … h) naming mode 2004.
+func enablesBracketedPaste(seq []byte) bool {
+	if len(seq) < 5 || seq[1] != '[' || seq[2] != '?' || seq[len(seq)-1] != 'h' {
+		return false
+	}
+	for _, p := range bytes.Split(seq[3:len(seq)-1], []byte(";")) {
+		if string(p) == "2004" {
+			return true
+		}
+	}
+	return false
 }
 
 // Normalize is Write and end of stream for a whole text such as a capture.

@@ -21,6 +21,23 @@ func writeAll(chunks ...string) (string, []string) {
 	return text.String(), markers
 }
 
+func TestNormalizerReportsBracketedPasteTurnedOn(t *testing.T) {
+	for in, want := range map[string]bool{
+		"\x1b[?2004h":       true,
+		"\x1b[?1049;2004h":  true,
+		"\x1b[?2004;1h":     true,
+		"\x1b[?2004l":       false,
+		"\x1b[?20041h":      false,
+		"\x1b[2004h":        false,
+		"plain ?2004h text": false,
+	} {
+		_, markers := writeAll(in)
+		if got := len(markers) == 1 && markers[0] == PasteOn; got != want {
+			t.Errorf("Write(%q) markers %q, want paste-on: %v", in, markers, want)
+		}
+	}
+}
+
 func TestNormalizerTurnsPaneOutputIntoPlainText(t *testing.T) {
 	tests := []struct {
 		name string
@@ -71,8 +88,10 @@ func TestNormalizerTurnsPaneOutputIntoPlainText(t *testing.T) {
 			if got != tt.want {
 				t.Errorf("Write(%q) = %q, want %q", tt.in, got, tt.want)
 			}
-			if len(markers) != 0 {
-				t.Errorf("Write(%q) reported markers %q, want none", tt.in, markers)
+			for _, m := range markers {
+				if m != PasteOn || !strings.Contains(tt.in, "2004h") {
+					t.Errorf("Write(%q) reported markers %q, want none but paste-on", tt.in, markers)
+				}
 			}
 			if got := Normalize(tt.in); got != tt.want {
 				t.Errorf("Normalize(%q) = %q, want %q", tt.in, got, tt.want)

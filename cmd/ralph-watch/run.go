@@ -112,6 +112,9 @@ func runLoop(ctx context.Context, e env, f *runFlags, command, rawArgs []string)
 	if err != nil {
 		return err
 	}
+	if cfg.Socket, err = client.SocketPath(); err != nil {
+		return &exitError{code: 1, msg: "find tmux socket: " + err.Error()}
+	}
 	root := state.Root(e.Getenv)
 	store, err := state.Open(root, cfg.Name)
 	if err != nil {
@@ -199,9 +202,9 @@ func checkRunFlags(e env, f *runFlags, command []string) (watch.Config, *tmux.Ex
 	client := &tmux.Exec{}
 	switch {
 	case f.socketName != "":
-		client.Server, cfg.Socket = []string{"-L", f.socketName}, f.socketName
+		client.Server = []string{"-L", f.socketName}
 	case f.socketPath != "":
-		client.Server, cfg.Socket = []string{"-S", f.socketPath}, f.socketPath
+		client.Server = []string{"-S", f.socketPath}
 	}
 	if _, err := exec.LookPath("tmux"); err != nil {
 		return cfg, nil, usageErrorf("tmux not found on PATH: install tmux 3.2 or newer")
@@ -267,7 +270,7 @@ func resolvePane(e env, f *runFlags, client *tmux.Exec, cfg *watch.Config) (tmux
 	pane, err := client.Pane(target)
 	switch {
 	case tmux.NoServer(err):
-		return pane, usageErrorf("no tmux server running%s", serverName(cfg.Socket))
+		return pane, usageErrorf("no tmux server running%s", serverName(f))
 	case errors.Is(err, tmux.ErrNoPane):
 		return pane, usageErrorf("no such pane: %s", target)
 	case err != nil:
@@ -283,11 +286,11 @@ func resolvePane(e env, f *runFlags, client *tmux.Exec, cfg *watch.Config) (tmux
 	return pane, nil
 }
 
-func serverName(socket string) string {
-	if socket == "" {
-		return ""
+func serverName(f *runFlags) string {
+	if socket := f.socketName + f.socketPath; socket != "" {
+		return " on " + socket
 	}
-	return " on " + socket
+	return ""
 }
 
 var nameUnsafe = regexp.MustCompile(`[^A-Za-z0-9._-]+`)

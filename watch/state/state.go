@@ -45,6 +45,72 @@ type State struct {
 	WatcherPID           int      `json:"watcher_pid"`
 	Heartbeat            string   `json:"heartbeat"`
 	LastExitCode         *int     `json:"last_exit_code"`
+	// How the watcher was started, so resume can start it again the same way.
+	WatcherArgs []string `json:"watcher_args,omitempty"`
+	WatcherDir  string   `json:"watcher_dir,omitempty"`
+}
+
+// ErrNoState means a loop has no state folder.
+type ErrNoState struct{ Name string }
+
+func (e *ErrNoState) Error() string {
+	return fmt.Sprintf("no ralph state found for worker '%s'", e.Name)
+}
+
+// Find opens the existing state of loop name; *ErrNoState if there is none.
+func Find(root, name string) (*Store, error) {
+	if !Exists(root, name) {
+		return nil, &ErrNoState{Name: name}
+	}
+	return &Store{Dir: filepath.Join(root, name)}, nil
+}
+
+// List returns the names of the loops under root, sorted.
+func List(root string) ([]string, error) {
+	entries, err := os.ReadDir(root)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, e := range entries {
+		if e.IsDir() && Exists(root, e.Name()) {
+			names = append(names, e.Name())
+		}
+	}
+	return names, nil
+}
+
+// Remove deletes the loop's folder.
+func (s *Store) Remove() error { return os.RemoveAll(s.Dir) }
+
+// Requests a command can make of a running watcher.
+const (
+	RequestPause    = "pause"
+	RequestStop     = "stop"
+	RequestStopKill = "stop-kill"
+)
+
+// Request leaves a request for the watcher, which takes it at its next look
+// (a command also sends it SIGUSR1 so that is at once).
+func (s *Store) Request(what string) error {
+	tmp := s.Path(".request.tmp")
+	if err := os.WriteFile(tmp, []byte(what), 0o600); err != nil {
+		return fmt.Errorf("write request: %w", err)
+	}
+	return os.Rename(tmp, s.Path("request"))
+}
+
+// TakeRequest returns and removes a pending request, "" if none.
+func (s *Store) TakeRequest() string {
+	data, err := os.ReadFile(s.Path("request"))
+	if err != nil {
+		return ""
+	}
+	os.Remove(s.Path("request"))
+	return string(data)
 }
 
 // TimeFormat is how times are written: local time, as the swarm schema does.

@@ -38,6 +38,8 @@ type Client interface {
 	PipePane(pane, command string) error
 	// Nudge makes the server reap children, bringing back a lost exit status.
 	Nudge() error
+	// SocketPath is the server's socket, by which any client can reach it again.
+	SocketPath() (string, error)
 }
 
 // ErrNoPane is returned when a target names no pane.
@@ -292,6 +294,12 @@ func (c *Exec) PipePane(pane, command string) error {
 	}
 	_, err := c.command(nil, args...)
 	return err
+}
+
+// SocketPath implements Client.
+func (c *Exec) SocketPath() (string, error) {
+	out, err := c.command(nil, "display-message", "-p", "#{socket_path}")
+	return strings.TrimSpace(out), err
 }
 
 // Nudge implements Client.
