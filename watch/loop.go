@@ -96,6 +96,24 @@ func (l *Loop) Run(ctx context.Context) Result {
 	return res
 }
 
+// Prepare records a loop that is not started: its state (paused, at
+// iteration 0) and the pane's options, for resume to start it later.
+func (l *Loop) Prepare() error {
+	if l.Clock == nil {
+		l.Clock = RealClock{}
+	}
+	l.start = l.Clock.Now()
+	l.st = &state.State{WorkerName: l.Name, Started: state.Stamp(l.start), IterationDurations: []int{}}
+	l.record()
+	l.st.Status, l.st.WatcherPID = state.Paused, 0
+	if err := l.Store.Save(l.st); err != nil {
+		return err
+	}
+	l.log("PAUSE", "loop prepared, not started")
+	l.showStatus("paused")
+	return nil
+}
+
 // open records the loop's start, takes over the pane's remain-on-exit and
 // starts reading its output.
 func (l *Loop) open() (Result, bool) {
@@ -121,18 +139,7 @@ func (l *Loop) open() (Result, bool) {
 			IterationDurations: []int{},
 		}
 	}
-	l.st.PromptFile = l.PromptFile
-	l.st.MaxIterations = l.MaxIterations
-	l.st.Status = state.Running
-	l.st.InactivityTimeout = int(l.InactivityTimeout / time.Second)
-	l.st.CheckDoneContinuous = l.CheckDoneContinuous
-	l.st.PaneID, l.st.TmuxSocket, l.st.Command = l.Pane, l.Socket, l.Command
-	l.st.WatcherPID, l.st.WatcherArgs, l.st.WatcherDir = os.Getpid(), l.WatcherArgs, l.WatcherDir
-	l.st.DonePattern = nil
-	if l.DonePattern != nil {
-		p := l.DonePattern.String()
-		l.st.DonePattern = &p
-	}
+	l.record()
 	l.save()
 	if l.Resume {
 		l.log("RESUME", fmt.Sprintf("loop resumed at iteration %d", l.iteration))
@@ -148,6 +155,22 @@ func (l *Loop) open() (Result, bool) {
 	}
 	l.stream = stream
 	return Result{}, true
+}
+
+// record writes the loop's settings and whereabouts into its state.
+func (l *Loop) record() {
+	l.st.PromptFile = l.PromptFile
+	l.st.MaxIterations = l.MaxIterations
+	l.st.Status = state.Running
+	l.st.InactivityTimeout = int(l.InactivityTimeout / time.Second)
+	l.st.CheckDoneContinuous = l.CheckDoneContinuous
+	l.st.PaneID, l.st.TmuxSocket, l.st.Command = l.Pane, l.Socket, l.Command
+	l.st.WatcherPID, l.st.WatcherArgs, l.st.WatcherDir = os.Getpid(), l.WatcherArgs, l.WatcherDir
+	l.st.DonePattern = nil
+	if l.DonePattern != nil {
+		p := l.DonePattern.String()
+		l.st.DonePattern = &p
+	}
 }
 
 // close stops reading the pane and gives back its remain-on-exit, unless the
@@ -616,11 +639,18 @@ func (l *Loop) deliver(ctx context.Context, it *iteration, prompt string) (endin
 	if l.DonePattern != nil {
 		it.scanner = NewDoneScanner(l.DonePattern, prompt)
 	}
-	buffer := fmt.Sprintf("ralph-%s-%s", l.Name, it.nonce)
-	if prompt != "" {
+	return l.typeText(ctx, it, prompt)
+}
+
+// typeText pastes text as a bracketed paste, byte for byte, checks it landed
+// (pasting again only when none of it did), waits a moment, and presses
+// Enter until the submit takes.
+func (l *Loop) typeText(ctx context.Context, it *iteration, text string) (ending, bool) {
+	buffer := fmt.Sprintf("ralph-%s-%s", l.Name, nonce())
+	if text != "" {
 		for try := 1; ; try++ {
 			moved, err := l.after(ctx, it, pasteLandWait, func() error {
-				return l.Tmux.Paste(l.Pane, buffer, []byte(prompt))
+				return l.Tmux.Paste(l.Pane, buffer, []byte(text))
 			})
 			if err != nil {
 				return l.goneEnding(err), true
@@ -629,7 +659,7 @@ func (l *Loop) deliver(ctx context.Context, it *iteration, prompt string) (endin
 				break
 			}
 			if try == pasteTries {
-				l.warnf("the prompt did not show in the pane after %d pastes; pressing Enter anyway", pasteTries)
+				l.warnf("the text did not show in the pane after %d pastes; pressing Enter anyway", pasteTries)
 				break
 			}
 		}
@@ -652,6 +682,24 @@ func (l *Loop) deliver(ctx context.Context, it *iteration, prompt string) (endin
 		return endInterrupted, true
 	}
 	return endExit, false
+}
+
+// Send types a message into a loop's pane mid-iteration, the way the prompt
+// is delivered: a bracketed paste, then Enter until the submit takes.
+func Send(ctx context.Context, client tmux.Client, pane, name, message string, warnings io.Writer) error {
+	l := &Loop{Config: Config{Name: name, Pane: pane}, Tmux: client, Out: io.Discard, Err: warnings, Clock: RealClock{}}
+	if _, err := client.Pane(pane); err != nil {
+		return err
+	}
+	switch end, _ := l.typeText(ctx, &iteration{exitCode: -1}, message); end {
+	case endPaneGone:
+		return fmt.Errorf("pane %s is gone", pane)
+	case endServerGone:
+		return errors.New("tmux server is gone")
+	case endInterrupted:
+		return ctx.Err()
+	}
+	return nil
 }
 
 // after runs act and reports whether the pane showed any change within wait.

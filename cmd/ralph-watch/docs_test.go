@@ -21,7 +21,7 @@ func TestManPageDocumentsEveryFlag(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		fs   *flag.FlagSet
-	}{{"run", runCommand(e, nil).FlagSet}, {"demo", demoCommand(e).FlagSet}} {
+	}{{"run", runCommand(e).FlagSet}, {"demo", demoCommand(e).FlagSet}} {
 		c.fs.VisitAll(func(f *flag.Flag) {
 			dashes := "--"
 			if len(f.Name) == 1 {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -31,6 +32,7 @@ type runFlags struct {
 	inactivity, poll, iterationTimeout, maxTime time.Duration
 	readyTimeout, restartDelay                  time.Duration
 	checkDoneContinuous, detach, tmuxNoOp       bool
+	replace, cleanState, noRun                  bool
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
@@ -56,6 +58,9 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.Var(durationFlag{&f.maxTime}, "max-time", "stop the loop after this long (0: no limit)")
 	fs.Var(durationFlag{&f.restartDelay}, "restart-delay", "pause between iterations (default 1s)")
 	fs.BoolVar(&f.detach, "detach", false, "run the watcher in the background and return")
+	fs.BoolVar(&f.replace, "replace", false, "stop a loop of the same name (watcher and agent) and start afresh")
+	fs.BoolVar(&f.cleanState, "clean-state", false, "clear the state of a loop of the same name first")
+	fs.BoolVar(&f.noRun, "no-run", false, "prepare the pane and state without looping ('resume NAME' starts it)")
 	fs.BoolVar(&f.tmuxNoOp, "tmux", false, "accepted for compatibility; loops always use tmux")
 }
 
@@ -66,7 +71,7 @@ func (f *runFlags) defaults() {
 
 var namePattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 
-func runCommand(e env, rawArgs []string) *ffcli.Command {
+func runCommand(e env) *ffcli.Command {
 	var f runFlags
 	f.defaults()
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
@@ -95,12 +100,12 @@ Examples:
 			ff.WithAllowMissingConfigFile(true),
 		},
 		Exec: func(ctx context.Context, args []string) error {
-			return runLoop(ctx, e, &f, args, rawArgs)
+			return runLoop(ctx, e, &f, fs, args)
 		},
 	}
 }
 
-func runLoop(ctx context.Context, e env, f *runFlags, command, rawArgs []string) error {
+func runLoop(ctx context.Context, e env, f *runFlags, fs *flag.FlagSet, command []string) error {
 	if f.tmuxNoOp {
 		fmt.Fprintln(e.Stderr, "Note: Ralph workers always use tmux")
 	}
@@ -112,19 +117,37 @@ func runLoop(ctx context.Context, e env, f *runFlags, command, rawArgs []string)
 	if err != nil {
 		return err
 	}
+	cfg.Resume = e.Getenv(resumeEnv) == "1"
+	store, err := claimName(e, f, &cfg)
+	if err != nil {
+		return err
+	}
+	if pane.ID == "" {
+		if pane, err = newWindow(client, &cfg); err != nil {
+			return err
+		}
+	}
 	if cfg.Socket, err = client.SocketPath(); err != nil {
 		return &exitError{code: 1, msg: "find tmux socket: " + err.Error()}
 	}
-	root := state.Root(e.Getenv)
-	store, err := state.Open(root, cfg.Name)
-	if err != nil {
-		return &exitError{code: 2, msg: err.Error()}
+	cfg.WatcherArgs = watcherArgs(fs, cfg, command)
+	cfg.WatcherDir, _ = os.Getwd()
+	loop := &watch.Loop{Config: cfg, Tmux: client, Store: store, Out: e.Stdout, Err: e.Stderr}
+	if f.noRun {
+		if err := loop.Prepare(); err != nil {
+			return &exitError{code: 1, msg: err.Error()}
+		}
+		fmt.Fprintf(e.Stdout, "[ralph] %s: prepared pane %s; start the loop with 'ralph-watch resume %s'\n", cfg.Name, cfg.Pane, cfg.Name)
+		return nil
 	}
-	if store.Locked() {
-		return usageErrorf("loop '%s' is already running (another watcher holds %s); pick another --name", cfg.Name, store.Path("lock"))
-	}
-	if f.detach || insidePane(pane) {
-		return detach(e, cfg, store, rawArgs)
+	if !cfg.Resume && (f.detach || insidePane(pane)) {
+		pid, err := startWatcher(e, store, cfg.WatcherArgs, cfg.WatcherDir, false)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.Stdout, "[ralph] %s: looping pane %s in the background (watcher pid %d, log %s)\n",
+			cfg.Name, cfg.Pane, pid, store.Path("watcher.log"))
+		return nil
 	}
 	if err := store.Lock(); err != nil {
 		if errors.Is(err, state.ErrLocked) {
@@ -133,12 +156,89 @@ func runLoop(ctx context.Context, e env, f *runFlags, command, rawArgs []string)
 		return &exitError{code: 1, msg: err.Error()}
 	}
 	defer store.Unlock()
-	loop := &watch.Loop{Config: cfg, Tmux: client, Store: store, Out: e.Stdout, Err: e.Stderr}
+	wake := make(chan os.Signal, 1)
+	signal.Notify(wake, syscall.SIGUSR1)
+	defer signal.Stop(wake)
+	loop.Wake = wake
 	res := loop.Run(ctx)
 	if res.Code != 0 {
 		return &exitError{code: res.Code}
 	}
 	return nil
+}
+
+// claimName makes the loop's name this run's: a loop of that name still
+// watched is refused (or, with --replace, stopped with its agent); one that
+// could be resumed is refused unless replaced or its state cleaned.
+func claimName(e env, f *runFlags, cfg *watch.Config) (*state.Store, error) {
+	root := state.Root(e.Getenv)
+	if cfg.Resume {
+		store, err := state.Find(root, cfg.Name)
+		if err != nil {
+			return nil, &exitError{code: 1, msg: err.Error()}
+		}
+		return store, nil
+	}
+	if old, err := findLoop(e, cfg.Name); err == nil {
+		switch {
+		case f.replace:
+			if err := replace(old); err != nil {
+				return nil, err
+			}
+			fmt.Fprintf(e.Stdout, "replaced existing worker %s\n", cfg.Name)
+		case old.watcher:
+			return nil, usageErrorf("loop '%s' is already running (watcher pid %d); pick another --name or use --replace", cfg.Name, old.st.WatcherPID)
+		case f.cleanState:
+			if err := old.store.Remove(); err != nil {
+				return nil, &exitError{code: 1, msg: "clear state: " + err.Error()}
+			}
+			fmt.Fprintf(e.Stdout, "cleared ralph state for %s\n", cfg.Name)
+		case old.st.Status == state.Running || old.st.Status == state.Paused:
+			return nil, usageErrorf("loop '%s' already exists (%s); use 'ralph-watch resume %s', --replace or --clean-state", cfg.Name, old.status(), cfg.Name)
+		}
+	}
+	store, err := state.Open(root, cfg.Name)
+	if err != nil {
+		return nil, &exitError{code: 1, msg: err.Error()}
+	}
+	return store, nil
+}
+
+// replace ends an old loop of the same name, its watcher and agent, and
+// removes its state.
+func replace(old *loop) error {
+	if old.watcher {
+		if err := tell(old, state.RequestStopKill); err != nil {
+			return err
+		}
+		if !waitFor(old, 15*time.Second, func(*state.State) bool { return !old.store.Locked() }) && old.st.WatcherPID > 0 {
+			syscall.Kill(old.st.WatcherPID, syscall.SIGKILL)
+			waitFor(old, 5*time.Second, func(*state.State) bool { return !old.store.Locked() })
+		}
+	} else if old.pane == "running" {
+		if p, err := old.client().Pane(old.st.PaneID); err == nil {
+			watch.EndTree(p.PID, 3*time.Second)
+		}
+	}
+	if err := old.store.Remove(); err != nil {
+		return &exitError{code: 1, msg: "remove old state: " + err.Error()}
+	}
+	return nil
+}
+
+// watcherArgs are the run arguments that start this loop's watcher again:
+// the resolved pane, name and server, every flag set (from the command line,
+// the environment or the config file), and the command.
+func watcherArgs(fs *flag.FlagSet, cfg watch.Config, command []string) []string {
+	args := []string{"--target", cfg.Pane, "--name", cfg.Name, "--socket-path", cfg.Socket}
+	skip := map[string]bool{"t": true, "target": true, "name": true, "L": true, "socket-name": true,
+		"S": true, "socket-path": true, "detach": true, "replace": true, "clean-state": true, "no-run": true, "tmux": true}
+	fs.Visit(func(fl *flag.Flag) {
+		if !skip[fl.Name] {
+			args = append(args, "--"+fl.Name+"="+fl.Value.String())
+		}
+	})
+	return append(append(args, "--"), command...)
 }
 
 // checkRunFlags refuses bad input before anything is spawned.
@@ -249,23 +349,11 @@ func resolvePane(e env, f *runFlags, client *tmux.Exec, cfg *watch.Config) (tmux
 		target = e.Getenv("TMUX_PANE")
 	}
 	if target == "" {
-		cwd, err := os.Getwd()
-		if err != nil {
-			return tmux.Pane{}, usageErrorf("working directory: %v", err)
-		}
 		if cfg.Name == "" {
+			cwd, _ := os.Getwd()
 			cfg.Name = nameFrom(filepath.Base(cwd), "")
 		}
-		id, err := client.NewWindow(tmux.NewWindowRequest{Session: "ralph", Name: cfg.Name, Dir: cwd})
-		if err != nil {
-			return tmux.Pane{}, &exitError{code: 1, msg: "create window: " + err.Error()}
-		}
-		pane, err := client.Pane(id)
-		if err != nil {
-			return tmux.Pane{}, &exitError{code: 1, msg: "create window: " + err.Error()}
-		}
-		cfg.Pane, cfg.Dir = pane.ID, cwd
-		return pane, nil
+		return tmux.Pane{}, nil // a window is made once the name is claimed
 	}
 	pane, err := client.Pane(target)
 	switch {
@@ -283,6 +371,25 @@ func resolvePane(e env, f *runFlags, client *tmux.Exec, cfg *watch.Config) (tmux
 	if cfg.Name == "" {
 		cfg.Name = nameFrom(filepath.Base(cfg.Dir), strings.TrimPrefix(pane.ID, "%"))
 	}
+	return pane, nil
+}
+
+// newWindow makes the window a loop started outside tmux runs in: named after
+// the loop, in session "ralph".
+func newWindow(client *tmux.Exec, cfg *watch.Config) (tmux.Pane, error) {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return tmux.Pane{}, usageErrorf("working directory: %v", err)
+	}
+	id, err := client.NewWindow(tmux.NewWindowRequest{Session: "ralph", Name: cfg.Name, Dir: cwd})
+	if err != nil {
+		return tmux.Pane{}, &exitError{code: 1, msg: "create window: " + err.Error()}
+	}
+	pane, err := client.Pane(id)
+	if err != nil {
+		return tmux.Pane{}, &exitError{code: 1, msg: "create window: " + err.Error()}
+	}
+	cfg.Pane, cfg.Dir = pane.ID, cwd
 	return pane, nil
 }
 
@@ -333,47 +440,4 @@ func insidePane(pane tmux.Pane) bool {
 		pid, _ = strconv.Atoi(fields[1])
 	}
 	return false
-}
-
-// detach starts the watcher again in the background, in its own session so
-// respawning the pane does not touch it, with output to the loop's log.
-func detach(e env, cfg watch.Config, store *state.Store, rawArgs []string) error {
-	exe, err := e.Executable()
-	if err != nil {
-		return &exitError{code: 1, msg: "find own executable: " + err.Error()}
-	}
-	args := []string{"run", "--target", cfg.Pane, "--name", cfg.Name}
-	if len(rawArgs) > 0 && rawArgs[0] == "run" {
-		rawArgs = rawArgs[1:]
-	}
-	for i, a := range rawArgs {
-		if a == "--" {
-			args = append(args, rawArgs[i:]...)
-			break
-		}
-		if !isDetachFlag(a) {
-			args = append(args, a)
-		}
-	}
-	logPath := store.Path("watcher.log")
-	logFile, err := os.OpenFile(logPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-	if err != nil {
-		return &exitError{code: 1, msg: "open watcher log: " + err.Error()}
-	}
-	defer logFile.Close()
-	cmd := exec.Command(exe, args...)
-	cmd.Env = append(os.Environ(), "RALPH_DETACH=false")
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
-		return &exitError{code: 1, msg: "start watcher: " + err.Error()}
-	}
-	fmt.Fprintf(e.Stdout, "[ralph] %s: looping pane %s in the background (watcher pid %d, log %s)\n",
-		cfg.Name, cfg.Pane, cmd.Process.Pid, logPath)
-	return cmd.Process.Release()
-}
-
-func isDetachFlag(a string) bool {
-	a = strings.TrimLeft(a, "-")
-	return a == "detach" || strings.HasPrefix(a, "detach=")
 }
