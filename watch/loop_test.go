@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -559,5 +560,37 @@ func TestAnAgentSlowToStartGetsThePromptOnlyOnceItHasDrawn(t *testing.T) {
 		if data, _ := os.ReadFile(strings.ReplaceAll(got, "{{iteration}}", i)); string(data) != "line one\nline two" {
 			t.Errorf("iteration %s: agent received %q", i, data)
 		}
+	}
+}
+
+func TestAPauseRequestEndsABackoffWaitAtOnce(t *testing.T) {
+	h := newHarness(t, "go", []string{"/bin/sh", "-c", "exit 1"})
+	h.cfg.PromptMode = watch.ModeArg
+	h.cfg.MaxIterations = 10
+	wake := make(chan os.Signal, 1)
+	requested := make(chan time.Time, 1)
+	go func() {
+		tmuxtest.Eventually(t, 60*time.Second, "the 8 s backoff", func() bool {
+			return strings.Contains(h.out.String(), "retrying in 8s")
+		})
+		h.store.Request(state.RequestPause)
+		requested <- time.Now()
+		wake <- syscall.SIGUSR1
+	}()
+	loop := &watch.Loop{Config: h.cfg, Tmux: h.srv.Client, Store: h.store, Out: &h.out, Err: &h.out, Wake: wake}
+	done := make(chan watch.Result, 1)
+	go func() { done <- loop.Run(context.Background()) }()
+	select {
+	case res := <-done:
+		h.wantResult(res, watch.ExitInterrupted, "paused")
+		// Generous: the backoff it must cut short is 8 s.
+		if waited := time.Since(<-requested); waited > 5*time.Second {
+			t.Errorf("the pause took %s to end an 8 s backoff", waited)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatalf("loop did not end; output:\n%s", h.out.String())
+	}
+	if st := h.state(); st.Status != state.Paused || st.CurrentIteration != 4 {
+		t.Errorf("state %s at %d, want paused at 4", st.Status, st.CurrentIteration)
 	}
 }
