@@ -7,7 +7,6 @@ package watch_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -17,7 +16,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -49,24 +47,6 @@ func claudeExecutable(t *testing.T) string {
 		t.Skip("no claude executable (set RALPH_TEST_CLAUDE=/path/to/claude)")
 	}
 	return p
-}
-
-// claudeBuffer is an output buffer safe for the loop and the test to share.
-type claudeBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (c *claudeBuffer) Write(p []byte) (int, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.b.Write(p)
-}
-
-func (c *claudeBuffer) String() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.b.String()
 }
 
 // claudeAPI is a running fake Messages API.
@@ -148,7 +128,7 @@ type claudeRun struct {
 	srv  *tmuxtest.Server
 	api  *claudeAPI
 	cfg  watch.Config
-	out  claudeBuffer
+	out  tmuxtest.Buffer
 	proj string
 }
 

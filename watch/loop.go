@@ -409,21 +409,21 @@ func (l *Loop) limit(reason, what string) Result {
 }
 
 func (l *Loop) interrupted() Result {
-	l.sayf("interrupted, pausing loop (the agent runs on)")
-	l.log("PAUSE", "loop paused reason=interrupt")
-	l.st.Status = state.Paused
-	l.save()
-	l.showStatus("paused")
-	return Result{Code: ExitInterrupted, Reason: "interrupted"}
+	return l.pause("interrupted, pausing loop (the agent runs on)", "interrupt", "interrupted")
 }
 
 func (l *Loop) paused() Result {
-	l.sayf("paused, exiting loop (the agent runs on)")
-	l.log("PAUSE", "loop paused reason=request")
+	return l.pause("paused, exiting loop (the agent runs on)", "request", "paused")
+}
+
+// pause leaves the loop paused with the agent running, for resume.
+func (l *Loop) pause(message, cause, reason string) Result {
+	l.sayf("%s", message)
+	l.log("PAUSE", "loop paused reason="+cause)
 	l.st.Status = state.Paused
 	l.save()
 	l.showStatus("paused")
-	return Result{Code: ExitInterrupted, Reason: "paused"}
+	return Result{Code: ExitInterrupted, Reason: reason}
 }
 
 // stopped ends the loop on a stop request, and the agent too if asked.

@@ -17,31 +17,13 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
 )
 
-// syncBuffer is a bytes.Buffer safe for the loop and the test to share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // harness is one loop on a private server, with its output and state.
 type harness struct {
 	t     *testing.T
 	srv   *tmuxtest.Server
 	cfg   watch.Config
 	store *state.Store
-	out   syncBuffer
+	out   tmuxtest.Buffer
 }
 
 func newHarness(t *testing.T, prompt string, command []string) *harness {

@@ -102,6 +102,15 @@ func nameArg(e env, args []string, cmd string) (string, error) {
 	return "", usageErrorf("%s needs a loop name (see 'ralph-watch list')", cmd)
 }
 
+// loopArg finds the loop a command names (see nameArg).
+func loopArg(e env, args []string, cmd string) (*loop, error) {
+	name, err := nameArg(e, args, cmd)
+	if err != nil {
+		return nil, err
+	}
+	return findLoop(e, name)
+}
+
 func statusCommand(e env) *ffcli.Command {
 	fs := flag.NewFlagSet("status", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print the state as JSON, with watcher_alive and pane_alive")
@@ -111,11 +120,7 @@ func statusCommand(e env) *ffcli.Command {
 		ShortHelp:  "show a loop's status (inside a looped pane, that pane's loop)",
 		FlagSet:    fs,
 		Exec: func(ctx context.Context, args []string) error {
-			name, err := nameArg(e, args, "status")
-			if err != nil {
-				return err
-			}
-			l, err := findLoop(e, name)
+			l, err := loopArg(e, args, "status")
 			if err != nil {
 				return err
 			}
@@ -386,14 +391,11 @@ func pauseCommand(e env) *ffcli.Command {
 		ShortHelp:  "pause a loop: the agent runs on, no new iteration starts",
 		FlagSet:    flag.NewFlagSet("pause", flag.ContinueOnError),
 		Exec: func(ctx context.Context, args []string) error {
-			name, err := nameArg(e, args, "pause")
+			l, err := loopArg(e, args, "pause")
 			if err != nil {
 				return err
 			}
-			l, err := findLoop(e, name)
-			if err != nil {
-				return err
-			}
+			name := l.name
 			switch {
 			case l.st.Status == state.Paused:
 				fmt.Fprintf(e.Stderr, "ralph-watch: warning: worker '%s' is already paused\n", name)
@@ -438,14 +440,11 @@ func resumeCommand(e env) *ffcli.Command {
 		ShortHelp:  "resume a paused or disconnected loop where it left off",
 		FlagSet:    flag.NewFlagSet("resume", flag.ContinueOnError),
 		Exec: func(ctx context.Context, args []string) error {
-			name, err := nameArg(e, args, "resume")
+			l, err := loopArg(e, args, "resume")
 			if err != nil {
 				return err
 			}
-			l, err := findLoop(e, name)
-			if err != nil {
-				return err
-			}
+			name := l.name
 			switch {
 			case l.st.Status == state.Running && l.watcher:
 				fmt.Fprintf(e.Stderr, "ralph-watch: warning: worker '%s' is not paused\n", name)
@@ -509,14 +508,11 @@ func stopCommand(e env) *ffcli.Command {
 		ShortHelp:  "end a loop (and with --kill its agent)",
 		FlagSet:    fs,
 		Exec: func(ctx context.Context, args []string) error {
-			name, err := nameArg(e, args, "stop")
+			l, err := loopArg(e, args, "stop")
 			if err != nil {
 				return err
 			}
-			l, err := findLoop(e, name)
-			if err != nil {
-				return err
-			}
+			name := l.name
 			if l.watcher {
 				req := state.RequestStop
 				if *kill {

@@ -180,11 +180,11 @@ func TestStopEndsTheLoopAndWithKillTheAgent(t *testing.T) {
 		if st.Status != state.Stopped || st.ExitReason == nil || *st.ExitReason != "killed" {
 			t.Errorf("%s: state %s %v", tc.name, st.Status, st.ExitReason)
 		}
-		agentPIDs := func() string {
-			return strings.TrimSpace(c.srv.Must("display", "-p", "-t", pane, "#{pane_dead}"))
-		}
-		if got := agentPIDs(); (got == "1") != tc.kill {
-			t.Errorf("%s: pane_dead = %s after stop", tc.name, got)
+		dead := func() bool { return strings.TrimSpace(c.srv.Must("display", "-p", "-t", pane, "#{pane_dead}")) == "1" }
+		if tc.kill {
+			tmuxtest.Eventually(t, 10*time.Second, "stop --kill to end the agent", dead)
+		} else if time.Sleep(500 * time.Millisecond); dead() {
+			t.Errorf("%s: stop without --kill ended the agent", tc.name)
 		}
 	}
 	// A loop whose watcher and pane are both gone can still be stopped.
@@ -269,9 +269,9 @@ func TestNoRunReplaceAndCleanState(t *testing.T) {
 	c.want([]string{"run", "--replace", "-S", c.srv.Socket, "-t", c.srv.NewPane(), "--name", "rep", "--prompt-mode", "arg", "--max-iterations", "1", "--", "true"},
 		0, "replaced existing worker rep", "")
 	tmuxtest.Eventually(t, 5*time.Second, "the old watcher to exit", func() bool { return !alive(old.WatcherPID) })
-	if dead := strings.TrimSpace(c.srv.Must("display", "-p", "-t", oldPane, "#{pane_dead}")); dead != "1" {
-		t.Errorf("old agent still running after --replace")
-	}
+	tmuxtest.Eventually(t, 10*time.Second, "the old agent to be ended", func() bool {
+		return strings.TrimSpace(c.srv.Must("display", "-p", "-t", oldPane, "#{pane_dead}")) == "1"
+	})
 	if st := c.state("rep"); st.CurrentIteration != 1 || *st.ExitReason != "max_iterations" {
 		t.Errorf("replacement: %+v", st)
 	}

@@ -14,7 +14,7 @@ func TestSnapshotReadsAPaneAndItsScreenInOneCall(t *testing.T) {
 	srv := tmuxtest.Start(t)
 	pane := srv.NewPane()
 	srv.Must("set-option", "-p", "-t", pane, "remain-on-exit", "on")
-	srv.Must("respawn-pane", "-k", "-t", pane, "printf 'first\\nlast line\\n'; exit 7")
+	srv.Must("respawn-pane", "-k", "-t", pane, "sleep 0.3; printf 'first\\nlast line\\n'; exit 7")
 	tmuxtest.Eventually(t, 10*time.Second, "the pane to die", func() bool {
 		p, _ := srv.Client.Pane(pane)
 		return p.Dead

@@ -179,3 +179,21 @@ func (s *Server) FakeAgent(name, script string) []string {
 	}
 	return []string{bin, path}
 }
+
+// Buffer collects output that a loop writes and a test reads at once.
+type Buffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *Buffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *Buffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
