@@ -151,7 +151,8 @@ func TestRunOutsideTmuxLoopsANewWindowInSessionRalph(t *testing.T) {
 	if got := c.srv.Must("list-windows", "-t", "ralph", "-F", "#{window_name}"); !strings.Contains(got, "outside") {
 		t.Errorf("session ralph has windows %q, want one named outside", got)
 	}
-	if !strings.Contains(stdout, "[ralph] outside: starting iteration 1/1") || !strings.Contains(stdout, "[ralph] outside: loop complete after 1 iterations") {
+	if !strings.Contains(stdout, "[ralph] outside: looping window ralph:outside (watch it with: tmux -S "+c.srv.Socket+" attach -t ralph)") ||
+		!strings.Contains(stdout, "[ralph] outside: starting iteration 1/1") || !strings.Contains(stdout, "[ralph] outside: loop complete after 1 iterations") {
 		t.Errorf("stdout:\n%s", stdout)
 	}
 }

@@ -126,6 +126,8 @@ func runLoop(ctx context.Context, e env, f *runFlags, fs *flag.FlagSet, command 
 		if pane, err = newWindow(client, &cfg); err != nil {
 			return err
 		}
+		fmt.Fprintf(e.Stdout, "[ralph] %s: looping window %s:%s (watch it with: tmux%s attach -t %s)\n",
+			cfg.Name, pane.Session, cfg.Name, serverArgs(f), pane.Session)
 	}
 	if cfg.Socket, err = client.SocketPath(); err != nil {
 		return &exitError{code: 1, msg: "find tmux socket: " + err.Error()}
@@ -391,6 +393,17 @@ func newWindow(client *tmux.Exec, cfg *watch.Config) (tmux.Pane, error) {
 	}
 	cfg.Pane, cfg.Dir = pane.ID, cwd
 	return pane, nil
+}
+
+// serverArgs repeats the -L or -S a person gave, for a tmux command line.
+func serverArgs(f *runFlags) string {
+	switch {
+	case f.socketName != "":
+		return " -L " + f.socketName
+	case f.socketPath != "":
+		return " -S " + f.socketPath
+	}
+	return ""
 }
 
 func serverName(f *runFlags) string {
