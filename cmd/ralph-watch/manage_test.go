@@ -327,3 +327,19 @@ func alive(pid int) bool {
 	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	return err == nil && !strings.Contains(string(stat), ") Z ")
 }
+
+func TestLogsLiveFollowsUntilTheLoopEnds(t *testing.T) {
+	c := newCLI(t)
+	agent := c.srv.FakeAgent("agent", "ready\nread\nsleep 1s\nexit 0\n")
+	c.detach("tail", append([]string{"--max-iterations", "3", "--"}, agent...)...)
+	c.until("tail", "iteration 1", func(st *state.State) bool { return st.CurrentIteration >= 1 })
+	c.want([]string{"resume", "tail"}, 0, "", "ralph-watch: warning: worker 'tail' is not paused")
+	out := c.want([]string{"logs", "--live", "tail"}, 0, "[START] iteration 1/3", "")
+	for _, want := range []string{"[END] iteration 3 exit=0", "[DONE] loop complete after 3 iterations reason=max_iterations\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("logs --live lacks %q:\n%s", want, out)
+		}
+	}
+	os.Remove(filepath.Join(c.srv.Dir, "state", "tail", "iterations.log"))
+	c.want([]string{"logs", "tail"}, 1, "", "ralph-watch: error: no iteration log found for worker 'tail'")
+}
