@@ -347,21 +347,19 @@ func (l *Loop) request() (ending, bool) {
 
 // adopt watches an iteration a previous watcher started: the agent may still
 // be running, or may have ended while nobody watched.
-func (l *Loop) adopt(ctx context.Context, started time.Time) (r outcome) {
+func (l *Loop) adopt(ctx context.Context, started time.Time) outcome {
 	it := &iteration{exitCode: -1} // no nonce: any exit marker is this agent's
 	if l.DonePattern != nil {
 		prompt, _ := os.ReadFile(l.Store.Path("prompt.txt"))
 		it.scanner = NewDoneScanner(l.DonePattern, string(prompt))
 	}
-	pane, err := l.Tmux.Pane(l.Pane)
-	if err != nil {
-		r.ending = l.goneEnding(err)
-		return r
-	}
-	if pane.Dead {
-		r.ending, r.code = endExit, l.exitCode(it)
-		return r
-	}
+	return l.watchAgent(ctx, it, started)
+}
+
+// watchAgent watches the agent until the iteration ends; when it exited,
+// takes all its output and its exit status; then judges what the done
+// scanner held back.
+func (l *Loop) watchAgent(ctx context.Context, it *iteration, started time.Time) (r outcome) {
 	r.ending = l.monitor(ctx, it, started)
 	if r.ending == endExit {
 		l.drain(it)
@@ -508,14 +506,7 @@ func (l *Loop) iterate(ctx context.Context, prompt string) (r outcome) {
 			return r
 		}
 	}
-	r.ending = l.monitor(ctx, it, started)
-	if r.ending == endExit {
-		l.drain(it)
-		r.code = l.exitCode(it)
-	}
-	l.flush(it)
-	r.match = it.match
-	return r
+	return l.watchAgent(ctx, it, started)
 }
 
 // endAgent ends whatever runs in the pane, its children included.
