@@ -42,20 +42,22 @@ func main() {
 	os.Exit(run(ctx, os.Args[1:], e))
 }
 
-// run builds the command tree, runs it and returns the exit code.
-func run(ctx context.Context, args []string, e env) int {
-	root := &ffcli.Command{
+// rootCommand is the whole command tree.
+func rootCommand(e env) *ffcli.Command {
+	return &ffcli.Command{
 		Name:       "ralph-watch",
 		ShortUsage: "ralph-watch <subcommand> [flags]",
 		ShortHelp:  "loop an AI coding agent in a tmux pane",
 		LongHelp: strings.TrimSpace(`
 Loop an AI coding agent in a tmux pane: each iteration respawns the pane with
 the agent, delivers the prompt file, and watches until the agent exits, goes
-quiet, or prints the done signal.
+quiet, or prints the done signal. 'ralph-watch SUBCOMMAND -h' tells more;
+man ralph-watch tells all.
 
 Examples:
   ralph-watch run --prompt-file PROMPT.md --max-iterations 20 \
       --done-pattern 'RALPH_DONE' --check-done-continuous -- claude
+  ralph-watch list
   ralph-watch demo`),
 		FlagSet: flag.NewFlagSet("ralph-watch", flag.ContinueOnError),
 		Subcommands: []*ffcli.Command{
@@ -73,6 +75,7 @@ Examples:
 			templateCommand(e),
 			demoCommand(e),
 			versionCommand(e),
+			completionCommand(e),
 		},
 		Exec: func(ctx context.Context, args []string) error {
 			if len(args) > 0 {
@@ -81,6 +84,11 @@ Examples:
 			return flag.ErrHelp
 		},
 	}
+}
+
+// run builds the command tree, runs it and returns the exit code.
+func run(ctx context.Context, args []string, e env) int {
+	root := rootCommand(e)
 	quiet(root)
 	err := root.ParseAndRun(ctx, args)
 	var ee *exitError
@@ -88,13 +96,8 @@ Examples:
 	case err == nil:
 		return 0
 	case errors.Is(err, flag.ErrHelp):
-		cmd := root
-		for _, s := range root.Subcommands {
-			if len(args) > 0 && args[0] == s.Name {
-				cmd = s
-			}
-		}
-		fmt.Fprintln(e.Stdout, ffcli.DefaultUsageFunc(cmd))
+		cmd, _ := chosen(root, args)
+		fmt.Fprint(e.Stdout, usage(cmd))
 		return 0
 	case errors.As(err, &ee):
 		if ee.msg != "" {
@@ -104,9 +107,35 @@ Examples:
 	default:
 		// Flag parsing errors are the only ones not wrapped: bad usage.
 		msg := strings.TrimPrefix(err.Error(), "error parsing commandline arguments: ")
-		fmt.Fprintf(e.Stderr, "ralph-watch: error: %s\n", msg)
+		_, line := chosen(root, args)
+		fmt.Fprintf(e.Stderr, "ralph-watch: error: %s (see '%s -h')\n", msg, line)
 		return 2
 	}
+}
+
+// chosen is the command args select, as ffcli picks it (each first word
+// that names a subcommand goes one level down), with the words naming it.
+func chosen(root *ffcli.Command, args []string) (*ffcli.Command, string) {
+	cmd, line := root, root.Name
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		next := cmd
+		for _, s := range cmd.Subcommands {
+			if s.Name == a {
+				next = s
+			}
+		}
+		if next == cmd && !strings.HasPrefix(a, "-") {
+			break
+		}
+		if next != cmd {
+			line += " " + next.Name
+		}
+		cmd = next
+	}
+	return cmd, line
 }
 
 // quiet stops the flag package from printing usage on its own; run prints one line.

@@ -1,0 +1,174 @@
+# bash completion for ralph-watch                         -*- shell-script -*-
+# Installed as $(PREFIX)/share/bash-completion/completions/ralph-watch;
+# without bash-completion: source <(ralph-watch completion bash)
+
+# _ralph_watch_subcommands SUBCOMMAND: what follows it as a subcommand.
+_ralph_watch_subcommands() {
+    case $1 in
+    '') echo run status list ls logs pause resume stop send clean init template demo version completion ;;
+    demo) echo agent ;;
+    esac
+}
+
+# _ralph_watch_flags SUBCOMMAND: its flags, one a line; a trailing = marks
+# a flag that takes a value.
+_ralph_watch_flags() {
+    local -a flags=()
+    case $1 in
+    run) flags=(
+        -t=
+        --target=
+        -L=
+        --socket-name=
+        -S=
+        --socket-path=
+        --name=
+        --prompt-file=
+        --prompt-mode=
+        --max-iterations=
+        --inactivity-timeout=
+        --poll-interval=
+        --lines=
+        --done-pattern=
+        --check-done-continuous
+        --done-file=
+        --ready-pattern=
+        --ready-timeout=
+        --iteration-timeout=
+        --max-time=
+        --restart-delay=
+        --detach
+        --replace
+        --clean-state
+        --no-run
+        --tmux
+    ) ;;
+    status) flags=(
+        --json
+    ) ;;
+    list | ls) flags=(
+        --json
+        --names
+    ) ;;
+    logs) flags=(
+        --live
+        --lines=
+    ) ;;
+    stop) flags=(
+        --kill
+    ) ;;
+    clean) flags=(
+        --all
+    ) ;;
+    init) flags=(
+        --force
+    ) ;;
+    demo) flags=(
+        --max-iterations=
+        --attach=
+    ) ;;
+    esac
+    ((${#flags[@]})) && printf '%s\n' "${flags[@]}"
+}
+
+# _ralph_watch_values FLAG: the values FLAG takes when they are a set.
+_ralph_watch_values() {
+    case $1 in
+    --prompt-mode) echo type arg stdin ;;
+    --agent) echo claude codex gemini amp aider opencode generic ;;
+    --check-fail-action) echo append prepend replace ;;
+    --attach) echo auto yes no ;;
+    esac
+}
+
+# _ralph_watch_value FLAG CUR SERVER...: complete the value of FLAG.
+_ralph_watch_value() {
+    local flag=$1 cur=$2
+    shift 2
+    case $flag in
+    -t | --target)
+        COMPREPLY=($(compgen -W "$(tmux "$@" list-panes -a -F '#{pane_id}' 2>/dev/null)" -- "$cur"))
+        ;;
+    -S | --socket-path | --prompt-file | --done-file | --progress-file | --pause-file)
+        compopt -o filenames 2>/dev/null
+        COMPREPLY=($(compgen -f -- "$cur"))
+        ;;
+    *)
+        COMPREPLY=($(compgen -W "$(_ralph_watch_values "$flag")" -- "$cur"))
+        ;;
+    esac
+}
+
+_ralph_watch() {
+    local cword=$COMP_CWORD
+    local -a words=("${COMP_WORDS[@]}")
+    local cur=${words[cword]} prev=${words[cword - 1]} prefix=
+    # --flag=value, whether or not COMP_WORDBREAKS splits it at the =.
+    if [[ $cur == = ]]; then
+        cur=
+    elif [[ $prev == = ]]; then
+        prev=${words[cword - 2]}
+    elif [[ $cur == -*=* ]]; then
+        prev=${cur%%=*} prefix=${cur%%=*}= cur=${cur#*=}
+    fi
+    COMPREPLY=()
+
+    # Walk the line: subcommands, flags with their values, arguments.
+    local sub= flags= args=0 dashdash=0 i=1 w v
+    local -a server=()
+    while ((i < cword)); do
+        w=${words[i]}
+        if ((dashdash)); then
+            ((args++))
+        elif [[ $w == -- ]]; then
+            dashdash=$i
+        elif [[ $w == -?* ]]; then
+            v=
+            if [[ $w == *=* ]]; then
+                v=${w#*=} w=${w%%=*}
+            elif [[ $'\n'$flags$'\n' == *$'\n'$w=$'\n'* ]]; then
+                [[ ${words[i + 1]} == = ]] && ((i++))
+                ((i++))
+                v=${words[i]}
+            fi
+            case $w in
+            -L | --socket-name) server=(-L "$v") ;;
+            -S | --socket-path) server=(-S "$v") ;;
+            esac
+        elif ((args == 0)) && [[ " $(_ralph_watch_subcommands "$sub") " == *" $w "* ]]; then
+            sub=${sub:+$sub }$w
+            flags=$(_ralph_watch_flags "$sub")
+        else
+            ((args++))
+        fi
+        ((i++))
+    done
+
+    if ((dashdash)); then
+        # run -- COMMAND ARG...
+        if ((cword == dashdash + 1)); then
+            COMPREPLY=($(compgen -c -- "$cur"))
+        else
+            compopt -o default 2>/dev/null
+        fi
+    elif [[ $prev == -* && $'\n'$flags$'\n' == *$'\n'$prev=$'\n'* ]]; then
+        _ralph_watch_value "$prev" "$cur" "${server[@]}"
+        [[ $prefix ]] && COMPREPLY=("${COMPREPLY[@]/#/$prefix}")
+    elif [[ $cur == -* ]]; then
+        ((args == 0)) && COMPREPLY=($(compgen -W "${flags//=/}" -- "$cur"))
+    elif ((args == 0)); then
+        case $sub in
+        status | logs | pause | resume | stop | send | clean)
+            COMPREPLY=($(compgen -W "$(ralph-watch list --names 2>/dev/null)" -- "$cur"))
+            ;;
+        completion)
+            COMPREPLY=($(compgen -W "bash zsh fish" -- "$cur"))
+            ;;
+        *)
+            COMPREPLY=($(compgen -W "$(_ralph_watch_subcommands "$sub")" -- "$cur"))
+            ;;
+        esac
+    fi
+}
+
+complete -F _ralph_watch ralph-watch

@@ -1,0 +1,145 @@
+# fish completion for ralph-watch. Installed as
+# $(PREFIX)/share/fish/vendor_completions.d/ralph-watch.fish; or:
+# ralph-watch completion fish >~/.config/fish/completions/ralph-watch.fish
+
+# The subcommand typed so far (demo agent is "demo agent"), else nothing.
+function __ralph_watch_subcommand
+    set -l words (commandline -opc)
+    if set -q words[2]; and contains -- $words[2] run status list ls logs pause resume stop send clean init template demo version completion
+        if test "$words[2]" = demo; and contains -- agent $words[3..-1]
+            echo demo agent
+        else
+            echo $words[2]
+        end
+        return 0
+    end
+    return 1
+end
+
+# __ralph_watch_using SUBCOMMAND...: the line's subcommand is one of them,
+# and -- has not been typed.
+function __ralph_watch_using
+    contains -- -- (commandline -opc); and return 1
+    contains -- (__ralph_watch_subcommand) $argv
+end
+
+function __ralph_watch_loops
+    ralph-watch list --names 2>/dev/null
+end
+
+# No loop name typed yet after the subcommand.
+function __ralph_watch_no_name_yet
+    set -l names (__ralph_watch_loops)
+    for w in (commandline -opc)[3..-1]
+        contains -- $w $names; and return 1
+    end
+    return 0
+end
+
+# Pane ids of the tmux server named by -L/-S earlier on the line.
+function __ralph_watch_panes
+    set -l words (commandline -opc)
+    set -l server
+    for i in (seq (count $words))
+        set -l flag $words[$i]
+        set -l value $words[(math $i + 1)]
+        if string match -qr -- '^--socket-(name|path)=' $flag
+            set value (string split -m1 = -- $flag)[2]
+            set flag (string split -m1 = -- $flag)[1]
+        end
+        switch $flag
+            case -L --socket-name
+                set server -L $value
+            case -S --socket-path
+                set server -S $value
+        end
+    end
+    tmux $server list-panes -a -F '#{pane_id}' 2>/dev/null
+end
+
+# __ralph_watch_values FLAG: the values --FLAG takes when they are a set.
+function __ralph_watch_values
+    switch $argv[1]
+        case prompt-mode
+            printf '%s\n' type arg stdin
+        case agent
+            printf '%s\n' claude codex gemini amp aider opencode generic
+        case check-fail-action
+            printf '%s\n' append prepend replace
+        case attach
+            printf '%s\n' auto yes no
+    end
+end
+
+# run ... -- COMMAND ARG...: complete COMMAND as fish would.
+function __ralph_watch_after_dashdash
+    test "$(__ralph_watch_subcommand)" = run; and contains -- -- (commandline -opc)
+end
+function __ralph_watch_command
+    set -l words (commandline -opc)
+    set -l at (contains -i -- -- $words)
+    __fish_complete_subcommand --commandline $words[(math $at + 1)..-1] (commandline -ct)
+end
+
+complete -c ralph-watch -f
+
+# Subcommands.
+complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a run -d 'loop a pane (blocks; --detach returns)'
+complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a status -d "show a loop's status"
+complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a list -d 'list the loops'
+complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a ls -d 'list the loops'
+complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a logs -d "print a loop's iterations log"
+complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a pause -d 'pause a loop; the agent runs on'
+complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a resume -d 'resume a paused or disconnected loop'
+complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a stop -d 'end a loop (and with --kill its agent)'
+complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a send -d "type a message into a loop's pane"
+complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a clean -d "remove a loop's state"
+complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a init -d 'write a minimal PROMPT.md'
+complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a template -d 'print the PROMPT.md template'
+complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a demo -d 'loop the built-in demo agent in a private tmux server'
+complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a version -d 'print the version'
+complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a completion -d 'print the shell completion script'
+complete -c ralph-watch -n '__ralph_watch_using demo; and test (count (commandline -opc)) -eq 2' -a agent -d 'run the demo agent itself'
+
+# Arguments.
+complete -c ralph-watch -n '__ralph_watch_using status logs pause resume stop send clean; and __ralph_watch_no_name_yet' -a '(__ralph_watch_loops)' -d loop
+complete -c ralph-watch -n '__ralph_watch_using completion' -a 'bash zsh fish'
+complete -c ralph-watch -n __ralph_watch_after_dashdash -a '(__ralph_watch_command)'
+
+# Flags, one a line.
+complete -c ralph-watch -n '__ralph_watch_using run' -s t -x -a '(__ralph_watch_panes)' -d 'pane to loop (short for --target)'
+complete -c ralph-watch -n '__ralph_watch_using run' -l target -x -a '(__ralph_watch_panes)' -d 'pane to loop (default $TMUX_PANE)'
+complete -c ralph-watch -n '__ralph_watch_using run' -s L -x -d 'tmux server socket name (short for --socket-name)'
+complete -c ralph-watch -n '__ralph_watch_using run' -l socket-name -x -d 'tmux server socket name, as tmux -L'
+complete -c ralph-watch -n '__ralph_watch_using run' -s S -r -F -d 'tmux server socket path (short for --socket-path)'
+complete -c ralph-watch -n '__ralph_watch_using run' -l socket-path -r -F -d 'tmux server socket path, as tmux -S'
+complete -c ralph-watch -n '__ralph_watch_using run' -l name -x -d 'loop name (default derived from the pane)'
+complete -c ralph-watch -n '__ralph_watch_using run' -l prompt-file -r -F -d 'prompt file, read fresh every iteration'
+complete -c ralph-watch -n '__ralph_watch_using run' -l prompt-mode -x -a '(__ralph_watch_values prompt-mode)' -d 'how the prompt reaches the agent'
+complete -c ralph-watch -n '__ralph_watch_using run' -l max-iterations -x -d 'stop after this many iterations (0: no limit)'
+complete -c ralph-watch -n '__ralph_watch_using run' -l inactivity-timeout -x -d 'restart when the screen is unchanged this long'
+complete -c ralph-watch -n '__ralph_watch_using run' -l poll-interval -x -d 'how often the screen is compared'
+complete -c ralph-watch -n '__ralph_watch_using run' -l lines -x -d 'lines compared for inactivity'
+complete -c ralph-watch -n '__ralph_watch_using run' -l done-pattern -x -d 'regular expression (RE2) that ends the loop'
+complete -c ralph-watch -n '__ralph_watch_using run' -l check-done-continuous -d 'match the done pattern while the agent runs'
+complete -c ralph-watch -n '__ralph_watch_using run' -l done-file -r -F -d 'end the loop when this file exists'
+complete -c ralph-watch -n '__ralph_watch_using run' -l ready-pattern -x -d 'regular expression that shows the agent is ready'
+complete -c ralph-watch -n '__ralph_watch_using run' -l ready-timeout -x -d 'longest wait for the agent to be ready'
+complete -c ralph-watch -n '__ralph_watch_using run' -l iteration-timeout -x -d 'restart an iteration that runs this long'
+complete -c ralph-watch -n '__ralph_watch_using run' -l max-time -x -d 'stop the loop after this long'
+complete -c ralph-watch -n '__ralph_watch_using run' -l restart-delay -x -d 'pause between iterations'
+complete -c ralph-watch -n '__ralph_watch_using run' -l detach -d 'run the watcher in the background and return'
+complete -c ralph-watch -n '__ralph_watch_using run' -l replace -d 'stop a loop of the same name and start afresh'
+complete -c ralph-watch -n '__ralph_watch_using run' -l clean-state -d 'clear the state of a loop of the same name first'
+complete -c ralph-watch -n '__ralph_watch_using run' -l no-run -d 'prepare the pane and state without looping'
+complete -c ralph-watch -n '__ralph_watch_using run' -l tmux -d 'accepted for compatibility; loops always use tmux'
+complete -c ralph-watch -n '__ralph_watch_using status' -l json -d 'print the state as JSON'
+complete -c ralph-watch -n '__ralph_watch_using list ls' -l json -d 'print the loops as JSON'
+complete -c ralph-watch -n '__ralph_watch_using list ls' -l names -d 'print only the loop names'
+complete -c ralph-watch -n '__ralph_watch_using logs' -l live -d 'follow the log until the loop ends'
+complete -c ralph-watch -n '__ralph_watch_using logs' -l lines -x -d 'print only the last N lines'
+complete -c ralph-watch -n '__ralph_watch_using stop' -l kill -d 'end the agent too'
+complete -c ralph-watch -n '__ralph_watch_using clean' -l all -d 'clean every loop no watcher holds'
+complete -c ralph-watch -n '__ralph_watch_using init' -l force -d 'overwrite an existing PROMPT.md'
+complete -c ralph-watch -n '__ralph_watch_using demo' -l max-iterations -x -d 'iterations at most'
+complete -c ralph-watch -n '__ralph_watch_using demo' -l attach -x -a '(__ralph_watch_values attach)' -d "attach to the demo's tmux session"
