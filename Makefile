@@ -5,6 +5,10 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo deve
 GO      ?= go
 BIN     := bin/ralph-watch
 LDFLAGS := -X main.version=$(VERSION)
+# Where each shell looks for completions it loads by itself.
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/site-functions
+FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 
 .PHONY: all build test demo install uninstall lint fuzz clean
 
@@ -36,10 +40,17 @@ install: build
 	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/ralph-watch
 	install -d $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 0644 man/ralph-watch.1 $(DESTDIR)$(PREFIX)/share/man/man1/ralph-watch.1
+	install -d $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
+	install -m 0644 completions/ralph-watch.bash $(DESTDIR)$(BASHCOMPDIR)/ralph-watch
+	install -m 0644 completions/_ralph-watch $(DESTDIR)$(ZSHCOMPDIR)/_ralph-watch
+	install -m 0644 completions/ralph-watch.fish $(DESTDIR)$(FISHCOMPDIR)/ralph-watch.fish
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/ralph-watch
 	rm -f $(DESTDIR)$(PREFIX)/share/man/man1/ralph-watch.1
+	rm -f $(DESTDIR)$(BASHCOMPDIR)/ralph-watch
+	rm -f $(DESTDIR)$(ZSHCOMPDIR)/_ralph-watch
+	rm -f $(DESTDIR)$(FISHCOMPDIR)/ralph-watch.fish
 
 clean:
 	rm -rf bin

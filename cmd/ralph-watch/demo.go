@@ -48,7 +48,12 @@ Example:
 			Name:       "agent",
 			ShortUsage: "ralph-watch demo agent",
 			ShortHelp:  "run the demo agent itself (what the demo loops)",
-			FlagSet:    flag.NewFlagSet("agent", flag.ContinueOnError),
+			LongHelp: strings.TrimSpace(`
+Run the scripted demo agent in this terminal: what the demo loops.
+
+Example:
+  ralph-watch demo agent`),
+			FlagSet: flag.NewFlagSet("agent", flag.ContinueOnError),
 			Exec: func(ctx context.Context, args []string) error {
 				steps, err := demo.ParseScript(demo.DemoScript)
 				if err != nil {

@@ -118,7 +118,15 @@ func statusCommand(e env) *ffcli.Command {
 		Name:       "status",
 		ShortUsage: "ralph-watch status [--json] [NAME]",
 		ShortHelp:  "show a loop's status (inside a looped pane, that pane's loop)",
-		FlagSet:    fs,
+		LongHelp: strings.TrimSpace(`
+Show a loop's state: status, iteration with average and time remaining,
+start times, failures, done pattern and exit reason. With no NAME inside a
+looped pane, that pane's loop.
+
+Examples:
+  ralph-watch status myproj-3
+  ralph-watch status --json myproj-3`),
+		FlagSet: fs,
 		Exec: func(ctx context.Context, args []string) error {
 			l, err := loopArg(e, args, "status")
 			if err != nil {
@@ -226,7 +234,14 @@ func listCommand(e env, name string) *ffcli.Command {
 		Name:       name,
 		ShortUsage: "ralph-watch " + name + " [--json | --names]",
 		ShortHelp:  "list the loops (ls and list are the same)",
-		FlagSet:    fs,
+		LongHelp: strings.TrimSpace(`
+One row per loop: name, status, worker status (running, exited, removed),
+iteration and failures (consecutive/total).
+
+Examples:
+  ralph-watch list
+  ralph-watch ls --names`),
+		FlagSet: fs,
 		Exec: func(ctx context.Context, args []string) error {
 			if len(args) > 0 {
 				return usageErrorf("%s takes no arguments", name)
@@ -279,7 +294,13 @@ func logsCommand(e env) *ffcli.Command {
 		Name:       "logs",
 		ShortUsage: "ralph-watch logs [--live] [--lines N] NAME",
 		ShortHelp:  "print a loop's iterations log",
-		FlagSet:    fs,
+		LongHelp: strings.TrimSpace(`
+Print a loop's iterations log, one line per event.
+
+Examples:
+  ralph-watch logs --lines 20 myproj-3
+  ralph-watch logs --live myproj-3`),
+		FlagSet: fs,
 		Exec: func(ctx context.Context, args []string) error {
 			name, err := nameArg(e, args, "logs")
 			if err != nil {
@@ -389,7 +410,13 @@ func pauseCommand(e env) *ffcli.Command {
 		Name:       "pause",
 		ShortUsage: "ralph-watch pause NAME",
 		ShortHelp:  "pause a loop: the agent runs on, no new iteration starts",
-		FlagSet:    flag.NewFlagSet("pause", flag.ContinueOnError),
+		LongHelp: strings.TrimSpace(`
+Pause a loop: the agent runs on, no new iteration starts.
+
+Examples:
+  ralph-watch pause myproj-3
+  ralph-watch resume myproj-3`),
+		FlagSet: flag.NewFlagSet("pause", flag.ContinueOnError),
 		Exec: func(ctx context.Context, args []string) error {
 			l, err := loopArg(e, args, "pause")
 			if err != nil {
@@ -438,7 +465,13 @@ func resumeCommand(e env) *ffcli.Command {
 		Name:       "resume",
 		ShortUsage: "ralph-watch resume NAME",
 		ShortHelp:  "resume a paused or disconnected loop where it left off",
-		FlagSet:    flag.NewFlagSet("resume", flag.ContinueOnError),
+		LongHelp: strings.TrimSpace(`
+Resume a paused loop, or one whose watcher died, at the same iteration: a
+watcher starts in the background and waits for a running agent first.
+
+Example:
+  ralph-watch resume myproj-3`),
+		FlagSet: flag.NewFlagSet("resume", flag.ContinueOnError),
 		Exec: func(ctx context.Context, args []string) error {
 			l, err := loopArg(e, args, "resume")
 			if err != nil {
@@ -506,7 +539,13 @@ func stopCommand(e env) *ffcli.Command {
 		Name:       "stop",
 		ShortUsage: "ralph-watch stop [--kill] NAME",
 		ShortHelp:  "end a loop (and with --kill its agent)",
-		FlagSet:    fs,
+		LongHelp: strings.TrimSpace(`
+End a loop; with --kill end its agent too. Works when the pane was closed.
+
+Examples:
+  ralph-watch stop myproj-3
+  ralph-watch stop --kill myproj-3`),
+		FlagSet: fs,
 		Exec: func(ctx context.Context, args []string) error {
 			l, err := loopArg(e, args, "stop")
 			if err != nil {
@@ -552,7 +591,13 @@ func sendCommand(e env) *ffcli.Command {
 		Name:       "send",
 		ShortUsage: "ralph-watch send NAME MESSAGE",
 		ShortHelp:  "type a message into a loop's pane (paste, then Enter)",
-		FlagSet:    flag.NewFlagSet("send", flag.ContinueOnError),
+		LongHelp: strings.TrimSpace(`
+Type MESSAGE into the loop's pane as the prompt is typed (a bracketed
+paste, byte for byte), then press Enter.
+
+Example:
+  ralph-watch send myproj-3 'also update the changelog'`),
+		FlagSet: flag.NewFlagSet("send", flag.ContinueOnError),
 		Exec: func(ctx context.Context, args []string) error {
 			if len(args) != 2 {
 				return usageErrorf("send takes a loop name and a message")
@@ -580,7 +625,14 @@ func cleanCommand(e env) *ffcli.Command {
 		Name:       "clean",
 		ShortUsage: "ralph-watch clean NAME | --all",
 		ShortHelp:  "remove a loop's state (never its pane or agent)",
-		FlagSet:    fs,
+		LongHelp: strings.TrimSpace(`
+Remove a loop's state, never its pane or agent; a loop whose watcher runs
+is refused.
+
+Examples:
+  ralph-watch clean myproj-3
+  ralph-watch clean --all`),
+		FlagSet: fs,
 		Exec: func(ctx context.Context, args []string) error {
 			var names []string
 			switch {
@@ -648,7 +700,13 @@ func initCommand(e env) *ffcli.Command {
 		Name:       "init",
 		ShortUsage: "ralph-watch init [--force]",
 		ShortHelp:  "write a minimal PROMPT.md in the current folder",
-		FlagSet:    fs,
+		LongHelp: strings.TrimSpace(`
+Write a minimal PROMPT.md in the current folder.
+
+Examples:
+  ralph-watch init
+  ralph-watch init --force`),
+		FlagSet: fs,
 		Exec: func(ctx context.Context, args []string) error {
 			_, err := os.Stat("PROMPT.md")
 			existed := err == nil
@@ -673,7 +731,12 @@ func templateCommand(e env) *ffcli.Command {
 		Name:       "template",
 		ShortUsage: "ralph-watch template",
 		ShortHelp:  "print the PROMPT.md template",
-		FlagSet:    flag.NewFlagSet("template", flag.ContinueOnError),
+		LongHelp: strings.TrimSpace(`
+Print the PROMPT.md template that init writes.
+
+Example:
+  ralph-watch template >PROMPT.md`),
+		FlagSet: flag.NewFlagSet("template", flag.ContinueOnError),
 		Exec: func(ctx context.Context, args []string) error {
 			fmt.Fprint(e.Stdout, promptTemplate)
 			return nil

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"runtime/debug"
+	"strings"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 )
@@ -15,10 +16,15 @@ var version = ""
 // Version is the build's version: the -ldflags value, else the module
 // version under go install, else "devel".
 func Version() string {
-	if version != "" {
-		return version
+	bi, _ := debug.ReadBuildInfo()
+	return versionOf(version, bi)
+}
+
+func versionOf(stamped string, bi *debug.BuildInfo) string {
+	if stamped != "" {
+		return stamped
 	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+	if bi != nil && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 		return bi.Main.Version
 	}
 	return "devel"
@@ -29,7 +35,13 @@ func versionCommand(e env) *ffcli.Command {
 		Name:       "version",
 		ShortUsage: "ralph-watch version",
 		ShortHelp:  "print the version",
-		FlagSet:    flag.NewFlagSet("version", flag.ContinueOnError),
+		LongHelp: strings.TrimSpace(`
+Print the version: the one make build stamps in, else the module version a
+go install recorded, else devel.
+
+Example:
+  ralph-watch version`),
+		FlagSet: flag.NewFlagSet("version", flag.ContinueOnError),
 		Exec: func(ctx context.Context, args []string) error {
 			fmt.Fprintf(e.Stdout, "ralph-watch %s\n", Version())
 			return nil

@@ -1,0 +1,356 @@
+package main
+
+import (
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/peterbourgon/ff/v3/ffcli"
+
+	"github.com/ralph-tmux/ralph.tmux/completions"
+	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
+)
+
+// commandTree is what the binary offers: for each command path ("" for
+// ralph-watch itself, "run", "demo agent"), its subcommands and its flags as
+// typed (-t, --target).
+type commandTree struct {
+	subs, flags map[string][]string
+}
+
+func binaryTree() commandTree {
+	tree := commandTree{subs: map[string][]string{}, flags: map[string][]string{}}
+	var walk func(path string, c *ffcli.Command)
+	walk = func(path string, c *ffcli.Command) {
+		for _, s := range c.Subcommands {
+			tree.subs[path] = append(tree.subs[path], s.Name)
+			walk(strings.TrimSpace(path+" "+s.Name), s)
+		}
+		c.FlagSet.VisitAll(func(f *flag.Flag) { tree.flags[path] = append(tree.flags[path], dashes(f.Name)) })
+	}
+	walk("", rootCommand(env{Getenv: os.Getenv}))
+	return tree
+}
+
+// section is the text between start and the first end after it.
+func section(t *testing.T, text, start, end string) string {
+	t.Helper()
+	i := strings.Index(text, start)
+	if i < 0 {
+		t.Fatalf("no %q", start)
+	}
+	j := strings.Index(text[i:], end)
+	if j < 0 {
+		t.Fatalf("no %q after %q", end, start)
+	}
+	return text[i : i+j]
+}
+
+// fileTree reads the subcommands and flags a completion file offers from
+// the shape each file keeps (see the files: one line per flag).
+func fileTree(t *testing.T, shell, text string) commandTree {
+	tree := commandTree{subs: map[string][]string{}, flags: map[string][]string{}}
+	add := func(m map[string][]string, labels []string, words ...string) {
+		for _, l := range labels {
+			m[l] = append(m[l], words...)
+		}
+	}
+	switch shell {
+	case "bash":
+		subs := section(t, text, "_ralph_watch_subcommands() {", "\n}")
+		for _, m := range regexp.MustCompile(`(?m)^\s*('?'?|[a-z]+)\) echo ([^;]+);;`).FindAllStringSubmatch(subs, -1) {
+			add(tree.subs, []string{strings.Trim(m[1], "'")}, strings.Fields(m[2])...)
+		}
+		flags := section(t, text, "_ralph_watch_flags() {", "\n}")
+		for _, m := range regexp.MustCompile(`(?s)([a-z][a-z| ]*)\) flags=\((.*?)\) ;;`).FindAllStringSubmatch(flags, -1) {
+			var labels []string
+			for _, l := range strings.Split(m[1], "|") {
+				labels = append(labels, strings.TrimSpace(l))
+			}
+			for _, f := range strings.Fields(m[2]) {
+				add(tree.flags, labels, strings.TrimSuffix(f, "="))
+			}
+		}
+	case "zsh":
+		subs := section(t, text, "local -a subcommands=(", "\n  )")
+		for _, m := range regexp.MustCompile(`(?m)^\s*'([a-z]+):`).FindAllStringSubmatch(subs, -1) {
+			add(tree.subs, []string{""}, m[1])
+		}
+		arms := section(t, text, "case $words[1] in", "\n      esac")
+		for _, m := range regexp.MustCompile(`(?ms)^ {8}([a-z|]+)\)\n(.*?)^ {10};;`).FindAllStringSubmatch(arms, -1) {
+			labels := strings.Split(m[1], "|")
+			for _, f := range regexp.MustCompile(`'(-{1,2}[A-Za-z0-9-]+)[=\[]`).FindAllStringSubmatch(m[2], -1) {
+				add(tree.flags, labels, f[1])
+			}
+			for _, s := range regexp.MustCompile(`'1:subcommand:\(\((\w+)\\:`).FindAllStringSubmatch(m[2], -1) {
+				add(tree.subs, labels, s[1])
+			}
+		}
+	case "fish":
+		using := regexp.MustCompile(`-n '__ralph_watch_using ([a-z ]+)[;']`)
+		for _, line := range strings.Split(text, "\n") {
+			if !strings.HasPrefix(line, "complete -c ralph-watch ") {
+				continue
+			}
+			arg := regexp.MustCompile(` -a (\w+) `).FindStringSubmatch(line)
+			if strings.Contains(line, "-n 'not __ralph_watch_subcommand'") && arg != nil {
+				add(tree.subs, []string{""}, arg[1])
+				continue
+			}
+			u := using.FindStringSubmatch(line)
+			if u == nil {
+				continue
+			}
+			labels := strings.Fields(u[1])
+			if l := regexp.MustCompile(` -l (\S+)`).FindStringSubmatch(line); l != nil {
+				add(tree.flags, labels, "--"+l[1])
+			} else if s := regexp.MustCompile(` -s (\S)`).FindStringSubmatch(line); s != nil {
+				add(tree.flags, labels, "-"+s[1])
+			} else if arg != nil && strings.Contains(line, "count (commandline -opc)") {
+				add(tree.subs, labels, arg[1])
+			}
+		}
+	}
+	return tree
+}
+
+// compareWords reports what want has that got lacks and the reverse.
+func compareWords(t *testing.T, where, what string, got, want []string) {
+	t.Helper()
+	for _, w := range want {
+		if !slices.Contains(got, w) {
+			t.Errorf("%s lacks %s %s (add one line for it)", where, what, w)
+		}
+	}
+	for _, g := range got {
+		if !slices.Contains(want, g) {
+			t.Errorf("%s offers %s %s, which the binary does not have", where, what, g)
+		}
+	}
+}
+
+func compareTrees(t *testing.T, file string, got, want commandTree) {
+	t.Helper()
+	for _, m := range []struct {
+		what      string
+		got, want map[string][]string
+	}{{"subcommand", got.subs, want.subs}, {"flag", got.flags, want.flags}} {
+		paths := map[string]bool{}
+		for p := range m.got {
+			paths[p] = true
+		}
+		for p := range m.want {
+			paths[p] = true
+		}
+		for p := range paths {
+			compareWords(t, file+": "+strings.TrimSpace("ralph-watch "+p), m.what, m.got[p], m.want[p])
+		}
+	}
+}
+
+// Every subcommand and flag of the binary, and nothing else, is in each
+// completion file: adding a flag to a FlagSet fails here until it is added
+// to the three files.
+func TestCompletionFilesKnowEveryFlagOfTheBinary(t *testing.T) {
+	want := binaryTree()
+	for _, f := range []struct{ shell, file string }{
+		{"bash", "ralph-watch.bash"}, {"zsh", "_ralph-watch"}, {"fish", "ralph-watch.fish"},
+	} {
+		text, err := os.ReadFile(filepath.Join("../../completions", f.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		embedded, err := completions.Script(f.shell)
+		if err != nil || embedded != string(text) {
+			t.Errorf("completion %s: not the embedded completions/%s (%v)", f.shell, f.file, err)
+		}
+		compareTrees(t, "completions/"+f.file, fileTree(t, f.shell, string(text)), want)
+	}
+}
+
+// shellEnv is a private tmux server, a folder with PROMPT.md, two loops on
+// disk and ralph-watch on PATH: what the completions look at.
+type shellEnv struct {
+	srv *tmuxtest.Server
+	env []string
+}
+
+func newShellEnv(t *testing.T) *shellEnv {
+	t.Helper()
+	srv := tmuxtest.Start(t)
+	bin := tmuxtest.Build(t, "cmd/ralph-watch")
+	for _, name := range []string{"alpha", "beta"} {
+		dir := filepath.Join(srv.Dir, "state", name)
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "state.json"), []byte(`{"worker_name":"`+name+`"}`), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(srv.Dir, "PROMPT.md"), []byte("go on\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var env []string
+	for _, kv := range srv.Env {
+		if !strings.HasPrefix(kv, "PATH=") && !strings.HasPrefix(kv, "XDG_") {
+			env = append(env, kv)
+		}
+	}
+	env = append(env, "PATH="+filepath.Dir(bin)+":"+os.Getenv("PATH"), "XDG_CONFIG_HOME="+filepath.Join(srv.Dir, "home", ".config"))
+	return &shellEnv{srv: srv, env: env}
+}
+
+func (s *shellEnv) panes(t *testing.T) []string {
+	return strings.Fields(s.srv.Must("list-panes", "-a", "-F", "#{pane_id}"))
+}
+
+func requireShell(t *testing.T, shell string) string {
+	t.Helper()
+	path, err := exec.LookPath(shell)
+	if err != nil {
+		t.Skipf("%s not installed (apt-get install %s; .ci/run installs it)", shell, shell)
+	}
+	return path
+}
+
+// shell runs script in shell with args and returns its output lines,
+// sorted, without duplicates; anything on stderr fails the test.
+func (s *shellEnv) shell(t *testing.T, extraEnv []string, shell string, args ...string) []string {
+	t.Helper()
+	cmd := exec.Command(requireShell(t, shell), args...)
+	cmd.Dir = s.srv.Dir
+	cmd.Env = append(append([]string(nil), s.env...), extraEnv...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil || stderr.Len() > 0 {
+		t.Fatalf("%s %q: %v\n%s", shell, args, err, stderr.String())
+	}
+	var lines []string
+	for _, l := range strings.Split(string(out), "\n") {
+		if l = strings.TrimSpace(strings.SplitN(l, "\t", 2)[0]); l != "" && !slices.Contains(lines, l) {
+			lines = append(lines, l)
+		}
+	}
+	sort.Strings(lines)
+	return lines
+}
+
+// bashWords splits a command line into COMP_WORDS as readline does with
+// its default COMP_WORDBREAKS: at blanks, and around = in --flag=value.
+func bashWords(line string) []string {
+	words := strings.Fields(line)
+	if strings.HasSuffix(line, " ") {
+		words = append(words, "")
+	}
+	var out []string
+	for _, w := range words {
+		if name, value, ok := strings.Cut(w, "="); ok && strings.HasPrefix(w, "-") {
+			out = append(out, name, "=")
+			if value != "" {
+				out = append(out, value)
+			}
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+const bashDriver = `source "$0"
+COMP_WORDS=("$@") COMP_CWORD=$(($# - 1)) COMP_LINE="$*" COMP_POINT=${#COMP_LINE}
+_ralph_watch
+printf '%s\n' "${COMPREPLY[@]}"`
+
+func sorted(words ...string) []string {
+	out := slices.Clone(words)
+	sort.Strings(out)
+	return out
+}
+
+// The expectations all three shells share: line typed, completions offered.
+func commonCases(t *testing.T, s *shellEnv, tree commandTree) []struct {
+	line string
+	want []string
+} {
+	t.Helper()
+	cases := []struct {
+		line string
+		want []string
+	}{
+		{"ralph-watch ", sorted(tree.subs[""]...)},
+		{"ralph-watch st", []string{"status", "stop"}},
+		{"ralph-watch demo ", []string{"agent"}},
+		{"ralph-watch run --prompt-mode ", []string{"arg", "stdin", "type"}},
+		{"ralph-watch demo --attach ", []string{"auto", "no", "yes"}},
+		{"ralph-watch status ", []string{"alpha", "beta"}},
+		{"ralph-watch logs --lines 5 a", []string{"alpha"}},
+		{"ralph-watch completion ", []string{"bash", "fish", "zsh"}},
+		{"ralph-watch run --prompt-file PROM", []string{"PROMPT.md"}},
+		{"ralph-watch run -S " + s.srv.Socket + " -t ", sorted(s.panes(t)...)},
+	}
+	for path, flags := range tree.flags {
+		if path != "" {
+			cases = append(cases, struct {
+				line string
+				want []string
+			}{"ralph-watch " + path + " -", sorted(flags...)})
+		}
+	}
+	return cases
+}
+
+func TestBashCompletesSubcommandsFlagsValuesLoopsAndPanes(t *testing.T) {
+	requireShell(t, "bash")
+	s := newShellEnv(t)
+	file, _ := filepath.Abs("../../completions/ralph-watch.bash")
+	cases := append(commonCases(t, s, binaryTree()), []struct {
+		line string
+		want []string
+	}{
+		{"ralph-watch run --prompt-mode=", []string{"arg", "stdin", "type"}},
+		{"ralph-watch run --prompt-mode=s", []string{"stdin"}},
+		{"ralph-watch stop alpha ", nil},
+		{"ralph-watch run --agent ", nil}, // no such flag yet: offers nothing
+	}...)
+	for _, tc := range cases {
+		got := s.shell(t, nil, "bash", append([]string{"-c", bashDriver, file}, bashWords(tc.line)...)...)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("bash %q:\n got %q\nwant %q", tc.line, got, tc.want)
+		}
+	}
+}
+
+func TestFishCompletesSubcommandsFlagsValuesLoopsAndPanes(t *testing.T) {
+	requireShell(t, "fish")
+	s := newShellEnv(t)
+	file, _ := filepath.Abs("../../completions/ralph-watch.fish")
+	cases := append(commonCases(t, s, binaryTree()), []struct {
+		line string
+		want []string
+	}{
+		{"ralph-watch run --prompt-mode=", []string{"--prompt-mode=arg", "--prompt-mode=stdin", "--prompt-mode=type"}},
+		{"ralph-watch stop alpha ", nil},
+		{"ralph-watch run -- sh -", nil},
+	}...)
+	for _, tc := range cases {
+		got := s.shell(t, []string{"RW_FILE=" + file, "RW_LINE=" + tc.line}, "fish", "-c", `source $RW_FILE; complete -C "$RW_LINE"`)
+		if tc.line == "ralph-watch run -- sh -" {
+			// After --, the agent command's own completion: never ralph-watch's flags.
+			if slices.Contains(got, "--detach") {
+				t.Errorf("fish %q offers run's flags: %q", tc.line, got)
+			}
+			continue
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("fish %q:\n got %q\nwant %q", tc.line, got, tc.want)
+		}
+	}
+}
