@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
@@ -353,4 +354,75 @@ func TestFishCompletesSubcommandsFlagsValuesLoopsAndPanes(t *testing.T) {
 			t.Errorf("fish %q:\n got %q\nwant %q", tc.line, got, tc.want)
 		}
 	}
+}
+
+// zshPane starts an interactive zsh in a new window of the private server
+// with the completion loaded by compinit from a folder in fpath, as
+// site-functions is; it fails the test if loading printed anything.
+func (s *shellEnv) zshPane(t *testing.T, fpathDir string) string {
+	t.Helper()
+	zsh := requireShell(t, "zsh")
+	zdotdir := filepath.Join(s.srv.Dir, "zdotdir")
+	os.MkdirAll(zdotdir, 0o700)
+	rc := "fpath=(" + fpathDir + " $fpath)\nautoload -Uz compinit && compinit -u -D\nunsetopt list_ambiguous # list at the first Tab\nPS1='zsh> '\n" +
+		"print -r -- \"loaded: ${_comps[ralph-watch]}\"\n"
+	if err := os.WriteFile(filepath.Join(zdotdir, ".zshrc"), []byte(rc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// tmux gives a new pane the PATH of the client, whatever -e says: env sets it.
+	args := []string{"new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "main:", "-c", s.srv.Dir, "env"}
+	for _, kv := range s.env {
+		if strings.HasPrefix(kv, "PATH=") || strings.HasPrefix(kv, "RALPH_") {
+			args = append(args, kv)
+		}
+	}
+	pane := strings.TrimSpace(s.srv.Must(append(args, "ZDOTDIR="+zdotdir, zsh, "-i")...))
+	tmuxtest.Eventually(t, 20*time.Second, "zsh to start", func() bool {
+		return strings.Contains(s.srv.Capture(pane), "zsh> ")
+	})
+	if screen := s.srv.Capture(pane); !strings.HasPrefix(strings.TrimSpace(screen), "loaded: _ralph-watch\nzsh>") {
+		t.Fatalf("zsh did not load the completion cleanly:\n%s", screen)
+	}
+	return pane
+}
+
+// zshCompletes types line and Tab into a fresh zsh and waits for every
+// word of want on the screen below the prompt.
+func (s *shellEnv) zshCompletes(t *testing.T, fpathDir, line string, want ...string) {
+	t.Helper()
+	pane := s.zshPane(t, fpathDir)
+	s.srv.Must("send-keys", "-t", pane, "-l", line)
+	s.srv.Must("send-keys", "-t", pane, "Tab")
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		screen := s.srv.Capture(pane)
+		_, after, _ := strings.Cut(screen, "zsh> ")
+		missing := ""
+		for _, w := range want {
+			if !strings.Contains(after, w) {
+				missing = w
+			}
+		}
+		if missing == "" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("zsh %q: no %q on screen:\n%s", line, missing, screen)
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func TestZshLoadsTheCompletionWithCompinitAndCompletes(t *testing.T) {
+	requireShell(t, "zsh")
+	s := newShellEnv(t)
+	dir, _ := filepath.Abs("../../completions")
+	s.zshCompletes(t, dir, "ralph-watch sta", "ralph-watch status ")
+	s.zshCompletes(t, dir, "ralph-watch run --prompt-mo", "ralph-watch run --prompt-mode")
+	s.zshCompletes(t, dir, "ralph-watch run --prompt-mode ", "arg", "stdin", "type")
+	s.zshCompletes(t, dir, "ralph-watch status ", "alpha", "beta")
+	s.zshCompletes(t, dir, "ralph-watch stop --", "ralph-watch stop --kill ")
+	s.zshCompletes(t, dir, "ralph-watch list --", "--json", "--names", "print only the loop names")
+	s.zshCompletes(t, dir, "ralph-watch run -S "+s.srv.Socket+" -t ", s.panes(t)...)
 }
