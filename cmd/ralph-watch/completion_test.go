@@ -33,6 +33,7 @@ func binaryTree() commandTree {
 			tree.subs[path] = append(tree.subs[path], s.Name)
 			walk(strings.TrimSpace(path+" "+s.Name), s)
 		}
+		tree.flags[path] = []string{} // every command has an entry, with flags or not
 		c.FlagSet.VisitAll(func(f *flag.Flag) { tree.flags[path] = append(tree.flags[path], dashes(f.Name)) })
 	}
 	walk("", rootCommand(env{Getenv: os.Getenv}))

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"runtime/debug"
+	"strings"
+	"testing"
+)
+
+func runInProcess(args ...string) (int, string, string) {
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), args, env{Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr, Getenv: os.Getenv, Executable: os.Executable})
+	return code, stdout.String(), stderr.String()
+}
+
+// Every command's -h prints its usage and examples and exits 0; a wrong
+// flag or subcommand is one line and exit 2.
+func TestEveryCommandHasHelpWithExamplesAndRefusesUnknownFlags(t *testing.T) {
+	for path := range binaryTree().flags {
+		args := strings.Fields(path)
+		code, stdout, stderr := runInProcess(append(args, "-h")...)
+		cmdLine := strings.TrimSpace("ralph-watch " + path)
+		if code != 0 || stderr != "" || !strings.Contains(stdout, "USAGE\n  "+cmdLine) || !strings.Contains(stdout, "Example") {
+			t.Errorf("%s -h: exit %d\nstdout %s\nstderr %s", cmdLine, code, stdout, stderr)
+		}
+		code, stdout, stderr = runInProcess(append(args, "--bogus")...)
+		want := "ralph-watch: error: flag provided but not defined: -bogus (see '" + cmdLine + " -h')\n"
+		if code != 2 || stdout != "" || stderr != want {
+			t.Errorf("%s --bogus: exit %d, stdout %q, stderr %q; want exit 2 and %q", cmdLine, code, stdout, stderr, want)
+		}
+	}
+	code, stdout, stderr := runInProcess("frobnicate")
+	if want := "ralph-watch: error: unknown subcommand \"frobnicate\" (see 'ralph-watch -h')\n"; code != 2 || stdout != "" || stderr != want {
+		t.Errorf("unknown subcommand: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	code, _, stderr = runInProcess("completion", "tcsh")
+	if code != 2 || !strings.Contains(stderr, `no completion for shell "tcsh"`) {
+		t.Errorf("completion tcsh: exit %d, stderr %q", code, stderr)
+	}
+}
+
+func TestVersionIsTheStampedOneElseTheModuleVersion(t *testing.T) {
+	mod := func(v string) *debug.BuildInfo { return &debug.BuildInfo{Main: debug.Module{Version: v}} }
+	for _, tc := range []struct {
+		stamped string
+		bi      *debug.BuildInfo
+		want    string
+	}{
+		{"v1.2.3", mod("v0.9.0"), "v1.2.3"},
+		{"", mod("v0.9.0"), "v0.9.0"},
+		{"", mod("(devel)"), "devel"},
+		{"", mod(""), "devel"},
+		{"", nil, "devel"},
+	} {
+		if got := versionOf(tc.stamped, tc.bi); got != tc.want {
+			t.Errorf("versionOf(%q, %v) = %q, want %q", tc.stamped, tc.bi, got, tc.want)
+		}
+	}
+	code, stdout, _ := runInProcess("version")
+	if code != 0 || stdout != "ralph-watch "+Version()+"\n" {
+		t.Errorf("version: exit %d, %q", code, stdout)
+	}
+}
