@@ -94,3 +94,47 @@ _completion_loader ralph-watch; complete -p ralph-watch`)
 		return nil
 	})
 }
+
+// go install MODULE/cmd/ralph-watch@latest works and the binary reports
+// the module version: the committed tree is served as v0.1.0 from a local
+// proxy, its dependencies from the module cache, into a private module
+// cache so nothing outside the test changes.
+func TestGoInstallAtLatestReportsTheModuleVersion(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the module from a local proxy")
+	}
+	root, _ := filepath.Abs("../..")
+	if err := exec.Command("git", "-C", root, "rev-parse", "HEAD").Run(); err != nil {
+		t.Skip("not a git checkout")
+	}
+	cache, err := exec.Command("go", "env", "GOMODCACHE").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := t.TempDir()
+	const mod, ver = "github.com/ralph-tmux/ralph.tmux", "v0.1.0"
+	dir := filepath.Join(proxy, mod, "@v")
+	os.MkdirAll(dir, 0o755)
+	if out, err := exec.Command("git", "-C", root, "archive", "--format=zip", "--prefix="+mod+"@"+ver+"/", "-o", filepath.Join(dir, ver+".zip"), "HEAD").CombinedOutput(); err != nil {
+		t.Fatalf("git archive: %v\n%s", err, out)
+	}
+	gomod, err := exec.Command("git", "-C", root, "show", "HEAD:go.mod").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, ver+".mod"), gomod, 0o644)
+	os.WriteFile(filepath.Join(dir, ver+".info"), []byte(`{"Version":"`+ver+`","Time":"2026-01-01T00:00:00Z"}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "list"), []byte(ver+"\n"), 0o644)
+
+	gobin := t.TempDir()
+	cmd := exec.Command("go", "install", mod+"/cmd/ralph-watch@latest")
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), "GOBIN="+gobin, "GOMODCACHE="+t.TempDir(), "GOFLAGS=-modcacherw", "GOSUMDB=off", "GOTOOLCHAIN=local",
+		"GOPROXY=file://"+proxy+",file://"+filepath.Join(strings.TrimSpace(string(cache)), "cache", "download"))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go install: %v\n%s", err, out)
+	}
+	if out, err := exec.Command(filepath.Join(gobin, "ralph-watch"), "version").Output(); err != nil || string(out) != "ralph-watch "+ver+"\n" {
+		t.Errorf("version after go install: %q, %v", out, err)
+	}
+}
