@@ -73,6 +73,7 @@ Examples:
 			templateCommand(e),
 			demoCommand(e),
 			versionCommand(e),
+			hookCommand(e),
 		},
 		Exec: func(ctx context.Context, args []string) error {
 			if len(args) > 0 {
