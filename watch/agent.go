@@ -111,8 +111,11 @@ func limitLine(text, match string) string {
 
 // StartupAdvice is the message for a start-up dialog Classify found.
 func (p *Profile) StartupAdvice(index string) (what, fix string) {
-	i := int(index[0] - '0')
-	return p.Startup[i].What, p.Startup[i].Fix
+	if len(index) != 1 || int(index[0]-'0') >= len(p.Startup) {
+		return "a question", "answer it once by hand"
+	}
+	d := p.Startup[index[0]-'0']
+	return d.What, d.Fix
 }
 
 // Knows reports whether the profile can tell states apart on screen.

@@ -530,6 +530,9 @@ func (l *Loop) iterate(ctx context.Context, prompt string) (r outcome) {
 	}
 	err = l.Tmux.Respawn(tmux.RespawnRequest{
 		Pane: l.Pane, Dir: l.Dir, Command: l.wrapped(it.nonce, promptPath),
+		// An agent's screen is read for its state: an old dialog or limit
+		// message left in the history must not be read again.
+		ClearHistory: l.Agent.Knows(),
 		Env: []string{
 			"RALPH_ITERATION=" + strconv.Itoa(l.iteration),
 			"RALPH_MAX_ITERATIONS=" + strconv.Itoa(l.MaxIterations),
@@ -548,7 +551,7 @@ func (l *Loop) iterate(ctx context.Context, prompt string) (r outcome) {
 	started := l.Clock.Now()
 	if l.PromptMode == ModeType {
 		if end, stop := l.deliver(ctx, it, prompt); stop {
-			r.ending = end
+			r.ending, r.detail = end, it.turn.detail
 			return r
 		}
 	}
