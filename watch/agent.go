@@ -17,6 +17,7 @@ type Profile struct {
 	Commands []string       // program names that select this profile when --agent is not given
 	Ready    *regexp.Regexp // its input box is drawn: it takes a prompt
 	Busy     *regexp.Regexp // a turn is running
+	Finished *regexp.Regexp // a finished turn's summary, e.g. "✻ Worked for 3m 5s"
 	Dialog   *regexp.Regexp // a question waits for the person, e.g. a permission
 	Limit    *regexp.Regexp // a usage or rate limit stopped it
 	Startup  []StartupDialog
@@ -52,20 +53,22 @@ type AgentState int
 
 // The states an agent's screen can show.
 const (
-	StateUnknown AgentState = iota // nothing recognised
-	StateWorking                   // the busy marker shows
-	StateIdle                      // at its prompt, not busy
-	StateDialog                    // a question waits for the person
-	StateLimited                   // a usage or rate limit
-	StateStartup                   // a start-up dialog
+	StateUnknown  AgentState = iota // nothing recognised
+	StateWorking                    // the busy marker shows
+	StateIdle                       // at its prompt, not busy
+	StateDialog                     // a question waits for the person
+	StateLimited                    // a usage or rate limit
+	StateStartup                    // a start-up dialog
+	StateFinished                   // idle, and the screen shows the turn's end
 )
 
 func (s AgentState) String() string {
-	return [...]string{"unknown", "working", "idle", "needs_input", "limited", "startup_dialog"}[s]
+	return [...]string{"unknown", "working", "idle", "needs_input", "limited", "startup_dialog", "idle"}[s]
 }
 
 // Classify reads the agent's state from the last lines of its screen. It
 // also returns what matched: the limit text, or the start-up dialog's index.
+// An idle agent whose screen shows a finished turn is StateFinished.
 func (p *Profile) Classify(lines []string) (AgentState, string) {
 	if p == nil || len(lines) == 0 {
 		return StateUnknown, ""
@@ -87,6 +90,9 @@ func (p *Profile) Classify(lines []string) (AgentState, string) {
 	case p.Busy != nil && p.Busy.MatchString(text):
 		return StateWorking, ""
 	case p.Ready != nil && p.Ready.MatchString(text):
+		if p.Finished != nil && p.Finished.MatchString(text) {
+			return StateFinished, ""
+		}
 		return StateIdle, ""
 	}
 	return StateUnknown, ""
@@ -201,6 +207,7 @@ var profiles = map[string]Profile{
 		Commands: []string{"claude", "claude-code"},
 		Ready:    regexp.MustCompile(`(?m)^\s*(│\s*)?[❯>]\x{a0}|\? for shortcuts`),
 		Busy:     regexp.MustCompile(`(?i)esc to interrupt`),
+		Finished: regexp.MustCompile(`(?m)^\s*✻ \pL+ for \d`),
 		Dialog: regexp.MustCompile(`Do you want to (proceed|make this edit|create|allow|run)|` +
 			`Would you like to proceed\?`),
 		Limit: regexp.MustCompile(`(?i)(usage limit reached|hit your (usage )?limit|` +

@@ -18,7 +18,9 @@ func TestClassifyTellsTheAgentsStatesApart(t *testing.T) {
 		want   AgentState
 	}{
 		{"claude working", claude, "> fix the bug\n✽ Pondering… (12s · ↑ 1.2k tokens · esc to interrupt)\n─────\n❯\u00a0\n─────\n", StateWorking},
-		{"claude idle after a turn", claude, "● Fixed it.\n✻ Worked for 3m 5s\n─────\n❯\u00a0\n─────\n  ? for shortcuts\n", StateIdle},
+		{"claude idle after a turn", claude, "● Fixed it.\n✻ Worked for 3m 5s\n─────\n❯\u00a0\n─────\n  ? for shortcuts\n", StateFinished},
+		{"claude idle, quick turn", claude, "● Still working on it.\n✻ Cogitated for 0s\n───\n❯\u00a0\n───\n  ? for shortcuts · ← for agents       ● high · /effort\n", StateFinished},
+		{"claude idle before a turn", claude, "─────\n❯\u00a0\n─────\n  ? for shortcuts\n", StateIdle},
 		{"claude permission", claude, "Bash command\n  rm -rf build\nDo you want to proceed?\n❯ 1. Yes\n  2. No, and tell Claude what to do differently (esc)\n", StateDialog},
 		{"claude limit", claude, "● Working on it\n  ⎿  You've hit your limit · resets 8pm (Europe/Berlin)\n─────\n❯\u00a0\n", StateLimited},
 		{"claude limit in print mode", claude, "Claude AI usage limit reached|1795370400\n", StateLimited},

@@ -15,7 +15,7 @@ import (
 
 // turn follows the agent through one iteration by what its screen shows.
 type turn struct {
-	seenBusy    bool      // the busy marker showed since the prompt went in
+	sawWork     bool      // the busy marker or a finished turn showed since the prompt went in
 	dialogSince time.Time // a question has waited for the person since then
 	ended       time.Time // when the turn ended: idle seen, or the agent's hook
 	detail      string    // the limit text, or the start-up dialog's index
@@ -61,12 +61,12 @@ func (l *Loop) observe(it *iteration, det *Detector, screen string, now time.Tim
 		l.showStatus("running")
 	}
 	l.setAgentState(state)
-	if state == StateWorking {
-		t.seenBusy = true
+	if state == StateWorking || state == StateFinished {
+		t.sawWork = true
 	}
 	next := l.InactivityTimeout - stable
-	if grace := l.Agent.IdleGrace; state == StateIdle && grace > 0 {
-		if !t.seenBusy {
+	if grace := l.Agent.IdleGrace; (state == StateIdle || state == StateFinished) && grace > 0 {
+		if !t.sawWork {
 			grace *= 4 // a turn too quick to be seen busy: be surer it is over
 		}
 		if stable >= grace {
