@@ -5,7 +5,7 @@
 # _ralph_watch_subcommands SUBCOMMAND: what follows it as a subcommand.
 _ralph_watch_subcommands() {
     case $1 in
-    '') echo run status list ls logs pause resume stop send clean init template demo version completion ;;
+    '') echo run status list ls logs pause resume stop send clean init template demo version completion hook ;;
     demo) echo agent ;;
     esac
 }
@@ -34,6 +34,14 @@ _ralph_watch_flags() {
         --done-file=
         --ready-pattern=
         --ready-timeout=
+        --agent=
+        --busy-pattern=
+        --dialog-pattern=
+        --limit-pattern=
+        --idle-grace=
+        --dialog-timeout=
+        --limit-wait=
+        --turn-hook
         --iteration-timeout=
         --max-time=
         --restart-delay=
@@ -62,6 +70,9 @@ _ralph_watch_flags() {
     ) ;;
     init) flags=(
         --force
+    ) ;;
+    hook) flags=(
+        --state=
     ) ;;
     demo) flags=(
         --max-iterations=

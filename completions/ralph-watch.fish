@@ -5,7 +5,7 @@
 # The subcommand typed so far (demo agent is "demo agent"), else nothing.
 function __ralph_watch_subcommand
     set -l words (commandline -opc)
-    if set -q words[2]; and contains -- $words[2] run status list ls logs pause resume stop send clean init template demo version completion
+    if set -q words[2]; and contains -- $words[2] run status list ls logs pause resume stop send clean init template demo version completion hook
         if test "$words[2]" = demo; and contains -- agent $words[3..-1]
             echo demo agent
         else
@@ -99,6 +99,9 @@ complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a template -d 'print 
 complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a demo -d 'loop the built-in demo agent in a private tmux server'
 complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a version -d 'print the version'
 complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a completion -d 'print the shell completion script'
+complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a hook -d 'report an agent'\''s end of turn to its watcher'
+complete -c ralph-watch -n '__ralph_watch_using hook' -a turn-end
+complete -c ralph-watch -n '__ralph_watch_using hook' -l state -r -d 'the loop'\''s state folder'
 complete -c ralph-watch -n '__ralph_watch_using demo; and test (count (commandline -opc)) -eq 2' -a agent -d 'run the demo agent itself'
 
 # Arguments.
@@ -125,6 +128,14 @@ complete -c ralph-watch -n '__ralph_watch_using run' -l check-done-continuous -d
 complete -c ralph-watch -n '__ralph_watch_using run' -l done-file -r -F -d 'end the loop when this file exists'
 complete -c ralph-watch -n '__ralph_watch_using run' -l ready-pattern -x -d 'regular expression that shows the agent is ready'
 complete -c ralph-watch -n '__ralph_watch_using run' -l ready-timeout -x -d 'longest wait for the agent to be ready'
+complete -c ralph-watch -n '__ralph_watch_using run' -l agent -x -a '(__ralph_watch_values agent)' -d 'agent profile'
+complete -c ralph-watch -n '__ralph_watch_using run' -l busy-pattern -x -d 'regular expression that shows the agent is working'
+complete -c ralph-watch -n '__ralph_watch_using run' -l dialog-pattern -x -d 'regular expression that shows the agent waits on a question'
+complete -c ralph-watch -n '__ralph_watch_using run' -l limit-pattern -x -d 'regular expression that shows a usage limit'
+complete -c ralph-watch -n '__ralph_watch_using run' -l idle-grace -x -d 'end the turn when the agent sits idle this long'
+complete -c ralph-watch -n '__ralph_watch_using run' -l dialog-timeout -x -d 'restart when a question waits this long'
+complete -c ralph-watch -n '__ralph_watch_using run' -l limit-wait -x -d 'wait after a usage limit that shows no reset time'
+complete -c ralph-watch -n '__ralph_watch_using run' -l turn-hook -d 'let the agent report the end of its turn by its own hook'
 complete -c ralph-watch -n '__ralph_watch_using run' -l iteration-timeout -x -d 'restart an iteration that runs this long'
 complete -c ralph-watch -n '__ralph_watch_using run' -l max-time -x -d 'stop the loop after this long'
 complete -c ralph-watch -n '__ralph_watch_using run' -l restart-delay -x -d 'pause between iterations'

@@ -13,9 +13,11 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -130,6 +132,7 @@ type claudeRun struct {
 	cfg  watch.Config
 	out  tmuxtest.Buffer
 	proj string
+	wake <-chan os.Signal // the turn-end hook wakes the loop
 }
 
 // newClaudeRun prepares a server whose panes start Claude Code with no
@@ -211,7 +214,7 @@ func (r *claudeRun) run(timeout time.Duration) watch.Result {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	loop := &watch.Loop{Config: r.cfg, Tmux: r.srv.Client, Store: store, Out: &r.out, Err: &r.out}
+	loop := &watch.Loop{Config: r.cfg, Tmux: r.srv.Client, Store: store, Out: &r.out, Err: &r.out, Wake: r.wake}
 	started := time.Now()
 	res := loop.Run(ctx)
 	r.t.Logf("loop ended after %s: %+v\n%s", time.Since(started).Round(100*time.Millisecond), res, r.out.String())
@@ -326,4 +329,38 @@ func TestClaudeCodeSlowStart(t *testing.T) {
 		t.Errorf("result %+v, want exit 0 done_pattern", res)
 	}
 	r.wantPrompts(1, strings.TrimRight(claudePrompt, "\n"))
+}
+
+// With the claude profile a turn ends when Claude Code is done with it: by
+// its Stop hook, or by its idle screen (the input box, no "esc to
+// interrupt") when the hook is off; never by the inactivity timeout.
+// Checked with Claude Code 2.1.197.
+func TestClaudeCodeProfileEndsEachTurnWhenClaudeIsDone(t *testing.T) {
+	claude := claudeExecutable(t)
+	tmuxtest.Require(t)
+	tmuxtest.Build(t, "testdata/fakeapi")
+	wake := make(chan os.Signal, 1)
+	signal.Notify(wake, syscall.SIGUSR1)
+	defer signal.Stop(wake)
+	for _, hook := range []bool{true, false} {
+		t.Run(fmt.Sprintf("turn hook %v", hook), func(t *testing.T) {
+			t.Parallel()
+			r := newClaudeRun(t, claude, claudePrompt, "Still working on it.")
+			defer r.explain()
+			r.cfg.Agent, _ = watch.Agent("claude")
+			r.cfg.ReadyPattern = r.cfg.Agent.Ready
+			r.cfg.TurnHook = hook
+			r.cfg.Executable = tmuxtest.Build(t, "cmd/ralph-watch")
+			r.cfg.InactivityTimeout = 90 * time.Second // beyond the test: only the turn's end may end it
+			r.wake = wake
+			res := r.run(150 * time.Second)
+			if res.Code != watch.ExitLimit || res.Reason != "max_iterations" {
+				t.Errorf("result %+v, want exit 3 max_iterations", res)
+			}
+			if n := strings.Count(r.out.String(), "completed (turn ended"); n != 2 {
+				t.Errorf("%d turns ended, want 2", n)
+			}
+			r.wantPrompts(2, strings.TrimRight(claudePrompt, "\n"))
+		})
+	}
 }

@@ -39,6 +39,12 @@ type Config struct {
 	CheckDoneContinuous bool           // match while running, not only at the end
 	DoneFile            string         // stop when this exists
 	ReadyPattern        *regexp.Regexp // nil: wait for a stable screen
+
+	Agent         Profile       // what the agent's screen shows; generic knows nothing
+	DialogTimeout time.Duration // restart when a question waits this long; 0: wait
+	LimitWait     time.Duration // wait after a usage limit whose reset time is not written
+	TurnHook      bool          // install the agent's own turn-end hook where it has one
+	Executable    string        // this program, for hooks that call back
 }
 
 // Criterion reports whether the loop has a way to finish other than its limits.
@@ -67,4 +73,10 @@ const (
 	heartbeatEvery = 10 * time.Second
 	maxFailures    = 5
 	quietAfter     = 100 * time.Millisecond // output paused this long: judge held-back lines
+	maxLimitWait   = 8 * 24 * time.Hour     // a reset further off is misread
+	hookSettle     = time.Second            // longest wait for output after a turn-end hook
 )
+
+// minLimitWait keeps a misread reset time from relaunching into a limit at
+// once (a variable so tests can wait less).
+var minLimitWait = time.Minute

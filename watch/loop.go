@@ -50,6 +50,9 @@ type Loop struct {
 	start      time.Time
 	iteration  int
 	lastBeat   time.Time
+	turnHook   bool      // the agent reports the end of its turns itself
+	turnEnded  time.Time // when the last iteration's turn ended, for the turn gap
+	note       string    // shown after the status mark, e.g. the limit's reset time
 }
 
 // Result is how a loop ended: the process exit code and the recorded reason.
@@ -73,6 +76,10 @@ const (
 	endServerGone
 	endPaused  // a pause request: the agent runs on
 	endStopped // a stop request
+	endTurn    // the agent finished its turn and sits idle at its prompt
+	endLimit   // a usage limit: wait for the reset
+	endDialog  // a question went unanswered for the dialog timeout
+	endStartup // a start-up dialog: the prompt must not be typed into it
 )
 
 // iteration is what one iteration saw.
@@ -84,6 +91,7 @@ type iteration struct {
 	exitCode int   // from the exit marker; -1 until seen
 	since    int64 // the stream's length when the agent was started
 	pasteOn  bool  // the agent turned on bracketed paste
+	turn     turn  // what its screen showed
 }
 
 // Run loops until the end and returns the exit code.
@@ -140,6 +148,7 @@ func (l *Loop) open() (Result, bool) {
 		}
 	}
 	l.record()
+	l.installTurnHook()
 	l.save()
 	if l.Resume {
 		l.log("RESUME", fmt.Sprintf("loop resumed at iteration %d", l.iteration))
@@ -166,6 +175,7 @@ func (l *Loop) record() {
 	l.st.CheckDoneContinuous = l.CheckDoneContinuous
 	l.st.PaneID, l.st.TmuxSocket, l.st.Command = l.Pane, l.Socket, l.Command
 	l.st.WatcherPID, l.st.WatcherArgs, l.st.WatcherDir = os.Getpid(), l.WatcherArgs, l.WatcherDir
+	l.st.Agent = l.Agent.Name
 	l.st.DonePattern = nil
 	if l.DonePattern != nil {
 		p := l.DonePattern.String()
@@ -215,6 +225,11 @@ func (l *Loop) run(ctx context.Context) Result {
 		l.st.LastIterationStarted = state.Stamp(now)
 		l.st.LastIterationEnded = ""
 		l.st.Status = state.Running
+		l.st.WaitingUntil, l.note = "", ""
+		if !l.turnEnded.IsZero() {
+			gap := now.Sub(l.turnEnded).Milliseconds()
+			l.st.TurnGapMS, l.turnEnded = &gap, time.Time{}
+		}
 		l.save()
 		l.log("START", "iteration "+l.progress())
 		l.showStatus("running")
@@ -262,6 +277,24 @@ func (l *Loop) settle(ctx context.Context, it outcome, started time.Time) (Resul
 		return l.doneFile(), true
 	case endMaxTime:
 		return l.limit("max_time", fmt.Sprintf("max time (%s) reached", l.MaxTime)), true
+	case endStartup:
+		what, fix := l.Agent.StartupAdvice(it.detail)
+		l.errorf("%s is asking %s; the prompt was not typed. To loop it, %s", l.Command[0], what, fix)
+		l.log("FAIL", fmt.Sprintf("iteration %d startup_dialog", l.iteration))
+		return l.end(state.Failed, "startup_dialog", ExitFailed, "failed"), true
+	case endLimit:
+		return l.waitForLimit(ctx, it.detail, started)
+	case endDialog:
+		l.sayf("question unanswered for %s, restarting", l.DialogTimeout)
+		l.log("TIMEOUT", fmt.Sprintf("iteration %d dialog_timeout=%s", l.iteration, l.DialogTimeout))
+	case endTurn:
+		d := ended.Sub(started)
+		l.turnEnded = it.turnEnded
+		l.st.LastTurnEnded = state.Stamp(it.turnEnded)
+		l.st.ConsecutiveFailures = 0
+		l.st.IterationDurations = append(l.st.IterationDurations, int(d/time.Second))
+		l.sayf("iteration %d completed (turn ended, duration: %s)", l.iteration, FormatDuration(d))
+		l.log("END", fmt.Sprintf("iteration %d turn_end duration=%s", l.iteration, FormatDuration(d)))
 	case endInactivity:
 		l.sayf("inactivity timeout (%s), restarting", seconds(l.InactivityTimeout))
 		l.log("TIMEOUT", fmt.Sprintf("iteration %d inactivity_timeout=%s", l.iteration, seconds(l.InactivityTimeout)))
@@ -364,9 +397,19 @@ func (l *Loop) watchAgent(ctx context.Context, it *iteration, started time.Time)
 	if r.ending == endExit {
 		l.drain(it)
 		r.code = l.exitCode(it)
+		if r.code != 0 && l.Agent.Limit != nil { // "usage limit reached|1700000000", then exit 1
+			if screen, err := l.capture(); err == nil {
+				if st, detail := l.Agent.Classify(ScreenLines(screen, l.Lines)); st == StateLimited {
+					r.ending, it.turn.detail = endLimit, detail
+				}
+			}
+		}
+	}
+	if r.ending == endTurn && l.turnHook {
+		l.quiet(it) // the hook may come before the last words are drawn
 	}
 	l.flush(it)
-	r.match = it.match
+	r.match, r.detail, r.turnEnded = it.match, it.turn.detail, it.turn.ended
 	return r
 }
 
@@ -457,9 +500,11 @@ func (l *Loop) end(status, reason string, code int, shown string) Result {
 // outcome is how one iteration ended, with the exit code when the agent
 // exited and the done match when there was one.
 type outcome struct {
-	ending ending
-	code   int
-	match  string
+	ending    ending
+	code      int
+	match     string
+	detail    string    // the limit text, or the start-up dialog's index
+	turnEnded time.Time // endTurn: when the agent finished
 }
 
 // iterate runs one iteration: end the old agent, respawn, deliver, watch.
@@ -475,6 +520,7 @@ func (l *Loop) iterate(ctx context.Context, prompt string) (r outcome) {
 		return r
 	}
 	l.endAgent(pane)
+	os.Remove(l.Store.Path(TurnEndFile))
 	l.take(it) // whatever the old agent wrote is not this iteration's
 	if l.stream != nil {
 		it.since = l.stream.Bytes()
@@ -484,6 +530,9 @@ func (l *Loop) iterate(ctx context.Context, prompt string) (r outcome) {
 	}
 	err = l.Tmux.Respawn(tmux.RespawnRequest{
 		Pane: l.Pane, Dir: l.Dir, Command: l.wrapped(it.nonce, promptPath),
+		// An agent's screen is read for its state: an old dialog or limit
+		// message left in the history must not be read again.
+		ClearHistory: l.Agent.Knows(),
 		Env: []string{
 			"RALPH_ITERATION=" + strconv.Itoa(l.iteration),
 			"RALPH_MAX_ITERATIONS=" + strconv.Itoa(l.MaxIterations),
@@ -502,7 +551,7 @@ func (l *Loop) iterate(ctx context.Context, prompt string) (r outcome) {
 	started := l.Clock.Now()
 	if l.PromptMode == ModeType {
 		if end, stop := l.deliver(ctx, it, prompt); stop {
-			r.ending = end
+			r.ending, r.detail = end, it.turn.detail
 			return r
 		}
 	}
@@ -595,6 +644,11 @@ func (l *Loop) awaitReady(ctx context.Context, it *iteration) (end ending, ready
 		}
 		lines := ScreenLines(screen, 0)
 		stable := det.Observe(ScreenHash(screen, 0), l.Clock.Now())
+		switch st, detail := l.Agent.Classify(lines); st {
+		case StateStartup, StateLimited:
+			it.turn.detail = detail
+			return map[AgentState]ending{StateStartup: endStartup, StateLimited: endLimit}[st], false
+		}
 		if l.stream == nil || l.stream.Bytes() > it.since {
 			if l.ReadyPattern != nil {
 				if l.ReadyPattern.MatchString(strings.Join(lines, "\n")) {
@@ -625,6 +679,7 @@ func (l *Loop) deliver(ctx context.Context, it *iteration, prompt string) (endin
 	if end, ready := l.awaitReady(ctx, it); !ready {
 		return end, end != endExit
 	}
+	l.setAgentState(StateIdle)
 	// The baseline: only output from here on can hold the done signal.
 	l.take(it)
 	if l.DonePattern != nil {
@@ -751,6 +806,9 @@ func (l *Loop) monitor(ctx context.Context, it *iteration, started time.Time) en
 			if end, ok := l.request(); ok {
 				return end
 			}
+			if l.hookTurnEnded(it) {
+				return endTurn
+			}
 		case <-notify:
 			quiet = l.Clock.After(quietAfter)
 		case <-quiet:
@@ -779,8 +837,11 @@ func (l *Loop) monitor(ctx context.Context, it *iteration, started time.Time) en
 			if l.MaxTime > 0 && now.Sub(l.start) >= l.MaxTime {
 				return endMaxTime
 			}
-			if det.Observe(ScreenHash(screen, l.Lines), now) >= l.InactivityTimeout {
-				return endInactivity
+			if l.hookTurnEnded(it) {
+				return endTurn
+			}
+			if end, ok, _ := l.observe(it, &det, screen, now); ok {
+				return end
 			}
 			if now.Sub(l.lastBeat) >= heartbeatEvery {
 				l.save()
@@ -892,10 +953,16 @@ func (l *Loop) progress() string {
 
 // showStatus mirrors the loop's state in pane options for the status line.
 func (l *Loop) showStatus(shown string) {
-	mark := map[string]string{"running": "⟳", "backoff": "⟳", "paused": "⏸", "done": "✓", "failed": "✗", "limit": "■", "stopped": "■"}[shown]
+	mark := map[string]string{"running": "⟳", "backoff": "⟳", "paused": "⏸", "done": "✓", "failed": "✗", "limit": "■", "stopped": "■",
+		"needs-input": "✋", "waiting": "⏳"}[shown]
 	text := mark + " " + l.progress()
-	if shown == "backoff" {
+	switch shown {
+	case "backoff":
 		text += " ⏳"
+	case "needs-input":
+		text += " needs input"
+	case "waiting":
+		text += " " + l.note
 	}
 	max := ""
 	if l.MaxIterations > 0 {
@@ -971,4 +1038,55 @@ func FormatDuration(d time.Duration) string {
 		return fmt.Sprintf("%dm %ds", m, s)
 	}
 	return fmt.Sprintf("%ds", s)
+}
+
+// waitForLimit waits out a usage limit until its reset (or the limit wait
+// when no time is written). The iteration is not counted, nor is it a failure.
+func (l *Loop) waitForLimit(ctx context.Context, text string, started time.Time) (Result, bool) {
+	now := l.Clock.Now()
+	until, ok := ParseReset(text, now)
+	if !ok || until.Sub(now) > maxLimitWait {
+		until = now.Add(l.LimitWait)
+	}
+	if until.Sub(now) < minLimitWait {
+		until = now.Add(minLimitWait)
+	}
+	l.iteration--
+	l.st.CurrentIteration = l.iteration
+	l.note = "waiting for limit reset (" + until.Format("15:04") + ")"
+	l.st.WaitingUntil = state.Stamp(until)
+	line, _, _ := strings.Cut(strings.TrimSpace(text), "\n")
+	l.sayf("usage limit reached (%s), %s", strings.TrimSpace(line), l.note)
+	l.log("LIMIT", fmt.Sprintf("iteration %d not counted, waiting until %s", l.iteration+1, state.Stamp(until)))
+	l.setAgentState(StateLimited)
+	l.save()
+	l.showStatus("waiting")
+	wait := until.Sub(now)
+	if l.MaxTime > 0 {
+		wait = max(0, min(wait, l.MaxTime-now.Sub(l.start)))
+	}
+	if end := l.wait(ctx, wait); end != endExit {
+		return l.settle(ctx, outcome{ending: end}, started)
+	}
+	return Result{}, false
+}
+
+// quiet takes output until the agent pauses a moment, at most hookSettle.
+func (l *Loop) quiet(it *iteration) {
+	if l.stream == nil {
+		return
+	}
+	deadline := time.After(hookSettle)
+	for {
+		l.take(it)
+		select {
+		case <-l.stream.Notify():
+		case <-time.After(quietAfter):
+			l.take(it)
+			return
+		case <-deadline:
+			l.take(it)
+			return
+		}
+	}
 }

@@ -112,6 +112,11 @@ func TestBadInputIsRefusedWithOneLineAndExit2BeforeAnythingIsSpawned(t *testing.
 		{"negative max iterations", append(ok, "--max-iterations", "-1", "--", "sh"), "--max-iterations must not be negative"},
 		{"no command", ok, "ralph-watch: error: no command provided (use -- command...)"},
 		{"unknown flag", append(ok, "--bogus", "--", "sh"), "ralph-watch: error: flag provided but not defined: -bogus"},
+		{"unknown agent", append(ok, "--agent", "hal", "--", "sh"), `ralph-watch: error: unknown --agent "hal": use aider, amp, claude, codex, gemini, generic, opencode`},
+		{"mode the agent lacks", append(ok, "--agent", "aider", "--prompt-mode", "stdin", "--", "aider"), "ralph-watch: error: aider does not take prompts in stdin mode"},
+		{"bad busy regex", append(ok, "--busy-pattern", "(", "--", "sh"), "ralph-watch: error: invalid --busy-pattern"},
+		{"bad limit regex", append(ok, "--agent", "claude", "--limit-pattern", "*", "--", "claude"), "ralph-watch: error: invalid --limit-pattern"},
+		{"zero limit wait", append(ok, "--limit-wait", "0", "--", "sh"), "--limit-wait must be more than 0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before := c.panes()
@@ -340,5 +345,27 @@ func TestDemoOnATerminalAttachesAndEndsByItself(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("terminal lacks %q", want)
 		}
+	}
+}
+
+func TestHookTurnEndRecordsTheIterationAndNeverFailsTheAgent(t *testing.T) {
+	c := newCLI(t)
+	dir := filepath.Join(c.srv.Dir, "state", "looped")
+	os.MkdirAll(dir, 0o700)
+	os.WriteFile(filepath.Join(dir, "state.json"), []byte(`{"worker_name":"looped","watcher_pid":0}`), 0o600)
+	// Codex passes its event as a last argument; it is ignored.
+	code, _, stderr := c.run([]string{"RALPH_ITERATION=4"}, "hook", "turn-end", "--state", dir, `{"type":"agent-turn-complete"}`)
+	if code != 0 || stderr != "" {
+		t.Fatalf("hook turn-end: exit %d, stderr %q", code, stderr)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "turn-end")); err != nil || string(b) != "4\n" {
+		t.Errorf("turn-end file = %q, %v; want the iteration", b, err)
+	}
+	code, _, stderr = c.run([]string{"RALPH_ITERATION=4"}, "hook", "turn-end", "--state", filepath.Join(c.srv.Dir, "none"))
+	if code != 0 || !strings.Contains(stderr, "no loop state in") {
+		t.Errorf("hook without a loop: exit %d, stderr %q; want 0 and a warning", code, stderr)
+	}
+	if code, _, _ := c.run(nil, "hook", "bogus"); code != 2 {
+		t.Errorf("hook bogus: exit %d, want 2", code)
 	}
 }

@@ -11,7 +11,7 @@ import (
 type durationFlag struct{ d *time.Duration }
 
 func (f durationFlag) String() string {
-	if f.d == nil {
+	if f.d == nil || *f.d < 0 { // negative: not given, someone else's default applies
 		return ""
 	}
 	return f.d.String()

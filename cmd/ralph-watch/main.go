@@ -76,6 +76,7 @@ Examples:
 			demoCommand(e),
 			versionCommand(e),
 			completionCommand(e),
+			hookCommand(e),
 		},
 		Exec: func(ctx context.Context, args []string) error {
 			if len(args) > 0 {

@@ -33,6 +33,10 @@ type runFlags struct {
 	readyTimeout, restartDelay                  time.Duration
 	checkDoneContinuous, detach, tmuxNoOp       bool
 	replace, cleanState, noRun                  bool
+
+	agent, busyPattern, dialogPattern, limitPattern string
+	idleGrace, dialogTimeout, limitWait             time.Duration
+	turnHook                                        bool
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
@@ -57,6 +61,14 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.Var(durationFlag{&f.iterationTimeout}, "iteration-timeout", "restart an iteration that runs this long (0: none)")
 	fs.Var(durationFlag{&f.maxTime}, "max-time", "stop the loop after this long (0: no limit)")
 	fs.Var(durationFlag{&f.restartDelay}, "restart-delay", "pause between iterations (default 1s)")
+	fs.StringVar(&f.agent, "agent", "", "agent profile: "+strings.Join(watch.AgentNames(), ", ")+" (default guessed from the command)")
+	fs.StringVar(&f.busyPattern, "busy-pattern", "", "regular expression that shows the agent is working (default the profile's)")
+	fs.StringVar(&f.dialogPattern, "dialog-pattern", "", "regular expression that shows the agent waits on a question (default the profile's)")
+	fs.StringVar(&f.limitPattern, "limit-pattern", "", "regular expression that shows a usage limit (default the profile's)")
+	fs.Var(durationFlag{&f.idleGrace}, "idle-grace", "end the turn when the agent sits idle at its prompt this long (default the profile's; 0: never)")
+	fs.Var(durationFlag{&f.dialogTimeout}, "dialog-timeout", "restart when a question waits this long (0: wait for an answer)")
+	fs.Var(durationFlag{&f.limitWait}, "limit-wait", "wait after a usage limit whose reset time is not shown (default 30m)")
+	fs.BoolVar(&f.turnHook, "turn-hook", true, "let the agent report the end of its turn by its own hook (Claude Code, Codex)")
 	fs.BoolVar(&f.detach, "detach", false, "run the watcher in the background and return")
 	fs.BoolVar(&f.replace, "replace", false, "stop a loop of the same name (watcher and agent) and start afresh")
 	fs.BoolVar(&f.cleanState, "clean-state", false, "clear the state of a loop of the same name first")
@@ -67,6 +79,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 // defaults the duration flags whose zero value is not their default.
 func (f *runFlags) defaults() {
 	f.inactivity, f.poll, f.readyTimeout, f.restartDelay = 180*time.Second, 2*time.Second, 60*time.Second, time.Second
+	f.idleGrace, f.limitWait, f.turnHook = -1, 30*time.Minute, true // -1: the profile's
 }
 
 var namePattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
@@ -277,15 +290,13 @@ func checkRunFlags(e env, f *runFlags, command []string) (watch.Config, *tmux.Ex
 			return cfg, nil, usageErrorf("invalid --done-pattern: %v", err)
 		}
 	}
-	if f.readyPattern != "" {
-		if cfg.ReadyPattern, err = regexp.Compile(f.readyPattern); err != nil {
-			return cfg, nil, usageErrorf("invalid --ready-pattern: %v", err)
-		}
-	}
 	if len(command) == 0 {
 		return cfg, nil, usageErrorf("no command provided (use -- command...)")
 	}
 	cfg.Command = shellWords(command, f.promptMode)
+	if err := applyAgent(e, f, &cfg); err != nil {
+		return cfg, nil, err
+	}
 	if cfg.PromptFile, err = filepath.Abs(f.promptFile); err != nil {
 		return cfg, nil, usageErrorf("prompt file: %v", err)
 	}
@@ -453,4 +464,52 @@ func insidePane(pane tmux.Pane) bool {
 		pid, _ = strconv.Atoi(fields[1])
 	}
 	return false
+}
+
+// applyAgent picks the agent's profile (named, or guessed from the command),
+// lets the flags override its patterns, and gives the command what the
+// prompt mode needs (claude -p, codex exec, …).
+func applyAgent(e env, f *runFlags, cfg *watch.Config) error {
+	name := f.agent
+	if name == "" {
+		name = watch.GuessAgent(cfg.Command)
+	}
+	p, ok := watch.Agent(name)
+	if !ok {
+		return usageErrorf("unknown --agent %q: use %s", f.agent, strings.Join(watch.AgentNames(), ", "))
+	}
+	if !p.Supports(f.promptMode) {
+		return usageErrorf("%s does not take prompts in %s mode: use --prompt-mode type", name, f.promptMode)
+	}
+	for _, o := range []struct {
+		flag, value string
+		re          **regexp.Regexp
+	}{
+		{"--ready-pattern", f.readyPattern, &p.Ready},
+		{"--busy-pattern", f.busyPattern, &p.Busy},
+		{"--dialog-pattern", f.dialogPattern, &p.Dialog},
+		{"--limit-pattern", f.limitPattern, &p.Limit},
+	} {
+		if o.value == "" {
+			continue
+		}
+		re, err := regexp.Compile(o.value)
+		if err != nil {
+			return usageErrorf("invalid %s: %v", o.flag, err)
+		}
+		*o.re = re
+	}
+	if f.idleGrace >= 0 {
+		p.IdleGrace = f.idleGrace
+	}
+	if f.limitWait <= 0 {
+		return usageErrorf("--limit-wait must be more than 0")
+	}
+	cfg.Agent, cfg.ReadyPattern = p, p.Ready
+	cfg.DialogTimeout, cfg.LimitWait, cfg.TurnHook = f.dialogTimeout, f.limitWait, f.turnHook
+	cfg.Command = p.CommandFor(f.promptMode, cfg.Command)
+	if exe, err := e.Executable(); err == nil {
+		cfg.Executable = exe
+	}
+	return nil
 }

@@ -9,8 +9,12 @@ import (
 )
 
 func main() {
-	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: fakeagent SCRIPT-FILE|-")
+	if len(os.Args) >= 4 && os.Args[1] == "--settings" { // as Claude Code takes it
+		os.Setenv("FAKEAGENT_SETTINGS", os.Args[2])
+		os.Args = append(os.Args[:1], os.Args[3:]...)
+	}
+	if len(os.Args) < 2 { // more arguments (a prompt in arg mode) are ignored
+		fmt.Fprintln(os.Stderr, "usage: fakeagent [--settings FILE] SCRIPT-FILE|- [ARG...]")
 		os.Exit(2)
 	}
 	text := os.Getenv("FAKEAGENT_SCRIPT")

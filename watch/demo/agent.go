@@ -2,6 +2,7 @@ package demo
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -167,6 +168,10 @@ func (a *Agent) step(s *Step) (code int, stop bool) {
 			return a.fail(s, err)
 		}
 		a.write(fmt.Sprintf("child pid %d\n", cmd.Process.Pid))
+	case "stop-hook":
+		if err := a.stopHook(); err != nil {
+			return a.fail(s, err)
+		}
 	case "exit":
 		return s.n, true
 	case "quiet":
@@ -379,7 +384,7 @@ func (a *Agent) spinner(d time.Duration) {
 		case <-time.After(d - elapsed):
 		}
 	}
-	a.write(fmt.Sprintf("\n✻ Worked for %.1fs\n", d.Seconds()))
+	a.write(fmt.Sprintf("\r\x1b[2K✻ Worked for %.1fs\n", d.Seconds()))
 }
 
 // flood prints n bytes of 80-byte filler lines.
@@ -395,4 +400,37 @@ func (a *Agent) flood(n int) {
 		a.Out.Write(chunk)
 		n -= k
 	}
+}
+
+// stopHook runs the Stop hooks of the settings file the agent was started
+// with (--settings), as Claude Code does at the end of a turn.
+func (a *Agent) stopHook() error {
+	path := a.getenv("FAKEAGENT_SETTINGS")
+	if path == "" {
+		return errors.New("no --settings file")
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var settings struct {
+		Hooks struct {
+			Stop []struct {
+				Hooks []struct{ Command string }
+			}
+		}
+	}
+	if err := json.Unmarshal(b, &settings); err != nil {
+		return err
+	}
+	for _, m := range settings.Hooks.Stop {
+		for _, h := range m.Hooks {
+			cmd := exec.Command("sh", "-c", h.Command)
+			cmd.Stdin = strings.NewReader(`{"hook_event_name":"Stop","stop_hook_active":false}`)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				return fmt.Errorf("stop hook: %v: %s", err, out)
+			}
+		}
+	}
+	return nil
 }

@@ -225,7 +225,7 @@ func TestOutputSteps(t *testing.T) {
 		{"garbage 5000", func(s string) bool { return len(s) == 5000+len("\x1b[?2004l") }},
 		{"alt\nnoalt", func(s string) bool { return strings.HasPrefix(s, "\x1b[?1049h\x1b[?1049l") }},
 		{"spinner 200ms", func(s string) bool {
-			return strings.Contains(s, "\r\x1b[2K· Working… (0.0s · esc to interrupt)") && strings.HasSuffix(s, "\n✻ Worked for 0.2s\n\x1b[?2004l")
+			return strings.Contains(s, "\r\x1b[2K· Working… (0.0s · esc to interrupt)") && strings.HasSuffix(s, "\r\x1b[2K✻ Worked for 0.2s\n\x1b[?2004l")
 		}},
 	}
 	for _, tt := range tests {

@@ -48,6 +48,14 @@ type State struct {
 	// How the watcher was started, so resume can start it again the same way.
 	WatcherArgs []string `json:"watcher_args,omitempty"`
 	WatcherDir  string   `json:"watcher_dir,omitempty"`
+	// What the agent's screen showed last, by its profile.
+	Agent      string `json:"agent,omitempty"`
+	AgentState string `json:"agent_state,omitempty"` // working, idle, needs_input, limited, …
+	// When the agent's last turn ended, and how long after it the next
+	// iteration started (milliseconds).
+	LastTurnEnded string `json:"last_turn_ended,omitempty"`
+	TurnGapMS     *int64 `json:"turn_gap_ms,omitempty"`
+	WaitingUntil  string `json:"waiting_until,omitempty"` // a usage limit resets then
 }
 
 // ErrNoState means a loop has no state folder.

@@ -1,0 +1,301 @@
+package watch
+
+import (
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Profile is what the watcher knows of one agent: how its screen looks in
+// each state, and how it takes a prompt. The zero Profile (generic) knows
+// nothing, and the loop then relies on exit, inactivity and the done signal.
+type Profile struct {
+	Name     string
+	Commands []string       // program names that select this profile when --agent is not given
+	Ready    *regexp.Regexp // its input box is drawn: it takes a prompt
+	Busy     *regexp.Regexp // a turn is running
+	Finished *regexp.Regexp // a finished turn's summary, e.g. "✻ Worked for 3m 5s"
+	Dialog   *regexp.Regexp // a question waits for the person, e.g. a permission
+	Limit    *regexp.Regexp // a usage or rate limit stopped it
+	Startup  []StartupDialog
+	// IdleGrace is how long it must sit idle at its prompt, the screen
+	// unchanged, before its turn counts as over (0: never; inactivity decides).
+	IdleGrace time.Duration
+	// Modes are the prompt modes it supports, with the arguments that make
+	// it take the prompt that way; a mode not listed is refused.
+	Modes map[string]ModeArgs
+	// TurnHook names the agent's own end-of-turn signal the watcher installs.
+	TurnHook string
+}
+
+// ModeArgs are the arguments a prompt mode needs: First right after the
+// program (a subcommand), Last just before the prompt (a flag taking it).
+type ModeArgs struct{ First, Last []string }
+
+// StartupDialog is a question an agent asks before it takes any prompt.
+type StartupDialog struct {
+	Pattern *regexp.Regexp
+	What    string // what it asks
+	Fix     string // what to configure so it is not asked
+}
+
+// Turn-end hooks the watcher knows how to install.
+const (
+	HookClaudeStop  = "claude-stop"  // a Stop hook in a --settings file
+	HookCodexNotify = "codex-notify" // the notify program, by -c notify=[…]
+)
+
+// AgentState is what the screen says the agent is doing.
+type AgentState int
+
+// The states an agent's screen can show.
+const (
+	StateUnknown  AgentState = iota // nothing recognised
+	StateWorking                    // the busy marker shows
+	StateIdle                       // at its prompt, not busy
+	StateDialog                     // a question waits for the person
+	StateLimited                    // a usage or rate limit
+	StateStartup                    // a start-up dialog
+	StateFinished                   // idle, and the screen shows the turn's end
+)
+
+func (s AgentState) String() string {
+	return [...]string{"unknown", "working", "idle", "needs_input", "limited", "startup_dialog", "idle"}[s]
+}
+
+// Classify reads the agent's state from the last lines of its screen. It
+// also returns what matched: the limit text, or the start-up dialog's index.
+// An idle agent whose screen shows a finished turn is StateFinished.
+func (p *Profile) Classify(lines []string) (AgentState, string) {
+	if p == nil || len(lines) == 0 {
+		return StateUnknown, ""
+	}
+	text := strings.Join(lines, "\n")
+	for i, d := range p.Startup {
+		if d.Pattern.MatchString(text) {
+			return StateStartup, string(rune('0' + i))
+		}
+	}
+	if p.Limit != nil {
+		if m := p.Limit.FindString(text); m != "" {
+			return StateLimited, limitLine(text, m)
+		}
+	}
+	switch {
+	case p.Dialog != nil && p.Dialog.MatchString(text):
+		return StateDialog, ""
+	case p.Busy != nil && p.Busy.MatchString(text):
+		return StateWorking, ""
+	case p.Ready != nil && p.Ready.MatchString(text):
+		if p.Finished != nil && p.Finished.MatchString(text) {
+			return StateFinished, ""
+		}
+		return StateIdle, ""
+	}
+	return StateUnknown, ""
+}
+
+// limitLine widens a limit match to its whole line and the next, where the
+// reset time is written.
+func limitLine(text, match string) string {
+	i := strings.Index(text, match)
+	start := strings.LastIndexByte(text[:i], '\n') + 1
+	end := i + len(match)
+	for n := 0; n < 2 && end < len(text); n++ {
+		next := strings.IndexByte(text[end+1:], '\n')
+		if next < 0 {
+			end = len(text)
+			break
+		}
+		end += 1 + next
+	}
+	return text[start:end]
+}
+
+// StartupAdvice is the message for a start-up dialog Classify found.
+func (p *Profile) StartupAdvice(index string) (what, fix string) {
+	if len(index) != 1 || int(index[0]-'0') >= len(p.Startup) {
+		return "a question", "answer it once by hand"
+	}
+	d := p.Startup[index[0]-'0']
+	return d.What, d.Fix
+}
+
+// Knows reports whether the profile can tell states apart on screen.
+func (p *Profile) Knows() bool {
+	return p != nil && (p.Busy != nil || p.Dialog != nil || p.Limit != nil || len(p.Startup) > 0)
+}
+
+// CommandFor adds the arguments a prompt mode needs, unless the command
+// already has them.
+func (p *Profile) CommandFor(mode string, command []string) []string {
+	m := p.Modes[mode]
+	if len(command) == 0 || p.has(command, m.First) || p.has(command, m.Last) {
+		return command
+	}
+	out := append([]string{command[0]}, m.First...)
+	out = append(out, command[1:]...)
+	return append(out, m.Last...)
+}
+
+func (p *Profile) has(command, words []string) bool {
+	for _, w := range words {
+		if slices.Contains(command[1:], w) {
+			return true
+		}
+	}
+	return false
+}
+
+// Supports reports whether the agent takes prompts in mode.
+func (p *Profile) Supports(mode string) bool {
+	_, ok := p.Modes[mode]
+	return ok
+}
+
+// Agent returns the named profile (a fresh copy the caller may change).
+func Agent(name string) (Profile, bool) {
+	p, ok := profiles[name]
+	return p, ok
+}
+
+// AgentNames lists the known profiles.
+func AgentNames() []string {
+	var names []string
+	for n := range profiles {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// GuessAgent picks a profile by the program a command runs: "claude",
+// "/usr/bin/codex", or the first word of a shell line "env X=1 gemini -m y".
+func GuessAgent(command []string) string {
+	var words []string
+	if len(command) == 3 && command[0] == "/bin/sh" && command[1] == "-c" {
+		words = strings.Fields(command[2])
+	} else {
+		words = command
+	}
+	for _, w := range words {
+		base := filepath.Base(w)
+		if base == "env" || base == "exec" || base == "npx" || strings.Contains(w, "=") {
+			continue
+		}
+		for name, p := range profiles {
+			if slices.Contains(p.Commands, base) {
+				return name
+			}
+		}
+		break
+	}
+	return "generic"
+}
+
+var allModes = map[string]ModeArgs{ModeType: {}, ModeArg: {}, ModeStdin: {}}
+
+// profiles hold what the agents' screens show; the patterns come from the
+// screens of the versions named in watch/testdata/screens/NOTES.md.
+var profiles = map[string]Profile{
+	"generic": {Name: "generic", Modes: allModes},
+	"claude": {
+		Name:     "claude",
+		Commands: []string{"claude", "claude-code"},
+		Ready:    regexp.MustCompile(`(?m)^\s*(│\s*)?[❯>]\x{a0}|\? for shortcuts`),
+		Busy:     regexp.MustCompile(`(?i)esc to interrupt`),
+		Finished: regexp.MustCompile(`(?m)^\s*✻ \pL+ for \d`),
+		Dialog: regexp.MustCompile(`Do you want to (proceed|make this edit|create|allow|run)|` +
+			`Would you like to proceed\?`),
+		Limit: regexp.MustCompile(`(?i)(usage limit reached|hit your (usage )?limit|` +
+			`(5-hour|weekly|opus|session) limit reached|limit will reset|rate_limit_error|` +
+			`Claude AI usage limit reached\|\d+)`),
+		Startup: []StartupDialog{
+			{regexp.MustCompile(`(?i)do you trust the files in this folder|is this a project you created or one you trust|Yes, I trust this folder`),
+				"whether to trust the folder",
+				"start claude once in that folder and accept, or set hasTrustDialogAccepted for the project in ~/.claude.json"},
+			{regexp.MustCompile(`(?i)choose the text style|Let's get started`),
+				"to pick a theme (first start)",
+				"start claude once by hand to finish its first-start setup"},
+			{regexp.MustCompile(`(?i)select login method|Claude account with subscription|Anthropic Console account`),
+				"to log in",
+				"run claude once and log in, or set ANTHROPIC_API_KEY"},
+			{regexp.MustCompile(`(?i)detected a custom API key|Do you want to use this API key`),
+				"whether to use the API key in the environment",
+				"start claude once and approve the key"},
+			{regexp.MustCompile(`(?i)Bypass Permissions mode|Yes, I accept`),
+				"to confirm bypass-permissions mode",
+				"start claude --dangerously-skip-permissions once by hand and accept"},
+		},
+		IdleGrace: 3 * time.Second,
+		Modes: map[string]ModeArgs{ModeType: {}, ModeArg: {Last: []string{"-p"}},
+			ModeStdin: {Last: []string{"-p"}}},
+		TurnHook: HookClaudeStop,
+	},
+	"codex": {
+		Name:     "codex",
+		Commands: []string{"codex"},
+		Ready:    regexp.MustCompile(`(?m)^\s*[›▌>] |send\s+.*newline|\? for shortcuts|context left`),
+		Busy:     regexp.MustCompile(`(?i)esc to interrupt`),
+		Dialog: regexp.MustCompile(`(?i)allow command\?|would you like to (run|make|apply)|` +
+			`Yes, proceed|approve this`),
+		Limit: regexp.MustCompile(`(?i)(hit your usage limit|usage limit reached|rate limit reached|` +
+			`exceeded retry limit)`),
+		Startup: []StartupDialog{
+			{regexp.MustCompile(`(?i)sign in with ChatGPT|Provide your own API key`),
+				"to sign in", "run codex login once, or set OPENAI_API_KEY"},
+			{regexp.MustCompile(`(?i)allow codex to work in this folder|do you trust the contents of this directory|trust this folder`),
+				"whether to trust the folder",
+				"start codex once in that folder and accept, or mark the project trusted in ~/.codex/config.toml"},
+		},
+		IdleGrace: 3 * time.Second,
+		Modes: map[string]ModeArgs{ModeType: {}, ModeArg: {First: []string{"exec"}},
+			ModeStdin: {First: []string{"exec"}, Last: []string{"-"}}},
+		TurnHook: HookCodexNotify,
+	},
+	"gemini": {
+		Name:     "gemini",
+		Commands: []string{"gemini"},
+		Ready:    regexp.MustCompile(`(?i)type your message|>\s+Type`),
+		Busy:     regexp.MustCompile(`(?i)esc to cancel`),
+		Dialog: regexp.MustCompile(`(?i)allow execution|apply this change|Allow once|` +
+			`do you want to proceed`),
+		Limit: regexp.MustCompile(`(?i)(quota exceeded|reached your .*quota|rate limit exceeded|` +
+			`usage limit reached|RESOURCE_EXHAUSTED)`),
+		Startup: []StartupDialog{
+			{regexp.MustCompile(`(?i)get started.*\n(?s:.*)login with google|select auth method|how would you like to authenticate`),
+				"to pick a way to log in", "set GEMINI_API_KEY, or run gemini once and log in"},
+			{regexp.MustCompile(`(?i)do you trust this folder|trust folder`),
+				"whether to trust the folder", "start gemini once in that folder and accept"},
+		},
+		IdleGrace: 3 * time.Second,
+		Modes: map[string]ModeArgs{ModeType: {}, ModeArg: {Last: []string{"-p"}},
+			ModeStdin: {}},
+	},
+	"amp": {
+		Name:     "amp",
+		Commands: []string{"amp"},
+		Busy:     regexp.MustCompile(`(?i)esc to (cancel|interrupt)`),
+		Limit:    regexp.MustCompile(`(?i)(insufficient credit|out of credits|rate limit)`),
+		Modes: map[string]ModeArgs{ModeType: {}, ModeArg: {Last: []string{"-x"}},
+			ModeStdin: {Last: []string{"-x"}}},
+	},
+	"aider": {
+		Name:     "aider",
+		Commands: []string{"aider"},
+		Ready:    regexp.MustCompile(`(?m)^\S*> $`),
+		Dialog:   regexp.MustCompile(`\((Y)es/\(N\)o`),
+		Limit:    regexp.MustCompile(`(?i)(RateLimitError|rate limit|quota)`),
+		Modes:    map[string]ModeArgs{ModeType: {}, ModeArg: {Last: []string{"--message"}}},
+	},
+	"opencode": {
+		Name:     "opencode",
+		Commands: []string{"opencode"},
+		Busy:     regexp.MustCompile(`(?i)esc (to )?interrupt`),
+		Limit:    regexp.MustCompile(`(?i)(rate limit|usage limit|quota exceeded)`),
+		Modes:    map[string]ModeArgs{ModeType: {}, ModeArg: {First: []string{"run"}}},
+	},
+}

@@ -1,0 +1,119 @@
+package watch
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestClassifyTellsTheAgentsStatesApart(t *testing.T) {
+	claude, _ := Agent("claude")
+	codex, _ := Agent("codex")
+	gemini, _ := Agent("gemini")
+	tests := []struct {
+		name   string
+		p      Profile
+		screen string
+		want   AgentState
+	}{
+		{"claude working", claude, "> fix the bug\n✽ Pondering… (12s · ↑ 1.2k tokens · esc to interrupt)\n─────\n❯\u00a0\n─────\n", StateWorking},
+		{"claude idle after a turn", claude, "● Fixed it.\n✻ Worked for 3m 5s\n─────\n❯\u00a0\n─────\n  ? for shortcuts\n", StateFinished},
+		{"claude idle, quick turn", claude, "● Still working on it.\n✻ Cogitated for 0s\n───\n❯\u00a0\n───\n  ? for shortcuts · ← for agents       ● high · /effort\n", StateFinished},
+		{"claude idle before a turn", claude, "─────\n❯\u00a0\n─────\n  ? for shortcuts\n", StateIdle},
+		{"claude permission", claude, "Bash command\n  rm -rf build\nDo you want to proceed?\n❯ 1. Yes\n  2. No, and tell Claude what to do differently (esc)\n", StateDialog},
+		{"claude limit", claude, "● Working on it\n  ⎿  You've hit your limit · resets 8pm (Europe/Berlin)\n─────\n❯\u00a0\n", StateLimited},
+		{"claude limit in print mode", claude, "Claude AI usage limit reached|1795370400\n", StateLimited},
+		{"claude trust", claude, "Do you trust the files in this folder?\n\n/tmp/x\n\n❯ 1. Yes, proceed\n  2. No, exit\n", StateStartup},
+		{"claude trust 2.x", claude, "Quick safety check: Is this a project you created or one you trust?\n❯ 1. Yes, I trust this folder\n", StateStartup},
+		{"claude theme", claude, "Let's get started.\nChoose the text style that looks best with your terminal\n❯ 1. Dark mode ✔\n", StateStartup},
+		{"claude nothing yet", claude, "$ claude\n", StateUnknown},
+		{"codex working", codex, "• Working (5s • esc to interrupt)\n\n› Ask Codex to do anything\n", StateWorking},
+		{"codex limit", codex, "■ You've hit your usage limit. Upgrade to Pro or try again in 4 days 20 hours 9 minutes.\n", StateLimited},
+		{"gemini working", gemini, "⠏ Thinking about it (esc to cancel, 12s)\n> Type your message or @path/to/file\n", StateWorking},
+		{"gemini idle", gemini, "✦ Done.\n> Type your message or @path/to/file\n", StateIdle},
+		{"generic knows nothing", profiles["generic"], "Do you want to proceed?\nesc to interrupt\n", StateUnknown},
+	}
+	for _, tt := range tests {
+		got, _ := tt.p.Classify(strings.Split(tt.screen, "\n"))
+		if got != tt.want {
+			t.Errorf("%s: Classify = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestClassifyHandsTheLimitLineToTheResetParser(t *testing.T) {
+	claude, _ := Agent("claude")
+	_, detail := claude.Classify([]string{"● Working", "  ⎿  You've hit your limit · resets 8pm (Europe/Berlin)", "❯\u00a0"})
+	if !strings.Contains(detail, "resets 8pm (Europe/Berlin)") {
+		t.Errorf("limit detail = %q, want the line with the reset time", detail)
+	}
+}
+
+func TestGuessAgentByTheProgramName(t *testing.T) {
+	tests := []struct {
+		command []string
+		want    string
+	}{
+		{[]string{"claude"}, "claude"},
+		{[]string{"/usr/local/bin/codex", "--model", "o3"}, "codex"},
+		{[]string{"/bin/sh", "-c", "env FOO=1 gemini -m pro"}, "gemini"},
+		{[]string{"npx", "opencode"}, "opencode"},
+		{[]string{"python", "agent.py"}, "generic"},
+		{[]string{"bash"}, "generic"},
+	}
+	for _, tt := range tests {
+		if got := GuessAgent(tt.command); got != tt.want {
+			t.Errorf("GuessAgent(%q) = %q, want %q", tt.command, got, tt.want)
+		}
+	}
+}
+
+func TestCommandForAddsWhatThePromptModeNeedsOnce(t *testing.T) {
+	tests := []struct {
+		agent, mode string
+		command     []string
+		want        []string
+	}{
+		{"claude", ModeArg, []string{"claude", "--model", "opus"}, []string{"claude", "--model", "opus", "-p"}},
+		{"claude", ModeArg, []string{"claude", "-p"}, []string{"claude", "-p"}},
+		{"claude", ModeType, []string{"claude"}, []string{"claude"}},
+		{"codex", ModeArg, []string{"codex", "-m", "o3"}, []string{"codex", "exec", "-m", "o3"}},
+		{"codex", ModeStdin, []string{"codex"}, []string{"codex", "exec", "-"}},
+		{"codex", ModeArg, []string{"codex", "exec"}, []string{"codex", "exec"}},
+		{"gemini", ModeArg, []string{"gemini", "-m", "pro"}, []string{"gemini", "-m", "pro", "-p"}},
+		{"generic", ModeArg, []string{"my-agent"}, []string{"my-agent"}},
+	}
+	for _, tt := range tests {
+		p, _ := Agent(tt.agent)
+		if got := p.CommandFor(tt.mode, tt.command); !slices.Equal(got, tt.want) {
+			t.Errorf("%s %s: CommandFor(%q) = %q, want %q", tt.agent, tt.mode, tt.command, got, tt.want)
+		}
+	}
+}
+
+func TestEveryProfileTakesTypedPromptsAndNamesItself(t *testing.T) {
+	for _, name := range AgentNames() {
+		p, _ := Agent(name)
+		if p.Name != name || !p.Supports(ModeType) {
+			t.Errorf("profile %q: name %q, type mode %v", name, p.Name, p.Supports(ModeType))
+		}
+	}
+}
+
+func FuzzClassify(f *testing.F) {
+	f.Add("Do you want to proceed?\n❯ 1. Yes")
+	f.Add("You've hit your limit · resets 8pm")
+	f.Fuzz(func(t *testing.T, screen string) {
+		for _, name := range AgentNames() {
+			p, _ := Agent(name)
+			state, detail := p.Classify(strings.Split(screen, "\n"))
+			if state == StateStartup {
+				p.StartupAdvice(detail)
+			}
+			if state == StateLimited {
+				ParseReset(detail, time.Date(2026, 11, 22, 14, 30, 0, 0, time.UTC))
+			}
+		}
+	})
+}
