@@ -15,6 +15,7 @@ import (
 	"github.com/peterbourgon/ff/v3/ffcli"
 
 	"github.com/ralph-tmux/ralph.tmux/completions"
+	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
 )
 
@@ -320,7 +321,8 @@ func TestBashCompletesSubcommandsFlagsValuesLoopsAndPanes(t *testing.T) {
 		{"ralph-watch run --prompt-mode=", []string{"arg", "stdin", "type"}},
 		{"ralph-watch run --prompt-mode=s", []string{"stdin"}},
 		{"ralph-watch stop alpha ", nil},
-		{"ralph-watch run --agent ", nil}, // no such flag yet: offers nothing
+		{"ralph-watch run --agent ", watch.AgentNames()},
+		{"ralph-watch run --agent c", []string{"claude", "codex"}},
 	}...)
 	for _, tc := range cases {
 		got := s.shell(t, nil, "bash", append([]string{"-c", bashDriver, file}, bashWords(tc.line)...)...)
