@@ -165,7 +165,7 @@ func TailText(out []byte, cut bool, maxChars int) string {
 	var n Normalizer
 	text, _ := n.Write(out)
 	text = bytes.Map(func(r rune) rune {
-		if r == utf8.RuneError || r < 0x20 && r != '\n' && r != '\t' || r == 0x7f {
+		if r == utf8.RuneError || r < 0x20 && r != '\n' && r != '\t' || r >= 0x7f && r <= 0x9f {
 			return -1
 		}
 		return r

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 func TestTailTextKeepsTheEndAndMarksOnlyACut(t *testing.T) {
@@ -27,6 +28,7 @@ func TestTailTextKeepsTheEndAndMarksOnlyACut(t *testing.T) {
 		{"a rune split by an earlier cut is dropped", "\x9c\xa4ail", true, 10, Truncated + "\nail"},
 		{"escapes and control characters go", "\x1b[31mFAIL\x1b[0m\a x\x00y\n", false, 100, "FAIL xy"},
 		{"OSC titles go", "\x1b]0;title\x07done", false, 100, "done"},
+		{"C1 controls go", "a\u009b31mb\u0085c", false, 100, "abc"},
 		{"a bracketed paste end cannot get through", "a\x1b[201~b", false, 100, "ab"},
 		{"tabs and line breaks stay", "a\tb\nc", false, 100, "a\tb\nc"},
 		{"trailing line breaks are trimmed", "summary\n\n\n", false, 100, "summary"},
@@ -162,4 +164,30 @@ func TestRunChecksSavesOutputAndBoundsTime(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "late")); err == nil {
 		t.Error("a child of the timed-out check ran on")
 	}
+}
+
+// Check output is untrusted text on its way into a prompt that is pasted
+// into a terminal: whatever it holds, what comes out is bounded and inert.
+func FuzzTailText(f *testing.F) {
+	f.Add([]byte("ok\n"), false, 10)
+	f.Add([]byte("\x1b[201~\x1b]0;t\x07\x9b31m"), true, 3)
+	f.Add([]byte("ääää\r\nx"), false, 2)
+	f.Fuzz(func(t *testing.T, out []byte, cut bool, max int) {
+		if max < 0 || max > 1<<16 {
+			return
+		}
+		got := TailText(out, cut, max)
+		body, marked := strings.CutPrefix(got, Truncated+"\n")
+		if cut && !marked {
+			t.Fatalf("cut output not marked: %q", got)
+		}
+		if n := utf8.RuneCountInString(body); n > max {
+			t.Fatalf("%d characters kept, limit %d", n, max)
+		}
+		for _, r := range body {
+			if r < 0x20 && r != '\n' && r != '\t' || r >= 0x7f && r <= 0x9f || r == utf8.RuneError {
+				t.Fatalf("control character %U kept in %q", r, got)
+			}
+		}
+	})
 }
