@@ -80,10 +80,16 @@ func (c *cli) state(name string) *state.State {
 	return &st
 }
 
-// pane opens a window whose shell starts in dir and returns its pane id.
+// pane opens a window whose shell starts in dir and returns its pane id once
+// tmux reports that folder (it reports none until the shell has started).
 func (c *cli) pane(dir string) string {
 	c.t.Helper()
-	return strings.TrimSpace(c.srv.Must("new-window", "-d", "-P", "-F", "#{pane_id}", "-c", dir, "-t", "main:"))
+	id := strings.TrimSpace(c.srv.Must("new-window", "-d", "-P", "-F", "#{pane_id}", "-c", dir, "-t", "main:"))
+	tmuxtest.Eventually(c.t, 10*time.Second, "pane "+id+" to start in "+dir, func() bool {
+		out, _ := c.srv.Tmux("display", "-p", "-t", id, "#{pane_current_path}")
+		return strings.TrimSpace(out) == dir
+	})
+	return id
 }
 
 func (c *cli) panes() string {
