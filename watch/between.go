@@ -47,12 +47,6 @@ func endReason(it outcome) string {
 		return "inactivity_timeout"
 	case endTimeout:
 		return "iteration_timeout"
-	case endPaneGone:
-		return "pane_closed"
-	case endServerGone:
-		return "server_gone"
-	case endMaxTime:
-		return "max_time"
 	}
 	return "exit"
 }

@@ -76,7 +76,6 @@ func (env CheckEnv) run(ctx context.Context, command string, out io.Writer) (cod
 	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", command)
 	cmd.Dir = env.Dir
 	cmd.Env = append(os.Environ(), env.Env...)
-	cmd.Stdin = nil
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
