@@ -30,6 +30,7 @@ demo: build
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzNormalizer -fuzztime 30s ./watch
 	$(GO) test -run '^$$' -fuzz FuzzDoneScanner -fuzztime 30s ./watch
+	$(GO) test -run '^$$' -fuzz FuzzTailText -fuzztime 30s ./watch
 
 lint:
 	@test -z "$$(gofmt -l .)" || { gofmt -l .; echo 'gofmt: files above need formatting'; exit 1; }

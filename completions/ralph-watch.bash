@@ -42,6 +42,20 @@ _ralph_watch_flags() {
         --dialog-timeout=
         --limit-wait=
         --turn-hook
+        --check=
+        --check-hint=
+        --check-timeout=
+        --check-output-chars=
+        --check-fail-action=
+        --include-iteration-count
+        --on-iteration-end=
+        --on-done=
+        --on-fail=
+        --commit
+        --progress-file=
+        --worktree
+        --stall-limit=
+        --pause-file=
         --iteration-timeout=
         --max-time=
         --restart-delay=

@@ -39,6 +39,20 @@ type Config struct {
 	CheckDoneContinuous bool           // match while running, not only at the end
 	DoneFile            string         // stop when this exists
 	ReadyPattern        *regexp.Regexp // nil: wait for a stable screen
+	PauseFile           string         // pause the loop when this appears (it is removed)
+
+	Checks           []Check       // run after every iteration in Dir
+	CheckTimeout     time.Duration // per check, and per hook
+	CheckOutputChars int           // of each failed check's output, in the next prompt
+	CheckFailAction  string        // FailAppend, FailPrepend or FailReplace
+
+	IncludeIterationCount bool // start the prompt with "Iteration X of Y, Z remaining."
+
+	OnIterationEnd, OnDone, OnFail string // hooks, run with sh -c
+	Commit                         bool   // commit all changes after an iteration whose checks pass
+	ProgressFile                   string // a section is appended to it per iteration
+	Worktree, WorktreeBranch       string // the loop's own git worktree, if any
+	StallLimit                     int    // stop after this many iterations in a row that changed nothing; 0: never
 
 	Agent         Profile       // what the agent's screen shows; generic knows nothing
 	DialogTimeout time.Duration // restart when a question waits this long; 0: wait
@@ -57,6 +71,8 @@ const (
 	ExitUsage       = 2
 	ExitLimit       = 3
 	ExitInterrupted = 130
+	// ExitPause is what an agent exits with to pause the loop instead of a restart.
+	ExitPause = 42
 )
 
 // Tunables of delivery that are not flags (yet).

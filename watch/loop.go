@@ -53,6 +53,13 @@ type Loop struct {
 	turnHook   bool      // the agent reports the end of its turns itself
 	turnEnded  time.Time // when the last iteration's turn ended, for the turn gap
 	note       string    // shown after the status mark, e.g. the limit's reset time
+
+	feedback       string // the last iteration's check failures, for the next prompt
+	checked        int    // the iteration whose checks ran last; -1: none
+	checksPassed   bool   // how they went
+	baseline       string // the working tree's fingerprint when the iteration started; "": unknown
+	commitWarned   bool
+	pauseFileFound bool
 }
 
 // Result is how a loop ended: the process exit code and the recorded reason.
@@ -140,7 +147,9 @@ func (l *Loop) open() (Result, bool) {
 			l.start = t // max-time counts from the loop's first start
 		}
 		l.st.ExitReason = nil
+		l.restoreChecks()
 	} else {
+		l.checked = -1
 		l.st = &state.State{
 			WorkerName:         l.Name,
 			Started:            state.Stamp(l.start),
@@ -176,6 +185,7 @@ func (l *Loop) record() {
 	l.st.PaneID, l.st.TmuxSocket, l.st.Command = l.Pane, l.Socket, l.Command
 	l.st.WatcherPID, l.st.WatcherArgs, l.st.WatcherDir = os.Getpid(), l.WatcherArgs, l.WatcherDir
 	l.st.Agent = l.Agent.Name
+	l.st.Worktree, l.st.WorktreeBranch = l.Worktree, l.WorktreeBranch
 	l.st.DonePattern = nil
 	if l.DonePattern != nil {
 		p := l.DonePattern.String()
@@ -217,7 +227,8 @@ func (l *Loop) run(ctx context.Context) Result {
 			l.errorf("%v", err)
 			return l.end(state.Failed, "prompt_file_missing", ExitFailed, "failed")
 		}
-		prompt := Render(text, PromptVars{Iteration: l.iteration, MaxIterations: l.MaxIterations, Name: l.Name})
+		prompt := Compose(text, PromptVars{Iteration: l.iteration, MaxIterations: l.MaxIterations, Name: l.Name,
+			CheckFailures: l.feedback}, l.CheckFailAction, l.IncludeIterationCount)
 
 		now := l.Clock.Now()
 		l.sayf("starting iteration %s", l.progress())
@@ -253,11 +264,6 @@ func (l *Loop) settle(ctx context.Context, it outcome, started time.Time) (Resul
 	l.st.LastIterationEnded = state.Stamp(ended)
 	l.saveScreen()
 
-	if it.match != "" && end != endInterrupted && end != endPaused && end != endStopped {
-		l.sayf("done pattern matched, stopping loop")
-		l.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=done_pattern", l.iteration))
-		return l.end(state.Stopped, "done_pattern", ExitDone, "done"), true
-	}
 	switch end {
 	case endInterrupted:
 		l.st.LastIterationEnded = "" // the agent runs on: the iteration is not over
@@ -267,34 +273,35 @@ func (l *Loop) settle(ctx context.Context, it outcome, started time.Time) (Resul
 		return l.paused(), true
 	case endStopped:
 		return l.stopped(), true
-	case endPaneGone:
-		l.errorf("pane %s was closed", l.Pane)
-		return l.end(state.Failed, "pane_closed", ExitFailed, "failed"), true
-	case endServerGone:
-		l.errorf("tmux server is gone")
-		return l.end(state.Failed, "server_gone", ExitFailed, "failed"), true
-	case endDoneFile:
-		return l.doneFile(), true
-	case endMaxTime:
-		return l.limit("max_time", fmt.Sprintf("max time (%s) reached", l.MaxTime)), true
-	case endStartup:
-		what, fix := l.Agent.StartupAdvice(it.detail)
-		l.errorf("%s is asking %s; the prompt was not typed. To loop it, %s", l.Command[0], what, fix)
-		l.log("FAIL", fmt.Sprintf("iteration %d startup_dialog", l.iteration))
-		return l.end(state.Failed, "startup_dialog", ExitFailed, "failed"), true
-	case endLimit:
-		return l.waitForLimit(ctx, it.detail, started)
+	}
+	done := it.match != "" || end == endDoneFile
+	if !done {
+		switch end {
+		case endPaneGone:
+			l.errorf("pane %s was closed", l.Pane)
+			return l.end(state.Failed, "pane_closed", ExitFailed, "failed"), true
+		case endServerGone:
+			l.errorf("tmux server is gone")
+			return l.end(state.Failed, "server_gone", ExitFailed, "failed"), true
+		case endMaxTime:
+			return l.limit("max_time", fmt.Sprintf("max time (%s) reached", l.MaxTime)), true
+		case endStartup:
+			what, fix := l.Agent.StartupAdvice(it.detail)
+			l.errorf("%s is asking %s; the prompt was not typed. To loop it, %s", l.Command[0], what, fix)
+			l.log("FAIL", fmt.Sprintf("iteration %d startup_dialog", l.iteration))
+			return l.end(state.Failed, "startup_dialog", ExitFailed, "failed"), true
+		case endLimit: // not an iteration: no checks, no hooks
+			return l.waitForLimit(ctx, it.detail, started)
+		}
+	}
+	switch end {
 	case endDialog:
 		l.sayf("question unanswered for %s, restarting", l.DialogTimeout)
 		l.log("TIMEOUT", fmt.Sprintf("iteration %d dialog_timeout=%s", l.iteration, l.DialogTimeout))
 	case endTurn:
-		d := ended.Sub(started)
 		l.turnEnded = it.turnEnded
 		l.st.LastTurnEnded = state.Stamp(it.turnEnded)
-		l.st.ConsecutiveFailures = 0
-		l.st.IterationDurations = append(l.st.IterationDurations, int(d/time.Second))
-		l.sayf("iteration %d completed (turn ended, duration: %s)", l.iteration, FormatDuration(d))
-		l.log("END", fmt.Sprintf("iteration %d turn_end duration=%s", l.iteration, FormatDuration(d)))
+		l.completed(ended.Sub(started), "turn ended", "turn_end")
 	case endInactivity:
 		l.sayf("inactivity timeout (%s), restarting", seconds(l.InactivityTimeout))
 		l.log("TIMEOUT", fmt.Sprintf("iteration %d inactivity_timeout=%s", l.iteration, seconds(l.InactivityTimeout)))
@@ -304,17 +311,14 @@ func (l *Loop) settle(ctx context.Context, it outcome, started time.Time) (Resul
 	case endExit:
 		code := it.code
 		l.st.LastExitCode = &code
-		if code == 0 {
-			d := ended.Sub(started)
-			l.st.ConsecutiveFailures = 0
-			l.st.IterationDurations = append(l.st.IterationDurations, int(d/time.Second))
-			l.sayf("iteration %d completed (exit: 0, duration: %s)", l.iteration, FormatDuration(d))
-			l.log("END", fmt.Sprintf("iteration %d exit=0 duration=%s", l.iteration, FormatDuration(d)))
-			break
-		}
-		l.st.ConsecutiveFailures++
-		l.st.TotalFailures++
-		if code == 126 || code == 127 {
+		switch {
+		case code == 0:
+			l.completed(ended.Sub(started), "exit: 0", "exit=0")
+		case code == ExitPause:
+			l.log("END", fmt.Sprintf("iteration %d exit=%d pause", l.iteration, code))
+		case code == 126 || code == 127:
+			l.st.ConsecutiveFailures++
+			l.st.TotalFailures++
 			what := "command not found"
 			if code == 126 {
 				what = "command not executable"
@@ -322,8 +326,37 @@ func (l *Loop) settle(ctx context.Context, it outcome, started time.Time) (Resul
 			l.log("FAIL", fmt.Sprintf("iteration %d exit=%d fatal", l.iteration, code))
 			l.errorf("%s: %s (exit %d)", what, l.Command[0], code)
 			return l.end(state.Failed, "fatal_exit", ExitFailed, "failed"), true
+		default:
+			l.st.ConsecutiveFailures++
+			l.st.TotalFailures++
 		}
-		n := l.st.ConsecutiveFailures
+	}
+
+	passed := l.afterIteration(ctx, it, ended.Sub(started))
+	if ctx.Err() != nil {
+		return l.interrupted(), true
+	}
+	if done && passed {
+		if it.match == "" {
+			return l.doneFile(), true
+		}
+		l.sayf("done pattern matched, stopping loop")
+		l.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=done_pattern", l.iteration))
+		return l.end(state.Stopped, "done_pattern", ExitDone, "done"), true
+	}
+	if done {
+		l.rejectDone()
+	}
+	if end == endExit && it.code == ExitPause {
+		return l.pause(fmt.Sprintf("the agent exited %d, pausing loop ('ralph-watch resume %s' goes on)", ExitPause, l.Name), "agent_exit_42", "paused"), true
+	}
+	if l.StallLimit > 0 && l.st.UnchangedIterations >= l.StallLimit {
+		l.sayf("%d iterations in a row changed nothing, stopping loop", l.st.UnchangedIterations)
+		l.log("FAIL", fmt.Sprintf("iteration %d stalled unchanged=%d", l.iteration, l.st.UnchangedIterations))
+		return l.end(state.Failed, "stalled", ExitFailed, "failed"), true
+	}
+	if end == endExit && it.code != 0 {
+		code, n := it.code, l.st.ConsecutiveFailures
 		if n >= maxFailures {
 			l.log("FAIL", fmt.Sprintf("iteration %d exit=%d attempt=%d/%d", l.iteration, code, n, maxFailures))
 			l.sayf("%d consecutive failures, stopping loop", n)
@@ -343,6 +376,14 @@ func (l *Loop) settle(ctx context.Context, it outcome, started time.Time) (Resul
 		return l.settle(ctx, outcome{ending: end}, started)
 	}
 	return Result{}, false
+}
+
+// completed records an iteration that ended well, after d.
+func (l *Loop) completed(d time.Duration, shown, logged string) {
+	l.st.ConsecutiveFailures = 0
+	l.st.IterationDurations = append(l.st.IterationDurations, int(d/time.Second))
+	l.sayf("iteration %d completed (%s, duration: %s)", l.iteration, shown, FormatDuration(d))
+	l.log("END", fmt.Sprintf("iteration %d %s duration=%s", l.iteration, logged, FormatDuration(d)))
 }
 
 // wait sleeps between iterations; a pause or stop request, or an interrupt,
@@ -413,20 +454,37 @@ func (l *Loop) watchAgent(ctx context.Context, it *iteration, started time.Time)
 	return r
 }
 
-// beforeIteration runs the stop checks: interrupt, done file, limits.
+// beforeIteration runs the stop checks: interrupt, pause file, done file
+// (which counts only when the checks pass), limits. When the loop goes on,
+// it notes the working tree, to tell whether the iteration changes it.
 func (l *Loop) beforeIteration(ctx context.Context) (Result, bool) {
 	if end, ok := l.request(); ok {
 		return l.settle(ctx, outcome{ending: end}, l.Clock.Now())
 	}
-	switch {
-	case ctx.Err() != nil:
+	if ctx.Err() != nil {
 		return l.interrupted(), true
-	case l.doneFileExists():
-		return l.doneFile(), true
+	}
+	if l.pauseFileSeen() {
+		return l.paused(), true
+	}
+	if l.doneFileExists() {
+		if l.checksPass(ctx) {
+			return l.doneFile(), true
+		}
+		if ctx.Err() != nil {
+			return l.interrupted(), true
+		}
+		l.rejectDone()
+	}
+	switch {
 	case l.MaxTime > 0 && l.Clock.Now().Sub(l.start) >= l.MaxTime:
 		return l.limit("max_time", fmt.Sprintf("max time (%s) reached", l.MaxTime)), true
 	case l.MaxIterations > 0 && l.iteration >= l.MaxIterations:
 		return l.limit("max_iterations", fmt.Sprintf("max iterations (%d) reached", l.MaxIterations)), true
+	}
+	l.baseline = ""
+	if l.StallLimit > 0 {
+		l.baseline, _ = Fingerprint(l.Dir)
 	}
 	return Result{}, false
 }
@@ -454,6 +512,10 @@ func (l *Loop) interrupted() Result {
 }
 
 func (l *Loop) paused() Result {
+	if l.pauseFileFound {
+		l.pauseFileFound = false
+		return l.pause(fmt.Sprintf("pause file %s found, pausing loop (the agent runs on; the file is removed)", l.PauseFile), "pause_file", "paused")
+	}
 	return l.pause("paused, exiting loop (the agent runs on)", "request", "paused")
 }
 
@@ -494,6 +556,12 @@ func (l *Loop) end(status, reason string, code int, shown string) Result {
 	l.st.ExitReason = &reason
 	l.save()
 	l.showStatus(shown)
+	switch code {
+	case ExitDone:
+		l.hook("on-done", l.OnDone, strconv.Itoa(code), reason)
+	case ExitFailed, ExitLimit:
+		l.hook("on-fail", l.OnFail, strconv.Itoa(code), reason)
+	}
 	return Result{Code: code, Reason: reason}
 }
 
@@ -830,6 +898,9 @@ func (l *Loop) monitor(ctx context.Context, it *iteration, started time.Time) en
 			}
 			if l.doneFileExists() {
 				return endDoneFile
+			}
+			if l.pauseFileSeen() {
+				return endPaused
 			}
 			if end, ok := l.request(); ok {
 				return end

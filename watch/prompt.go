@@ -98,3 +98,50 @@ func Render(text string, v PromptVars) string {
 		"{{check_failures}}", v.CheckFailures,
 	).Replace(text)
 }
+
+// Compose builds the prompt an iteration delivers: the prompt file's text
+// with its placeholders rendered; the last iteration's check failures put in
+// by action (append, prepend or replace), unless the text places them itself
+// with {{check_failures}}; and with count, "Iteration X of Y, Z remaining."
+// first. Parts are separated by a blank line.
+func Compose(text string, v PromptVars, action string, count bool) string {
+	prompt := Render(text, v)
+	if v.CheckFailures != "" && !strings.Contains(text, "{{check_failures}}") {
+		switch action {
+		case FailReplace:
+			prompt = v.CheckFailures
+		case FailPrepend:
+			prompt = joinBlocks(v.CheckFailures, prompt)
+		default:
+			prompt = joinBlocks(prompt, v.CheckFailures)
+		}
+	}
+	if count {
+		prompt = joinBlocks(IterationCount(v.Iteration, v.MaxIterations), prompt)
+	}
+	return prompt
+}
+
+// IterationCount is the line --include-iteration-count puts first.
+func IterationCount(iteration, max int) string {
+	if max <= 0 {
+		return fmt.Sprintf("Iteration %d.", iteration)
+	}
+	return fmt.Sprintf("Iteration %d of %d, %d remaining.", iteration, max, max-iteration)
+}
+
+// joinBlocks puts b after a with one blank line between them, adding only
+// the line breaks a does not end with.
+func joinBlocks(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	case strings.HasSuffix(a, "\n\n"):
+		return a + b
+	case strings.HasSuffix(a, "\n"):
+		return a + "\n" + b
+	}
+	return a + "\n\n" + b
+}

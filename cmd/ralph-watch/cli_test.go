@@ -80,6 +80,18 @@ func (c *cli) state(name string) *state.State {
 	return &st
 }
 
+// pane opens a window whose shell starts in dir and returns its pane id once
+// tmux reports that folder (it reports none until the shell has started).
+func (c *cli) pane(dir string) string {
+	c.t.Helper()
+	id := strings.TrimSpace(c.srv.Must("new-window", "-d", "-P", "-F", "#{pane_id}", "-c", dir, "-t", "main:"))
+	tmuxtest.Eventually(c.t, 10*time.Second, "pane "+id+" to start in "+dir, func() bool {
+		out, _ := c.srv.Tmux("display", "-p", "-t", id, "#{pane_current_path}")
+		return strings.TrimSpace(out) == dir
+	})
+	return id
+}
+
 func (c *cli) panes() string {
 	return c.srv.Must("list-panes", "-a", "-F", "#{pane_id} #{pane_pid} #{pane_dead}")
 }
@@ -89,6 +101,7 @@ func TestBadInputIsRefusedWithOneLineAndExit2BeforeAnythingIsSpawned(t *testing.
 	pane := c.srv.NewPane()
 	os.Mkdir(filepath.Join(c.srv.Dir, "adir"), 0o755)
 	ok := []string{"run", "-S", c.srv.Socket, "-t", pane}
+	outside := []string{"run", "-S", c.srv.Socket, "-t", c.pane(c.srv.Dir)}
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -117,6 +130,16 @@ func TestBadInputIsRefusedWithOneLineAndExit2BeforeAnythingIsSpawned(t *testing.
 		{"bad busy regex", append(ok, "--busy-pattern", "(", "--", "sh"), "ralph-watch: error: invalid --busy-pattern"},
 		{"bad limit regex", append(ok, "--agent", "claude", "--limit-pattern", "*", "--", "claude"), "ralph-watch: error: invalid --limit-pattern"},
 		{"zero limit wait", append(ok, "--limit-wait", "0", "--", "sh"), "--limit-wait must be more than 0"},
+		{"unknown fail action", append(ok, "--check-fail-action", "ignore", "--", "sh"), `ralph-watch: error: invalid --check-fail-action "ignore": use append, prepend or replace`},
+		{"negative output chars", append(ok, "--check-output-chars", "-1", "--", "sh"), "--check-output-chars must not be negative"},
+		{"negative stall limit", append(ok, "--stall-limit", "-2", "--", "sh"), "--stall-limit must not be negative"},
+		{"zero check timeout", append(ok, "--check-timeout", "0", "--", "sh"), "--check-timeout must be more than 0"},
+		{"negative check timeout", append(ok, "--check-timeout", "-1s", "--", "sh"), "negative duration"},
+		{"empty check", append(ok, "--check", " ", "--", "sh"), "empty check command"},
+		{"hint without a check", append(ok, "--check-hint", "h", "--", "sh"), "a hint must follow the --check it explains"},
+		{"two hints for a check", append(ok, "--check", "true", "--check-hint", "a", "--check-hint", "b", "--", "sh"), "a hint must follow the --check it explains"},
+		{"worktree outside git", append(outside, "--worktree", "--", "sh"), "ralph-watch: error: --worktree needs a git repository: " + c.srv.Dir + " is not in one"},
+		{"stall limit outside git", append(outside, "--stall-limit", "3", "--", "sh"), "ralph-watch: error: --stall-limit needs a git repository"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before := c.panes()

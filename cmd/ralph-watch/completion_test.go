@@ -88,7 +88,7 @@ func fileTree(t *testing.T, shell, text string) commandTree {
 		arms := section(t, text, "case $words[1] in", "\n      esac")
 		for _, m := range regexp.MustCompile(`(?ms)^ {8}([a-z|]+)\)\n(.*?)^ {10};;`).FindAllStringSubmatch(arms, -1) {
 			labels := strings.Split(m[1], "|")
-			for _, f := range regexp.MustCompile(`'(-{1,2}[A-Za-z0-9-]+)[=\[]`).FindAllStringSubmatch(m[2], -1) {
+			for _, f := range regexp.MustCompile(`'\*?(-{1,2}[A-Za-z0-9-]+)[=\[]`).FindAllStringSubmatch(m[2], -1) {
 				add(tree.flags, labels, f[1])
 			}
 			for _, s := range regexp.MustCompile(`'1:subcommand:\(\((\w+)\\:`).FindAllStringSubmatch(m[2], -1) {

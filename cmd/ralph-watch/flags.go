@@ -1,10 +1,16 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/peterbourgon/ff/v3"
+
+	"github.com/ralph-tmux/ralph.tmux/watch"
 )
 
 // durationFlag accepts Go durations (90s, 3m) and bare integers as seconds.
@@ -45,4 +51,60 @@ func parseDuration(s string) (time.Duration, error) {
 		return 0, fmt.Errorf("negative duration %q", s)
 	}
 	return d, nil
+}
+
+// checkFlag adds a check for every --check; checkHintFlag gives the check
+// just before it its hint. Both fill one list, so order keeps them paired.
+type checkFlag struct{ checks *[]watch.Check }
+
+func (f checkFlag) String() string { return "" }
+
+func (f checkFlag) Set(s string) error {
+	if strings.TrimSpace(s) == "" {
+		return errors.New("empty check command")
+	}
+	*f.checks = append(*f.checks, watch.Check{Command: s})
+	return nil
+}
+
+type checkHintFlag struct{ checks *[]watch.Check }
+
+func (f checkHintFlag) String() string { return "" }
+
+func (f checkHintFlag) Set(s string) error {
+	n := len(*f.checks)
+	if n == 0 || (*f.checks)[n-1].Hint != "" {
+		return errors.New("a hint must follow the --check it explains")
+	}
+	(*f.checks)[n-1].Hint = s
+	return nil
+}
+
+// configParser reads .ralph/config as ff's plain parser does, keeping each
+// check-hint line with the file's own check line before it: when the command
+// line or the environment gave the checks, the file's checks are skipped and
+// so are their hints.
+func configParser(checks *[]watch.Check) ff.ConfigFileParser {
+	return func(r io.Reader, set func(name, value string) error) error {
+		seen, skipped := false, false
+		return ff.PlainParser(r, func(name, value string) error {
+			switch name {
+			case "check":
+				before := len(*checks)
+				if err := set(name, value); err != nil {
+					return err
+				}
+				seen, skipped = true, len(*checks) == before
+				return nil
+			case "check-hint":
+				if !seen {
+					return errors.New("config file: a check-hint line must follow the check line it explains")
+				}
+				if skipped {
+					return nil
+				}
+			}
+			return set(name, value)
+		})
+	}
 }

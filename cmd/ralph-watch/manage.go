@@ -179,6 +179,13 @@ func printStatus(w io.Writer, l *loop, now time.Time) {
 	if st.DonePattern != nil {
 		fmt.Fprintf(w, "Done pattern: %s\n", *st.DonePattern)
 	}
+	if st.Worktree != "" {
+		fmt.Fprintf(w, "Worktree: %s (branch %s)\n", st.Worktree, st.WorktreeBranch)
+	}
+	if st.UnchangedIterations > 0 {
+		fmt.Fprintf(w, "Iterations without change: %d\n", st.UnchangedIterations)
+	}
+	printChecks(w, st.LastChecks())
 	fmt.Fprintf(w, "Exit reason: %s\n", l.exitReason())
 	if ended {
 		start, err1 := time.ParseInLocation(state.TimeFormat, st.Started, time.Local)
@@ -186,6 +193,31 @@ func printStatus(w io.Writer, l *loop, now time.Time) {
 		if err1 == nil && err2 == nil {
 			fmt.Fprintf(w, "Total duration: %s\n", compact(end.Sub(start)))
 		}
+	}
+}
+
+// printChecks shows how the latest iteration's checks went, one a line.
+func printChecks(w io.Writer, c *state.Checks) {
+	if c == nil {
+		return
+	}
+	passed := 0
+	for _, r := range c.Results {
+		if r.Passed {
+			passed++
+		}
+	}
+	fmt.Fprintf(w, "Checks (iteration %d): %d of %d passed\n", c.Iteration, passed, len(c.Results))
+	for _, r := range c.Results {
+		if r.Passed {
+			fmt.Fprintf(w, "  pass  %s\n", r.Command)
+			continue
+		}
+		what := fmt.Sprintf("exit %d", r.ExitCode)
+		if r.TimedOut {
+			what = "timed out"
+		}
+		fmt.Fprintf(w, "  FAIL  %s (%s; output: %s)\n", r.Command, what, r.Log)
 	}
 }
 
@@ -664,6 +696,10 @@ Examples:
 					return &exitError{code: 1, msg: fmt.Sprintf("remove state of '%s': %v", name, err)}
 				}
 				fmt.Fprintf(e.Stdout, "cleaned ralph state for %s\n", name)
+				if l.st.Worktree != "" {
+					fmt.Fprintf(e.Stdout, "kept worktree %s (branch %s); remove it with: git worktree remove %s\n",
+						l.st.Worktree, l.st.WorktreeBranch, l.st.Worktree)
+				}
 			}
 			if failed {
 				return &exitError{code: 1}

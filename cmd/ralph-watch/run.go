@@ -37,6 +37,14 @@ type runFlags struct {
 	agent, busyPattern, dialogPattern, limitPattern string
 	idleGrace, dialogTimeout, limitWait             time.Duration
 	turnHook                                        bool
+	checks                                          []watch.Check
+	checkTimeout                                    time.Duration
+	checkOutputChars, stallLimit                    int
+	checkFailAction, progressFile                   string
+	pauseFile                                       string
+	onIterationEnd, onDone, onFail                  string
+	includeIterationCount, commit                   bool
+	worktree                                        bool
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
@@ -74,12 +82,27 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.cleanState, "clean-state", false, "clear the state of a loop of the same name first")
 	fs.BoolVar(&f.noRun, "no-run", false, "prepare the pane and state without looping ('resume NAME' starts it)")
 	fs.BoolVar(&f.tmuxNoOp, "tmux", false, "accepted for compatibility; loops always use tmux")
+	fs.Var(checkFlag{&f.checks}, "check", "command run with sh -c after every iteration; its failures go into the next prompt (repeatable)")
+	fs.Var(checkHintFlag{&f.checks}, "check-hint", "hint for the --check just before it, given with its failures")
+	fs.Var(durationFlag{&f.checkTimeout}, "check-timeout", "longest a check or hook may run (default 120s)")
+	fs.IntVar(&f.checkOutputChars, "check-output-chars", 5000, "characters of a failed check's output (its end) put into the next prompt")
+	fs.StringVar(&f.checkFailAction, "check-fail-action", watch.FailAppend, "where check failures go in the next prompt: append, prepend or replace")
+	fs.BoolVar(&f.includeIterationCount, "include-iteration-count", false, "start the prompt with \"Iteration X of Y, Z remaining.\"")
+	fs.StringVar(&f.onIterationEnd, "on-iteration-end", "", "command run with sh -c after every iteration")
+	fs.StringVar(&f.onDone, "on-done", "", "command run with sh -c when the loop ends done")
+	fs.StringVar(&f.onFail, "on-fail", "", "command run with sh -c when the loop ends failed or at a limit")
+	fs.BoolVar(&f.commit, "commit", false, "commit all changes (git add -A) after an iteration whose checks pass")
+	fs.StringVar(&f.progressFile, "progress-file", "", "append a section about every iteration to this file")
+	fs.BoolVar(&f.worktree, "worktree", false, "run the agent in the loop's own git worktree, branch ralph/NAME")
+	fs.IntVar(&f.stallLimit, "stall-limit", 0, "stop after this many iterations in a row that changed nothing in git (0: never)")
+	fs.StringVar(&f.pauseFile, "pause-file", "", "pause the loop when this file appears (it is removed)")
 }
 
 // defaults the duration flags whose zero value is not their default.
 func (f *runFlags) defaults() {
 	f.inactivity, f.poll, f.readyTimeout, f.restartDelay = 180*time.Second, 2*time.Second, 60*time.Second, time.Second
 	f.idleGrace, f.limitWait, f.turnHook = -1, 30*time.Minute, true // -1: the profile's
+	f.checkTimeout = 120 * time.Second
 }
 
 var namePattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
@@ -109,7 +132,7 @@ Examples:
 		Options: []ff.Option{
 			ff.WithEnvVarPrefix("RALPH"),
 			ff.WithConfigFile(filepath.Join(".ralph", "config")),
-			ff.WithConfigFileParser(ff.PlainParser),
+			ff.WithConfigFileParser(configParser(&f.checks)),
 			ff.WithAllowMissingConfigFile(true),
 		},
 		Exec: func(ctx context.Context, args []string) error {
@@ -130,6 +153,9 @@ func runLoop(ctx context.Context, e env, f *runFlags, fs *flag.FlagSet, command 
 	if err != nil {
 		return err
 	}
+	if err := checkGit(f, cfg.Dir); err != nil {
+		return err
+	}
 	cfg.Resume = e.Getenv(resumeEnv) == "1"
 	store, err := claimName(e, f, &cfg)
 	if err != nil {
@@ -141,6 +167,11 @@ func runLoop(ctx context.Context, e env, f *runFlags, fs *flag.FlagSet, command 
 		}
 		fmt.Fprintf(e.Stdout, "[ralph] %s: looping window %s:%s (watch it with: tmux%s attach -t %s)\n",
 			cfg.Name, pane.Session, cfg.Name, serverArgs(f), pane.Session)
+	}
+	if f.worktree {
+		if err := useWorktree(e, &cfg); err != nil {
+			return err
+		}
 	}
 	if cfg.Socket, err = client.SocketPath(); err != nil {
 		return &exitError{code: 1, msg: "find tmux socket: " + err.Error()}
@@ -178,6 +209,39 @@ func runLoop(ctx context.Context, e env, f *runFlags, fs *flag.FlagSet, command 
 	res := loop.Run(ctx)
 	if res.Code != 0 {
 		return &exitError{code: res.Code}
+	}
+	return nil
+}
+
+// checkGit refuses --worktree and --stall-limit outside a git repository.
+// dir is the loop's folder ("" for a new window: the current one).
+func checkGit(f *runFlags, dir string) error {
+	if !f.worktree && f.stallLimit == 0 {
+		return nil
+	}
+	if dir == "" {
+		dir, _ = os.Getwd()
+	}
+	if watch.InGitRepo(dir) {
+		return nil
+	}
+	if f.worktree {
+		return usageErrorf("--worktree needs a git repository: %s is not in one", dir)
+	}
+	return usageErrorf("--stall-limit needs a git repository: %s is not in one", dir)
+}
+
+// useWorktree moves the loop into its own git worktree, made the first time.
+func useWorktree(e env, cfg *watch.Config) error {
+	path, dir, created, err := watch.EnsureWorktree(cfg.Dir, cfg.Name)
+	if err != nil {
+		return &exitError{code: 1, msg: "create worktree: " + err.Error()}
+	}
+	cfg.Dir, cfg.Worktree, cfg.WorktreeBranch = dir, path, watch.WorktreeBranch(cfg.Name)
+	if created {
+		fmt.Fprintf(e.Stdout, "[ralph] %s: created worktree %s (branch %s)\n", cfg.Name, path, cfg.WorktreeBranch)
+	} else if !cfg.Resume {
+		fmt.Fprintf(e.Stdout, "[ralph] %s: using worktree %s (branch %s)\n", cfg.Name, path, cfg.WorktreeBranch)
 	}
 	return nil
 }
@@ -247,12 +311,19 @@ func replace(old *loop) error {
 func watcherArgs(fs *flag.FlagSet, cfg watch.Config, command []string) []string {
 	args := []string{"--target", cfg.Pane, "--name", cfg.Name, "--socket-path", cfg.Socket}
 	skip := map[string]bool{"t": true, "target": true, "name": true, "L": true, "socket-name": true,
-		"S": true, "socket-path": true, "detach": true, "replace": true, "clean-state": true, "no-run": true, "tmux": true}
+		"S": true, "socket-path": true, "detach": true, "replace": true, "clean-state": true, "no-run": true, "tmux": true,
+		"check": true, "check-hint": true}
 	fs.Visit(func(fl *flag.Flag) {
 		if !skip[fl.Name] {
 			args = append(args, "--"+fl.Name+"="+fl.Value.String())
 		}
 	})
+	for _, c := range cfg.Checks { // repeated: each in its place
+		args = append(args, "--check="+c.Command)
+		if c.Hint != "" {
+			args = append(args, "--check-hint="+c.Hint)
+		}
+	}
 	return append(append(args, "--"), command...)
 }
 
@@ -263,6 +334,10 @@ func checkRunFlags(e env, f *runFlags, command []string) (watch.Config, *tmux.Ex
 		MaxTime: f.maxTime, InactivityTimeout: f.inactivity, PollInterval: f.poll,
 		IterationTimeout: f.iterationTimeout, ReadyTimeout: f.readyTimeout, RestartDelay: f.restartDelay,
 		Lines: f.lines, CheckDoneContinuous: f.checkDoneContinuous,
+		Checks: f.checks, CheckTimeout: f.checkTimeout, CheckOutputChars: f.checkOutputChars,
+		CheckFailAction: f.checkFailAction, IncludeIterationCount: f.includeIterationCount,
+		OnIterationEnd: f.onIterationEnd, OnDone: f.onDone, OnFail: f.onFail,
+		Commit: f.commit, StallLimit: f.stallLimit,
 	}
 	if f.name != "" && !validName(f.name) {
 		return cfg, nil, usageErrorf("invalid loop name %q: use 1 to 64 of A-Z a-z 0-9 . _ -", f.name)
@@ -284,6 +359,20 @@ func checkRunFlags(e env, f *runFlags, command []string) (watch.Config, *tmux.Ex
 	if f.inactivity <= 0 {
 		return cfg, nil, usageErrorf("--inactivity-timeout must be more than 0")
 	}
+	switch f.checkFailAction {
+	case watch.FailAppend, watch.FailPrepend, watch.FailReplace:
+	default:
+		return cfg, nil, usageErrorf("invalid --check-fail-action %q: use append, prepend or replace", f.checkFailAction)
+	}
+	if f.checkTimeout <= 0 {
+		return cfg, nil, usageErrorf("--check-timeout must be more than 0")
+	}
+	if f.checkOutputChars < 0 {
+		return cfg, nil, usageErrorf("--check-output-chars must not be negative")
+	}
+	if f.stallLimit < 0 {
+		return cfg, nil, usageErrorf("--stall-limit must not be negative")
+	}
 	var err error
 	if f.donePattern != "" {
 		if cfg.DonePattern, err = regexp.Compile(f.donePattern); err != nil {
@@ -304,9 +393,14 @@ func checkRunFlags(e env, f *runFlags, command []string) (watch.Config, *tmux.Ex
 	if err != nil {
 		return cfg, nil, usageErrorf("%v", err)
 	}
-	if f.doneFile != "" {
-		if cfg.DoneFile, err = filepath.Abs(f.doneFile); err != nil {
-			return cfg, nil, usageErrorf("done file: %v", err)
+	for _, p := range []struct {
+		name      string
+		from, abs *string
+	}{{"done file", &f.doneFile, &cfg.DoneFile}, {"pause file", &f.pauseFile, &cfg.PauseFile}, {"progress file", &f.progressFile, &cfg.ProgressFile}} {
+		if *p.from != "" {
+			if *p.abs, err = filepath.Abs(*p.from); err != nil {
+				return cfg, nil, usageErrorf("%s: %v", p.name, err)
+			}
 		}
 	}
 	if f.socketName != "" && f.socketPath != "" {

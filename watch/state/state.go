@@ -56,6 +56,50 @@ type State struct {
 	LastTurnEnded string `json:"last_turn_ended,omitempty"`
 	TurnGapMS     *int64 `json:"turn_gap_ms,omitempty"`
 	WaitingUntil  string `json:"waiting_until,omitempty"` // a usage limit resets then
+	// Checks run after iterations, the latest last (at most MaxCheckHistory).
+	Checks []Checks `json:"checks,omitempty"`
+	// Iterations in a row that changed neither HEAD nor the working tree.
+	UnchangedIterations int    `json:"unchanged_iterations,omitempty"`
+	Worktree            string `json:"worktree,omitempty"`
+	WorktreeBranch      string `json:"worktree_branch,omitempty"`
+}
+
+// MaxCheckHistory bounds how many iterations' check results state.json keeps;
+// iterations.log has them all.
+const MaxCheckHistory = 50
+
+// Checks are one iteration's check results.
+type Checks struct {
+	Iteration int           `json:"iteration"`
+	Results   []CheckResult `json:"results"`
+}
+
+// CheckResult is how one check went.
+type CheckResult struct {
+	Command  string `json:"command"`
+	Hint     string `json:"hint,omitempty"`
+	ExitCode int    `json:"exit_code"`
+	Passed   bool   `json:"passed"`
+	TimedOut bool   `json:"timed_out,omitempty"`
+	Duration int    `json:"duration"` // seconds
+	Log      string `json:"log"`      // the full output
+}
+
+// AddChecks records an iteration's check results, dropping the oldest beyond
+// MaxCheckHistory.
+func (st *State) AddChecks(c Checks) {
+	st.Checks = append(st.Checks, c)
+	if over := len(st.Checks) - MaxCheckHistory; over > 0 {
+		st.Checks = append([]Checks(nil), st.Checks[over:]...)
+	}
+}
+
+// LastChecks is the latest iteration's check results, nil if none ran.
+func (st *State) LastChecks() *Checks {
+	if len(st.Checks) == 0 {
+		return nil
+	}
+	return &st.Checks[len(st.Checks)-1]
 }
 
 // ErrNoState means a loop has no state folder.
