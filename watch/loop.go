@@ -451,6 +451,7 @@ func (l *Loop) end(status, reason string, code int, shown string) Result {
 	l.st.ExitReason = &reason
 	l.save()
 	l.showStatus(shown)
+	l.notify(shown, reason)
 	return Result{Code: code, Reason: reason}
 }
 

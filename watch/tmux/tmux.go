@@ -40,6 +40,10 @@ type Client interface {
 	Nudge() error
 	// SocketPath is the server's socket, by which any client can reach it again.
 	SocketPath() (string, error)
+	// Message shows text on every client attached to the pane's session.
+	Message(pane, text string) error
+	// GlobalOption reads a global (server or session) option; "" when unset.
+	GlobalOption(name string) (string, error)
 }
 
 // ErrNoPane is returned when a target names no pane.
