@@ -34,3 +34,8 @@ func (c *Exec) GlobalOption(name string) (string, error) {
 func EscapeFormat(text string) string {
 	return strings.ReplaceAll(text, "#", "##")
 }
+
+// dirArg is a start directory for -c, which tmux expands as a format.
+func dirArg(dir string) string {
+	return Escape(EscapeFormat(dir))
+}

@@ -199,7 +199,7 @@ func (c *Exec) NewWindow(req NewWindowRequest) (string, error) {
 		args = []string{"new-session", "-d", "-P", "-F", "#{pane_id}", "-s", req.Session, "-n", req.Name}
 	}
 	if req.Dir != "" {
-		args = append(args, "-c", req.Dir)
+		args = append(args, "-c", dirArg(req.Dir))
 	}
 	out, err := c.command(nil, args...)
 	if err != nil {
@@ -212,7 +212,7 @@ func (c *Exec) NewWindow(req NewWindowRequest) (string, error) {
 func (c *Exec) Respawn(req RespawnRequest) error {
 	args := []string{"respawn-pane", "-k", "-t", req.Pane}
 	if req.Dir != "" {
-		args = append(args, "-c", req.Dir)
+		args = append(args, "-c", dirArg(req.Dir))
 	}
 	for _, e := range req.Env {
 		args = append(args, "-e", Escape(e))
