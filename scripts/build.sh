@@ -6,8 +6,7 @@
 source "$(dirname "${BASH_SOURCE[0]}")/helpers.sh"
 
 cd "$PLUGIN_DIR" || exit 0
-go="$(command -v go || { [ -x /usr/local/go/bin/go ] && echo /usr/local/go/bin/go; })"
-if [ -z "$go" ]; then
+if ! go="$(command -v go)"; then
 	say "ralph-watch is not installed and Go is missing: install Go 1.22 or newer (https://go.dev/dl/) and reload, or put ralph-watch on PATH"
 	exit 0
 fi

@@ -56,6 +56,7 @@ ask() {
 		return
 		;;
 	esac
+	need_ralph_watch || return
 	settings
 	MENU=(display-menu -c "$RALPH_CLIENT" -t "$pane" -x C -y C -T "#[align=centre] ralph: loop pane $pane " --)
 	if [ ! -f "$prompt" ]; then

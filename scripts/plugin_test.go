@@ -126,7 +126,13 @@ func (p *plugin) attach() {
 	go io.Copy(&p.screen, tty)
 	p.t.Cleanup(func() {
 		if p.t.Failed() {
-			p.t.Logf("tmux messages:\n%s", p.messages())
+			var shown []string
+			for _, line := range strings.Split(p.messages(), "\n") {
+				if strings.Contains(line, " message: ") || strings.Contains(line, " key ") {
+					shown = append(shown, line)
+				}
+			}
+			p.t.Logf("tmux messages:\n%s", strings.Join(shown, "\n"))
 		}
 		tty.Close()
 		cmd.Process.Kill()
@@ -287,4 +293,153 @@ func loopState(t *testing.T, srv *tmuxtest.Server, name string) loopFile {
 		t.Fatal(err)
 	}
 	return st
+}
+
+// An agent that works a while, and says it is done in its second iteration.
+const finishingAgent = `ready
+read
+print working
+iter 1 sleep 3s
+from 2 print RALPH_DONE
+sleep 300ms
+exit 0
+`
+
+// Installed under $XDG_CONFIG_HOME with an awkward name, the plugin offers a
+// starting prompt where there is none, marks the window while it loops,
+// announces the loop's end on the client, and shows it in the popup.
+func TestMissingPromptIsWrittenAndTheLoopsEndIsAnnounced(t *testing.T) {
+	srv := tmuxtest.Start(t)
+	config := filepath.Join(srv.Dir, `my config's #{S} ;`)
+	p := install(t, srv, filepath.Join(config, "tmux", "plugins", "ralph.tmux"), true)
+	dir := filepath.Join(srv.Dir, "project")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	agent := srv.FakeAgent("agent", finishingAgent)
+	p.configure(map[string]string{
+		"status-right":          "#{ralph_status}",
+		"window-status-format":  "#I:#W #{ralph_window}",
+		"@ralph-command":        shQuote(agent[0]) + " " + shQuote(agent[1]),
+		"@ralph-done-pattern":   "^RALPH_DONE$",
+		"@ralph-max-iterations": "4",
+	})
+	pane := strings.TrimSpace(srv.Must("new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "main:", "-c", dir))
+	srv.Must("select-window", "-t", pane)
+	p.source()
+	p.attach()
+
+	p.press("A")
+	p.choose("Write a starting prompt there", "i")
+	prompt := filepath.Join(dir, "PROMPT.md")
+	tmuxtest.Eventually(t, 10*time.Second, "PROMPT.md", func() bool {
+		b, _ := os.ReadFile(prompt)
+		return strings.Contains(string(b), "RALPH_DONE")
+	})
+	p.waitMessage("wrote " + prompt)
+
+	p.press("A")
+	p.choose("Start the loop", "y")
+	p.waitOption(pane, "@ralph-state", "running")
+	window := srv.Must("display-message", "-p", "-t", pane, "#{E:window-status-format}")
+	if !strings.Contains(window, "⟳") {
+		t.Errorf("window status %q lacks the looping mark", window)
+	}
+	name := srv.Option(pane, "@ralph-name")
+	p.waitOption(pane, "@ralph-state", "done")
+	p.waitMessage("[ralph] " + name + ": done after 2 iterations")
+	if got := p.statusRight(); !strings.Contains(got, "✓ 2/4") {
+		t.Errorf("status line %q lacks ✓ 2/4", got)
+	}
+	if window := srv.Must("display-message", "-p", "-t", pane, "#{E:window-status-format}"); strings.Contains(window, "⟳") {
+		t.Errorf("window status %q still shows the looping mark", window)
+	}
+
+	p.press("W")
+	tmuxtest.Eventually(t, 10*time.Second, "the popup", func() bool {
+		s := p.screen.String()
+		return strings.Contains(s, "(q: close)") && strings.Contains(s, "reason=done_pattern")
+	})
+	if _, err := p.tty.Write([]byte("q")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A tpm clone has the sources and no binary: the plugin builds ralph-watch
+// into bin/ and says so; without Go it says what to install; a ralph-watch
+// whose release differs from the plugin's tag is reported.
+func TestBootstrapBuildsTheBinaryOrSaysWhatIsMissing(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go not on PATH")
+	}
+	t.Run("builds", func(t *testing.T) {
+		if testing.Short() {
+			t.Skip("a full go build")
+		}
+		srv := tmuxtest.Start(t)
+		p := install(t, srv, filepath.Join(srv.Dir, "home", ".tmux", "plugins", "ralph.tmux"), false)
+		copySources(t, p.dir)
+		srv.Must("set-environment", "-g", "PATH", filepath.Dir(goBin)+":/usr/bin:/bin")
+		p.attach()
+		p.source()
+		p.waitMessage("building ralph-watch")
+		tmuxtest.Eventually(t, 5*time.Minute, "bin/ralph-watch", func() bool {
+			return strings.Contains(p.messages(), "built "+filepath.Join(p.dir, "bin", "ralph-watch"))
+		})
+		out, err := exec.Command(filepath.Join(p.dir, "bin", "ralph-watch"), "version").CombinedOutput()
+		if err != nil || !strings.HasPrefix(string(out), "ralph-watch ") {
+			t.Errorf("built binary: %v: %s", err, out)
+		}
+	})
+	t.Run("no go", func(t *testing.T) {
+		srv := tmuxtest.Start(t)
+		p := install(t, srv, filepath.Join(srv.Dir, "home", ".tmux", "plugins", "ralph.tmux"), false)
+		copySources(t, p.dir)
+		srv.Must("set-environment", "-g", "PATH", "/usr/bin:/bin")
+		if _, err := os.Stat("/usr/bin/go"); err == nil {
+			t.Skip("go is in /usr/bin")
+		}
+		p.attach()
+		p.source()
+		p.waitMessage("Go is missing: install Go 1.22 or newer")
+		p.press("A")
+		p.waitMessage("ralph-watch not found")
+	})
+	t.Run("version mismatch", func(t *testing.T) {
+		srv := tmuxtest.Start(t)
+		p := install(t, srv, filepath.Join(srv.Dir, "home", ".tmux", "plugins", "ralph.tmux"), false)
+		for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "v"}, {"tag", "v9.9.9"}} {
+			cmd := exec.Command("git", args...)
+			cmd.Dir = p.dir
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("git %v: %v: %s", args, err, out)
+			}
+		}
+		path := filepath.Join(srv.Dir, "path")
+		if err := os.MkdirAll(path, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(path, "ralph-watch"), []byte("#!/bin/sh\necho ralph-watch v0.1.0\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		srv.Must("set-environment", "-g", "PATH", path+":/usr/bin:/bin")
+		p.attach()
+		p.source()
+		p.waitMessage("ralph-watch v0.1.0 (" + filepath.Join(path, "ralph-watch") + ") does not match the plugin (v9.9.9)")
+	})
+}
+
+// copySources copies what go build needs into a plugin folder, as a clone has it.
+func copySources(t *testing.T, dir string) {
+	t.Helper()
+	for _, root := range []string{"../go.mod", "../go.sum", "../cmd", "../watch"} {
+		filepath.Walk(root, func(path string, info os.FileInfo, err error) error {
+			if err != nil || info.IsDir() || strings.HasSuffix(path, "_test.go") || strings.Contains(path, "testdata") {
+				return err
+			}
+			copyFile(t, path, filepath.Join(dir, strings.TrimPrefix(path, "../")))
+			return nil
+		})
+	}
 }
