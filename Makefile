@@ -35,6 +35,7 @@ fuzz:
 lint:
 	@test -z "$$(gofmt -l .)" || { gofmt -l .; echo 'gofmt: files above need formatting'; exit 1; }
 	$(GO) vet ./...
+	shellcheck -x ralph.tmux scripts/*.sh
 
 install: build
 	install -d $(DESTDIR)$(PREFIX)/bin

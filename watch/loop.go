@@ -562,6 +562,7 @@ func (l *Loop) end(status, reason string, code int, shown string) Result {
 	case ExitFailed, ExitLimit:
 		l.hook("on-fail", l.OnFail, strconv.Itoa(code), reason)
 	}
+	l.notify(shown, reason)
 	return Result{Code: code, Reason: reason}
 }
 

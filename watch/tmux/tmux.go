@@ -40,6 +40,10 @@ type Client interface {
 	Nudge() error
 	// SocketPath is the server's socket, by which any client can reach it again.
 	SocketPath() (string, error)
+	// Message shows text on every client attached to the pane's session.
+	Message(pane, text string) error
+	// GlobalOption reads a global (server or session) option; "" when unset.
+	GlobalOption(name string) (string, error)
 }
 
 // ErrNoPane is returned when a target names no pane.
@@ -195,7 +199,7 @@ func (c *Exec) NewWindow(req NewWindowRequest) (string, error) {
 		args = []string{"new-session", "-d", "-P", "-F", "#{pane_id}", "-s", req.Session, "-n", req.Name}
 	}
 	if req.Dir != "" {
-		args = append(args, "-c", req.Dir)
+		args = append(args, "-c", dirArg(req.Dir))
 	}
 	out, err := c.command(nil, args...)
 	if err != nil {
@@ -208,7 +212,7 @@ func (c *Exec) NewWindow(req NewWindowRequest) (string, error) {
 func (c *Exec) Respawn(req RespawnRequest) error {
 	args := []string{"respawn-pane", "-k", "-t", req.Pane}
 	if req.Dir != "" {
-		args = append(args, "-c", req.Dir)
+		args = append(args, "-c", dirArg(req.Dir))
 	}
 	for _, e := range req.Env {
 		args = append(args, "-e", Escape(e))

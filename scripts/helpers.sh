@@ -1,0 +1,109 @@
+# shellcheck shell=bash
+# Shared by ralph.tmux and the scripts its keys run. Only tmux commands reach
+# the person: tpm and run-shell -b discard output, so messages go through
+# display-message.
+
+PLUGIN_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck disable=SC2034 # used by ralph.tmux
+SCRIPTS_DIR="$PLUGIN_DIR/scripts"
+RALPH_CLIENT="" # the client that pressed the key, when known
+pane=""         # the pane it was pressed in
+
+# get_tmux_option NAME DEFAULT: a global option, or DEFAULT when unset or empty.
+get_tmux_option() {
+	local value
+	value="$(tmux show-options -gqv "$1")"
+	printf '%s' "${value:-$2}"
+}
+
+# set_default NAME VALUE: set a global option only when it is not set yet.
+set_default() {
+	[ -n "$(tmux show-options -gqv "$1")" ] || tmux set-option -gq "$1" "$2"
+}
+
+# format_escape TEXT: literal text for a place tmux expands formats.
+format_escape() {
+	printf '%s' "${1//\#/##}"
+}
+
+# sh_quote WORD: WORD as one sh word.
+sh_quote() {
+	printf "'%s'" "${1//\'/\'\\\'\'}"
+}
+
+# sh_words WORD...: the words as one sh command line.
+sh_words() {
+	local word out=""
+	for word in "$@"; do
+		out+="${out:+ }$(sh_quote "$word")"
+	done
+	printf '%s' "$out"
+}
+
+# run_shell_command WORD...: the words as one command for run-shell, which
+# expands formats before handing it to sh.
+run_shell_command() {
+	format_escape "$(sh_words "$@")"
+}
+
+# tmux_quote WORD: WORD as one argument in tmux's command language (for menu
+# items and confirm-before, which parse their command when chosen).
+tmux_quote() {
+	local s="$1"
+	s="${s//\\/\\\\}"
+	s="${s//\"/\\\"}"
+	s="${s//\$/\\\$}"
+	printf '"%s"' "$s"
+}
+
+# tmux_arg WORD: WORD for tmux's argv, where a trailing ; separates commands.
+tmux_arg() {
+	case "$1" in
+	*\;) printf '%s\\;' "${1%;}" ;;
+	*) printf '%s' "$1" ;;
+	esac
+}
+
+# choice SCRIPT TEXT KEY ACTION: add a line to the menu being built (MENU)
+# that runs SCRIPT PANE CLIENT ACTION. display-menu expands formats in a
+# line's text and command; run-shell does again, then sh splits the words.
+choice() {
+	local run
+	run="run-shell -b $(tmux_quote "$(run_shell_command "$1" "$pane" "$RALPH_CLIENT" "$4")")"
+	MENU+=("$(format_escape "$2")" "$3" "$(format_escape "$run")")
+}
+
+# say MESSAGE: show a message on the client that asked, else any client.
+say() {
+	local text
+	text="$(tmux_arg "$(format_escape "[ralph] $1")")"
+	if [ -n "$RALPH_CLIENT" ]; then
+		tmux display-message -c "$RALPH_CLIENT" "$text" 2>/dev/null && return
+	fi
+	tmux display-message "$text" 2>/dev/null || true
+}
+
+# ralph_watch_bin: the ralph-watch to run, the plugin's own first.
+ralph_watch_bin() {
+	if [ -x "$PLUGIN_DIR/bin/ralph-watch" ]; then
+		printf '%s' "$PLUGIN_DIR/bin/ralph-watch"
+	else
+		command -v ralph-watch
+	fi
+}
+
+# need_ralph_watch: set RALPH_WATCH, or say why it cannot be and fail.
+need_ralph_watch() {
+	RALPH_WATCH="$(ralph_watch_bin)" && [ -n "$RALPH_WATCH" ] && return 0
+	if [ -e "$PLUGIN_DIR/bin/.building" ]; then
+		say "ralph-watch is still being built; try again in a moment"
+	else
+		say "ralph-watch not found: put it on PATH or build it with 'make -C $PLUGIN_DIR build'"
+	fi
+	return 1
+}
+
+# last_line TEXT: the last non-empty line, for a one-line message.
+last_line() {
+	printf '%s\n' "$1" | sed '/^[[:space:]]*$/d' | tail -n 1
+}

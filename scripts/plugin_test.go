@@ -1,0 +1,445 @@
+// Package scripts_test tests the tmux plugin (ralph.tmux and scripts/*.sh)
+// end to end: a private tmux server, the plugin run the way tpm runs it, and
+// a real client attached through a pseudo-terminal that presses the keys.
+package scripts_test
+
+import (
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+
+	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
+	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
+)
+
+// The default keys, all in the prefix table.
+var defaultKeys = map[string]string{
+	"@ralph-loop-key":  "A",
+	"@ralph-pause-key": "Z",
+	"@ralph-stop-key":  "Q",
+	"@ralph-popup-key": "W",
+}
+
+// Prefix-table keys that popular plugins bind: tmux-resurrect, tmux-yank,
+// tmux-open, tmux-copycat, tmux-fingers, tmux-fzf, tmux-sessionist,
+// tmux-logging, tmux-pain-control, tmux-sensible, tmux-urlview, tpm.
+var pluginKeys = strings.Fields(`C-s C-r y Y o C-o / C-f C-g M-h C-u C-d F g C S X @
+	P M-p M-P M-c h j k l C-h C-j C-k C-l | - \ _ < > H J K L R a C-a u I U M-u`)
+
+func TestDefaultKeysShadowNoDefaultTmuxBindingNorPopularPlugin(t *testing.T) {
+	srv := tmuxtest.Start(t)
+	bound := map[string]bool{}
+	for _, line := range strings.Split(srv.Must("list-keys", "-T", "prefix"), "\n") {
+		if f := strings.Fields(line); len(f) >= 4 {
+			key := f[3]
+			if f[1] == "-r" {
+				key = f[4]
+			}
+			bound[strings.TrimPrefix(key, `\`)] = true
+		}
+	}
+	if len(bound) < 50 {
+		t.Fatalf("read only %d default bindings; list-keys changed its layout?", len(bound))
+	}
+	for option, key := range defaultKeys {
+		if bound[key] {
+			t.Errorf("%s %s is a default tmux binding", option, key)
+		}
+		for _, k := range pluginKeys {
+			if k == key {
+				t.Errorf("%s %s is a popular plugin's key", option, key)
+			}
+		}
+	}
+}
+
+// plugin is the plugin installed in a private server, and a client on it.
+type plugin struct {
+	t      *testing.T
+	srv    *tmuxtest.Server
+	dir    string // where the plugin is installed
+	screen tmuxtest.Buffer
+	tty    *os.File
+}
+
+// install copies ralph.tmux, scripts/ and a built ralph-watch into dir the
+// way a tpm clone and its first build leave them.
+func install(t *testing.T, srv *tmuxtest.Server, dir string, withBinary bool) *plugin {
+	t.Helper()
+	files, _ := filepath.Glob("*.sh")
+	for _, f := range append(files, "../ralph.tmux") {
+		to := filepath.Join(dir, "scripts", f)
+		if f == "../ralph.tmux" {
+			to = filepath.Join(dir, "ralph.tmux")
+		}
+		copyFile(t, f, to)
+	}
+	if withBinary {
+		copyFile(t, tmuxtest.Build(t, "cmd/ralph-watch"), filepath.Join(dir, "bin", "ralph-watch"))
+	}
+	return &plugin{t: t, srv: srv, dir: dir}
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, _ := os.Stat(from)
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, info.Mode().Perm()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// source runs ralph.tmux as tpm does: from run-shell, in another folder,
+// with its output thrown away.
+func (p *plugin) source() {
+	p.t.Helper()
+	path := strings.ReplaceAll(shQuote(filepath.Join(p.dir, "ralph.tmux")), "#", "##")
+	p.srv.Must("run-shell", "cd / && "+path+" >/dev/null 2>&1")
+}
+
+func shQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// attach attaches a real client to session main through a pseudo-terminal.
+func (p *plugin) attach() {
+	p.t.Helper()
+	cmd := exec.Command("tmux", "-S", p.srv.Socket, "attach-session", "-t", "main")
+	cmd.Env = append(p.srv.Env, "TERM=xterm-256color")
+	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 120})
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	p.tty = tty
+	go io.Copy(&p.screen, tty)
+	p.t.Cleanup(func() {
+		if p.t.Failed() {
+			var shown []string
+			for _, line := range strings.Split(p.messages(), "\n") {
+				if strings.Contains(line, " message: ") || strings.Contains(line, " key ") {
+					shown = append(shown, line)
+				}
+			}
+			p.t.Logf("tmux messages:\n%s", strings.Join(shown, "\n"))
+		}
+		tty.Close()
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	tmuxtest.Eventually(p.t, 10*time.Second, "the client to attach", func() bool {
+		out, _ := p.srv.Tmux("list-clients", "-F", "#{client_name}")
+		return strings.TrimSpace(out) != ""
+	})
+}
+
+// press types the prefix and a key on the client.
+func (p *plugin) press(key string) {
+	p.t.Helper()
+	if _, err := p.tty.Write([]byte("\x02" + key)); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+// choose waits until the client shows a menu line, then types its key.
+func (p *plugin) choose(line, key string) {
+	p.t.Helper()
+	tmuxtest.Eventually(p.t, 10*time.Second, "the menu line "+line, func() bool {
+		return strings.Contains(p.screen.String(), line)
+	})
+	if _, err := p.tty.Write([]byte(key)); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+// waitOption waits until a pane option has a value.
+func (p *plugin) waitOption(pane, name, want string) {
+	p.t.Helper()
+	tmuxtest.Eventually(p.t, 30*time.Second, name+" = "+want, func() bool { return p.srv.Option(pane, name) == want })
+}
+
+// messages is the server's message log: what display-message showed.
+func (p *plugin) messages() string {
+	out, _ := p.srv.Tmux("show-messages")
+	return out
+}
+
+func (p *plugin) waitMessage(text string) {
+	p.t.Helper()
+	tmuxtest.Eventually(p.t, 30*time.Second, "the message "+text, func() bool { return strings.Contains(p.messages(), text) })
+}
+
+// statusRight is the status line's right side as the client draws it.
+func (p *plugin) statusRight() string {
+	return p.srv.Must("display-message", "-p", "-t", "main:", "#{E:status-right}")
+}
+
+// settings the tmux configuration gives before tpm runs the plugin.
+func (p *plugin) configure(options map[string]string) {
+	for name, value := range options {
+		p.srv.Must("set-option", "-g", name, value)
+	}
+}
+
+// A fake agent that takes the prompt and then works for a long while.
+const slowAgent = `print fake agent, iteration {{iteration}}
+ready
+read
+echo
+print working on it
+sleep 120s
+exit 0
+`
+
+// A person presses the loop key in a pane whose folder has every character
+// that could break quoting, confirms, and sees the loop start and count in
+// the status line; the pause key pauses and resumes it, the stop key ends
+// it; the plugin sourced again changes nothing.
+func TestKeysLoopPauseResumeAndStopThePane(t *testing.T) {
+	srv := tmuxtest.Start(t)
+	p := install(t, srv, filepath.Join(srv.Dir, "home", ".tmux", "plugins", "ralph.tmux"), true)
+	dir := filepath.Join(srv.Dir, `it's a "dir" #{pane_id} $(touch pwned) ;`)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "PROMPT.md"), []byte("do the next task\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	agent := srv.FakeAgent("agent", slowAgent)
+	p.configure(map[string]string{
+		"status-right":          "#{ralph_status}| right",
+		"@ralph-command":        shQuote(agent[0]) + " " + shQuote(agent[1]),
+		"@ralph-max-iterations": "5",
+	})
+	pane := strings.TrimSpace(srv.Must("new-window", "-P", "-F", "#{pane_id}", "-t", "main:", "-c", tmux.Escape(tmux.EscapeFormat(dir)))) // -c expands formats
+	p.source()
+	keys, options := srv.Must("list-keys"), srv.Must("show-options", "-g")
+	p.source()
+	if again := srv.Must("list-keys"); again != keys {
+		t.Errorf("sourcing twice changed the bindings:\n%s\nthen:\n%s", keys, again)
+	}
+	if again := srv.Must("show-options", "-g"); again != options {
+		t.Errorf("sourcing twice changed the options:\n%s\nthen:\n%s", options, again)
+	}
+	if strings.Contains(p.statusRight(), "ralph_status") {
+		t.Fatalf("#{ralph_status} not replaced: %q", srv.Option("", "status-right"))
+	}
+
+	p.attach()
+	p.press("A")
+	p.choose("Start the loop", "y")
+	p.waitOption(pane, "@ralph-state", "running")
+	name := srv.Option(pane, "@ralph-name")
+	if !regexp.MustCompile(`^[A-Za-z0-9._-]+$`).MatchString(name) {
+		t.Fatalf("loop name %q", name)
+	}
+	if got := p.statusRight(); !strings.Contains(got, "⟳ 1/5") {
+		t.Errorf("status line %q lacks ⟳ 1/5", got)
+	}
+	st := loopState(t, srv, name)
+	if st.PromptFile != filepath.Join(dir, "PROMPT.md") || st.PaneID != pane || st.MaxIterations != 5 {
+		t.Errorf("loop state: prompt %q pane %s max %d", st.PromptFile, st.PaneID, st.MaxIterations)
+	}
+	tmuxtest.Eventually(t, 30*time.Second, "the agent to take the prompt", func() bool {
+		return strings.Contains(srv.Capture(pane), "working on it")
+	})
+
+	p.press("Z")
+	p.waitOption(pane, "@ralph-state", "paused")
+	if got := p.statusRight(); !strings.Contains(got, "⏸ 1/5") {
+		t.Errorf("status line %q lacks ⏸ 1/5", got)
+	}
+	p.press("Z")
+	p.waitOption(pane, "@ralph-state", "running")
+
+	p.press("Q")
+	p.choose("Stop the loop (the agent runs on)", "y")
+	p.waitOption(pane, "@ralph-state", "stopped")
+	if got := p.statusRight(); !strings.Contains(got, "■ 1/5") {
+		t.Errorf("status line %q lacks ■ 1/5", got)
+	}
+	for _, d := range []string{"/", dir, srv.Dir, p.dir, filepath.Join(srv.Dir, "home")} {
+		if _, err := os.Stat(filepath.Join(d, "pwned")); err == nil {
+			t.Errorf("a $(…) in the pane's folder ran: %s/pwned exists", d)
+		}
+	}
+}
+
+type loopFile struct {
+	PromptFile    string `json:"prompt_file"`
+	PaneID        string `json:"pane_id"`
+	MaxIterations int    `json:"max_iterations"`
+}
+
+func loopState(t *testing.T, srv *tmuxtest.Server, name string) loopFile {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(srv.Dir, "state", name, "state.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st loopFile
+	if err := json.Unmarshal(b, &st); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// An agent that works a while, and says it is done in its second iteration.
+const finishingAgent = `ready
+read
+print working
+iter 1 sleep 3s
+from 2 print RALPH_DONE
+sleep 300ms
+exit 0
+`
+
+// Installed under $XDG_CONFIG_HOME with an awkward name, the plugin offers a
+// starting prompt where there is none, marks the window while it loops,
+// announces the loop's end on the client, and shows it in the popup.
+func TestMissingPromptIsWrittenAndTheLoopsEndIsAnnounced(t *testing.T) {
+	srv := tmuxtest.Start(t)
+	config := filepath.Join(srv.Dir, `my config's #{S} ;`)
+	p := install(t, srv, filepath.Join(config, "tmux", "plugins", "ralph.tmux"), true)
+	dir := filepath.Join(srv.Dir, "project")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	agent := srv.FakeAgent("agent", finishingAgent)
+	p.configure(map[string]string{
+		"status-right":          "#{ralph_status}",
+		"window-status-format":  "#I:#W #{ralph_window}",
+		"@ralph-command":        shQuote(agent[0]) + " " + shQuote(agent[1]),
+		"@ralph-done-pattern":   "^RALPH_DONE$",
+		"@ralph-max-iterations": "4",
+	})
+	pane := strings.TrimSpace(srv.Must("new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "main:", "-c", dir))
+	srv.Must("select-window", "-t", pane)
+	p.source()
+	p.attach()
+
+	p.press("A")
+	p.choose("Write a starting prompt there", "i")
+	prompt := filepath.Join(dir, "PROMPT.md")
+	tmuxtest.Eventually(t, 10*time.Second, "PROMPT.md", func() bool {
+		b, _ := os.ReadFile(prompt)
+		return strings.Contains(string(b), "RALPH_DONE")
+	})
+	p.waitMessage("wrote " + prompt)
+
+	p.press("A")
+	p.choose("Start the loop", "y")
+	p.waitOption(pane, "@ralph-state", "running")
+	window := srv.Must("display-message", "-p", "-t", pane, "#{E:window-status-format}")
+	if !strings.Contains(window, "⟳") {
+		t.Errorf("window status %q lacks the looping mark", window)
+	}
+	name := srv.Option(pane, "@ralph-name")
+	p.waitOption(pane, "@ralph-state", "done")
+	p.waitMessage("[ralph] " + name + ": done after 2 iterations")
+	if got := p.statusRight(); !strings.Contains(got, "✓ 2/4") {
+		t.Errorf("status line %q lacks ✓ 2/4", got)
+	}
+	if window := srv.Must("display-message", "-p", "-t", pane, "#{E:window-status-format}"); strings.Contains(window, "⟳") {
+		t.Errorf("window status %q still shows the looping mark", window)
+	}
+
+	p.press("W")
+	tmuxtest.Eventually(t, 10*time.Second, "the popup", func() bool {
+		s := p.screen.String()
+		return strings.Contains(s, "(q: close)") && strings.Contains(s, "reason=done_pattern")
+	})
+	if _, err := p.tty.Write([]byte("q")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A tpm clone has the sources and no binary: the plugin builds ralph-watch
+// into bin/ and says so; without Go it says what to install; a ralph-watch
+// whose release differs from the plugin's tag is reported.
+func TestBootstrapBuildsTheBinaryOrSaysWhatIsMissing(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go not on PATH")
+	}
+	t.Run("builds", func(t *testing.T) {
+		if testing.Short() {
+			t.Skip("a full go build")
+		}
+		srv := tmuxtest.Start(t)
+		p := install(t, srv, filepath.Join(srv.Dir, "home", ".tmux", "plugins", "ralph.tmux"), false)
+		copySources(t, p.dir)
+		srv.Must("set-environment", "-g", "PATH", filepath.Dir(goBin)+":/usr/bin:/bin")
+		p.attach()
+		p.source()
+		p.waitMessage("building ralph-watch")
+		tmuxtest.Eventually(t, 5*time.Minute, "bin/ralph-watch", func() bool {
+			return strings.Contains(p.messages(), "built "+filepath.Join(p.dir, "bin", "ralph-watch"))
+		})
+		out, err := exec.Command(filepath.Join(p.dir, "bin", "ralph-watch"), "version").CombinedOutput()
+		if err != nil || !strings.HasPrefix(string(out), "ralph-watch ") {
+			t.Errorf("built binary: %v: %s", err, out)
+		}
+	})
+	t.Run("no go", func(t *testing.T) {
+		srv := tmuxtest.Start(t)
+		p := install(t, srv, filepath.Join(srv.Dir, "home", ".tmux", "plugins", "ralph.tmux"), false)
+		copySources(t, p.dir)
+		srv.Must("set-environment", "-g", "PATH", "/usr/bin:/bin")
+		if _, err := os.Stat("/usr/bin/go"); err == nil {
+			t.Skip("go is in /usr/bin")
+		}
+		p.attach()
+		p.source()
+		p.waitMessage("Go is missing: install Go 1.22 or newer")
+		p.press("A")
+		p.waitMessage("ralph-watch not found")
+	})
+	t.Run("version mismatch", func(t *testing.T) {
+		srv := tmuxtest.Start(t)
+		p := install(t, srv, filepath.Join(srv.Dir, "home", ".tmux", "plugins", "ralph.tmux"), false)
+		for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "v"}, {"tag", "v9.9.9"}} {
+			cmd := exec.Command("git", args...)
+			cmd.Dir = p.dir
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("git %v: %v: %s", args, err, out)
+			}
+		}
+		path := filepath.Join(srv.Dir, "path")
+		if err := os.MkdirAll(path, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(path, "ralph-watch"), []byte("#!/bin/sh\necho ralph-watch v0.1.0\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		srv.Must("set-environment", "-g", "PATH", path+":/usr/bin:/bin")
+		p.attach()
+		p.source()
+		p.waitMessage("ralph-watch v0.1.0 (" + filepath.Join(path, "ralph-watch") + ") does not match the plugin (v9.9.9)")
+	})
+}
+
+// copySources copies what go build needs into a plugin folder, as a clone has it.
+func copySources(t *testing.T, dir string) {
+	t.Helper()
+	for _, root := range []string{"../go.mod", "../go.sum", "../cmd", "../watch"} {
+		filepath.Walk(root, func(path string, info os.FileInfo, err error) error {
+			if err != nil || info.IsDir() || strings.HasSuffix(path, "_test.go") || strings.Contains(path, "testdata") {
+				return err
+			}
+			copyFile(t, path, filepath.Join(dir, strings.TrimPrefix(path, "../")))
+			return nil
+		})
+	}
+}
