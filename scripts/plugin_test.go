@@ -385,6 +385,10 @@ func TestBootstrapBuildsTheBinaryOrSaysWhatIsMissing(t *testing.T) {
 		p.source()
 		p.waitMessage("building ralph-watch")
 		tmuxtest.Eventually(t, 5*time.Minute, "bin/ralph-watch", func() bool {
+			if strings.Contains(p.messages(), "go build failed") {
+				log, _ := os.ReadFile(filepath.Join(p.dir, "bin", "build.log"))
+				t.Fatalf("the plugin's build failed:\n%s", log)
+			}
 			return strings.Contains(p.messages(), "built "+filepath.Join(p.dir, "bin", "ralph-watch"))
 		})
 		out, err := exec.Command(filepath.Join(p.dir, "bin", "ralph-watch"), "version").CombinedOutput()
@@ -433,7 +437,7 @@ func TestBootstrapBuildsTheBinaryOrSaysWhatIsMissing(t *testing.T) {
 // copySources copies what go build needs into a plugin folder, as a clone has it.
 func copySources(t *testing.T, dir string) {
 	t.Helper()
-	for _, root := range []string{"../go.mod", "../go.sum", "../cmd", "../watch"} {
+	for _, root := range []string{"../go.mod", "../go.sum", "../cmd", "../watch", "../completions"} {
 		filepath.Walk(root, func(path string, info os.FileInfo, err error) error {
 			if err != nil || info.IsDir() || strings.HasSuffix(path, "_test.go") || strings.Contains(path, "testdata") {
 				return err
