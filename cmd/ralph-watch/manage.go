@@ -179,6 +179,7 @@ func printStatus(w io.Writer, l *loop, now time.Time) {
 	if st.DonePattern != nil {
 		fmt.Fprintf(w, "Done pattern: %s\n", *st.DonePattern)
 	}
+	printAgent(w, l)
 	if st.Worktree != "" {
 		fmt.Fprintf(w, "Worktree: %s (branch %s)\n", st.Worktree, st.WorktreeBranch)
 	}
@@ -193,6 +194,27 @@ func printStatus(w io.Writer, l *loop, now time.Time) {
 		if err1 == nil && err2 == nil {
 			fmt.Fprintf(w, "Total duration: %s\n", compact(end.Sub(start)))
 		}
+	}
+}
+
+// printAgent shows what the agent's profile saw: its state, a usage limit's
+// reset, and how soon after its last turn the next iteration started.
+func printAgent(w io.Writer, l *loop) {
+	st := l.st
+	if st.Agent == "" || st.Agent == "generic" {
+		return
+	}
+	live := l.status() == state.Running
+	if st.AgentState != "" && live {
+		fmt.Fprintf(w, "Agent: %s (%s)\n", st.Agent, strings.ReplaceAll(st.AgentState, "_", " "))
+	} else {
+		fmt.Fprintf(w, "Agent: %s\n", st.Agent)
+	}
+	if until, err := time.ParseInLocation(state.TimeFormat, st.WaitingUntil, time.Local); err == nil && live {
+		fmt.Fprintf(w, "Waiting for limit reset (%s)\n", until.Format("15:04"))
+	}
+	if st.TurnGapMS != nil {
+		fmt.Fprintf(w, "Turn end to next iteration: %dms\n", *st.TurnGapMS)
 	}
 }
 
