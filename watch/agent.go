@@ -133,8 +133,8 @@ func (p *Profile) Knows() bool {
 // already has them.
 func (p *Profile) CommandFor(mode string, command []string) []string {
 	m := p.Modes[mode]
-	if len(command) == 0 || p.has(command, m.First) || p.has(command, m.Last) {
-		return command
+	if len(command) == 0 || shellLineCommand(command) || p.has(command, m.First) || p.has(command, m.Last) {
+		return command // a shell line is the person's to write in full
 	}
 	out := append([]string{command[0]}, m.First...)
 	out = append(out, command[1:]...)
@@ -172,11 +172,17 @@ func AgentNames() []string {
 	return names
 }
 
+// shellLineCommand reports whether a command is a shell line run by sh -c,
+// where arguments cannot be added safely.
+func shellLineCommand(command []string) bool {
+	return len(command) >= 3 && command[0] == "/bin/sh" && command[1] == "-c"
+}
+
 // GuessAgent picks a profile by the program a command runs: "claude",
 // "/usr/bin/codex", or the first word of a shell line "env X=1 gemini -m y".
 func GuessAgent(command []string) string {
 	var words []string
-	if len(command) == 3 && command[0] == "/bin/sh" && command[1] == "-c" {
+	if shellLineCommand(command) {
 		words = strings.Fields(command[2])
 	} else {
 		words = command

@@ -83,6 +83,7 @@ func TestCommandForAddsWhatThePromptModeNeedsOnce(t *testing.T) {
 		{"codex", ModeArg, []string{"codex", "exec"}, []string{"codex", "exec"}},
 		{"gemini", ModeArg, []string{"gemini", "-m", "pro"}, []string{"gemini", "-m", "pro", "-p"}},
 		{"generic", ModeArg, []string{"my-agent"}, []string{"my-agent"}},
+		{"claude", ModeArg, []string{"/bin/sh", "-c", `claude --model opus "$@"`, "sh"}, []string{"/bin/sh", "-c", `claude --model opus "$@"`, "sh"}},
 	}
 	for _, tt := range tests {
 		p, _ := Agent(tt.agent)

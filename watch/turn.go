@@ -109,8 +109,8 @@ const TurnEndFile = "turn-end"
 // to the watcher, and adds it to the command: Claude Code's Stop hook in a
 // --settings file, Codex's notify program.
 func (l *Loop) installTurnHook() {
-	if !l.TurnHook || l.Executable == "" || l.PromptMode != ModeType || len(l.Command) == 0 {
-		return
+	if !l.TurnHook || l.Executable == "" || l.PromptMode != ModeType || len(l.Command) == 0 || shellLineCommand(l.Command) {
+		return // a shell line cannot take more arguments safely: the screen tells the turn's end
 	}
 	call := []string{l.Executable, "hook", "turn-end", "--state", l.Store.Dir}
 	switch l.Agent.TurnHook {
