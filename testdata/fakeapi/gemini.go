@@ -32,7 +32,9 @@ type geminiRequest struct {
 		} `json:"functionDeclarations"`
 	} `json:"tools"`
 	GenerationConfig struct {
-		ResponseMimeType string `json:"responseMimeType"`
+		ResponseMimeType   string          `json:"responseMimeType"`
+		ResponseJSONSchema json.RawMessage `json:"responseJsonSchema"`
+		ResponseSchema     json.RawMessage `json:"responseSchema"`
 	} `json:"generationConfig"`
 }
 
@@ -92,6 +94,13 @@ func gemini(w http.ResponseWriter, r *http.Request) {
 	if t.command != "" && !hasTool(len(tools), func(i int) string { return tools[i] }, "run_shell_command") {
 		t = turn{text: "(no run_shell_command tool offered)"}
 	}
+	side := req.GenerationConfig.ResponseMimeType == "application/json"
+	if t.limit && side {
+		// Gemini CLI retries a refused routing request in a tight loop
+		// (hundreds a second) and never shows the limit; a side model
+		// has a quota of its own, so only the main model is refused.
+		t = turn{}
+	}
 	system := ""
 	if req.SystemInstruction != nil && len(req.SystemInstruction.Parts) > 0 {
 		system = req.SystemInstruction.Parts[0].Text
@@ -105,6 +114,15 @@ func gemini(w http.ResponseWriter, r *http.Request) {
 	if t.limit {
 		geminiLimit(w, t, model)
 		return
+	}
+	if side {
+		// A side request (routing, next-speaker check) wants an object of a schema.
+		schema := req.GenerationConfig.ResponseJSONSchema
+		if schema == nil {
+			schema = req.GenerationConfig.ResponseSchema
+		}
+		b, _ := json.Marshal(sample(schema))
+		t = turn{text: string(b)}
 	}
 	words := len(strings.Fields(t.text)) + 1
 	chunk := func(parts []map[string]any, finish string) map[string]any {
@@ -177,4 +195,40 @@ func geminiLimit(w http.ResponseWriter, t turn, model string) {
 				"description": "Learn more about Gemini API quotas", "url": "https://ai.google.dev/gemini-api/docs/rate-limits"}}},
 			map[string]any{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": fmt.Sprintf("%ds", secs)},
 		}}})
+}
+
+// sample is a value of a JSON schema: each required property present, the
+// first value of an enum (or "user" where allowed: the user speaks next).
+func sample(raw json.RawMessage) any {
+	var sc struct {
+		Type       string                     `json:"type"`
+		Enum       []string                   `json:"enum"`
+		Properties map[string]json.RawMessage `json:"properties"`
+		Required   []string                   `json:"required"`
+		Items      json.RawMessage            `json:"items"`
+	}
+	json.Unmarshal(raw, &sc)
+	if len(sc.Enum) > 0 {
+		for _, e := range sc.Enum {
+			if e == "user" {
+				return e
+			}
+		}
+		return sc.Enum[0]
+	}
+	switch strings.ToLower(sc.Type) {
+	case "object":
+		obj := map[string]any{}
+		for _, name := range sc.Required {
+			obj[name] = sample(sc.Properties[name])
+		}
+		return obj
+	case "array":
+		return []any{}
+	case "integer", "number":
+		return 1
+	case "boolean":
+		return false
+	}
+	return "fake"
 }

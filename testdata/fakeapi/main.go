@@ -32,7 +32,7 @@
 // so a test can change it between turns.
 //
 //	fakeapi [-addr 127.0.0.1:0] [-reply TEXT | -reply-file FILE] [-log FILE]
-//	        [-delay D] [-chunk-delay D]
+//	        [-delay D] [-chunk-delay D] [-dump DIR]
 //
 // The first line on standard output is the base URL, http://127.0.0.1:PORT.
 package main
@@ -47,6 +47,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -61,6 +62,7 @@ var (
 	logPath   = flag.String("log", "", "append one JSON line per request to this file")
 	delay     = flag.Duration("delay", 0, "wait this long before the first text delta (the model 'thinking')")
 	chunkWait = flag.Duration("chunk-delay", 0, "wait this long between text deltas (one delta per line)")
+	dumpDir   = flag.String("dump", "", "write each model request's body to DIR/N.json, for study")
 )
 
 var (
@@ -219,6 +221,9 @@ func readJSON(w http.ResponseWriter, r *http.Request, v any) bool {
 	body, err := io.ReadAll(r.Body)
 	if err == nil {
 		err = json.Unmarshal(body, v)
+	}
+	if *dumpDir != "" {
+		os.WriteFile(filepath.Join(*dumpDir, fmt.Sprintf("%d.json", serial.Load()+1)), body, 0o644)
 	}
 	if err != nil {
 		w.Header().Set("Content-Type", "application/json")
