@@ -94,12 +94,17 @@ func gemini(w http.ResponseWriter, r *http.Request) {
 	if t.command != "" && !hasTool(len(tools), func(i int) string { return tools[i] }, "run_shell_command") {
 		t = turn{text: "(no run_shell_command tool offered)"}
 	}
-	side := req.GenerationConfig.ResponseMimeType == "application/json"
-	if t.limit && side {
-		// Gemini CLI retries a refused routing request in a tight loop
-		// (hundreds a second) and never shows the limit; a side model
-		// has a quota of its own, so only the main model is refused.
-		t = turn{}
+	if req.GenerationConfig.ResponseMimeType == "application/json" {
+		// A side request (routing, next-speaker check) wants an object of
+		// a schema. It is never refused: Gemini CLI retries a refused
+		// routing request in a tight loop (hundreds a second) and never
+		// shows the limit, and a side model has a quota of its own.
+		schema := req.GenerationConfig.ResponseJSONSchema
+		if schema == nil {
+			schema = req.GenerationConfig.ResponseSchema
+		}
+		b, _ := json.Marshal(sample(schema))
+		t = turn{text: string(b)}
 	}
 	system := ""
 	if req.SystemInstruction != nil && len(req.SystemInstruction.Parts) > 0 {
@@ -114,15 +119,6 @@ func gemini(w http.ResponseWriter, r *http.Request) {
 	if t.limit {
 		geminiLimit(w, t, model)
 		return
-	}
-	if side {
-		// A side request (routing, next-speaker check) wants an object of a schema.
-		schema := req.GenerationConfig.ResponseJSONSchema
-		if schema == nil {
-			schema = req.GenerationConfig.ResponseSchema
-		}
-		b, _ := json.Marshal(sample(schema))
-		t = turn{text: string(b)}
 	}
 	words := len(strings.Fields(t.text)) + 1
 	chunk := func(parts []map[string]any, finish string) map[string]any {
