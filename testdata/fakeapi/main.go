@@ -1,14 +1,38 @@
-// Command fakeapi is a stand-in for the Anthropic Messages API, for running a
-// real Claude Code against a canned reply in integration tests.
+// Command fakeapi is a stand-in for the model APIs of coding agents, for
+// running a real agent against a canned reply in integration tests. One
+// server speaks three protocols, told apart by path:
 //
-// It listens on loopback and answers POST /v1/messages with one assistant
-// text message (streamed as server-sent events when the request asks for a
-// stream, as JSON otherwise). Every other request gets 200 {} (count_tokens
-// gets a token count). Each /v1/messages request is logged, as one JSON line,
-// with the text blocks of its last user message, so a test can compare what
-// the model received with what was typed.
+//	POST /v1/messages                      Anthropic Messages API (Claude Code)
+//	POST /v1/responses                     OpenAI Responses API (Codex)
+//	POST /v1beta/models/M:streamGenerateContent, :generateContent
+//	                                       Gemini API (Gemini CLI)
 //
-//	fakeapi [-addr 127.0.0.1:0] [-reply TEXT | -reply-file FILE] [-log FILE] [-delay D]
+// It listens on loopback and answers each model request with one assistant
+// turn, streamed as server-sent events when the request asks for a stream.
+// Other requests get 200 {} (token counts get a count). Each request is
+// logged, as one JSON line, with the text of its last user message, so a test
+// can compare what the model received with what was typed.
+//
+// The reply is a script: plain text, or text whose first line is a directive.
+//
+//	!bash COMMAND   ask to run COMMAND with the agent's shell tool; once the
+//	                tool's result comes back, reply with the lines that follow
+//	!limit [SECS [KIND]]
+//	                refuse with HTTP 429 and the body and headers the real API
+//	                sends when a usage limit is hit, resetting in SECS seconds
+//	                (default 3600); KIND is Anthropic's limit, five_hour
+//	                (default), seven_day, seven_day_opus, seven_day_sonnet
+//
+// Lines before those may set the pace of this reply, overriding the flags:
+//
+//	!delay D        wait D before the first delta (the model "thinking")
+//	!chunk-delay D  wait D between deltas
+//
+// The script is -reply, or the contents of -reply-file read at every request,
+// so a test can change it between turns.
+//
+//	fakeapi [-addr 127.0.0.1:0] [-reply TEXT | -reply-file FILE] [-log FILE]
+//	        [-delay D] [-chunk-delay D] [-dump DIR]
 //
 // The first line on standard output is the base URL, http://127.0.0.1:PORT.
 package main
@@ -23,6 +47,8 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -31,11 +57,12 @@ import (
 
 var (
 	addr      = flag.String("addr", "127.0.0.1:0", "listen address (loopback only)")
-	reply     = flag.String("reply", "All tasks complete.\nRALPH_DONE_42", "the assistant's reply text")
-	replyFile = flag.String("reply-file", "", "read the reply from this file at every request (overrides -reply)")
-	logPath   = flag.String("log", "", "append one JSON line per /v1/messages request to this file")
+	reply     = flag.String("reply", "All tasks complete.\nRALPH_DONE_42", "the reply script")
+	replyFile = flag.String("reply-file", "", "read the reply script from this file at every request (overrides -reply)")
+	logPath   = flag.String("log", "", "append one JSON line per request to this file")
 	delay     = flag.Duration("delay", 0, "wait this long before the first text delta (the model 'thinking')")
 	chunkWait = flag.Duration("chunk-delay", 0, "wait this long between text deltas (one delta per line)")
+	dumpDir   = flag.String("dump", "", "write each model request's body to DIR/N.json, for study")
 )
 
 var (
@@ -43,37 +70,98 @@ var (
 	serial atomic.Int64
 )
 
-// request is the part of a Messages API request the fake looks at.
-type request struct {
-	Model    string            `json:"model"`
-	Stream   bool              `json:"stream"`
-	Messages []json.RawMessage `json:"messages"`
-	Tools    []json.RawMessage `json:"tools"`
-	System   json.RawMessage   `json:"system"`
-}
-
-type message struct {
-	Role    string          `json:"role"`
-	Content json.RawMessage `json:"content"`
-}
-
-type block struct {
-	Type string `json:"type"`
-	Text string `json:"text"`
-}
-
 // entry is one logged request.
 type entry struct {
 	N        int64    `json:"n"`
 	Time     string   `json:"time"`
+	Provider string   `json:"provider"` // anthropic, openai, gemini, or other
 	Path     string   `json:"path"`
-	Model    string   `json:"model"`
+	Model    string   `json:"model,omitempty"`
 	Stream   bool     `json:"stream"`
 	Tools    int      `json:"tools"`
 	Messages int      `json:"messages"`
-	System   string   `json:"system_head"` // the system prompt's first characters
-	Texts    []string `json:"texts"`       // text blocks of the last user message, as received
-	Reply    string   `json:"reply"`
+	System   string   `json:"system_head"`           // the system prompt's first characters
+	Texts    []string `json:"texts"`                 // text blocks of the last user message, as received
+	Result   bool     `json:"tool_result,omitempty"` // the last message carries a tool's result
+	Reply    string   `json:"reply"`                 // what was answered: text, "!bash …", "!limit …"
+}
+
+// turn is what the fake model does for one request.
+type turn struct {
+	text    string // reply text, streamed one line per delta
+	command string // when set, ask to run this shell command instead
+	limit   bool   // refuse with a usage-limit error
+	reset   time.Time
+	kind    string        // which limit: five_hour, seven_day…
+	delay   time.Duration // before the first delta
+	chunk   time.Duration // between deltas
+}
+
+// planTurn reads the script for a request; toolResult says the request
+// carries the result of a tool the previous turn asked for.
+func planTurn(script string, toolResult bool) turn {
+	t := turn{delay: *delay, chunk: *chunkWait}
+	for {
+		first, rest, _ := strings.Cut(script, "\n")
+		name, arg, _ := strings.Cut(first, " ")
+		var d *time.Duration
+		switch name {
+		case "!delay":
+			d = &t.delay
+		case "!chunk-delay":
+			d = &t.chunk
+		case "!bash":
+			if toolResult {
+				t.text = rest
+			} else {
+				t.command = strings.TrimSpace(arg)
+			}
+			return t
+		case "!limit":
+			f := strings.Fields(arg)
+			secs := 3600
+			if len(f) > 0 {
+				if n, err := strconv.Atoi(f[0]); err == nil && n > 0 {
+					secs = n
+				}
+			}
+			t.kind = "five_hour"
+			if len(f) > 1 {
+				t.kind = f[1]
+			}
+			t.limit, t.reset = true, time.Now().Add(time.Duration(secs)*time.Second).Truncate(time.Second)
+			return t
+		default:
+			t.text = script
+			return t
+		}
+		if v, err := time.ParseDuration(strings.TrimSpace(arg)); err == nil {
+			*d = v
+		}
+		script = rest
+	}
+}
+
+// summary is how a turn is logged.
+func (t turn) summary() string {
+	switch {
+	case t.limit:
+		return fmt.Sprintf("!limit %d %s", t.reset.Unix(), t.kind)
+	case t.command != "":
+		return "!bash " + t.command
+	}
+	return t.text
+}
+
+// lines splits reply text into the deltas it is streamed as.
+func (t turn) lines() []string {
+	var out []string
+	for _, part := range strings.SplitAfter(t.text, "\n") {
+		if part != "" {
+			out = append(out, part)
+		}
+	}
+	return out
 }
 
 func main() {
@@ -88,17 +176,26 @@ func main() {
 	}
 	fmt.Printf("http://%s\n", ln.Addr())
 	os.Stdout.Sync()
+	log.Fatal(http.Serve(ln, handler()))
+}
+
+// handler routes each protocol's paths.
+func handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("/v1/messages", messages)
+	mux.HandleFunc("/v1/messages", anthropicMessages)
 	mux.HandleFunc("/v1/messages/count_tokens", func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		writeJSON(w, map[string]any{"input_tokens": 100})
 	})
+	mux.HandleFunc("/v1/responses", openaiResponses)
+	mux.HandleFunc("/v1beta/models/", gemini)
+	mux.HandleFunc("/v1/models/", gemini)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
+		record(&entry{Provider: "other", Path: r.Method + " " + r.URL.Path})
 		writeJSON(w, map[string]any{})
 	})
-	log.Fatal(http.Serve(ln, mux))
+	return mux
 }
 
 func writeJSON(w http.ResponseWriter, v any) {
@@ -106,7 +203,7 @@ func writeJSON(w http.ResponseWriter, v any) {
 	json.NewEncoder(w).Encode(v)
 }
 
-func replyText() string {
+func script() string {
 	if *replyFile != "" {
 		if b, err := os.ReadFile(*replyFile); err == nil {
 			return string(b)
@@ -115,117 +212,90 @@ func replyText() string {
 	return *reply
 }
 
-func messages(w http.ResponseWriter, r *http.Request) {
+// readJSON decodes a POST body into v, answering 400 itself when it cannot.
+func readJSON(w http.ResponseWriter, r *http.Request, v any) bool {
 	if r.Method != http.MethodPost {
 		writeJSON(w, map[string]any{})
-		return
+		return false
 	}
 	body, err := io.ReadAll(r.Body)
+	if err == nil {
+		err = json.Unmarshal(body, v)
+	}
+	if *dumpDir != "" {
+		os.WriteFile(filepath.Join(*dumpDir, fmt.Sprintf("%d.json", serial.Load()+1)), body, 0o644)
+	}
 	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	var req request
-	if err := json.Unmarshal(body, &req); err != nil {
+		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusBadRequest)
-		writeJSON(w, map[string]any{"type": "error", "error": map[string]any{"type": "invalid_request_error", "message": err.Error()}})
-		return
+		json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": err.Error()}})
+		return false
 	}
-	text := replyText()
-	record(r.URL.Path, &req, text)
-	model := req.Model
-	if model == "" {
-		model = "claude-fake"
-	}
-	id := fmt.Sprintf("msg_fake%06d", serial.Load())
-	outTokens := len(strings.Fields(text)) + 1
-	usage := map[string]any{"input_tokens": 100, "output_tokens": outTokens,
-		"cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
-	if !req.Stream {
-		writeJSON(w, map[string]any{
-			"id": id, "type": "message", "role": "assistant", "model": model,
-			"content":     []map[string]any{{"type": "text", "text": text}},
-			"stop_reason": "end_turn", "stop_sequence": nil, "usage": usage,
-		})
-		return
-	}
-
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
-	bw := bufio.NewWriter(w)
-	flusher, _ := w.(http.Flusher)
-	send := func(event string, data any) {
-		b, _ := json.Marshal(data)
-		fmt.Fprintf(bw, "event: %s\ndata: %s\n\n", event, b)
-		bw.Flush()
-		if flusher != nil {
-			flusher.Flush()
-		}
-	}
-	send("message_start", map[string]any{"type": "message_start", "message": map[string]any{
-		"id": id, "type": "message", "role": "assistant", "model": model, "content": []any{},
-		"stop_reason": nil, "stop_sequence": nil,
-		"usage": map[string]any{"input_tokens": 100, "output_tokens": 1,
-			"cache_creation_input_tokens": 0, "cache_read_input_tokens": 0},
-	}})
-	send("content_block_start", map[string]any{"type": "content_block_start", "index": 0,
-		"content_block": map[string]any{"type": "text", "text": ""}})
-	send("ping", map[string]any{"type": "ping"})
-	if *delay > 0 {
-		select {
-		case <-time.After(*delay):
-		case <-r.Context().Done():
-			return
-		}
-	}
-	for i, part := range strings.SplitAfter(text, "\n") {
-		if part == "" {
-			continue
-		}
-		if i > 0 && *chunkWait > 0 {
-			select {
-			case <-time.After(*chunkWait):
-			case <-r.Context().Done():
-				return
-			}
-		}
-		send("content_block_delta", map[string]any{"type": "content_block_delta", "index": 0,
-			"delta": map[string]any{"type": "text_delta", "text": part}})
-	}
-	send("content_block_stop", map[string]any{"type": "content_block_stop", "index": 0})
-	send("message_delta", map[string]any{"type": "message_delta",
-		"delta": map[string]any{"stop_reason": "end_turn", "stop_sequence": nil},
-		"usage": map[string]any{"output_tokens": outTokens}})
-	send("message_stop", map[string]any{"type": "message_stop"})
+	return true
 }
 
-// record logs the request's last user message.
-func record(path string, req *request, reply string) {
-	n := serial.Add(1)
+// sse writes server-sent events, flushing each.
+type sse struct {
+	w  http.ResponseWriter
+	bw *bufio.Writer
+	r  *http.Request
+}
+
+func newSSE(w http.ResponseWriter, r *http.Request) *sse {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	return &sse{w: w, bw: bufio.NewWriter(w), r: r}
+}
+
+// send writes one event; an empty name writes a bare data line (Gemini).
+func (s *sse) send(event string, data any) {
+	b, _ := json.Marshal(data)
+	if event != "" {
+		fmt.Fprintf(s.bw, "event: %s\n", event)
+	}
+	fmt.Fprintf(s.bw, "data: %s\n\n", b)
+	s.bw.Flush()
+	if f, ok := s.w.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// wait sleeps d unless the client went away; it reports whether to go on.
+func (s *sse) wait(d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	select {
+	case <-time.After(d):
+		return true
+	case <-s.r.Context().Done():
+		return false
+	}
+}
+
+// stream sends the reply's lines through delta, with the configured delays.
+func (s *sse) stream(t turn, delta func(string)) bool {
+	if !s.wait(t.delay) {
+		return false
+	}
+	for i, part := range t.lines() {
+		if i > 0 && !s.wait(t.chunk) {
+			return false
+		}
+		delta(part)
+	}
+	return true
+}
+
+// record logs one request.
+func record(e *entry) {
+	e.N = serial.Add(1)
 	if *logPath == "" {
 		return
 	}
-	e := entry{N: n, Time: time.Now().Format(time.RFC3339Nano), Path: path, Model: req.Model,
-		Stream: req.Stream, Tools: len(req.Tools), Messages: len(req.Messages), Texts: []string{}, Reply: reply}
-	e.System = systemHead(req.System)
-	for i := len(req.Messages) - 1; i >= 0; i-- {
-		var m message
-		if json.Unmarshal(req.Messages[i], &m) != nil || m.Role != "user" {
-			continue
-		}
-		var s string
-		if json.Unmarshal(m.Content, &s) == nil {
-			e.Texts = append(e.Texts, s)
-			break
-		}
-		var blocks []block
-		json.Unmarshal(m.Content, &blocks)
-		for _, b := range blocks {
-			if b.Type == "text" {
-				e.Texts = append(e.Texts, b.Text)
-			}
-		}
-		break
+	e.Time = time.Now().Format(time.RFC3339Nano)
+	if e.Texts == nil {
+		e.Texts = []string{}
 	}
 	line, _ := json.Marshal(e)
 	logMu.Lock()
@@ -239,20 +309,13 @@ func record(path string, req *request, reply string) {
 	f.Close()
 }
 
-// systemHead is the first 80 characters of the system prompt, string or blocks.
-func systemHead(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) != nil {
-		var blocks []block
-		json.Unmarshal(raw, &blocks)
-		var parts []string
-		for _, b := range blocks {
-			parts = append(parts, b.Text)
-		}
-		s = strings.Join(parts, "\n")
-	}
+// head is the first 80 characters of s.
+func head(s string) string {
 	if r := []rune(s); len(r) > 80 {
-		s = string(r[:80])
+		return string(r[:80])
 	}
 	return s
 }
+
+// shellCommand is a one-line description for tools that ask for one.
+func describe(command string) string { return "Run " + head(command) }
