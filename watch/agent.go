@@ -18,6 +18,9 @@ type Profile struct {
 	Ready    *regexp.Regexp // its input box is drawn: it takes a prompt
 	Busy     *regexp.Regexp // a turn is running
 	Finished *regexp.Regexp // a finished turn's summary, e.g. "✻ Worked for 3m 5s"
+	// NeedFinished: idle counts only with the finished line on screen (an
+	// agent that shows no busy marker while text streams).
+	NeedFinished bool
 	Dialog   *regexp.Regexp // a question waits for the person, e.g. a permission
 	Limit    *regexp.Regexp // a usage or rate limit stopped it
 	Startup  []StartupDialog
@@ -92,6 +95,9 @@ func (p *Profile) Classify(lines []string) (AgentState, string) {
 	case p.Ready != nil && p.Ready.MatchString(text):
 		if p.Finished != nil && p.Finished.MatchString(text) {
 			return StateFinished, ""
+		}
+		if p.NeedFinished {
+			return StateUnknown, ""
 		}
 		return StateIdle, ""
 	}
@@ -205,82 +211,87 @@ func GuessAgent(command []string) string {
 var allModes = map[string]ModeArgs{ModeType: {}, ModeArg: {}, ModeStdin: {}}
 
 // profiles hold what the agents' screens show; the patterns come from the
-// screens of the versions named in watch/testdata/screens/NOTES.md.
+// screens in watch/testdata/screens (versions and notes in NOTES.md there).
 var profiles = map[string]Profile{
 	"generic": {Name: "generic", Modes: allModes},
-	"claude": {
+	"claude": { // Claude Code 2.1.197
 		Name:     "claude",
 		Commands: []string{"claude", "claude-code"},
-		Ready:    regexp.MustCompile(`(?m)^\s*(│\s*)?[❯>]\x{a0}|\? for shortcuts`),
-		Busy:     regexp.MustCompile(`(?i)esc to interrupt`),
-		Finished: regexp.MustCompile(`(?m)^\s*✻ \pL+ for \d`),
-		Dialog: regexp.MustCompile(`Do you want to (proceed|make this edit|create|allow|run)|` +
-			`Would you like to proceed\?`),
-		Limit: regexp.MustCompile(`(?i)(usage limit reached|hit your (usage )?limit|` +
-			`(5-hour|weekly|opus|session) limit reached|limit will reset|rate_limit_error|` +
-			`Claude AI usage limit reached\|\d+)`),
+		Ready:    regexp.MustCompile(`(?m)^\s+\? for shortcuts|⏵⏵ bypass permissions on`),
+		Busy:     regexp.MustCompile(`esc to interrupt`),
+		Finished: regexp.MustCompile(`(?m)^\s*✻ \pL+ for (\d+h )?(\d+m )?\d+s\s*$`),
+		Dialog: regexp.MustCompile(`(?m)^\s*Do you want to (proceed|make this edit|create|allow|run)[^?]*\?|` +
+			`^\s*Would you like to proceed\?`),
+		Limit: regexp.MustCompile(`You've hit your [\w ]*limit|usage limit reached|` +
+			`Your limit will reset|API Error: .*\(429\)|rate_limit_error`),
 		Startup: []StartupDialog{
-			{regexp.MustCompile(`(?i)do you trust the files in this folder|is this a project you created or one you trust|Yes, I trust this folder`),
+			{regexp.MustCompile(`(?i)do you trust the files in this folder|Is this a project you created or one you trust|Yes, I trust this folder`),
 				"whether to trust the folder",
 				"start claude once in that folder and accept, or set hasTrustDialogAccepted for the project in ~/.claude.json"},
-			{regexp.MustCompile(`(?i)choose the text style|Let's get started`),
-				"to pick a theme (first start)",
-				"start claude once by hand to finish its first-start setup"},
+			{regexp.MustCompile(`(?i)choose the text style|Unable to connect to Anthropic services`),
+				"to finish its first start (onboarding)",
+				"start claude once by hand, online, to finish its first-start setup"},
 			{regexp.MustCompile(`(?i)select login method|Claude account with subscription|Anthropic Console account`),
 				"to log in",
 				"run claude once and log in, or set ANTHROPIC_API_KEY"},
-			{regexp.MustCompile(`(?i)detected a custom API key|Do you want to use this API key`),
+			{regexp.MustCompile(`Detected a custom API key|Do you want to use this API key`),
 				"whether to use the API key in the environment",
-				"start claude once and approve the key"},
-			{regexp.MustCompile(`(?i)Bypass Permissions mode|Yes, I accept`),
+				"start claude once and approve the key (its default answer is No)"},
+			{regexp.MustCompile(`Bypass Permissions mode`),
 				"to confirm bypass-permissions mode",
-				"start claude --dangerously-skip-permissions once by hand and accept"},
+				"start claude --dangerously-skip-permissions once by hand and accept, or set skipDangerousModePermissionPrompt in ~/.claude/settings.json"},
 		},
 		IdleGrace: 3 * time.Second,
 		Modes: map[string]ModeArgs{ModeType: {}, ModeArg: {Last: []string{"-p"}},
 			ModeStdin: {Last: []string{"-p"}}},
 		TurnHook: HookClaudeStop,
 	},
-	"codex": {
+	"codex": { // Codex 0.169.0
 		Name:     "codex",
 		Commands: []string{"codex"},
-		Ready:    regexp.MustCompile(`(?m)^\s*[›▌>] |send\s+.*newline|\? for shortcuts|context left`),
-		Busy:     regexp.MustCompile(`(?i)esc to interrupt`),
-		Dialog: regexp.MustCompile(`(?i)allow command\?|would you like to (run|make|apply)|` +
-			`Yes, proceed|approve this`),
-		Limit: regexp.MustCompile(`(?i)(hit your usage limit|usage limit reached|rate limit reached|` +
-			`exceeded retry limit)`),
+		Ready:    regexp.MustCompile(`(?m)^› Ask Codex to do anything|\? for shortcuts`),
+		Busy:     regexp.MustCompile(`esc to interrupt`),
+		// Codex hides its busy line while text streams: only this line says the turn is over.
+		Finished:     regexp.MustCompile(`(?m)^\s+Worked for .+ • \d{1,2}:\d{2}\s*$`),
+		NeedFinished: true,
+		Dialog:       regexp.MustCompile(`Would you like to (run|make|apply) the following|Press enter to confirm or esc to cancel`),
+		Limit:        regexp.MustCompile(`You[’']ve hit your usage limit|usage limit reached|Approaching rate limits`),
 		Startup: []StartupDialog{
 			{regexp.MustCompile(`(?i)sign in with ChatGPT|Provide your own API key`),
-				"to sign in", "run codex login once, or set OPENAI_API_KEY"},
-			{regexp.MustCompile(`(?i)allow codex to work in this folder|do you trust the contents of this directory|trust this folder`),
+				"to sign in", "run codex login once, or configure a model provider with an API key"},
+			{regexp.MustCompile(`Trust this folder\?|Do you trust the contents of this directory`),
 				"whether to trust the folder",
-				"start codex once in that folder and accept, or mark the project trusted in ~/.codex/config.toml"},
+				"start codex once in that folder and trust it, or set trust_level = \"trusted\" for the project in ~/.codex/config.toml"},
+			{regexp.MustCompile(`Hooks need review`),
+				"to review its hooks",
+				"start codex once and trust its hooks, or pass --dangerously-bypass-hook-trust"},
 		},
 		IdleGrace: 3 * time.Second,
 		Modes: map[string]ModeArgs{ModeType: {}, ModeArg: {First: []string{"exec"}},
 			ModeStdin: {First: []string{"exec"}, Last: []string{"-"}}},
 		TurnHook: HookCodexNotify,
 	},
-	"gemini": {
+	"gemini": { // Gemini CLI 0.61.0
 		Name:     "gemini",
 		Commands: []string{"gemini"},
-		Ready:    regexp.MustCompile(`(?i)type your message|>\s+Type`),
-		Busy:     regexp.MustCompile(`(?i)esc to cancel`),
-		Dialog: regexp.MustCompile(`(?i)allow execution|apply this change|Allow once|` +
-			`do you want to proceed`),
-		Limit: regexp.MustCompile(`(?i)(quota exceeded|reached your .*quota|rate limit exceeded|` +
-			`usage limit reached|RESOURCE_EXHAUSTED)`),
+		Ready:    regexp.MustCompile(`(?m)^ >\s+Type your message`),
+		Busy:     regexp.MustCompile(`\(esc to cancel, (\d+m )?\d+s\)`),
+		Dialog:   regexp.MustCompile(`Allow execution of \[|Apply this change\?|Do you want to proceed\?`),
+		Limit: regexp.MustCompile(`Usage limit reached for \S+\.|exhausted your daily quota|` +
+			`reached your daily .* quota|Quota exceeded|RESOURCE_EXHAUSTED|Individual quota reached`),
 		Startup: []StartupDialog{
-			{regexp.MustCompile(`(?i)get started.*\n(?s:.*)login with google|select auth method|how would you like to authenticate`),
-				"to pick a way to log in", "set GEMINI_API_KEY, or run gemini once and log in"},
-			{regexp.MustCompile(`(?i)do you trust this folder|trust folder`),
-				"whether to trust the folder", "start gemini once in that folder and accept"},
+			{regexp.MustCompile(`How would you like to authenticate|Enter Gemini API Key`),
+				"to pick a way to log in",
+				"set GEMINI_API_KEY and security.auth.selectedType in ~/.gemini/settings.json, or run gemini once and log in"},
+			{regexp.MustCompile(`Do you trust the files in this folder\?`),
+				"whether to trust the folder", "start gemini once in that folder and trust it (~/.gemini/trustedFolders.json)"},
 		},
 		IdleGrace: 3 * time.Second,
 		Modes: map[string]ModeArgs{ModeType: {}, ModeArg: {Last: []string{"-p"}},
 			ModeStdin: {}},
 	},
+	// Not checked against the real programs (they need an account to start):
+	// only the markers their documentation and issue threads show.
 	"amp": {
 		Name:     "amp",
 		Commands: []string{"amp"},
@@ -293,7 +304,7 @@ var profiles = map[string]Profile{
 		Name:     "aider",
 		Commands: []string{"aider"},
 		Ready:    regexp.MustCompile(`(?m)^\S*> $`),
-		Dialog:   regexp.MustCompile(`\((Y)es/\(N\)o`),
+		Dialog:   regexp.MustCompile(`\(Y\)es/\(N\)o`),
 		Limit:    regexp.MustCompile(`(?i)(RateLimitError|rate limit|quota)`),
 		Modes:    map[string]ModeArgs{ModeType: {}, ModeArg: {Last: []string{"--message"}}},
 	},

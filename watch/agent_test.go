@@ -1,6 +1,8 @@
 package watch
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -30,8 +32,8 @@ func TestClassifyTellsTheAgentsStatesApart(t *testing.T) {
 		{"claude nothing yet", claude, "$ claude\n", StateUnknown},
 		{"codex working", codex, "• Working (5s • esc to interrupt)\n\n› Ask Codex to do anything\n", StateWorking},
 		{"codex limit", codex, "■ You've hit your usage limit. Upgrade to Pro or try again in 4 days 20 hours 9 minutes.\n", StateLimited},
-		{"gemini working", gemini, "⠏ Thinking about it (esc to cancel, 12s)\n> Type your message or @path/to/file\n", StateWorking},
-		{"gemini idle", gemini, "✦ Done.\n> Type your message or @path/to/file\n", StateIdle},
+		{"gemini working", gemini, " ⠏ Thinking about it... (esc to cancel, 12s)\n >   Type your message or @path/to/file\n", StateWorking},
+		{"gemini idle", gemini, "✦ Done.\n >   Type your message or @path/to/file\n", StateIdle},
 		{"generic knows nothing", profiles["generic"], "Do you want to proceed?\nesc to interrupt\n", StateUnknown},
 	}
 	for _, tt := range tests {
@@ -117,4 +119,73 @@ func FuzzClassify(f *testing.F) {
 			}
 		}
 	})
+}
+
+// The screens the real agents showed (watch/testdata/screens, see NOTES.md
+// there), each read the way the loop reads a pane: its last 20 lines.
+func TestClassifyReadsTheRealAgentsScreens(t *testing.T) {
+	const (
+		W = StateWorking
+		I = StateIdle
+		F = StateFinished
+		D = StateDialog
+		L = StateLimited
+		S = StateStartup
+		U = StateUnknown
+	)
+	want := map[string][]AgentState{
+		"claude-2.1.197-busy-start": {W}, "claude-2.1.197-busy-streaming": {W}, "claude-2.1.197-busy-thinking-12s": {W},
+		"claude-2.1.197-busy-timer": {W}, "claude-2.1.197-bypass-busy": {W}, "claude-2.1.197-bypass-idle": {F},
+		"claude-2.1.197-bypass-ready": {I}, "claude-2.1.197-dialog-apikey": {S}, "claude-2.1.197-dialog-bypass": {S},
+		"claude-2.1.197-dialog-trust": {S}, "claude-2.1.197-idle-after-tool": {F}, "claude-2.1.197-idle-paste-hint": {L},
+		"claude-2.1.197-idle": {F}, "claude-2.1.197-interrupted": {I, F}, "claude-2.1.197-limit-apikey": {L},
+		"claude-2.1.197-limit-session-dialog": {L}, "claude-2.1.197-limit-session": {L}, "claude-2.1.197-limit-weekly": {L},
+		"claude-2.1.197-onboarding-offline": {S}, "claude-2.1.197-pasted-multiline": {L}, "claude-2.1.197-pasted": {U},
+		"claude-2.1.197-permission": {D}, "claude-2.1.197-ready": {I},
+
+		"codex-0.169.0-busy-streaming": {U}, "codex-0.169.0-busy": {W}, "codex-0.169.0-dialog-hooks-review": {S},
+		"codex-0.169.0-dialog-trust": {S}, "codex-0.169.0-idle-multiline": {L}, "codex-0.169.0-idle": {F},
+		"codex-0.169.0-interrupted": {U, F}, "codex-0.169.0-limit-dialog-enter-switched-model": {L, F, U},
+		"codex-0.169.0-limit-dialog": {L}, "codex-0.169.0-limit-other-day": {L}, "codex-0.169.0-limit": {L},
+		"codex-0.169.0-pasted-multiline": {L}, "codex-0.169.0-pasted": {U}, "codex-0.169.0-permission-approved": {W, U, F},
+		"codex-0.169.0-permission": {D}, "codex-0.169.0-ready-untrusted": {U}, "codex-0.169.0-ready": {U},
+		"codex-0.169.0-warnings": {U},
+
+		"gemini-0.61.0-busy-streaming": {W}, "gemini-0.61.0-busy": {W}, "gemini-0.61.0-cancelled": {I},
+		"gemini-0.61.0-dialog-apikey": {S}, "gemini-0.61.0-dialog-auth": {S}, "gemini-0.61.0-dialog-trust": {S},
+		"gemini-0.61.0-idle": {I}, "gemini-0.61.0-limit-dialog": {L}, "gemini-0.61.0-limit-routing-loop": {W},
+		"gemini-0.61.0-limit": {L}, "gemini-0.61.0-pasted-multiline": {L}, "gemini-0.61.0-pasted": {U, I},
+		"gemini-0.61.0-permission-approved": {W, I}, "gemini-0.61.0-permission": {D}, "gemini-0.61.0-ready": {I},
+	}
+	files, _ := filepath.Glob("testdata/screens/*-*.txt")
+	seen := 0
+	for _, file := range files {
+		name := strings.TrimSuffix(filepath.Base(file), ".txt")
+		if strings.HasSuffix(name, ".ansi") {
+			continue
+		}
+		ok, known := want[name]
+		if !known {
+			t.Errorf("%s: no expected state; add it to the table", name)
+			continue
+		}
+		seen++
+		screen, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, _ := Agent(strings.SplitN(name, "-", 2)[0])
+		got, detail := p.Classify(ScreenLines(string(screen), 20))
+		if !slices.Contains(ok, got) {
+			t.Errorf("%s: Classify = %v, want one of %v", name, got, ok)
+		}
+		if got == StateLimited && strings.Contains(name, "limit-session") {
+			if _, parsed := ParseReset(detail, time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)); !parsed {
+				t.Errorf("%s: no reset time read from %q", name, detail)
+			}
+		}
+	}
+	if seen < 50 {
+		t.Errorf("read %d screens, want the 50 or more in testdata/screens", seen)
+	}
 }

@@ -384,6 +384,15 @@ func TestHookTurnEndRecordsTheIterationAndNeverFailsTheAgent(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(dir, "turn-end")); err != nil || string(b) != "4\n" {
 		t.Errorf("turn-end file = %q, %v; want the iteration", b, err)
 	}
+	// Codex notifies for its title side thread too, before the turn ends.
+	os.Remove(filepath.Join(dir, "turn-end"))
+	title := `{"type":"agent-turn-complete","input-messages":["Generate a concise, single-line task title for: fix"]}`
+	if code, _, _ := c.run([]string{"RALPH_ITERATION=5"}, "hook", "turn-end", "--state", dir, title); code != 0 {
+		t.Errorf("hook for a side thread: exit %d", code)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "turn-end")); err == nil {
+		t.Errorf("a side thread's notify ended the turn")
+	}
 	code, _, stderr = c.run([]string{"RALPH_ITERATION=4"}, "hook", "turn-end", "--state", filepath.Join(c.srv.Dir, "none"))
 	if code != 0 || !strings.Contains(stderr, "no loop state in") {
 		t.Errorf("hook without a loop: exit %d, stderr %q; want 0 and a warning", code, stderr)

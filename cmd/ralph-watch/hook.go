@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -45,8 +46,8 @@ Examples:
 				return usageErrorf("hook turn-end needs --state DIR")
 			}
 			iteration := e.Getenv("RALPH_ITERATION")
-			if iteration == "" {
-				return nil // not started by a loop
+			if iteration == "" || sideThread(fs.Args()) {
+				return nil // not started by a loop, or not the agent's own turn
 			}
 			if _, err := os.Stat(filepath.Join(*dir, "state.json")); err != nil {
 				e.Stderr.Write([]byte("ralph-watch: warning: hook turn-end: no loop state in " + *dir + "\n"))
@@ -58,4 +59,21 @@ Examples:
 			return nil
 		},
 	}
+}
+
+// sideThread reports a Codex notify event for its title side thread, which
+// ends before the real turn: {"input-messages":["Generate a concise, …"]}.
+func sideThread(args []string) bool {
+	if len(args) == 0 {
+		return false
+	}
+	var event struct {
+		Type  string   `json:"type"`
+		Input []string `json:"input-messages"`
+	}
+	if json.Unmarshal([]byte(args[len(args)-1]), &event) != nil {
+		return false
+	}
+	return (event.Type != "" && event.Type != "agent-turn-complete") ||
+		(len(event.Input) > 0 && strings.HasPrefix(event.Input[0], "Generate a concise, single-line task title"))
 }
