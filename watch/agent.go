@@ -21,9 +21,9 @@ type Profile struct {
 	// NeedFinished: idle counts only with the finished line on screen (an
 	// agent that shows no busy marker while text streams).
 	NeedFinished bool
-	Dialog   *regexp.Regexp // a question waits for the person, e.g. a permission
-	Limit    *regexp.Regexp // a usage or rate limit stopped it
-	Startup  []StartupDialog
+	Dialog       *regexp.Regexp // a question waits for the person, e.g. a permission
+	Limit        *regexp.Regexp // a usage or rate limit stopped it
+	Startup      []StartupDialog
 	// IdleGrace is how long it must sit idle at its prompt, the screen
 	// unchanged, before its turn counts as over (0: never; inactivity decides).
 	IdleGrace time.Duration
