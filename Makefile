@@ -6,7 +6,7 @@ GO      ?= go
 BIN     := bin/ralph-watch
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: all build test demo install uninstall lint fuzz clean
+.PHONY: all build test bench demo install uninstall lint fuzz clean
 
 all: build
 
@@ -17,6 +17,11 @@ build:
 test:
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 30m ./...
+
+# ralph-watch against the seed's polling loop, side by side, on private
+# tmux servers (a few minutes; not part of test). Table on stdout, JSON in bin/.
+bench:
+	$(GO) run ./bench -json bin/bench.json
 
 # A loop of the built-in demo agent in a private tmux server.
 demo: build
