@@ -724,6 +724,15 @@ func (l *Loop) after(ctx context.Context, it *iteration, wait time.Duration, act
 }
 
 // monitor watches the running agent until something ends the iteration.
+//
+// It wakes on the agent's output: the done scanner reads it as it arrives,
+// and the screen is looked at (captured and hashed) at most once per poll
+// interval while output flows, and again when the inactivity timeout would
+// run out, so a still pane costs no tmux call at all. What output cannot
+// tell (the pane closed, the server gone, a done file, a lost request) is
+// checked every checkEvery without tmux: the pane's process is looked up in
+// /proc, and only a change there costs a look. Without a stream it polls
+// the screen every poll interval, as it must.
 func (l *Loop) monitor(ctx context.Context, it *iteration, started time.Time) ending {
 	var det Detector
 	var timeout <-chan time.Time
@@ -734,8 +743,15 @@ func (l *Loop) monitor(ctx context.Context, it *iteration, started time.Time) en
 	if l.stream != nil {
 		notify = l.stream.Notify()
 	}
-	tick := l.Clock.After(0)
+	due := l.Clock.After(0)   // the next look the detector needs (first, deadline, or poll)
+	var soon <-chan time.Time // a look because output arrived
+	checkInterval := l.PollInterval
+	if l.stream != nil {
+		checkInterval = max(checkInterval, checkEvery)
+	}
+	check := l.Clock.After(checkInterval)
 	var quiet <-chan time.Time // fires when output has paused after arriving
+	var agent paneProcess
 	for {
 		l.take(it)
 		if it.match != "" && l.CheckDoneContinuous {
@@ -744,6 +760,7 @@ func (l *Loop) monitor(ctx context.Context, it *iteration, started time.Time) en
 		if it.exited {
 			return endExit
 		}
+		looked := false
 		select {
 		case <-ctx.Done():
 			return endInterrupted
@@ -753,6 +770,9 @@ func (l *Loop) monitor(ctx context.Context, it *iteration, started time.Time) en
 			}
 		case <-notify:
 			quiet = l.Clock.After(quietAfter)
+			if soon == nil {
+				soon = l.Clock.After(l.PollInterval)
+			}
 		case <-quiet:
 			quiet = nil
 			if l.CheckDoneContinuous {
@@ -760,33 +780,59 @@ func (l *Loop) monitor(ctx context.Context, it *iteration, started time.Time) en
 			}
 		case <-timeout:
 			return endTimeout
-		case <-tick:
-			tick = l.Clock.After(l.PollInterval)
-			now := l.Clock.Now()
-			pane, screen, err := l.Tmux.Snapshot(l.captureRequest())
-			if err != nil {
-				return l.goneEnding(err)
-			}
-			if pane.Dead {
-				return endExit
-			}
+		case <-soon:
+			soon, looked = nil, true
+		case <-due:
+			due, looked = nil, true
+		case <-check:
+			check = l.Clock.After(checkInterval)
 			if l.doneFileExists() {
 				return endDoneFile
 			}
 			if end, ok := l.request(); ok {
 				return end
 			}
-			if l.MaxTime > 0 && now.Sub(l.start) >= l.MaxTime {
+			if l.MaxTime > 0 && l.Clock.Now().Sub(l.start) >= l.MaxTime {
 				return endMaxTime
 			}
-			if det.Observe(ScreenHash(screen, l.Lines), now) >= l.InactivityTimeout {
-				return endInactivity
-			}
-			if now.Sub(l.lastBeat) >= heartbeatEvery {
+			if l.Clock.Now().Sub(l.lastBeat) >= heartbeatEvery {
 				l.save()
 			}
+			looked = !agent.running()
+		}
+		if !looked {
+			continue
+		}
+		pane, still, err := l.look(&det)
+		if err != nil {
+			return l.goneEnding(err)
+		}
+		if pane.Dead {
+			return endExit
+		}
+		if still >= l.InactivityTimeout {
+			return endInactivity
+		}
+		agent = watchProcess(pane.PID)
+		switch {
+		case due != nil: // a deadline is still pending
+		case l.stream == nil:
+			due = l.Clock.After(l.PollInterval)
+		default:
+			due = l.Clock.After(l.InactivityTimeout - still)
 		}
 	}
+}
+
+// look captures the pane's last lines and hashes them: the one place the
+// monitor reads the screen. still is how long they have stayed the same.
+func (l *Loop) look(det *Detector) (pane tmux.Pane, still time.Duration, err error) {
+	now := l.Clock.Now()
+	pane, screen, err := l.Tmux.Snapshot(l.captureRequest())
+	if err != nil {
+		return pane, 0, err
+	}
+	return pane, det.Observe(ScreenHash(screen, l.Lines), now), nil
 }
 
 // drain waits briefly for the exit marker, which follows the agent's last
