@@ -10,6 +10,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
@@ -176,8 +177,14 @@ func (l *Loop) record() {
 // close stops reading the pane and gives back its remain-on-exit, unless the
 // loop is only paused or the pane is gone.
 func (l *Loop) close(res Result) {
+	var wg sync.WaitGroup
+	defer wg.Wait()
 	if l.stream != nil {
-		l.stream.Close(l.Tmux, l.Pane)
+		wg.Add(1)
+		go func() { // two tmux calls at once: a stopped loop is waited for
+			defer wg.Done()
+			l.stream.Close(l.Tmux, l.Pane)
+		}()
 	}
 	if res.Reason != "interrupted" && res.Reason != "paused" && res.Reason != "pane_closed" && res.Reason != "server_gone" {
 		restore := l.prevRemain
