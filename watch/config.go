@@ -67,5 +67,5 @@ const (
 	heartbeatEvery = 10 * time.Second
 	checkEvery     = 5 * time.Second // with a stream: how often what output cannot tell is checked (each wake costs)
 	maxFailures    = 5
-	quietAfter     = 20 * time.Millisecond // output paused this long: judge held-back lines
+	quietAfter     = 15 * time.Millisecond // output paused this long: judge held-back lines
 )

@@ -243,7 +243,9 @@ func (l *Loop) settle(ctx context.Context, it outcome, started time.Time) (Resul
 	end := it.ending
 	ended := l.Clock.Now()
 	l.st.LastIterationEnded = state.Stamp(ended)
-	l.saveScreen()
+	saved := make(chan struct{})
+	go func() { l.saveScreen(); close(saved) }() // meanwhile the state is written
+	defer func() { <-saved }()                   // the next agent's screen is not this one's
 
 	if it.match != "" && end != endInterrupted && end != endPaused && end != endStopped {
 		l.sayf("done pattern matched, stopping loop")
