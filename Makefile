@@ -10,7 +10,7 @@ BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/site-functions
 FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 
-.PHONY: all build test demo install uninstall lint fuzz clean
+.PHONY: all build test bench demo install uninstall lint fuzz clean
 
 all: build
 
@@ -21,6 +21,11 @@ build:
 test:
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 30m ./...
+
+# ralph-watch against the seed's polling loop, side by side, on private
+# tmux servers (a few minutes; not part of test). Table on stdout, JSON in bin/.
+bench:
+	$(GO) run ./bench -json bin/bench.json
 
 # A loop of the built-in demo agent in a private tmux server.
 demo: build

@@ -25,7 +25,7 @@ type Config struct {
 	MaxIterations     int           // 0: no limit
 	MaxTime           time.Duration // 0: no limit
 	InactivityTimeout time.Duration // unchanged screen this long ends the iteration
-	PollInterval      time.Duration // how often the screen is compared
+	PollInterval      time.Duration // how often the screen is compared while output flows, or always without a stream
 	IterationTimeout  time.Duration // wall clock per iteration; 0: none
 	ReadyTimeout      time.Duration // longest wait for the agent to take input
 	RestartDelay      time.Duration // pause between iterations
@@ -87,10 +87,12 @@ const (
 	enterTries     = 3
 	killGrace      = 3 * time.Second
 	heartbeatEvery = 10 * time.Second
+	checkEvery     = 5 * time.Second // with a stream: how often what output cannot tell is checked (each wake costs)
 	maxFailures    = 5
-	quietAfter     = 100 * time.Millisecond // output paused this long: judge held-back lines
+	quietAfter     = 15 * time.Millisecond  // output paused this long: judge held-back lines
 	maxLimitWait   = 8 * 24 * time.Hour     // a reset further off is misread
 	hookSettle     = time.Second            // longest wait for output after a turn-end hook
+	hookQuiet      = 150 * time.Millisecond // after a turn-end hook, output paused this long is all there is
 )
 
 // minLimitWait keeps a misread reset time from relaunching into a limit at

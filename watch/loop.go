@@ -10,6 +10,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
@@ -196,8 +197,14 @@ func (l *Loop) record() {
 // close stops reading the pane and gives back its remain-on-exit, unless the
 // loop is only paused or the pane is gone.
 func (l *Loop) close(res Result) {
+	var wg sync.WaitGroup
+	defer wg.Wait()
 	if l.stream != nil {
-		l.stream.Close(l.Tmux, l.Pane)
+		wg.Add(1)
+		go func() { // two tmux calls at once: a stopped loop is waited for
+			defer wg.Done()
+			l.stream.Close(l.Tmux, l.Pane)
+		}()
 	}
 	if res.Reason != "interrupted" && res.Reason != "paused" && res.Reason != "pane_closed" && res.Reason != "server_gone" {
 		restore := l.prevRemain
@@ -262,7 +269,9 @@ func (l *Loop) settle(ctx context.Context, it outcome, started time.Time) (Resul
 	end := it.ending
 	ended := l.Clock.Now()
 	l.st.LastIterationEnded = state.Stamp(ended)
-	l.saveScreen()
+	saved := make(chan struct{})
+	go func() { l.saveScreen(); close(saved) }() // meanwhile the state is written
+	defer func() { <-saved }()                   // the next agent's screen is not this one's
 
 	switch end {
 	case endInterrupted:
@@ -848,6 +857,15 @@ func (l *Loop) after(ctx context.Context, it *iteration, wait time.Duration, act
 }
 
 // monitor watches the running agent until something ends the iteration.
+//
+// It wakes on the agent's output: the done scanner reads it as it arrives,
+// and the screen is looked at (captured and hashed) at most once per poll
+// interval while output flows, and again when the inactivity timeout would
+// run out, so a still pane costs no tmux call at all. What output cannot
+// tell (the pane closed, the server gone, a done file, a lost request) is
+// checked every checkEvery without tmux: the pane's process is looked up in
+// /proc, and only a change there costs a look. Without a stream it polls
+// the screen every poll interval, as it must.
 func (l *Loop) monitor(ctx context.Context, it *iteration, started time.Time) ending {
 	var det Detector
 	var timeout <-chan time.Time
@@ -858,8 +876,16 @@ func (l *Loop) monitor(ctx context.Context, it *iteration, started time.Time) en
 	if l.stream != nil {
 		notify = l.stream.Notify()
 	}
-	tick := l.Clock.After(0)
+	due := l.Clock.After(0)   // the next look the detector needs (first, deadline, or poll)
+	dueAt := l.Clock.Now()
+	var soon <-chan time.Time // a look because output arrived
+	checkInterval := l.PollInterval
+	if l.stream != nil {
+		checkInterval = max(checkInterval, checkEvery)
+	}
+	check := l.Clock.After(checkInterval)
 	var quiet <-chan time.Time // fires when output has paused after arriving
+	var agent paneProcess
 	for {
 		l.take(it)
 		if it.match != "" && l.CheckDoneContinuous {
@@ -868,6 +894,7 @@ func (l *Loop) monitor(ctx context.Context, it *iteration, started time.Time) en
 		if it.exited {
 			return endExit
 		}
+		looked := false
 		select {
 		case <-ctx.Done():
 			return endInterrupted
@@ -880,6 +907,9 @@ func (l *Loop) monitor(ctx context.Context, it *iteration, started time.Time) en
 			}
 		case <-notify:
 			quiet = l.Clock.After(quietAfter)
+			if soon == nil {
+				soon = l.Clock.After(l.PollInterval)
+			}
 		case <-quiet:
 			quiet = nil
 			if l.CheckDoneContinuous {
@@ -887,16 +917,12 @@ func (l *Loop) monitor(ctx context.Context, it *iteration, started time.Time) en
 			}
 		case <-timeout:
 			return endTimeout
-		case <-tick:
-			tick = l.Clock.After(l.PollInterval)
-			now := l.Clock.Now()
-			pane, screen, err := l.Tmux.Snapshot(l.captureRequest())
-			if err != nil {
-				return l.goneEnding(err)
-			}
-			if pane.Dead {
-				return endExit
-			}
+		case <-soon:
+			soon, looked = nil, true
+		case <-due:
+			due, looked = nil, true
+		case <-check:
+			check = l.Clock.After(checkInterval)
 			if l.doneFileExists() {
 				return endDoneFile
 			}
@@ -906,20 +932,54 @@ func (l *Loop) monitor(ctx context.Context, it *iteration, started time.Time) en
 			if end, ok := l.request(); ok {
 				return end
 			}
-			if l.MaxTime > 0 && now.Sub(l.start) >= l.MaxTime {
+			if l.MaxTime > 0 && l.Clock.Now().Sub(l.start) >= l.MaxTime {
 				return endMaxTime
 			}
-			if l.hookTurnEnded(it) {
+			if l.hookTurnEnded(it) { // its signal was lost
 				return endTurn
 			}
-			if end, ok, _ := l.observe(it, &det, screen, now); ok {
-				return end
-			}
-			if now.Sub(l.lastBeat) >= heartbeatEvery {
+			if l.Clock.Now().Sub(l.lastBeat) >= heartbeatEvery {
 				l.save()
 			}
+			looked = !agent.running()
+		}
+		if !looked {
+			continue
+		}
+		pane, end, ended, next, err := l.look(it, &det)
+		if err != nil {
+			return l.goneEnding(err)
+		}
+		if pane.Dead {
+			return endExit
+		}
+		if ended {
+			return end
+		}
+		agent = watchProcess(pane.PID)
+		now := l.Clock.Now()
+		switch {
+		case l.stream == nil:
+			if due == nil {
+				due = l.Clock.After(l.PollInterval)
+			}
+		case next > 0 && (due == nil || now.Add(next).Before(dueAt)): // the soonest deadline wins
+			due, dueAt = l.Clock.After(next), now.Add(next)
 		}
 	}
+}
+
+// look captures the pane's last lines and judges them (the agent's state,
+// inactivity): the one place the monitor reads the screen. next is how soon
+// another look could change the verdict with no new output; 0: never.
+func (l *Loop) look(it *iteration, det *Detector) (pane tmux.Pane, end ending, ended bool, next time.Duration, err error) {
+	now := l.Clock.Now()
+	pane, screen, err := l.Tmux.Snapshot(l.captureRequest())
+	if err != nil || pane.Dead {
+		return pane, endExit, false, 0, err
+	}
+	end, ended, next = l.observe(it, det, screen, now)
+	return pane, end, ended, next, nil
 }
 
 // drain waits briefly for the exit marker, which follows the agent's last
@@ -1153,7 +1213,7 @@ func (l *Loop) quiet(it *iteration) {
 		l.take(it)
 		select {
 		case <-l.stream.Notify():
-		case <-time.After(quietAfter):
+		case <-time.After(hookQuiet):
 			l.take(it)
 			return
 		case <-deadline:

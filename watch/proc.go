@@ -116,3 +116,41 @@ func EndTree(root int, grace time.Duration) (killed []int) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// paneProcess is a pane's process as first seen, to tell cheaply whether it
+// still runs there: a process that ended, became a zombie, or lost its
+// parent (the tmux server) no longer does.
+type paneProcess struct{ pid, ppid int }
+
+// watchProcess notes pid and its parent now.
+func watchProcess(pid int) paneProcess {
+	ppid, _ := parentOf(pid)
+	return paneProcess{pid: pid, ppid: ppid}
+}
+
+// running reports whether the process still runs under the same parent;
+// without /proc only whether it exists.
+func (p paneProcess) running() bool {
+	if p.pid <= 0 || syscall.Kill(p.pid, 0) != nil {
+		return false
+	}
+	ppid, ok := parentOf(p.pid)
+	return !ok || ppid == p.ppid && ppid > 0
+}
+
+// parentOf reads a live process's parent from /proc; ok is false when /proc
+// cannot tell (no /proc), and the parent 0 for a zombie.
+func parentOf(pid int) (ppid int, ok bool) {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		_, serr := os.Stat("/proc/self/stat")
+		return 0, serr == nil
+	}
+	s := string(data)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(f) < 2 || f[0] == "Z" || f[0] == "X" {
+		return 0, true
+	}
+	ppid, _ = strconv.Atoi(f[1])
+	return ppid, true
+}

@@ -59,7 +59,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.promptMode, "prompt-mode", watch.ModeType, "how the prompt reaches the agent: type, arg or stdin")
 	fs.IntVar(&f.maxIterations, "max-iterations", 0, "stop after this many iterations (0: no limit)")
 	fs.Var(durationFlag{&f.inactivity}, "inactivity-timeout", "restart when the screen is unchanged this long (default 180s)")
-	fs.Var(durationFlag{&f.poll}, "poll-interval", "how often the screen is compared (default 2s)")
+	fs.Var(durationFlag{&f.poll}, "poll-interval", "how often the screen is compared while the agent writes (default 2s)")
 	fs.IntVar(&f.lines, "lines", 20, "lines compared for inactivity")
 	fs.StringVar(&f.donePattern, "done-pattern", "", "regular expression (RE2) that ends the loop when the agent prints it")
 	fs.BoolVar(&f.checkDoneContinuous, "check-done-continuous", false, "match the done pattern while the agent runs, not only when it ends")
