@@ -876,7 +876,7 @@ func (l *Loop) monitor(ctx context.Context, it *iteration, started time.Time) en
 	if l.stream != nil {
 		notify = l.stream.Notify()
 	}
-	due := l.Clock.After(0)   // the next look the detector needs (first, deadline, or poll)
+	due := l.Clock.After(0) // the next look the detector needs (first, deadline, or poll)
 	dueAt := l.Clock.Now()
 	var soon <-chan time.Time // a look because output arrived
 	checkInterval := l.PollInterval
