@@ -284,7 +284,7 @@ func TestAPauseFilePausesTheLoopAndIsRemoved(t *testing.T) {
 	pause := filepath.Join(h.srv.Dir, "pause")
 	h.argAgent("")
 	h.cfg.Command = []string{"/bin/sh", "-c", `echo "$RALPH_ITERATION" >> ran; [ "$RALPH_ITERATION" = 2 ] && touch "$0"; sleep 30`, pause}
-	h.cfg.IterationTimeout = 2 * time.Second
+	h.cfg.IterationTimeout = 15 * time.Second // beyond the monitor's 5 s checks: the file is seen mid-iteration
 	h.cfg.MaxIterations = 5
 	h.cfg.PauseFile = pause
 	res := h.run(60 * time.Second)
