@@ -257,6 +257,8 @@ func TestNoRunReplaceAndCleanState(t *testing.T) {
 	if *st.ExitReason != "max_iterations" || st.CurrentIteration != 2 {
 		t.Errorf("resumed prepared loop ended with %s at %d", *st.ExitReason, st.CurrentIteration)
 	}
+	// The watcher records the end, then gives the pane back and lets go of the loop.
+	tmuxtest.Eventually(t, 10*time.Second, "the resumed watcher to exit", func() bool { return !alive(st.WatcherPID) })
 
 	c.want(append(base, "--clean-state", "--", "true"), 0, "cleared ralph state for prep", "")
 
