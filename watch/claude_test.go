@@ -35,23 +35,29 @@ const claudeKey = "sk-ant-test-ralph-watch-0123456789abcdefghij"
 // claudeExecutable finds Claude Code or skips the test.
 func claudeExecutable(t *testing.T) string {
 	t.Helper()
+	return realAgent(t, "Claude Code", "RALPH_TEST_CLAUDE", "claude")
+}
+
+// realAgent finds a real agent ($variable, else program on PATH) or skips the test.
+func realAgent(t *testing.T, what, variable, program string) string {
+	t.Helper()
 	if testing.Short() {
-		t.Skip("Claude Code test skipped in -short mode")
+		t.Skip(what + " test skipped in -short mode")
 	}
-	if p := os.Getenv("RALPH_TEST_CLAUDE"); p != "" {
+	if p := os.Getenv(variable); p != "" {
 		if _, err := os.Stat(p); err != nil {
-			t.Fatalf("RALPH_TEST_CLAUDE: %v", err)
+			t.Fatalf("%s: %v", variable, err)
 		}
 		return p
 	}
-	p, err := exec.LookPath("claude")
+	p, err := exec.LookPath(program)
 	if err != nil {
-		t.Skip("no claude executable (set RALPH_TEST_CLAUDE=/path/to/claude)")
+		t.Skipf("no %s executable (set %s=/path/to/%s)", program, variable, program)
 	}
 	return p
 }
 
-// claudeAPI is a running fake Messages API.
+// claudeAPI is a running testdata/fakeapi (it speaks each agent's API).
 type claudeAPI struct {
 	URL string
 	log string
@@ -60,9 +66,15 @@ type claudeAPI struct {
 // startClaudeAPI starts testdata/fakeapi replying reply, logging to dir.
 func startClaudeAPI(t *testing.T, dir, reply string) *claudeAPI {
 	t.Helper()
+	return startFakeAPI(t, dir, "-reply", reply)
+}
+
+// startFakeAPI starts testdata/fakeapi with args, logging to dir.
+func startFakeAPI(t *testing.T, dir string, args ...string) *claudeAPI {
+	t.Helper()
 	bin := tmuxtest.Build(t, "testdata/fakeapi")
 	api := &claudeAPI{log: filepath.Join(dir, "api.log")}
-	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-reply", reply, "-log", api.log)
+	cmd := exec.Command(bin, append([]string{"-addr", "127.0.0.1:0", "-log", api.log}, args...)...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -208,15 +220,33 @@ func newClaudeRun(t *testing.T, claude, prompt, reply string) *claudeRun {
 // run runs the loop to its end, failing the test if it takes over timeout.
 func (r *claudeRun) run(timeout time.Duration) watch.Result {
 	r.t.Helper()
+	return r.runUntil(timeout, "")
+}
+
+// runUntil runs the loop until it ends or, when stop is not empty, until
+// its output shows stop (then it interrupts the loop), failing the test if
+// neither happens within timeout.
+func (r *claudeRun) runUntil(timeout time.Duration, stop string) watch.Result {
+	r.t.Helper()
 	store, err := state.Open(filepath.Join(r.srv.Dir, "state"), r.cfg.Name)
 	if err != nil {
 		r.t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
+	interrupt, stopped := context.WithCancel(ctx)
+	defer stopped()
+	if stop != "" {
+		go func() {
+			for interrupt.Err() == nil && !strings.Contains(r.out.String(), stop) {
+				time.Sleep(200 * time.Millisecond)
+			}
+			stopped()
+		}()
+	}
 	loop := &watch.Loop{Config: r.cfg, Tmux: r.srv.Client, Store: store, Out: &r.out, Err: &r.out, Wake: r.wake}
 	started := time.Now()
-	res := loop.Run(ctx)
+	res := loop.Run(interrupt)
 	r.t.Logf("loop ended after %s: %+v\n%s", time.Since(started).Round(100*time.Millisecond), res, r.out.String())
 	if ctx.Err() != nil {
 		r.t.Fatalf("loop still running after %s", timeout)

@@ -798,7 +798,7 @@ func (l *Loop) typeText(ctx context.Context, it *iteration, text string) (ending
 		if err != nil {
 			return l.goneEnding(err), true
 		}
-		if moved {
+		if moved && l.submitted(ctx) {
 			break
 		}
 	}
@@ -806,6 +806,31 @@ func (l *Loop) typeText(ctx context.Context, it *iteration, text string) (ending
 		return endInterrupted, true
 	}
 	return endExit, false
+}
+
+// submitted reports whether the Enter that moved the screen sent the text.
+// Gemini CLI takes an Enter that comes soon after a paste as a new line in
+// its input box: with a profile that knows the agent's empty input box, only
+// a screen showing it (or the agent busy, or asking) says the text went.
+func (l *Loop) submitted(ctx context.Context) bool {
+	p := &l.Agent
+	if !p.Knows() || p.Ready == nil {
+		return true
+	}
+	deadline := l.Clock.Now().Add(submitWait)
+	for {
+		screen, err := l.capture()
+		if err != nil {
+			return true // the caller finds out what happened
+		}
+		lines := ScreenLines(screen, l.Lines)
+		if st, _ := p.Classify(lines); st != StateUnknown || p.Ready.MatchString(strings.Join(lines, "\n")) {
+			return true
+		}
+		if !l.Clock.Now().Before(deadline) || !l.sleep(ctx, 100*time.Millisecond) {
+			return false
+		}
+	}
 }
 
 // Send types a message into a loop's pane mid-iteration, the way the prompt
