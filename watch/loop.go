@@ -43,6 +43,7 @@ type Loop struct {
 	Wake  <-chan os.Signal // a command left a request (SIGUSR1)
 
 	killOnStop bool
+	agentPID   int // the pane's process of the latest iteration
 	stream     *Stream
 	prevRemain string // the pane's own remain-on-exit before the loop
 	hadRemain  bool
@@ -199,12 +200,32 @@ func (l *Loop) close(res Result) {
 	if l.stream != nil {
 		l.stream.Close(l.Tmux, l.Pane)
 	}
+	l.endLeftovers(res)
 	if res.Reason != "interrupted" && res.Reason != "paused" && res.Reason != "pane_closed" && res.Reason != "server_gone" {
 		restore := l.prevRemain
 		if !l.hadRemain {
 			restore = "" // unset: back to the window's value
 		}
 		l.Tmux.SetPaneOptions(l.Pane, []tmux.Option{{Name: "remain-on-exit", Value: restore}})
+	}
+}
+
+// endLeftovers ends what the last agent left behind once the loop is over:
+// children that ignore SIGHUP and SIGTERM outlive a dead agent, a closed pane
+// and a killed server, and would run on unseen. A live agent in a live pane
+// runs on, and a paused loop's agent is the person's.
+func (l *Loop) endLeftovers(res Result) {
+	switch res.Reason {
+	case "interrupted", "paused":
+		return
+	case "pane_closed", "server_gone":
+		if l.agentPID > 0 {
+			endSession(l.agentPID, killGrace)
+		}
+		return
+	}
+	if pane, err := l.Tmux.Pane(l.Pane); err == nil && pane.Dead {
+		l.endAgent(pane)
 	}
 }
 
@@ -616,6 +637,9 @@ func (l *Loop) iterate(ctx context.Context, prompt string) (r outcome) {
 		l.warnf("respawn pane: %v", err)
 		r.code = -1
 		return r
+	}
+	if p, err := l.Tmux.Pane(l.Pane); err == nil {
+		l.agentPID = p.PID // to end what it leaves if the pane goes away
 	}
 	started := l.Clock.Now()
 	if l.PromptMode == ModeType {

@@ -116,3 +116,14 @@ func EndTree(root int, grace time.Duration) (killed []int) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// endSession ends what is left of a session whose leader was pid: the leader
+// too while it still leads it, never a process that took over its pid.
+func endSession(pid int, grace time.Duration) {
+	for _, p := range listProcs() {
+		if p.pid == pid && p.session != pid {
+			return
+		}
+	}
+	EndTree(pid, grace)
+}
