@@ -83,7 +83,7 @@ func TestAnAgentPrintingGarbageOrFloodsIsWatchedToTheEnd(t *testing.T) {
 		reason       string
 		code         int
 	}{
-		{"10 MB of random bytes at once, then the token", `head -c 10485760 /dev/urandom; echo; echo RALPH_DONE_7`, 0, "done_pattern", watch.ExitDone},
+		{"10 MB of random bytes at once, then the token", `head -c 10485760 /dev/urandom; printf '\033\\\n'; echo RALPH_DONE_7`, 0, "done_pattern", watch.ExitDone},
 		{"invalid UTF-8 and stray escapes", `printf '\377\376\300\200 \033]0;title \033[31m \033]8;;x\033\\ \033P\033[?1049h\n'; printf '\303\n'; echo RALPH_DONE_7`, 0, "done_pattern", watch.ExitDone},
 		{"an endless line", `yes RALPH_DONE_ | tr -d '\n'`, 3 * time.Second, "max_iterations", watch.ExitLimit},
 		{"10 MB in one line", `head -c 10485760 /dev/zero | tr '\0' x; exit 0`, 0, "max_iterations", watch.ExitLimit},
