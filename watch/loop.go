@@ -262,7 +262,10 @@ func (l *Loop) run(ctx context.Context) Result {
 			gap := now.Sub(l.turnEnded).Milliseconds()
 			l.st.TurnGapMS, l.turnEnded = &gap, time.Time{}
 		}
-		l.save()
+		if err := l.trySave(); err != nil { // no iteration runs that the record would not show
+			l.errorf("cannot record iteration %d, stopping loop: %v", l.iteration, err)
+			return l.end(state.Failed, "state_unwritable", ExitFailed, "failed")
+		}
 		l.log("START", "iteration "+l.progress())
 		l.showStatus("running")
 
@@ -1081,12 +1084,16 @@ func (l *Loop) saveScreen() {
 }
 
 func (l *Loop) save() {
+	if err := l.trySave(); err != nil {
+		l.warnf("%v", err)
+	}
+}
+
+func (l *Loop) trySave() error {
 	now := l.Clock.Now()
 	l.lastBeat = now
 	l.st.Heartbeat = state.Stamp(now)
-	if err := l.Store.Save(l.st); err != nil {
-		l.warnf("%v", err)
-	}
+	return l.Store.Save(l.st)
 }
 
 func (l *Loop) log(event, message string) {
