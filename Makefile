@@ -31,6 +31,11 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzNormalizer -fuzztime 30s ./watch
 	$(GO) test -run '^$$' -fuzz FuzzDoneScanner -fuzztime 30s ./watch
 	$(GO) test -run '^$$' -fuzz FuzzTailText -fuzztime 30s ./watch
+	$(GO) test -run '^$$' -fuzz FuzzCompose -fuzztime 30s ./watch
+	$(GO) test -run '^$$' -fuzz FuzzClassify -fuzztime 30s ./watch
+	$(GO) test -run '^$$' -fuzz FuzzParseReset -fuzztime 30s ./watch
+	$(GO) test -run '^$$' -fuzz FuzzLoad -fuzztime 30s ./watch/state
+	$(GO) test -run '^$$' -fuzz FuzzLastLines -fuzztime 30s ./cmd/ralph-watch
 
 lint:
 	@test -z "$$(gofmt -l .)" || { gofmt -l .; echo 'gofmt: files above need formatting'; exit 1; }
