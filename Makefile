@@ -10,7 +10,7 @@ BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/site-functions
 FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 
-.PHONY: all build test demo install uninstall lint fuzz clean
+.PHONY: all build test soak demo install uninstall lint fuzz clean
 
 all: build
 
@@ -21,6 +21,11 @@ build:
 test:
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 30m ./...
+
+# The load tests at length (1,000 iterations; 50 loops of 20 iterations),
+# printing what they measured.
+soak:
+	RALPH_SOAK=1 $(GO) test -count=1 -timeout 30m -run 'TestAThousandQuickIterationsLeakNothing|TestFiftyLoopsAtOnce|TestAStateFileIsNeverSeenHalfWritten' -v ./watch/... ./cmd/... | grep -E '^(soak:|--- |ok|FAIL)'
 
 # A loop of the built-in demo agent in a private tmux server.
 demo: build
