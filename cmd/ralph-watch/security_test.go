@@ -24,7 +24,9 @@ func TestNothingFromPathsPromptsOrCheckOutputReachesAShellAndOnlyTheGivenPaneIsT
 	// Bystanders: a pane on the same server and one on another server.
 	other := tmuxtest.Start(t)
 	near, far := c.srv.NewPane(), other.NewPane()
-	pid := func(s *tmuxtest.Server, p string) string { return s.Must("display", "-p", "-t", p, "#{pane_pid} #{remain-on-exit}") }
+	pid := func(s *tmuxtest.Server, p string) string {
+		return s.Must("display", "-p", "-t", p, "#{pane_pid} #{remain-on-exit}")
+	}
 	nearBefore, farBefore := pid(c.srv, near), pid(other, far)
 
 	cmd := c.command(nil, "run", "-S", c.srv.Socket, "-t", pane, "--prompt-mode", "arg", "--max-iterations", "2", "--restart-delay", "0",
