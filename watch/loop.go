@@ -1005,13 +1005,17 @@ func (l *Loop) captureRequest() tmux.CaptureRequest {
 	return tmux.CaptureRequest{Pane: l.Pane, Start: -l.Lines, Join: true}
 }
 
+// serverGoneWait is how long a killed server may take to stop answering.
+const serverGoneWait = 200 * time.Millisecond
+
 // goneEnding tells a closed pane from a dead server.
 func (l *Loop) goneEnding(err error) ending {
 	if tmux.NoServer(err) {
 		return endServerGone
 	}
 	if errors.Is(err, tmux.ErrNoPane) {
-		return endPaneGone
+		// A server shutting down drops its panes first: ask again a moment later.
+		time.Sleep(serverGoneWait)
 	}
 	if _, perr := l.Tmux.Pane(l.Pane); perr != nil {
 		if tmux.NoServer(perr) {
