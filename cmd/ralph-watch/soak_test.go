@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
 )
 
 func TestFiftyLoopsAtOnceOnOneServerKeepTheirOwnState(t *testing.T) {
@@ -67,9 +69,9 @@ func TestFiftyLoopsAtOnceOnOneServerKeepTheirOwnState(t *testing.T) {
 		if got := c.srv.Option(pane, "@ralph-name"); got != name {
 			t.Errorf("pane %s shows loop %q, want %s", pane, got, name)
 		}
-		if screen := c.srv.Capture(pane); !strings.Contains(screen, name+" "+strconv.Itoa(iterations)) {
-			t.Errorf("%s: pane shows:\n%s", name, screen)
-		}
+		tmuxtest.Eventually(t, 10*time.Second, name+"'s last output on its pane", func() bool {
+			return strings.Contains(c.srv.Capture(pane), name+" "+strconv.Itoa(iterations))
+		})
 	}
 	report := fmt.Sprintf("%d loops of %d iterations at once on one server in %s", loops, iterations, took.Round(time.Millisecond))
 	t.Log(report)
