@@ -10,7 +10,7 @@ BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/site-functions
 FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 
-.PHONY: all build test bench demo install uninstall lint fuzz clean
+.PHONY: all build test bench soak demo install uninstall lint fuzz clean
 
 all: build
 
@@ -27,6 +27,11 @@ test:
 bench:
 	$(GO) run ./bench -json bin/bench.json
 
+# The load tests at length (1,000 iterations; 50 loops of 20 iterations),
+# printing what they measured.
+soak:
+	RALPH_SOAK=1 $(GO) test -count=1 -timeout 30m -run 'TestAThousandQuickIterationsLeakNothing|TestFiftyLoopsAtOnce|TestAStateFileIsNeverSeenHalfWritten' -v ./watch/... ./cmd/... | grep -E '^(soak:|--- |ok|FAIL)'
+
 # A loop of the built-in demo agent in a private tmux server.
 demo: build
 	./$(BIN) demo
@@ -36,6 +41,11 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzNormalizer -fuzztime 30s ./watch
 	$(GO) test -run '^$$' -fuzz FuzzDoneScanner -fuzztime 30s ./watch
 	$(GO) test -run '^$$' -fuzz FuzzTailText -fuzztime 30s ./watch
+	$(GO) test -run '^$$' -fuzz FuzzCompose -fuzztime 30s ./watch
+	$(GO) test -run '^$$' -fuzz FuzzClassify -fuzztime 30s ./watch
+	$(GO) test -run '^$$' -fuzz FuzzParseReset -fuzztime 30s ./watch
+	$(GO) test -run '^$$' -fuzz FuzzLoad -fuzztime 30s ./watch/state
+	$(GO) test -run '^$$' -fuzz FuzzLastLines -fuzztime 30s ./cmd/ralph-watch
 
 lint:
 	@test -z "$$(gofmt -l .)" || { gofmt -l .; echo 'gofmt: files above need formatting'; exit 1; }

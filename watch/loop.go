@@ -44,6 +44,7 @@ type Loop struct {
 	Wake  <-chan os.Signal // a command left a request (SIGUSR1)
 
 	killOnStop bool
+	agentPID   int // the pane's process of the latest iteration
 	stream     *Stream
 	prevRemain string // the pane's own remain-on-exit before the loop
 	hadRemain  bool
@@ -206,12 +207,32 @@ func (l *Loop) close(res Result) {
 			l.stream.Close(l.Tmux, l.Pane)
 		}()
 	}
+	l.endLeftovers(res)
 	if res.Reason != "interrupted" && res.Reason != "paused" && res.Reason != "pane_closed" && res.Reason != "server_gone" {
 		restore := l.prevRemain
 		if !l.hadRemain {
 			restore = "" // unset: back to the window's value
 		}
 		l.Tmux.SetPaneOptions(l.Pane, []tmux.Option{{Name: "remain-on-exit", Value: restore}})
+	}
+}
+
+// endLeftovers ends what the last agent left behind once the loop is over:
+// children that ignore SIGHUP and SIGTERM outlive a dead agent, a closed pane
+// and a killed server, and would run on unseen. A live agent in a live pane
+// runs on, and a paused loop's agent is the person's.
+func (l *Loop) endLeftovers(res Result) {
+	switch res.Reason {
+	case "interrupted", "paused":
+		return
+	case "pane_closed", "server_gone":
+		if l.agentPID > 0 {
+			endSession(l.agentPID, killGrace)
+		}
+		return
+	}
+	if pane, err := l.Tmux.Pane(l.Pane); err == nil && pane.Dead {
+		l.endAgent(pane)
 	}
 }
 
@@ -248,7 +269,10 @@ func (l *Loop) run(ctx context.Context) Result {
 			gap := now.Sub(l.turnEnded).Milliseconds()
 			l.st.TurnGapMS, l.turnEnded = &gap, time.Time{}
 		}
-		l.save()
+		if err := l.trySave(); err != nil { // no iteration runs that the record would not show
+			l.errorf("cannot record iteration %d, stopping loop: %v", l.iteration, err)
+			return l.end(state.Failed, "state_unwritable", ExitFailed, "failed")
+		}
 		l.log("START", "iteration "+l.progress())
 		l.showStatus("running")
 
@@ -625,6 +649,9 @@ func (l *Loop) iterate(ctx context.Context, prompt string) (r outcome) {
 		l.warnf("respawn pane: %v", err)
 		r.code = -1
 		return r
+	}
+	if p, err := l.Tmux.Pane(l.Pane); err == nil {
+		l.agentPID = p.PID // to end what it leaves if the pane goes away
 	}
 	started := l.Clock.Now()
 	if l.PromptMode == ModeType {
@@ -1063,13 +1090,17 @@ func (l *Loop) captureRequest() tmux.CaptureRequest {
 	return tmux.CaptureRequest{Pane: l.Pane, Start: -l.Lines, Join: true}
 }
 
+// serverGoneWait is how long a killed server may take to stop answering.
+const serverGoneWait = 200 * time.Millisecond
+
 // goneEnding tells a closed pane from a dead server.
 func (l *Loop) goneEnding(err error) ending {
 	if tmux.NoServer(err) {
 		return endServerGone
 	}
 	if errors.Is(err, tmux.ErrNoPane) {
-		return endPaneGone
+		// A server shutting down drops its panes first: ask again a moment later.
+		time.Sleep(serverGoneWait)
 	}
 	if _, perr := l.Tmux.Pane(l.Pane); perr != nil {
 		if tmux.NoServer(perr) {
@@ -1142,12 +1173,16 @@ func (l *Loop) saveScreen() {
 }
 
 func (l *Loop) save() {
+	if err := l.trySave(); err != nil {
+		l.warnf("%v", err)
+	}
+}
+
+func (l *Loop) trySave() error {
 	now := l.Clock.Now()
 	l.lastBeat = now
 	l.st.Heartbeat = state.Stamp(now)
-	if err := l.Store.Save(l.st); err != nil {
-		l.warnf("%v", err)
-	}
+	return l.Store.Save(l.st)
 }
 
 func (l *Loop) log(event, message string) {

@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"errors"
 	"os"
 	"strconv"
 	"strings"
@@ -11,7 +12,7 @@ import (
 // proc is one line of /proc/PID/stat that matters here.
 type proc struct{ pid, ppid, pgrp, session int }
 
-// listProcs reads the process table from /proc.
+// listProcs reads the process table from /proc (live processes only).
 func listProcs() []proc {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
@@ -23,26 +24,30 @@ func listProcs() []proc {
 		if err != nil {
 			continue
 		}
-		data, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
+		if p, live, err := readProc(pid); err == nil && live {
+			ps = append(ps, p)
 		}
-		// The command name is in parentheses and may hold spaces: parse after the last ')'.
-		s := string(data)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(s[i+1:])
-		if len(f) < 4 || f[0] == "Z" {
-			continue
-		}
-		ppid, _ := strconv.Atoi(f[1])
-		pgrp, _ := strconv.Atoi(f[2])
-		sid, _ := strconv.Atoi(f[3])
-		ps = append(ps, proc{pid, ppid, pgrp, sid})
 	}
 	return ps
+}
+
+// readProc reads one process's /proc/PID/stat; live is false for a zombie.
+func readProc(pid int) (p proc, live bool, err error) {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return p, false, err
+	}
+	// The command name is in parentheses and may hold spaces: parse after the last ')'.
+	s := string(data)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(f) < 4 {
+		return p, false, errors.New("short stat")
+	}
+	p.pid = pid
+	p.ppid, _ = strconv.Atoi(f[1])
+	p.pgrp, _ = strconv.Atoi(f[2])
+	p.session, _ = strconv.Atoi(f[3])
+	return p, f[0] != "Z" && f[0] != "X", nil
 }
 
 // treeOf returns root and every process that descends from it, shares its
@@ -141,16 +146,24 @@ func (p paneProcess) running() bool {
 // parentOf reads a live process's parent from /proc; ok is false when /proc
 // cannot tell (no /proc), and the parent 0 for a zombie.
 func parentOf(pid int) (ppid int, ok bool) {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	p, live, err := readProc(pid)
 	if err != nil {
 		_, serr := os.Stat("/proc/self/stat")
 		return 0, serr == nil
 	}
-	s := string(data)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	if len(f) < 2 || f[0] == "Z" || f[0] == "X" {
+	if !live {
 		return 0, true
 	}
-	ppid, _ = strconv.Atoi(f[1])
-	return ppid, true
+	return p.ppid, true
+}
+
+// endSession ends what is left of a session whose leader was pid: the leader
+// too while it still leads it, never a process that took over its pid.
+func endSession(pid int, grace time.Duration) {
+	for _, p := range listProcs() {
+		if p.pid == pid && p.session != pid {
+			return
+		}
+	}
+	EndTree(pid, grace)
 }

@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -31,7 +32,8 @@ func (e *PromptError) Error() string {
 }
 
 // ReadPrompt reads a prompt file fresh. It refuses directories, FIFOs and
-// devices (which could block forever) and files above MaxPromptSize.
+// devices (which could block forever), files above MaxPromptSize, and
+// binary files (holding NUL bytes).
 func ReadPrompt(path string) (string, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|nonBlockOpenFlag, 0)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -59,6 +61,10 @@ func ReadPrompt(path string) (string, error) {
 	}
 	if len(data) > MaxPromptSize {
 		return "", &PromptError{Path: path, Reason: fmt.Sprintf("larger than %d MiB", MaxPromptSize>>20)}
+	}
+	// No text prompt holds NUL: a binary file would be typed into the agent as junk.
+	if bytes.IndexByte(data, 0) >= 0 {
+		return "", &PromptError{Path: path, Reason: "binary: holds NUL bytes"}
 	}
 	return string(data), nil
 }

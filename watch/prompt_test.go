@@ -53,6 +53,13 @@ func TestReadPromptRefusesWhatIsNotAPromptFile(t *testing.T) {
 		{"a character device is refused as not a regular file",
 			func(t *testing.T) string { return "/dev/null" },
 			"cannot read prompt file: /dev/null (not a regular file)", false},
+		{"a binary file (one with NUL bytes) is refused",
+			func(t *testing.T) string {
+				p := filepath.Join(dir, "binary.md")
+				writeFile(t, p, []byte("do\x00it"), 0o644)
+				return p
+			},
+			"cannot read prompt file: " + filepath.Join(dir, "binary.md") + " (binary: holds NUL bytes)", false},
 		{"a file over MaxPromptSize is refused",
 			func(t *testing.T) string {
 				p := filepath.Join(dir, "huge.md")
@@ -143,7 +150,7 @@ func TestReadPromptReadsRegularFilesByteForByte(t *testing.T) {
 		{"an empty file is an empty prompt", nil},
 		{"a one-line prompt", []byte("Do the work.\n")},
 		{"a 100 KB unicode prompt", []byte(big.String())},
-		{"invalid UTF-8 and NUL bytes are kept", []byte("a\x00b\xffc\xc3")},
+		{"invalid UTF-8 is kept", []byte("a\x01b\xffc\xc3")},
 		{"a file of exactly MaxPromptSize is accepted", bytes.Repeat([]byte("x"), MaxPromptSize)},
 	}
 	for i, tt := range tests {

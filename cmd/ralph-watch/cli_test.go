@@ -100,6 +100,13 @@ func TestBadInputIsRefusedWithOneLineAndExit2BeforeAnythingIsSpawned(t *testing.
 	c := newCLI(t)
 	pane := c.srv.NewPane()
 	os.Mkdir(filepath.Join(c.srv.Dir, "adir"), 0o755)
+	if err := syscall.Mkfifo(filepath.Join(c.srv.Dir, "fifo"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(c.srv.Dir, "huge.md"), bytes.Repeat([]byte("x"), 50<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(c.srv.Dir, "binary.md"), []byte("\x7fELF\x02\x01\x01\x00\x00\x00"), 0o644)
 	ok := []string{"run", "-S", c.srv.Socket, "-t", pane}
 	outside := []string{"run", "-S", c.srv.Socket, "-t", c.pane(c.srv.Dir)}
 	for _, tc := range []struct {
@@ -115,6 +122,18 @@ func TestBadInputIsRefusedWithOneLineAndExit2BeforeAnythingIsSpawned(t *testing.
 		{"name dot dot", append(ok, "--name", "..", "--", "sh"), `ralph-watch: error: invalid loop name ".."`},
 		{"name too long", append(ok, "--name", strings.Repeat("n", 65), "--", "sh"), "ralph-watch: error: invalid loop name"},
 		{"name with command substitution", append(ok, "--name", "$(touch x)", "--", "sh"), "ralph-watch: error: invalid loop name"},
+		{"name with a space", append(ok, "--name", "a b", "--", "sh"), `ralph-watch: error: invalid loop name "a b"`},
+		{"name with quotes", append(ok, "--name", `it's"`, "--", "sh"), "ralph-watch: error: invalid loop name"},
+		{"name with a newline", append(ok, "--name", "a\nb", "--", "sh"), `ralph-watch: error: invalid loop name "a\nb"`},
+		{"name dot", append(ok, "--name", ".", "--", "sh"), `ralph-watch: error: invalid loop name "."`},
+		{"name with a tmux format", append(ok, "--name", "#{pane_id}", "--", "sh"), "ralph-watch: error: invalid loop name"},
+		{"prompt file is a FIFO", append(ok, "--prompt-file", "fifo", "--", "sh"), "ralph-watch: error: cannot read prompt file: " + filepath.Join(c.srv.Dir, "fifo") + " (not a regular file)"},
+		{"prompt file of 50 MB", append(ok, "--prompt-file", "huge.md", "--", "sh"), "ralph-watch: error: cannot read prompt file: " + filepath.Join(c.srv.Dir, "huge.md") + " (larger than 8 MiB)"},
+		{"binary prompt file", append(ok, "--prompt-file", "binary.md", "--", "sh"), "ralph-watch: error: cannot read prompt file: " + filepath.Join(c.srv.Dir, "binary.md") + " (binary: holds NUL bytes)"},
+		{"target is a window that does not exist", []string{"run", "-S", c.srv.Socket, "-t", "main:99", "--", "sh"}, "ralph-watch: error: no such pane: main:99"},
+		{"target is nonsense", []string{"run", "-S", c.srv.Socket, "-t", "$(touch x)", "--", "sh"}, "ralph-watch: error: no such pane: $(touch x)"},
+		{"negative max time", append(ok, "--max-time", "-1h", "--", "sh"), "negative duration"},
+		{"nonsense restart delay", append(ok, "--restart-delay", "1x", "--", "sh"), `invalid duration "1x"`},
 		{"no such pane", []string{"run", "-S", c.srv.Socket, "-t", "%999", "--", "sh"}, "ralph-watch: error: no such pane: %999"},
 		{"no server", []string{"run", "-S", filepath.Join(c.srv.Dir, "none"), "-t", "%0", "--", "sh"}, "ralph-watch: error: no tmux server running"},
 		{"both -L and -S", []string{"run", "-L", "x", "-S", c.srv.Socket, "--", "sh"}, "ralph-watch: error: give -L or -S, not both"},

@@ -704,7 +704,9 @@ Examples:
 			for _, name := range names {
 				l, err := findLoop(e, name)
 				if err != nil {
-					return err
+					if l = unreadable(e, name); l == nil {
+						return err
+					}
 				}
 				if l.watcher {
 					fmt.Fprintf(e.Stderr, "ralph-watch: error: loop '%s' is being watched (pid %d); stop it first\n", name, l.st.WatcherPID)
@@ -729,6 +731,19 @@ Examples:
 			return nil
 		},
 	}
+}
+
+// unreadable is a loop whose state file cannot be read (corrupt, or some
+// other program's), for clean to remove when no watcher holds it; else nil.
+func unreadable(e env, name string) *loop {
+	if !validName(name) {
+		return nil
+	}
+	store, err := state.Find(state.Root(e.Getenv), name)
+	if err != nil || store.Locked() {
+		return nil
+	}
+	return &loop{name: name, store: store, st: &state.State{}}
 }
 
 // promptTemplate is the minimal PROMPT.md that init writes.

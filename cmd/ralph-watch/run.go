@@ -259,6 +259,9 @@ func claimName(e env, f *runFlags, cfg *watch.Config) (*state.Store, error) {
 		return store, nil
 	}
 	if old, err := findLoop(e, cfg.Name); err == nil {
+		if old.watcher && old.st.ExitReason != nil { // the loop has ended; its watcher is on its way out
+			old.watcher = !waitFor(old, 5*time.Second, func(*state.State) bool { return !old.store.Locked() })
+		}
 		switch {
 		case f.replace:
 			if err := replace(old); err != nil {

@@ -154,11 +154,15 @@ const paneFormat = "#{pane_id}\t#{pane_pid}\t#{pane_dead}\t#{pane_dead_status}\t
 
 // Pane implements Client.
 func (c *Exec) Pane(target string) (Pane, error) {
-	out, err := c.command(nil, "display-message", "-p", "-t", target, paneFormat)
+	// display-message falls back to the current pane for a target it cannot
+	// find (main:99 is %0); capture-pane does not, so it checks the target.
+	out, err := c.command(nil, "display-message", "-p", "-t", target, paneFormat, ";",
+		"capture-pane", "-p", "-t", target, "-S", "0", "-E", "0")
 	if err != nil {
 		return Pane{}, paneError(err, target)
 	}
-	return parsePane(strings.TrimRight(out, "\n"), target)
+	info, _, _ := strings.Cut(out, "\n")
+	return parsePane(info, target)
 }
 
 // Snapshot implements Client.

@@ -8,9 +8,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -61,6 +63,7 @@ func Start(t testing.TB) *Server {
 	s.Must("-f", "/dev/null", "new-session", "-d", "-s", "main", "-x", "120", "-y", "40")
 	s.Must("set-option", "-g", "history-limit", "5000")
 	t.Cleanup(func() {
+		s.endPanes()
 		s.Tmux("kill-server")
 		if t.Failed() {
 			t.Logf("test folder kept: %s", dir)
@@ -69,6 +72,17 @@ func Start(t testing.TB) *Server {
 		os.RemoveAll(dir)
 	})
 	return s
+}
+
+// endPanes kills the process group of every pane of this server: kill-server
+// only hangs up, and agents that ignore SIGHUP would outlive the test.
+func (s *Server) endPanes() {
+	out, _ := s.Tmux("list-panes", "-a", "-F", "#{pane_pid}")
+	for _, f := range strings.Fields(out) {
+		if pid, err := strconv.Atoi(f); err == nil && pid > 1 {
+			syscall.Kill(-pid, syscall.SIGKILL)
+		}
+	}
 }
 
 // cleanEnv is the test process's environment without tmux's and ralph's own variables.

@@ -1,0 +1,131 @@
+package watch_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ralph-tmux/ralph.tmux/watch"
+)
+
+// soakIterations is how many iterations the soak runs: a quick run in every
+// go test, a long one with RALPH_SOAK=1 (make soak).
+func soakIterations(quick, long int) int {
+	if os.Getenv("RALPH_SOAK") == "1" {
+		return long
+	}
+	if testing.Short() {
+		return quick / 4
+	}
+	return quick
+}
+
+// usage is what the test process holds at one moment.
+type usage struct {
+	fds, goroutines int
+	rssKB           int64
+}
+
+func measure() usage {
+	fds, _ := os.ReadDir("/proc/self/fd")
+	u := usage{fds: len(fds), goroutines: runtime.NumGoroutine()}
+	status, _ := os.ReadFile("/proc/self/status")
+	for _, line := range strings.Split(string(status), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
+			u.rssKB, _ = strconv.ParseInt(f[1], 10, 64)
+		}
+	}
+	return u
+}
+
+func TestAThousandQuickIterationsLeakNothing(t *testing.T) {
+	n := soakIterations(200, 1000)
+	h := newHarness(t, "go", []string{"true"})
+	h.cfg.PromptMode = watch.ModeArg
+	h.cfg.MaxIterations = n
+	h.cfg.RestartDelay = 0
+	runtime.GC()
+	before := measure()
+
+	// Sample while the loop runs; compare the first tenth with the rest.
+	var mu sync.Mutex
+	var early, late usage
+	stop := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(50 * time.Millisecond):
+			}
+			st, err := h.store.Load()
+			if err != nil {
+				continue
+			}
+			u := measure()
+			mu.Lock()
+			into := &late
+			if st.CurrentIteration <= n/10 {
+				into = &early
+			}
+			into.fds, into.goroutines, into.rssKB = max(into.fds, u.fds), max(into.goroutines, u.goroutines), max(into.rssKB, u.rssKB)
+			mu.Unlock()
+		}
+	}()
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(n)*time.Second)
+	defer cancel()
+	loop := &watch.Loop{Config: h.cfg, Tmux: h.srv.Client, Store: h.store, Out: &h.out, Err: &h.out}
+	res := loop.Run(ctx)
+	took := time.Since(start)
+	close(stop)
+	<-sampled
+	h.wantResult(res, watch.ExitDone, "max_iterations")
+	st := h.state()
+	if st.CurrentIteration != n || st.TotalFailures != 0 || len(st.IterationDurations) != n {
+		t.Errorf("ran %d iterations, %d failures, %d durations; want %d, 0, %d", st.CurrentIteration, st.TotalFailures, len(st.IterationDurations), n, n)
+	}
+	if got := strings.Count(readLog(t, h), "[END] iteration "); got != n {
+		t.Errorf("%d iterations logged as ended, want %d", got, n)
+	}
+	// Goroutines of the loop end with it; give the exec reapers a moment.
+	var after usage
+	for i := 0; i < 40; i++ {
+		runtime.GC()
+		if after = measure(); after.goroutines <= before.goroutines && after.fds <= before.fds {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	report := fmt.Sprintf("%d iterations in %s (%.1f ms each); fds %d -> early max %d, late max %d -> %d; goroutines %d -> early max %d, late max %d -> %d; RSS %d -> early max %d, late max %d -> %d KB",
+		n, took.Round(time.Millisecond), float64(took.Milliseconds())/float64(n),
+		before.fds, early.fds, late.fds, after.fds, before.goroutines, early.goroutines, late.goroutines, after.goroutines,
+		before.rssKB, early.rssKB, late.rssKB, after.rssKB)
+	t.Log(report)
+	if os.Getenv("RALPH_SOAK") == "1" {
+		fmt.Println("soak:", report)
+	}
+	if after.fds > before.fds {
+		t.Errorf("file descriptors leaked: %d before, %d after", before.fds, after.fds)
+	}
+	if after.goroutines > before.goroutines {
+		t.Errorf("goroutines leaked: %d before, %d after", before.goroutines, after.goroutines)
+	}
+	if early.fds > 0 && late.fds > early.fds+4 {
+		t.Errorf("file descriptors grew while looping: %d early, %d late", early.fds, late.fds)
+	}
+	if early.goroutines > 0 && late.goroutines > early.goroutines+4 {
+		t.Errorf("goroutines grew while looping: %d early, %d late", early.goroutines, late.goroutines)
+	}
+	if early.rssKB > 0 && late.rssKB > early.rssKB+32<<10 {
+		t.Errorf("memory grew while looping: %d KB early, %d KB late", early.rssKB, late.rssKB)
+	}
+}
