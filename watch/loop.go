@@ -939,6 +939,13 @@ func (l *Loop) monitor(ctx context.Context, it *iteration, started time.Time) en
 	var quiet <-chan time.Time // fires when output has paused after arriving
 	var agent paneProcess
 	for {
+		select { // first, before a flood of output is read: it could keep them waiting
+		case <-ctx.Done():
+			return endInterrupted
+		case <-timeout:
+			return endTimeout
+		default:
+		}
 		l.take(it)
 		if it.match != "" && l.CheckDoneContinuous {
 			return endDone
