@@ -92,6 +92,11 @@ func cleanEnv() []string {
 		if strings.HasPrefix(kv, "TMUX") || strings.HasPrefix(kv, "RALPH_") || strings.HasPrefix(kv, "HOME=") {
 			continue
 		}
+		// Agents that see CI set (Gemini CLI) run non-interactively, as no
+		// person's pane would; the panes here stand for a person's.
+		if strings.HasPrefix(kv, "CI=") || strings.HasPrefix(kv, "CI_") || strings.HasPrefix(kv, "CONTINUOUS_INTEGRATION=") {
+			continue
+		}
 		env = append(env, kv)
 	}
 	return env
