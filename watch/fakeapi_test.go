@@ -5,26 +5,21 @@ package watch_test
 // hung agent in a slower test.
 
 import (
-	"bufio"
 	"encoding/json"
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
 )
 
 // fakeAPI starts testdata/fakeapi reading its script from a file; it
 // returns the base URL and a function that sets the script.
 func fakeAPI(t *testing.T) (url string, setScript func(string)) {
 	t.Helper()
-	bin := tmuxtest.Build(t, "testdata/fakeapi")
 	dir := t.TempDir()
 	script := filepath.Join(dir, "reply")
 	setScript = func(s string) {
@@ -33,30 +28,7 @@ func fakeAPI(t *testing.T) (url string, setScript func(string)) {
 		}
 	}
 	setScript("hello")
-	cmd := exec.Command(bin, "-reply-file", script, "-log", filepath.Join(dir, "api.log"))
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
-	first := make(chan string, 1)
-	go func() {
-		line, _ := bufio.NewReader(out).ReadString('\n')
-		first <- strings.TrimSpace(line)
-		io.Copy(io.Discard, out)
-	}()
-	select {
-	case url = <-first:
-	case <-time.After(20 * time.Second):
-		t.Fatal("fake API did not start")
-	}
-	return url, setScript
+	return startFakeAPI(t, dir, "-reply-file", script).URL, setScript
 }
 
 // post sends body to url and returns the response and its whole body.
