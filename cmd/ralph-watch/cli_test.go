@@ -420,3 +420,22 @@ func TestHookTurnEndRecordsTheIterationAndNeverFailsTheAgent(t *testing.T) {
 		t.Errorf("hook bogus: exit %d, want 2", code)
 	}
 }
+
+// resumeToEnd resumes loop name, waits for it to reach its iteration limit
+// at iteration n, and checks that each of lines is in its log exactly once:
+// nothing lost, nothing done twice.
+func (c *cli) resumeToEnd(name string, n int, lines ...string) *state.State {
+	c.t.Helper()
+	c.want([]string{"resume", name}, 0, "resumed ralph loop for "+name, "")
+	st := c.until(name, "the loop to end", func(st *state.State) bool { return st.ExitReason != nil })
+	if *st.ExitReason != "max_iterations" || st.CurrentIteration != n {
+		c.t.Errorf("%s ended with %s at iteration %d, want max_iterations at %d", name, *st.ExitReason, st.CurrentIteration, n)
+	}
+	log := c.log(name)
+	for _, want := range lines {
+		if strings.Count(log, want) != 1 {
+			c.t.Errorf("log should have %q once:\n%s", want, log)
+		}
+	}
+	return st
+}
