@@ -59,6 +59,8 @@ type Config struct {
 	LimitWait     time.Duration // wait after a usage limit whose reset time is not written
 	TurnHook      bool          // install the agent's own turn-end hook where it has one
 	Executable    string        // this program, for hooks that call back
+
+	Events func(Event) // told what the loop learns of the agent; nil: nobody listens
 }
 
 // Criterion reports whether the loop has a way to finish other than its limits.

@@ -97,10 +97,12 @@ type iteration struct {
 	scanner  *DoneScanner
 	match    string
 	exited   bool
-	exitCode int   // from the exit marker; -1 until seen
-	since    int64 // the stream's length when the agent was started
-	pasteOn  bool  // the agent turned on bracketed paste
-	turn     turn  // what its screen showed
+	exitCode int       // from the exit marker; -1 until seen
+	since    int64     // the stream's length when the agent was started
+	pasteOn  bool      // the agent turned on bracketed paste
+	turn     turn      // what its screen showed
+	started  time.Time // when the agent was respawned
+	spoke    bool      // the agent has written something
 }
 
 // Run loops until the end and returns the exit code.
@@ -654,6 +656,8 @@ func (l *Loop) iterate(ctx context.Context, prompt string) (r outcome) {
 		l.agentPID = p.PID // to end what it leaves if the pane goes away
 	}
 	started := l.Clock.Now()
+	it.started = started
+	l.event(it, EventStarted, "", strings.Join(l.Command, " "))
 	if l.PromptMode == ModeType {
 		if end, stop := l.deliver(ctx, it, prompt); stop {
 			r.ending, r.detail = end, it.turn.detail
@@ -700,13 +704,21 @@ func (l *Loop) take(it *iteration) {
 		return
 	}
 	text, markers := l.stream.Take()
+	if text != "" && !it.spoke {
+		it.spoke = true
+		l.event(it, EventOutput, ViaStream, "")
+	}
 	if it.scanner != nil && it.match == "" && text != "" {
 		if m, ok := it.scanner.Feed(text); ok {
 			it.match = m
+			l.event(it, EventDone, ViaStream, m)
 		}
 	}
 	for _, m := range markers {
 		if m == PasteOn {
+			if !it.pasteOn {
+				l.event(it, EventPasteOn, ViaStream, "")
+			}
 			it.pasteOn = true
 			continue
 		}
@@ -714,6 +726,7 @@ func (l *Loop) take(it *iteration) {
 		if len(f) == 3 && f[0] == "exit" && (f[1] == it.nonce || it.nonce == "") {
 			if code, err := strconv.Atoi(f[2]); err == nil {
 				it.exited, it.exitCode = true, code
+				l.event(it, EventExit, ViaExit, f[2])
 			}
 		}
 	}
@@ -725,6 +738,7 @@ func (l *Loop) flush(it *iteration) {
 	if it.scanner != nil && it.match == "" {
 		if m, ok := it.scanner.Flush(); ok {
 			it.match = m
+			l.event(it, EventDone, ViaStream, m)
 		}
 	}
 }
@@ -752,19 +766,23 @@ func (l *Loop) awaitReady(ctx context.Context, it *iteration) (end ending, ready
 		switch st, detail := l.Agent.Classify(lines); st {
 		case StateStartup, StateLimited:
 			it.turn.detail = detail
+			l.event(it, map[AgentState]EventKind{StateStartup: EventStartup, StateLimited: EventLimit}[st], ViaScreen, detail)
 			return map[AgentState]ending{StateStartup: endStartup, StateLimited: endLimit}[st], false
 		}
 		if l.stream == nil || l.stream.Bytes() > it.since {
 			if l.ReadyPattern != nil {
 				if l.ReadyPattern.MatchString(strings.Join(lines, "\n")) {
+					l.event(it, EventReady, ViaPattern, "")
 					return endExit, true
 				}
 			} else if len(lines) > 0 && (stable >= readyStable || it.pasteOn && stable >= pasteOnStable) {
+				l.event(it, EventReady, map[bool]string{true: ViaPaste, false: ViaStable}[it.pasteOn && stable < readyStable], "")
 				return endExit, true
 			}
 		}
 		if l.Clock.Now().After(deadline) {
 			l.warnf("agent did not become ready within %s, typing the prompt anyway", l.ReadyTimeout)
+			l.event(it, EventReady, ViaTimeout, "")
 			return endExit, true
 		}
 		if pane, err := l.Tmux.Pane(l.Pane); err != nil {
@@ -807,6 +825,9 @@ func (l *Loop) typeText(ctx context.Context, it *iteration, text string) (ending
 				return l.goneEnding(err), true
 			}
 			if moved || it.exited {
+				if moved {
+					l.event(it, EventPasted, ViaScreen, "")
+				}
 				break
 			}
 			if try == pasteTries {
@@ -826,6 +847,7 @@ func (l *Loop) typeText(ctx context.Context, it *iteration, text string) (ending
 			return l.goneEnding(err), true
 		}
 		if moved && l.submitted(ctx) {
+			l.event(it, EventSubmitted, ViaScreen, "")
 			break
 		}
 	}

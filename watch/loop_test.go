@@ -576,3 +576,27 @@ func TestAPauseRequestEndsABackoffWaitAtOnce(t *testing.T) {
 		t.Errorf("state %s at %d, want paused at 4", st.Status, st.CurrentIteration)
 	}
 }
+
+func TestTheLoopReportsWhatItLearnsOfTheAgentInOrder(t *testing.T) {
+	h := newHarness(t, "hello", nil)
+	h.cfg.Command = h.agent("ready\nread\nprint working\\n\nsleep 1s\nexit 0\n")
+	h.cfg.MaxIterations = 1
+	var mu sync.Mutex
+	var kinds []string
+	h.cfg.Events = func(e watch.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		if e.Iteration != 1 {
+			t.Errorf("event %s in iteration %d, want 1", e.Kind, e.Iteration)
+		}
+		kinds = append(kinds, string(e.Kind))
+	}
+	h.wantResult(h.run(30*time.Second), watch.ExitDone, "max_iterations")
+	mu.Lock()
+	defer mu.Unlock()
+	// paste-on comes between output and ready when the agent turns it on
+	got := strings.ReplaceAll(strings.Join(kinds, " "), " paste-on", "")
+	if want := "started output ready pasted submitted exit"; got != want {
+		t.Errorf("events = %q, want %q", got, want)
+	}
+}

@@ -33,13 +33,16 @@ func (l *Loop) observe(it *iteration, det *Detector, screen string, now time.Tim
 	switch state {
 	case StateStartup:
 		t.detail = detail
+		l.event(it, EventStartup, ViaScreen, detail)
 		return endStartup, true, 0
 	case StateLimited:
 		t.detail = detail
+		l.event(it, EventLimit, ViaScreen, detail)
 		return endLimit, true, 0
 	case StateDialog:
 		if t.dialogSince.IsZero() {
 			t.dialogSince = now
+			l.event(it, EventDialog, ViaScreen, "")
 			l.sayf("the agent is asking a question; waiting for an answer in the pane")
 			l.log("DIALOG", fmt.Sprintf("iteration %d needs input", l.iteration))
 			l.setAgentState(StateDialog)
@@ -62,6 +65,9 @@ func (l *Loop) observe(it *iteration, det *Detector, screen string, now time.Tim
 	}
 	l.setAgentState(state)
 	if state == StateWorking || state == StateFinished {
+		if !t.sawWork {
+			l.event(it, EventBusy, ViaScreen, "")
+		}
 		t.sawWork = true
 	}
 	next := l.InactivityTimeout - stable
@@ -71,6 +77,7 @@ func (l *Loop) observe(it *iteration, det *Detector, screen string, now time.Tim
 		}
 		if stable >= grace {
 			t.ended = now.Add(-stable)
+			l.event(it, EventTurnEnd, ViaScreen, "")
 			return endTurn, true, 0
 		}
 		next = min(next, grace-stable)
@@ -99,6 +106,7 @@ func (l *Loop) hookTurnEnded(it *iteration) bool {
 		return false
 	}
 	it.turn.ended = l.Clock.Now()
+	l.event(it, EventTurnEnd, ViaHook, "")
 	return true
 }
 
