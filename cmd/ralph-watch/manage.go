@@ -187,6 +187,7 @@ func printStatus(w io.Writer, l *loop, now time.Time) {
 		fmt.Fprintf(w, "Iterations without change: %d\n", st.UnchangedIterations)
 	}
 	printChecks(w, st.LastChecks())
+	printCommandSources(w, st.CommandSources)
 	fmt.Fprintf(w, "Exit reason: %s\n", l.exitReason())
 	if ended {
 		start, err1 := time.ParseInLocation(state.TimeFormat, st.Started, time.Local)
@@ -546,6 +547,9 @@ Example:
 			if len(l.st.WatcherArgs) == 0 {
 				return &exitError{code: 1, msg: fmt.Sprintf("the state of '%s' does not say how its watcher was started; start it again with 'ralph-watch run --replace'", name)}
 			}
+			if err := checkResumeTrust(e, l.st); err != nil {
+				return err
+			}
 			pid, err := startWatcher(e, l.store, l.st.WatcherArgs, l.st.WatcherDir, true)
 			if err != nil {
 				return err
@@ -561,7 +565,7 @@ const resumeEnv = "RALPH_WATCH_RESUME"
 
 // startWatcher starts `ralph-watch run ARGS` in the background, in its own
 // session, with its output appended to the loop's watcher.log.
-func startWatcher(e env, store *state.Store, args []string, dir string, resume bool) (int, error) {
+func startWatcher(e env, store *state.Store, args []string, dir string, resume bool, extraEnv ...string) (int, error) {
 	exe, err := e.Executable()
 	if err != nil {
 		return 0, &exitError{code: 1, msg: "find own executable: " + err.Error()}
@@ -573,7 +577,7 @@ func startWatcher(e env, store *state.Store, args []string, dir string, resume b
 	defer logFile.Close()
 	cmd := exec.Command(exe, append([]string{"run"}, args...)...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "RALPH_DETACH=false")
+	cmd.Env = append(append(os.Environ(), "RALPH_DETACH=false"), extraEnv...)
 	if resume {
 		cmd.Env = append(cmd.Env, resumeEnv+"=1")
 	}
