@@ -207,7 +207,7 @@ func TestRunOutsideTmuxLoopsANewWindowInSessionRalph(t *testing.T) {
 func TestTmuxFlagIsANoOpWithANote(t *testing.T) {
 	c := newCLI(t)
 	code, _, stderr := c.run(nil, "run", "--tmux", "-S", c.srv.Socket, "-t", c.srv.NewPane(), "--prompt-mode", "arg", "--max-iterations", "1", "--", "true")
-	if code != 0 || !strings.Contains(stderr, "Note: Ralph workers always use tmux") {
+	if code != 0 || !strings.Contains(stderr, "Note: --tmux does nothing: ralph loops always run in tmux") {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 }

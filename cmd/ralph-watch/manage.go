@@ -290,7 +290,7 @@ func listCommand(e env, name string) *ffcli.Command {
 		ShortUsage: "ralph-watch " + name + " [--json | --names]",
 		ShortHelp:  "list the loops (ls and list are the same)",
 		LongHelp: strings.TrimSpace(`
-One row per loop: name, status, worker status (running, exited, removed),
+One row per loop: name, status, worker status (its agent: running, exited, removed),
 iteration and failures (consecutive/total).
 
 Examples:
@@ -480,7 +480,7 @@ Examples:
 			name := l.name
 			switch {
 			case l.st.Status == state.Paused:
-				fmt.Fprintf(e.Stderr, "ralph-watch: warning: worker '%s' is already paused\n", name)
+				fmt.Fprintf(e.Stderr, "ralph-watch: warning: loop '%s' is already paused\n", name)
 				return nil
 			case l.st.Status != state.Running:
 				return &exitError{code: 1, msg: fmt.Sprintf("ralph loop for '%s' has status '%s'", name, l.st.Status)}
@@ -535,7 +535,7 @@ Example:
 			name := l.name
 			switch {
 			case l.st.Status == state.Running && l.watcher:
-				fmt.Fprintf(e.Stderr, "ralph-watch: warning: worker '%s' is not paused\n", name)
+				fmt.Fprintf(e.Stderr, "ralph-watch: warning: loop '%s' is not paused\n", name)
 				return nil
 			case l.st.Status != state.Running && l.st.Status != state.Paused:
 				return &exitError{code: 1, msg: fmt.Sprintf("ralph loop for '%s' has status '%s'", name, l.st.Status)}
@@ -665,7 +665,7 @@ Example:
 				return err
 			}
 			if l.pane != "running" {
-				return &exitError{code: 1, msg: fmt.Sprintf("worker '%s' is not running (pane %s %s)", l.name, l.st.PaneID, l.pane)}
+				return &exitError{code: 1, msg: fmt.Sprintf("loop '%s' is not running (pane %s %s)", l.name, l.st.PaneID, l.pane)}
 			}
 			if err := watch.Send(ctx, l.client(), l.st.PaneID, l.name, args[1], e.Stderr); err != nil {
 				return &exitError{code: 1, msg: "send: " + err.Error()}
@@ -702,7 +702,7 @@ Examples:
 			case !*all && len(args) == 1:
 				names = args
 			default:
-				return usageErrorf("must specify worker name or use --all")
+				return usageErrorf("must specify a loop name or use --all")
 			}
 			failed := false
 			for _, name := range names {
@@ -718,7 +718,7 @@ Examples:
 					continue
 				}
 				if l.pane == "running" {
-					fmt.Fprintf(e.Stderr, "ralph-watch: warning: worker '%s' is still running (only ralph state removed)\n", name)
+					fmt.Fprintf(e.Stderr, "ralph-watch: warning: loop '%s' is still running (only ralph state removed)\n", name)
 				}
 				if err := l.store.Remove(); err != nil {
 					return &exitError{code: 1, msg: fmt.Sprintf("remove state of '%s': %v", name, err)}
