@@ -232,6 +232,7 @@ func trustedSettings(e env, f *runFlags, fs *flag.FlagSet) ([]state.CommandSourc
 		return nil, err
 	}
 	if given := e.Getenv(sourcesEnv); given != "" {
+		os.Unsetenv(sourcesEnv) // for this watcher alone, not the checks and hooks it runs
 		var sources []state.CommandSource
 		if json.Unmarshal([]byte(given), &sources) == nil {
 			return sources, nil
