@@ -5,10 +5,11 @@ import (
 	"path/filepath"
 )
 
-// writeAtomic writes path by a temp file in its folder, fsync and rename,
-// 0600, so a reader never sees half a file and a failed write leaves the old one.
-func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
+// writeAtomic writes path by a temp file in its folder (named by pattern, as
+// os.CreateTemp takes it), fsync and rename, 0600, so a reader never sees
+// half a file and a failed write leaves the old one.
+func writeAtomic(path, pattern string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), pattern)
 	if err != nil {
 		return err
 	}

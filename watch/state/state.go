@@ -270,7 +270,7 @@ func (s *Store) Save(st *State) error {
 	if err != nil {
 		return err
 	}
-	if err := writeAtomic(s.Path("state.json"), append(data, '\n')); err != nil {
+	if err := writeAtomic(s.Path("state.json"), ".state-*.json", append(data, '\n')); err != nil {
 		return fmt.Errorf("write state: %w", err)
 	}
 	return nil

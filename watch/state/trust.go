@@ -118,7 +118,7 @@ func editTrust(root string, change func([]Trusted) []Trusted) error {
 	if err != nil {
 		return err
 	}
-	if err := writeAtomic(filepath.Join(root, TrustFile), append(data, '\n')); err != nil {
+	if err := writeAtomic(filepath.Join(root, TrustFile), ".trust-*.json", append(data, '\n')); err != nil {
 		return fmt.Errorf("write trusted files: %w", err)
 	}
 	return nil
