@@ -187,15 +187,19 @@ func checkTrust(e env, s settings) error {
 	if err != nil {
 		return usageErrorf("%s: %v", s.file, err)
 	}
-	ok, err := state.IsTrusted(state.Root(e.Getenv), key, s.sum)
+	trusted, err := state.TrustedSum(state.Root(e.Getenv), key)
 	if err != nil {
 		return &exitError{code: 1, msg: err.Error()}
 	}
-	if ok {
+	if trusted == s.sum {
 		return nil
 	}
-	return usageErrorf("%s would run commands: %s; trust it with: ralph-watch trust %s",
-		s.file, describe(cmds), quoteWord(filepath.Dir(filepath.Dir(s.file))))
+	changed := ""
+	if trusted != "" {
+		changed = " (changed since it was trusted)"
+	}
+	return usageErrorf("%s%s would run commands: %s; trust it with: ralph-watch trust %s",
+		s.file, changed, describe(cmds), quoteWord(filepath.Dir(filepath.Dir(s.file))))
 }
 
 // checkResumeTrust refuses a resume whose config file now gives commands the

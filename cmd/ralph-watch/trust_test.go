@@ -135,7 +135,7 @@ func TestAnUntrustedConfigRunsNothingUntilTrusted(t *testing.T) {
 	refused := "ralph-watch: error: " + file + " would run commands: check 'touch checked', on-done 'touch hooked'; trust it with: ralph-watch trust " + c.srv.Dir + "\n"
 	pane := c.pane(c.srv.Dir) // where the check and hook run
 	args := []string{"run", "-S", c.srv.Socket, "-t", pane, "--name", "cloned", "--max-iterations", "1", "--", "true"}
-	refuse := func(why string) {
+	refuse := func(why, refused string) {
 		t.Helper()
 		before, options := c.panes(), c.srv.Must("show-options", "-p", "-t", pane)
 		code, stdout, stderr := c.run(nil, args...)
@@ -152,7 +152,7 @@ func TestAnUntrustedConfigRunsNothingUntilTrusted(t *testing.T) {
 			t.Errorf("%s: the pane's options changed:\n%s\n%s", why, options, after)
 		}
 	}
-	refuse("never trusted")
+	refuse("never trusted", refused)
 	c.want([]string{"trust", "--check"}, 1, "check 'touch checked'\non-done 'touch hooked'\n", "")
 
 	c.want([]string{"trust"}, 0, "trusted "+file+": run may run check 'touch checked', on-done 'touch hooked'\n", "")
@@ -172,7 +172,7 @@ func TestAnUntrustedConfigRunsNothingUntilTrusted(t *testing.T) {
 	os.Remove(filepath.Join(c.srv.Dir, "hooked"))
 
 	c.config("check touch checked\non-done touch hooked\nprompt-mode arg\nrestart-delay 0\n# one more line\n")
-	refuse("edited after trust")
+	refuse("edited after trust", strings.Replace(refused, "config would", "config (changed since it was trusted) would", 1))
 	c.want([]string{"trust", "--list"}, 0, file+"  trusted ", "")
 	c.want([]string{"trust", "--list"}, 0, "changed since trusted: its commands are refused\n", "")
 
@@ -184,7 +184,7 @@ func TestAnUntrustedConfigRunsNothingUntilTrusted(t *testing.T) {
 		t.Errorf("trust --list:\n%s", list)
 	}
 	c.want([]string{"trust", "--revoke"}, 0, "revoked trust in "+file+": run refuses its commands again\n", "")
-	refuse("revoked")
+	refuse("revoked", refused)
 	c.want([]string{"trust", "--revoke"}, 0, file+" was not trusted\n", "")
 	c.want([]string{"trust", "--list"}, 0, "", "")
 

@@ -50,13 +50,19 @@ func TrustList(root string) ([]Trusted, error) {
 
 // IsTrusted reports whether path was trusted with exactly the bytes whose sum is given.
 func IsTrusted(root, path, sum string) (bool, error) {
+	trusted, err := TrustedSum(root, path)
+	return trusted != "" && trusted == sum, err
+}
+
+// TrustedSum is the sum path was trusted with, "" if it is not trusted.
+func TrustedSum(root, path string) (string, error) {
 	list, err := TrustList(root)
 	for _, t := range list {
 		if t.Path == path {
-			return t.SHA256 == sum, err
+			return t.SHA256, err
 		}
 	}
-	return false, err
+	return "", err
 }
 
 // Trust records path with its sum, replacing what was recorded for it.
