@@ -97,12 +97,13 @@ func trustDir(w io.Writer, root, dir string) error {
 // there is no file.
 func dirSettings(dir string, withEnv bool) (settings, string, error) {
 	f, fs := newRunFlags()
+	path := filepath.Join(dir, ".ralph", "config")
 	s, err := readSettings(fs, &f.checks, dir, withEnv)
 	if err != nil {
-		return s, "", usageErrorf("%v", err)
+		return s, "", usageErrorf("%s: %v", path, err)
 	}
 	if s.file == "" {
-		return s, "", usageErrorf("no config file: %s", filepath.Join(dir, ".ralph", "config"))
+		return s, "", usageErrorf("no config file: %s", path)
 	}
 	key, err := trustKey(s.file)
 	if err != nil {
