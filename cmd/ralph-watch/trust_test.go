@@ -207,8 +207,13 @@ func TestAResumedLoopKeepsWhatWasTrustedAndRefusesWhatWasAdded(t *testing.T) {
 	c := newCLI(t)
 	file := filepath.Join(c.srv.Dir, ".ralph", "config")
 	c.config("check touch checked\nprompt-mode arg\nrestart-delay 0\n")
+	prepare := []string{"run", "-S", c.srv.Socket, "-t", c.pane(c.srv.Dir), "--name", "later", "--no-run", "--max-iterations", "1", "--", "true"}
+	c.want(prepare, 2, "", "would run commands: check 'touch checked'") // a prepared loop is no way around trust
+	if _, err := os.Stat(filepath.Join(c.srv.Dir, "state", "later")); err == nil {
+		t.Fatal("a refused --no-run left state to resume")
+	}
 	c.want([]string{"trust"}, 0, "trusted ", "")
-	c.want([]string{"run", "-S", c.srv.Socket, "-t", c.pane(c.srv.Dir), "--name", "later", "--no-run", "--max-iterations", "1", "--", "true"}, 0, "", "")
+	c.want(prepare, 0, "", "")
 	c.want([]string{"trust", "--revoke"}, 0, "revoked", "")
 
 	c.config("check touch checked\nprompt-mode arg\nrestart-delay 0\non-fail touch added\n")
