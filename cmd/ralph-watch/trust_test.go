@@ -168,6 +168,7 @@ func TestAnUntrustedConfigRunsNothingUntilTrusted(t *testing.T) {
 		t.Fatal("the trusted config file's check and hook did not run")
 	}
 	c.want([]string{"status", "cloned"}, 0, "Commands:\n  check 'touch checked' (from config file "+file+")\n  on-done 'touch hooked' (from config file "+file+")\n", "")
+	c.want([]string{"status", "--json", "cloned"}, 0, `"from": "config file",`, "")
 	os.Remove(filepath.Join(c.srv.Dir, "checked"))
 	os.Remove(filepath.Join(c.srv.Dir, "hooked"))
 
