@@ -127,7 +127,8 @@ func runCommand(e env) *ffcli.Command {
 		LongHelp: strings.TrimSpace(`
 Loop a tmux pane: every iteration respawn it with COMMAND, deliver the prompt
 file, and watch until the agent exits, goes quiet or prints the done pattern.
-Flags may also come from RALPH_* environment variables and .ralph/config.
+Flags may also come from RALPH_* environment variables and .ralph/config,
+whose commands (checks, hooks) run only once you trust it: ralph-watch trust.
 
 Exit status: 0 done, 1 failed, 2 usage error, 3 limit reached before the done
 signal, 130 interrupted (the loop is left paused, the agent runs on).
