@@ -120,6 +120,11 @@ func TestQuoteCommandShowsControlCharacters(t *testing.T) {
 			t.Errorf("quoteCommand(%q) = %s, want %s", in, got, want)
 		}
 	}
+	for in, want := range map[string]string{"/home/me/src/p": "/home/me/src/p", "/home/me/my proj": "'/home/me/my proj'", "/tmp/$(x)": "'/tmp/$(x)'", "": "''"} {
+		if got := quoteWord(in); got != want {
+			t.Errorf("quoteWord(%q) = %s, want %s", in, got, want)
+		}
+	}
 }
 
 // A cloned repository's .ralph/config names a check and a hook: nothing of
