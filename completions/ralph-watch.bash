@@ -5,7 +5,7 @@
 # _ralph_watch_subcommands SUBCOMMAND: what follows it as a subcommand.
 _ralph_watch_subcommands() {
     case $1 in
-    '') echo run status list ls logs pause resume stop send clean init template demo version completion hook ;;
+    '') echo run status list ls logs pause resume stop send clean init template demo version completion hook trust ;;
     demo) echo agent ;;
     esac
 }
@@ -92,6 +92,11 @@ _ralph_watch_flags() {
         --max-iterations=
         --attach=
     ) ;;
+    trust) flags=(
+        --revoke
+        --list
+        --check
+    ) ;;
     esac
     ((${#flags[@]})) && printf '%s\n' "${flags[@]}"
 }
@@ -116,7 +121,7 @@ _ralph_watch_value() {
         ;;
     -S | --socket-path | --prompt-file | --done-file | --progress-file | --pause-file)
         compopt -o filenames 2>/dev/null
-        COMPREPLY=($(compgen -f -- "$cur"))
+        mapfile -t COMPREPLY < <(compgen -f -- "$cur") # one word per name, spaces and all
         ;;
     *)
         COMPREPLY=($(compgen -W "$(_ralph_watch_values "$flag")" -- "$cur"))
@@ -188,6 +193,10 @@ _ralph_watch() {
             ;;
         completion)
             COMPREPLY=($(compgen -W "bash zsh fish" -- "$cur"))
+            ;;
+        trust)
+            compopt -o filenames 2>/dev/null
+            mapfile -t COMPREPLY < <(compgen -d -- "$cur")
             ;;
         *)
             COMPREPLY=($(compgen -W "$(_ralph_watch_subcommands "$sub")" -- "$cur"))

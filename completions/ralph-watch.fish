@@ -5,7 +5,7 @@
 # The subcommand typed so far (demo agent is "demo agent"), else nothing.
 function __ralph_watch_subcommand
     set -l words (commandline -opc)
-    if set -q words[2]; and contains -- $words[2] run status list ls logs pause resume stop send clean init template demo version completion hook
+    if set -q words[2]; and contains -- $words[2] run status list ls logs pause resume stop send clean init template demo version completion hook trust
         if test "$words[2]" = demo; and contains -- agent $words[3..-1]
             echo demo agent
         else
@@ -102,6 +102,11 @@ complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a completion -d 'prin
 complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a hook -d 'report an agent'\''s end of turn to its watcher'
 complete -c ralph-watch -n '__ralph_watch_using hook' -a turn-end
 complete -c ralph-watch -n '__ralph_watch_using hook' -l state -r -d 'the loop'\''s state folder'
+complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a trust -d "allow a folder's .ralph/config to run its commands"
+complete -c ralph-watch -n '__ralph_watch_using trust' -f -a '(__fish_complete_directories)'
+complete -c ralph-watch -n '__ralph_watch_using trust' -l revoke -d "forget the folder's config file"
+complete -c ralph-watch -n '__ralph_watch_using trust' -l list -d 'list the trusted config files'
+complete -c ralph-watch -n '__ralph_watch_using trust' -l check -d 'exit 1 and print the commands unless run would take the file'
 complete -c ralph-watch -n '__ralph_watch_using demo; and test (count (commandline -opc)) -eq 2' -a agent -d 'run the demo agent itself'
 
 # Arguments.

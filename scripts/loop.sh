@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The loop key: loop.sh PANE CLIENT shows the settings a loop of PANE would
-# get and asks to start it; "start" starts it, "init" writes a starting prompt.
+# get and asks to start it; "start" starts it, "init" writes a starting prompt,
+# "trust" trusts the folder's .ralph/config (which names commands) and starts.
 
 # shellcheck source=scripts/helpers.sh
 source "$(dirname "${BASH_SOURCE[0]}")/helpers.sh"
@@ -47,7 +48,7 @@ item() {
 
 
 ask() {
-	local state name line
+	local state name line untrusted
 	state="$(tmux show-options -pqv -t "$pane" @ralph-state)"
 	name="$(tmux show-options -pqv -t "$pane" @ralph-name)"
 	case "$state" in
@@ -68,8 +69,28 @@ ask() {
 	fi
 	for line in "${SHOWN[@]}"; do item "$line"; done
 	MENU+=("") # a separator
-	choice "$SCRIPTS_DIR/loop.sh" "Start the loop" y start
+	untrusted="$(cd "$dir" && "$RALPH_WATCH" trust --check . 2>/dev/null </dev/null)"
+	if [ -n "$untrusted" ]; then # the project's .ralph/config names commands not trusted yet
+		item "$dir/.ralph/config would run:"
+		while IFS= read -r line; do item "  $line"; done <<<"$untrusted"
+		MENU+=("")
+		choice "$SCRIPTS_DIR/loop.sh" "Trust and start" t trust
+	else
+		choice "$SCRIPTS_DIR/loop.sh" "Start the loop" y start
+	fi
 	tmux "${MENU[@]}"
+}
+
+# trust allows the commands of the folder's .ralph/config, as it is now, then starts.
+trust() {
+	local out
+	need_ralph_watch || return
+	settings
+	out="$(cd "$dir" && "$RALPH_WATCH" trust . 2>&1 </dev/null)" || {
+		say "$(last_line "$out")"
+		return
+	}
+	start
 }
 
 start() {
@@ -100,5 +121,6 @@ case "$action" in
 ask) ask ;;
 start) start ;;
 init) init ;;
+trust) trust ;;
 esac
 exit 0

@@ -3,6 +3,8 @@ package watch
 import (
 	"regexp"
 	"time"
+
+	"github.com/ralph-tmux/ralph.tmux/watch/state"
 )
 
 // Prompt modes: how the prompt reaches the agent.
@@ -61,6 +63,8 @@ type Config struct {
 	Executable    string        // this program, for hooks that call back
 
 	Events func(Event) // told what the loop learns of the agent; nil: nobody listens
+
+	CommandSources []state.CommandSource // where each command (check, hook) came from, for status
 }
 
 // Criterion reports whether the loop has a way to finish other than its limits.

@@ -37,6 +37,7 @@ func (c *cli) config(text string) {
 func TestChecksAndHintsFromTheConfigFileSurviveResume(t *testing.T) {
 	c := newCLI(t)
 	c.config("# guardrails\ncheck test -f fixed\ncheck-hint create the file named fixed\ncheck echo fine\nprompt-mode arg\nrestart-delay 0\n")
+	c.want([]string{"trust"}, 0, "trusted "+filepath.Join(c.srv.Dir, ".ralph", "config"), "")
 	agent := `printf %s "$1" > "prompt-$RALPH_ITERATION"; [ "$RALPH_ITERATION" = 2 ] && touch fixed; exit 0`
 	code, stdout, stderr := c.run(nil, "run", "-S", c.srv.Socket, "-t", c.pane(c.srv.Dir), "--name", "cfg", "--no-run",
 		"--max-iterations", "3", "--check-output-chars", "100", "--", "sh", "-c", agent, "agent")

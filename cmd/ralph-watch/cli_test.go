@@ -138,12 +138,12 @@ func TestBadInputIsRefusedWithOneLineAndExit2BeforeAnythingIsSpawned(t *testing.
 		{"no server", []string{"run", "-S", filepath.Join(c.srv.Dir, "none"), "-t", "%0", "--", "sh"}, "ralph-watch: error: no tmux server running"},
 		{"both -L and -S", []string{"run", "-L", "x", "-S", c.srv.Socket, "--", "sh"}, "ralph-watch: error: give -L or -S, not both"},
 		{"bad prompt mode", append(ok, "--prompt-mode", "shout", "--", "sh"), `ralph-watch: error: invalid --prompt-mode "shout"`},
-		{"negative duration", append(ok, "--inactivity-timeout", "-5", "--", "sh"), `ralph-watch: error: invalid value "-5" for flag -inactivity-timeout: negative duration`},
+		{"negative duration", append(ok, "--inactivity-timeout", "-5", "--", "sh"), `ralph-watch: error: invalid value "-5" for flag --inactivity-timeout: negative duration`},
 		{"nonsense duration", append(ok, "--poll-interval", "soon", "--", "sh"), `invalid duration "soon"`},
 		{"zero poll interval", append(ok, "--poll-interval", "0", "--", "sh"), "--poll-interval must be more than 0"},
 		{"negative max iterations", append(ok, "--max-iterations", "-1", "--", "sh"), "--max-iterations must not be negative"},
 		{"no command", ok, "ralph-watch: error: no command provided (use -- command...)"},
-		{"unknown flag", append(ok, "--bogus", "--", "sh"), "ralph-watch: error: flag provided but not defined: -bogus"},
+		{"unknown flag", append(ok, "--bogus", "--", "sh"), "ralph-watch: error: flag provided but not defined: --bogus"},
 		{"unknown agent", append(ok, "--agent", "hal", "--", "sh"), `ralph-watch: error: unknown --agent "hal": use aider, amp, claude, codex, gemini, generic, opencode`},
 		{"mode the agent lacks", append(ok, "--agent", "aider", "--prompt-mode", "stdin", "--", "aider"), "ralph-watch: error: aider does not take prompts in stdin mode"},
 		{"bad busy regex", append(ok, "--busy-pattern", "(", "--", "sh"), "ralph-watch: error: invalid --busy-pattern"},
@@ -207,7 +207,7 @@ func TestRunOutsideTmuxLoopsANewWindowInSessionRalph(t *testing.T) {
 func TestTmuxFlagIsANoOpWithANote(t *testing.T) {
 	c := newCLI(t)
 	code, _, stderr := c.run(nil, "run", "--tmux", "-S", c.srv.Socket, "-t", c.srv.NewPane(), "--prompt-mode", "arg", "--max-iterations", "1", "--", "true")
-	if code != 0 || !strings.Contains(stderr, "Note: Ralph workers always use tmux") {
+	if code != 0 || !strings.Contains(stderr, "Note: --tmux does nothing: ralph loops always run in tmux") {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 }

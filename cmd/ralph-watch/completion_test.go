@@ -323,7 +323,10 @@ func TestBashCompletesSubcommandsFlagsValuesLoopsAndPanes(t *testing.T) {
 		{"ralph-watch stop alpha ", nil},
 		{"ralph-watch run --agent ", watch.AgentNames()},
 		{"ralph-watch run --agent c", []string{"claude", "codex"}},
+		{"ralph-watch run --prompt-file my", []string{"my prompt.md"}},
+		{"ralph-watch trust sta", []string{"state"}},
 	}...)
+	os.WriteFile(filepath.Join(s.srv.Dir, "my prompt.md"), nil, 0o644)
 	for _, tc := range cases {
 		got := s.shell(t, nil, "bash", append([]string{"-c", bashDriver, file}, bashWords(tc.line)...)...)
 		if !slices.Equal(got, tc.want) {

@@ -1,9 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -11,6 +15,7 @@ import (
 	"github.com/peterbourgon/ff/v3"
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/state"
 )
 
 // durationFlag accepts Go durations (90s, 3m) and bare integers as seconds.
@@ -80,14 +85,51 @@ func (f checkHintFlag) Set(s string) error {
 	return nil
 }
 
+// commandFlag marks a flag whose value is a command run with sh -c. This
+// is the one list of command keys: a config file's value for any of them
+// runs only once the person trusted that file (ralph-watch trust).
+type commandFlag interface{ runsCommand() }
+
+func (checkFlag) runsCommand() {}
+
+// runsCommand reports whether a flag's value is a command.
+func runsCommand(fl *flag.Flag) bool {
+	_, ok := fl.Value.(commandFlag)
+	return ok
+}
+
+// commandString is a string flag that names a command (a hook).
+type commandString struct{ s *string }
+
+func (f commandString) String() string {
+	if f.s == nil {
+		return ""
+	}
+	return *f.s
+}
+
+func (f commandString) Set(v string) error { *f.s = v; return nil }
+
+func (commandString) runsCommand() {}
+
 // configParser reads .ralph/config as ff's plain parser does, keeping each
 // check-hint line with the file's own check line before it: when the command
 // line or the environment gave the checks, the file's checks are skipped and
-// so are their hints.
-func configParser(checks *[]watch.Check) ff.ConfigFileParser {
+// so are their hints. A key is read as ff matches it (a flag name, or its
+// RALPH_ variable's name) and passed on by the flag's own name, so a command
+// key has one spelling to check. Sum gets the SHA-256 of the bytes parsed.
+func configParser(fs *flag.FlagSet, checks *[]watch.Check, sum *string) ff.ConfigFileParser {
 	return func(r io.Reader, set func(name, value string) error) error {
+		data, err := io.ReadAll(r)
+		if err != nil {
+			return fmt.Errorf("config file: %w", err)
+		}
+		*sum = state.Sum(data)
 		seen, skipped := false, false
-		return ff.PlainParser(r, func(name, value string) error {
+		return ff.PlainParser(bytes.NewReader(data), func(name, value string) error {
+			if fl := configKey(fs, name); fl != nil {
+				name = fl.Name
+			}
 			switch name {
 			case "check":
 				before := len(*checks)
@@ -107,4 +149,115 @@ func configParser(checks *[]watch.Check) ff.ConfigFileParser {
 			return set(name, value)
 		})
 	}
+}
+
+// configKey is the flag a config file's key sets, as ff finds it: by name,
+// else by its environment variable's name (RALPH_ON_DONE); nil if none.
+func configKey(fs *flag.FlagSet, key string) *flag.Flag {
+	if fl := fs.Lookup(key); fl != nil {
+		return fl
+	}
+	var found *flag.Flag
+	fs.VisitAll(func(fl *flag.Flag) {
+		if envName(fl.Name) == key {
+			found = fl
+		}
+	})
+	return found
+}
+
+// envName is the RALPH_ variable ff reads for a flag.
+func envName(flagName string) string {
+	return "RALPH_" + strings.NewReplacer("-", "_", ".", "_", "/", "_").Replace(strings.ToUpper(flagName))
+}
+
+// settings are where run's values came from beyond its command line.
+type settings struct {
+	file     string                // the config file read (absolute), "" if there was none
+	sum      string                // the SHA-256 of its bytes
+	commands []state.CommandSource // each command to run, and where it came from
+}
+
+// fromFile are the commands the config file gives: they need its trust.
+func (s settings) fromFile() []state.CommandSource {
+	var cmds []state.CommandSource
+	for _, c := range s.commands {
+		if c.From == state.FromConfig {
+			cmds = append(cmds, c)
+		}
+	}
+	return cmds
+}
+
+// readSettings fills fs, whose command line is parsed, as ff orders them:
+// RALPH_* variables (withEnv), then dir's .ralph/config, for what is still
+// unset. It records where each command came from.
+func readSettings(fs *flag.FlagSet, checks *[]watch.Check, dir string, withEnv bool) (settings, error) {
+	var s settings
+	byFlag := visited(fs)
+	if withEnv {
+		if err := ff.Parse(fs, nil, ff.WithEnvVarPrefix("RALPH")); err != nil {
+			return s, err
+		}
+	}
+	given := visited(fs)
+	path, err := filepath.Abs(filepath.Join(dir, ".ralph", "config"))
+	if err != nil {
+		return s, err
+	}
+	err = ff.Parse(fs, nil, ff.WithConfigFile(path), ff.WithAllowMissingConfigFile(true),
+		ff.WithConfigFileParser(configParser(fs, checks, &s.sum)))
+	if err != nil {
+		return s, err
+	}
+	if s.sum != "" {
+		s.file = path
+	}
+	fromFile := visited(fs)
+	fs.VisitAll(func(fl *flag.Flag) {
+		if !runsCommand(fl) || !fromFile[fl.Name] {
+			return
+		}
+		src := state.CommandSource{Key: fl.Name, From: state.FromConfig, File: s.file}
+		switch {
+		case byFlag[fl.Name]:
+			src.From, src.File = state.FromFlag, ""
+		case given[fl.Name]:
+			src.From, src.File = state.FromEnv, ""
+		}
+		values := []string{fl.Value.String()}
+		if fl.Name == "check" {
+			values = nil
+			for _, c := range *checks {
+				values = append(values, c.Command)
+			}
+		}
+		for _, v := range values {
+			if strings.TrimSpace(v) != "" {
+				src.Command = v
+				s.commands = append(s.commands, src)
+			}
+		}
+	})
+	return s, nil
+}
+
+// visited are the flags set so far.
+func visited(fs *flag.FlagSet) map[string]bool {
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	return set
+}
+
+// goFlagError finds the flag name in the flag package's errors, which spell
+// it with one dash (-inactivity-timeout) whatever was typed.
+var goFlagError = regexp.MustCompile(`^(flag provided but not defined: |flag needs an argument: |invalid (?:boolean )?value "(?:[^"\\]|\\.)*" for (?:flag )?)-([^\s:]+)`)
+
+// dashFlags spells the flag in a parse error as it is typed: --name, -t.
+func dashFlags(msg string) string {
+	m := goFlagError.FindStringSubmatchIndex(msg)
+	if m == nil {
+		return msg
+	}
+	return msg[:m[2]] + msg[m[2]:m[3]] + dashes(msg[m[4]:m[5]]) + msg[m[5]:]
 }

@@ -63,6 +63,9 @@ func flagSpelling(f *flag.Flag) string {
 	if _, ok := f.Value.(durationFlag); ok {
 		kind = "duration"
 	}
+	if runsCommand(f) {
+		kind = "command"
+	}
 	return dashes(f.Name) + " " + kind
 }
 

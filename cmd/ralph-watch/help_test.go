@@ -26,9 +26,21 @@ func TestEveryCommandHasHelpWithExamplesAndRefusesUnknownFlags(t *testing.T) {
 			t.Errorf("%s -h: exit %d\nstdout %s\nstderr %s", cmdLine, code, stdout, stderr)
 		}
 		code, stdout, stderr = runInProcess(append(args, "--bogus")...)
-		want := "ralph-watch: error: flag provided but not defined: -bogus (see '" + cmdLine + " -h')\n"
+		want := "ralph-watch: error: flag provided but not defined: --bogus (see '" + cmdLine + " -h')\n"
 		if code != 2 || stdout != "" || stderr != want {
 			t.Errorf("%s --bogus: exit %d, stdout %q, stderr %q; want exit 2 and %q", cmdLine, code, stdout, stderr, want)
+		}
+	}
+	for _, tc := range []struct{ args, want string }{ // flags spelt as typed, never Go's one dash
+		{"run --inactivity-timeout 5x", `invalid value "5x" for flag --inactivity-timeout: `},
+		{"logs --lines", "flag needs an argument: --lines (see 'ralph-watch logs -h')"},
+		{"status --json=maybe", `invalid boolean value "maybe" for --json: `},
+		{"run -t", "flag needs an argument: -t (see"},
+		{`run --name a"b --max-iterations x`, `invalid value "x" for flag --max-iterations: `},
+	} {
+		code, stdout, stderr := runInProcess(strings.Fields(tc.args)...)
+		if code != 2 || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, "ralph-watch: error: "+tc.want) {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 2 and one line %q", tc.args, code, stdout, stderr, tc.want)
 		}
 	}
 	code, stdout, stderr := runInProcess("frobnicate")

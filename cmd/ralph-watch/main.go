@@ -77,6 +77,7 @@ Examples:
 			versionCommand(e),
 			completionCommand(e),
 			hookCommand(e),
+			trustCommand(e),
 		},
 		Exec: func(ctx context.Context, args []string) error {
 			if len(args) > 0 {
@@ -107,7 +108,7 @@ func run(ctx context.Context, args []string, e env) int {
 		return ee.code
 	default:
 		// Flag parsing errors are the only ones not wrapped: bad usage.
-		msg := strings.TrimPrefix(err.Error(), "error parsing commandline arguments: ")
+		msg := dashFlags(strings.TrimPrefix(err.Error(), "error parsing commandline arguments: "))
 		_, line := chosen(root, args)
 		fmt.Fprintf(e.Stderr, "ralph-watch: error: %s (see '%s -h')\n", msg, line)
 		return 2

@@ -187,6 +187,7 @@ func printStatus(w io.Writer, l *loop, now time.Time) {
 		fmt.Fprintf(w, "Iterations without change: %d\n", st.UnchangedIterations)
 	}
 	printChecks(w, st.LastChecks())
+	printCommandSources(w, st.CommandSources)
 	fmt.Fprintf(w, "Exit reason: %s\n", l.exitReason())
 	if ended {
 		start, err1 := time.ParseInLocation(state.TimeFormat, st.Started, time.Local)
@@ -289,7 +290,7 @@ func listCommand(e env, name string) *ffcli.Command {
 		ShortUsage: "ralph-watch " + name + " [--json | --names]",
 		ShortHelp:  "list the loops (ls and list are the same)",
 		LongHelp: strings.TrimSpace(`
-One row per loop: name, status, worker status (running, exited, removed),
+One row per loop: name, status, worker status (its agent: running, exited, removed),
 iteration and failures (consecutive/total).
 
 Examples:
@@ -479,7 +480,7 @@ Examples:
 			name := l.name
 			switch {
 			case l.st.Status == state.Paused:
-				fmt.Fprintf(e.Stderr, "ralph-watch: warning: worker '%s' is already paused\n", name)
+				fmt.Fprintf(e.Stderr, "ralph-watch: warning: loop '%s' is already paused\n", name)
 				return nil
 			case l.st.Status != state.Running:
 				return &exitError{code: 1, msg: fmt.Sprintf("ralph loop for '%s' has status '%s'", name, l.st.Status)}
@@ -534,7 +535,7 @@ Example:
 			name := l.name
 			switch {
 			case l.st.Status == state.Running && l.watcher:
-				fmt.Fprintf(e.Stderr, "ralph-watch: warning: worker '%s' is not paused\n", name)
+				fmt.Fprintf(e.Stderr, "ralph-watch: warning: loop '%s' is not paused\n", name)
 				return nil
 			case l.st.Status != state.Running && l.st.Status != state.Paused:
 				return &exitError{code: 1, msg: fmt.Sprintf("ralph loop for '%s' has status '%s'", name, l.st.Status)}
@@ -545,6 +546,9 @@ Example:
 			}
 			if len(l.st.WatcherArgs) == 0 {
 				return &exitError{code: 1, msg: fmt.Sprintf("the state of '%s' does not say how its watcher was started; start it again with 'ralph-watch run --replace'", name)}
+			}
+			if err := checkResumeTrust(e, l.st); err != nil {
+				return err
 			}
 			pid, err := startWatcher(e, l.store, l.st.WatcherArgs, l.st.WatcherDir, true)
 			if err != nil {
@@ -561,7 +565,7 @@ const resumeEnv = "RALPH_WATCH_RESUME"
 
 // startWatcher starts `ralph-watch run ARGS` in the background, in its own
 // session, with its output appended to the loop's watcher.log.
-func startWatcher(e env, store *state.Store, args []string, dir string, resume bool) (int, error) {
+func startWatcher(e env, store *state.Store, args []string, dir string, resume bool, extraEnv ...string) (int, error) {
 	exe, err := e.Executable()
 	if err != nil {
 		return 0, &exitError{code: 1, msg: "find own executable: " + err.Error()}
@@ -573,7 +577,7 @@ func startWatcher(e env, store *state.Store, args []string, dir string, resume b
 	defer logFile.Close()
 	cmd := exec.Command(exe, append([]string{"run"}, args...)...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "RALPH_DETACH=false")
+	cmd.Env = append(append(os.Environ(), "RALPH_DETACH=false"), extraEnv...)
 	if resume {
 		cmd.Env = append(cmd.Env, resumeEnv+"=1")
 	}
@@ -661,7 +665,7 @@ Example:
 				return err
 			}
 			if l.pane != "running" {
-				return &exitError{code: 1, msg: fmt.Sprintf("worker '%s' is not running (pane %s %s)", l.name, l.st.PaneID, l.pane)}
+				return &exitError{code: 1, msg: fmt.Sprintf("loop '%s' is not running (pane %s %s)", l.name, l.st.PaneID, l.pane)}
 			}
 			if err := watch.Send(ctx, l.client(), l.st.PaneID, l.name, args[1], e.Stderr); err != nil {
 				return &exitError{code: 1, msg: "send: " + err.Error()}
@@ -698,7 +702,7 @@ Examples:
 			case !*all && len(args) == 1:
 				names = args
 			default:
-				return usageErrorf("must specify worker name or use --all")
+				return usageErrorf("must specify a loop name or use --all")
 			}
 			failed := false
 			for _, name := range names {
@@ -714,7 +718,7 @@ Examples:
 					continue
 				}
 				if l.pane == "running" {
-					fmt.Fprintf(e.Stderr, "ralph-watch: warning: worker '%s' is still running (only ralph state removed)\n", name)
+					fmt.Fprintf(e.Stderr, "ralph-watch: warning: loop '%s' is still running (only ralph state removed)\n", name)
 				}
 				if err := l.store.Remove(); err != nil {
 					return &exitError{code: 1, msg: fmt.Sprintf("remove state of '%s': %v", name, err)}

@@ -117,7 +117,7 @@ func TestPauseAndResumeGoOnCountingWithNothingLost(t *testing.T) {
 	c.until("pr", "iteration 2", func(st *state.State) bool { return st.CurrentIteration == 2 })
 	c.want([]string{"pause", "pr"}, 0, "paused ralph loop for pr", "")
 	c.want([]string{"status", "pr"}, 0, "Status: paused\n", "")
-	c.want([]string{"pause", "pr"}, 0, "", "ralph-watch: warning: worker 'pr' is already paused")
+	c.want([]string{"pause", "pr"}, 0, "", "ralph-watch: warning: loop 'pr' is already paused")
 	time.Sleep(3 * time.Second) // the agent finishes; no new iteration may start
 	if st := c.state("pr"); st.CurrentIteration != 2 || st.Status != state.Paused {
 		t.Fatalf("while paused: iteration %d status %s", st.CurrentIteration, st.Status)
@@ -212,7 +212,7 @@ func TestSendTypesAMessageIntoTheLoopsPaneByteForByte(t *testing.T) {
 func TestCleanRemovesStateOnly(t *testing.T) {
 	c := newCLI(t)
 	c.want([]string{"clean", "--all"}, 0, "", "")
-	c.want([]string{"clean"}, 2, "", "must specify worker name or use --all")
+	c.want([]string{"clean"}, 2, "", "must specify a loop name or use --all")
 	c.runLoop("old", "--prompt-mode", "arg", "--max-iterations", "1", "--", "true")
 	c.want([]string{"clean", "old"}, 0, "cleaned ralph state for old", "")
 	if _, err := os.Stat(filepath.Join(c.srv.Dir, "state", "old")); err == nil {
@@ -225,7 +225,7 @@ func TestCleanRemovesStateOnly(t *testing.T) {
 	tmuxtest.Eventually(t, 30*time.Second, "the agent to work", func() bool { return strings.Contains(c.srv.Capture(pane), "working") })
 	c.want([]string{"clean", "busy"}, 1, "", "loop 'busy' is being watched")
 	c.want([]string{"stop", "busy"}, 0, "", "")
-	c.want([]string{"clean", "--all"}, 0, "cleaned ralph state for busy", "worker 'busy' is still running (only ralph state removed)")
+	c.want([]string{"clean", "--all"}, 0, "cleaned ralph state for busy", "loop 'busy' is still running (only ralph state removed)")
 	if dead := strings.TrimSpace(c.srv.Must("display", "-p", "-t", pane, "#{pane_dead}")); dead != "0" {
 		t.Errorf("clean touched the agent")
 	}
@@ -260,7 +260,7 @@ func TestNoRunReplaceAndCleanState(t *testing.T) {
 	c.want([]string{"run", "-S", c.srv.Socket, "-t", c.srv.NewPane(), "--name", "rep", "--prompt-mode", "arg", "--max-iterations", "1", "--", "true"},
 		2, "", "loop 'rep' is already running")
 	c.want([]string{"run", "--replace", "-S", c.srv.Socket, "-t", c.srv.NewPane(), "--name", "rep", "--prompt-mode", "arg", "--max-iterations", "1", "--", "true"},
-		0, "replaced existing worker rep", "")
+		0, "replaced existing loop rep", "")
 	tmuxtest.Eventually(t, 5*time.Second, "the old watcher to exit", func() bool { return !alive(old.WatcherPID) })
 	tmuxtest.Eventually(t, 10*time.Second, "the old agent to be ended", func() bool {
 		return strings.TrimSpace(c.srv.Must("display", "-p", "-t", oldPane, "#{pane_dead}")) == "1"
@@ -326,7 +326,7 @@ func TestLogsLiveFollowsUntilTheLoopEnds(t *testing.T) {
 	agent := c.srv.FakeAgent("agent", "ready\nread\nsleep 1s\nexit 0\n")
 	c.detach("tail", append([]string{"--max-iterations", "3", "--"}, agent...)...)
 	c.until("tail", "iteration 1", func(st *state.State) bool { return st.CurrentIteration >= 1 })
-	c.want([]string{"resume", "tail"}, 0, "", "ralph-watch: warning: worker 'tail' is not paused")
+	c.want([]string{"resume", "tail"}, 0, "", "ralph-watch: warning: loop 'tail' is not paused")
 	out := c.want([]string{"logs", "--live", "tail"}, 0, "[START] iteration 1/3", "")
 	for _, want := range []string{"[END] iteration 3 exit=0", "[DONE] loop complete after 3 iterations reason=max_iterations\n"} {
 		if !strings.Contains(out, want) {

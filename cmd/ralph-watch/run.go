@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -15,7 +17,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/peterbourgon/ff/v3"
 	"github.com/peterbourgon/ff/v3/ffcli"
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
@@ -88,9 +89,9 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.checkOutputChars, "check-output-chars", 5000, "characters of a failed check's output (its end) put into the next prompt")
 	fs.StringVar(&f.checkFailAction, "check-fail-action", watch.FailAppend, "where check failures go in the next prompt: append, prepend or replace")
 	fs.BoolVar(&f.includeIterationCount, "include-iteration-count", false, "start the prompt with \"Iteration X of Y, Z remaining.\"")
-	fs.StringVar(&f.onIterationEnd, "on-iteration-end", "", "command run with sh -c after every iteration")
-	fs.StringVar(&f.onDone, "on-done", "", "command run with sh -c when the loop ends done")
-	fs.StringVar(&f.onFail, "on-fail", "", "command run with sh -c when the loop ends failed or at a limit")
+	fs.Var(commandString{&f.onIterationEnd}, "on-iteration-end", "command run with sh -c after every iteration")
+	fs.Var(commandString{&f.onDone}, "on-done", "command run with sh -c when the loop ends done")
+	fs.Var(commandString{&f.onFail}, "on-fail", "command run with sh -c when the loop ends failed or at a limit")
 	fs.BoolVar(&f.commit, "commit", false, "commit all changes (git add -A) after an iteration whose checks pass")
 	fs.StringVar(&f.progressFile, "progress-file", "", "append a section about every iteration to this file")
 	fs.BoolVar(&f.worktree, "worktree", false, "run the agent in the loop's own git worktree, branch ralph/NAME")
@@ -107,11 +108,18 @@ func (f *runFlags) defaults() {
 
 var namePattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 
-func runCommand(e env) *ffcli.Command {
+// newRunFlags are run's flags with their defaults, registered on a new set.
+func newRunFlags() (*runFlags, *flag.FlagSet) {
 	var f runFlags
 	f.defaults()
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
 	f.register(fs)
+	return &f, fs
+}
+
+func runCommand(e env) *ffcli.Command {
+	f, fs := newRunFlags()
 	return &ffcli.Command{
 		Name:       "run",
 		ShortUsage: "ralph-watch run [flags] [-- COMMAND [ARG...]]",
@@ -119,7 +127,8 @@ func runCommand(e env) *ffcli.Command {
 		LongHelp: strings.TrimSpace(`
 Loop a tmux pane: every iteration respawn it with COMMAND, deliver the prompt
 file, and watch until the agent exits, goes quiet or prints the done pattern.
-Flags may also come from RALPH_* environment variables and .ralph/config.
+Flags may also come from RALPH_* environment variables and .ralph/config,
+whose commands (checks, hooks) run only once you trust it: ralph-watch trust.
 
 Exit status: 0 done, 1 failed, 2 usage error, 3 limit reached before the done
 signal, 130 interrupted (the loop is left paused, the agent runs on).
@@ -128,27 +137,26 @@ Examples:
   ralph-watch run --prompt-file PROMPT.md --max-iterations 20 \
       --done-pattern 'RALPH_DONE_[0-9]+' --check-done-continuous -- claude
   ralph-watch run -t %3 --prompt-mode arg --max-iterations 5 -- claude -p`),
-		FlagSet: fs,
-		Options: []ff.Option{
-			ff.WithEnvVarPrefix("RALPH"),
-			ff.WithConfigFile(filepath.Join(".ralph", "config")),
-			ff.WithConfigFileParser(configParser(&f.checks)),
-			ff.WithAllowMissingConfigFile(true),
-		},
+		FlagSet: fs, // RALPH_* and .ralph/config are read by readSettings, which tells them apart
 		Exec: func(ctx context.Context, args []string) error {
-			return runLoop(ctx, e, &f, fs, args)
+			return runLoop(ctx, e, f, fs, args)
 		},
 	}
 }
 
 func runLoop(ctx context.Context, e env, f *runFlags, fs *flag.FlagSet, command []string) error {
+	sources, err := trustedSettings(e, f, fs)
+	if err != nil {
+		return err
+	}
 	if f.tmuxNoOp {
-		fmt.Fprintln(e.Stderr, "Note: Ralph workers always use tmux")
+		fmt.Fprintln(e.Stderr, "Note: --tmux does nothing: ralph loops always run in tmux")
 	}
 	cfg, client, err := checkRunFlags(e, f, command)
 	if err != nil {
 		return err
 	}
+	cfg.CommandSources = sources
 	pane, err := resolvePane(e, f, client, &cfg)
 	if err != nil {
 		return err
@@ -187,7 +195,7 @@ func runLoop(ctx context.Context, e env, f *runFlags, fs *flag.FlagSet, command 
 		return nil
 	}
 	if !cfg.Resume && (f.detach || insidePane(pane)) {
-		pid, err := startWatcher(e, store, cfg.WatcherArgs, cfg.WatcherDir, false)
+		pid, err := startWatcher(e, store, cfg.WatcherArgs, cfg.WatcherDir, false, sourcesFor(sources))
 		if err != nil {
 			return err
 		}
@@ -211,6 +219,27 @@ func runLoop(ctx context.Context, e env, f *runFlags, fs *flag.FlagSet, command 
 		return &exitError{code: res.Code}
 	}
 	return nil
+}
+
+// trustedSettings reads RALPH_* and .ralph/config after the command line
+// and refuses the config file's commands unless this user trusted it. A
+// background watcher is told where its commands came from by its starter.
+func trustedSettings(e env, f *runFlags, fs *flag.FlagSet) ([]state.CommandSource, error) {
+	s, err := readSettings(fs, &f.checks, ".", true)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkTrust(e, s); err != nil {
+		return nil, err
+	}
+	if given := e.Getenv(sourcesEnv); given != "" {
+		os.Unsetenv(sourcesEnv) // for this watcher alone, not the checks and hooks it runs
+		var sources []state.CommandSource
+		if json.Unmarshal([]byte(given), &sources) == nil {
+			return sources, nil
+		}
+	}
+	return s.commands, nil
 }
 
 // checkGit refuses --worktree and --stall-limit outside a git repository.
@@ -267,7 +296,7 @@ func claimName(e env, f *runFlags, cfg *watch.Config) (*state.Store, error) {
 			if err := replace(old); err != nil {
 				return nil, err
 			}
-			fmt.Fprintf(e.Stdout, "replaced existing worker %s\n", cfg.Name)
+			fmt.Fprintf(e.Stdout, "replaced existing loop %s\n", cfg.Name)
 		case old.watcher:
 			return nil, usageErrorf("loop '%s' is already running (watcher pid %d); pick another --name or use --replace", cfg.Name, old.st.WatcherPID)
 		case f.cleanState:

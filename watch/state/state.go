@@ -62,6 +62,8 @@ type State struct {
 	UnchangedIterations int    `json:"unchanged_iterations,omitempty"`
 	Worktree            string `json:"worktree,omitempty"`
 	WorktreeBranch      string `json:"worktree_branch,omitempty"`
+	// Where each command the loop runs (checks, hooks) came from.
+	CommandSources []CommandSource `json:"command_sources,omitempty"`
 }
 
 // MaxCheckHistory bounds how many iterations' check results state.json keeps;
@@ -268,23 +270,7 @@ func (s *Store) Save(st *State) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(s.Dir, ".state-*.json")
-	if err != nil {
-		return fmt.Errorf("write state: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(append(data, '\n')); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write state: %w", err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write state: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write state: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), s.Path("state.json")); err != nil {
+	if err := writeAtomic(s.Path("state.json"), ".state-*.json", append(data, '\n')); err != nil {
 		return fmt.Errorf("write state: %w", err)
 	}
 	return nil

@@ -1,0 +1,63 @@
+package scripts_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
+)
+
+// A person presses the loop key in a cloned project whose .ralph/config names
+// a check: the menu shows the command and offers "Trust and start", never
+// plain start; the check has not run. Chosen, the file is trusted and the
+// loop starts; the check runs after its iteration.
+func TestLoopKeyShowsUntrustedCommandsAndTrustsThemOnRequest(t *testing.T) {
+	srv := tmuxtest.Start(t)
+	p := install(t, srv, filepath.Join(srv.Dir, "home", ".tmux", "plugins", "ralph.tmux"), true)
+	dir := filepath.Join(srv.Dir, "cloned")
+	if err := os.MkdirAll(filepath.Join(dir, ".ralph"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "PROMPT.md"), []byte("do the next task\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, ".ralph", "config"), []byte("check touch checked\n"), 0o644)
+	agent := srv.FakeAgent("agent", "ready\nread\nprint working\nexit 0\n")
+	p.configure(map[string]string{
+		"@ralph-command":        shQuote(agent[0]) + " " + shQuote(agent[1]),
+		"@ralph-max-iterations": "1",
+	})
+	pane := strings.TrimSpace(srv.Must("new-window", "-P", "-F", "#{pane_id}", "-t", "main:", "-c", dir))
+	p.source()
+	p.attach()
+
+	p.press("A")
+	p.choose("Trust and start", "")
+	screen := p.screen.String()
+	for _, want := range []string{dir + "/.ralph/config would run:", "check 'touch checked'"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the menu lacks %q", want)
+		}
+	}
+	if strings.Contains(screen, "Start the loop") {
+		t.Errorf("the menu offers to start without trust")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "checked")); err == nil {
+		t.Fatal("the check ran before it was trusted")
+	}
+	if _, err := os.Stat(filepath.Join(srv.Dir, "state", "trust.json")); err == nil {
+		t.Fatal("trusted before the person chose to")
+	}
+	p.tty.Write([]byte("t"))
+	tmuxtest.Eventually(t, 60*time.Second, "the trusted check to run", func() bool {
+		_, err := os.Stat(filepath.Join(dir, "checked"))
+		return err == nil
+	})
+	p.waitOption(pane, "@ralph-state", "done")
+
+	// Trusted as it is, the file gets a plain start in another pane.
+	srv.Must("new-window", "-t", "main:", "-c", dir)
+	p.press("A")
+	p.choose("Start the loop", "q")
+}

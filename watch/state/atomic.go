@@ -1,0 +1,29 @@
+package state
+
+import (
+	"os"
+	"path/filepath"
+)
+
+// writeAtomic writes path by a temp file in its folder (named by pattern, as
+// os.CreateTemp takes it), fsync and rename, 0600, so a reader never sees
+// half a file and a failed write leaves the old one.
+func writeAtomic(path, pattern string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), pattern)
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
