@@ -1,0 +1,338 @@
+package doctor
+
+// The signal table: what the loop's events say of each signal a loop relies
+// on. A pure function of the recorded events, so it is tested with tables.
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ralph-tmux/ralph.tmux/watch"
+)
+
+// Status is how a signal fared.
+type Status string
+
+// The statuses of a signal.
+const (
+	OK   Status = "ok"   // seen, as a loop needs it
+	Fail Status = "fail" // not seen, or seen wrong
+	Skip Status = "n/a"  // does not apply to this agent
+)
+
+// Mark is the status as one character.
+func (s Status) Mark() string {
+	switch s {
+	case OK:
+		return "✓"
+	case Fail:
+		return "✗"
+	}
+	return "–"
+}
+
+// Signal is one line of the report.
+type Signal struct {
+	Key    string        `json:"key"`   // stable name: ready, paste, turn-end-hook, …
+	Title  string        `json:"title"` // as printed: "paste lands"
+	Status Status        `json:"status"`
+	Via    string        `json:"via,omitempty"` // how it was known (watch.Via…)
+	After  time.Duration `json:"-"`             // the time the detail speaks of
+	Detail string        `json:"detail,omitempty"`
+	Fix    string        `json:"fix,omitempty"`    // what to set when it failed
+	Needed bool          `json:"needed"`           // a loop needs it to work
+	Screen string        `json:"screen,omitempty"` // the pane's last lines, when they explain a failure
+}
+
+// The signals, in the order they are printed.
+var signalTitles = []struct{ Key, Title string }{
+	{"dialog", "starts without a dialog"},
+	{"ready", "ready"},
+	{"paste", "paste lands"},
+	{"submit", "submit taken"},
+	{"busy", "busy seen"},
+	{"turn-end-hook", "turn end by hook"},
+	{"turn-end-screen", "turn end by screen"},
+	{"done", "done token after the prompt only"},
+	{"limit", "usage limit recognised"},
+	{"prompt", "prompt reaches the model intact"},
+}
+
+// Observed is what doctor's two loops of the agent showed.
+type Observed struct {
+	Profile watch.Profile
+	// Hook is the loop with the agent's turn-end hook installed: turn 1 is
+	// answered without the done token, turn 2 with it.
+	Hook []watch.Event
+	// Screen is the loop with the hook off: turn 1 is answered without the
+	// token, turn 2 with a usage limit.
+	Screen      []watch.Event
+	Prompt      string   // what was typed each turn
+	Received    []string // what the model received, one per turn
+	APIUsed     bool     // the agent made any request to the fake API
+	ReadyScreen string   // the screen when the wait for ready ran out, if it did
+}
+
+// Evaluate turns the events into the signal table.
+func Evaluate(o Observed) []Signal {
+	byKey := map[string]*Signal{}
+	var out []Signal
+	for _, t := range signalTitles {
+		out = append(out, Signal{Key: t.Key, Title: t.Title, Status: OK, Needed: true})
+	}
+	for i := range out {
+		byKey[out[i].Key] = &out[i]
+	}
+	fail := func(key, detail, fix string) {
+		s := byKey[key]
+		if s.Status == Fail {
+			return // the first failure explains it
+		}
+		s.Status, s.Detail, s.Fix = Fail, detail, fix
+	}
+	p := &o.Profile
+	turns := []turn{at(o.Hook, 1), at(o.Hook, 2), at(o.Screen, 1), at(o.Screen, 2)}
+	hook1, hook2, screen1, screen2 := turns[0], turns[1], turns[2], turns[3]
+
+	// Start-up: no dialog before the prompt, no question during a plain turn.
+	for _, t := range turns {
+		if e, ok := t.first(watch.EventStartup); ok {
+			what, fix := p.StartupAdvice(e.Detail)
+			fail("dialog", "it asks "+what, fix)
+		}
+		if _, ok := t.first(watch.EventDialog); ok {
+			fail("dialog", "a question waited for the person during a plain turn",
+				"answer it once by hand, or set --dialog-timeout to restart past it")
+		}
+	}
+
+	// Delivery, in each turn the agent was started for.
+	for _, t := range turns {
+		if !t.started {
+			continue
+		}
+		ready, ok := t.first(watch.EventReady)
+		switch {
+		case !ok:
+			what := "it never took input"
+			if e, exited := t.first(watch.EventExit); exited {
+				what = "it exited (status " + e.Detail + ") before taking input"
+			}
+			fail("ready", what, "")
+			continue
+		case ready.Via == watch.ViaTimeout:
+			fail("ready", "not seen: the prompt was typed when the ready timeout ("+seconds(ready.After)+") ran out",
+				"--ready-pattern RE matching its screen when it waits for input")
+			byKey["ready"].Screen = o.ReadyScreen
+		}
+		if _, ok := t.first(watch.EventPasted); !ok {
+			fail("paste", "the pasted prompt never showed in the pane", "--prompt-mode arg, if it takes the prompt as an argument")
+			continue
+		}
+		if _, ok := t.first(watch.EventSubmitted); !ok {
+			fail("submit", "Enter did not send the prompt", "--prompt-mode arg, if it takes the prompt as an argument")
+		}
+	}
+	if s := byKey["ready"]; s.Status == OK {
+		if !hook1.started {
+			fail("ready", "the agent was never started", "")
+		} else {
+			ready, _ := hook1.first(watch.EventReady)
+			s.Via, s.After = ready.Via, ready.After
+			s.Detail = "by " + viaWords(ready.Via)
+			if out, ok := hook1.first(watch.EventOutput); ok {
+				s.After = ready.After - out.After
+				s.Detail += ", " + seconds(s.After) + " after its first output"
+			}
+			s.Detail += " (" + seconds(ready.After) + " after start)"
+		}
+	}
+	between := func(key string, t turn, from, to watch.EventKind, what string) {
+		s := byKey[key]
+		a, okA := t.first(from)
+		b, okB := t.first(to)
+		if s.Status == OK && okA && okB {
+			s.Via, s.After = b.Via, b.After-a.After
+			s.Detail = seconds(s.After) + " after " + what
+		}
+	}
+	between("paste", hook1, watch.EventReady, watch.EventPasted, "ready")
+	between("submit", hook1, watch.EventPasted, watch.EventSubmitted, "the paste")
+
+	// Busy: a quick turn can be missed, so it is not needed.
+	byKey["busy"].Needed = false
+	if _, ok := hook1.first(watch.EventBusy); ok {
+		between("busy", hook1, watch.EventSubmitted, watch.EventBusy, "submit")
+	} else if _, ok := screen1.first(watch.EventBusy); ok {
+		between("busy", screen1, watch.EventSubmitted, watch.EventBusy, "submit")
+	} else {
+		fail("busy", "never seen working", "--busy-pattern RE matching its screen while it works")
+	}
+
+	// Turn end: the hook first, the screen as the fallback; one of them is needed.
+	hookEnd, screenEnd := byKey["turn-end-hook"], byKey["turn-end-screen"]
+	switch e, ok := hook1.firstVia(watch.EventTurnEnd, watch.ViaHook); {
+	case p.TurnHook == "":
+		hookEnd.Status, hookEnd.Detail = Skip, "ralph-watch installs no turn-end hook in this agent"
+	case ok:
+		between("turn-end-hook", hook1, watch.EventSubmitted, watch.EventTurnEnd, "submit")
+		hookEnd.Via = e.Via
+	default:
+		fail("turn-end-hook", "the agent's hook never reported the turn's end", "")
+	}
+	if e, ok := screen1.firstVia(watch.EventTurnEnd, watch.ViaScreen); ok {
+		between("turn-end-screen", screen1, watch.EventSubmitted, watch.EventTurnEnd, "submit")
+		screenEnd.Via = e.Via
+	} else if p.Ready == nil || p.IdleGrace == 0 {
+		fail("turn-end-screen", "this profile does not read a turn's end from the screen",
+			"--agent NAME for a known agent; else each iteration ends by --inactivity-timeout")
+	} else {
+		fail("turn-end-screen", "its idle screen after the turn was not recognised",
+			"--ready-pattern RE matching its screen when it waits for input")
+	}
+	hookEnd.Needed = false
+	screenEnd.Needed = hookEnd.Status != OK
+	if screenEnd.Needed && screenEnd.Status == OK {
+		screenEnd.Detail += " (the only turn-end signal)"
+	}
+
+	// The done token: the echoed prompt holds it, only the reply's counts.
+	switch e, ok := hook1.first(watch.EventDone); {
+	case ok:
+		fail("done", "the echoed prompt matched the done pattern ("+e.Detail+")",
+			"--check-done-continuous=false (match only after the agent exits)")
+	case !hook2.started:
+		fail("done", "the second turn, whose reply holds the token, never ran", "")
+	default:
+		if e, ok := hook2.first(watch.EventDone); ok {
+			byKey["done"].Detail = "not in turn 1's echo; in turn 2's reply " + seconds(e.After-hook2.at(watch.EventSubmitted)) + " after submit"
+		} else {
+			fail("done", "the reply's done token was not seen", "--done-pattern RE matching the agent's own line")
+		}
+	}
+
+	// The usage limit, when the profile claims to know it.
+	limit := byKey["limit"]
+	limit.Needed = p.Limit != nil
+	if e, ok := screen2.first(watch.EventLimit); ok {
+		line, _, _ := strings.Cut(strings.TrimSpace(e.Detail), "\n")
+		line = strings.Join(strings.Fields(strings.Trim(line, " │■●⎿✕")), " ") // no frame, no padding
+		limit.Via, limit.Detail = e.Via, shorten(line, 70)
+	} else if !screen2.started {
+		fail("limit", "the turn answered with a usage limit never ran", "")
+	} else {
+		fail("limit", "its usage-limit message was not recognised", "--limit-pattern RE matching its limit message")
+	}
+
+	// The prompt as the model received it.
+	prompt := byKey["prompt"]
+	switch {
+	case !o.APIUsed:
+		prompt.Status, prompt.Detail = Skip, "the agent made no request to the fake API"
+	case len(o.Received) == 0:
+		fail("prompt", "no turn reached the model", "")
+	default:
+		for _, got := range o.Received {
+			if strings.TrimSpace(got) != strings.TrimSpace(o.Prompt) {
+				fail("prompt", fmt.Sprintf("the model received %q", shorten(got, 70)), "")
+			}
+		}
+		if prompt.Status == OK {
+			prompt.Detail = fmt.Sprintf("%d turns, byte for byte", len(o.Received))
+		}
+	}
+	return out
+}
+
+// Works reports whether a loop would work: every needed signal is OK. It
+// returns the fixes of the failed ones, needed or not, without repeats.
+func Works(signals []Signal) (bool, []string) {
+	works := true
+	var fixes []string
+	for _, s := range signals {
+		if s.Status != Fail {
+			continue
+		}
+		if s.Needed {
+			works = false
+		}
+		if s.Fix != "" && !slices.Contains(fixes, s.Fix) {
+			fixes = append(fixes, s.Fix)
+		}
+	}
+	return works, fixes
+}
+
+// turn is the events of one iteration.
+type turn struct {
+	started bool
+	events  []watch.Event
+}
+
+// at picks iteration n's events.
+func at(events []watch.Event, n int) turn {
+	var t turn
+	for _, e := range events {
+		if e.Iteration == n {
+			t.events = append(t.events, e)
+			t.started = t.started || e.Kind == watch.EventStarted
+		}
+	}
+	return t
+}
+
+func (t turn) first(kind watch.EventKind) (watch.Event, bool) {
+	for _, e := range t.events {
+		if e.Kind == kind {
+			return e, true
+		}
+	}
+	return watch.Event{}, false
+}
+
+func (t turn) firstVia(kind watch.EventKind, via string) (watch.Event, bool) {
+	for _, e := range t.events {
+		if e.Kind == kind && e.Via == via {
+			return e, true
+		}
+	}
+	return watch.Event{}, false
+}
+
+// at is when the first event of kind came, 0 if none.
+func (t turn) at(kind watch.EventKind) time.Duration {
+	e, _ := t.first(kind)
+	return e.After
+}
+
+// viaWords says how a signal was known, for a person.
+func viaWords(via string) string {
+	switch via {
+	case watch.ViaPattern:
+		return "screen (ready pattern)"
+	case watch.ViaStable:
+		return "a still screen"
+	case watch.ViaPaste:
+		return "bracketed paste and a still screen"
+	case "":
+		return "?"
+	}
+	return via
+}
+
+// seconds is a short duration for a person: 40ms, 1.2s.
+func seconds(d time.Duration) string {
+	if d < time.Second {
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	}
+	return fmt.Sprintf("%.1fs", d.Seconds())
+}
+
+func shorten(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
