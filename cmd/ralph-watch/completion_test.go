@@ -323,6 +323,7 @@ func TestBashCompletesSubcommandsFlagsValuesLoopsAndPanes(t *testing.T) {
 		{"ralph-watch stop alpha ", nil},
 		{"ralph-watch run --agent ", watch.AgentNames()},
 		{"ralph-watch run --agent c", []string{"claude", "codex"}},
+		{"ralph-watch doctor --agent ", watch.AgentNames()},
 	}...)
 	for _, tc := range cases {
 		got := s.shell(t, nil, "bash", append([]string{"-c", bashDriver, file}, bashWords(tc.line)...)...)
@@ -343,6 +344,7 @@ func TestFishCompletesSubcommandsFlagsValuesLoopsAndPanes(t *testing.T) {
 		{"ralph-watch run --prompt-mode=", []string{"--prompt-mode=arg", "--prompt-mode=stdin", "--prompt-mode=type"}},
 		{"ralph-watch stop alpha ", nil},
 		{"ralph-watch run -- sh -", nil},
+		{"ralph-watch doctor --agent ", watch.AgentNames()},
 	}...)
 	for _, tc := range cases {
 		got := s.shell(t, []string{"RW_FILE=" + file, "RW_LINE=" + tc.line}, "fish", "-c", `source $RW_FILE; complete -C "$RW_LINE"`)
