@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -143,5 +144,32 @@ func TestDoctorRefusesBadInputWithExit2(t *testing.T) {
 	code, _, errOut := c.run([]string{"PATH=/usr/bin:/bin"}, "doctor")
 	if code != 2 || !strings.Contains(errOut, "none of claude, codex, gemini is on PATH") {
 		t.Errorf("doctor with no agent on PATH: exit %d, %q", code, errOut)
+	}
+}
+
+// The real agents the tests drive ($RALPH_TEST_CLAUDE, …; else their program
+// on PATH), each checked by doctor offline: a loop of each must work.
+func TestDoctorPassesTheRealClaudeCodexAndGemini(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real agents skipped in -short mode")
+	}
+	c := newCLI(t)
+	for _, a := range []struct{ agent, variable string }{
+		{"claude", "RALPH_TEST_CLAUDE"}, {"codex", "RALPH_TEST_CODEX"}, {"gemini", "RALPH_TEST_GEMINI"},
+	} {
+		t.Run(a.agent, func(t *testing.T) {
+			path := os.Getenv(a.variable)
+			if path == "" {
+				var err error
+				if path, err = exec.LookPath(a.agent); err != nil {
+					t.Skipf("no %s executable (set %s=/path/to/%s)", a.agent, a.variable, a.agent)
+				}
+			}
+			code, out, errOut := c.run(nil, "doctor", "--agent", a.agent, "--", path)
+			t.Logf("ralph-watch doctor --agent %s -- %s\n%s%s", a.agent, path, out, errOut)
+			if code != 0 {
+				t.Errorf("exit %d, want 0 (a loop of %s would work)", code, a.agent)
+			}
+		})
 	}
 }
