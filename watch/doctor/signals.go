@@ -5,9 +5,11 @@ package doctor
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
 )
@@ -123,8 +125,11 @@ func Evaluate(o Observed) []Signal {
 			fail("ready", what, "")
 			continue
 		case ready.Via == watch.ViaTimeout:
-			fail("ready", "not seen: the prompt was typed when the ready timeout ("+seconds(ready.After)+") ran out",
-				"--ready-pattern RE matching its screen when it waits for input")
+			fix := "--ready-pattern RE matching its screen when it waits for input"
+			if re := suggestReady(o.ReadyScreen); re != "" {
+				fix = "--ready-pattern '" + re + "' (from its last line then; try it: ralph-watch doctor --ready-pattern '" + re + "')"
+			}
+			fail("ready", "not seen: the prompt was typed when the ready timeout ("+seconds(ready.After)+") ran out", fix)
 			byKey["ready"].Screen = o.ReadyScreen
 		}
 		if _, ok := t.first(watch.EventPasted); !ok {
@@ -305,6 +310,27 @@ func (t turn) firstVia(kind watch.EventKind, via string) (watch.Event, bool) {
 func (t turn) at(kind watch.EventKind) time.Duration {
 	e, _ := t.first(kind)
 	return e.After
+}
+
+// suggestReady proposes a ready pattern from the screen of an agent that
+// waits for input: the start of its last line (a footer such as "⏵⏵ auto
+// mode on (shift+tab to cycle) · ← for agents"), up to a separator. "" when
+// nothing fits on one shell-quotable line.
+func suggestReady(screen string) string {
+	lines := strings.Split(strings.TrimSpace(screen), "\n")
+	last := strings.TrimSpace(lines[len(lines)-1])
+	for _, sep := range []string{" · ", " (", "  "} {
+		last, _, _ = strings.Cut(last, sep)
+	}
+	words := strings.Fields(last)
+	if len(words) > 4 {
+		words = words[:4]
+	}
+	text := strings.Join(words, " ")
+	if len([]rune(text)) < 4 || strings.ContainsAny(text, "'\\") || !strings.ContainsFunc(text, unicode.IsLetter) {
+		return ""
+	}
+	return regexp.QuoteMeta(text)
 }
 
 // viaWords says how a signal was known, for a person.

@@ -223,3 +223,20 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+func TestSuggestReadyTakesTheStartOfTheLastLine(t *testing.T) {
+	for _, tc := range []struct{ screen, want string }{
+		{"❯ \n──────\n  ⏵⏵ auto mode on (shift+tab to cycle) · ← for agents", `⏵⏵ auto mode on`},
+		{"> Type your message or @path/to/file\n  ~/proj   no sandbox   gemini-9", `~/proj`},
+		{"  ? for shortcuts · ← for agents\n\n", `\? for shortcuts`},
+		{"", ""},
+		{"──────", ""},
+		{"> ", ""},
+		{"it's ready", ""},
+		{"one two three four five six", "one two three four"},
+	} {
+		if got := suggestReady(tc.screen); got != tc.want {
+			t.Errorf("suggestReady(%q) = %q, want %q", tc.screen, got, tc.want)
+		}
+	}
+}
