@@ -48,6 +48,7 @@ func MarkdownHeader() string {
 	for _, t := range signalTitles {
 		cols = append(cols, t.Title)
 	}
+	cols = append(cols, "a loop works")
 	sep := make([]string, len(cols))
 	for i := range sep {
 		sep[i] = "---"
@@ -70,6 +71,7 @@ func (r *Report) MarkdownRow() string {
 		}
 		cells = append(cells, cell)
 	}
+	cells = append(cells, mark(r.Works))
 	return "| " + strings.Join(cells, " | ") + " |\n"
 }
 
