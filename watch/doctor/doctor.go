@@ -220,7 +220,7 @@ type agentRun struct {
 
 	home, proj string
 	api        *fakeapi.Server
-	setup      setup
+	setup      Setup
 	cfg        watch.Config
 	store      *state.Store
 	wake       chan os.Signal
@@ -244,7 +244,7 @@ func (r *agentRun) prepare(srv *server, dir string, profile watch.Profile, comma
 		return fmt.Errorf("start the fake API: %w", err)
 	}
 	r.api = api
-	if r.setup, err = prepare(profile.Name, r.home, r.proj, api.URL); err != nil {
+	if r.setup, err = Prepare(profile.Name, r.home, r.proj, api.URL); err != nil {
 		return fmt.Errorf("prepare %s's configuration: %w", profile.Name, err)
 	}
 	if r.store, err = state.Open(filepath.Join(dir, "state"), "doctor-"+r.name); err != nil {

@@ -12,8 +12,8 @@ import (
 	"path/filepath"
 )
 
-// setup is what an agent runs with, besides its HOME.
-type setup struct {
+// Setup is what an agent runs with, besides its HOME.
+type Setup struct {
 	Env   []string // NAME=value, set in the agent's environment
 	Unset []string // removed from it: whatever could send the agent elsewhere
 	Last  []string // arguments added at the end of the command
@@ -25,37 +25,38 @@ const claudeKey = "sk-ant-doctor-ralph-watch-0123456789abcdefghij"
 // proxies could send any agent's requests off the machine.
 var proxies = []string{"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY", "all_proxy"}
 
-// prepare writes the agent's configuration into home for a project in proj
-// whose model API is at url, and returns what it must run with.
-func prepare(agent, home, proj, url string) (setup, error) {
+// Prepare writes the agent's configuration into home for a project in proj
+// whose model API is at url, and returns what it must run with. The
+// real-agent tests can prepare their agents the same way.
+func Prepare(agent, home, proj, url string) (Setup, error) {
 	return agentEnv(agent, url), writeConfig(agent, home, proj, url)
 }
 
 // agentEnv is what the agent runs with. Agents without a setup get every
 // provider's base URL, for what it is worth.
-func agentEnv(agent, url string) setup {
+func agentEnv(agent, url string) Setup {
 	switch agent {
 	case "claude":
-		return setup{
+		return Setup{
 			Env: []string{"ANTHROPIC_API_KEY=" + claudeKey, "ANTHROPIC_BASE_URL=" + url,
 				"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1"},
 			Unset: append([]string{"ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN", "CLAUDE_CONFIG_DIR",
 				"CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX", "ANTHROPIC_MODEL"}, proxies...),
 		}
 	case "codex":
-		return setup{
+		return Setup{
 			Env:   []string{"FAKE_OPENAI_API_KEY=sk-doctor-ralph-watch"},
 			Unset: append([]string{"CODEX_HOME", "OPENAI_API_KEY", "OPENAI_BASE_URL"}, proxies...),
 			Last:  []string{"--no-daemon"}, // its daemon would outlive the pane and the server
 		}
 	case "gemini":
-		return setup{
+		return Setup{
 			Env: []string{"GEMINI_API_KEY=doctor-ralph-watch-key", "GOOGLE_GEMINI_BASE_URL=" + url},
 			Unset: append([]string{"GOOGLE_API_KEY", "GOOGLE_CLOUD_PROJECT", "GOOGLE_GENAI_USE_VERTEXAI",
 				"GOOGLE_GENAI_USE_GCA", "GOOGLE_APPLICATION_CREDENTIALS", "GEMINI_MODEL", "GEMINI_CLI_HOME"}, proxies...),
 		}
 	}
-	return setup{
+	return Setup{
 		Env:   []string{"ANTHROPIC_BASE_URL=" + url, "OPENAI_BASE_URL=" + url + "/v1", "GOOGLE_GEMINI_BASE_URL=" + url},
 		Unset: proxies,
 	}
