@@ -95,7 +95,13 @@ func Resolve(agent string, command []string) (watch.Profile, []string, error) {
 	if _, err := exec.LookPath(command[0]); err != nil {
 		return p, command, fmt.Errorf("%s: %w", command[0], ErrNotFound)
 	}
-	return p, append([]string(nil), command...), nil
+	command = append([]string(nil), command...)
+	if strings.Contains(command[0], "/") { // ./claude: the agent runs in another folder
+		if abs, err := filepath.Abs(command[0]); err == nil {
+			command[0] = abs
+		}
+	}
+	return p, command, nil
 }
 
 var servers atomic.Int64

@@ -110,13 +110,23 @@ func Evaluate(o Observed) []Signal {
 		}
 	}
 
-	// Delivery, in each turn the agent was started for.
-	for _, t := range turns {
+	// Delivery, in each turn the agent was started for. Ready by the agent's
+	// own hook is what a loop uses; the screen, seen in the run without
+	// hooks, is then only the fallback.
+	readyByHook := true
+	for _, t := range turns[:2] {
+		e, _ := t.first(watch.EventReady)
+		readyByHook = readyByHook && t.started && e.Via == watch.ViaHook
+	}
+	fallbackNote := ""
+	for i, t := range turns {
 		if !t.started {
 			continue
 		}
 		ready, ok := t.first(watch.EventReady)
 		switch {
+		case ok && ready.Via == watch.ViaTimeout && i >= 2 && readyByHook:
+			fallbackNote = "; without its hooks the screen never showed it ready"
 		case !ok:
 			what := "it never took input"
 			if e, exited := t.first(watch.EventExit); exited {
@@ -151,7 +161,7 @@ func Evaluate(o Observed) []Signal {
 				s.After = ready.After - out.After
 				s.Detail += ", " + seconds(s.After) + " after its first output"
 			}
-			s.Detail += " (" + seconds(ready.After) + " after start)"
+			s.Detail += " (" + seconds(ready.After) + " after start)" + fallbackNote
 		}
 	}
 	between := func(key string, t turn, from, to watch.EventKind, what string) {

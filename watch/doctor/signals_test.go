@@ -96,6 +96,19 @@ func TestEvaluateReadsEachSignalFromTheLoopsEvents(t *testing.T) {
 			o.Screen[2].Via = watch.ViaTimeout
 			o.ReadyScreen = "❯ \n  ⏵⏵ auto mode on"
 		}, []string{"ready"}, nil, false, "--ready-pattern"},
+		{"ready by hook, the screen fallback never saw it: a loop still works", func(o *Observed) {
+			for _, e := range []*[]watch.Event{&o.Hook, &o.Screen} {
+				for i := range *e {
+					if (*e)[i].Kind == watch.EventReady {
+						(*e)[i].Via = map[bool]string{true: watch.ViaHook, false: watch.ViaTimeout}[e == &o.Hook]
+					}
+				}
+			}
+		}, nil, nil, true, ""},
+		{"ready by hook in one turn only, by the timeout in the other", func(o *Observed) {
+			o.Hook[2].Via = watch.ViaHook
+			o.Hook[len(delivered(1))+1+2].Via = watch.ViaTimeout
+		}, []string{"ready"}, nil, false, "--ready-pattern"},
 		{"the paste never showed", func(o *Observed) { o.Hook = drop(o.Hook, 2, watch.EventPasted) },
 			[]string{"paste"}, nil, false, "--prompt-mode arg"},
 		{"Enter did not take", func(o *Observed) { o.Hook = drop(o.Hook, 1, watch.EventSubmitted) },
