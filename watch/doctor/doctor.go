@@ -268,7 +268,7 @@ func (r *agentRun) prepare(srv *server, dir string, profile watch.Profile, comma
 	r.cfg = watch.Config{
 		Name:                "doctor-" + r.name,
 		Pane:                pane,
-		Socket:              srv.name,
+		Socket:              srv.socket(),
 		Dir:                 r.proj,
 		Command:             append(append([]string(nil), command...), r.setup.Last...),
 		PromptFile:          promptFile,

@@ -119,3 +119,12 @@ func cleanEnv(environ []string) []string {
 	}
 	return env
 }
+
+// socket is the server's socket path, for the loop's record.
+func (s *server) socket() string {
+	path, err := s.client.SocketPath()
+	if err != nil {
+		return s.name
+	}
+	return path
+}

@@ -128,11 +128,16 @@ func Evaluate(o Observed) []Signal {
 		case ok && ready.Via == watch.ViaTimeout && i >= 2 && readyByHook:
 			fallbackNote = "; without its hooks the screen never showed it ready"
 		case !ok:
-			what := "it never took input"
+			what, fix := "it never took input", ""
 			if e, exited := t.first(watch.EventExit); exited {
 				what = "it exited (status " + e.Detail + ") before taking input"
+				if i < 2 && p.TurnHook != "" && delivered(screen1) {
+					what = "with ralph-watch's turn-end hook added it exited (status " + e.Detail +
+						") before taking input; without the hook it ran"
+					fix = "start it by its own program, where the hook's arguments can go (not through env, npx or a wrapper), or --turn-hook=false"
+				}
 			}
-			fail("ready", what, "")
+			fail("ready", what, fix)
 			continue
 		case ready.Via == watch.ViaTimeout:
 			fix := "--ready-pattern RE matching its screen when it waits for input"
@@ -149,6 +154,11 @@ func Evaluate(o Observed) []Signal {
 		if _, ok := t.first(watch.EventSubmitted); !ok {
 			fail("submit", "Enter did not send the prompt", "--prompt-mode arg, if it takes the prompt as an argument")
 		}
+	}
+	// Timings come from the first turn that took its prompt.
+	ref := hook1
+	if !delivered(hook1) && delivered(screen1) {
+		ref = screen1
 	}
 	if s := byKey["ready"]; s.Status == OK {
 		if !hook1.started {
@@ -173,8 +183,8 @@ func Evaluate(o Observed) []Signal {
 			s.Detail = seconds(s.After) + " after " + what
 		}
 	}
-	between("paste", hook1, watch.EventReady, watch.EventPasted, "ready")
-	between("submit", hook1, watch.EventPasted, watch.EventSubmitted, "the paste")
+	between("paste", ref, watch.EventReady, watch.EventPasted, "ready")
+	between("submit", ref, watch.EventPasted, watch.EventSubmitted, "the paste")
 
 	// Busy: a quick turn can be missed, so it is not needed.
 	byKey["busy"].Needed = false
@@ -194,6 +204,8 @@ func Evaluate(o Observed) []Signal {
 	case ok:
 		between("turn-end-hook", hook1, watch.EventSubmitted, watch.EventTurnEnd, "submit")
 		hookEnd.Via = e.Via
+	case !delivered(hook1):
+		fail("turn-end-hook", "not seen: no turn with the hook took its prompt", "")
 	default:
 		fail("turn-end-hook", "the agent's hook never reported the turn's end", "")
 	}
@@ -218,8 +230,8 @@ func Evaluate(o Observed) []Signal {
 	case ok:
 		fail("done", "the echoed prompt matched the done pattern ("+e.Detail+")",
 			"--check-done-continuous=false (match only after the agent exits)")
-	case !hook2.started:
-		fail("done", "the second turn, whose reply holds the token, never ran", "")
+	case !delivered(hook2):
+		fail("done", "the second turn, whose reply holds the token, never took its prompt", "")
 	default:
 		if e, ok := hook2.first(watch.EventDone); ok {
 			byKey["done"].Detail = "not in turn 1's echo; in turn 2's reply " + seconds(e.After-hook2.at(watch.EventSubmitted)) + " after submit"
@@ -235,8 +247,8 @@ func Evaluate(o Observed) []Signal {
 		line, _, _ := strings.Cut(strings.TrimSpace(e.Detail), "\n")
 		line = strings.Join(strings.Fields(strings.Trim(line, " │■●⎿✕")), " ") // no frame, no padding
 		limit.Via, limit.Detail = e.Via, shorten(line, 70)
-	} else if !screen2.started {
-		fail("limit", "the turn answered with a usage limit never ran", "")
+	} else if !delivered(screen2) {
+		fail("limit", "the turn answered with a usage limit never took its prompt", "")
 	} else {
 		fail("limit", "its usage-limit message was not recognised", "--limit-pattern RE matching its limit message")
 	}
@@ -284,6 +296,12 @@ func Works(signals []Signal) (bool, []string) {
 type turn struct {
 	started bool
 	events  []watch.Event
+}
+
+// delivered reports whether the turn's prompt went in.
+func delivered(t turn) bool {
+	_, ok := t.first(watch.EventSubmitted)
+	return ok
 }
 
 // at picks iteration n's events.

@@ -13,8 +13,8 @@ func ev(n int, kind watch.EventKind, via string, ms int, detail ...string) watch
 	return watch.Event{Iteration: n, Kind: kind, Via: via, After: time.Duration(ms) * time.Millisecond, Detail: strings.Join(detail, "")}
 }
 
-// delivered is a turn that started, became ready by its screen and took the prompt.
-func delivered(n int) []watch.Event {
+// deliveredTurn is a turn that started, became ready by its screen and took the prompt.
+func deliveredTurn(n int) []watch.Event {
 	return []watch.Event{
 		ev(n, watch.EventStarted, "", 0),
 		ev(n, watch.EventOutput, watch.ViaStream, 900),
@@ -38,10 +38,10 @@ func healthy() Observed {
 	p, _ := watch.Agent("claude")
 	return Observed{
 		Profile: p,
-		Hook: join(delivered(1), []watch.Event{ev(1, watch.EventTurnEnd, watch.ViaHook, 3300)},
-			delivered(2), []watch.Event{ev(2, watch.EventDone, watch.ViaStream, 3400, "RALPH_DONE")}),
-		Screen: join(delivered(1), []watch.Event{ev(1, watch.EventTurnEnd, watch.ViaScreen, 6800)},
-			delivered(2), []watch.Event{ev(2, watch.EventLimit, watch.ViaScreen, 2500, "  ⎿  API Error: Request rejected (429)\nmore")}),
+		Hook: join(deliveredTurn(1), []watch.Event{ev(1, watch.EventTurnEnd, watch.ViaHook, 3300)},
+			deliveredTurn(2), []watch.Event{ev(2, watch.EventDone, watch.ViaStream, 3400, "RALPH_DONE")}),
+		Screen: join(deliveredTurn(1), []watch.Event{ev(1, watch.EventTurnEnd, watch.ViaScreen, 6800)},
+			deliveredTurn(2), []watch.Event{ev(2, watch.EventLimit, watch.ViaScreen, 2500, "  ⎿  API Error: Request rejected (429)\nmore")}),
 		Prompt:   Prompt,
 		Received: []string{strings.TrimSpace(Prompt), strings.TrimSpace(Prompt)},
 		APIUsed:  true,
@@ -107,7 +107,7 @@ func TestEvaluateReadsEachSignalFromTheLoopsEvents(t *testing.T) {
 		}, nil, nil, true, ""},
 		{"ready by hook in one turn only, by the timeout in the other", func(o *Observed) {
 			o.Hook[2].Via = watch.ViaHook
-			o.Hook[len(delivered(1))+1+2].Via = watch.ViaTimeout
+			o.Hook[len(deliveredTurn(1))+1+2].Via = watch.ViaTimeout
 		}, []string{"ready"}, nil, false, "--ready-pattern"},
 		{"the paste never showed", func(o *Observed) { o.Hook = drop(o.Hook, 2, watch.EventPasted) },
 			[]string{"paste"}, nil, false, "--prompt-mode arg"},
@@ -251,5 +251,25 @@ func TestSuggestReadyTakesTheStartOfTheLastLine(t *testing.T) {
 		if got := suggestReady(tc.screen); got != tc.want {
 			t.Errorf("suggestReady(%q) = %q, want %q", tc.screen, got, tc.want)
 		}
+	}
+}
+
+// An agent started through a wrapper that refuses the hook's arguments (env
+// before the program: exit 125) starts fine without the hook: doctor says so.
+func TestEvaluateTellsAHookThatBreaksTheCommand(t *testing.T) {
+	o := healthy()
+	o.Hook = []watch.Event{ev(1, watch.EventStarted, "", 0), ev(1, watch.EventExit, watch.ViaExit, 40, "125"),
+		ev(2, watch.EventStarted, "", 0), ev(2, watch.EventExit, watch.ViaExit, 40, "125")}
+	signals := Evaluate(o)
+	ready := find(signals, "ready")
+	if ready.Status != Fail || !strings.Contains(ready.Detail, "with ralph-watch's turn-end hook added it exited (status 125)") ||
+		!strings.Contains(ready.Fix, "--turn-hook=false") {
+		t.Errorf("ready: %+v", ready)
+	}
+	if d := find(signals, "done"); d.Status != Fail || strings.Contains(d.Fix, "--done-pattern") {
+		t.Errorf("done blames the pattern for a turn that never ran: %+v", d)
+	}
+	if p := find(signals, "paste"); p.Status != OK || p.Detail != "100ms after ready" {
+		t.Errorf("paste is not timed from the run that took its prompt: %+v", p)
 	}
 }
