@@ -87,6 +87,10 @@ func TestDoctorPassesAnAgentThatGivesEverySignal(t *testing.T) {
 	if strings.Contains(out, "Screens and logs") {
 		t.Errorf("a passing check kept its folder:\n%s", out)
 	}
+	// The private server is gone, its socket too (TMUX_TMPDIR is the test's).
+	if left, _ := filepath.Glob(filepath.Join(c.srv.Dir, "tmp", "tmux-*", "ralph-doctor-*")); len(left) > 0 {
+		t.Errorf("doctor left %q", left)
+	}
 
 	code, out, _ = c.run(nil, "doctor", "--markdown", "--agent", "claude", "--", agent)
 	lines := strings.Split(strings.TrimSpace(out), "\n")

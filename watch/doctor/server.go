@@ -87,9 +87,14 @@ func (s *server) endAgents() {
 	wg.Wait()
 }
 
+// kill ends the agents and the server, and removes its socket, which tmux leaves.
 func (s *server) kill() {
+	socket, err := s.client.SocketPath()
 	s.endAgents()
 	s.tmux("kill-server")
+	if err == nil && strings.Contains(filepath.Base(socket), "ralph-doctor-") {
+		os.Remove(socket)
+	}
 }
 
 // cleanEnv drops what would tie the agents to the person's own setup: tmux's
