@@ -67,7 +67,7 @@ func TestDoctorPassesAnAgentThatGivesEverySignal(t *testing.T) {
 		t.Errorf("exit %d, want 0\n%s%s", code, out, errOut)
 	}
 	for _, want := range []string{
-		"✓ agent                             claude 9.9.9 (Fake Claude)",
+		"✓ agent                             claude 9.9.9 (Fake Claude) · " + agent,
 		"✓ starts without a dialog",
 		"✓ ready                             by screen (ready pattern)",
 		"✓ paste lands",

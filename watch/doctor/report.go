@@ -17,7 +17,7 @@ func (r *Report) WriteText(w io.Writer) {
 	for _, t := range signalTitles {
 		width = max(width, len([]rune(t.Title)))
 	}
-	fmt.Fprintf(w, "%s %-*s  %s (%s)\n", mark(r.Version != "unknown"), width, "agent", r.Agent+" "+r.Version, strings.Join(r.Command, " "))
+	fmt.Fprintf(w, "%s %-*s  %s %s · %s\n", mark(r.Version != "unknown"), width, "agent", r.Agent, r.Version, strings.Join(r.Command, " "))
 	for _, s := range r.Signals {
 		line := fmt.Sprintf("%s %-*s  %s", s.Status.Mark(), width, s.Title, s.Detail)
 		if s.Status == Fail && !s.Needed {
