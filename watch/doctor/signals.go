@@ -274,7 +274,8 @@ func Evaluate(o Observed) []Signal {
 }
 
 // Works reports whether a loop would work: every needed signal is OK. It
-// returns the fixes of the failed ones, needed or not, without repeats.
+// returns the fixes of the failed ones, needed or not, one per flag (the
+// first, most precise, wins).
 func Works(signals []Signal) (bool, []string) {
 	works := true
 	var fixes []string
@@ -285,7 +286,8 @@ func Works(signals []Signal) (bool, []string) {
 		if s.Needed {
 			works = false
 		}
-		if s.Fix != "" && !slices.Contains(fixes, s.Fix) {
+		flag, _, _ := strings.Cut(s.Fix, " ")
+		if s.Fix != "" && !slices.ContainsFunc(fixes, func(f string) bool { return strings.HasPrefix(f, flag+" ") || f == s.Fix }) {
 			fixes = append(fixes, s.Fix)
 		}
 	}

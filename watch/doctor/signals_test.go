@@ -200,6 +200,7 @@ func TestEvaluateMeasuresFromTheRightEvents(t *testing.T) {
 func TestTheReportPrintsALineASignalAndATableRow(t *testing.T) {
 	o := healthy()
 	o.Screen[2].Via = watch.ViaTimeout
+	o.Screen = drop(o.Screen, 1, watch.EventTurnEnd)
 	o.ReadyScreen = "❯ \n  ⏵⏵ auto mode on"
 	rep := &Report{Agent: "claude", Command: []string{"claude"}, Version: "2.1.330 (Claude Code)", Signals: Evaluate(o)}
 	rep.Works, rep.Fixes = Works(rep.Signals)
@@ -217,6 +218,9 @@ func TestTheReportPrintsALineASignalAndATableRow(t *testing.T) {
 	header, row := MarkdownHeader(), rep.MarkdownRow()
 	if cols, cells := strings.Count(strings.SplitN(header, "\n", 2)[0], "|"), strings.Count(row, "|"); cols != cells {
 		t.Errorf("header has %d bars, row %d:\n%s%s", cols, cells, header, row)
+	}
+	if n := strings.Count(text, "try: --ready-pattern"); n != 1 {
+		t.Errorf("%d ready-pattern fixes, want 1 (ready and the screen's turn end ask for the same flag):\n%s", n, text)
 	}
 	if !strings.HasPrefix(row, "| claude | 2.1.330 (Claude Code) | ✓ | ✗ |") || !strings.Contains(row, "✓ 1.5s") {
 		t.Errorf("row %q", row)
