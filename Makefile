@@ -10,7 +10,7 @@ BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/site-functions
 FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 
-.PHONY: all build test bench soak demo install uninstall lint fuzz clean
+.PHONY: all build test test-latest bench soak demo install uninstall lint fuzz clean
 
 all: build
 
@@ -21,6 +21,21 @@ build:
 test:
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 30m ./...
+
+# The newest Claude Code, Codex and Gemini CLI from the npm registry,
+# installed into a cache (testdata/agents/install --latest): their real-agent
+# tests, then ralph-watch doctor on each. CI keeps the pinned versions.
+test-latest: build
+	@unset RALPH_TEST_CLAUDE RALPH_TEST_CODEX RALPH_TEST_GEMINI; \
+	eval "$$(testdata/agents/install --latest claude codex gemini)"; \
+	env | grep '^RALPH_TEST_' | sort; \
+	rc=0; \
+	$(GO) test -count=1 -timeout 30m -run 'Claude|Codex|Gemini' ./watch/... || rc=1; \
+	for a in claude:RALPH_TEST_CLAUDE codex:RALPH_TEST_CODEX gemini:RALPH_TEST_GEMINI; do \
+		bin=$$(printenv $${a#*:}) || continue; \
+		./$(BIN) doctor --agent $${a%%:*} -- "$$bin" || rc=1; \
+	done; \
+	exit $$rc
 
 # ralph-watch against the seed's polling loop, side by side, on private
 # tmux servers (a few minutes; not part of test). Table on stdout, JSON in bin/.

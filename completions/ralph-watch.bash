@@ -5,7 +5,7 @@
 # _ralph_watch_subcommands SUBCOMMAND: what follows it as a subcommand.
 _ralph_watch_subcommands() {
     case $1 in
-    '') echo run status list ls logs pause resume stop send clean init template demo version completion hook trust ;;
+    '') echo run status list ls logs pause resume stop send clean init template demo version completion doctor hook trust ;;
     demo) echo agent ;;
     esac
 }
@@ -84,6 +84,12 @@ _ralph_watch_flags() {
     ) ;;
     init) flags=(
         --force
+    ) ;;
+    doctor) flags=(
+        --agent=
+        --ready-pattern=
+        --json
+        --markdown
     ) ;;
     hook) flags=(
         --state=

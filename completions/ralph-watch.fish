@@ -5,7 +5,7 @@
 # The subcommand typed so far (demo agent is "demo agent"), else nothing.
 function __ralph_watch_subcommand
     set -l words (commandline -opc)
-    if set -q words[2]; and contains -- $words[2] run status list ls logs pause resume stop send clean init template demo version completion hook trust
+    if set -q words[2]; and contains -- $words[2] run status list ls logs pause resume stop send clean init template demo version completion doctor hook trust
         if test "$words[2]" = demo; and contains -- agent $words[3..-1]
             echo demo agent
         else
@@ -71,9 +71,9 @@ function __ralph_watch_values
     end
 end
 
-# run ... -- COMMAND ARG...: complete COMMAND as fish would.
+# run (or doctor) ... -- COMMAND ARG...: complete COMMAND as fish would.
 function __ralph_watch_after_dashdash
-    test "$(__ralph_watch_subcommand)" = run; and contains -- -- (commandline -opc)
+    contains -- "$(__ralph_watch_subcommand)" run doctor; and contains -- -- (commandline -opc)
 end
 function __ralph_watch_command
     set -l words (commandline -opc)
@@ -99,6 +99,7 @@ complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a template -d 'print 
 complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a demo -d 'loop the built-in demo agent in a private tmux server'
 complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a version -d 'print the version'
 complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a completion -d 'print the shell completion script'
+complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a doctor -d 'check an installed agent offline'
 complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a hook -d 'report an agent'\''s end of turn to its watcher'
 complete -c ralph-watch -n '__ralph_watch_using hook' -a turn-end
 complete -c ralph-watch -n '__ralph_watch_using hook' -l state -r -d 'the loop'\''s state folder'
@@ -173,3 +174,7 @@ complete -c ralph-watch -n '__ralph_watch_using clean' -l all -d 'clean every lo
 complete -c ralph-watch -n '__ralph_watch_using init' -l force -d 'overwrite an existing PROMPT.md'
 complete -c ralph-watch -n '__ralph_watch_using demo' -l max-iterations -x -d 'iterations at most'
 complete -c ralph-watch -n '__ralph_watch_using demo' -l attach -x -a '(__ralph_watch_values attach)' -d "attach to the demo's tmux session"
+complete -c ralph-watch -n '__ralph_watch_using doctor' -l agent -x -a '(__ralph_watch_values agent)' -d 'agent profile'
+complete -c ralph-watch -n '__ralph_watch_using doctor' -l ready-pattern -x -d "try this ready pattern instead of the profile's"
+complete -c ralph-watch -n '__ralph_watch_using doctor' -l json -d 'print each report as one line of JSON'
+complete -c ralph-watch -n '__ralph_watch_using doctor' -l markdown -d 'print rows of the compatibility table'

@@ -325,6 +325,7 @@ func TestBashCompletesSubcommandsFlagsValuesLoopsAndPanes(t *testing.T) {
 		{"ralph-watch run --agent c", []string{"claude", "codex"}},
 		{"ralph-watch run --prompt-file my", []string{"my prompt.md"}},
 		{"ralph-watch trust sta", []string{"state"}},
+		{"ralph-watch doctor --agent ", watch.AgentNames()},
 	}...)
 	os.WriteFile(filepath.Join(s.srv.Dir, "my prompt.md"), nil, 0o644)
 	for _, tc := range cases {
@@ -346,6 +347,7 @@ func TestFishCompletesSubcommandsFlagsValuesLoopsAndPanes(t *testing.T) {
 		{"ralph-watch run --prompt-mode=", []string{"--prompt-mode=arg", "--prompt-mode=stdin", "--prompt-mode=type"}},
 		{"ralph-watch stop alpha ", nil},
 		{"ralph-watch run -- sh -", nil},
+		{"ralph-watch doctor --agent ", watch.AgentNames()},
 	}...)
 	for _, tc := range cases {
 		got := s.shell(t, []string{"RW_FILE=" + file, "RW_LINE=" + tc.line}, "fish", "-c", `source $RW_FILE; complete -C "$RW_LINE"`)

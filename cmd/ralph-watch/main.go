@@ -76,6 +76,7 @@ Examples:
 			demoCommand(e),
 			versionCommand(e),
 			completionCommand(e),
+			doctorCommand(e),
 			hookCommand(e),
 			trustCommand(e),
 		},

@@ -1,4 +1,4 @@
-package main
+package fakeapi
 
 // The Anthropic Messages API, as Claude Code uses it.
 
@@ -73,32 +73,32 @@ func systemHead(raw json.RawMessage) string {
 	return head(s)
 }
 
-func anthropicMessages(w http.ResponseWriter, r *http.Request) {
+func (api *Server) anthropicMessages(w http.ResponseWriter, r *http.Request) {
 	var req anthropicRequest
-	if !readJSON(w, r, &req) {
+	if !api.readJSON(w, r, &req) {
 		return
 	}
 	texts, result := req.lastUser()
-	t := planTurn(script(), result)
+	t := api.planTurn(api.script(), result)
 	if t.command != "" && !hasTool(len(req.Tools), func(i int) string { return req.Tools[i].Name }, "Bash") {
 		t = turn{text: "(no Bash tool offered)"}
 	}
-	record(&entry{Provider: "anthropic", Path: r.URL.Path, Model: req.Model, Stream: req.Stream,
+	api.record(&Request{Provider: "anthropic", Path: r.URL.Path, Model: req.Model, Stream: req.Stream,
 		Tools: len(req.Tools), Messages: len(req.Messages), System: systemHead(req.System),
 		Texts: texts, Result: result, Reply: t.summary()})
 	if t.limit {
-		anthropicLimit(w, t)
+		api.anthropicLimit(w, t)
 		return
 	}
 	model := req.Model
 	if model == "" {
 		model = "claude-fake"
 	}
-	id := fmt.Sprintf("msg_fake%06d", serial.Load())
+	id := fmt.Sprintf("msg_fake%06d", api.serial.Load())
 	outTokens := len(strings.Fields(t.text)) + 1
 	usage := map[string]any{"input_tokens": 100, "output_tokens": outTokens,
 		"cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
-	toolID := fmt.Sprintf("toolu_fake%06d", serial.Load())
+	toolID := fmt.Sprintf("toolu_fake%06d", api.serial.Load())
 	toolInput := map[string]any{"command": t.command, "description": describe(t.command)}
 	stop := "end_turn"
 	if t.command != "" {
@@ -153,7 +153,7 @@ func anthropicMessages(w http.ResponseWriter, r *http.Request) {
 // anthropicLimit answers as the API does when a subscription's unified
 // limit (five-hour, weekly…) is used up: 429, a rate_limit_error, and headers saying
 // which limit was hit and when it resets.
-func anthropicLimit(w http.ResponseWriter, t turn) {
+func (api *Server) anthropicLimit(w http.ResponseWriter, t turn) {
 	reset := strconv.FormatInt(t.reset.Unix(), 10)
 	h := w.Header()
 	h.Set("anthropic-ratelimit-unified-status", "rejected")
@@ -169,7 +169,7 @@ func anthropicLimit(w http.ResponseWriter, t turn) {
 	h.Set("anthropic-ratelimit-unified-fallback", "unavailable")
 	h.Set("retry-after", strconv.Itoa(int(time.Until(t.reset).Seconds())))
 	h.Set("x-should-retry", "false")
-	h.Set("request-id", fmt.Sprintf("req_fake%06d", serial.Load()))
+	h.Set("request-id", fmt.Sprintf("req_fake%06d", api.serial.Load()))
 	h.Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusTooManyRequests)
 	json.NewEncoder(w).Encode(map[string]any{"type": "error", "error": map[string]any{

@@ -1,4 +1,4 @@
-package main
+package fakeapi
 
 // The OpenAI Responses API, as Codex uses it.
 
@@ -78,25 +78,25 @@ func (req *openaiRequest) shellCall(command string) (name, args string, ok bool)
 	return "", "", false
 }
 
-func openaiResponses(w http.ResponseWriter, r *http.Request) {
+func (api *Server) openaiResponses(w http.ResponseWriter, r *http.Request) {
 	var req openaiRequest
-	if !readJSON(w, r, &req) {
+	if !api.readJSON(w, r, &req) {
 		return
 	}
 	texts, result := req.lastUser()
-	t := planTurn(script(), result)
+	t := api.planTurn(api.script(), result)
 	tool, args, ok := req.shellCall(t.command)
 	if t.command != "" && !ok {
 		t = turn{text: "(no shell tool offered)"}
 	}
-	record(&entry{Provider: "openai", Path: r.URL.Path, Model: req.Model, Stream: req.Stream,
+	api.record(&Request{Provider: "openai", Path: r.URL.Path, Model: req.Model, Stream: req.Stream,
 		Tools: len(req.Tools), Messages: len(req.Input), System: head(req.Instructions),
 		Texts: texts, Result: result, Reply: t.summary()})
 	if t.limit {
 		openaiLimit(w, t)
 		return
 	}
-	n := serial.Load()
+	n := api.serial.Load()
 	respID := fmt.Sprintf("resp_fake%06d", n)
 	response := func(status string, output []any) map[string]any {
 		m := map[string]any{"id": respID, "object": "response", "created_at": time.Now().Unix(),

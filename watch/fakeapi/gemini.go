@@ -1,4 +1,4 @@
-package main
+package fakeapi
 
 // The Gemini API (generativelanguage), as Gemini CLI uses it.
 
@@ -69,7 +69,7 @@ func (req *geminiRequest) toolNames() []string {
 }
 
 // gemini serves /v1beta/models/MODEL:METHOD.
-func gemini(w http.ResponseWriter, r *http.Request) {
+func (api *Server) gemini(w http.ResponseWriter, r *http.Request) {
 	model, method, _ := strings.Cut(r.URL.Path[strings.LastIndex(r.URL.Path, "/")+1:], ":")
 	switch method {
 	case "countTokens":
@@ -79,18 +79,18 @@ func gemini(w http.ResponseWriter, r *http.Request) {
 	case "generateContent", "streamGenerateContent":
 	default:
 		io.Copy(io.Discard, r.Body)
-		record(&entry{Provider: "gemini", Path: r.Method + " " + r.URL.Path})
+		api.record(&Request{Provider: "gemini", Path: r.Method + " " + r.URL.Path})
 		writeJSON(w, map[string]any{})
 		return
 	}
 	var req geminiRequest
-	if !readJSON(w, r, &req) {
+	if !api.readJSON(w, r, &req) {
 		return
 	}
 	stream := method == "streamGenerateContent"
 	texts, result := req.lastUser()
 	tools := req.toolNames()
-	t := planTurn(script(), result)
+	t := api.planTurn(api.script(), result)
 	if t.command != "" && !hasTool(len(tools), func(i int) string { return tools[i] }, "run_shell_command") {
 		t = turn{text: "(no run_shell_command tool offered)"}
 	}
@@ -114,7 +114,7 @@ func gemini(w http.ResponseWriter, r *http.Request) {
 	if req.GenerationConfig.ResponseMimeType != "" {
 		path += " (" + req.GenerationConfig.ResponseMimeType + ")"
 	}
-	record(&entry{Provider: "gemini", Path: path, Model: model, Stream: stream, Tools: len(tools),
+	api.record(&Request{Provider: "gemini", Path: path, Model: model, Stream: stream, Tools: len(tools),
 		Messages: len(req.Contents), System: head(system), Texts: texts, Result: result, Reply: t.summary()})
 	if t.limit {
 		geminiLimit(w, t, model)
@@ -127,7 +127,7 @@ func gemini(w http.ResponseWriter, r *http.Request) {
 			cand["finishReason"] = finish
 		}
 		return map[string]any{"candidates": []any{cand}, "modelVersion": model,
-			"responseId":    fmt.Sprintf("fake%06d", serial.Load()),
+			"responseId":    fmt.Sprintf("fake%06d", api.serial.Load()),
 			"usageMetadata": map[string]any{"promptTokenCount": 100, "candidatesTokenCount": words, "totalTokenCount": 100 + words}}
 	}
 	var call []map[string]any

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os/exec"
+	"regexp"
+	"strings"
+
+	"github.com/peterbourgon/ff/v3/ffcli"
+
+	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/doctor"
+)
+
+// doctorAgents are checked, when found on PATH, by a doctor given no agent.
+var doctorAgents = []string{"claude", "codex", "gemini"}
+
+func doctorCommand(e env) *ffcli.Command {
+	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
+	agent := fs.String("agent", "", "agent profile: "+strings.Join(watch.AgentNames(), ", ")+" (default guessed from the command)")
+	ready := fs.String("ready-pattern", "", "try this ready pattern instead of the profile's (Go RE2)")
+	asJSON := fs.Bool("json", false, "print each report as one line of JSON")
+	markdown := fs.Bool("markdown", false, "print rows of the README's compatibility table")
+	return &ffcli.Command{
+		Name:       "doctor",
+		ShortUsage: "ralph-watch doctor [--agent NAME] [--ready-pattern RE] [--json | --markdown] [-- COMMAND [ARG...]]",
+		ShortHelp:  "check an installed agent, offline: would a loop of it work?",
+		LongHelp: strings.TrimSpace(`
+Start the installed agent on a private tmux server, offline, against a fake
+of its model API built into ralph-watch, with a throwaway HOME (your own
+configuration and network are never touched), and drive two short loops of
+it: one with its turn-end hook, one without, whose last turn meets a usage
+limit. Print one line per signal a loop relies on, with how long it took:
+starts without a dialog, ready, paste lands, submit taken, busy seen, turn
+end by hook, turn end by screen, done token after the prompt only, usage
+limit recognised, prompt reaches the model intact.
+
+The agent is --agent's program on PATH, or COMMAND (an absolute path, npx …).
+With neither, each of claude, codex and gemini found on PATH is checked.
+A failed check keeps its screens and logs and names the folder.
+
+Exit status: 0 a loop would work, 1 it would not (the lines say what to
+set), 2 usage error or no agent found.
+
+Examples:
+  ralph-watch doctor --agent claude
+  ralph-watch doctor -- ~/.npm-global/bin/codex
+  ralph-watch doctor --agent claude -- npx -y @anthropic-ai/claude-code
+  ralph-watch doctor --agent claude --ready-pattern 'auto mode on'
+  ralph-watch doctor --markdown`),
+		FlagSet: fs,
+		Exec: func(ctx context.Context, args []string) error {
+			o := doctor.Options{Agent: *agent, Command: args}
+			if *asJSON && *markdown {
+				return usageErrorf("doctor: --json and --markdown do not go together")
+			}
+			if *ready != "" {
+				re, err := regexp.Compile(*ready)
+				if err != nil {
+					return usageErrorf("invalid --ready-pattern: %v", err)
+				}
+				o.ReadyPattern = re
+			}
+			if exe, err := e.Executable(); err == nil {
+				o.Executable = exe
+			}
+			checks := []doctor.Options{o}
+			if o.Agent == "" && len(o.Command) == 0 {
+				checks = nil
+				for _, name := range doctorAgents {
+					if _, err := exec.LookPath(name); err == nil {
+						c := o
+						c.Agent = name
+						checks = append(checks, c)
+					}
+				}
+				if len(checks) == 0 {
+					return usageErrorf("doctor: none of %s is on PATH: name one (--agent NAME) or give its command (-- COMMAND)",
+						strings.Join(doctorAgents, ", "))
+				}
+			}
+			return runDoctor(ctx, e, checks, *asJSON, *markdown)
+		},
+	}
+}
+
+// runDoctor checks each agent in turn and prints its report.
+func runDoctor(ctx context.Context, e env, checks []doctor.Options, asJSON, markdown bool) error {
+	if markdown {
+		fmt.Fprint(e.Stdout, doctor.MarkdownHeader())
+	}
+	works := true
+	for i, o := range checks {
+		if !asJSON && !markdown {
+			if i > 0 {
+				fmt.Fprintln(e.Stdout)
+			}
+			what := o.Agent
+			if what == "" {
+				what = strings.Join(o.Command, " ")
+			}
+			fmt.Fprintf(e.Stdout, "ralph-watch doctor: checking %s offline (about 30 seconds)\n", what)
+		}
+		rep, err := doctor.Run(ctx, o)
+		if errors.Is(err, doctor.ErrNotFound) {
+			return usageErrorf("doctor: %v (install it, or give its command: -- COMMAND)", err)
+		}
+		if err != nil {
+			return usageErrorf("doctor: %v", err)
+		}
+		switch {
+		case asJSON:
+			rep.WriteJSON(e.Stdout)
+		case markdown:
+			fmt.Fprint(e.Stdout, rep.MarkdownRow())
+		default:
+			rep.WriteText(e.Stdout)
+		}
+		works = works && rep.Works
+		if ctx.Err() != nil {
+			return &exitError{code: 130, msg: "interrupted"}
+		}
+	}
+	if !works {
+		return &exitError{code: 1}
+	}
+	return nil
+}

@@ -1,0 +1,179 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
+)
+
+// fakeClaude draws Claude Code's markers (the idle footer, "esc to
+// interrupt" while it works), calls its Stop hook, and answers as doctor's
+// fake model would: in the hook run, turn 1 without the done token and turn 2
+// with it; in the screen run, turn 1 plain and turn 2 a usage limit. Its
+// echo of the prompt holds the token too.
+const fakeClaudeTurn = `print   ? for shortcuts
+ready
+read
+echo
+spinner 800ms
+`
+
+var fakeClaudeRuns = map[string]string{
+	"hook": fakeClaudeTurn + `iter 1 print ● Still working on it.
+iter 2 print ● All tasks complete.
+iter 2 print RALPH_DONE
+stop-hook
+print   ? for shortcuts
+ready
+quiet
+`,
+	"screen": fakeClaudeTurn + `iter 1 print ● Still working on it.
+iter 2 print   ⎿  You've hit your limit · resets 8pm (UTC)
+print   ? for shortcuts
+ready
+quiet
+`,
+}
+
+// fakeClaude writes a program that runs the fake agent with the script of
+// the doctor run it is started in ($RALPH_DOCTOR_RUN), and answers --version.
+func fakeClaude(t *testing.T, runs map[string]string) string {
+	t.Helper()
+	agent := tmuxtest.Build(t, "testdata/fakeagent")
+	dir := t.TempDir()
+	for name, script := range runs {
+		if err := os.WriteFile(filepath.Join(dir, name+".script"), []byte(script), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := filepath.Join(dir, "fake-claude")
+	wrapper := "#!/bin/sh\n[ \"$1\" = --version ] && { echo '9.9.9 (Fake Claude)'; exit 0; }\n" +
+		"exec '" + agent + "' \"$@\" \"" + dir + "/$RALPH_DOCTOR_RUN.script\"\n"
+	if err := os.WriteFile(path, []byte(wrapper), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestDoctorPassesAnAgentThatGivesEverySignal(t *testing.T) {
+	c := newCLI(t)
+	agent := fakeClaude(t, fakeClaudeRuns)
+	code, out, errOut := c.run(nil, "doctor", "--agent", "claude", "--", agent)
+	if code != 0 {
+		t.Errorf("exit %d, want 0\n%s%s", code, out, errOut)
+	}
+	for _, want := range []string{
+		"✓ agent                             claude 9.9.9 (Fake Claude) · " + agent,
+		"✓ starts without a dialog",
+		"✓ ready                             by screen (ready pattern)",
+		"✓ paste lands",
+		"✓ submit taken",
+		"✓ busy seen",
+		"✓ turn end by hook",
+		"✓ turn end by screen",
+		"✓ done token after the prompt only  not in turn 1's echo; in turn 2's reply",
+		"✓ usage limit recognised            You've hit your limit · resets 8pm (UTC)",
+		"– prompt reaches the model intact   the agent made no request to the fake API",
+		"A loop of claude would work",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "Screens and logs") {
+		t.Errorf("a passing check kept its folder:\n%s", out)
+	}
+	// The private server is gone, its socket too (TMUX_TMPDIR is the test's).
+	if left, _ := filepath.Glob(filepath.Join(c.srv.Dir, "tmp", "tmux-*", "ralph-doctor-*")); len(left) > 0 {
+		t.Errorf("doctor left %q", left)
+	}
+
+	code, out, _ = c.run(nil, "doctor", "--markdown", "--agent", "claude", "--", agent)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 0 || len(lines) != 3 || !strings.HasPrefix(lines[0], "| Agent | Version | starts without a dialog |") ||
+		!strings.HasPrefix(lines[2], "| claude | 9.9.9 (Fake Claude) | ✓ | ✓ ") {
+		t.Errorf("--markdown: exit %d\n%s", code, out)
+	}
+}
+
+// An agent whose echo is all the done pattern sees, and that never shows
+// a limit: the loop would stop on its own prompt, and doctor says so.
+func TestDoctorFailsAnAgentWhoseEchoedPromptStopsTheLoop(t *testing.T) {
+	c := newCLI(t)
+	runs := map[string]string{
+		"hook":   strings.Replace(fakeClaudeRuns["hook"], "echo\n", "echo\nprint RALPH_DONE (from the prompt)\n", 1),
+		"screen": fakeClaudeRuns["screen"],
+	}
+	code, out, _ := c.run(nil, "doctor", "--json", "--agent", "claude", "--", fakeClaude(t, runs))
+	if code != 1 {
+		t.Errorf("exit %d, want 1\n%s", code, out)
+	}
+	for _, want := range []string{`"key":"done","title":"done token after the prompt only","status":"fail"`,
+		`"works":false`, `--check-done-continuous=false`, `"kept":"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("json lacks %q:\n%s", want, out)
+		}
+	}
+	if i := strings.Index(out, `"kept":"`); i >= 0 {
+		dir, _, _ := strings.Cut(out[i+len(`"kept":"`):], `"`)
+		if _, err := os.Stat(filepath.Join(dir, "hook", "loop.log")); err != nil {
+			t.Errorf("kept folder lacks the loop's log: %v", err)
+		}
+		os.RemoveAll(dir)
+	}
+}
+
+func TestDoctorRefusesBadInputWithExit2(t *testing.T) {
+	c := newCLI(t)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"doctor", "--agent", "nope"}, `ralph-watch: error: doctor: unknown agent "nope": use aider, amp, claude`},
+		{[]string{"doctor", "--agent", "claude", "--", "/nonexistent/claude"}, "ralph-watch: error: doctor: /nonexistent/claude: not found (install it"},
+		{[]string{"doctor", "--agent", "generic"}, "ralph-watch: error: doctor: the generic profile has no program of its own"},
+		{[]string{"doctor", "--json", "--markdown", "--agent", "claude"}, "do not go together"},
+		{[]string{"doctor", "--ready-pattern", "(", "--agent", "claude"}, "ralph-watch: error: invalid --ready-pattern"},
+		{[]string{"doctor", "--bogus"}, "ralph-watch: error: flag provided but not defined: --bogus (see 'ralph-watch doctor -h')"},
+	} {
+		code, out, errOut := c.run([]string{"PATH=/usr/bin:/bin"}, tc.args...)
+		if code != 2 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%q: exit %d, stderr %q, want 2 and %q (stdout %q)", tc.args, code, errOut, tc.want, out)
+		}
+	}
+	code, _, errOut := c.run([]string{"PATH=/usr/bin:/bin"}, "doctor")
+	if code != 2 || !strings.Contains(errOut, "none of claude, codex, gemini is on PATH") {
+		t.Errorf("doctor with no agent on PATH: exit %d, %q", code, errOut)
+	}
+}
+
+// The real agents the tests drive ($RALPH_TEST_CLAUDE, …; else their program
+// on PATH), each checked by doctor offline: a loop of each must work.
+func TestDoctorPassesTheRealClaudeCodexAndGemini(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real agents skipped in -short mode")
+	}
+	c := newCLI(t)
+	for _, a := range []struct{ agent, variable string }{
+		{"claude", "RALPH_TEST_CLAUDE"}, {"codex", "RALPH_TEST_CODEX"}, {"gemini", "RALPH_TEST_GEMINI"},
+	} {
+		t.Run(a.agent, func(t *testing.T) {
+			path := os.Getenv(a.variable)
+			if path == "" {
+				var err error
+				if path, err = exec.LookPath(a.agent); err != nil {
+					t.Skipf("no %s executable (set %s=/path/to/%s)", a.agent, a.variable, a.agent)
+				}
+			}
+			code, out, errOut := c.run(nil, "doctor", "--agent", a.agent, "--", path)
+			t.Logf("ralph-watch doctor --agent %s -- %s\n%s%s", a.agent, path, out, errOut)
+			if code != 0 {
+				t.Errorf("exit %d, want 0 (a loop of %s would work)", code, a.agent)
+			}
+		})
+	}
+}

@@ -1,0 +1,355 @@
+// Package doctor checks an installed agent the way a loop would use it:
+// offline, against the fake model API built into the binary, on a private
+// tmux server, with a throwaway HOME. It drives two real loops (one with the
+// agent's turn-end hook, one without), listens to what they learn of the
+// agent (watch.Event), and reports one line per signal a loop relies on.
+package doctor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/fakeapi"
+	"github.com/ralph-tmux/ralph.tmux/watch/state"
+	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
+)
+
+// Options say which agent to check.
+type Options struct {
+	Agent        string         // profile name; "" guesses it from Command
+	Command      []string       // how the agent is started; empty: the profile's program on PATH
+	ReadyPattern *regexp.Regexp // overrides the profile's, to try a --ready-pattern
+	Executable   string         // this program, which the agent's turn-end hook calls back
+}
+
+// Report is what doctor found out about one agent.
+type Report struct {
+	Agent   string        `json:"agent"`   // the profile
+	Command []string      `json:"command"` // as started
+	Version string        `json:"version"` // its --version, first line
+	Signals []Signal      `json:"signals"`
+	Works   bool          `json:"works"` // a loop would work
+	Fixes   []string      `json:"fixes,omitempty"`
+	Took    time.Duration `json:"-"`
+	Kept    string        `json:"kept,omitempty"` // the folder with screens and logs, kept when something failed
+}
+
+// The doctor's prompt names the done token, as a loop's prompt does: only
+// the reply's token may count, never the echoed prompt's.
+const (
+	Prompt      = "Doctor check: answer in one line. When every task is finished, print RALPH_DONE on a line of its own.\n"
+	donePattern = `RALPH_DONE`
+)
+
+// What the fake model answers in each turn of each loop. The delay lets a
+// turn be seen busy.
+var (
+	replyWorking = "!delay 1500ms\nStill working on it."
+	replyDone    = "!delay 1500ms\nAll tasks complete.\nRALPH_DONE"
+	replyLimit   = "!limit 3600"
+)
+
+// Bounds of each loop: generous for an agent that starts slowly, short
+// enough that a signal that never comes does not hold doctor long.
+const (
+	readyTimeout      = 10 * time.Second
+	inactivityTimeout = 13 * time.Second // past a profile's idle grace for a turn not seen busy (4 × 3s)
+	runTimeout        = 150 * time.Second
+)
+
+// ErrNotFound says the agent's program is not installed.
+var ErrNotFound = errors.New("not found")
+
+// Resolve picks the profile and the command: the named profile (else the
+// one the command's program names), and the given command (else the
+// profile's program on PATH).
+func Resolve(agent string, command []string) (watch.Profile, []string, error) {
+	if agent == "" {
+		if len(command) == 0 {
+			return watch.Profile{}, nil, errors.New("name an agent (--agent NAME) or give its command (-- COMMAND)")
+		}
+		agent = watch.GuessAgent(command)
+	}
+	p, ok := watch.Agent(agent)
+	if !ok {
+		return p, nil, fmt.Errorf("unknown agent %q: use %s", agent, strings.Join(watch.AgentNames(), ", "))
+	}
+	if len(command) == 0 {
+		if len(p.Commands) == 0 {
+			return p, nil, fmt.Errorf("the %s profile has no program of its own: give its command (-- COMMAND)", agent)
+		}
+		command = []string{p.Commands[0]}
+	}
+	if _, err := exec.LookPath(command[0]); err != nil {
+		return p, command, fmt.Errorf("%s: %w", command[0], ErrNotFound)
+	}
+	command = append([]string(nil), command...)
+	if strings.Contains(command[0], "/") { // ./claude: the agent runs in another folder
+		if abs, err := filepath.Abs(command[0]); err == nil {
+			command[0] = abs
+		}
+	}
+	return p, command, nil
+}
+
+var servers atomic.Int64
+
+// Run checks the agent and reports what it found. An error means doctor
+// could not run at all (no tmux, no such agent), not that a signal failed.
+func Run(ctx context.Context, o Options) (*Report, error) {
+	began := time.Now()
+	profile, command, err := Resolve(o.Agent, o.Command)
+	if err != nil {
+		return nil, err
+	}
+	if o.ReadyPattern != nil {
+		profile.Ready = o.ReadyPattern
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		return nil, errors.New("tmux not found on PATH: install tmux 3.2 or newer")
+	}
+	dir, err := os.MkdirTemp("", "ralph-doctor-")
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{Agent: profile.Name, Command: command}
+	keep := false
+	defer func() {
+		if !keep {
+			os.RemoveAll(dir)
+		}
+	}()
+
+	// The turn-end hook calls back with SIGUSR1; it stays caught until every
+	// agent is gone, so a late hook cannot kill this process.
+	wakeAll := make(chan os.Signal, 4)
+	signal.Notify(wakeAll, syscall.SIGUSR1)
+	defer signal.Stop(wakeAll)
+
+	srv, err := startServer(fmt.Sprintf("ralph-doctor-%d-%d", os.Getpid(), servers.Add(1)), dir)
+	if err != nil {
+		return nil, err
+	}
+	defer srv.kill()
+
+	runs := []*agentRun{
+		{name: "hook", hook: true, replies: []string{replyWorking, replyDone}},
+		{name: "screen", replies: []string{replyWorking, replyLimit}},
+	}
+	for _, r := range runs {
+		if err := r.prepare(srv, dir, profile, command, o); err != nil {
+			return nil, err
+		}
+		defer r.api.Close()
+	}
+	rep.Version = version(ctx, command, runs[0].env(srv))
+
+	go func() {
+		for range wakeAll {
+			for _, r := range runs {
+				select {
+				case r.wake <- syscall.SIGUSR1:
+				default:
+				}
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	for _, r := range runs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.run(ctx, srv)
+		}()
+	}
+	wg.Wait()
+	srv.endAgents()
+
+	obs := Observed{Profile: profile, Hook: runs[0].recorded(), Screen: runs[1].recorded(), Prompt: Prompt}
+	for _, r := range runs {
+		obs.Received = append(obs.Received, r.api.Prompts()...)
+		obs.APIUsed = obs.APIUsed || len(r.api.Requests()) > 0
+		if obs.ReadyScreen == "" {
+			obs.ReadyScreen = r.readyScreen
+		}
+	}
+	rep.Signals = Evaluate(obs)
+	rep.Works, rep.Fixes = Works(rep.Signals)
+	rep.Took = time.Since(began)
+	if failed(rep.Signals) {
+		keep, rep.Kept = true, dir
+	}
+	return rep, nil
+}
+
+func failed(signals []Signal) bool {
+	for _, s := range signals {
+		if s.Status == Fail {
+			return true
+		}
+	}
+	return false
+}
+
+// version is the first line the agent prints for --version.
+func version(ctx context.Context, command []string, env []string) string {
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, command[0], append(append([]string(nil), command[1:]...), "--version")...)
+	cmd.Env = env
+	out, err := cmd.Output()
+	line, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+	if err != nil || line == "" {
+		return "unknown"
+	}
+	return strings.TrimSpace(line)
+}
+
+// agentRun is one loop of the agent, with its own HOME, project folder,
+// fake API and tmux session.
+type agentRun struct {
+	name    string   // the session's name, and the loop's
+	hook    bool     // install the agent's turn-end hook
+	replies []string // the model's reply in each iteration
+
+	home, proj string
+	api        *fakeapi.Server
+	setup      Setup
+	cfg        watch.Config
+	store      *state.Store
+	wake       chan os.Signal
+
+	mu          sync.Mutex
+	events      []watch.Event
+	readyScreen string
+}
+
+// prepare writes the run's configuration and opens its tmux session.
+func (r *agentRun) prepare(srv *server, dir string, profile watch.Profile, command []string, o Options) error {
+	base := filepath.Join(dir, r.name)
+	r.home, r.proj = filepath.Join(base, "home"), filepath.Join(base, "proj")
+	for _, d := range []string{r.home, r.proj, filepath.Join(base, "tmp")} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return err
+		}
+	}
+	api, err := fakeapi.Start(fakeapi.Options{Reply: r.replies[0], Log: filepath.Join(base, "api.log")})
+	if err != nil {
+		return fmt.Errorf("start the fake API: %w", err)
+	}
+	r.api = api
+	if r.setup, err = Prepare(profile.Name, r.home, r.proj, api.URL); err != nil {
+		return fmt.Errorf("prepare %s's configuration: %w", profile.Name, err)
+	}
+	if r.store, err = state.Open(filepath.Join(dir, "state"), "doctor-"+r.name); err != nil {
+		return err
+	}
+	pane, err := srv.session(r.name, r.proj, r.sessionEnv(base))
+	if err != nil {
+		return err
+	}
+	promptFile := filepath.Join(base, "PROMPT.md")
+	if err := os.WriteFile(promptFile, []byte(Prompt), 0o600); err != nil {
+		return err
+	}
+	r.wake = make(chan os.Signal, 1)
+	r.cfg = watch.Config{
+		Name:                "doctor-" + r.name,
+		Pane:                pane,
+		Socket:              srv.socket(),
+		Dir:                 r.proj,
+		Command:             append(append([]string(nil), command...), r.setup.Last...),
+		PromptFile:          promptFile,
+		PromptMode:          watch.ModeType,
+		MaxIterations:       len(r.replies),
+		InactivityTimeout:   inactivityTimeout,
+		PollInterval:        500 * time.Millisecond,
+		ReadyTimeout:        readyTimeout,
+		RestartDelay:        200 * time.Millisecond,
+		Lines:               20,
+		DonePattern:         regexp.MustCompile(donePattern),
+		CheckDoneContinuous: true,
+		Agent:               profile,
+		ReadyPattern:        profile.Ready,
+		LimitWait:           time.Hour,
+		TurnHook:            r.hook,
+		Executable:          o.Executable,
+	}
+	return nil
+}
+
+// sessionEnv is what the run's agent sees beyond the server's clean environment.
+func (r *agentRun) sessionEnv(base string) []string {
+	env := []string{"HOME=" + r.home, "TMPDIR=" + filepath.Join(base, "tmp"), "NO_PROXY=127.0.0.1,localhost",
+		"RALPH_DOCTOR_RUN=" + r.name}
+	return append(env, r.setup.Env...)
+}
+
+// env is the run's environment for a command started outside tmux.
+func (r *agentRun) env(srv *server) []string {
+	return append(append([]string(nil), srv.env...), r.sessionEnv(filepath.Dir(r.home))...)
+}
+
+// run drives the loop to its end: done, its iterations, a limit (which
+// would make it wait for hours: it is interrupted), or the time doctor allows.
+func (r *agentRun) run(ctx context.Context, srv *server) {
+	ctx, cancel := context.WithTimeout(ctx, runTimeout)
+	defer cancel()
+	cfg := r.cfg
+	cfg.Events = func(e watch.Event) {
+		r.mu.Lock()
+		r.events = append(r.events, e)
+		r.mu.Unlock()
+		switch {
+		case e.Kind == watch.EventStarted && e.Iteration <= len(r.replies):
+			r.api.SetReply(r.replies[e.Iteration-1])
+		case e.Kind == watch.EventLimit:
+			cancel()
+		case e.Kind == watch.EventReady && e.Via == watch.ViaTimeout:
+			if screen, err := srv.client.Capture(tmux.CaptureRequest{Pane: cfg.Pane, Join: true}); err == nil {
+				r.mu.Lock()
+				r.readyScreen = lastLines(screen, 12)
+				r.mu.Unlock()
+			}
+		}
+	}
+	log, err := os.Create(filepath.Join(filepath.Dir(r.home), "loop.log"))
+	if err != nil {
+		return
+	}
+	defer log.Close()
+	loop := &watch.Loop{Config: cfg, Tmux: srv.client, Store: r.store, Out: log, Err: log, Wake: r.wake}
+	loop.Run(ctx)
+}
+
+func (r *agentRun) recorded() []watch.Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]watch.Event(nil), r.events...)
+}
+
+// lastLines is the last n lines of a screen that are not blank.
+func lastLines(screen string, n int) string {
+	var kept []string
+	for _, l := range strings.Split(screen, "\n") {
+		if strings.TrimSpace(l) != "" {
+			kept = append(kept, strings.TrimRight(l, " "))
+		}
+	}
+	if len(kept) > n {
+		kept = kept[len(kept)-n:]
+	}
+	return strings.Join(kept, "\n")
+}

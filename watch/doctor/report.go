@@ -1,0 +1,124 @@
+package doctor
+
+// How a report is printed: lines for a person, a row of the README's
+// compatibility table, JSON.
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// WriteText prints the report, one line per signal.
+func (r *Report) WriteText(w io.Writer) {
+	width := 0
+	for _, t := range signalTitles {
+		width = max(width, len([]rune(t.Title)))
+	}
+	fmt.Fprintf(w, "%s %-*s  %s %s · %s\n", mark(r.Version != "unknown"), width, "agent", r.Agent, r.Version, strings.Join(r.Command, " "))
+	for _, s := range r.Signals {
+		line := fmt.Sprintf("%s %-*s  %s", s.Status.Mark(), width, s.Title, s.Detail)
+		if s.Status == Fail && !s.Needed {
+			line += " (a loop works without it)"
+		}
+		fmt.Fprintln(w, strings.TrimRight(line, " "))
+		if s.Status == Fail && s.Screen != "" {
+			fmt.Fprintf(w, "    the screen then:\n%s\n", indent(s.Screen, "    │ "))
+		}
+	}
+	took := r.Took.Round(100 * time.Millisecond)
+	if r.Works {
+		fmt.Fprintf(w, "A loop of %s would work (checked in %s).\n", r.Agent, took)
+	} else {
+		fmt.Fprintf(w, "A loop of %s would not work (checked in %s).\n", r.Agent, took)
+	}
+	for _, f := range r.Fixes {
+		fmt.Fprintf(w, "  try: %s\n", f)
+	}
+	if r.Kept != "" {
+		fmt.Fprintf(w, "Screens and logs: %s\n", r.Kept)
+	}
+}
+
+// MarkdownHeader is the head of the README's compatibility table.
+func MarkdownHeader() string {
+	cols := []string{"Agent", "Version"}
+	for _, t := range signalTitles {
+		cols = append(cols, t.Title)
+	}
+	cols = append(cols, "a loop works")
+	sep := make([]string, len(cols))
+	for i := range sep {
+		sep[i] = "---"
+	}
+	return "| " + strings.Join(cols, " | ") + " |\n|" + strings.Join(sep, "|") + "|\n"
+}
+
+// MarkdownRow is the report as one row of the compatibility table: a mark
+// per signal, with the time where one was measured.
+func (r *Report) MarkdownRow() string {
+	cells := []string{r.Agent, r.Version}
+	for _, s := range r.Signals {
+		cell := s.Status.Mark()
+		switch {
+		case s.Status == OK && s.After > 0 && (s.Key == "ready" || strings.HasPrefix(s.Key, "turn-end")):
+			cell += " " + seconds(s.After)
+		}
+		if s.Status == OK && s.Key == "ready" && s.Via != "" {
+			cell += " (" + viaShort(s.Via) + ")"
+		}
+		cells = append(cells, cell)
+	}
+	cells = append(cells, mark(r.Works))
+	return "| " + strings.Join(cells, " | ") + " |\n"
+}
+
+// reportJSON is the report as --json prints it.
+type reportJSON struct {
+	*Report
+	Seconds float64      `json:"seconds"`
+	Signals []signalJSON `json:"signals"`
+}
+
+type signalJSON struct {
+	Signal
+	AfterMS int64 `json:"after_ms,omitempty"`
+}
+
+// WriteJSON prints the report as one JSON object on one line.
+func (r *Report) WriteJSON(w io.Writer) error {
+	out := reportJSON{Report: r, Seconds: r.Took.Round(time.Millisecond).Seconds()}
+	for _, s := range r.Signals {
+		out.Signals = append(out.Signals, signalJSON{Signal: s, AfterMS: s.After.Milliseconds()})
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
+}
+
+func mark(ok bool) string {
+	if ok {
+		return OK.Mark()
+	}
+	return Fail.Mark()
+}
+
+func viaShort(via string) string {
+	if via == "pattern" {
+		return "screen"
+	}
+	return via
+}
+
+func indent(text, prefix string) string {
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		lines[i] = prefix + l
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,394 @@
+package doctor
+
+// The signal table: what the loop's events say of each signal a loop relies
+// on. A pure function of the recorded events, so it is tested with tables.
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/ralph-tmux/ralph.tmux/watch"
+)
+
+// Status is how a signal fared.
+type Status string
+
+// The statuses of a signal.
+const (
+	OK   Status = "ok"   // seen, as a loop needs it
+	Fail Status = "fail" // not seen, or seen wrong
+	Skip Status = "n/a"  // does not apply to this agent
+)
+
+// Mark is the status as one character.
+func (s Status) Mark() string {
+	switch s {
+	case OK:
+		return "✓"
+	case Fail:
+		return "✗"
+	}
+	return "–"
+}
+
+// Signal is one line of the report.
+type Signal struct {
+	Key    string        `json:"key"`   // stable name: ready, paste, turn-end-hook, …
+	Title  string        `json:"title"` // as printed: "paste lands"
+	Status Status        `json:"status"`
+	Via    string        `json:"via,omitempty"` // how it was known (watch.Via…)
+	After  time.Duration `json:"-"`             // the time the detail speaks of
+	Detail string        `json:"detail,omitempty"`
+	Fix    string        `json:"fix,omitempty"`    // what to set when it failed
+	Needed bool          `json:"needed"`           // a loop needs it to work
+	Screen string        `json:"screen,omitempty"` // the pane's last lines, when they explain a failure
+}
+
+// The signals, in the order they are printed.
+var signalTitles = []struct{ Key, Title string }{
+	{"dialog", "starts without a dialog"},
+	{"ready", "ready"},
+	{"paste", "paste lands"},
+	{"submit", "submit taken"},
+	{"busy", "busy seen"},
+	{"turn-end-hook", "turn end by hook"},
+	{"turn-end-screen", "turn end by screen"},
+	{"done", "done token after the prompt only"},
+	{"limit", "usage limit recognised"},
+	{"prompt", "prompt reaches the model intact"},
+}
+
+// Observed is what doctor's two loops of the agent showed.
+type Observed struct {
+	Profile watch.Profile
+	// Hook is the loop with the agent's turn-end hook installed: turn 1 is
+	// answered without the done token, turn 2 with it.
+	Hook []watch.Event
+	// Screen is the loop with the hook off: turn 1 is answered without the
+	// token, turn 2 with a usage limit.
+	Screen      []watch.Event
+	Prompt      string   // what was typed each turn
+	Received    []string // what the model received, one per turn
+	APIUsed     bool     // the agent made any request to the fake API
+	ReadyScreen string   // the screen when the wait for ready ran out, if it did
+}
+
+// Evaluate turns the events into the signal table.
+func Evaluate(o Observed) []Signal {
+	byKey := map[string]*Signal{}
+	var out []Signal
+	for _, t := range signalTitles {
+		out = append(out, Signal{Key: t.Key, Title: t.Title, Status: OK, Needed: true})
+	}
+	for i := range out {
+		byKey[out[i].Key] = &out[i]
+	}
+	fail := func(key, detail, fix string) {
+		s := byKey[key]
+		if s.Status == Fail {
+			return // the first failure explains it
+		}
+		s.Status, s.Detail, s.Fix = Fail, detail, fix
+	}
+	p := &o.Profile
+	turns := []turn{at(o.Hook, 1), at(o.Hook, 2), at(o.Screen, 1), at(o.Screen, 2)}
+	hook1, hook2, screen1, screen2 := turns[0], turns[1], turns[2], turns[3]
+
+	// Start-up: no dialog before the prompt, no question during a plain turn.
+	for _, t := range turns {
+		if e, ok := t.first(watch.EventStartup); ok {
+			what, fix := p.StartupAdvice(e.Detail)
+			fail("dialog", "it asks "+what, fix)
+		}
+		if _, ok := t.first(watch.EventDialog); ok {
+			fail("dialog", "a question waited for the person during a plain turn",
+				"answer it once by hand, or set --dialog-timeout to restart past it")
+		}
+	}
+
+	// Delivery, in each turn the agent was started for. Ready by the agent's
+	// own hook is what a loop uses; the screen, seen in the run without
+	// hooks, is then only the fallback.
+	readyByHook := true
+	for _, t := range turns[:2] {
+		e, _ := t.first(watch.EventReady)
+		readyByHook = readyByHook && t.started && e.Via == watch.ViaHook
+	}
+	fallbackNote := ""
+	for i, t := range turns {
+		if !t.started {
+			continue
+		}
+		ready, ok := t.first(watch.EventReady)
+		switch {
+		case ok && ready.Via == watch.ViaTimeout && i >= 2 && readyByHook:
+			fallbackNote = "; without its hooks the screen never showed it ready"
+		case !ok:
+			what, fix := "it never took input", ""
+			if e, exited := t.first(watch.EventExit); exited {
+				what = "it exited (status " + e.Detail + ") before taking input"
+				if i < 2 && p.TurnHook != "" && delivered(screen1) {
+					what = "with ralph-watch's turn-end hook added it exited (status " + e.Detail +
+						") before taking input; without the hook it ran"
+					fix = "start it by its own program, where the hook's arguments can go (not through env, npx or a wrapper), or --turn-hook=false"
+				}
+			}
+			fail("ready", what, fix)
+			continue
+		case ready.Via == watch.ViaTimeout:
+			fix := "--ready-pattern RE matching its screen when it waits for input"
+			if re := suggestReady(o.ReadyScreen); re != "" {
+				fix = "--ready-pattern '" + re + "' (from its last line then; try it: ralph-watch doctor --ready-pattern '" + re + "')"
+			}
+			fail("ready", "not seen: the prompt was typed when the ready timeout ("+seconds(ready.After)+") ran out", fix)
+			byKey["ready"].Screen = o.ReadyScreen
+		}
+		if _, ok := t.first(watch.EventPasted); !ok {
+			fail("paste", "the pasted prompt never showed in the pane", "--prompt-mode arg, if it takes the prompt as an argument")
+			continue
+		}
+		if _, ok := t.first(watch.EventSubmitted); !ok {
+			fail("submit", "Enter did not send the prompt", "--prompt-mode arg, if it takes the prompt as an argument")
+		}
+	}
+	// Timings come from the first turn that took its prompt.
+	ref := hook1
+	if !delivered(hook1) && delivered(screen1) {
+		ref = screen1
+	}
+	if s := byKey["ready"]; s.Status == OK {
+		if !hook1.started {
+			fail("ready", "the agent was never started", "")
+		} else {
+			ready, _ := hook1.first(watch.EventReady)
+			s.Via, s.After = ready.Via, ready.After
+			s.Detail = "by " + viaWords(ready.Via)
+			if out, ok := hook1.first(watch.EventOutput); ok {
+				s.After = ready.After - out.After
+				s.Detail += ", " + seconds(s.After) + " after its first output"
+			}
+			s.Detail += " (" + seconds(ready.After) + " after start)" + fallbackNote
+		}
+	}
+	between := func(key string, t turn, from, to watch.EventKind, what string) {
+		s := byKey[key]
+		a, okA := t.first(from)
+		b, okB := t.first(to)
+		if s.Status == OK && okA && okB {
+			s.Via, s.After = b.Via, b.After-a.After
+			s.Detail = seconds(s.After) + " after " + what
+		}
+	}
+	between("paste", ref, watch.EventReady, watch.EventPasted, "ready")
+	between("submit", ref, watch.EventPasted, watch.EventSubmitted, "the paste")
+
+	// Busy: a quick turn can be missed, so it is not needed.
+	byKey["busy"].Needed = false
+	if _, ok := hook1.first(watch.EventBusy); ok {
+		between("busy", hook1, watch.EventSubmitted, watch.EventBusy, "submit")
+	} else if _, ok := screen1.first(watch.EventBusy); ok {
+		between("busy", screen1, watch.EventSubmitted, watch.EventBusy, "submit")
+	} else {
+		fail("busy", "never seen working", "--busy-pattern RE matching its screen while it works")
+	}
+
+	// Turn end: the hook first, the screen as the fallback; one of them is needed.
+	hookEnd, screenEnd := byKey["turn-end-hook"], byKey["turn-end-screen"]
+	switch e, ok := hook1.firstVia(watch.EventTurnEnd, watch.ViaHook); {
+	case p.TurnHook == "":
+		hookEnd.Status, hookEnd.Detail = Skip, "ralph-watch installs no turn-end hook in this agent"
+	case ok:
+		between("turn-end-hook", hook1, watch.EventSubmitted, watch.EventTurnEnd, "submit")
+		hookEnd.Via = e.Via
+	case !delivered(hook1):
+		fail("turn-end-hook", "not seen: no turn with the hook took its prompt", "")
+	default:
+		fail("turn-end-hook", "the agent's hook never reported the turn's end", "")
+	}
+	if e, ok := screen1.firstVia(watch.EventTurnEnd, watch.ViaScreen); ok {
+		between("turn-end-screen", screen1, watch.EventSubmitted, watch.EventTurnEnd, "submit")
+		screenEnd.Via = e.Via
+	} else if p.Ready == nil || p.IdleGrace == 0 {
+		fail("turn-end-screen", "this profile does not read a turn's end from the screen",
+			"--agent NAME for a known agent; else each iteration ends by --inactivity-timeout")
+	} else {
+		fail("turn-end-screen", "its idle screen after the turn was not recognised",
+			"--ready-pattern RE matching its screen when it waits for input")
+	}
+	hookEnd.Needed = false
+	screenEnd.Needed = hookEnd.Status != OK
+	if screenEnd.Needed && screenEnd.Status == OK {
+		screenEnd.Detail += " (the only turn-end signal)"
+	}
+
+	// The done token: the echoed prompt holds it, only the reply's counts.
+	switch e, ok := hook1.first(watch.EventDone); {
+	case ok:
+		fail("done", "the echoed prompt matched the done pattern ("+e.Detail+")",
+			"--check-done-continuous=false (match only after the agent exits)")
+	case !delivered(hook2):
+		fail("done", "the second turn, whose reply holds the token, never took its prompt", "")
+	default:
+		if e, ok := hook2.first(watch.EventDone); ok {
+			byKey["done"].Detail = "not in turn 1's echo; in turn 2's reply " + seconds(e.After-hook2.at(watch.EventSubmitted)) + " after submit"
+		} else {
+			fail("done", "the reply's done token was not seen", "--done-pattern RE matching the agent's own line")
+		}
+	}
+
+	// The usage limit, when the profile claims to know it.
+	limit := byKey["limit"]
+	limit.Needed = p.Limit != nil
+	if e, ok := screen2.first(watch.EventLimit); ok {
+		line, _, _ := strings.Cut(strings.TrimSpace(e.Detail), "\n")
+		line = strings.Join(strings.Fields(strings.Trim(line, " │■●⎿✕")), " ") // no frame, no padding
+		limit.Via, limit.Detail = e.Via, shorten(line, 70)
+	} else if !delivered(screen2) {
+		fail("limit", "the turn answered with a usage limit never took its prompt", "")
+	} else {
+		fail("limit", "its usage-limit message was not recognised", "--limit-pattern RE matching its limit message")
+	}
+
+	// The prompt as the model received it.
+	prompt := byKey["prompt"]
+	switch {
+	case !o.APIUsed:
+		prompt.Status, prompt.Detail = Skip, "the agent made no request to the fake API"
+	case len(o.Received) == 0:
+		fail("prompt", "no turn reached the model", "")
+	default:
+		for _, got := range o.Received {
+			if strings.TrimSpace(got) != strings.TrimSpace(o.Prompt) {
+				fail("prompt", fmt.Sprintf("the model received %q", shorten(got, 70)), "")
+			}
+		}
+		if prompt.Status == OK {
+			prompt.Detail = fmt.Sprintf("%d turns, byte for byte", len(o.Received))
+		}
+	}
+	return out
+}
+
+// Works reports whether a loop would work: every needed signal is OK. It
+// returns the fixes of the failed ones, needed or not, one per flag (the
+// first, most precise, wins).
+func Works(signals []Signal) (bool, []string) {
+	works := true
+	var fixes []string
+	for _, s := range signals {
+		if s.Status != Fail {
+			continue
+		}
+		if s.Needed {
+			works = false
+		}
+		flag, _, _ := strings.Cut(s.Fix, " ")
+		if s.Fix != "" && !slices.ContainsFunc(fixes, func(f string) bool { return strings.HasPrefix(f, flag+" ") || f == s.Fix }) {
+			fixes = append(fixes, s.Fix)
+		}
+	}
+	return works, fixes
+}
+
+// turn is the events of one iteration.
+type turn struct {
+	started bool
+	events  []watch.Event
+}
+
+// delivered reports whether the turn's prompt went in.
+func delivered(t turn) bool {
+	_, ok := t.first(watch.EventSubmitted)
+	return ok
+}
+
+// at picks iteration n's events.
+func at(events []watch.Event, n int) turn {
+	var t turn
+	for _, e := range events {
+		if e.Iteration == n {
+			t.events = append(t.events, e)
+			t.started = t.started || e.Kind == watch.EventStarted
+		}
+	}
+	return t
+}
+
+func (t turn) first(kind watch.EventKind) (watch.Event, bool) {
+	for _, e := range t.events {
+		if e.Kind == kind {
+			return e, true
+		}
+	}
+	return watch.Event{}, false
+}
+
+func (t turn) firstVia(kind watch.EventKind, via string) (watch.Event, bool) {
+	for _, e := range t.events {
+		if e.Kind == kind && e.Via == via {
+			return e, true
+		}
+	}
+	return watch.Event{}, false
+}
+
+// at is when the first event of kind came, 0 if none.
+func (t turn) at(kind watch.EventKind) time.Duration {
+	e, _ := t.first(kind)
+	return e.After
+}
+
+// suggestReady proposes a ready pattern from the screen of an agent that
+// waits for input: the start of its last line (a footer such as "⏵⏵ auto
+// mode on (shift+tab to cycle) · ← for agents"), up to a separator. "" when
+// nothing fits on one shell-quotable line.
+func suggestReady(screen string) string {
+	lines := strings.Split(strings.TrimSpace(screen), "\n")
+	last := strings.TrimSpace(lines[len(lines)-1])
+	for _, sep := range []string{" · ", " (", "  "} {
+		last, _, _ = strings.Cut(last, sep)
+	}
+	words := strings.Fields(last)
+	if len(words) > 4 {
+		words = words[:4]
+	}
+	text := strings.Join(words, " ")
+	if len([]rune(text)) < 4 || strings.ContainsAny(text, "'\\") || !strings.ContainsFunc(text, unicode.IsLetter) {
+		return ""
+	}
+	return regexp.QuoteMeta(text)
+}
+
+// viaWords says how a signal was known, for a person.
+func viaWords(via string) string {
+	switch via {
+	case watch.ViaPattern:
+		return "screen (ready pattern)"
+	case watch.ViaStable:
+		return "a still screen"
+	case watch.ViaPaste:
+		return "bracketed paste and a still screen"
+	case "":
+		return "?"
+	}
+	return via
+}
+
+// seconds is a short duration for a person: 40ms, 1.2s.
+func seconds(d time.Duration) string {
+	if d < time.Second {
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	}
+	return fmt.Sprintf("%.1fs", d.Seconds())
+}
+
+func shorten(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}

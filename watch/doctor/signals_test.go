@@ -1,0 +1,279 @@
+package doctor
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ralph-tmux/ralph.tmux/watch"
+)
+
+// ev is an event of iteration n, ms milliseconds after the agent started.
+func ev(n int, kind watch.EventKind, via string, ms int, detail ...string) watch.Event {
+	return watch.Event{Iteration: n, Kind: kind, Via: via, After: time.Duration(ms) * time.Millisecond, Detail: strings.Join(detail, "")}
+}
+
+// deliveredTurn is a turn that started, became ready by its screen and took the prompt.
+func deliveredTurn(n int) []watch.Event {
+	return []watch.Event{
+		ev(n, watch.EventStarted, "", 0),
+		ev(n, watch.EventOutput, watch.ViaStream, 900),
+		ev(n, watch.EventReady, watch.ViaPattern, 1200),
+		ev(n, watch.EventPasted, watch.ViaScreen, 1300),
+		ev(n, watch.EventSubmitted, watch.ViaScreen, 1800),
+		ev(n, watch.EventBusy, watch.ViaScreen, 2000),
+	}
+}
+
+func join(lists ...[]watch.Event) []watch.Event {
+	var out []watch.Event
+	for _, l := range lists {
+		out = append(out, l...)
+	}
+	return out
+}
+
+// healthy is what a working agent with a turn-end hook shows.
+func healthy() Observed {
+	p, _ := watch.Agent("claude")
+	return Observed{
+		Profile: p,
+		Hook: join(deliveredTurn(1), []watch.Event{ev(1, watch.EventTurnEnd, watch.ViaHook, 3300)},
+			deliveredTurn(2), []watch.Event{ev(2, watch.EventDone, watch.ViaStream, 3400, "RALPH_DONE")}),
+		Screen: join(deliveredTurn(1), []watch.Event{ev(1, watch.EventTurnEnd, watch.ViaScreen, 6800)},
+			deliveredTurn(2), []watch.Event{ev(2, watch.EventLimit, watch.ViaScreen, 2500, "  ⎿  API Error: Request rejected (429)\nmore")}),
+		Prompt:   Prompt,
+		Received: []string{strings.TrimSpace(Prompt), strings.TrimSpace(Prompt)},
+		APIUsed:  true,
+	}
+}
+
+func statuses(signals []Signal) map[string]Status {
+	m := map[string]Status{}
+	for _, s := range signals {
+		m[s.Key] = s.Status
+	}
+	return m
+}
+
+func find(signals []Signal, key string) Signal {
+	for _, s := range signals {
+		if s.Key == key {
+			return s
+		}
+	}
+	return Signal{}
+}
+
+// drop removes the events of kind (and via, if given) from iteration n.
+func drop(events []watch.Event, n int, kind watch.EventKind, via ...string) []watch.Event {
+	var out []watch.Event
+	for _, e := range events {
+		if e.Iteration == n && e.Kind == kind && (len(via) == 0 || e.Via == via[0]) {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func TestEvaluateReadsEachSignalFromTheLoopsEvents(t *testing.T) {
+	gemini, _ := watch.Agent("gemini")
+	generic, _ := watch.Agent("generic")
+	for _, tc := range []struct {
+		name   string
+		change func(o *Observed)
+		fails  []string // the signals that fail; every other one passes or does not apply
+		skips  []string
+		works  bool
+		fix    string // one of the fixes printed
+	}{
+		{"every signal seen", func(o *Observed) {}, nil, nil, true, ""},
+		{"a start-up dialog", func(o *Observed) {
+			o.Hook = append(o.Hook[:1], ev(1, watch.EventStartup, watch.ViaScreen, 900, "0"))
+		}, []string{"dialog", "ready", "turn-end-hook", "done"}, nil, false, "hasTrustDialogAccepted"},
+		{"ready only when the timeout ran out", func(o *Observed) {
+			o.Screen[2].Via = watch.ViaTimeout
+			o.ReadyScreen = "❯ \n  ⏵⏵ auto mode on"
+		}, []string{"ready"}, nil, false, "--ready-pattern"},
+		{"ready by hook, the screen fallback never saw it: a loop still works", func(o *Observed) {
+			for _, e := range []*[]watch.Event{&o.Hook, &o.Screen} {
+				for i := range *e {
+					if (*e)[i].Kind == watch.EventReady {
+						(*e)[i].Via = map[bool]string{true: watch.ViaHook, false: watch.ViaTimeout}[e == &o.Hook]
+					}
+				}
+			}
+		}, nil, nil, true, ""},
+		{"ready by hook in one turn only, by the timeout in the other", func(o *Observed) {
+			o.Hook[2].Via = watch.ViaHook
+			o.Hook[len(deliveredTurn(1))+1+2].Via = watch.ViaTimeout
+		}, []string{"ready"}, nil, false, "--ready-pattern"},
+		{"the paste never showed", func(o *Observed) { o.Hook = drop(o.Hook, 2, watch.EventPasted) },
+			[]string{"paste"}, nil, false, "--prompt-mode arg"},
+		{"Enter did not take", func(o *Observed) { o.Hook = drop(o.Hook, 1, watch.EventSubmitted) },
+			[]string{"submit"}, nil, false, ""},
+		{"never seen busy: a loop still works", func(o *Observed) {
+			o.Hook, o.Screen = drop(o.Hook, 1, watch.EventBusy), drop(o.Screen, 1, watch.EventBusy)
+		}, []string{"busy"}, nil, true, "--busy-pattern"},
+		{"the hook never fired, the screen ends the turn", func(o *Observed) {
+			o.Hook = append(drop(o.Hook, 1, watch.EventTurnEnd), ev(1, watch.EventTurnEnd, watch.ViaScreen, 6000))
+		}, []string{"turn-end-hook"}, nil, true, ""},
+		{"the screen's idle is not recognised, the hook ends the turn", func(o *Observed) {
+			o.Screen = drop(o.Screen, 1, watch.EventTurnEnd)
+		}, []string{"turn-end-screen"}, nil, true, "--ready-pattern"},
+		{"neither hook nor screen ends a turn", func(o *Observed) {
+			o.Hook, o.Screen = drop(o.Hook, 1, watch.EventTurnEnd), drop(o.Screen, 1, watch.EventTurnEnd)
+		}, []string{"turn-end-hook", "turn-end-screen"}, nil, false, "--ready-pattern"},
+		{"no hook for this agent, the screen ends the turn", func(o *Observed) {
+			o.Profile = gemini
+			o.Hook = append(drop(o.Hook, 1, watch.EventTurnEnd), ev(1, watch.EventTurnEnd, watch.ViaScreen, 6000))
+		}, nil, []string{"turn-end-hook"}, true, ""},
+		{"the echoed prompt matched", func(o *Observed) {
+			o.Hook = append(o.Hook, ev(1, watch.EventDone, watch.ViaStream, 1900, "RALPH_DONE"))
+		}, []string{"done"}, nil, false, "--check-done-continuous=false"},
+		{"the reply's token was missed", func(o *Observed) { o.Hook = drop(o.Hook, 2, watch.EventDone) },
+			[]string{"done"}, nil, false, "--done-pattern"},
+		{"the second turn never ran", func(o *Observed) { o.Hook = at(o.Hook, 1).events },
+			[]string{"done"}, nil, false, ""},
+		{"the limit was not recognised", func(o *Observed) { o.Screen = drop(o.Screen, 2, watch.EventLimit) },
+			[]string{"limit"}, nil, false, "--limit-pattern"},
+		{"the prompt arrived changed", func(o *Observed) { o.Received[1] = "Doctor check" },
+			[]string{"prompt"}, nil, false, ""},
+		{"an agent that does not use the fake API", func(o *Observed) { o.Received, o.APIUsed = nil, false },
+			nil, []string{"prompt"}, true, ""},
+		{"generic: no turn end, no limit, and the loop still ends turns by inactivity", func(o *Observed) {
+			o.Profile = generic
+			o.Hook = drop(o.Hook, 1, watch.EventTurnEnd)
+			o.Screen = drop(drop(o.Screen, 1, watch.EventTurnEnd), 2, watch.EventLimit)
+		}, []string{"turn-end-screen", "limit"}, []string{"turn-end-hook"}, false, "--agent NAME"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := healthy()
+			tc.change(&o)
+			signals := Evaluate(o)
+			if len(signals) != len(signalTitles) {
+				t.Fatalf("%d signals, want %d", len(signals), len(signalTitles))
+			}
+			got := statuses(signals)
+			for key, st := range got {
+				want := OK
+				if contains(tc.fails, key) {
+					want = Fail
+				} else if contains(tc.skips, key) {
+					want = Skip
+				}
+				if st != want {
+					t.Errorf("%s: %s, want %s (%s)", key, st, want, find(signals, key).Detail)
+				}
+			}
+			works, fixes := Works(signals)
+			if works != tc.works {
+				t.Errorf("works = %v, want %v; signals %+v", works, tc.works, signals)
+			}
+			if tc.fix != "" && !strings.Contains(strings.Join(fixes, "\n"), tc.fix) {
+				t.Errorf("fixes %q lack %q", fixes, tc.fix)
+			}
+		})
+	}
+}
+
+func TestEvaluateMeasuresFromTheRightEvents(t *testing.T) {
+	signals := Evaluate(healthy())
+	for key, want := range map[string]string{
+		"ready":           "by screen (ready pattern), 300ms after its first output (1.2s after start)",
+		"paste":           "100ms after ready",
+		"submit":          "500ms after the paste",
+		"busy":            "200ms after submit",
+		"turn-end-hook":   "1.5s after submit",
+		"turn-end-screen": "5.0s after submit",
+		"done":            "not in turn 1's echo; in turn 2's reply 1.6s after submit",
+		"limit":           "API Error: Request rejected (429)",
+		"prompt":          "2 turns, byte for byte",
+	} {
+		if got := find(signals, key).Detail; got != want {
+			t.Errorf("%s: %q, want %q", key, got, want)
+		}
+	}
+}
+
+func TestTheReportPrintsALineASignalAndATableRow(t *testing.T) {
+	o := healthy()
+	o.Screen[2].Via = watch.ViaTimeout
+	o.Screen = drop(o.Screen, 1, watch.EventTurnEnd)
+	o.ReadyScreen = "❯ \n  ⏵⏵ auto mode on"
+	rep := &Report{Agent: "claude", Command: []string{"claude"}, Version: "2.1.330 (Claude Code)", Signals: Evaluate(o)}
+	rep.Works, rep.Fixes = Works(rep.Signals)
+	var b strings.Builder
+	rep.WriteText(&b)
+	text := b.String()
+	for _, want := range []string{"✓ agent", "✗ ready", "│   ⏵⏵ auto mode on", "✓ turn end by hook", "would not work", "try: --ready-pattern"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text lacks %q:\n%s", want, text)
+		}
+	}
+	if n := strings.Count(text, "\n✓ ") + strings.Count(text, "\n✗ ") + strings.Count(text, "\n– "); n != len(signalTitles) {
+		t.Errorf("%d signal lines, want %d:\n%s", n, len(signalTitles), text)
+	}
+	header, row := MarkdownHeader(), rep.MarkdownRow()
+	if cols, cells := strings.Count(strings.SplitN(header, "\n", 2)[0], "|"), strings.Count(row, "|"); cols != cells {
+		t.Errorf("header has %d bars, row %d:\n%s%s", cols, cells, header, row)
+	}
+	if n := strings.Count(text, "try: --ready-pattern"); n != 1 {
+		t.Errorf("%d ready-pattern fixes, want 1 (ready and the screen's turn end ask for the same flag):\n%s", n, text)
+	}
+	if !strings.HasPrefix(row, "| claude | 2.1.330 (Claude Code) | ✓ | ✗ |") || !strings.Contains(row, "✓ 1.5s") {
+		t.Errorf("row %q", row)
+	}
+	b.Reset()
+	if err := rep.WriteJSON(&b); err != nil || !strings.Contains(b.String(), `"key":"ready","title":"ready","status":"fail"`) ||
+		!strings.Contains(b.String(), `"works":false`) || strings.Count(b.String(), "\n") != 1 {
+		t.Errorf("json: %v\n%s", err, b.String())
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func TestSuggestReadyTakesTheStartOfTheLastLine(t *testing.T) {
+	for _, tc := range []struct{ screen, want string }{
+		{"❯ \n──────\n  ⏵⏵ auto mode on (shift+tab to cycle) · ← for agents", `⏵⏵ auto mode on`},
+		{"> Type your message or @path/to/file\n  ~/proj   no sandbox   gemini-9", `~/proj`},
+		{"  ? for shortcuts · ← for agents\n\n", `\? for shortcuts`},
+		{"", ""},
+		{"──────", ""},
+		{"> ", ""},
+		{"it's ready", ""},
+		{"one two three four five six", "one two three four"},
+	} {
+		if got := suggestReady(tc.screen); got != tc.want {
+			t.Errorf("suggestReady(%q) = %q, want %q", tc.screen, got, tc.want)
+		}
+	}
+}
+
+// An agent started through a wrapper that refuses the hook's arguments (env
+// before the program: exit 125) starts fine without the hook: doctor says so.
+func TestEvaluateTellsAHookThatBreaksTheCommand(t *testing.T) {
+	o := healthy()
+	o.Hook = []watch.Event{ev(1, watch.EventStarted, "", 0), ev(1, watch.EventExit, watch.ViaExit, 40, "125"),
+		ev(2, watch.EventStarted, "", 0), ev(2, watch.EventExit, watch.ViaExit, 40, "125")}
+	signals := Evaluate(o)
+	ready := find(signals, "ready")
+	if ready.Status != Fail || !strings.Contains(ready.Detail, "with ralph-watch's turn-end hook added it exited (status 125)") ||
+		!strings.Contains(ready.Fix, "--turn-hook=false") {
+		t.Errorf("ready: %+v", ready)
+	}
+	if d := find(signals, "done"); d.Status != Fail || strings.Contains(d.Fix, "--done-pattern") {
+		t.Errorf("done blames the pattern for a turn that never ran: %+v", d)
+	}
+	if p := find(signals, "paste"); p.Status != OK || p.Detail != "100ms after ready" {
+		t.Errorf("paste is not timed from the run that took its prompt: %+v", p)
+	}
+}

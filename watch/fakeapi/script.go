@@ -1,0 +1,88 @@
+package fakeapi
+
+// The reply script: what the fake model does for one request.
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// turn is what the fake model does for one request.
+type turn struct {
+	text    string // reply text, streamed one line per delta
+	command string // when set, ask to run this shell command instead
+	limit   bool   // refuse with a usage-limit error
+	reset   time.Time
+	kind    string        // which limit: five_hour, seven_day…
+	delay   time.Duration // before the first delta
+	chunk   time.Duration // between deltas
+}
+
+// planTurn reads the script for a request; toolResult says the request
+// carries the result of a tool the previous turn asked for.
+func planTurn(script string, toolResult bool, delay, chunk time.Duration) turn {
+	t := turn{delay: delay, chunk: chunk}
+	for {
+		first, rest, _ := strings.Cut(script, "\n")
+		name, arg, _ := strings.Cut(first, " ")
+		var d *time.Duration
+		switch name {
+		case "!delay":
+			d = &t.delay
+		case "!chunk-delay":
+			d = &t.chunk
+		case "!bash":
+			if toolResult {
+				t.text = rest
+			} else {
+				t.command = strings.TrimSpace(arg)
+			}
+			return t
+		case "!limit":
+			f := strings.Fields(arg)
+			secs := 3600
+			if len(f) > 0 {
+				if n, err := strconv.Atoi(f[0]); err == nil && n > 0 {
+					secs = n
+				}
+			}
+			t.kind = "five_hour"
+			if len(f) > 1 {
+				t.kind = f[1]
+			}
+			t.limit, t.reset = true, time.Now().Add(time.Duration(secs)*time.Second).Truncate(time.Second)
+			return t
+		default:
+			t.text = script
+			return t
+		}
+		if v, err := time.ParseDuration(strings.TrimSpace(arg)); err == nil {
+			*d = v
+		}
+		script = rest
+	}
+}
+
+// summary is how a turn is logged.
+func (t turn) summary() string {
+	switch {
+	case t.limit:
+		return fmt.Sprintf("!limit %d %s", t.reset.Unix(), t.kind)
+	case t.command != "":
+		return "!bash " + t.command
+	}
+	return t.text
+}
+
+// lines splits reply text into the deltas it is streamed as.
+func (t turn) lines() []string {
+	var out []string
+	for _, part := range strings.SplitAfter(t.text, "\n") {
+		if part != "" {
+			out = append(out, part)
+		}
+	}
+	return out
+}

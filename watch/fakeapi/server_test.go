@@ -1,0 +1,111 @@
+package fakeapi
+
+// The library's own surface: loopback only, a script changed between
+// requests, the request record. The protocols themselves are tested through
+// the command in watch/fakeapi_test.go.
+
+import (
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func start(t *testing.T, o Options) *Server {
+	t.Helper()
+	s, err := Start(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func post(t *testing.T, url, body string) (int, string) {
+	t.Helper()
+	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+func TestStartRefusesAnAddressOffLoopback(t *testing.T) {
+	for _, addr := range []string{"0.0.0.0:0", ":0", "example.com:80", "nonsense"} {
+		if s, err := Start(Options{Addr: addr}); err == nil {
+			s.Close()
+			t.Errorf("Start(%q) listened", addr)
+		}
+	}
+}
+
+func TestSetReplyChangesTheNextTurnAndRequestsRecordWhatCame(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "api.log")
+	s := start(t, Options{Reply: "first", Log: log})
+	if !strings.HasPrefix(s.URL, "http://127.0.0.1:") {
+		t.Fatalf("URL %q", s.URL)
+	}
+	msgs := func(text string) string {
+		return `{"stream":false,"tools":[{"name":"Bash"}],"messages":[{"role":"user","content":"` + text + `"}]}`
+	}
+	if _, body := post(t, s.URL+"/v1/messages", msgs("one")); !strings.Contains(body, `"text":"first"`) {
+		t.Errorf("first reply %s", body)
+	}
+	s.SetReply("!limit 60")
+	if code, _ := post(t, s.URL+"/v1/messages", msgs("two")); code != 429 {
+		t.Errorf("after SetReply(!limit) status %d, want 429", code)
+	}
+	post(t, s.URL+"/v1/messages", `{"messages":[{"role":"user","content":"title please"}]}`) // a side request: no tools
+	reqs := s.Requests()
+	if len(reqs) != 3 || reqs[0].Reply != "first" || !strings.HasPrefix(reqs[1].Reply, "!limit ") || reqs[2].N != 3 {
+		t.Errorf("requests %+v", reqs)
+	}
+	if got := s.Prompts(); len(got) != 2 || got[0] != "one" || got[1] != "two" {
+		t.Errorf("prompts %q, want the two turns that offered tools", got)
+	}
+	data, err := os.ReadFile(log)
+	if err != nil || strings.Count(string(data), "\n") != 3 {
+		t.Errorf("log: %v\n%s", err, data)
+	}
+}
+
+func TestAReplyFileIsReadAtEveryRequest(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "reply")
+	os.WriteFile(file, []byte("from the file"), 0o644)
+	s := start(t, Options{Reply: "from the option", ReplyFile: file})
+	req := `{"input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"go"}]}]}`
+	if _, body := post(t, s.URL+"/v1/responses", req); !strings.Contains(body, "from the file") {
+		t.Errorf("reply %s", body)
+	}
+	os.WriteFile(file, []byte("changed"), 0o644)
+	if _, body := post(t, s.URL+"/v1/responses", req); !strings.Contains(body, "changed") {
+		t.Errorf("reply after the file changed %s", body)
+	}
+}
+
+func TestPlanTurnReadsPaceAndDirectives(t *testing.T) {
+	for _, tc := range []struct {
+		script string
+		result bool
+		want   turn
+	}{
+		{"hello\nworld", false, turn{text: "hello\nworld", delay: time.Second}},
+		{"!delay 3s\n!chunk-delay 10ms\nhi", false, turn{text: "hi", delay: 3 * time.Second, chunk: 10 * time.Millisecond}},
+		{"!bash touch x\nafter", false, turn{command: "touch x", delay: time.Second}},
+		{"!bash touch x\nafter", true, turn{text: "after", delay: time.Second}},
+	} {
+		got := planTurn(tc.script, tc.result, time.Second, 0)
+		if got != tc.want {
+			t.Errorf("planTurn(%q, %v) = %+v, want %+v", tc.script, tc.result, got, tc.want)
+		}
+	}
+	lim := planTurn("!limit 120 seven_day", false, 0, 0)
+	if !lim.limit || lim.kind != "seven_day" || time.Until(lim.reset) > 121*time.Second || time.Until(lim.reset) < 100*time.Second {
+		t.Errorf("limit turn %+v", lim)
+	}
+}
