@@ -604,7 +604,11 @@ func applyAgent(e env, f *runFlags, cfg *watch.Config) error {
 	}
 	cfg.Agent, cfg.ReadyPattern = p, p.Ready
 	cfg.DialogTimeout, cfg.LimitWait, cfg.TurnHook = f.dialogTimeout, f.limitWait, f.turnHook
-	cfg.Command = p.CommandFor(f.promptMode, cfg.Command)
+	command, err := p.CommandFor(f.promptMode, cfg.Command)
+	if err != nil {
+		return usageErrorf("%v", err)
+	}
+	cfg.Command = command
 	if exe, err := e.Executable(); err == nil {
 		cfg.Executable = exe
 	}
