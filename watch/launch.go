@@ -28,6 +28,9 @@ type Launch struct {
 	Args []string
 	// Refused says why arguments cannot be placed after Word; "" when they can.
 	Refused string
+	// NoTerminal says why a launcher keeps the program from the terminal,
+	// where a prompt is typed (timeout without --foreground, nohup); "" if none does.
+	NoTerminal string
 
 	what       string // what was refused, for messages: 'mywrap', the shell line '…'
 	after, end int    // in a shell line: where words after Word go, where the last words go
@@ -50,7 +53,7 @@ func ParseLaunch(command []string) Launch {
 	if line, ok := shellLineAt(command, f.at); ok && f.why == "" {
 		return parseLine(command, line)
 	}
-	l := Launch{Index: f.at, Word: command[f.at], Args: command[f.at+1:], Refused: f.why}
+	l := Launch{Index: f.at, Word: command[f.at], Args: command[f.at+1:], Refused: f.why, NoTerminal: f.noTerminal}
 	l.what = shellQuote(l.Word)
 	if l.Refused == "" {
 		l.Program = agentProgram(l.Word, f.pkg)
@@ -156,6 +159,7 @@ func parseLine(command []string, at int) Launch {
 		why = "it runs a shell line of its own"
 	}
 	l.Word, l.Args, l.after, l.end = values[f.at], values[f.at+1:], words[f.at].end, len(body)
+	l.NoTerminal = f.noTerminal
 	if f.why == "" {
 		l.Program = agentProgram(l.Word, f.pkg) // known even when the line is too complex to add to
 	}
@@ -173,9 +177,10 @@ func parseLine(command []string, at int) Launch {
 // found is where walk found the program word: its index, whether it names
 // an npm package, or why it stopped at a launcher.
 type found struct {
-	at  int
-	pkg bool
-	why string
+	at         int
+	pkg        bool
+	why        string
+	noTerminal string
 }
 
 // walk steps over the launchers in front of the program word: env and its
@@ -183,7 +188,7 @@ type found struct {
 // stdbuf, setsid, npx and its kin. In a shell line, NAME=value words at the
 // start are assignments.
 func walk(words []string, inLine bool) found {
-	i := 0
+	i, noTerminal := 0, ""
 	for inLine && i < len(words) && isAssignment(words[i]) {
 		i++
 	}
@@ -196,11 +201,11 @@ func walk(words []string, inLine bool) found {
 				return found{at: start, why: why}
 			}
 			named := slices.ContainsFunc(words[i+runner:j], namesPackage)
-			return found{at: j, pkg: !named}
+			return found{at: j, pkg: !named, noTerminal: noTerminal}
 		}
 		o, ok := launchers[name]
 		if !ok {
-			return found{at: i}
+			return found{at: i, noTerminal: noTerminal}
 		}
 		j, why := skipOptions(words, i+1, o)
 		if why != "" {
@@ -215,7 +220,12 @@ func walk(words []string, inLine bool) found {
 				j++
 			}
 		case "timeout":
+			if !slices.ContainsFunc(words[i+1:j], foreground) {
+				noTerminal = "timeout runs it in the background, where reading the terminal stops it: give timeout --foreground"
+			}
 			j++ // the duration
+		case "nohup":
+			noTerminal = "nohup takes the terminal away from it (output to nohup.out): drop nohup"
 		}
 		if j >= len(words) {
 			return found{at: start, why: "no program after it"}
@@ -232,6 +242,21 @@ func isAssignment(w string) bool {
 		return false
 	}
 	return strings.Trim(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == ""
+}
+
+// foreground reports whether a word of timeout's options is --foreground.
+func foreground(w string) bool {
+	if w == "--foreground" {
+		return true
+	}
+	if len(w) < 2 || w[0] != '-' || w[1] == '-' {
+		return false
+	}
+	cluster := w[1:]
+	if k := strings.IndexAny(cluster, "sk"); k >= 0 {
+		cluster = cluster[:k] // the rest is a value
+	}
+	return strings.Contains(cluster, "f")
 }
 
 // options are what a launcher takes before the program word.

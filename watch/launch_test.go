@@ -77,6 +77,26 @@ func TestParseLaunchFindsTheAgentsOwnProgramWord(t *testing.T) {
 	}
 }
 
+func TestParseLaunchSaysWhenALauncherKeepsTheAgentFromTheTerminal(t *testing.T) {
+	tests := []struct {
+		command []string
+		want    string
+	}{
+		{[]string{"timeout", "3600", "claude"}, "timeout --foreground"},
+		{[]string{"timeout", "-s", "f", "1h", "claude"}, "timeout --foreground"},
+		{[]string{"timeout", "--foreground", "3600", "claude"}, ""},
+		{[]string{"timeout", "-vf", "-k", "5", "3600", "claude"}, ""},
+		{[]string{"nohup", "claude"}, "drop nohup"},
+		{[]string{"/bin/sh", "-c", "nohup nice claude"}, "drop nohup"},
+		{[]string{"env", "A=1", "nice", "claude"}, ""},
+	}
+	for _, tt := range tests {
+		if got := ParseLaunch(tt.command).NoTerminal; tt.want == "" && got != "" || !strings.Contains(got, tt.want) {
+			t.Errorf("ParseLaunch(%q).NoTerminal = %q, want %q", tt.command, got, tt.want)
+		}
+	}
+}
+
 func TestPlaceArgsPutsThemAfterTheAgentsOwnProgramWord(t *testing.T) {
 	tests := []struct {
 		command, first, last, want []string

@@ -609,6 +609,9 @@ func applyAgent(e env, f *runFlags, cfg *watch.Config) error {
 		return usageErrorf("%v", err)
 	}
 	cfg.Command = command
+	if why := watch.ParseLaunch(command).NoTerminal; why != "" && f.promptMode == watch.ModeType {
+		fmt.Fprintf(e.Stderr, "ralph-watch: warning: the prompt is typed into the terminal, but %s\n", why)
+	}
 	if exe, err := e.Executable(); err == nil {
 		cfg.Executable = exe
 	}
