@@ -129,6 +129,15 @@ func (l *Loop) addArgs(args ...string) bool {
 	return true
 }
 
+// program names the agent's program for messages: claude, not the env in
+// front of it.
+func (l *Loop) program() string {
+	if w := ParseLaunch(l.Command).Word; w != "" || len(l.Command) == 0 {
+		return w
+	}
+	return l.Command[0]
+}
+
 // hookAdvice names each turn hook and how a person gets it back when it
 // cannot be added to their command.
 var hookAdvice = map[string][2]string{

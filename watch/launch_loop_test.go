@@ -229,3 +229,12 @@ func TestClaudeCodeThroughEnvAndAShellLineGetsItsStopHook(t *testing.T) {
 		})
 	}
 }
+
+// A program env cannot find is named in the message, not env.
+func TestAMissingProgramBehindEnvIsNamed(t *testing.T) {
+	tmuxtest.Require(t)
+	h := newHarness(t, "do the work", []string{"env", "A=1", "ralph-no-such-agent"})
+	res := h.run(30 * time.Second)
+	h.wantResult(res, watch.ExitFailed, "fatal_exit")
+	h.wantOutput("ralph-watch: error: command not found: ralph-no-such-agent (exit 127)")
+}
