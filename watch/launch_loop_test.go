@@ -238,3 +238,22 @@ func TestAMissingProgramBehindEnvIsNamed(t *testing.T) {
 	h.wantResult(res, watch.ExitFailed, "fatal_exit")
 	h.wantOutput("ralph-watch: error: command not found: ralph-no-such-agent (exit 127)")
 }
+
+// Codex started through env (tried as a new user would: exit 125 every
+// iteration, env given -c notify=[…]) gets its notify program after codex.
+func TestCodexThroughEnvGetsItsNotifyHook(t *testing.T) {
+	codex := codexExecutable(t)
+	tmuxtest.Require(t)
+	r := newCodexRun(t, codex, claudePrompt, "-reply", "Still working on it.")
+	defer r.explain()
+	r.cfg.Command = []string{"env", "NO_PROXY=127.0.0.1,localhost", codex, "--no-daemon"}
+	r.useTurnHook(turnHookWake(t))
+	res := r.run(240 * time.Second)
+	if res.Code != watch.ExitLimit || res.Reason != "max_iterations" {
+		t.Errorf("result %+v, want exit 3 max_iterations", res)
+	}
+	if n := strings.Count(r.out.String(), "completed (turn ended"); n != 2 {
+		t.Errorf("%d turns ended, want 2", n)
+	}
+	r.wantHookEnded(2)
+}
