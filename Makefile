@@ -59,6 +59,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzCompose -fuzztime 30s ./watch
 	$(GO) test -run '^$$' -fuzz FuzzClassify -fuzztime 30s ./watch
 	$(GO) test -run '^$$' -fuzz FuzzParseReset -fuzztime 30s ./watch
+	$(GO) test -run '^$$' -fuzz FuzzPlaceArgs -fuzztime 30s ./watch
 	$(GO) test -run '^$$' -fuzz FuzzLoad -fuzztime 30s ./watch/state
 	$(GO) test -run '^$$' -fuzz FuzzLastLines -fuzztime 30s ./cmd/ralph-watch
 

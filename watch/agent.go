@@ -1,7 +1,7 @@
 package watch
 
 import (
-	"path/filepath"
+	"fmt"
 	"regexp"
 	"slices"
 	"sort"
@@ -135,22 +135,32 @@ func (p *Profile) Knows() bool {
 	return p != nil && (p.Busy != nil || p.Dialog != nil || p.Limit != nil || len(p.Startup) > 0)
 }
 
-// CommandFor adds the arguments a prompt mode needs, unless the command
-// already has them.
-func (p *Profile) CommandFor(mode string, command []string) []string {
+// CommandFor adds the arguments a prompt mode needs right after the agent's
+// own program word (and at the end), unless the command already has them.
+// It fails when they are needed and cannot be placed safely.
+func (p *Profile) CommandFor(mode string, command []string) ([]string, error) {
 	m := p.Modes[mode]
-	if len(command) == 0 || shellLineCommand(command) || p.has(command, m.First) || p.has(command, m.Last) {
-		return command // a shell line is the person's to write in full
+	if len(m.First)+len(m.Last) == 0 || len(command) == 0 || p.has(command, m.First) || p.has(command, m.Last) {
+		return command, nil
 	}
-	out := append([]string{command[0]}, m.First...)
-	out = append(out, command[1:]...)
-	return append(out, m.Last...)
+	out, why := p.placeArgs(command, m.First, m.Last)
+	if why != "" {
+		need := strings.Join(slices.Concat([]string{p.Name}, m.First, []string{"…"}, m.Last), " ")
+		return nil, fmt.Errorf("--prompt-mode %s needs %s, and that cannot be added to %s: write it into the command yourself, or run %s directly",
+			mode, need, why, p.Name)
+	}
+	return out, nil
 }
 
+// has reports whether the agent's own arguments include one of words
+// (or --word=value).
 func (p *Profile) has(command, words []string) bool {
+	args := ParseLaunch(command).Args
 	for _, w := range words {
-		if slices.Contains(command[1:], w) {
-			return true
+		for _, a := range args {
+			if a == w || strings.HasPrefix(w, "--") && strings.HasPrefix(a, w+"=") {
+				return true
+			}
 		}
 	}
 	return false
@@ -178,32 +188,16 @@ func AgentNames() []string {
 	return names
 }
 
-// shellLineCommand reports whether a command is a shell line run by sh -c,
-// where arguments cannot be added safely.
-func shellLineCommand(command []string) bool {
-	return len(command) >= 3 && command[0] == "/bin/sh" && command[1] == "-c"
-}
-
-// GuessAgent picks a profile by the program a command runs: "claude",
-// "/usr/bin/codex", or the first word of a shell line "env X=1 gemini -m y".
+// GuessAgent picks a profile by the program a command runs, past any
+// launcher: "claude", "/usr/bin/codex", "env X=1 gemini -m y",
+// "npx @anthropic-ai/claude-code", a shell line "nice claude --model opus".
 func GuessAgent(command []string) string {
-	var words []string
-	if shellLineCommand(command) {
-		words = strings.Fields(command[2])
-	} else {
-		words = command
-	}
-	for _, w := range words {
-		base := filepath.Base(w)
-		if base == "env" || base == "exec" || base == "npx" || strings.Contains(w, "=") {
-			continue
-		}
+	if program := ParseLaunch(command).Program; program != "" {
 		for name, p := range profiles {
-			if slices.Contains(p.Commands, base) {
+			if slices.Contains(p.Commands, program) {
 				return name
 			}
 		}
-		break
 	}
 	return "generic"
 }

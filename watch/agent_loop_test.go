@@ -69,7 +69,7 @@ func TestTheAgentsStopHookEndsTheTurn(t *testing.T) {
 	defer signal.Stop(wake)
 	h := newHarness(t, "do the work", nil)
 	// No idle marker after the turn: only the hook can end it early.
-	h.cfg.Command = h.agent("print   ? for shortcuts\nready\nread\necho\nspinner 500ms\nprint ● Done.\nstop-hook\nquiet\n")
+	h.cfg.Command = h.agentNamed("claude", hookedAgent) // named like the agent: the hook goes after its own program word
 	h.asAgent("claude")
 	h.cfg.Agent.IdleGrace = 0
 	h.cfg.TurnHook = true

@@ -63,6 +63,10 @@ func TestGuessAgentByTheProgramName(t *testing.T) {
 		{[]string{"npx", "opencode"}, "opencode"},
 		{[]string{"python", "agent.py"}, "generic"},
 		{[]string{"bash"}, "generic"},
+		{[]string{"env", "HOME=/h", "ANTHROPIC_BASE_URL=http://x", "claude"}, "claude"},
+		{[]string{"npx", "-y", "@anthropic-ai/claude-code@2.1.330"}, "claude"},
+		{[]string{"/bin/sh", "-c", "nice -n 5 codex --model o3"}, "codex"},
+		{[]string{"mywrap", "claude"}, "generic"},
 	}
 	for _, tt := range tests {
 		if got := GuessAgent(tt.command); got != tt.want {
@@ -85,12 +89,34 @@ func TestCommandForAddsWhatThePromptModeNeedsOnce(t *testing.T) {
 		{"codex", ModeArg, []string{"codex", "exec"}, []string{"codex", "exec"}},
 		{"gemini", ModeArg, []string{"gemini", "-m", "pro"}, []string{"gemini", "-m", "pro", "-p"}},
 		{"generic", ModeArg, []string{"my-agent"}, []string{"my-agent"}},
-		{"claude", ModeArg, []string{"/bin/sh", "-c", `claude --model opus "$@"`, "sh"}, []string{"/bin/sh", "-c", `claude --model opus "$@"`, "sh"}},
+		{"claude", ModeArg, []string{"/bin/sh", "-c", `claude --model opus "$@"`, "sh"}, []string{"/bin/sh", "-c", `claude --model opus '-p' "$@"`, "sh"}},
+		{"claude", ModeArg, []string{"env", "HOME=/h", "claude"}, []string{"env", "HOME=/h", "claude", "-p"}},
+		{"codex", ModeArg, []string{"npx", "-y", "@openai/codex", "-m", "o3"}, []string{"npx", "-y", "@openai/codex", "exec", "-m", "o3"}},
+		{"claude", ModeArg, []string{"mywrap", "-p"}, []string{"mywrap", "-p"}},
 	}
 	for _, tt := range tests {
 		p, _ := Agent(tt.agent)
-		if got := p.CommandFor(tt.mode, tt.command); !slices.Equal(got, tt.want) {
-			t.Errorf("%s %s: CommandFor(%q) = %q, want %q", tt.agent, tt.mode, tt.command, got, tt.want)
+		if got, err := p.CommandFor(tt.mode, tt.command); err != nil || !slices.Equal(got, tt.want) {
+			t.Errorf("%s %s: CommandFor(%q) = %q, %v; want %q", tt.agent, tt.mode, tt.command, got, err, tt.want)
+		}
+	}
+}
+
+func TestCommandForRefusesWhatItCannotPlace(t *testing.T) {
+	tests := []struct {
+		agent, mode string
+		command     []string
+		want        string
+	}{
+		{"claude", ModeArg, []string{"mywrap"}, `--prompt-mode arg needs claude … -p, and that cannot be added to 'mywrap' (not claude's own program)`},
+		{"codex", ModeStdin, []string{"/bin/sh", "-c", "cd sub && codex"}, `--prompt-mode stdin needs codex exec … -, and that cannot be added to the shell line 'cd sub && codex' (it uses '&')`},
+		{"codex", ModeArg, []string{"claude"}, `not codex's own program`},
+	}
+	for _, tt := range tests {
+		p, _ := Agent(tt.agent)
+		got, err := p.CommandFor(tt.mode, tt.command)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s %s: CommandFor(%q) = %q, %v; want an error with %q", tt.agent, tt.mode, tt.command, got, err, tt.want)
 		}
 	}
 }

@@ -325,7 +325,7 @@ func (l *Loop) settle(ctx context.Context, it outcome, started time.Time) (Resul
 			return l.limit("max_time", fmt.Sprintf("max time (%s) reached", l.MaxTime)), true
 		case endStartup:
 			what, fix := l.Agent.StartupAdvice(it.detail)
-			l.errorf("%s is asking %s; the prompt was not typed. To loop it, %s", l.Command[0], what, fix)
+			l.errorf("%s is asking %s; the prompt was not typed. To loop it, %s", l.program(), what, fix)
 			l.log("FAIL", fmt.Sprintf("iteration %d startup_dialog", l.iteration))
 			return l.end(state.Failed, "startup_dialog", ExitFailed, "failed"), true
 		case endLimit: // not an iteration: no checks, no hooks
@@ -362,7 +362,7 @@ func (l *Loop) settle(ctx context.Context, it outcome, started time.Time) (Resul
 				what = "command not executable"
 			}
 			l.log("FAIL", fmt.Sprintf("iteration %d exit=%d fatal", l.iteration, code))
-			l.errorf("%s: %s (exit %d)", what, l.Command[0], code)
+			l.errorf("%s: %s (exit %d)", what, l.program(), code)
 			return l.end(state.Failed, "fatal_exit", ExitFailed, "failed"), true
 		default:
 			l.st.ConsecutiveFailures++

@@ -117,8 +117,8 @@ const TurnEndFile = "turn-end"
 // to the watcher, and adds it to the command: Claude Code's Stop hook in a
 // --settings file, Codex's notify program.
 func (l *Loop) installTurnHook() {
-	if !l.TurnHook || l.Executable == "" || l.PromptMode != ModeType || len(l.Command) == 0 || shellLineCommand(l.Command) {
-		return // a shell line cannot take more arguments safely: the screen tells the turn's end
+	if !l.TurnHook || l.Executable == "" || l.PromptMode != ModeType || len(l.Command) == 0 {
+		return
 	}
 	call := []string{l.Executable, "hook", "turn-end", "--state", l.Store.Dir}
 	switch l.Agent.TurnHook {
@@ -133,13 +133,17 @@ func (l *Loop) installTurnHook() {
 			l.warnf("write claude settings: %v", err)
 			return
 		}
-		l.Command = append([]string{l.Command[0], "--settings", path}, l.Command[1:]...)
+		if !l.addArgs("--settings", path) {
+			return
+		}
 	case HookCodexNotify:
 		quoted := make([]string, len(call))
 		for i, s := range call {
 			quoted[i] = jsonString(s) // JSON's string escapes are TOML's too
 		}
-		l.Command = append([]string{l.Command[0], "-c", "notify=[" + strings.Join(quoted, ",") + "]"}, l.Command[1:]...)
+		if !l.addArgs("-c", "notify=["+strings.Join(quoted, ",")+"]") {
+			return
+		}
 	default:
 		return
 	}

@@ -633,7 +633,14 @@ func applyAgent(e env, f *runFlags, cfg *watch.Config) error {
 	}
 	cfg.Agent, cfg.ReadyPattern = p, p.Ready
 	cfg.DialogTimeout, cfg.LimitWait, cfg.TurnHook = f.dialogTimeout, f.limitWait, f.turnHook
-	cfg.Command = p.CommandFor(f.promptMode, cfg.Command)
+	command, err := p.CommandFor(f.promptMode, cfg.Command)
+	if err != nil {
+		return usageErrorf("%v", err)
+	}
+	cfg.Command = command
+	if why := watch.ParseLaunch(command).NoTerminal; why != "" && f.promptMode == watch.ModeType {
+		fmt.Fprintf(e.Stderr, "ralph-watch: warning: the prompt is typed into the terminal, but %s\n", why)
+	}
 	if exe, err := e.Executable(); err == nil {
 		cfg.Executable = exe
 	}

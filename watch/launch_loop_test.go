@@ -1,0 +1,259 @@
+package watch_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
+)
+
+// hookedAgent draws no idle marker after its turn: only its Stop hook (from
+// the --settings file it was started with) can end the turn early.
+const hookedAgent = "print   ? for shortcuts\nready\nread\necho\nspinner 500ms\nprint ● Done.\nstop-hook\nquiet\n"
+
+// agentNamed is a fake agent whose program is named like a real one
+// (bin/claude), so that the loop knows it as that agent's own program.
+func (h *harness) agentNamed(name, script string) []string {
+	h.t.Helper()
+	command := h.agent(script)
+	bin := filepath.Join(h.srv.Dir, "bin", name)
+	if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
+		h.t.Fatal(err)
+	}
+	if err := os.Symlink(command[0], bin); err != nil && !os.IsExist(err) {
+		h.t.Fatal(err)
+	}
+	return []string{bin, command[1]}
+}
+
+// script writes an executable shell script into the test's bin folder.
+func (h *harness) script(name, text string) string {
+	h.t.Helper()
+	path := filepath.Join(h.srv.Dir, "bin", name)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		h.t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("#!/bin/sh\n"+text), 0o755); err != nil {
+		h.t.Fatal(err)
+	}
+	return path
+}
+
+// runWoken runs the loop with the hook's signal waking it.
+func (h *harness) runWoken(wake <-chan os.Signal, timeout time.Duration) watch.Result {
+	h.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	loop := &watch.Loop{Config: h.cfg, Tmux: h.srv.Client, Store: h.store, Out: &h.out, Err: &h.out, Wake: wake}
+	res := loop.Run(ctx)
+	if ctx.Err() != nil {
+		h.t.Fatalf("loop still running after %s; output:\n%s", timeout, h.out.String())
+	}
+	return res
+}
+
+// Each way people start an agent gets the agent's turn hook, after the
+// agent's own program word, and each turn ends by that hook: never by the
+// screen (the agent shows no idle marker) nor by inactivity.
+func TestEveryLaunchFormGetsTheTurnHook(t *testing.T) {
+	tmuxtest.Require(t)
+	tmuxtest.Build(t, "testdata/fakeagent")
+	exe := tmuxtest.Build(t, "cmd/ralph-watch")
+	wake := turnHookWake(t)
+	forms := []struct {
+		name    string
+		command func(h *harness, claude, script string) []string
+	}{
+		{"absolute path", func(h *harness, claude, script string) []string { return []string{claude, script} }},
+		{"env VAR=value", func(h *harness, claude, script string) []string {
+			return []string{"env", "HOME=" + h.srv.Dir, "ANTHROPIC_BASE_URL=http://127.0.0.1:9", claude, script}
+		}},
+		{"env -u", func(h *harness, claude, script string) []string {
+			return []string{"env", "-u", "LANG", "--unset=LC_ALL", "-C", h.srv.Dir, claude, script}
+		}},
+		{"exec in a shell line", func(h *harness, claude, script string) []string {
+			return []string{"/bin/sh", "-c", "exec " + claude + " " + script}
+		}},
+		{"command", func(h *harness, claude, script string) []string { return []string{"command", claude, script} }},
+		{"nice -n", func(h *harness, claude, script string) []string { return []string{"nice", "-n", "5", claude, script} }},
+		{"timeout", func(h *harness, claude, script string) []string {
+			return []string{"timeout", "--foreground", "-k", "5", "3600", claude, script}
+		}},
+		{"npx -y package", func(h *harness, claude, script string) []string {
+			// npx as far as the test needs: options, then the package, whose program runs with the rest.
+			npx := h.script("npx", `while [ "${1#-}" != "$1" ]; do shift; done
+pkg=$1; shift
+case $pkg in @anthropic-ai/claude-code|@anthropic-ai/claude-code@*) exec `+claude+` "$@";; esac
+echo "npx: no package $pkg" >&2; exit 1
+`)
+			return []string{npx, "-y", "@anthropic-ai/claude-code@latest", script}
+		}},
+		{"one-line shell command", func(h *harness, claude, script string) []string {
+			return []string{"/bin/sh", "-c", "ANTHROPIC_MODEL=opus exec nice '" + claude + "' " + script}
+		}},
+	}
+	for _, form := range forms {
+		t.Run(form.name, func(t *testing.T) {
+			t.Parallel()
+			endsByTheHook(t, exe, wake, form.command)
+		})
+	}
+}
+
+// A bare program name is found on the PATH of the watcher (tmux gives a
+// pane it spawns its client's PATH).
+func TestABareProgramOnThePathGetsTheTurnHook(t *testing.T) {
+	tmuxtest.Require(t)
+	endsByTheHook(t, tmuxtest.Build(t, "cmd/ralph-watch"), turnHookWake(t), func(h *harness, claude, script string) []string {
+		t.Setenv("PATH", filepath.Dir(claude)+string(os.PathListSeparator)+os.Getenv("PATH"))
+		return []string{"claude", script}
+	})
+}
+
+// endsByTheHook loops a fake Claude started by command for two iterations
+// and checks that its Stop hook ended each turn.
+func endsByTheHook(t *testing.T, exe string, wake <-chan os.Signal, command func(h *harness, claude, script string) []string) {
+	h := newHarness(t, "do the work", nil)
+	claude := h.agentNamed("claude", hookedAgent)
+	h.cfg.Command = command(h, claude[0], claude[1])
+	h.asAgent("claude")
+	h.cfg.Agent.IdleGrace = 0
+	h.cfg.TurnHook, h.cfg.Executable = true, exe
+	h.cfg.InactivityTimeout = 5 * time.Minute
+	h.cfg.PollInterval = 10 * time.Second // the hook's signal, not a look at the screen, must end it
+	h.cfg.MaxIterations = 2
+	res := h.runWoken(wake, 90*time.Second)
+	h.wantResult(res, watch.ExitDone, "max_iterations")
+	h.wantOutput("iteration 1 completed (turn ended", "iteration 2 completed (turn ended")
+	if strings.Contains(h.out.String(), "warning") {
+		t.Errorf("a warning for %q:\n%s", h.cfg.Command, h.out.String())
+	}
+	if b, _ := os.ReadFile(h.store.Path(watch.TurnEndFile)); strings.TrimSpace(string(b)) != "2" {
+		t.Errorf("the hook last reported iteration %q, want 2", b)
+	}
+}
+
+// env -i drops RALPH_ITERATION, which the hook needs to report a turn: the
+// hook's arguments still land after the agent's program (no exit 125 from
+// env) and each turn ends by the screen.
+func TestEnvDashIStartsTheAgentAndTurnsEndByTheScreen(t *testing.T) {
+	tmuxtest.Require(t)
+	h := newHarness(t, "do the work", nil)
+	claude := h.agentNamed("claude", claudeLike)
+	h.cfg.Command = []string{"env", "-i", "PATH=/usr/bin:/bin", claude[0], claude[1]}
+	h.asAgent("claude")
+	h.cfg.TurnHook, h.cfg.Executable = true, tmuxtest.Build(t, "cmd/ralph-watch")
+	h.cfg.InactivityTimeout = 5 * time.Minute
+	h.cfg.MaxIterations = 2
+	res := h.run(90 * time.Second)
+	h.wantResult(res, watch.ExitDone, "max_iterations")
+	h.wantOutput("iteration 1 completed (turn ended", "iteration 2 completed (turn ended")
+	if strings.Contains(h.out.String(), "failed") || strings.Contains(h.out.String(), "warning") {
+		t.Errorf("want two clean iterations:\n%s", h.out.String())
+	}
+}
+
+// A wrapper script whose name is not the agent's gets nothing added: the
+// loop says once that the hook is lost and how to get it back, and each
+// turn ends by what the screen shows.
+func TestAnUnknownWrapperLosesTheHookOnceAndEndsTurnsByTheScreen(t *testing.T) {
+	tmuxtest.Require(t)
+	h := newHarness(t, "do the work", nil)
+	claude := h.agentNamed("claude", claudeLike)
+	wrapper := h.script("mywrap", `exec `+claude[0]+` "$@"`+"\n")
+	h.cfg.Command = []string{wrapper, claude[1]}
+	h.asAgent("claude")
+	h.cfg.TurnHook, h.cfg.Executable = true, tmuxtest.Build(t, "cmd/ralph-watch")
+	h.cfg.InactivityTimeout = 5 * time.Minute
+	h.cfg.MaxIterations = 2
+	res := h.run(90 * time.Second)
+	h.wantResult(res, watch.ExitDone, "max_iterations")
+	h.wantOutput("iteration 1 completed (turn ended", "iteration 2 completed (turn ended")
+	warning := "ralph-watch: warning: cannot add Claude Code's hooks to '" + wrapper +
+		"' (not claude's own program): the turn end is read from the screen; pass --settings FILE to claude yourself or run claude directly"
+	if n := strings.Count(h.out.String(), "warning: cannot add"); n != 1 || !strings.Contains(h.out.String(), warning) {
+		t.Errorf("want the warning once, got %d:\n%s", n, h.out.String())
+	}
+	if _, err := os.Stat(h.store.Path(watch.TurnEndFile)); err == nil {
+		t.Errorf("a turn-end file, yet no hook was added")
+	}
+}
+
+// Claude Code started through env with its key and API address in front
+// (tried as a new user would: exit 125 every iteration, env given
+// --settings) and through a one-line shell command: the Stop hook lands
+// after claude and ends each turn.
+func TestClaudeCodeThroughEnvAndAShellLineGetsItsStopHook(t *testing.T) {
+	claude := claudeExecutable(t)
+	tmuxtest.Require(t)
+	tmuxtest.Build(t, "testdata/fakeapi")
+	exe := tmuxtest.Build(t, "cmd/ralph-watch")
+	wake := turnHookWake(t)
+	forms := map[string]func(r *claudeRun) []string{
+		"env": func(r *claudeRun) []string {
+			return []string{"env", "HOME=" + filepath.Join(r.srv.Dir, "home"), "ANTHROPIC_API_KEY=" + claudeKey,
+				"ANTHROPIC_BASE_URL=" + r.api.URL, claude}
+		},
+		"shell line": func(r *claudeRun) []string {
+			return []string{"/bin/sh", "-c", "ANTHROPIC_BASE_URL=" + r.api.URL + " exec '" + claude + "'"}
+		},
+	}
+	for name, form := range forms {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			r := newClaudeRun(t, claude, claudePrompt, "Still working on it.")
+			defer r.explain()
+			r.cfg.Command = form(r)
+			r.cfg.Agent, _ = watch.Agent("claude")
+			r.cfg.ReadyPattern = r.cfg.Agent.Ready
+			r.cfg.InactivityTimeout = 5 * time.Minute // beyond the test: only the turn's end may end it
+			r.useTurnHook(wake)
+			r.cfg.Executable = exe
+			res := r.run(240 * time.Second)
+			if res.Code != watch.ExitLimit || res.Reason != "max_iterations" {
+				t.Errorf("result %+v, want exit 3 max_iterations", res)
+			}
+			if n := strings.Count(r.out.String(), "completed (turn ended"); n != 2 {
+				t.Errorf("%d turns ended, want 2", n)
+			}
+			if strings.Contains(r.out.String(), "failed") || strings.Contains(r.out.String(), "warning: cannot add") {
+				t.Errorf("output:\n%s", r.out.String())
+			}
+			r.wantHookEnded(2)
+			r.wantPrompts(2, strings.TrimRight(claudePrompt, "\n"))
+		})
+	}
+}
+
+// A program env cannot find is named in the message, not env.
+func TestAMissingProgramBehindEnvIsNamed(t *testing.T) {
+	tmuxtest.Require(t)
+	h := newHarness(t, "do the work", []string{"env", "A=1", "ralph-no-such-agent"})
+	res := h.run(30 * time.Second)
+	h.wantResult(res, watch.ExitFailed, "fatal_exit")
+	h.wantOutput("ralph-watch: error: command not found: ralph-no-such-agent (exit 127)")
+}
+
+// Codex started through env (tried as a new user would: exit 125 every
+// iteration, env given -c notify=[…]) gets its notify program after codex.
+func TestCodexThroughEnvGetsItsNotifyHook(t *testing.T) {
+	codex := codexExecutable(t)
+	tmuxtest.Require(t)
+	r := newCodexRun(t, codex, claudePrompt, "-reply", "Still working on it.")
+	defer r.explain()
+	r.cfg.Command = []string{"env", "NO_PROXY=127.0.0.1,localhost", codex, "--no-daemon"}
+	r.useTurnHook(turnHookWake(t))
+	res := r.run(240 * time.Second)
+	if res.Code != watch.ExitLimit || res.Reason != "max_iterations" {
+		t.Errorf("result %+v, want exit 3 max_iterations", res)
+	}
+	if n := strings.Count(r.out.String(), "completed (turn ended"); n != 2 {
+		t.Errorf("%d turns ended, want 2", n)
+	}
+	r.wantHookEnded(2)
+}
