@@ -50,7 +50,11 @@ func fakeClaude(t *testing.T, runs map[string]string) string {
 			t.Fatal(err)
 		}
 	}
-	path := filepath.Join(dir, "fake-claude")
+	// Named as the agent's own program: a wrapper of another name gets no hooks.
+	if err := os.Mkdir(filepath.Join(dir, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "bin", "claude")
 	wrapper := "#!/bin/sh\n[ \"$1\" = --version ] && { echo '9.9.9 (Fake Claude)'; exit 0; }\n" +
 		"exec '" + agent + "' \"$@\" \"" + dir + "/$RALPH_DOCTOR_RUN.script\"\n"
 	if err := os.WriteFile(path, []byte(wrapper), 0o755); err != nil {

@@ -265,12 +265,15 @@ func (r *agentRun) prepare(srv *server, dir string, profile watch.Profile, comma
 		return err
 	}
 	r.wake = make(chan os.Signal, 1)
+	if placed, ok := watch.PlaceArgs(command, nil, r.setup.Last); ok {
+		command = placed // after the agent's own words, whatever launches it
+	}
 	r.cfg = watch.Config{
 		Name:                "doctor-" + r.name,
 		Pane:                pane,
 		Socket:              srv.socket(),
 		Dir:                 r.proj,
-		Command:             append(append([]string(nil), command...), r.setup.Last...),
+		Command:             command,
 		PromptFile:          promptFile,
 		PromptMode:          watch.ModeType,
 		MaxIterations:       len(r.replies),
