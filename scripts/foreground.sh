@@ -1,0 +1,100 @@
+# shellcheck shell=bash
+# What runs in a pane's foreground, read from /proc: a shell at its prompt,
+# a program with its exact command line, or a program whose command line
+# cannot be recovered (it rewrote its process title, as node programs may).
+
+# foreground PANE: set FG_KIND to shell, program (FG_ARGV is its exact
+# command line, FG_DIR its folder), lost (FG_NAME runs, how it was started
+# is unknown) or none (nothing to read: a dead pane, no /proc).
+foreground() {
+	local pane_pid pid
+	FG_KIND=none FG_ARGV=() FG_NAME="" FG_DIR=""
+	pane_pid="$(tmux display-message -p -t "$1" '#{?pane_dead,,#{pane_pid}}')"
+	[ -n "$pane_pid" ] && [ -r "/proc/$pane_pid/stat" ] || return 0
+	pid="$(foreground_pid "$pane_pid")"
+	[ -n "$pid" ] && [ -r "/proc/$pid/cmdline" ] || return 0
+	mapfile -d '' -t FG_ARGV <"/proc/$pid/cmdline" 2>/dev/null
+	[ "${#FG_ARGV[@]}" -gt 0 ] || return 0
+	FG_NAME="${FG_ARGV[0]##*/}"
+	[ -n "$FG_NAME" ] || FG_NAME="$(<"/proc/$pid/comm")"
+	FG_DIR="$(readlink "/proc/$pid/cwd")"
+	if is_interactive_shell; then
+		FG_KIND=shell
+	elif [ -n "$(resolve_program "$pid" "${FG_ARGV[0]}")" ] &&
+		[ "$(resolve_program "$pid" "${FG_ARGV[0]}")" = "$(readlink -f "/proc/$pid/exe")" ]; then
+		FG_KIND=program
+		name_script "$pid"
+	else
+		FG_KIND=lost
+	fi
+}
+
+# foreground_pid PANE_PID: the leader of the terminal's foreground process
+# group (field 8 of stat, tpgid), or any process of that group once the
+# leader has exited, or PANE_PID itself.
+foreground_pid() {
+	local stat fields tpgid p
+	stat="$(<"/proc/$1/stat")"
+	read -ra fields <<<"${stat##*) }" # the name in (…) may hold spaces
+	tpgid="${fields[5]}"
+	if [ -z "$tpgid" ] || [ "$tpgid" -le 0 ]; then
+		printf '%s' "$1"
+		return
+	fi
+	[ -r "/proc/$tpgid/cmdline" ] && { printf '%s' "$tpgid"; return; }
+	for p in /proc/[0-9]*/stat; do
+		stat="$(<"$p")" 2>/dev/null || continue
+		read -ra fields <<<"${stat##*) }"
+		[ "${fields[2]}" = "$tpgid" ] && { p="${p#/proc/}"; printf '%s' "${p%/stat}"; return; }
+	done
+	printf '%s' "$1"
+}
+
+# is_interactive_shell: FG_ARGV is a shell (one /etc/shells or the
+# default-shell names) without a command to run (-c).
+is_interactive_shell() {
+	local base="${FG_ARGV[0]##*/}" word
+	base="${base#-}" # a login shell's argv[0] is -bash
+	for word in "${FG_ARGV[@]:1}"; do
+		[ "$word" = -c ] && return 1
+	done
+	{ cat /etc/shells 2>/dev/null; tmux show-options -gv default-shell; printf '%s\n' "$SHELL"; } |
+		sed 's|.*/||' | grep -qxF -- "$base"
+}
+
+# resolve_program PID WORD: the file WORD named when process PID started
+# (a path from its folder, else a name on its PATH), symlinks resolved.
+resolve_program() {
+	local dir path
+	case "$2" in
+	"") return ;;
+	*/*) (cd "/proc/$1/cwd" 2>/dev/null && readlink -f -- "$2") ;;
+	*)
+		path="$(tr '\0' '\n' <"/proc/$1/environ" 2>/dev/null | sed -n 's/^PATH=//p')"
+		local IFS=:
+		for dir in ${path:-/usr/local/bin:/usr/bin:/bin}; do
+			[ -n "$dir" ] && [ -f "$dir/$2" ] && [ -x "$dir/$2" ] && { readlink -f -- "$dir/$2"; return; }
+		done
+		;;
+	esac
+}
+
+# name_script PID: an interpreter running a script that is on the PATH
+# (node /…/bin/codex.js) is written as that command (/…/.bin/codex): the
+# same file run the same way, and the agent's name shows.
+name_script() {
+	local script dir name path
+	[ "${#FG_ARGV[@]}" -ge 2 ] && [[ "${FG_ARGV[1]}" != -* ]] || return 0
+	script="$(cd "/proc/$1/cwd" 2>/dev/null && readlink -f -- "${FG_ARGV[1]}")" || return 0
+	[ -f "$script" ] || return 0
+	path="$(tr '\0' '\n' <"/proc/$1/environ" 2>/dev/null | sed -n 's/^PATH=//p')"
+	local IFS=:
+	for dir in $path; do
+		# The PATH name may lack the script's extension (codex for codex.js).
+		for name in "${script##*/}" "$(basename "${script%.*}")"; do
+			[ -n "$dir" ] && [ -x "$dir/$name" ] && [ "$(readlink -f -- "$dir/$name")" = "$script" ] || continue
+			FG_ARGV=("$dir/$name" "${FG_ARGV[@]:2}")
+			return
+		done
+	done
+}
