@@ -3,12 +3,13 @@
 # a program with its exact command line, or a program whose command line
 # cannot be recovered (it rewrote its process title, as node programs may).
 
+# shellcheck disable=SC2034 # the FG_ variables are the answer, read by loop.sh
 # foreground PANE: set FG_KIND to shell, program (FG_ARGV is its exact
-# command line, FG_DIR its folder), lost (FG_NAME runs, how it was started
+# command line), lost (FG_NAME runs, how it was started
 # is unknown) or none (nothing to read: a dead pane, no /proc).
 foreground() {
 	local pane_pid pid
-	FG_KIND=none FG_ARGV=() FG_NAME="" FG_DIR=""
+	FG_KIND=none FG_ARGV=() FG_NAME=""
 	pane_pid="$(tmux display-message -p -t "$1" '#{?pane_dead,,#{pane_pid}}')"
 	[ -n "$pane_pid" ] && [ -r "/proc/$pane_pid/stat" ] || return 0
 	pid="$(foreground_pid "$pane_pid")"
@@ -17,7 +18,6 @@ foreground() {
 	[ "${#FG_ARGV[@]}" -gt 0 ] || return 0
 	FG_NAME="${FG_ARGV[0]##*/}"
 	[ -n "$FG_NAME" ] || FG_NAME="$(<"/proc/$pid/comm")"
-	FG_DIR="$(readlink "/proc/$pid/cwd")"
 	if is_interactive_shell; then
 		FG_KIND=shell
 	elif [ -n "$(resolve_program "$pid" "${FG_ARGV[0]}")" ] &&

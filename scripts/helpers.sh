@@ -95,6 +95,7 @@ cancel() {
 # options: loop_name, loop_state (the word), loop_reason (how it ended or
 # what it waits for) and loop_live ("1" while the loop lives: which states
 # are live is the watcher's to say, never a list here).
+# shellcheck disable=SC2034 # the loop_ variables are the answer
 read_loop() {
 	local sep=$'\x1f' # fields may be empty: a separator read does not merge
 	IFS="$sep" read -r loop_name loop_live loop_state loop_reason < <(

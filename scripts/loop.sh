@@ -85,21 +85,22 @@ start_lines() {
 	case "$FG_KIND" in
 	program)
 		item "running here    $(sh_words "${FG_ARGV[@]}")"
+		item "@ralph-command  $command"
 		item "the pane is respawned: this program and any half-typed input end"
 		MENU+=("") # a separator
 		choice "$SCRIPTS_DIR/loop.sh" "Loop what runs here" y start -- "${FG_ARGV[@]}"
-		choice "$SCRIPTS_DIR/loop.sh" "$(shorten "Loop @ralph-command instead: $command")" c start
+		choice "$SCRIPTS_DIR/loop.sh" "Loop @ralph-command instead" c start
 		;;
 	lost)
 		item "running here    $FG_NAME (how it was started cannot be read:"
 		item "                it rewrote its process title)"
-		item "command         $command (@ralph-command)"
+		item "@ralph-command  $command"
 		item "the pane is respawned: $FG_NAME and any half-typed input end"
 		MENU+=("") # a separator
-		choice "$SCRIPTS_DIR/loop.sh" "$(shorten "Loop @ralph-command instead: $command")" y start
+		choice "$SCRIPTS_DIR/loop.sh" "Loop @ralph-command instead" y start
 		;;
 	*) # a shell at its prompt, or nothing to read
-		item "command         $command (@ralph-command)"
+		item "@ralph-command  $command"
 		item "the pane is respawned: what runs in it and any half-typed input end"
 		MENU+=("") # a separator
 		choice "$SCRIPTS_DIR/loop.sh" "Start the loop" y start

@@ -67,6 +67,7 @@ type plugin struct {
 	srv    *tmuxtest.Server
 	dir    string // where the plugin is installed
 	screen tmuxtest.Buffer
+	seen   int // how much of screen was drawn before the last key
 	tty    *os.File
 }
 
@@ -147,16 +148,22 @@ func (p *plugin) attach() {
 // press types the prefix and a key on the client.
 func (p *plugin) press(key string) {
 	p.t.Helper()
+	p.seen = len(p.screen.String())
 	if _, err := p.tty.Write([]byte("\x02" + key)); err != nil {
 		p.t.Fatal(err)
 	}
+}
+
+// shown is what the client drew since the last key was pressed.
+func (p *plugin) shown() string {
+	return p.screen.String()[p.seen:]
 }
 
 // choose waits until the client shows a menu line, then types its key.
 func (p *plugin) choose(line, key string) {
 	p.t.Helper()
 	tmuxtest.Eventually(p.t, 10*time.Second, "the menu line "+line, func() bool {
-		return strings.Contains(p.screen.String(), line)
+		return strings.Contains(p.shown(), line)
 	})
 	if _, err := p.tty.Write([]byte(key)); err != nil {
 		p.t.Fatal(err)
@@ -374,7 +381,7 @@ func TestMissingPromptIsWrittenAndTheLoopsEndIsAnnounced(t *testing.T) {
 
 	p.press("W")
 	tmuxtest.Eventually(t, 10*time.Second, "the popup", func() bool {
-		s := p.screen.String()
+		s := p.shown()
 		return strings.Contains(s, "q: close") && strings.Contains(s, "reason=done_pattern")
 	})
 	if _, err := p.tty.Write([]byte("q")); err != nil {

@@ -1,0 +1,194 @@
+package scripts_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
+	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
+)
+
+// project makes a folder with a prompt file and a window on it, current on
+// the attached client; it returns the folder and the window's pane.
+func (p *plugin) project(name, prompt string) (string, string) {
+	p.t.Helper()
+	dir := filepath.Join(p.srv.Dir, name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		p.t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "PROMPT.md"), []byte(prompt), 0o644); err != nil {
+		p.t.Fatal(err)
+	}
+	pane := strings.TrimSpace(p.srv.Must("new-window", "-P", "-F", "#{pane_id}", "-t", "main:", "-c", tmux.Escape(tmux.EscapeFormat(dir))))
+	return dir, pane
+}
+
+// command is a fake agent as @ralph-command takes it: one shell line.
+func command(argv []string) string {
+	var words []string
+	for _, w := range argv {
+		words = append(words, shQuote(w))
+	}
+	return strings.Join(words, " ")
+}
+
+// noMessage fails the test if the plugin said any of texts.
+func (p *plugin) noMessage(texts ...string) {
+	p.t.Helper()
+	for _, text := range texts {
+		if strings.Contains(p.messages(), text) {
+			p.t.Errorf("the plugin said %q:\n%s", text, p.messages())
+		}
+	}
+}
+
+// An agent that asks the person a question and waits for the answer.
+const askingAgent = `print   ? for shortcuts
+ready
+read
+echo
+print Bash command
+print   rm -rf build
+print Do you want to proceed?
+print ❯ 1. Yes
+print   2. No
+quiet
+`
+
+// While a loop needs input, and while it waits hours for a usage limit to
+// reset, every key acts on it: the pause key pauses and resumes it (a
+// resumed limit wait goes back to waiting), the loop key says it is looping,
+// the stop key ends it. None of them calls it ended.
+func TestKeysWorkWhileALoopNeedsInputOrWaitsForALimit(t *testing.T) {
+	reset := time.Now().Add(3 * time.Hour).Unix()
+	for _, tc := range []struct {
+		name, state, script string
+		options             map[string]string
+	}{
+		{"needs input", "needs-input", askingAgent, map[string]string{"@ralph-agent": "claude"}},
+		{"waiting for a limit", "waiting", fmt.Sprintf("print Claude AI usage limit reached|%d\nexit 1\n", reset),
+			map[string]string{"@ralph-agent": "claude", "@ralph-prompt-mode": "arg"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := tmuxtest.Start(t)
+			p := install(t, srv, filepath.Join(srv.Dir, "home", ".tmux", "plugins", "ralph.tmux"), true)
+			agent := srv.FakeAgent("agent", tc.script)
+			options := map[string]string{"status-right": "#{ralph_status}", "@ralph-command": command(agent), "@ralph-max-iterations": "3"}
+			for k, v := range tc.options {
+				options[k] = v
+			}
+			p.configure(options)
+			_, pane := p.project("project", "do the next task\n")
+			p.source()
+			p.attach()
+			p.press("A")
+			p.choose("Start the loop", "y")
+			p.waitOption(pane, "@ralph-state", tc.state)
+			needsLoopside(t, srv, pane)
+
+			p.press("Z")
+			p.waitOption(pane, "@ralph-state", "paused")
+			p.press("Z")
+			p.waitOption(pane, "@ralph-state", tc.state)
+
+			p.press("A")
+			p.waitMessage("is looping this pane (" + tc.state + ")")
+			p.press("Q")
+			p.choose("Stop the loop (the agent runs on)", "y")
+			p.waitOption(pane, "@ralph-state", "stopped")
+			p.noMessage("has ended", "has already ended", "already running")
+			if log := p.messages(); strings.Contains(log, "starting iteration 2") {
+				t.Errorf("the loop moved on while it %s:\n%s", tc.name, log)
+			}
+		})
+	}
+}
+
+// The loop key in a pane at a shell prompt offers @ralph-command and a
+// Cancel line; in a pane that runs an agent it loops that agent, its exact
+// command line read from the pane's foreground process; when a program
+// rewrote its process title the menu says so and offers @ralph-command.
+func TestLoopKeyLoopsWhatRunsInThePane(t *testing.T) {
+	srv := tmuxtest.Start(t)
+	p := install(t, srv, filepath.Join(srv.Dir, "home", ".tmux", "plugins", "ralph.tmux"), true)
+	agent := srv.FakeAgent("agent", "print waiting for you\nready\nread\necho\nprint working on it\nsleep 120s\nexit 0\n")
+	p.configure(map[string]string{"@ralph-command": command(agent) + " --from-ralph-command"})
+	p.source()
+	p.attach()
+	atPrompt := func(pane string) {
+		tmuxtest.Eventually(t, 10*time.Second, "a shell prompt", func() bool {
+			return strings.TrimSpace(srv.Capture(pane)) != ""
+		})
+	}
+
+	t.Run("a shell prompt gets @ralph-command", func(t *testing.T) {
+		_, pane := p.project("shell", "go\n")
+		atPrompt(pane)
+		p.press("A")
+		p.choose("Cancel", "q")
+		for _, line := range []string{"@ralph-command  '", "--from-ralph-command", "the pane is respawned", "Start the loop"} {
+			if !strings.Contains(p.shown(), line) {
+				t.Errorf("the menu lacks %q", line)
+			}
+		}
+		if strings.Contains(p.shown(), "Loop what runs here") {
+			t.Errorf("the menu offers to loop the shell")
+		}
+		time.Sleep(time.Second)
+		if name := srv.Option(pane, "@ralph-name"); name != "" {
+			t.Errorf("Cancel started loop %s", name)
+		}
+	})
+
+	t.Run("a running agent is looped as it was started", func(t *testing.T) {
+		dir, pane := p.project("agent's #{pane_id} $(touch pwned) ;", "do the next task\n")
+		atPrompt(pane)
+		argv := append(slices.Clone(agent), "--model", `it's "opus" #{pane_id} $(touch pwned) ; \`)
+		srv.Must("send-keys", "-t", pane, "-l", command(argv))
+		srv.Must("send-keys", "-t", pane, "Enter")
+		tmuxtest.Eventually(t, 10*time.Second, "the agent to start", func() bool {
+			return strings.Contains(srv.Capture(pane), "waiting for you")
+		})
+		p.press("A")
+		p.choose("Loop what runs here", "y")
+		for _, line := range []string{"Loop @ralph-command instead", "this program and any half-typed input end", "Cancel"} {
+			if !strings.Contains(p.shown(), line) {
+				t.Errorf("the menu lacks %q", line)
+			}
+		}
+		p.waitOption(pane, "@ralph-state", "running")
+		st := loopState(t, srv, srv.Option(pane, "@ralph-name"))
+		if !slices.Equal(st.Command, argv) {
+			t.Errorf("looped command %q, want %q", st.Command, argv)
+		}
+		tmuxtest.Eventually(t, 30*time.Second, "the looped agent to take the prompt", func() bool {
+			return strings.Contains(srv.Capture(pane), "working on it")
+		})
+		for _, d := range []string{"/", dir, srv.Dir, p.dir} {
+			if _, err := os.Stat(filepath.Join(d, "pwned")); err == nil {
+				t.Errorf("a $(…) in the command line ran: %s/pwned exists", d)
+			}
+		}
+	})
+
+	t.Run("a rewritten process title is said, @ralph-command offered", func(t *testing.T) {
+		_, pane := p.project("retitled", "go\n")
+		atPrompt(pane)
+		srv.Must("send-keys", "-t", pane, "-l", `perl -e '$0 = "claude"; sleep 600'`)
+		srv.Must("send-keys", "-t", pane, "Enter")
+		tmuxtest.Eventually(t, 10*time.Second, "perl to rename itself", func() bool {
+			out, _ := srv.Tmux("display-message", "-p", "-t", pane, "#{pane_current_command}")
+			return strings.TrimSpace(out) == "claude"
+		})
+		p.press("A")
+		p.choose("Loop @ralph-command instead", "q")
+		if !strings.Contains(p.shown(), "how it was started cannot be read") {
+			t.Errorf("the menu does not say the command line is lost")
+		}
+	})
+}
