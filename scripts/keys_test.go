@@ -192,3 +192,52 @@ func TestLoopKeyLoopsWhatRunsInThePane(t *testing.T) {
 		}
 	})
 }
+
+// With the plugin's defaults (done pattern RALPH_DONE, checked while the
+// agent runs) a loop whose agent prints RALPH_DONE and stays is done within
+// moments, not after the 180 s inactivity timeout; the template the loop key
+// writes asks for that same token. @ralph-check-done-continuous off passes
+// --check-done-continuous=false.
+func TestDoneIsNoticedAtOnceWithThePluginDefaults(t *testing.T) {
+	srv := tmuxtest.Start(t)
+	p := install(t, srv, filepath.Join(srv.Dir, "home", ".tmux", "plugins", "ralph.tmux"), true)
+	agent := srv.FakeAgent("agent", "ready\nread\necho\nprint working on it\nsleep 1s\nprint RALPH_DONE\nsleep 120s\n")
+	p.configure(map[string]string{"status-right": "#{ralph_status}", "@ralph-command": command(agent)})
+	p.source()
+	p.attach()
+	_, pane := p.project("project", "do the next task\n")
+	p.press("A")
+	p.choose("Start the loop", "y")
+	p.waitOption(pane, "@ralph-state", "running")
+	var printed time.Time
+	tmuxtest.Eventually(t, 60*time.Second, "the loop to be done", func() bool {
+		if printed.IsZero() && strings.Contains(srv.Capture(pane), "\nRALPH_DONE") {
+			printed = time.Now()
+		}
+		return srv.Option(pane, "@ralph-state") == "done"
+	})
+	if printed.IsZero() {
+		printed = time.Now()
+	}
+	t.Logf("done noticed %v after RALPH_DONE showed in the pane", time.Since(printed).Round(10*time.Millisecond))
+	if late := time.Since(printed); late > 20*time.Second {
+		t.Errorf("done noticed %v after the token: not checked while the agent runs", late)
+	}
+	st := loopState(t, srv, srv.Option(pane, "@ralph-name"))
+	if st.DonePattern == nil || *st.DonePattern != "RALPH_DONE" || !st.CheckDoneContinuous {
+		t.Errorf("loop state: done pattern %v, continuous %v", st.DonePattern, st.CheckDoneContinuous)
+	}
+	template, err := p.ralphWatch("template").Output()
+	if err != nil || !strings.Contains(string(template), "RALPH_DONE") {
+		t.Errorf("ralph-watch template does not ask for RALPH_DONE: %v\n%s", err, template)
+	}
+
+	srv.Must("set-option", "-g", "@ralph-check-done-continuous", "off")
+	_, pane = p.project("after-exit", "do the next task\n")
+	p.press("A")
+	p.choose("Start the loop", "y")
+	p.waitOption(pane, "@ralph-state", "running")
+	if st := loopState(t, srv, srv.Option(pane, "@ralph-name")); st.CheckDoneContinuous {
+		t.Errorf("@ralph-check-done-continuous off: the loop checks continuously")
+	}
+}
