@@ -79,22 +79,30 @@ resolve_program() {
 	esac
 }
 
-# name_script PID: an interpreter running a script that is on the PATH
-# (node /…/bin/codex.js) is written as that command (/…/.bin/codex): the
-# same file run the same way, and the agent's name shows.
+# name_script PID: an interpreter running a script that starts itself with
+# that interpreter (node …/codex.js, its #! naming node) is written as the
+# script, by its name on the PATH when it has one (…/.bin/codex): the same
+# file run the same way, and the agent's name shows.
 name_script() {
-	local script dir name path
+	local script dir name path shebang
 	[ "${#FG_ARGV[@]}" -ge 2 ] && [[ "${FG_ARGV[1]}" != -* ]] || return 0
 	script="$(cd "/proc/$1/cwd" 2>/dev/null && readlink -f -- "${FG_ARGV[1]}")" || return 0
-	[ -f "$script" ] || return 0
+	[ -f "$script" ] && [ -x "$script" ] || return 0
+	read -r shebang <"$script"
+	[[ "$shebang" == "#!"* ]] || return 0
+	read -ra shebang <<<"${shebang#\#!}"
+	[ "${shebang[0]##*/}" = env ] && shebang=("${shebang[@]:1}")
+	[ "${shebang[0]##*/}" = "${FG_ARGV[0]##*/}" ] || return 0
 	path="$(tr '\0' '\n' <"/proc/$1/environ" 2>/dev/null | sed -n 's/^PATH=//p')"
 	local IFS=:
 	for dir in $path; do
 		# The PATH name may lack the script's extension (codex for codex.js).
-		for name in "${script##*/}" "$(basename "${script%.*}")"; do
-			[ -n "$dir" ] && [ -x "$dir/$name" ] && [ "$(readlink -f -- "$dir/$name")" = "$script" ] || continue
-			FG_ARGV=("$dir/$name" "${FG_ARGV[@]:2}")
-			return
+		for name in "${FG_ARGV[1]##*/}" "${script##*/}" "$(basename "${script%.*}")"; do
+			if [ -n "$dir" ] && [ -x "$dir/$name" ] && [ "$(readlink -f -- "$dir/$name")" = "$script" ]; then
+				FG_ARGV=("$dir/$name" "${FG_ARGV[@]:2}")
+				return
+			fi
 		done
 	done
+	FG_ARGV=("$script" "${FG_ARGV[@]:2}")
 }

@@ -3,6 +3,7 @@ package scripts_test
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -173,6 +174,43 @@ func TestLoopKeyLoopsWhatRunsInThePane(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(d, "pwned")); err == nil {
 				t.Errorf("a $(…) in the command line ran: %s/pwned exists", d)
 			}
+		}
+	})
+
+	t.Run("a node agent is looped by its name on the PATH", func(t *testing.T) {
+		if _, err := exec.LookPath("node"); err != nil {
+			t.Skip("node not installed")
+		}
+		// As npm installs an agent: node_modules/.bin/NAME links to the package's script.
+		modules := filepath.Join(srv.Dir, "npm", "node_modules")
+		script := filepath.Join(modules, "nodeagent", "bin", "cli.js")
+		if err := os.MkdirAll(filepath.Dir(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Join(modules, ".bin"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		js := "#!/usr/bin/env node\nconsole.log('node agent ready'); process.stdin.resume();\n"
+		if err := os.WriteFile(script, []byte(js), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		bin := filepath.Join(modules, ".bin", "nodeagent")
+		if err := os.Symlink("../nodeagent/bin/cli.js", bin); err != nil {
+			t.Fatal(err)
+		}
+		_, pane := p.project("node", "go\n")
+		atPrompt(pane)
+		srv.Must("send-keys", "-t", pane, "-l", "PATH="+shQuote(filepath.Dir(bin))+":$PATH nodeagent --model 'big one'")
+		srv.Must("send-keys", "-t", pane, "Enter")
+		tmuxtest.Eventually(t, 10*time.Second, "the node agent to start", func() bool {
+			return strings.Contains(srv.Capture(pane), "node agent ready")
+		})
+		p.press("A")
+		p.choose("Loop what runs here", "y")
+		p.waitOption(pane, "@ralph-state", "running")
+		want := []string{bin, "--model", "big one"}
+		if st := loopState(t, srv, srv.Option(pane, "@ralph-name")); !slices.Equal(st.Command, want) {
+			t.Errorf("looped command %q, want %q", st.Command, want)
 		}
 	})
 
