@@ -5,8 +5,8 @@
 
 # shellcheck disable=SC2034 # the FG_ variables are the answer, read by loop.sh
 # foreground PANE: set FG_KIND to shell, program (FG_ARGV is its exact
-# command line), lost (FG_NAME runs, how it was started
-# is unknown) or none (nothing to read: a dead pane, no /proc).
+# command line), lost (FG_NAME runs; how it was started is unknown) or none
+# (nothing to read: a dead pane, no /proc).
 foreground() {
 	local pane_pid pid
 	FG_KIND=none FG_ARGV=() FG_NAME=""
@@ -16,6 +16,8 @@ foreground() {
 	[ -n "$pid" ] && [ -r "/proc/$pid/cmdline" ] || return 0
 	mapfile -d '' -t FG_ARGV <"/proc/$pid/cmdline" 2>/dev/null
 	[ "${#FG_ARGV[@]}" -gt 0 ] || return 0
+	unwrap_shell "$pid"
+	pid="$UNWRAPPED"
 	FG_NAME="${FG_ARGV[0]##*/}"
 	[ -n "$FG_NAME" ] || FG_NAME="$(<"/proc/$pid/comm")"
 	if is_interactive_shell; then
@@ -48,6 +50,44 @@ foreground_pid() {
 		[ "${fields[2]}" = "$tpgid" ] && { p="${p#/proc/}"; printf '%s' "${p%/stat}"; return; }
 	done
 	printf '%s' "$1"
+}
+
+# unwrap_shell PID: when PID is `sh -c SCRIPT NAME WORD…` whose one child
+# in its process group runs the shell's own words ("$@": a loop's wrapper
+# around its agent, left running when the loop stopped), that child is what
+# runs: FG_ARGV becomes those words, without what SCRIPT added (a prompt).
+# UNWRAPPED is the process read last.
+unwrap_shell() {
+	local pid="$1" pgrp child kids children=() argv=() k n i same stat fields
+	UNWRAPPED="$pid"
+	[ "${#FG_ARGV[@]}" -ge 5 ] && [ "${FG_ARGV[1]}" = -c ] || return 0
+	grep -qxF -- "${FG_ARGV[0]##*/}" < <(sed 's|.*/||' /etc/shells 2>/dev/null; printf 'sh\nbash\ndash\n') || return 0
+	stat="$(<"/proc/$pid/stat")"
+	read -ra fields <<<"${stat##*) }"
+	pgrp="${fields[2]}"
+	kids="$(cat "/proc/$pid/task"/*/children 2>/dev/null)"
+	for child in $kids; do
+		stat="$(<"/proc/$child/stat")" 2>/dev/null || continue
+		read -ra fields <<<"${stat##*) }"
+		[ "${fields[2]}" = "$pgrp" ] && children+=("$child")
+	done
+	[ "${#children[@]}" -eq 1 ] || return 0
+	mapfile -d '' -t argv <"/proc/${children[0]}/cmdline" 2>/dev/null
+	[ "${#argv[@]}" -gt 0 ] || return 0
+	# The shell's own words after NAME that the child's command line starts with.
+	for ((k = 4; k < ${#FG_ARGV[@]}; k++)); do
+		n=$((${#FG_ARGV[@]} - k))
+		[ "$n" -le "${#argv[@]}" ] || continue
+		same=1
+		for ((i = 0; i < n; i++)); do
+			[ "${FG_ARGV[k + i]}" = "${argv[i]}" ] || { same=""; break; }
+		done
+		if [ -n "$same" ]; then
+			FG_ARGV=("${argv[@]:0:n}")
+			UNWRAPPED="${children[0]}"
+			return
+		fi
+	done
 }
 
 # is_interactive_shell: FG_ARGV is a shell (one /etc/shells or the

@@ -214,6 +214,35 @@ func TestLoopKeyLoopsWhatRunsInThePane(t *testing.T) {
 		}
 	})
 
+	t.Run("an agent left running by a stopped loop is looped again as it was", func(t *testing.T) {
+		for _, mode := range []string{"type", "arg"} {
+			srv.Must("set-option", "-g", "@ralph-prompt-mode", mode)
+			_, pane := p.project("again-"+mode, "do the next task\n")
+			p.press("A")
+			p.choose("Start the loop", "y")
+			p.waitOption(pane, "@ralph-state", "running")
+			name := srv.Option(pane, "@ralph-name")
+			first := loopState(t, srv, name).Command
+			tmuxtest.Eventually(t, 30*time.Second, "the agent to start", func() bool {
+				return strings.Contains(srv.Capture(pane), "waiting for you")
+			})
+			if out, err := p.ralphWatch("stop", name).CombinedOutput(); err != nil {
+				t.Fatalf("stop %s: %v: %s", name, err, out)
+			}
+			p.waitOption(pane, "@ralph-state", "stopped")
+			p.press("A")
+			p.choose("Loop what runs here", "y")
+			tmuxtest.Eventually(t, 30*time.Second, "the loop to start again", func() bool {
+				return strings.Contains(p.messages(), "[ralph] "+name+": looping pane "+pane) &&
+					srv.Option(pane, "@ralph-state") == "running"
+			})
+			if st := loopState(t, srv, name); !slices.Equal(st.Command, first) {
+				t.Errorf("prompt mode %s: looped again %q, want %q as the first time", mode, st.Command, first)
+			}
+		}
+		srv.Must("set-option", "-gu", "@ralph-prompt-mode")
+	})
+
 	t.Run("a rewritten process title is said, @ralph-command offered", func(t *testing.T) {
 		_, pane := p.project("retitled", "go\n")
 		atPrompt(pane)
