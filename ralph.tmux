@@ -7,11 +7,13 @@
 source "$(dirname "${BASH_SOURCE[0]}")/scripts/helpers.sh"
 
 # Every looped pane of the server, drawn by tmux from the pane options the
-# watcher keeps (it removes an ended loop's after @ralph-ended-linger, and
-# the loop leaves the line): nothing runs on a status redraw.
+# watcher keeps: nothing runs on a status redraw. An ended loop leaves the
+# line when its watcher removes them (after @ralph-ended-linger, or on clean).
 LOOPS='#{S:#{W:#{P:#{?@ralph-status,#{E:@ralph-status-format},}}}}'
 # A mark for a window with a pane whose loop lives.
 WINDOW_SEGMENT='#{?#{P:#{?@ralph-live,1,}},#{E:@ralph-window-format},}'
+# Cells all loops together may take in the status line (@ralph-status-width).
+STATUS_WIDTH=60
 
 # The status line reads these when it draws, so they must exist as options.
 # A loop's style is @ralph-style-STATE, looked up by its state word: a new
@@ -28,12 +30,25 @@ set_status_defaults() {
 	tmux set-option -gq @ralph-style-of '##{@ralph-style-#{@ralph-state}}'
 	set_default @ralph-status-format '#[#{E:#{E:@ralph-style-of}}]#{window_index}:#{=/24/…:@ralph-status}#[default] '
 	set_default @ralph-window-format '⟳ '
-	set_default @ralph-status-width 60
+	set_default @ralph-status-width "$STATUS_WIDTH"
+}
+
+# status_width: @ralph-status-width, or the default when it is no number.
+status_width() {
+	local width
+	width="$(get_tmux_option @ralph-status-width "$STATUS_WIDTH")"
+	case "$width" in
+	"" | *[!0-9]*)
+		say "@ralph-status-width '$width' is not a number of cells; using $STATUS_WIDTH"
+		width="$STATUS_WIDTH"
+		;;
+	esac
+	printf '%s' "$width"
 }
 
 # status_segment: every loop, cut to @ralph-status-width cells (… marks the cut).
 status_segment() {
-	printf '#{=/%s/…:%s}' "$(get_tmux_option @ralph-status-width 60)" "$LOOPS"
+	printf '#{=/%s/…:%s}' "$(status_width)" "$LOOPS"
 }
 
 # fit_status OPTION VALUE: raise OPTION's -length (status-left or -right)
@@ -43,7 +58,7 @@ fit_status() {
 	local rest have need
 	case "$1" in status-left | status-right) ;; *) return ;; esac
 	rest="$(tmux display-message -p "${2//"#{ralph_status}"/}" 2>/dev/null | sed 's/#\[[^]]*\]//g')"
-	need=$((${#rest} + $(get_tmux_option @ralph-status-width 60)))
+	need=$((${#rest} + $(status_width)))
 	have="$(tmux show-options -gqv "$1-length")"
 	if [ "${have:-0}" -lt "$need" ]; then
 		tmux set-option -gq "$1-length" "$need" || say "cannot set $1-length"
