@@ -26,9 +26,13 @@ format_escape() {
 	printf '%s' "${1//\#/##}"
 }
 
-# sh_quote WORD: WORD as one sh word.
+# sh_quote WORD: WORD as one sh word, in quotes only when it needs them.
 sh_quote() {
-	printf "'%s'" "${1//\'/\'\\\'\'}"
+	if [[ "$1" =~ ^[A-Za-z0-9_@%+:,./-]+$ ]]; then
+		printf '%s' "$1"
+	else
+		printf "'%s'" "${1//\'/\'\\\'\'}"
+	fi
 }
 
 # sh_words WORD...: the words as one sh command line.

@@ -132,7 +132,7 @@ func TestLoopKeyLoopsWhatRunsInThePane(t *testing.T) {
 		atPrompt(pane)
 		p.press("A")
 		p.choose("Cancel", "q")
-		for _, line := range []string{"@ralph-command  '", "--from-ralph-command", "the pane is respawned", "Start the loop"} {
+		for _, line := range []string{"@ralph-command ", "--from-ralph-command", "the pane is respawned", "Start the loop"} {
 			if !strings.Contains(p.shown(), line) {
 				t.Errorf("the menu lacks %q", line)
 			}
@@ -254,7 +254,7 @@ func TestLoopKeyLoopsWhatRunsInThePane(t *testing.T) {
 		})
 		p.press("A")
 		p.choose("Loop @ralph-command instead", "q")
-		if !strings.Contains(p.shown(), "how it was started cannot be read") {
+		if !strings.Contains(p.shown(), "claude: its command line cannot be read") {
 			t.Errorf("the menu does not say the command line is lost")
 		}
 	})

@@ -31,6 +31,11 @@ flag_value() {
 	esac
 }
 
+# setting LABEL VALUE: one line of the settings a menu shows.
+setting() {
+	printf '%-21s %s' "$1" "$2"
+}
+
 # settings: the pane's folder, prompt file, @ralph-command, and ralph-watch
 # run's arguments but the command (RUN_ARGS) and their description (SHOWN).
 settings() {
@@ -44,12 +49,12 @@ settings() {
 	esac
 	command="$(get_tmux_option @ralph-command claude)"
 	RUN_ARGS=(run --detach --target "$pane" --socket-path "$(tmux display-message -p '#{socket_path}')" --prompt-file "$prompt")
-	SHOWN=("folder          $dir" "prompt-file     $prompt")
+	SHOWN=("$(setting folder "$dir")" "$(setting prompt-file "$prompt")")
 	for flag in "${FLAGS[@]}"; do
 		value="$(get_tmux_option "@ralph-$flag" "${DEFAULTS[$flag]}")"
 		[ -n "$value" ] || continue
 		RUN_ARGS+=("--$flag=$(flag_value "$flag" "$value")")
-		SHOWN+=("$(printf '%-15s %s' "$flag" "$value")")
+		SHOWN+=("$(setting "$flag" "$value")")
 	done
 }
 
@@ -84,23 +89,23 @@ start_lines() {
 	foreground "$pane"
 	case "$FG_KIND" in
 	program)
-		item "running here    $(sh_words "${FG_ARGV[@]}")"
-		item "@ralph-command  $command"
+		item "$(setting "running here" "$(sh_words "${FG_ARGV[@]}")")"
+		item "$(setting @ralph-command "$command")"
 		item "the pane is respawned: this program and any half-typed input end"
 		MENU+=("") # a separator
 		choice "$SCRIPTS_DIR/loop.sh" "Loop what runs here" y start -- "${FG_ARGV[@]}"
 		choice "$SCRIPTS_DIR/loop.sh" "Loop @ralph-command instead" c start
 		;;
 	lost)
-		item "running here    $FG_NAME (how it was started cannot be read:"
-		item "                it rewrote its process title)"
-		item "@ralph-command  $command"
+		item "$(setting "running here" "$FG_NAME: its command line cannot be read")"
+		item "$(setting "" "(it rewrote its process title)")"
+		item "$(setting @ralph-command "$command")"
 		item "the pane is respawned: $FG_NAME and any half-typed input end"
 		MENU+=("") # a separator
 		choice "$SCRIPTS_DIR/loop.sh" "Loop @ralph-command instead" y start
 		;;
 	*) # a shell at its prompt, or nothing to read
-		item "@ralph-command  $command"
+		item "$(setting @ralph-command "$command")"
 		item "the pane is respawned: what runs in it and any half-typed input end"
 		MENU+=("") # a separator
 		choice "$SCRIPTS_DIR/loop.sh" "Start the loop" y start
