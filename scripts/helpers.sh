@@ -112,6 +112,20 @@ loop_ending() {
 	printf '%s' "${loop_reason:-$loop_state}"
 }
 
+# pause_or_resume NAME STATE: pause the live loop NAME, or resume it when
+# STATE is paused; print what ralph-watch said.
+pause_or_resume() {
+	local action=pause
+	[ "$2" = paused ] && action=resume
+	last_line "$("$RALPH_WATCH" "$action" "$1" 2>&1 </dev/null)"
+}
+
+# stop_loop NAME [--kill]: stop the loop NAME (and its agent with --kill);
+# print what ralph-watch said.
+stop_loop() {
+	last_line "$("$RALPH_WATCH" stop "${@:2}" "$1" 2>&1 </dev/null)"
+}
+
 # say MESSAGE: show a message on the client that asked, else any client.
 say() {
 	local text

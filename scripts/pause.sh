@@ -17,9 +17,6 @@ if [ -z "$loop_live" ]; then
 	say "$loop_name has ended ($(loop_ending)); the loop key starts a new loop"
 	exit 0
 fi
-action=pause
-[ "$loop_state" = paused ] && action=resume
 need_ralph_watch || exit 0
-out="$("$RALPH_WATCH" "$action" "$loop_name" 2>&1 </dev/null)"
-say "$(last_line "$out")"
+say "$(pause_or_resume "$loop_name" "$loop_state")"
 exit 0

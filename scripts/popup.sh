@@ -67,7 +67,7 @@ choose_pane() {
 
 # act KEY: what a key does to the chosen loop; false when it closes the popup.
 act() {
-	local name="${names[chosen]}" out key
+	local name="${names[chosen]}" key
 	case "$1" in
 	q | Q | close) return 1 ;;
 	[1-9]) [ "$1" -le "${#ids[@]}" ] && chosen=$(($1 - 1)) ;;
@@ -82,10 +82,8 @@ act() {
 		[ -n "$chosen" ] || return 0
 		if [ -z "${lives[chosen]}" ]; then
 			message="$name has ended (${reasons[chosen]:-${states[chosen]}})"
-		elif [ "${states[chosen]}" = paused ]; then
-			message="$(last_line "$("$RALPH_WATCH" resume "$name" 2>&1 </dev/null)")"
 		else
-			message="$(last_line "$("$RALPH_WATCH" pause "$name" 2>&1 </dev/null)")"
+			message="$(pause_or_resume "$name" "${states[chosen]}")"
 		fi
 		;;
 	s)
@@ -97,11 +95,10 @@ act() {
 		printf '\n\nstop %s? y: the loop only (the agent runs on) · k: the agent too (back to a shell) · other: cancel' "$name"
 		IFS= read -rsn1 key
 		case "$key" in
-		y) out="$("$RALPH_WATCH" stop "$name" 2>&1 </dev/null)" ;;
-		k) out="$("$RALPH_WATCH" stop --kill "$name" 2>&1 </dev/null)" ;;
-		*) out="cancelled" ;;
+		y) message="$(stop_loop "$name")" ;;
+		k) message="$(stop_loop "$name" --kill)" ;;
+		*) message="not stopped" ;;
 		esac
-		message="$(last_line "$out")"
 		;;
 	d)
 		[ -n "$doctor" ] || return 0

@@ -30,12 +30,13 @@ ask)
 	cancel
 	tmux "${MENU[@]}"
 	;;
-stop | kill)
+stop)
 	need_ralph_watch || exit 0
-	args=(stop)
-	[ "$action" = kill ] && args+=(--kill)
-	out="$("$RALPH_WATCH" "${args[@]}" "$loop_name" 2>&1 </dev/null)"
-	say "$(last_line "$out")"
+	say "$(stop_loop "$loop_name")"
+	;;
+kill)
+	need_ralph_watch || exit 0
+	say "$(stop_loop "$loop_name" --kill)"
 	;;
 esac
 exit 0
