@@ -146,6 +146,37 @@ func TestLoopKeyLoopsWhatRunsInThePane(t *testing.T) {
 		}
 	})
 
+	t.Run("a dead pane gets @ralph-command in its session's folder", func(t *testing.T) {
+		dir := filepath.Join(srv.Dir, "dead")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "PROMPT.md"), []byte("go\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		srv.Must("new-session", "-d", "-s", "dead", "-c", dir)
+		srv.Must("set-option", "-g", "remain-on-exit", "on")
+		pane := strings.TrimSpace(srv.Must("new-window", "-P", "-F", "#{pane_id}", "-t", "dead:", "-c", dir, "exit 3"))
+		tmuxtest.Eventually(t, 10*time.Second, "the pane to die", func() bool {
+			out, _ := srv.Tmux("display-message", "-p", "-t", pane, "#{pane_dead}")
+			return strings.TrimSpace(out) == "1"
+		})
+		srv.Must("set-option", "-gu", "remain-on-exit") // read when the pane's process exits
+		srv.Must("switch-client", "-t", pane)
+		p.press("A")
+		p.choose("Start the loop", "y")
+		p.waitOption(pane, "@ralph-state", "running")
+		want := []string{"/bin/sh", "-c", command(agent) + " --from-ralph-command"}
+		st := loopState(t, srv, srv.Option(pane, "@ralph-name"))
+		if !slices.Equal(st.Command, want) && !slices.Equal(st.Command, want[2:]) {
+			t.Errorf("looped command %q, want @ralph-command", st.Command)
+		}
+		if st.WatcherDir != dir {
+			t.Errorf("looped in %q, want the session's folder %q", st.WatcherDir, dir)
+		}
+		srv.Must("switch-client", "-t", "main:")
+	})
+
 	t.Run("a running agent is looped as it was started", func(t *testing.T) {
 		dir, pane := p.project("agent's #{pane_id} $(touch pwned) ;", "do the next task\n")
 		atPrompt(pane)

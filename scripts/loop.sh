@@ -40,7 +40,8 @@ setting() {
 # run's arguments but the command (RUN_ARGS) and their description (SHOWN).
 settings() {
 	local flag value
-	dir="$(tmux display-message -p -t "$pane" '#{pane_current_path}')"
+	# A dead pane has no folder: its session's then.
+	dir="$(tmux display-message -p -t "$pane" '#{?pane_current_path,#{pane_current_path},#{session_path}}')"
 	prompt="$(get_tmux_option @ralph-prompt-file PROMPT.md)"
 	case "$prompt" in
 	\~/*) prompt="$HOME/${prompt#\~/}" ;;

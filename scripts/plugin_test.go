@@ -303,6 +303,7 @@ type loopFile struct {
 	Command             []string `json:"command"`
 	DonePattern         *string  `json:"done_pattern"`
 	CheckDoneContinuous bool     `json:"check_done_continuous"`
+	WatcherDir          string   `json:"watcher_dir"` // where ralph-watch run started
 }
 
 func loopState(t *testing.T, srv *tmuxtest.Server, name string) loopFile {
@@ -379,7 +380,7 @@ func TestMissingPromptIsWrittenAndTheLoopsEndIsAnnounced(t *testing.T) {
 	p.press("W")
 	tmuxtest.Eventually(t, 10*time.Second, "the popup", func() bool {
 		s := p.shown()
-		return strings.Contains(s, "q: close") && strings.Contains(s, "reason=done_pattern")
+		return strings.Contains(s, "q: close") && regexp.MustCompile(`last iteration: \S+ \[DONE\] loop complete after 2 iterations reason=done_pattern`).MatchString(s)
 	})
 	if _, err := p.tty.Write([]byte("q")); err != nil {
 		t.Fatal(err)
