@@ -155,14 +155,18 @@ func TestLoopKeyLoopsWhatRunsInThePane(t *testing.T) {
 			t.Fatal(err)
 		}
 		srv.Must("new-session", "-d", "-s", "dead", "-c", dir)
-		srv.Must("set-option", "-g", "remain-on-exit", "on")
-		pane := strings.TrimSpace(srv.Must("new-window", "-P", "-F", "#{pane_id}", "-t", "dead:", "-c", dir, "exit 3"))
+		pane := strings.TrimSpace(srv.Must("new-window", "-P", "-F", "#{pane_id}", "-t", "dead:", "-c", dir, "sleep 1; exit 3"))
+		srv.Must("set-option", "-p", "-t", pane, "remain-on-exit", "on")
 		tmuxtest.Eventually(t, 10*time.Second, "the pane to die", func() bool {
-			out, _ := srv.Tmux("display-message", "-p", "-t", pane, "#{pane_dead}")
-			return strings.TrimSpace(out) == "1"
+			srv.Tmux("run-shell", "true") // tmux may see the exit only when another child exits
+			out, _ := srv.Tmux("display-message", "-p", "-t", pane, "#{pane_dead_status}")
+			return strings.TrimSpace(out) == "3"
 		})
-		srv.Must("set-option", "-gu", "remain-on-exit") // read when the pane's process exits
 		srv.Must("switch-client", "-t", pane)
+		tmuxtest.Eventually(t, 10*time.Second, "the client on the dead pane", func() bool {
+			out, _ := srv.Tmux("list-clients", "-F", "#{pane_id}")
+			return strings.TrimSpace(out) == pane
+		})
 		p.press("A")
 		p.choose("Start the loop", "y")
 		p.waitOption(pane, "@ralph-state", "running")
