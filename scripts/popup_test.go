@@ -113,3 +113,28 @@ func (p *plugin) typeKeys(keys string) {
 		time.Sleep(200 * time.Millisecond) // the popup reads one key at a time
 	}
 }
+
+// The popup offers ralph-watch doctor only when the installed ralph-watch
+// has that subcommand (it came later than the popup), and runs it on d.
+func TestPopupOffersDoctorOnlyWhenTheBinaryHasIt(t *testing.T) {
+	srv := tmuxtest.Start(t)
+	p := install(t, srv, filepath.Join(srv.Dir, "home", ".tmux", "plugins", "ralph.tmux"), true)
+	p.source()
+	p.attach()
+	hasDoctor := p.ralphWatch("doctor", "--help").Run() == nil
+	p.press("W")
+	tmuxtest.Eventually(t, 10*time.Second, "the popup", func() bool {
+		return strings.Contains(p.shown(), "q: close") && strings.Contains(p.shown(), "no loops; the loop key starts one")
+	})
+	if offered := strings.Contains(p.shown(), "d doctor"); offered != hasDoctor {
+		t.Fatalf("ralph-watch has doctor: %v; the popup offers it: %v", hasDoctor, offered)
+	}
+	if hasDoctor {
+		p.typeKeys("d")
+		tmuxtest.Eventually(t, 60*time.Second, "doctor's report", func() bool {
+			return strings.Contains(p.shown(), "(any key: back)")
+		})
+		p.typeKeys("x")
+	}
+	p.typeKeys("q")
+}
