@@ -57,7 +57,7 @@ status_segment() {
 fit_status() {
 	local rest have need
 	case "$1" in status-left | status-right) ;; *) return ;; esac
-	rest="$(tmux display-message -p "${2//"#{ralph_status}"/}" 2>/dev/null | sed 's/#\[[^]]*\]//g')"
+	rest="$(tmux display-message -p -- "$(tmux_arg "${2//"#{ralph_status}"/}")" 2>/dev/null | sed 's/#\[[^]]*\]//g')"
 	need=$((${#rest} + $(status_width)))
 	have="$(tmux show-options -gqv "$1-length")"
 	if [ "${have:-0}" -lt "$need" ]; then
