@@ -102,7 +102,7 @@ act() {
 		;;
 	d)
 		[ -n "$doctor" ] || return 0
-		printf '\033[H\033[2J'
+		printf '\033[H\033[2Jralph-watch doctor: starting each agent on the PATH offline (a minute)…\n\n'
 		"$RALPH_WATCH" doctor 2>&1 </dev/null
 		printf '\n(any key: back)'
 		IFS= read -rsn1 key
