@@ -7,19 +7,62 @@
 source "$(dirname "${BASH_SOURCE[0]}")/scripts/helpers.sh"
 
 # Every looped pane of the server, drawn by tmux from the pane options the
-# watcher keeps: nothing runs on a status redraw.
-STATUS_SEGMENT='#{S:#{W:#{P:#{?@ralph-status,#{E:@ralph-status-format},}}}}'
-# A mark for a window with a pane that is looping now.
-WINDOW_SEGMENT='#{?#{P:#{?#{||:#{==:#{@ralph-state},running},#{||:#{==:#{@ralph-state},backoff},#{||:#{==:#{@ralph-state},needs-input},#{==:#{@ralph-state},waiting}}}},1,}},#{E:@ralph-window-format},}'
+# watcher keeps: nothing runs on a status redraw. An ended loop leaves the
+# line when its watcher removes them (after @ralph-ended-linger, or on clean).
+LOOPS='#{S:#{W:#{P:#{?@ralph-status,#{E:@ralph-status-format},}}}}'
+# A mark for a window with a pane whose loop lives.
+WINDOW_SEGMENT='#{?#{P:#{?@ralph-live,1,}},#{E:@ralph-window-format},}'
+# Cells all loops together may take in the status line (@ralph-status-width).
+STATUS_WIDTH=60
 
 # The status line reads these when it draws, so they must exist as options.
+# A loop's style is @ralph-style-STATE, looked up by its state word: a new
+# state needs no change here, only a style if it wants one.
 set_status_defaults() {
-	set_default @ralph-style-running 'fg=green'
-	set_default @ralph-style-paused 'fg=yellow'
-	set_default @ralph-style-failed 'fg=red'
-	set_default @ralph-style-done 'fg=blue'
-	set_default @ralph-status-format '#{?#{||:#{==:#{@ralph-state},paused},#{||:#{==:#{@ralph-state},waiting},#{==:#{@ralph-state},needs-input}}},#[#{@ralph-style-paused}],#{?#{==:#{@ralph-state},failed},#[#{@ralph-style-failed}],#{?#{||:#{==:#{@ralph-state},running},#{==:#{@ralph-state},backoff}},#[#{@ralph-style-running}],#[#{@ralph-style-done}]}}}#{@ralph-status}#[default] '
+	local style
+	for style in running=fg=green starting=fg=green backoff=fg=green \
+		needs-input=fg=yellow,bold waiting=fg=yellow paused=fg=yellow \
+		done=fg=blue limit=fg=blue stopped=fg=blue failed=fg=red; do
+		set_default "@ralph-style-${style%%=*}" "${style#*=}"
+	done
+	# Expands to #{@ralph-style-running} for a running loop; a second
+	# expansion reads that option (tmux does not look up a name it built).
+	tmux set-option -gq @ralph-style-of '##{@ralph-style-#{@ralph-state}}'
+	set_default @ralph-status-format '#[#{E:#{E:@ralph-style-of}}]#{window_index}:#{=/24/…:@ralph-status}#[default] '
 	set_default @ralph-window-format '⟳ '
+	set_default @ralph-status-width "$STATUS_WIDTH"
+}
+
+# status_width: @ralph-status-width, or the default when it is no number.
+status_width() {
+	local width
+	width="$(get_tmux_option @ralph-status-width "$STATUS_WIDTH")"
+	case "$width" in
+	"" | *[!0-9]*)
+		say "@ralph-status-width '$width' is not a number of cells; using $STATUS_WIDTH"
+		width="$STATUS_WIDTH"
+		;;
+	esac
+	printf '%s' "$width"
+}
+
+# status_segment: every loop, cut to @ralph-status-width cells (… marks the cut).
+status_segment() {
+	printf '#{=/%s/…:%s}' "$(status_width)" "$LOOPS"
+}
+
+# fit_status OPTION VALUE: raise OPTION's -length (status-left or -right)
+# when it is below what VALUE needs: the rest of the line as drawn now, plus
+# the loops' @ralph-status-width. Never lowers it.
+fit_status() {
+	local rest have need
+	case "$1" in status-left | status-right) ;; *) return ;; esac
+	rest="$(tmux display-message -p -- "$(tmux_arg "${2//"#{ralph_status}"/}")" 2>/dev/null | sed 's/#\[[^]]*\]//g')"
+	need=$((${#rest} + $(status_width)))
+	have="$(tmux show-options -gqv "$1-length")"
+	if [ "${have:-0}" -lt "$need" ]; then
+		tmux set-option -gq "$1-length" "$need" || say "cannot set $1-length"
+	fi
 }
 
 # interpolate: replace #{ralph_status} and #{ralph_window} in the status
@@ -28,9 +71,10 @@ interpolate() {
 	local option value new
 	for option in status-left status-right window-status-format window-status-current-format $(get_tmux_option @ralph-interpolate ""); do
 		value="$(tmux show-options -gqv "$option")" || continue
-		new="${value//"#{ralph_status}"/"$STATUS_SEGMENT"}"
+		new="${value//"#{ralph_status}"/"$(status_segment)"}"
 		new="${new//"#{ralph_window}"/"$WINDOW_SEGMENT"}"
 		if [ "$new" != "$value" ]; then
+			[[ "$value" == *"#{ralph_status}"* ]] && fit_status "$option" "$value"
 			tmux set-option -gq "$option" "$(tmux_arg "$new")" || say "cannot set $option"
 		fi
 	done

@@ -127,7 +127,8 @@ _ralph_watch_value() {
         ;;
     -S | --socket-path | --prompt-file | --done-file | --progress-file | --pause-file)
         compopt -o filenames 2>/dev/null
-        mapfile -t COMPREPLY < <(compgen -f -- "$cur") # one word per name, spaces and all
+        # One word a line: a file name with spaces stays one word.
+        mapfile -t COMPREPLY < <(compgen -f -- "$cur")
         ;;
     *)
         COMPREPLY=($(compgen -W "$(_ralph_watch_values "$flag")" -- "$cur"))
@@ -183,7 +184,7 @@ _ralph_watch() {
     if ((dashdash)); then
         # run -- COMMAND ARG...
         if ((cword == dashdash + 1)); then
-            COMPREPLY=($(compgen -c -- "$cur"))
+            mapfile -t COMPREPLY < <(compgen -c -- "$cur")
         else
             compopt -o default 2>/dev/null
         fi

@@ -26,9 +26,13 @@ format_escape() {
 	printf '%s' "${1//\#/##}"
 }
 
-# sh_quote WORD: WORD as one sh word.
+# sh_quote WORD: WORD as one sh word, in quotes only when it needs them.
 sh_quote() {
-	printf "'%s'" "${1//\'/\'\\\'\'}"
+	if [[ "$1" =~ ^[A-Za-z0-9_@%+:,./-]+$ ]]; then
+		printf '%s' "$1"
+	else
+		printf "'%s'" "${1//\'/\'\\\'\'}"
+	fi
 }
 
 # sh_words WORD...: the words as one sh command line.
@@ -64,13 +68,62 @@ tmux_arg() {
 	esac
 }
 
-# choice SCRIPT TEXT KEY ACTION: add a line to the menu being built (MENU)
-# that runs SCRIPT PANE CLIENT ACTION. display-menu expands formats in a
-# line's text and command; run-shell does again, then sh splits the words.
+# choice SCRIPT TEXT KEY ACTION [ARG...]: add a line to the menu being built
+# (MENU) that runs SCRIPT PANE CLIENT ACTION ARG... display-menu expands
+# formats in a line's text and command; run-shell does again, then sh splits
+# the words.
 choice() {
 	local run
-	run="run-shell -b $(tmux_quote "$(run_shell_command "$1" "$pane" "$RALPH_CLIENT" "$4")")"
+	run="run-shell -b $(tmux_quote "$(run_shell_command "$1" "$pane" "$RALPH_CLIENT" "${@:4}")")"
 	MENU+=("$(format_escape "$2")" "$3" "$(format_escape "$run")")
+}
+
+# shorten TEXT: TEXT cut in the middle to fit a menu line.
+shorten() {
+	local text="$1"
+	[ "${#text}" -gt 72 ] && text="${text:0:35}…${text: -36}"
+	printf '%s' "$text"
+}
+
+# item TEXT: a line of the menu being built that only informs.
+item() {
+	MENU+=("$(tmux_arg "-$(format_escape "$(shorten "$1")")")" "" "")
+}
+
+# cancel: the menu's last lines, a separator and Cancel (q; Escape works too).
+cancel() {
+	MENU+=("" "Cancel" q "")
+}
+
+# read_loop PANE: the pane's loop as its watcher describes it in pane
+# options: loop_name, loop_state (the word), loop_reason (how it ended or
+# what it waits for) and loop_live ("1" while the loop lives: which states
+# are live is the watcher's to say, never a list here).
+# shellcheck disable=SC2034 # the loop_ variables are the answer
+read_loop() {
+	local sep=$'\x1f' # fields may be empty: a separator read does not merge
+	IFS="$sep" read -r loop_name loop_live loop_state loop_reason < <(
+		tmux display-message -p -t "$1" "#{@ralph-name}$sep#{@ralph-live}$sep#{@ralph-state}$sep#{@ralph-reason}" 2>/dev/null
+	)
+}
+
+# loop_ending: how the pane's ended loop ended (its reason, else its state).
+loop_ending() {
+	printf '%s' "${loop_reason:-$loop_state}"
+}
+
+# pause_or_resume NAME STATE: pause the live loop NAME, or resume it when
+# STATE is paused; print what ralph-watch said.
+pause_or_resume() {
+	local action=pause
+	[ "$2" = paused ] && action=resume
+	last_line "$("$RALPH_WATCH" "$action" "$1" 2>&1 </dev/null)"
+}
+
+# stop_loop NAME [--kill]: stop the loop NAME (and its agent with --kill);
+# print what ralph-watch said.
+stop_loop() {
+	last_line "$("$RALPH_WATCH" stop "${@:2}" "$1" 2>&1 </dev/null)"
 }
 
 # say MESSAGE: show a message on the client that asked, else any client.

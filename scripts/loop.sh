@@ -1,26 +1,48 @@
 #!/usr/bin/env bash
-# The loop key: loop.sh PANE CLIENT shows the settings a loop of PANE would
-# get and asks to start it; "start" starts it, "init" writes a starting prompt,
-# "trust" trusts the folder's .ralph/config (which names commands) and starts.
+# The loop key: loop.sh PANE CLIENT shows what a loop of PANE would run, and
+# with which settings, and asks to start it; "start [-- WORD...]" starts it
+# (the words: a command line read from the pane, else @ralph-command runs),
+# "trust [-- WORD...]" trusts the folder's .ralph/config as it is now and
+# starts, "init" writes a starting prompt.
 
 # shellcheck source=scripts/helpers.sh
 source "$(dirname "${BASH_SOURCE[0]}")/helpers.sh"
+# shellcheck source=scripts/foreground.sh
+source "$SCRIPTS_DIR/foreground.sh"
 
 pane="$1"
 RALPH_CLIENT="$2"
 action="${3:-ask}"
+ARGV=("${@:4}")
+[ "${ARGV[0]}" = -- ] && ARGV=("${ARGV[@]:1}")
 
 # The run flags a person may set as @ralph-FLAG, one to one, with the
 # plugin's defaults; the rest come from ralph-watch's own defaults and the
 # project's .ralph/config.
-FLAGS=(max-iterations done-pattern prompt-mode agent inactivity-timeout iteration-timeout max-time ready-pattern)
-declare -A DEFAULTS=([max-iterations]=20)
+FLAGS=(max-iterations done-pattern check-done-continuous prompt-mode agent inactivity-timeout iteration-timeout max-time ready-pattern end-command)
+declare -A DEFAULTS=([max-iterations]=20 [done-pattern]=RALPH_DONE [check-done-continuous]=on)
 
-# settings: the pane's folder, prompt file, command, and ralph-watch run's
-# arguments (RUN_ARGS) and their description (SHOWN).
+# flag_value FLAG VALUE: VALUE as ralph-watch takes it (tmux's on/off for a
+# switch becomes true/false).
+flag_value() {
+	case "$1=$2" in
+	check-done-continuous=on | check-done-continuous=yes | check-done-continuous=1) printf true ;;
+	check-done-continuous=off | check-done-continuous=no | check-done-continuous=0) printf false ;;
+	*) printf '%s' "$2" ;;
+	esac
+}
+
+# setting LABEL VALUE: one line of the settings a menu shows.
+setting() {
+	printf '%-21s %s' "$1" "$2"
+}
+
+# settings: the pane's folder, prompt file, @ralph-command, and ralph-watch
+# run's arguments but the command (RUN_ARGS) and their description (SHOWN).
 settings() {
 	local flag value
-	dir="$(tmux display-message -p -t "$pane" '#{pane_current_path}')"
+	# A dead pane has no folder: its session's then.
+	dir="$(tmux display-message -p -t "$pane" '#{?pane_current_path,#{pane_current_path},#{session_path}}')"
 	prompt="$(get_tmux_option @ralph-prompt-file PROMPT.md)"
 	case "$prompt" in
 	\~/*) prompt="$HOME/${prompt#\~/}" ;;
@@ -29,34 +51,22 @@ settings() {
 	esac
 	command="$(get_tmux_option @ralph-command claude)"
 	RUN_ARGS=(run --detach --target "$pane" --socket-path "$(tmux display-message -p '#{socket_path}')" --prompt-file "$prompt")
-	SHOWN=("folder          $dir" "command         $command" "prompt-file     $prompt")
+	SHOWN=("$(setting folder "$dir")" "$(setting prompt-file "$prompt")")
 	for flag in "${FLAGS[@]}"; do
 		value="$(get_tmux_option "@ralph-$flag" "${DEFAULTS[$flag]}")"
 		[ -n "$value" ] || continue
-		RUN_ARGS+=("--$flag=$value")
-		SHOWN+=("$(printf '%-15s %s' "$flag" "$value")")
+		RUN_ARGS+=("--$flag=$(flag_value "$flag" "$value")")
+		SHOWN+=("$(setting "$flag" "$value")")
 	done
-	RUN_ARGS+=(-- "$command")
 }
-
-# item TEXT: a line of a menu that only informs (shortened to fit).
-item() {
-	local text="$1"
-	[ "${#text}" -gt 72 ] && text="${text:0:35}…${text: -36}"
-	MENU+=("$(tmux_arg "-$(format_escape "$text")")" "" "")
-}
-
 
 ask() {
-	local state name line untrusted
-	state="$(tmux show-options -pqv -t "$pane" @ralph-state)"
-	name="$(tmux show-options -pqv -t "$pane" @ralph-name)"
-	case "$state" in
-	running | backoff | paused)
-		say "$name is looping this pane ($state): pause or resume with the pause key, end it with the stop key"
+	local line untrusted
+	read_loop "$pane"
+	if [ -n "$loop_live" ]; then
+		say "$loop_name is looping this pane ($loop_state): the pause key pauses or resumes it, the stop key ends it"
 		return
-		;;
-	esac
+	fi
 	need_ralph_watch || return
 	settings
 	MENU=(display-menu -c "$RALPH_CLIENT" -t "$pane" -x C -y C -T "#[align=centre] ralph: loop pane $pane " --)
@@ -64,21 +74,88 @@ ask() {
 		item "no prompt file: $prompt"
 		MENU+=("") # a separator
 		choice "$SCRIPTS_DIR/loop.sh" "Write a starting prompt there" i init
+		cancel
 		tmux "${MENU[@]}"
 		return
 	fi
 	for line in "${SHOWN[@]}"; do item "$line"; done
-	MENU+=("") # a separator
+	START=start
 	untrusted="$(cd "$dir" && "$RALPH_WATCH" trust --check . 2>/dev/null </dev/null)"
 	if [ -n "$untrusted" ]; then # the project's .ralph/config names commands not trusted yet
 		item "$dir/.ralph/config would run:"
 		while IFS= read -r line; do item "  $line"; done <<<"$untrusted"
-		MENU+=("")
-		choice "$SCRIPTS_DIR/loop.sh" "Trust and start" t trust
-	else
-		choice "$SCRIPTS_DIR/loop.sh" "Start the loop" y start
+		START=trust
 	fi
+	start_lines
+	cancel
 	tmux "${MENU[@]}"
+}
+
+# start_lines: the menu's lines that say what the loop will run and start
+# it: what runs in the pane when its command line can be read, else
+# @ralph-command. More ways to start go here, each a choice line.
+start_lines() {
+	foreground "$pane"
+	case "$FG_KIND" in
+	program)
+		item "$(setting "running here" "$(sh_words "${FG_ARGV[@]}")")"
+		item "$(setting @ralph-command "$command")"
+		item "the pane is respawned: this program and any half-typed input end"
+		MENU+=("") # a separator
+		start_choice "Loop what runs here" y -- "${FG_ARGV[@]}"
+		start_choice "Loop @ralph-command instead" c
+		;;
+	lost)
+		item "$(setting "running here" "$FG_NAME: its command line cannot be read")"
+		item "$(setting "" "(it rewrote its process title)")"
+		item "$(setting @ralph-command "$command")"
+		item "the pane is respawned: $FG_NAME and any half-typed input end"
+		MENU+=("") # a separator
+		start_choice "Loop @ralph-command instead" y
+		;;
+	*) # a shell at its prompt, or nothing to read
+		item "$(setting @ralph-command "$command")"
+		item "the pane is respawned: what runs in it and any half-typed input end"
+		MENU+=("") # a separator
+		start_choice "Start the loop" y
+		;;
+	esac
+}
+
+# start_choice LABEL KEY [-- WORD...]: a line that starts the loop, or, when
+# the folder's .ralph/config is not trusted (START=trust), trusts it first.
+start_choice() {
+	local label="$1" key="$2"
+	shift 2
+	if [ "$START" = trust ]; then
+		label="Trust and ${label,}"
+		[ "$key" = y ] && key=t
+	fi
+	choice "$SCRIPTS_DIR/loop.sh" "$label" "$key" "$START" "$@"
+}
+
+start() {
+	local out
+	need_ralph_watch || return
+	settings
+	if [ "${#ARGV[@]}" -gt 0 ]; then
+		RUN_ARGS+=(-- "${ARGV[@]}") # argv words, as read from /proc
+	else
+		RUN_ARGS+=(-- "$command") # a shell command line
+	fi
+	if out="$(cd "$dir" && "$RALPH_WATCH" "${RUN_ARGS[@]}" 2>&1 </dev/null)"; then
+		out="$(printf '%s\n' "$out" | grep -m1 '^\[ralph\]')"
+		say "${out#\[ralph\] }"
+	else
+		refused "$out"
+	fi
+}
+
+# refused OUT: tell why ralph-watch run did not start the loop. A refusal
+# that the person can lift (an untrusted .ralph/config) gets a menu here,
+# built as ask builds one, whose choice starts again with what lifts it.
+refused() {
+	say "$(last_line "$1")"
 }
 
 # trust allows the commands of the folder's .ralph/config, as it is now, then starts.
@@ -91,18 +168,6 @@ trust() {
 		return
 	}
 	start
-}
-
-start() {
-	local out
-	need_ralph_watch || return
-	settings
-	if out="$(cd "$dir" && "$RALPH_WATCH" "${RUN_ARGS[@]}" 2>&1 </dev/null)"; then
-		out="$(printf '%s\n' "$out" | grep -m1 '^\[ralph\]')"
-		say "${out#\[ralph\] }"
-	else
-		say "$(last_line "$out")"
-	fi
 }
 
 # init writes ralph-watch's prompt template to the prompt file, never over one.
@@ -120,7 +185,7 @@ init() {
 case "$action" in
 ask) ask ;;
 start) start ;;
-init) init ;;
 trust) trust ;;
+init) init ;;
 esac
 exit 0

@@ -8,21 +8,15 @@ source "$(dirname "${BASH_SOURCE[0]}")/helpers.sh"
 pane="$1"
 RALPH_CLIENT="$2"
 
-name="$(tmux show-options -pqv -t "$pane" @ralph-name)"
-state="$(tmux show-options -pqv -t "$pane" @ralph-state)"
-case "$state" in
-running | backoff) action=pause ;;
-paused) action=resume ;;
-"")
+read_loop "$pane"
+if [ -z "$loop_name" ]; then
 	say "no loop in pane $pane; the loop key starts one"
 	exit 0
-	;;
-*)
-	say "$name has ended ($state); the loop key starts a new loop"
+fi
+if [ -z "$loop_live" ]; then
+	say "$loop_name has ended ($(loop_ending)); the loop key starts a new loop"
 	exit 0
-	;;
-esac
+fi
 need_ralph_watch || exit 0
-out="$("$RALPH_WATCH" "$action" "$name" 2>&1 </dev/null)"
-say "$(last_line "$out")"
+say "$(pause_or_resume "$loop_name" "$loop_state")"
 exit 0

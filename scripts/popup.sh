@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The popup key: popup.sh PANE CLIENT opens a popup that shows every loop and
-# the log of PANE's loop, refreshed until q or Escape; "view" draws it.
+# The popup key: popup.sh PANE CLIENT opens a popup that lists every loop of
+# the server and acts on the one chosen; "view" draws it, refreshed every
+# 2 seconds until q or Escape.
 
 # shellcheck source=scripts/helpers.sh
 source "$(dirname "${BASH_SOURCE[0]}")/helpers.sh"
@@ -15,22 +16,133 @@ open() {
 		"$(sh_words "$SCRIPTS_DIR/popup.sh" "$pane" "$RALPH_CLIENT" view)"
 }
 
-view() {
-	local name screen key
-	need_ralph_watch || return
-	while :; do
-		name="$(tmux show-options -pqv -t "$pane" @ralph-name)"
-		screen="$("$RALPH_WATCH" list 2>&1)"
-		if [ -n "$name" ]; then
-			screen+=$'\n\n'"$("$RALPH_WATCH" logs --lines "$(($(tput lines 2>/dev/null || echo 24) - 12))" "$name" 2>&1)"
+# read_loops: every looped pane of the server, from the options its watcher
+# keeps, as arrays indexed alike: ids, places (session:window.pane), names,
+# lives, states, statuses, reasons.
+read_loops() {
+	local sep=$'\x1f' id place name live state status reason
+	ids=() places=() names=() lives=() states=() statuses=() reasons=()
+	while IFS="$sep" read -r id place name live state status reason; do
+		[ -n "$name" ] || continue
+		ids+=("$id") places+=("$place") names+=("$name") lives+=("$live")
+		states+=("$state") statuses+=("$status") reasons+=("$reason")
+	done < <(tmux list-panes -a -F "#{pane_id}$sep#{session_name}:#{window_index}.#{pane_index}$sep#{@ralph-name}$sep#{@ralph-live}$sep#{@ralph-state}$sep#{@ralph-status}$sep#{@ralph-reason}" 2>/dev/null)
+}
+
+# draw: the list with the chosen loop marked, then the chosen loop's state,
+# how its last iteration ended and the end of its log, then the keys.
+draw() {
+	local i rows log last keys screen
+	rows="$(tput lines 2>/dev/null || echo 24)"
+	screen="ralph: every loop of this server"$'\n\n'
+	if [ "${#ids[@]}" -eq 0 ]; then
+		screen+="  no loops; the loop key starts one in a pane"$'\n'
+	fi
+	for i in "${!ids[@]}"; do
+		screen+="$(printf '%s %d  %-12s %-20s %s' "$([ "$i" = "$chosen" ] && echo '>' || echo ' ')" $((i + 1)) \
+			"${places[i]}" "${names[i]}" "${statuses[i]}${reasons[i]:+  (${reasons[i]})}")"$'\n'
+	done
+	if [ -n "$chosen" ]; then
+		log="$("$RALPH_WATCH" logs --lines 200 "${names[chosen]}" 2>&1)"
+		last="$(printf '%s\n' "$log" | grep -E '\[(END|FAIL|TIMEOUT|LIMIT|DONE)\]' | tail -n 1)"
+		screen+=$'\n'"${names[chosen]} in ${places[chosen]}: ${states[chosen]}$([ -z "${lives[chosen]}" ] && echo ' (ended)')"$'\n'
+		screen+="last iteration: ${last:-none ended yet}"$'\n\n'
+		screen+="$(printf '%s\n' "$log" | tail -n "$((rows - ${#ids[@]} - 12 > 3 ? rows - ${#ids[@]} - 12 : 3))")"$'\n'
+	fi
+	keys="1-9 ↑↓ choose · p pause/resume · s stop · a attach · "
+	[ -n "$doctor" ] && keys+="d doctor · "
+	keys+="q: close"
+	printf '\033[H\033[2J%s\n%s\n%s' "$screen" "${message:+[ralph] $message}" "$keys"
+}
+
+# choose_pane ID: the index of the loop in pane ID, else the first, else none.
+choose_pane() {
+	local i
+	chosen=""
+	for i in "${!ids[@]}"; do
+		[ "${ids[i]}" = "$1" ] && chosen="$i"
+	done
+	[ -z "$chosen" ] && [ "${#ids[@]}" -gt 0 ] && chosen=0
+}
+
+# act KEY: what a key does to the chosen loop; false when it closes the popup.
+act() {
+	local name="${names[chosen]}" key
+	case "$1" in
+	q | Q | close) return 1 ;;
+	[1-9]) [ "$1" -le "${#ids[@]}" ] && chosen=$(($1 - 1)) ;;
+	j | down) [ -n "$chosen" ] && [ "$chosen" -lt $((${#ids[@]} - 1)) ] && chosen=$((chosen + 1)) ;;
+	k | up) [ -n "$chosen" ] && [ "$chosen" -gt 0 ] && chosen=$((chosen - 1)) ;;
+	a)
+		[ -n "$chosen" ] || return 0
+		tmux switch-client -c "$RALPH_CLIENT" -t "${ids[chosen]}" 2>/dev/null
+		return 1
+		;;
+	p)
+		[ -n "$chosen" ] || return 0
+		if [ -z "${lives[chosen]}" ]; then
+			message="$name has ended (${reasons[chosen]:-${states[chosen]}})"
 		else
-			screen+=$'\n\n'"no loop in pane $pane"
+			message="$(pause_or_resume "$name" "${states[chosen]}")"
 		fi
-		printf '\033[H\033[2J%s\n\n(q: close)' "$screen"
-		# Redraw every 2 seconds until a key that closes.
-		if IFS= read -rsn1 -t 2 key; then
-			case "$key" in q | Q | $'\e') return ;; esac
+		;;
+	s)
+		[ -n "$chosen" ] || return 0
+		if [ -z "${lives[chosen]}" ]; then
+			message="$name has already ended (${reasons[chosen]:-${states[chosen]}})"
+			return 0
 		fi
+		printf '\n\nstop %s? y: the loop only (the agent runs on) · k: the agent too (back to a shell) · other: cancel' "$name"
+		IFS= read -rsn1 key
+		case "$key" in
+		y) message="$(stop_loop "$name")" ;;
+		k) message="$(stop_loop "$name" --kill)" ;;
+		*) message="not stopped" ;;
+		esac
+		;;
+	d)
+		[ -n "$doctor" ] || return 0
+		printf '\033[H\033[2Jralph-watch doctor: starting each agent on the PATH offline (a minute)…\n\n'
+		"$RALPH_WATCH" doctor 2>&1 </dev/null
+		printf '\n(any key: back)'
+		IFS= read -rsn1 key
+		;;
+	esac
+	return 0
+}
+
+# read_key: one key press (arrows named up and down, a lone Escape close),
+# or nothing after 2 seconds.
+read_key() {
+	local key rest
+	IFS= read -rsn1 -t 2 key || return 1
+	if [ "$key" = $'\e' ]; then
+		IFS= read -rsn2 -t 0.05 rest
+		case "$rest" in
+		"[A") key=up ;;
+		"[B") key=down ;;
+		"") key=close ;;
+		*) key="" ;;
+		esac
+	fi
+	printf '%s' "$key"
+}
+
+view() {
+	local key id
+	need_ralph_watch || return
+	doctor=""
+	"$RALPH_WATCH" doctor --help >/dev/null 2>&1 && doctor=1 # another version may lack it
+	message=""
+	read_loops
+	choose_pane "$pane"
+	while :; do
+		draw
+		key="$(read_key)" && { act "$key" || return; }
+		# The same loop stays chosen as loops come and go.
+		id="${ids[chosen]}"
+		read_loops
+		choose_pane "$id"
 	done
 }
 

@@ -9,34 +9,34 @@ pane="$1"
 RALPH_CLIENT="$2"
 action="${3:-ask}"
 
-name="$(tmux show-options -pqv -t "$pane" @ralph-name)"
-state="$(tmux show-options -pqv -t "$pane" @ralph-state)"
-case "$state" in
-running | backoff | paused) ;;
-"")
+read_loop "$pane"
+if [ -z "$loop_name" ]; then
 	say "no loop in pane $pane"
 	exit 0
-	;;
-*)
-	say "$name has already ended ($state)"
+fi
+if [ -z "$loop_live" ]; then
+	say "$loop_name has already ended ($(loop_ending))"
 	exit 0
-	;;
-esac
-
+fi
 
 case "$action" in
 ask)
-	MENU=(display-menu -c "$RALPH_CLIENT" -t "$pane" -x C -y C -T "#[align=centre] ralph: stop $(format_escape "$name") " --)
+	MENU=(display-menu -c "$RALPH_CLIENT" -t "$pane" -x C -y C -T "#[align=centre] ralph: stop $(format_escape "$loop_name") " --)
+	item "$loop_name is $loop_state${loop_reason:+ ($loop_reason)}"
+	MENU+=("") # a separator
 	choice "$SCRIPTS_DIR/stop.sh" "Stop the loop (the agent runs on)" y stop
-	choice "$SCRIPTS_DIR/stop.sh" "Stop the loop and end the agent" k kill
+	# The watcher respawns the pane with its --end-command (a shell) once the agent ends.
+	choice "$SCRIPTS_DIR/stop.sh" "Stop the loop and end the agent (back to a shell)" k kill
+	cancel
 	tmux "${MENU[@]}"
 	;;
-stop | kill)
+stop)
 	need_ralph_watch || exit 0
-	args=(stop)
-	[ "$action" = kill ] && args+=(--kill)
-	out="$("$RALPH_WATCH" "${args[@]}" "$name" 2>&1 </dev/null)"
-	say "$(last_line "$out")"
+	say "$(stop_loop "$loop_name")"
+	;;
+kill)
+	need_ralph_watch || exit 0
+	say "$(stop_loop "$loop_name" --kill)"
 	;;
 esac
 exit 0

@@ -54,7 +54,7 @@ func TestLoopKeyShowsUntrustedCommandsAndTrustsThemOnRequest(t *testing.T) {
 		_, err := os.Stat(filepath.Join(dir, "checked"))
 		return err == nil
 	})
-	p.waitOption(pane, "@ralph-state", "done")
+	p.waitOption(pane, "@ralph-state", "limit") // the plugin sets a done pattern the fake never prints
 
 	// Trusted as it is, the file gets a plain start in another pane.
 	srv.Must("new-window", "-t", "main:", "-c", dir)

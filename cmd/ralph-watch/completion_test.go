@@ -336,6 +336,31 @@ func TestBashCompletesSubcommandsFlagsValuesLoopsAndPanes(t *testing.T) {
 	}
 }
 
+// A prompt file whose name has spaces is offered as one word, not split.
+func TestBashCompletesAFileNameWithSpacesAsOneWord(t *testing.T) {
+	requireShell(t, "bash")
+	s := newShellEnv(t)
+	for _, name := range []string{"my prompt.md", "my plan  two.md"} {
+		if err := os.WriteFile(filepath.Join(s.srv.Dir, name), []byte("go on\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	file, _ := filepath.Abs("../../completions/ralph-watch.bash")
+	for _, tc := range []struct {
+		line string
+		want []string
+	}{
+		{"ralph-watch run --prompt-file my", []string{"my plan  two.md", "my prompt.md"}},
+		{"ralph-watch run --prompt-file=my", []string{"my plan  two.md", "my prompt.md"}},
+		{"ralph-watch run --done-file my", []string{"my plan  two.md", "my prompt.md"}},
+	} {
+		got := s.shell(t, nil, "bash", append([]string{"-c", bashDriver, file}, bashWords(tc.line)...)...)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("bash %q:\n got %q\nwant %q", tc.line, got, tc.want)
+		}
+	}
+}
+
 func TestFishCompletesSubcommandsFlagsValuesLoopsAndPanes(t *testing.T) {
 	requireShell(t, "fish")
 	s := newShellEnv(t)

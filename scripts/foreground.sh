@@ -1,0 +1,148 @@
+# shellcheck shell=bash
+# What runs in a pane's foreground, read from /proc: a shell at its prompt,
+# a program with its exact command line, or a program whose command line
+# cannot be recovered (it rewrote its process title, as node programs may).
+
+# shellcheck disable=SC2034 # the FG_ variables are the answer, read by loop.sh
+# foreground PANE: set FG_KIND to shell, program (FG_ARGV is its exact
+# command line), lost (FG_NAME runs; how it was started is unknown) or none
+# (nothing to read: a dead pane, no /proc).
+foreground() {
+	local pane_pid pid
+	FG_KIND=none FG_ARGV=() FG_NAME=""
+	pane_pid="$(tmux display-message -p -t "$1" '#{?pane_dead,,#{pane_pid}}')"
+	[ -n "$pane_pid" ] && [ -r "/proc/$pane_pid/stat" ] || return 0
+	pid="$(foreground_pid "$pane_pid")"
+	[ -n "$pid" ] && [ -r "/proc/$pid/cmdline" ] || return 0
+	mapfile -d '' -t FG_ARGV <"/proc/$pid/cmdline" 2>/dev/null
+	[ "${#FG_ARGV[@]}" -gt 0 ] || return 0
+	unwrap_shell "$pid"
+	pid="$UNWRAPPED"
+	FG_NAME="${FG_ARGV[0]##*/}"
+	[ -n "$FG_NAME" ] || FG_NAME="$(<"/proc/$pid/comm")"
+	if is_interactive_shell; then
+		FG_KIND=shell
+	elif [ -n "$(resolve_program "$pid" "${FG_ARGV[0]}")" ] &&
+		[ "$(resolve_program "$pid" "${FG_ARGV[0]}")" = "$(readlink -f "/proc/$pid/exe")" ]; then
+		FG_KIND=program
+		name_script "$pid"
+	else
+		FG_KIND=lost
+	fi
+}
+
+# foreground_pid PANE_PID: the leader of the terminal's foreground process
+# group (field 8 of stat, tpgid), or any process of that group once the
+# leader has exited, or PANE_PID itself.
+foreground_pid() {
+	local stat fields tpgid p
+	stat="$(<"/proc/$1/stat")"
+	read -ra fields <<<"${stat##*) }" # the name in (…) may hold spaces
+	tpgid="${fields[5]}"
+	if [ -z "$tpgid" ] || [ "$tpgid" -le 0 ]; then
+		printf '%s' "$1"
+		return
+	fi
+	[ -r "/proc/$tpgid/cmdline" ] && { printf '%s' "$tpgid"; return; }
+	for p in /proc/[0-9]*/stat; do
+		stat="$(<"$p")" 2>/dev/null || continue
+		read -ra fields <<<"${stat##*) }"
+		[ "${fields[2]}" = "$tpgid" ] && { p="${p#/proc/}"; printf '%s' "${p%/stat}"; return; }
+	done
+	printf '%s' "$1"
+}
+
+# unwrap_shell PID: when PID is `sh -c SCRIPT NAME WORD…` whose one child
+# in its process group runs the shell's own words ("$@": a loop's wrapper
+# around its agent, left running when the loop stopped), that child is what
+# runs: FG_ARGV becomes those words, without what SCRIPT added (a prompt).
+# UNWRAPPED is the process read last.
+unwrap_shell() {
+	local pid="$1" pgrp child kids children=() argv=() k n i same stat fields
+	UNWRAPPED="$pid"
+	[ "${#FG_ARGV[@]}" -ge 5 ] && [ "${FG_ARGV[1]}" = -c ] || return 0
+	grep -qxF -- "${FG_ARGV[0]##*/}" < <(sed 's|.*/||' /etc/shells 2>/dev/null; printf 'sh\nbash\ndash\n') || return 0
+	stat="$(<"/proc/$pid/stat")"
+	read -ra fields <<<"${stat##*) }"
+	pgrp="${fields[2]}"
+	kids="$(cat "/proc/$pid/task"/*/children 2>/dev/null)"
+	for child in $kids; do
+		stat="$(<"/proc/$child/stat")" 2>/dev/null || continue
+		read -ra fields <<<"${stat##*) }"
+		[ "${fields[2]}" = "$pgrp" ] && children+=("$child")
+	done
+	[ "${#children[@]}" -eq 1 ] || return 0
+	mapfile -d '' -t argv <"/proc/${children[0]}/cmdline" 2>/dev/null
+	[ "${#argv[@]}" -gt 0 ] || return 0
+	# The shell's own words after NAME that the child's command line starts with.
+	for ((k = 4; k < ${#FG_ARGV[@]}; k++)); do
+		n=$((${#FG_ARGV[@]} - k))
+		[ "$n" -le "${#argv[@]}" ] || continue
+		same=1
+		for ((i = 0; i < n; i++)); do
+			[ "${FG_ARGV[k + i]}" = "${argv[i]}" ] || { same=""; break; }
+		done
+		if [ -n "$same" ]; then
+			FG_ARGV=("${argv[@]:0:n}")
+			UNWRAPPED="${children[0]}"
+			return
+		fi
+	done
+}
+
+# is_interactive_shell: FG_ARGV is a shell (one /etc/shells or the
+# default-shell names) without a command to run (-c).
+is_interactive_shell() {
+	local base="${FG_ARGV[0]##*/}" word
+	base="${base#-}" # a login shell's argv[0] is -bash
+	for word in "${FG_ARGV[@]:1}"; do
+		[ "$word" = -c ] && return 1
+	done
+	{ cat /etc/shells 2>/dev/null; tmux show-options -gv default-shell; printf '%s\n' "$SHELL"; } |
+		sed 's|.*/||' | grep -qxF -- "$base"
+}
+
+# resolve_program PID WORD: the file WORD named when process PID started
+# (a path from its folder, else a name on its PATH), symlinks resolved.
+resolve_program() {
+	local dir path
+	case "$2" in
+	"") return ;;
+	*/*) (cd "/proc/$1/cwd" 2>/dev/null && readlink -f -- "$2") ;;
+	*)
+		path="$(tr '\0' '\n' <"/proc/$1/environ" 2>/dev/null | sed -n 's/^PATH=//p')"
+		local IFS=:
+		for dir in ${path:-/usr/local/bin:/usr/bin:/bin}; do
+			[ -n "$dir" ] && [ -f "$dir/$2" ] && [ -x "$dir/$2" ] && { readlink -f -- "$dir/$2"; return; }
+		done
+		;;
+	esac
+}
+
+# name_script PID: an interpreter running a script that starts itself with
+# that interpreter (node …/codex.js, its #! naming node) is written as the
+# script, by its name on the PATH when it has one (…/.bin/codex): the same
+# file run the same way, and the agent's name shows.
+name_script() {
+	local script dir name path shebang
+	[ "${#FG_ARGV[@]}" -ge 2 ] && [[ "${FG_ARGV[1]}" != -* ]] || return 0
+	script="$(cd "/proc/$1/cwd" 2>/dev/null && readlink -f -- "${FG_ARGV[1]}")" || return 0
+	[ -f "$script" ] && [ -x "$script" ] || return 0
+	read -r shebang <"$script"
+	[[ "$shebang" == "#!"* ]] || return 0
+	read -ra shebang <<<"${shebang#\#!}"
+	[ "${shebang[0]##*/}" = env ] && shebang=("${shebang[@]:1}")
+	[ "${shebang[0]##*/}" = "${FG_ARGV[0]##*/}" ] || return 0
+	path="$(tr '\0' '\n' <"/proc/$1/environ" 2>/dev/null | sed -n 's/^PATH=//p')"
+	local IFS=:
+	for dir in $path; do
+		# The PATH name may lack the script's extension (codex for codex.js).
+		for name in "${FG_ARGV[1]##*/}" "${script##*/}" "$(basename "${script%.*}")"; do
+			if [ -n "$dir" ] && [ -x "$dir/$name" ] && [ "$(readlink -f -- "$dir/$name")" = "$script" ]; then
+				FG_ARGV=("$dir/$name" "${FG_ARGV[@]:2}")
+				return
+			fi
+		done
+	done
+	FG_ARGV=("$script" "${FG_ARGV[@]:2}")
+}

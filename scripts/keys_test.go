@@ -1,0 +1,389 @@
+package scripts_test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
+	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
+)
+
+// project makes a folder with a prompt file and a window on it, current on
+// the attached client; it returns the folder and the window's pane.
+func (p *plugin) project(name, prompt string) (string, string) {
+	p.t.Helper()
+	dir := filepath.Join(p.srv.Dir, name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		p.t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "PROMPT.md"), []byte(prompt), 0o644); err != nil {
+		p.t.Fatal(err)
+	}
+	pane := strings.TrimSpace(p.srv.Must("new-window", "-P", "-F", "#{pane_id}", "-t", "main:", "-c", tmux.Escape(tmux.EscapeFormat(dir))))
+	return dir, pane
+}
+
+// command is a fake agent as @ralph-command takes it: one shell line.
+func command(argv []string) string {
+	var words []string
+	for _, w := range argv {
+		words = append(words, shQuote(w))
+	}
+	return strings.Join(words, " ")
+}
+
+// noMessage fails the test if the plugin said any of texts.
+func (p *plugin) noMessage(texts ...string) {
+	p.t.Helper()
+	for _, text := range texts {
+		if strings.Contains(p.messages(), text) {
+			p.t.Errorf("the plugin said %q:\n%s", text, p.messages())
+		}
+	}
+}
+
+// An agent that asks the person a question and waits for the answer.
+const askingAgent = `print   ? for shortcuts
+ready
+read
+echo
+print Bash command
+print   rm -rf build
+print Do you want to proceed?
+print ❯ 1. Yes
+print   2. No
+quiet
+`
+
+// While a loop needs input, and while it waits hours for a usage limit to
+// reset, every key acts on it: the pause key pauses and resumes it (a
+// resumed limit wait goes back to waiting), the loop key says it is looping,
+// the stop key ends it. None of them calls it ended.
+func TestKeysWorkWhileALoopNeedsInputOrWaitsForALimit(t *testing.T) {
+	reset := time.Now().Add(3 * time.Hour).Unix()
+	for _, tc := range []struct {
+		name, state, script string
+		options             map[string]string
+	}{
+		{"needs input", "needs-input", askingAgent, map[string]string{"@ralph-agent": "claude"}},
+		{"waiting for a limit", "waiting", fmt.Sprintf("print Claude AI usage limit reached|%d\nexit 1\n", reset),
+			map[string]string{"@ralph-agent": "claude", "@ralph-prompt-mode": "arg"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := tmuxtest.Start(t)
+			p := install(t, srv, filepath.Join(srv.Dir, "home", ".tmux", "plugins", "ralph.tmux"), true)
+			agent := srv.FakeAgent("agent", tc.script)
+			options := map[string]string{"status-right": "#{ralph_status}", "@ralph-command": command(agent), "@ralph-max-iterations": "3"}
+			for k, v := range tc.options {
+				options[k] = v
+			}
+			p.configure(options)
+			_, pane := p.project("project", "do the next task\n")
+			p.source()
+			p.attach()
+			p.press("A")
+			p.choose("Start the loop", "y")
+			p.waitOption(pane, "@ralph-state", tc.state)
+			needsLoopside(t, srv, pane)
+
+			p.press("Z")
+			p.waitOption(pane, "@ralph-state", "paused")
+			p.press("Z")
+			p.waitOption(pane, "@ralph-state", tc.state)
+
+			p.press("A")
+			p.waitMessage("is looping this pane (" + tc.state + ")")
+			p.press("Q")
+			p.choose("Stop the loop (the agent runs on)", "y")
+			p.waitOption(pane, "@ralph-state", "stopped")
+			p.noMessage("has ended", "has already ended", "already running")
+			if log := p.messages(); strings.Contains(log, "starting iteration 2") {
+				t.Errorf("the loop moved on while it %s:\n%s", tc.name, log)
+			}
+		})
+	}
+}
+
+// The loop key in a pane at a shell prompt offers @ralph-command and a
+// Cancel line; in a pane that runs an agent it loops that agent, its exact
+// command line read from the pane's foreground process; when a program
+// rewrote its process title the menu says so and offers @ralph-command.
+func TestLoopKeyLoopsWhatRunsInThePane(t *testing.T) {
+	srv := tmuxtest.Start(t)
+	p := install(t, srv, filepath.Join(srv.Dir, "home", ".tmux", "plugins", "ralph.tmux"), true)
+	agent := srv.FakeAgent("agent", "print waiting for you\nready\nread\necho\nprint working on it\nsleep 120s\nexit 0\n")
+	p.configure(map[string]string{"@ralph-command": command(agent) + " --from-ralph-command"})
+	p.source()
+	p.attach()
+	atPrompt := func(pane string) {
+		tmuxtest.Eventually(t, 10*time.Second, "a shell prompt", func() bool {
+			return strings.TrimSpace(srv.Capture(pane)) != ""
+		})
+	}
+
+	t.Run("a shell prompt gets @ralph-command", func(t *testing.T) {
+		_, pane := p.project("shell", "go\n")
+		atPrompt(pane)
+		p.press("A")
+		p.choose("Cancel", "q")
+		for _, line := range []string{"@ralph-command ", "--from-ralph-command", "the pane is respawned", "Start the loop"} {
+			if !strings.Contains(p.shown(), line) {
+				t.Errorf("the menu lacks %q", line)
+			}
+		}
+		if strings.Contains(p.shown(), "Loop what runs here") {
+			t.Errorf("the menu offers to loop the shell")
+		}
+		time.Sleep(time.Second)
+		if name := srv.Option(pane, "@ralph-name"); name != "" {
+			t.Errorf("Cancel started loop %s", name)
+		}
+	})
+
+	t.Run("a dead pane gets @ralph-command in its session's folder", func(t *testing.T) {
+		dir := filepath.Join(srv.Dir, "dead")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "PROMPT.md"), []byte("go\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		srv.Must("new-session", "-d", "-s", "dead", "-c", dir)
+		pane := strings.TrimSpace(srv.Must("new-window", "-P", "-F", "#{pane_id}", "-t", "dead:", "-c", dir, "sleep 1; exit 3"))
+		srv.Must("set-option", "-p", "-t", pane, "remain-on-exit", "on")
+		tmuxtest.Eventually(t, 10*time.Second, "the pane to die", func() bool {
+			srv.Tmux("run-shell", "true") // tmux may see the exit only when another child exits
+			out, _ := srv.Tmux("display-message", "-p", "-t", pane, "#{pane_dead_status}")
+			return strings.TrimSpace(out) == "3"
+		})
+		srv.Must("switch-client", "-t", pane)
+		tmuxtest.Eventually(t, 10*time.Second, "the client on the dead pane", func() bool {
+			out, _ := srv.Tmux("list-clients", "-F", "#{pane_id}")
+			return strings.TrimSpace(out) == pane
+		})
+		p.press("A")
+		p.choose("Start the loop", "y")
+		p.waitOption(pane, "@ralph-state", "running")
+		want := []string{"/bin/sh", "-c", command(agent) + " --from-ralph-command"}
+		st := loopState(t, srv, srv.Option(pane, "@ralph-name"))
+		if !slices.Equal(st.Command, want) && !slices.Equal(st.Command, want[2:]) {
+			t.Errorf("looped command %q, want @ralph-command", st.Command)
+		}
+		if st.WatcherDir != dir {
+			t.Errorf("looped in %q, want the session's folder %q", st.WatcherDir, dir)
+		}
+		srv.Must("switch-client", "-t", "main:")
+	})
+
+	t.Run("a running agent is looped as it was started", func(t *testing.T) {
+		dir, pane := p.project("agent's #{pane_id} $(touch pwned) ;", "do the next task\n")
+		atPrompt(pane)
+		argv := append(slices.Clone(agent), "--model", `it's "opus" #{pane_id} $(touch pwned) ; \`)
+		srv.Must("send-keys", "-t", pane, "-l", command(argv))
+		srv.Must("send-keys", "-t", pane, "Enter")
+		tmuxtest.Eventually(t, 10*time.Second, "the agent to start", func() bool {
+			return strings.Contains(srv.Capture(pane), "waiting for you")
+		})
+		p.press("A")
+		p.choose("Loop what runs here", "y")
+		for _, line := range []string{"Loop @ralph-command instead", "this program and any half-typed input end", "Cancel"} {
+			if !strings.Contains(p.shown(), line) {
+				t.Errorf("the menu lacks %q", line)
+			}
+		}
+		p.waitOption(pane, "@ralph-state", "running")
+		st := loopState(t, srv, srv.Option(pane, "@ralph-name"))
+		if !slices.Equal(st.Command, argv) {
+			t.Errorf("looped command %q, want %q", st.Command, argv)
+		}
+		tmuxtest.Eventually(t, 30*time.Second, "the looped agent to take the prompt", func() bool {
+			return strings.Contains(srv.Capture(pane), "working on it")
+		})
+		for _, d := range []string{"/", dir, srv.Dir, p.dir} {
+			if _, err := os.Stat(filepath.Join(d, "pwned")); err == nil {
+				t.Errorf("a $(…) in the command line ran: %s/pwned exists", d)
+			}
+		}
+	})
+
+	t.Run("a node agent is looped by its name on the PATH", func(t *testing.T) {
+		if _, err := exec.LookPath("node"); err != nil {
+			t.Skip("node not installed")
+		}
+		// As npm installs an agent: node_modules/.bin/NAME links to the package's script.
+		modules := filepath.Join(srv.Dir, "npm", "node_modules")
+		script := filepath.Join(modules, "nodeagent", "bin", "cli.js")
+		if err := os.MkdirAll(filepath.Dir(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Join(modules, ".bin"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		js := "#!/usr/bin/env node\nconsole.log('node agent ready'); process.stdin.resume();\n"
+		if err := os.WriteFile(script, []byte(js), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		bin := filepath.Join(modules, ".bin", "nodeagent")
+		if err := os.Symlink("../nodeagent/bin/cli.js", bin); err != nil {
+			t.Fatal(err)
+		}
+		_, pane := p.project("node", "go\n")
+		atPrompt(pane)
+		srv.Must("send-keys", "-t", pane, "-l", "PATH="+shQuote(filepath.Dir(bin))+":$PATH nodeagent --model 'big one'")
+		srv.Must("send-keys", "-t", pane, "Enter")
+		tmuxtest.Eventually(t, 10*time.Second, "the node agent to start", func() bool {
+			return strings.Contains(srv.Capture(pane), "node agent ready")
+		})
+		p.press("A")
+		p.choose("Loop what runs here", "y")
+		p.waitOption(pane, "@ralph-state", "running")
+		want := []string{bin, "--model", "big one"}
+		if st := loopState(t, srv, srv.Option(pane, "@ralph-name")); !slices.Equal(st.Command, want) {
+			t.Errorf("looped command %q, want %q", st.Command, want)
+		}
+	})
+
+	t.Run("an agent left running by a stopped loop is looped again as it was", func(t *testing.T) {
+		for _, mode := range []string{"type", "arg"} {
+			srv.Must("set-option", "-g", "@ralph-prompt-mode", mode)
+			_, pane := p.project("again-"+mode, "do the next task\n")
+			p.press("A")
+			p.choose("Start the loop", "y")
+			p.waitOption(pane, "@ralph-state", "running")
+			name := srv.Option(pane, "@ralph-name")
+			first := loopState(t, srv, name).Command
+			tmuxtest.Eventually(t, 30*time.Second, "the agent to start", func() bool {
+				return strings.Contains(srv.Capture(pane), "waiting for you")
+			})
+			if out, err := p.ralphWatch("stop", name).CombinedOutput(); err != nil {
+				t.Fatalf("stop %s: %v: %s", name, err, out)
+			}
+			p.waitOption(pane, "@ralph-state", "stopped")
+			p.press("A")
+			p.choose("Loop what runs here", "y")
+			tmuxtest.Eventually(t, 30*time.Second, "the loop to start again", func() bool {
+				return strings.Contains(p.messages(), "[ralph] "+name+": looping pane "+pane) &&
+					srv.Option(pane, "@ralph-state") == "running"
+			})
+			if st := loopState(t, srv, name); !slices.Equal(st.Command, first) {
+				t.Errorf("prompt mode %s: looped again %q, want %q as the first time", mode, st.Command, first)
+			}
+		}
+		srv.Must("set-option", "-gu", "@ralph-prompt-mode")
+	})
+
+	t.Run("a rewritten process title is said, @ralph-command offered", func(t *testing.T) {
+		_, pane := p.project("retitled", "go\n")
+		atPrompt(pane)
+		srv.Must("send-keys", "-t", pane, "-l", `perl -e '$0 = "claude"; sleep 600'`)
+		srv.Must("send-keys", "-t", pane, "Enter")
+		tmuxtest.Eventually(t, 10*time.Second, "perl to rename itself", func() bool {
+			out, _ := srv.Tmux("display-message", "-p", "-t", pane, "#{pane_current_command}")
+			return strings.TrimSpace(out) == "claude"
+		})
+		p.press("A")
+		p.choose("Loop @ralph-command instead", "q")
+		if !strings.Contains(p.shown(), "claude: its command line cannot be read") {
+			t.Errorf("the menu does not say the command line is lost")
+		}
+	})
+}
+
+// With the plugin's defaults (done pattern RALPH_DONE, checked while the
+// agent runs) a loop whose agent prints RALPH_DONE and stays is done within
+// moments, not after the 180 s inactivity timeout; the template the loop key
+// writes asks for that same token. @ralph-check-done-continuous off passes
+// --check-done-continuous=false.
+func TestDoneIsNoticedAtOnceWithThePluginDefaults(t *testing.T) {
+	srv := tmuxtest.Start(t)
+	p := install(t, srv, filepath.Join(srv.Dir, "home", ".tmux", "plugins", "ralph.tmux"), true)
+	agent := srv.FakeAgent("agent", "ready\nread\necho\nprint working on it\nsleep 1s\nprint RALPH_DONE\nsleep 120s\n")
+	p.configure(map[string]string{"status-right": "#{ralph_status}", "@ralph-command": command(agent)})
+	p.source()
+	p.attach()
+	_, pane := p.project("project", "do the next task\n")
+	p.press("A")
+	p.choose("Start the loop", "y")
+	p.waitOption(pane, "@ralph-state", "running")
+	var printed time.Time
+	tmuxtest.Eventually(t, 60*time.Second, "the loop to be done", func() bool {
+		if printed.IsZero() && strings.Contains(srv.Capture(pane), "\nRALPH_DONE") {
+			printed = time.Now()
+		}
+		return srv.Option(pane, "@ralph-state") == "done"
+	})
+	if printed.IsZero() {
+		printed = time.Now()
+	}
+	t.Logf("done noticed %v after RALPH_DONE showed in the pane", time.Since(printed).Round(10*time.Millisecond))
+	if late := time.Since(printed); late > 20*time.Second {
+		t.Errorf("done noticed %v after the token: not checked while the agent runs", late)
+	}
+	st := loopState(t, srv, srv.Option(pane, "@ralph-name"))
+	if st.DonePattern == nil || *st.DonePattern != "RALPH_DONE" || !st.CheckDoneContinuous {
+		t.Errorf("loop state: done pattern %v, continuous %v", st.DonePattern, st.CheckDoneContinuous)
+	}
+	template, err := p.ralphWatch("template").Output()
+	if err != nil || !strings.Contains(string(template), "RALPH_DONE") {
+		t.Errorf("ralph-watch template does not ask for RALPH_DONE: %v\n%s", err, template)
+	}
+
+	srv.Must("set-option", "-g", "@ralph-check-done-continuous", "off")
+	_, pane = p.project("after-exit", "do the next task\n")
+	p.press("A")
+	p.choose("Start the loop", "y")
+	p.waitOption(pane, "@ralph-state", "running")
+	if st := loopState(t, srv, srv.Option(pane, "@ralph-name")); st.CheckDoneContinuous {
+		t.Errorf("@ralph-check-done-continuous off: the loop checks continuously")
+	}
+}
+
+// Claude Code itself, started by hand at a shell prompt with arguments,
+// keeps its command line in /proc (measured: 2.1.197 and 2.1.330 do not
+// rewrite their process title): the loop key loops it word for word.
+// Offline: onboarding done, the folder trusted, the API on a closed port.
+func TestLoopKeyLoopsARunningClaudeCodeAsItWasStarted(t *testing.T) {
+	claude := os.Getenv("RALPH_TEST_CLAUDE")
+	if claude == "" {
+		t.Skip("RALPH_TEST_CLAUDE is not set (a Claude Code to run offline)")
+	}
+	srv := tmuxtest.Start(t)
+	p := install(t, srv, filepath.Join(srv.Dir, "home", ".tmux", "plugins", "ralph.tmux"), true)
+	dir := filepath.Join(srv.Dir, "project")
+	key := "sk-ant-api03-" + strings.Repeat("x", 40)
+	config := fmt.Sprintf(`{"hasCompletedOnboarding": true, "theme": "dark",
+		"customApiKeyResponses": {"approved": [%q], "rejected": []},
+		"projects": {%q: {"hasTrustDialogAccepted": true, "hasCompletedProjectOnboarding": true}}}`, key[len(key)-20:], dir)
+	if err := os.WriteFile(filepath.Join(srv.Dir, "home", ".claude.json"), []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, kv := range [][2]string{{"ANTHROPIC_API_KEY", key}, {"ANTHROPIC_BASE_URL", "http://127.0.0.1:9"},
+		{"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"}, {"DISABLE_AUTOUPDATER", "1"}, {"DISABLE_TELEMETRY", "1"}} {
+		srv.Must("set-environment", "-g", kv[0], kv[1])
+	}
+	p.configure(map[string]string{"@ralph-command": "false"})
+	p.source()
+	p.attach()
+	_, pane := p.project("project", "say hello\n")
+	tmuxtest.Eventually(t, 10*time.Second, "a shell prompt", func() bool { return strings.TrimSpace(srv.Capture(pane)) != "" })
+	argv := []string{claude, "--model", "opus", "--append-system-prompt", "it's a test; #{pane_id}"}
+	srv.Must("send-keys", "-t", pane, "-l", command(argv))
+	srv.Must("send-keys", "-t", pane, "Enter")
+	tmuxtest.Eventually(t, 60*time.Second, "Claude Code's input box", func() bool {
+		return strings.Contains(srv.Capture(pane), "❯")
+	})
+	p.press("A")
+	p.choose("Loop what runs here", "y")
+	p.waitOption(pane, "@ralph-state", "running")
+	name := srv.Option(pane, "@ralph-name")
+	defer p.ralphWatch("stop", "--kill", name).Run()
+	if st := loopState(t, srv, name); !slices.Equal(st.Command, argv) {
+		t.Errorf("looped command %q, want %q", st.Command, argv)
+	}
+}
