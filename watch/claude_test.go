@@ -130,10 +130,22 @@ func (a *claudeAPI) prompts(t *testing.T) []string {
 			t.Fatalf("api log: %v: %q", err, line)
 		}
 		if r.Tools > 0 && len(r.Texts) > 0 {
-			got = append(got, r.Texts[len(r.Texts)-1])
+			got = append(got, unwrapPaste(r.Texts[len(r.Texts)-1]))
 		}
 	}
 	return got
+}
+
+// pastedContent is how Claude Code 2.1.330 sends a long paste: the text,
+// byte for byte, between tags.
+var pastedContent = regexp.MustCompile(`(?s)^\n*<pasted_content id="([^"]+)">\n(.*)</pasted_content id="([^"]+)">\n$`)
+
+// unwrapPaste returns the pasted text of a turn, without the tags.
+func unwrapPaste(text string) string {
+	if m := pastedContent.FindStringSubmatch(text); m != nil && m[1] == m[3] {
+		return m[2]
+	}
+	return text
 }
 
 // claudeRun is one loop of Claude Code on a private server.
