@@ -157,6 +157,7 @@ type claudeRun struct {
 	out  tmuxtest.Buffer
 	proj string
 	wake <-chan os.Signal // the turn-end hook wakes the loop
+	ev   events           // what the loop learned, for the timings logged
 }
 
 // newClaudeRun prepares a server whose panes start Claude Code with no
@@ -256,10 +257,13 @@ func (r *claudeRun) runUntil(timeout time.Duration, stop string) watch.Result {
 			stopped()
 		}()
 	}
-	loop := &watch.Loop{Config: r.cfg, Tmux: r.srv.Client, Store: store, Out: &r.out, Err: &r.out, Wake: r.wake}
+	cfg := r.cfg
+	cfg.Events = r.ev.add
+	loop := &watch.Loop{Config: cfg, Tmux: r.srv.Client, Store: store, Out: &r.out, Err: &r.out, Wake: r.wake}
 	started := time.Now()
 	res := loop.Run(interrupt)
 	r.t.Logf("loop ended after %s: %+v\n%s", time.Since(started).Round(100*time.Millisecond), res, r.out.String())
+	r.t.Logf("timings (since the agent's start):\n%s", r.ev.timings())
 	if ctx.Err() != nil {
 		r.t.Fatalf("loop still running after %s", timeout)
 	}
@@ -375,18 +379,19 @@ func TestClaudeCodeSlowStart(t *testing.T) {
 
 // With the claude profile a turn ends when Claude Code is done with it: by
 // its Stop hook, or by its idle screen (the input box, no "esc to
-// interrupt") when the hook is off; never by the inactivity timeout.
-// Checked with Claude Code 2.1.197.
+// interrupt") when the hook is off; never by the inactivity timeout. With
+// hooks it is ready by its SessionStart hook. Checked with Claude Code
+// 2.1.197 and 2.1.330.
 func TestClaudeCodeProfileEndsEachTurnWhenClaudeIsDone(t *testing.T) {
 	claude := claudeExecutable(t)
 	tmuxtest.Require(t)
 	tmuxtest.Build(t, "testdata/fakeapi")
-	wake := make(chan os.Signal, 1)
-	signal.Notify(wake, syscall.SIGUSR1)
-	defer signal.Stop(wake)
 	for _, hook := range []bool{true, false} {
 		t.Run(fmt.Sprintf("turn hook %v", hook), func(t *testing.T) {
 			t.Parallel()
+			wake := make(chan os.Signal, 1) // each loop its own: a woken loop takes the signal
+			signal.Notify(wake, syscall.SIGUSR1)
+			defer signal.Stop(wake)
 			r := newClaudeRun(t, claude, claudePrompt, "Still working on it.")
 			defer r.explain()
 			r.cfg.Agent, _ = watch.Agent("claude")
@@ -403,6 +408,23 @@ func TestClaudeCodeProfileEndsEachTurnWhenClaudeIsDone(t *testing.T) {
 				t.Errorf("%d turns ended, want 2", n)
 			}
 			r.wantPrompts(2, strings.TrimRight(claudePrompt, "\n"))
+			via := map[bool]string{true: watch.ViaHook, false: watch.ViaScreen}[hook]
+			for i := 1; i <= 2; i++ {
+				output, _, _ := r.ev.first(i, watch.EventOutput)
+				if on, _, ok := r.ev.first(i, watch.EventPasteOn); ok && on < output {
+					output = on // its first output, a mode switch with no text
+				}
+				ready, readyVia, _ := r.ev.first(i, watch.EventReady)
+				end, endVia, _ := r.ev.first(i, watch.EventTurnEnd)
+				t.Logf("iteration %d: first output to ready %s (%s), turn end at %s (%s)",
+					i, (ready - output).Round(time.Millisecond), readyVia, end.Round(time.Millisecond), endVia)
+				if readyVia != watch.ViaHook && readyVia != watch.ViaPattern { // whichever comes first
+					t.Errorf("iteration %d ready by %s", i, readyVia)
+				}
+				if endVia != via {
+					t.Errorf("iteration %d: turn ended by %s, want %s", i, endVia, via)
+				}
+			}
 		})
 	}
 }

@@ -95,7 +95,6 @@ const (
 	maxLimitWait   = 8 * 24 * time.Hour     // a reset further off is misread
 	hookSettle     = time.Second            // longest wait for output after a turn-end hook
 	hookQuiet      = 150 * time.Millisecond // after a turn-end hook, output paused this long is all there is
-	hookWait       = 3 * time.Second        // an agent ready on screen this long after its start with no session-start hook has none that reaches us
 )
 
 // minLimitWait keeps a misread reset time from relaunching into a limit at

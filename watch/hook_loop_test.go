@@ -40,6 +40,42 @@ func (e *events) has(iteration int, kind watch.EventKind, via string) bool {
 	return false
 }
 
+// timings prints, per iteration, when each thing was learned and how.
+func (e *events) timings() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var b strings.Builder
+	last := 0
+	for _, ev := range e.got {
+		if ev.Iteration != last {
+			fmt.Fprintf(&b, "iteration %d:", ev.Iteration)
+			last = ev.Iteration
+		}
+		fmt.Fprintf(&b, " %s", ev.Kind)
+		if ev.Via != "" {
+			fmt.Fprintf(&b, "/%s", ev.Via)
+		}
+		fmt.Fprintf(&b, " %.2fs", ev.After.Seconds())
+		if ev.Kind == watch.EventTurnEnd || ev.Kind == watch.EventExit {
+			b.WriteString("\n")
+			last = 0
+		}
+	}
+	return b.String()
+}
+
+// first returns when iteration first told kind, and how it was known.
+func (e *events) first(iteration int, kind watch.EventKind) (time.Duration, string, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, ev := range e.got {
+		if ev.Iteration == iteration && ev.Kind == kind {
+			return ev.After, ev.Via, true
+		}
+	}
+	return 0, "", false
+}
+
 func (e *events) String() string {
 	e.mu.Lock()
 	defer e.mu.Unlock()

@@ -635,7 +635,9 @@ func (l *Loop) iterate(ctx context.Context, prompt string) (r outcome) {
 	}
 	l.endAgent(pane)
 	l.clearHooks() // a record left by an earlier loop of this name is not this agent's
-	l.take(it)     // whatever the old agent wrote is not this iteration's
+	// Whatever the old agent (or the pane's shell) wrote is not this
+	// iteration's: not its first output, its bracketed paste, nor its exit.
+	l.take(&iteration{nonce: "old", spoke: true, pasteOn: true, exitCode: -1})
 	if l.stream != nil {
 		it.since = l.stream.Bytes()
 	}
@@ -808,9 +810,6 @@ func (l *Loop) awaitReady(ctx context.Context, it *iteration) (end ending, ready
 				}
 			}
 			if via != "" {
-				if now.Sub(it.started) >= hookWait {
-					l.hookSilent(it, HookSessionStart)
-				}
 				l.event(it, EventReady, via, "")
 				return endExit, true
 			}
