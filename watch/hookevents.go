@@ -133,10 +133,10 @@ type HookInput struct {
 	ToolName         string `json:"tool_name"`
 }
 
-// needsPerson are Claude Code's notification types that wait for the
-// person; the others (idle_prompt, auth_success, agent_completed…) do not.
+// needsPerson are the notification types that wait for the person (Claude
+// Code's, Gemini CLI's); the others (idle_prompt, auth_success…) do not.
 var needsPerson = []string{"permission_prompt", "elicitation_dialog", "elicitation_url_dialog",
-	"agent_needs_input", "worker_permission_prompt"}
+	"agent_needs_input", "worker_permission_prompt", "ToolPermission" /* Gemini CLI */}
 
 // limitErrors are the failed-turn errors that are a usage limit: the loop
 // waits for the reset instead of counting a failure.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -653,6 +654,8 @@ func (l *Loop) iterate(ctx context.Context, prompt string) (r outcome) {
 			"RALPH_ITERATION=" + strconv.Itoa(l.iteration),
 			"RALPH_MAX_ITERATIONS=" + strconv.Itoa(l.MaxIterations),
 			"RALPH_NAME=" + l.Name,
+			// For hooks the person configured: `ralph-watch hook NAME` finds the loop by these.
+			"RALPH_STATE_DIR=" + filepath.Dir(l.Store.Dir),
 		},
 	})
 	if err != nil {

@@ -158,9 +158,6 @@ func (l *Loop) hookEnding(it *iteration) (ending, bool) {
 // hookTurnEnded reports whether the agent's own turn-end hook fired for
 // this iteration.
 func (l *Loop) hookTurnEnded(it *iteration) bool {
-	if !l.turnHook {
-		return false
-	}
 	if _, ok := l.hookRecord(HookTurnEnd); !ok {
 		return false
 	}
@@ -169,10 +166,11 @@ func (l *Loop) hookTurnEnded(it *iteration) bool {
 	return true
 }
 
-// hookRecord returns this iteration's record of a hook the watcher
-// installed and still listens to.
+// hookRecord returns this iteration's record of name: from a hook the
+// watcher installed, or one the person configured themselves (records are
+// cleared before each agent starts, so one of this iteration is its agent's).
 func (l *Loop) hookRecord(name string) (HookRecord, bool) {
-	if !l.hooked[name] || l.hooksLost {
+	if l.Store == nil {
 		return HookRecord{}, false
 	}
 	r, ok := ReadHook(l.Store, name)

@@ -29,7 +29,7 @@ func hookCommand(e env) *ffcli.Command {
 	names := strings.Join(watch.HookNames, "|")
 	return &ffcli.Command{
 		Name:       "hook",
-		ShortUsage: "ralph-watch hook " + names + " --state DIR [IGNORED...]",
+		ShortUsage: "ralph-watch hook " + names + " [--state DIR] [IGNORED...]",
 		ShortHelp:  "report an agent's own event to its watcher (called by the agent's hooks)",
 		LongHelp: strings.TrimSpace(`
 Called by the hooks ralph-watch installs in an agent: records that the agent
@@ -44,6 +44,11 @@ in iteration $RALPH_ITERATION reported an event, and wakes the watcher.
   needs-input     it waits for the person (a permission Notification,
                   PermissionRequest): the loop shows needs-input
 
+Without --state the loop is found by $RALPH_NAME (and $RALPH_STATE_DIR), which
+every looped agent has: a hook configured by hand, in an agent whose hooks
+ralph-watch cannot install (Gemini CLI, Codex's hooks.json), is just
+'ralph-watch hook turn-end'. Outside a loop it does nothing.
+
 The agent's JSON on stdin (Claude Code's hook input) gives the details: the
 error of a failed turn, the question, the transcript path (kept in the
 state folder's 'transcript' file). Arguments after the flags (Codex passes a
@@ -52,7 +57,9 @@ the agent: problems are printed on stderr, nothing goes to stdout (Claude
 Code would add it to the conversation), and the exit status is 0.
 
 Examples:
-  RALPH_ITERATION=3 ralph-watch hook turn-end --state ~/.local/state/ralph/myloop`),
+  RALPH_ITERATION=3 ralph-watch hook turn-end --state ~/.local/state/ralph/myloop
+  ~/.gemini/settings.json: {"hooks": {"AfterAgent": [{"hooks": [{"type": "command",
+      "command": "ralph-watch hook turn-end"}]}]}}`),
 		FlagSet: fs,
 		Exec: func(ctx context.Context, args []string) error {
 			if len(args) == 0 || !slices.Contains(watch.HookNames, args[0]) {
@@ -64,13 +71,18 @@ Examples:
 					return usageErrorf("%v", err)
 				}
 			}
-			if *dir == "" {
-				return usageErrorf("hook %s needs --state DIR", name)
-			}
 			warn := func(msg string) { io.WriteString(e.Stderr, "ralph-watch: warning: hook "+name+": "+msg+"\n") }
 			iteration := e.Getenv("RALPH_ITERATION")
 			if iteration == "" || name == watch.HookTurnEnd && sideThread(fs.Args()) {
 				return nil // not started by a loop, or not the agent's own turn
+			}
+			if *dir == "" { // a hook the person configured: the loop's pane tells which loop
+				loop := e.Getenv("RALPH_NAME")
+				if loop == "" || strings.ContainsAny(loop, "/\x00") {
+					warn("no --state DIR and no RALPH_NAME")
+					return nil
+				}
+				*dir = filepath.Join(state.Root(e.Getenv), loop)
 			}
 			if _, err := os.Stat(filepath.Join(*dir, "state.json")); err != nil {
 				warn("no loop state in " + *dir)

@@ -61,3 +61,24 @@ func TestHookRecordsEachEventFromTheAgentsJSON(t *testing.T) {
 		t.Errorf("an unknown hook name: exit %d, want 2", code)
 	}
 }
+
+// A hook the person configured by hand names no state folder: the looped
+// agent's RALPH_NAME and RALPH_STATE_DIR tell which loop it reports to, and
+// outside a loop it does nothing.
+func TestAHandConfiguredHookFindsItsLoopByName(t *testing.T) {
+	c := newCLI(t)
+	root := filepath.Join(c.srv.Dir, "state")
+	dir := filepath.Join(root, "byname")
+	os.MkdirAll(dir, 0o700)
+	os.WriteFile(filepath.Join(dir, "state.json"), []byte(`{"worker_name":"byname","watcher_pid":0}`), 0o600)
+	code, stdout, stderr := c.run([]string{"RALPH_ITERATION=2", "RALPH_NAME=byname", "RALPH_STATE_DIR=" + root}, "hook", "turn-end")
+	if code != 0 || stdout != "" || stderr != "" {
+		t.Errorf("hook turn-end: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	if r, ok := watch.ReadHook(&state.Store{Dir: dir}, watch.HookTurnEnd); !ok || r.Iteration != 2 {
+		t.Errorf("record %+v, %v; want iteration 2", r, ok)
+	}
+	if code, stdout, stderr := c.run(nil, "hook", "turn-end"); code != 0 || stdout != "" || stderr != "" {
+		t.Errorf("hook outside a loop: exit %d, stdout %q, stderr %q; want 0 and silence", code, stdout, stderr)
+	}
+}
