@@ -244,3 +244,39 @@ func TestScreenSignalsStandInWhenTheProfilesStringsDoNotMatch(t *testing.T) {
 		}
 	}
 }
+
+// A permission the agent asks for by its hook shows as needs-input even
+// when its screen draws a dialog no profile knows; the question is not
+// inactivity, and the dialog timeout restarts it.
+func TestAPermissionReportedByHookNeedsInput(t *testing.T) {
+	h := newHarness(t, "do the work", nil)
+	ev, run := h.hooked("print   ? for shortcuts\nhook SessionStart\nready\nread\necho\nspinner 300ms\n" +
+		`hook PermissionRequest {"tool_name":"Bash"}` + "\nprint ┃ A brand-new permission dialog\nprint ┃ [allow] [deny]\nquiet\n")
+	h.cfg.InactivityTimeout = 2 * time.Second
+	h.cfg.DialogTimeout = 4 * time.Second
+	h.cfg.MaxIterations = 1
+	seen := make(chan string, 1)
+	go func() {
+		deadline := time.Now().Add(30 * time.Second)
+		for time.Now().Before(deadline) {
+			if s := h.srv.Option(h.cfg.Pane, "@ralph-state"); s == "needs-input" {
+				seen <- s
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		seen <- ""
+	}()
+	res := run(60 * time.Second)
+	h.wantResult(res, watch.ExitDone, "max_iterations")
+	if s := <-seen; s != "needs-input" {
+		t.Errorf("the pane never showed needs-input")
+	}
+	h.wantOutput("the agent is asking a question", "question unanswered for 4s, restarting")
+	if strings.Contains(h.out.String(), "inactivity timeout") {
+		t.Errorf("a question counted as inactivity:\n%s", h.out.String())
+	}
+	if !ev.has(1, watch.EventDialog, watch.ViaHook) {
+		t.Errorf("no dialog event by hook; events: %s", ev)
+	}
+}
