@@ -1,8 +1,8 @@
 package watch
 
 import (
-	"testing"
 	"strings"
+	"testing"
 	"unicode/utf8"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
