@@ -99,8 +99,8 @@ complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a template -d 'print 
 complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a demo -d 'loop the built-in demo agent in a private tmux server'
 complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a version -d 'print the version'
 complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a completion -d 'print the shell completion script'
-complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a hook -d 'report an agent'\''s end of turn to its watcher'
-complete -c ralph-watch -n '__ralph_watch_using hook' -a turn-end
+complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a hook -d 'report an agent'\''s own event to its watcher'
+complete -c ralph-watch -n '__ralph_watch_using hook' -a 'session-start prompt-submit turn-end turn-failed needs-input'
 complete -c ralph-watch -n '__ralph_watch_using hook' -l state -r -d 'the loop'\''s state folder'
 complete -c ralph-watch -n '__ralph_watch_using demo; and test (count (commandline -opc)) -eq 2' -a agent -d 'run the demo agent itself'
 

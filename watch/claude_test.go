@@ -428,3 +428,35 @@ func TestClaudeCodeProfileEndsEachTurnWhenClaudeIsDone(t *testing.T) {
 		})
 	}
 }
+
+// A rate-limited turn: Claude Code's StopFailure hook says rate_limit (and
+// its screen shows "API Error: … (429)"); the loop waits for the limit
+// instead of counting a failure. Checked with 2.1.197 and 2.1.330.
+func TestClaudeCodeRateLimitedTurnWaitsForTheLimit(t *testing.T) {
+	claude := claudeExecutable(t)
+	tmuxtest.Require(t)
+	wake := make(chan os.Signal, 1)
+	signal.Notify(wake, syscall.SIGUSR1)
+	defer signal.Stop(wake)
+	r := newClaudeRun(t, claude, claudePrompt, "!limit 3600")
+	defer r.explain()
+	r.cfg.Agent, _ = watch.Agent("claude")
+	r.cfg.ReadyPattern = r.cfg.Agent.Ready
+	r.cfg.TurnHook = true
+	r.cfg.Executable = tmuxtest.Build(t, "cmd/ralph-watch")
+	r.cfg.InactivityTimeout = 90 * time.Second
+	r.cfg.LimitWait = time.Hour
+	r.wake = wake
+	r.runUntil(120*time.Second, "waiting for limit reset")
+	if !strings.Contains(r.out.String(), "usage limit reached (") {
+		t.Errorf("the limit was not recognised:\n%s", r.out.String())
+	}
+	at, via, ok := r.ev.first(1, watch.EventLimit)
+	t.Logf("limit known at %s by %s", at.Round(time.Millisecond), via)
+	if !ok || via != watch.ViaHook && via != watch.ViaScreen {
+		t.Errorf("no limit event by hook or screen: %s", r.ev.String())
+	}
+	if strings.Contains(r.out.String(), "failed (") {
+		t.Errorf("a rate limit counted as a failure:\n%s", r.out.String())
+	}
+}

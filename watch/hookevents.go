@@ -130,6 +130,7 @@ type HookInput struct {
 	Message          string `json:"message"`
 	Error            string `json:"error"`
 	ErrorDetails     string `json:"error_details"`
+	LastMessage      string `json:"last_assistant_message"` // StopFailure: the error as shown
 	ToolName         string `json:"tool_name"`
 }
 
@@ -163,7 +164,11 @@ func HookDetail(name string, input []byte) (detail string, record bool) {
 		}
 		return in.NotificationType, true
 	case HookTurnFailed:
-		return strings.TrimSpace(in.Error + ": " + in.ErrorDetails), true
+		text := in.ErrorDetails
+		if text == "" {
+			text = in.LastMessage // 2.1.330 sends no details: "API Error: Request rejected (429) · …"
+		}
+		return strings.TrimSpace(in.Error + ": " + text), true
 	}
 	return "", true
 }

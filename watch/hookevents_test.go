@@ -24,6 +24,8 @@ func TestHookDetailReadsWhatTheAgentSays(t *testing.T) {
 		{HookNeedsInput, `{"hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"ls"}}`, "permission to use Bash", true},
 		{HookTurnFailed, `{"hook_event_name":"StopFailure","error":"rate_limit","error_details":"429"}`, "rate_limit: 429", true},
 		{HookTurnFailed, `{"hook_event_name":"StopFailure","error":"overloaded"}`, "overloaded:", true},
+		{HookTurnFailed, `{"hook_event_name":"StopFailure","error":"rate_limit","last_assistant_message":"API Error: Request rejected (429) · This request would exceed your account's rate limit."}`,
+			"rate_limit: API Error: Request rejected (429) · This request would exceed your account's rate limit.", true},
 	} {
 		detail, record := HookDetail(tc.name, []byte(tc.input))
 		if detail != tc.detail || record != tc.record {
