@@ -803,12 +803,12 @@ func (l *Loop) awaitReady(ctx context.Context, it *iteration) (end ending, ready
 				via = ViaPattern
 			case l.ReadyPattern == nil && len(lines) > 0 && (stable >= readyStable || it.pasteOn && stable >= pasteOnStable):
 				via = map[bool]string{true: ViaPaste, false: ViaStable}[it.pasteOn && stable < readyStable]
-			case l.ReadyPattern != nil && len(lines) > 0 && stable >= readyStable:
+			case l.ReadyPattern != nil && len(lines) > 0 && stable >= readyStable && (!fg.ok || now.Sub(fg.at) >= idleSpan):
 				// No pattern matched: is the agent idle on its terminal all the same?
 				next := lookForeground(l.agentPID, now)
 				if readyBySignals(it.pasteOn, stable, idleBetween(fg, next)) {
 					via = ViaIdle
-				} else if !fg.ok || next.pgid != fg.pgid || now.Sub(fg.at) >= idleSpan {
+				} else {
 					fg = next
 				}
 			}
