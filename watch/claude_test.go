@@ -460,3 +460,34 @@ func TestClaudeCodeRateLimitedTurnWaitsForTheLimit(t *testing.T) {
 		t.Errorf("a rate limit counted as a failure:\n%s", r.out.String())
 	}
 }
+
+// A release whose footer and finished line no profile string matches (a
+// profile made for another release, hooks off): the agent-agnostic signals
+// (bracketed paste on, a still screen and cursor, Claude's processes idle in
+// /proc) tell that it is ready and that its turn is over, long before any
+// timeout.
+func TestClaudeCodeWithStringsNoProfileMatchesIsReadAndEndedByTheIdleSignals(t *testing.T) {
+	claude := claudeExecutable(t)
+	tmuxtest.Require(t)
+	r := newClaudeRun(t, claude, claudePrompt, "Still working on it.")
+	defer r.explain()
+	r.cfg.Agent, _ = watch.Agent("claude")
+	r.cfg.Agent.Ready = regexp.MustCompile(`a footer no release has drawn`)
+	r.cfg.Agent.Finished = nil
+	r.cfg.ReadyPattern = r.cfg.Agent.Ready
+	r.cfg.InactivityTimeout = 90 * time.Second // beyond the test
+	r.cfg.ReadyTimeout = 90 * time.Second
+	res := r.run(150 * time.Second)
+	if res.Code != watch.ExitLimit || res.Reason != "max_iterations" {
+		t.Errorf("result %+v, want exit 3 max_iterations", res)
+	}
+	for i := 1; i <= 2; i++ {
+		ready, readyVia, _ := r.ev.first(i, watch.EventReady)
+		end, endVia, _ := r.ev.first(i, watch.EventTurnEnd)
+		t.Logf("iteration %d: ready at %s (%s), turn end at %s (%s)", i, ready.Round(time.Millisecond), readyVia, end.Round(time.Millisecond), endVia)
+		if readyVia != watch.ViaIdle || endVia != watch.ViaIdle {
+			t.Errorf("iteration %d: ready by %q, turn end by %q; want both by the idle signals", i, readyVia, endVia)
+		}
+	}
+	r.wantPrompts(2, strings.TrimRight(claudePrompt, "\n"))
+}
