@@ -280,3 +280,26 @@ func TestAPermissionReportedByHookNeedsInput(t *testing.T) {
 		t.Errorf("no dialog event by hook; events: %s", ev)
 	}
 }
+
+// Claude Code in a sandbox that cannot see the --settings file exits at
+// once ("Settings file not found"). One failed iteration, said once, and the
+// loop goes on without the hooks' arguments, by the screen.
+func TestAnAgentThatCannotStartWithItsHooksRunsWithoutThem(t *testing.T) {
+	h := newHarness(t, "do the work", nil)
+	_, run := h.hooked("")
+	agent := h.srv.FakeAgent("claudelike", claudeLike)
+	wrapper := filepath.Join(h.srv.Dir, "claude")
+	script := fmt.Sprintf("#!/bin/sh\nif [ \"$1\" = --settings ]; then echo \"Error: Settings file not found: /sandbox$2\"; exit 1; fi\nexec %s %s\n", agent[0], agent[1])
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h.cfg.Command = []string{wrapper}
+	h.cfg.MaxIterations = 3
+	res := run(60 * time.Second)
+	h.wantResult(res, watch.ExitDone, "max_iterations")
+	h.wantOutput("iteration 1 failed (exit: 1)", "running it without them from the next iteration",
+		"iteration 2 completed (turn ended", "iteration 3 completed (turn ended")
+	if n := strings.Count(h.out.String(), "before it took input"); n != 1 {
+		t.Errorf("the fallback was told %d times, want once:\n%s", n, h.out.String())
+	}
+}

@@ -44,20 +44,21 @@ type Loop struct {
 	Clock Clock
 	Wake  <-chan os.Signal // a command left a request (SIGUSR1)
 
-	killOnStop bool
-	agentPID   int // the pane's process of the latest iteration
-	stream     *Stream
-	prevRemain string // the pane's own remain-on-exit before the loop
-	hadRemain  bool
-	st         *state.State
-	start      time.Time
-	iteration  int
-	lastBeat   time.Time
-	turnHook   bool            // the agent reports the end of its turns itself
-	hooked     map[string]bool // what the agent's installed hooks report (HookTurnEnd, …)
-	hooksLost  bool            // they did not report: the screen tells from now on
-	turnEnded  time.Time       // when the last iteration's turn ended, for the turn gap
-	note       string          // shown after the status mark, e.g. the limit's reset time
+	killOnStop   bool
+	agentPID     int // the pane's process of the latest iteration
+	stream       *Stream
+	prevRemain   string // the pane's own remain-on-exit before the loop
+	hadRemain    bool
+	st           *state.State
+	start        time.Time
+	iteration    int
+	lastBeat     time.Time
+	turnHook     bool            // the agent reports the end of its turns itself
+	hooked       map[string]bool // what the agent's installed hooks report (HookTurnEnd, …)
+	hooksLost    bool            // they did not report: the screen tells from now on
+	plainCommand []string        // the command without the hooks' arguments
+	turnEnded    time.Time       // when the last iteration's turn ended, for the turn gap
+	note         string          // shown after the status mark, e.g. the limit's reset time
 
 	feedback       string // the last iteration's check failures, for the next prompt
 	checked        int    // the iteration whose checks ran last; -1: none
@@ -107,6 +108,7 @@ type iteration struct {
 	turn     turn      // what its screen showed
 	started  time.Time // when the agent was respawned
 	spoke    bool      // the agent has written something
+	ready    bool      // it took input: the prompt was typed
 }
 
 // Run loops until the end and returns the exit code.
@@ -679,7 +681,9 @@ func (l *Loop) iterate(ctx context.Context, prompt string) (r outcome) {
 			return r
 		}
 	}
-	return l.watchAgent(ctx, it, started)
+	r = l.watchAgent(ctx, it, started)
+	l.hooksBrokeStart(it, r)
+	return r
 }
 
 // endAgent ends whatever runs in the pane, its children included.
@@ -790,6 +794,7 @@ func (l *Loop) awaitReady(ctx context.Context, it *iteration) (end ending, ready
 			return map[AgentState]ending{StateStartup: endStartup, StateLimited: endLimit}[st], false
 		}
 		if _, ok := l.hookRecord(HookSessionStart); ok && it.pasteOn {
+			it.ready = true
 			l.event(it, EventReady, ViaHook, "")
 			return endExit, true
 		}
@@ -813,12 +818,14 @@ func (l *Loop) awaitReady(ctx context.Context, it *iteration) (end ending, ready
 				}
 			}
 			if via != "" {
+				it.ready = true
 				l.event(it, EventReady, via, "")
 				return endExit, true
 			}
 		}
 		if now.After(deadline) {
 			l.warnf("agent did not become ready within %s, typing the prompt anyway", l.ReadyTimeout)
+			it.ready = true
 			l.event(it, EventReady, ViaTimeout, "")
 			return endExit, true
 		}

@@ -205,6 +205,28 @@ func (l *Loop) hookSilent(it *iteration, name string) {
 		"reading its screen for the rest of the loop", name, l.Executable, l.Store.Dir)
 }
 
+// hooksBrokeStart drops the hooks' arguments when the agent exited with an
+// error before it ever took input and none of its hooks reported: the
+// arguments may be what it could not start with (Claude Code in a sandbox
+// that cannot see the --settings file exits "Settings file not found").
+// From the next iteration the command runs as given and the screen tells.
+func (l *Loop) hooksBrokeStart(it *iteration, r outcome) {
+	if !l.turnHook || r.ending != endExit || r.code == 0 || r.code == 126 || r.code == 127 || it.ready || l.plainCommand == nil {
+		return
+	}
+	for _, name := range HookNames {
+		if _, ok := l.hookRecord(name); ok {
+			return // they reach us: something else failed
+		}
+	}
+	l.Command, l.plainCommand = l.plainCommand, nil
+	l.turnHook, l.hooked, l.hooksLost = false, nil, true
+	l.event(it, EventFallback, ViaExit, "the agent exited before it took input, with the hooks' arguments")
+	l.log("HOOK", fmt.Sprintf("iteration %d the agent exited %d before it took input; running it without its hooks from now on", l.iteration, r.code))
+	l.warnf("the agent exited (status %d) before it took input, with the arguments that install its hooks; "+
+		"running it without them from the next iteration (the screen tells its state)", r.code)
+}
+
 // claudeEvents are Claude Code's hook events the watcher listens to, and
 // what each reports (Claude Code 2.1.197 and 2.1.330 have them all).
 var claudeEvents = []struct{ Event, Name string }{
@@ -242,7 +264,7 @@ func (l *Loop) installHooks() {
 		return // a shell line cannot take more arguments safely: the screen tells the turn's end
 	}
 	call := func(name string) []string { return []string{l.Executable, "hook", name, "--state", l.Store.Dir} }
-	l.hooked = map[string]bool{}
+	l.hooked, l.plainCommand = map[string]bool{}, l.Command
 	switch l.Agent.TurnHook {
 	case HookClaudeStop:
 		if l.Agent.has(l.Command, []string{"--settings"}) {
