@@ -208,12 +208,15 @@ var allModes = map[string]ModeArgs{ModeType: {}, ModeArg: {}, ModeStdin: {}}
 // screens in watch/testdata/screens (versions and notes in NOTES.md there).
 var profiles = map[string]Profile{
 	"generic": {Name: "generic", Modes: allModes},
-	"claude": { // Claude Code 2.1.197
+	"claude": { // Claude Code 2.1.197 and 2.1.330
 		Name:     "claude",
 		Commands: []string{"claude", "claude-code"},
-		Ready:    regexp.MustCompile(`(?m)^\s+\? for shortcuts|⏵⏵ bypass permissions on`),
-		Busy:     regexp.MustCompile(`esc to interrupt`),
-		Finished: regexp.MustCompile(`(?m)^\s*✻ \pL+ for (\d+h )?(\d+m )?\d+s\s*$`),
+		// Idle, its footer shows the shortcuts hint or the permission mode
+		// ("⏵⏵ auto mode on", "⏵⏵ bypass permissions on", "⏸ plan mode on").
+		Ready: regexp.MustCompile(`(?m)^\s+\? for shortcuts|^\s+(⏵⏵|⏸) [\pL ]+ on\b`),
+		Busy:  regexp.MustCompile(`esc to interrupt`),
+		// "✻ Worked for 3m 5s"; 2.1.330 adds " · done 3:29 PM".
+		Finished: regexp.MustCompile(`(?m)^\s*✻ \pL+ for (\d+h )?(\d+m )?\d+s( · .*)?\s*$`),
 		Dialog: regexp.MustCompile(`(?m)^\s*Do you want to (proceed|make this edit|create|allow|run)[^?]*\?|` +
 			`^\s*Would you like to proceed\?`),
 		Limit: regexp.MustCompile(`You've hit your [\w ]*limit|usage limit reached|` +

@@ -169,6 +169,11 @@ func TestClassifyReadsTheRealAgentsScreens(t *testing.T) {
 		"claude-2.1.197-onboarding-offline": {S}, "claude-2.1.197-pasted-multiline": {L}, "claude-2.1.197-pasted": {U},
 		"claude-2.1.197-permission": {D}, "claude-2.1.197-ready": {I},
 
+		"claude-2.1.330-busy-start": {W}, "claude-2.1.330-busy-streaming": {W}, "claude-2.1.330-busy-timer": {W},
+		"claude-2.1.330-dialog-trust": {S}, "claude-2.1.330-idle": {F}, "claude-2.1.330-interrupted": {I},
+		"claude-2.1.330-limit-apikey": {L}, "claude-2.1.330-pasted": {I}, "claude-2.1.330-permission": {D},
+		"claude-2.1.330-ready-default-mode": {I}, "claude-2.1.330-ready": {I},
+
 		"codex-0.169.0-busy-streaming": {U}, "codex-0.169.0-busy": {W}, "codex-0.169.0-dialog-hooks-review": {S},
 		"codex-0.169.0-dialog-trust": {S}, "codex-0.169.0-idle-multiline": {L}, "codex-0.169.0-idle": {F},
 		"codex-0.169.0-interrupted": {U, F}, "codex-0.169.0-limit-dialog-enter-switched-model": {L, F, U},

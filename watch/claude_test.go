@@ -130,10 +130,22 @@ func (a *claudeAPI) prompts(t *testing.T) []string {
 			t.Fatalf("api log: %v: %q", err, line)
 		}
 		if r.Tools > 0 && len(r.Texts) > 0 {
-			got = append(got, r.Texts[len(r.Texts)-1])
+			got = append(got, unwrapPaste(r.Texts[len(r.Texts)-1]))
 		}
 	}
 	return got
+}
+
+// pastedContent is how Claude Code 2.1.330 sends a long paste: the text,
+// byte for byte, between tags.
+var pastedContent = regexp.MustCompile(`(?s)^\n*<pasted_content id="([^"]+)">\n(.*)</pasted_content id="([^"]+)">\n$`)
+
+// unwrapPaste returns the pasted text of a turn, without the tags.
+func unwrapPaste(text string) string {
+	if m := pastedContent.FindStringSubmatch(text); m != nil && m[1] == m[3] {
+		return m[2]
+	}
+	return text
 }
 
 // claudeRun is one loop of Claude Code on a private server.
@@ -145,6 +157,7 @@ type claudeRun struct {
 	out  tmuxtest.Buffer
 	proj string
 	wake <-chan os.Signal // the turn-end hook wakes the loop
+	ev   events           // what the loop learned, for the timings logged
 }
 
 // newClaudeRun prepares a server whose panes start Claude Code with no
@@ -244,10 +257,13 @@ func (r *claudeRun) runUntil(timeout time.Duration, stop string) watch.Result {
 			stopped()
 		}()
 	}
-	loop := &watch.Loop{Config: r.cfg, Tmux: r.srv.Client, Store: store, Out: &r.out, Err: &r.out, Wake: r.wake}
+	cfg := r.cfg
+	cfg.Events = r.ev.add
+	loop := &watch.Loop{Config: cfg, Tmux: r.srv.Client, Store: store, Out: &r.out, Err: &r.out, Wake: r.wake}
 	started := time.Now()
 	res := loop.Run(interrupt)
 	r.t.Logf("loop ended after %s: %+v\n%s", time.Since(started).Round(100*time.Millisecond), res, r.out.String())
+	r.t.Logf("timings (since the agent's start):\n%s", r.ev.timings())
 	if ctx.Err() != nil {
 		r.t.Fatalf("loop still running after %s", timeout)
 	}
@@ -363,18 +379,19 @@ func TestClaudeCodeSlowStart(t *testing.T) {
 
 // With the claude profile a turn ends when Claude Code is done with it: by
 // its Stop hook, or by its idle screen (the input box, no "esc to
-// interrupt") when the hook is off; never by the inactivity timeout.
-// Checked with Claude Code 2.1.197.
+// interrupt") when the hook is off; never by the inactivity timeout. With
+// hooks it is ready by its SessionStart hook. Checked with Claude Code
+// 2.1.197 and 2.1.330.
 func TestClaudeCodeProfileEndsEachTurnWhenClaudeIsDone(t *testing.T) {
 	claude := claudeExecutable(t)
 	tmuxtest.Require(t)
 	tmuxtest.Build(t, "testdata/fakeapi")
-	wake := make(chan os.Signal, 1)
-	signal.Notify(wake, syscall.SIGUSR1)
-	defer signal.Stop(wake)
 	for _, hook := range []bool{true, false} {
 		t.Run(fmt.Sprintf("turn hook %v", hook), func(t *testing.T) {
 			t.Parallel()
+			wake := make(chan os.Signal, 1) // each loop its own: a woken loop takes the signal
+			signal.Notify(wake, syscall.SIGUSR1)
+			defer signal.Stop(wake)
 			r := newClaudeRun(t, claude, claudePrompt, "Still working on it.")
 			defer r.explain()
 			r.cfg.Agent, _ = watch.Agent("claude")
@@ -391,6 +408,86 @@ func TestClaudeCodeProfileEndsEachTurnWhenClaudeIsDone(t *testing.T) {
 				t.Errorf("%d turns ended, want 2", n)
 			}
 			r.wantPrompts(2, strings.TrimRight(claudePrompt, "\n"))
+			via := map[bool]string{true: watch.ViaHook, false: watch.ViaScreen}[hook]
+			for i := 1; i <= 2; i++ {
+				output, _, _ := r.ev.first(i, watch.EventOutput)
+				if on, _, ok := r.ev.first(i, watch.EventPasteOn); ok && on < output {
+					output = on // its first output, a mode switch with no text
+				}
+				ready, readyVia, _ := r.ev.first(i, watch.EventReady)
+				end, endVia, _ := r.ev.first(i, watch.EventTurnEnd)
+				t.Logf("iteration %d: first output to ready %s (%s), turn end at %s (%s)",
+					i, (ready - output).Round(time.Millisecond), readyVia, end.Round(time.Millisecond), endVia)
+				if readyVia != watch.ViaHook && readyVia != watch.ViaPattern { // whichever comes first
+					t.Errorf("iteration %d ready by %s", i, readyVia)
+				}
+				if endVia != via {
+					t.Errorf("iteration %d: turn ended by %s, want %s", i, endVia, via)
+				}
+			}
 		})
 	}
+}
+
+// A rate-limited turn: Claude Code's StopFailure hook says rate_limit (and
+// its screen shows "API Error: … (429)"); the loop waits for the limit
+// instead of counting a failure. Checked with 2.1.197 and 2.1.330.
+func TestClaudeCodeRateLimitedTurnWaitsForTheLimit(t *testing.T) {
+	claude := claudeExecutable(t)
+	tmuxtest.Require(t)
+	wake := make(chan os.Signal, 1)
+	signal.Notify(wake, syscall.SIGUSR1)
+	defer signal.Stop(wake)
+	r := newClaudeRun(t, claude, claudePrompt, "!limit 3600")
+	defer r.explain()
+	r.cfg.Agent, _ = watch.Agent("claude")
+	r.cfg.ReadyPattern = r.cfg.Agent.Ready
+	r.cfg.TurnHook = true
+	r.cfg.Executable = tmuxtest.Build(t, "cmd/ralph-watch")
+	r.cfg.InactivityTimeout = 90 * time.Second
+	r.cfg.LimitWait = time.Hour
+	r.wake = wake
+	r.runUntil(120*time.Second, "waiting for limit reset")
+	if !strings.Contains(r.out.String(), "usage limit reached (") {
+		t.Errorf("the limit was not recognised:\n%s", r.out.String())
+	}
+	at, via, ok := r.ev.first(1, watch.EventLimit)
+	t.Logf("limit known at %s by %s", at.Round(time.Millisecond), via)
+	if !ok || via != watch.ViaHook && via != watch.ViaScreen {
+		t.Errorf("no limit event by hook or screen: %s", r.ev.String())
+	}
+	if strings.Contains(r.out.String(), "failed (") {
+		t.Errorf("a rate limit counted as a failure:\n%s", r.out.String())
+	}
+}
+
+// A release whose footer and finished line no profile string matches (a
+// profile made for another release, hooks off): the agent-agnostic signals
+// (bracketed paste on, a still screen and cursor, Claude's processes idle in
+// /proc) tell that it is ready and that its turn is over, long before any
+// timeout.
+func TestClaudeCodeWithStringsNoProfileMatchesIsReadAndEndedByTheIdleSignals(t *testing.T) {
+	claude := claudeExecutable(t)
+	tmuxtest.Require(t)
+	r := newClaudeRun(t, claude, claudePrompt, "Still working on it.")
+	defer r.explain()
+	r.cfg.Agent, _ = watch.Agent("claude")
+	r.cfg.Agent.Ready = regexp.MustCompile(`a footer no release has drawn`)
+	r.cfg.Agent.Finished = nil
+	r.cfg.ReadyPattern = r.cfg.Agent.Ready
+	r.cfg.InactivityTimeout = 90 * time.Second // beyond the test
+	r.cfg.ReadyTimeout = 90 * time.Second
+	res := r.run(150 * time.Second)
+	if res.Code != watch.ExitLimit || res.Reason != "max_iterations" {
+		t.Errorf("result %+v, want exit 3 max_iterations", res)
+	}
+	for i := 1; i <= 2; i++ {
+		ready, readyVia, _ := r.ev.first(i, watch.EventReady)
+		end, endVia, _ := r.ev.first(i, watch.EventTurnEnd)
+		t.Logf("iteration %d: ready at %s (%s), turn end at %s (%s)", i, ready.Round(time.Millisecond), readyVia, end.Round(time.Millisecond), endVia)
+		if readyVia != watch.ViaIdle || endVia != watch.ViaIdle {
+			t.Errorf("iteration %d: ready by %q, turn end by %q; want both by the idle signals", i, readyVia, endVia)
+		}
+	}
+	r.wantPrompts(2, strings.TrimRight(claudePrompt, "\n"))
 }

@@ -134,9 +134,8 @@ func (r *claudeRun) wantHookEnded(n int) {
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	b, _ := os.ReadFile(store.Path(watch.TurnEndFile))
-	if got := strings.TrimSpace(string(b)); got != fmt.Sprint(n) {
-		r.t.Errorf("the turn-end hook last reported iteration %q, want %d", got, n)
+	if rec, ok := watch.ReadHook(store, watch.HookTurnEnd); !ok || rec.Iteration != n {
+		r.t.Errorf("the turn-end hook last reported %+v (%v), want iteration %d", rec, ok, n)
 	}
 }
 

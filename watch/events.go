@@ -18,20 +18,21 @@ type EventKind string
 
 // The events of one iteration, in the order they usually come.
 const (
-	EventStarted   EventKind = "started"   // the pane was respawned with the agent
-	EventOutput    EventKind = "output"    // the agent's first output
-	EventPasteOn   EventKind = "paste-on"  // the agent turned on bracketed paste
-	EventReady     EventKind = "ready"     // it takes input: the prompt is typed now
-	EventPasted    EventKind = "pasted"    // the paste showed in the pane
-	EventSubmitted EventKind = "submitted" // the Enter took: the prompt went in
-	EventBusy      EventKind = "busy"      // a turn is running
-	EventTurnEnd   EventKind = "turn-end"  // the agent finished its turn
-	EventDone      EventKind = "done"      // the done pattern matched after the prompt
-	EventLimit     EventKind = "limit"     // a usage limit
-	EventDialog    EventKind = "dialog"    // a question waits for the person
-	EventStartup   EventKind = "startup"   // a start-up dialog
-	EventExit      EventKind = "exit"      // the agent exited
-	EventFallback  EventKind = "fallback"  // a signal is missing; the loop falls back (Detail says which)
+	EventStarted    EventKind = "started"     // the pane was respawned with the agent
+	EventOutput     EventKind = "output"      // the agent's first output
+	EventPasteOn    EventKind = "paste-on"    // the agent turned on bracketed paste
+	EventReady      EventKind = "ready"       // it takes input: the prompt is typed now
+	EventPasted     EventKind = "pasted"      // the paste showed in the pane
+	EventSubmitted  EventKind = "submitted"   // the Enter took: the prompt went in
+	EventBusy       EventKind = "busy"        // a turn is running
+	EventTurnEnd    EventKind = "turn-end"    // the agent finished its turn
+	EventDone       EventKind = "done"        // the done pattern matched after the prompt
+	EventLimit      EventKind = "limit"       // a usage limit
+	EventDialog     EventKind = "dialog"      // a question waits for the person
+	EventStartup    EventKind = "startup"     // a start-up dialog
+	EventExit       EventKind = "exit"        // the agent exited
+	EventFallback   EventKind = "fallback"    // a signal is missing; the loop falls back (Detail says which)
+	EventTurnFailed EventKind = "turn-failed" // the agent's turn failed: an API error (Detail)
 )
 
 // How an event was known.
@@ -44,6 +45,7 @@ const (
 	ViaTimeout = "timeout" // nothing said so; a timer ran out
 	ViaStream  = "stream"  // the pane's output stream
 	ViaExit    = "exit"    // the exit marker
+	ViaIdle    = "idle"    // agent-agnostic signs: paste on, screen and cursor still, its processes idle
 )
 
 // event tells the listener, if any.

@@ -8,8 +8,10 @@ package watch_test
 import (
 	"encoding/json"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -112,4 +114,45 @@ func TestGeminiRunsTwoIterationsEndingEachAtTheTurnsEnd(t *testing.T) {
 		}
 		r.wantPrompts(1, sent)
 	})
+}
+
+// Gemini CLI's hooks cannot be added for one run (see NOTES.md), but a
+// person can configure them once: `ralph-watch hook NAME` with no --state
+// finds the loop by the RALPH_NAME and RALPH_STATE_DIR every looped agent
+// has. Then each turn ends by its AfterAgent hook, not its screen.
+func TestGeminiHooksConfiguredByHandEndEachTurn(t *testing.T) {
+	gemini := geminiExecutable(t)
+	tmuxtest.Require(t)
+	wake := make(chan os.Signal, 1)
+	signal.Notify(wake, syscall.SIGUSR1)
+	defer signal.Stop(wake)
+	r := newGeminiRun(t, gemini, claudePrompt, "Still working on it.")
+	defer r.explain()
+	exe := tmuxtest.Build(t, "cmd/ralph-watch")
+	hooks := map[string]any{}
+	for event, name := range map[string]string{"SessionStart": watch.HookSessionStart, "BeforeAgent": watch.HookPromptSubmit,
+		"AfterAgent": watch.HookTurnEnd, "Notification": watch.HookNeedsInput} {
+		hooks[event] = []any{map[string]any{"hooks": []any{map[string]any{"type": "command", "command": exe + " hook " + name}}}}
+	}
+	settings, _ := json.Marshal(map[string]any{
+		"security": map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}},
+		"hooks":    hooks,
+	})
+	if err := os.WriteFile(filepath.Join(r.srv.Dir, "home", ".gemini", "settings.json"), settings, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r.wake = wake
+	res := r.run(300 * time.Second)
+	if res.Code != watch.ExitLimit || res.Reason != "max_iterations" {
+		t.Errorf("result %+v, want exit 3 max_iterations", res)
+	}
+	for i := 1; i <= 2; i++ {
+		end, via, _ := r.ev.first(i, watch.EventTurnEnd)
+		ready, readyVia, _ := r.ev.first(i, watch.EventReady)
+		t.Logf("iteration %d: ready at %s (%s), turn end at %s (%s)", i, ready.Round(time.Millisecond), readyVia, end.Round(time.Millisecond), via)
+		if via != watch.ViaHook {
+			t.Errorf("iteration %d: turn ended by %q, want by its hook", i, via)
+		}
+	}
+	r.wantPrompts(2, strings.TrimRight(claudePrompt, "\n"))
 }

@@ -229,7 +229,7 @@ func walk(words []string, inLine bool) found {
 				j++
 			}
 		case "timeout":
-			if !slices.ContainsFunc(words[i+1:j], foreground) {
+			if !slices.ContainsFunc(words[i+1:j], timeoutForeground) {
 				noTerminal = "timeout runs it in the background, where reading the terminal stops it: give timeout --foreground"
 			}
 			j++ // the duration
@@ -253,8 +253,8 @@ func isAssignment(w string) bool {
 	return strings.Trim(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == ""
 }
 
-// foreground reports whether a word of timeout's options is --foreground.
-func foreground(w string) bool {
+// timeoutForeground reports whether a word of timeout's options is --foreground.
+func timeoutForeground(w string) bool {
 	if w == "--foreground" {
 		return true
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -43,18 +44,21 @@ type Loop struct {
 	Clock Clock
 	Wake  <-chan os.Signal // a command left a request (SIGUSR1)
 
-	killOnStop bool
-	agentPID   int // the pane's process of the latest iteration
-	stream     *Stream
-	prevRemain string // the pane's own remain-on-exit before the loop
-	hadRemain  bool
-	st         *state.State
-	start      time.Time
-	iteration  int
-	lastBeat   time.Time
-	turnHook   bool      // the agent reports the end of its turns itself
-	turnEnded  time.Time // when the last iteration's turn ended, for the turn gap
-	note       string    // shown after the status mark, e.g. the limit's reset time
+	killOnStop   bool
+	agentPID     int // the pane's process of the latest iteration
+	stream       *Stream
+	prevRemain   string // the pane's own remain-on-exit before the loop
+	hadRemain    bool
+	st           *state.State
+	start        time.Time
+	iteration    int
+	lastBeat     time.Time
+	turnHook     bool            // the agent reports the end of its turns itself
+	hooked       map[string]bool // what the agent's installed hooks report (HookTurnEnd, …)
+	hooksLost    bool            // they did not report: the screen tells from now on
+	plainCommand []string        // the command without the hooks' arguments
+	turnEnded    time.Time       // when the last iteration's turn ended, for the turn gap
+	note         string          // shown after the status mark, e.g. the limit's reset time
 
 	feedback       string // the last iteration's check failures, for the next prompt
 	checked        int    // the iteration whose checks ran last; -1: none
@@ -83,12 +87,13 @@ const (
 	endInterrupted
 	endPaneGone
 	endServerGone
-	endPaused  // a pause request: the agent runs on
-	endStopped // a stop request
-	endTurn    // the agent finished its turn and sits idle at its prompt
-	endLimit   // a usage limit: wait for the reset
-	endDialog  // a question went unanswered for the dialog timeout
-	endStartup // a start-up dialog: the prompt must not be typed into it
+	endPaused     // a pause request: the agent runs on
+	endStopped    // a stop request
+	endTurn       // the agent finished its turn and sits idle at its prompt
+	endLimit      // a usage limit: wait for the reset
+	endDialog     // a question went unanswered for the dialog timeout
+	endStartup    // a start-up dialog: the prompt must not be typed into it
+	endTurnFailed // the agent's hook said its turn failed (an API error): a failure
 )
 
 // iteration is what one iteration saw.
@@ -103,6 +108,7 @@ type iteration struct {
 	turn     turn      // what its screen showed
 	started  time.Time // when the agent was respawned
 	spoke    bool      // the agent has written something
+	ready    bool      // it took input: the prompt was typed
 }
 
 // Run loops until the end and returns the exit code.
@@ -161,7 +167,7 @@ func (l *Loop) open() (Result, bool) {
 		}
 	}
 	l.record()
-	l.installTurnHook()
+	l.installHooks()
 	l.save()
 	if l.Resume {
 		l.log("RESUME", fmt.Sprintf("loop resumed at iteration %d", l.iteration))
@@ -346,6 +352,9 @@ func (l *Loop) settle(ctx context.Context, it outcome, started time.Time) (Resul
 	case endTimeout:
 		l.sayf("iteration timeout (%s), restarting", l.IterationTimeout)
 		l.log("TIMEOUT", fmt.Sprintf("iteration %d iteration_timeout=%s", l.iteration, l.IterationTimeout))
+	case endTurnFailed:
+		l.st.ConsecutiveFailures++
+		l.st.TotalFailures++
 	case endExit:
 		code := it.code
 		l.st.LastExitCode = &code
@@ -393,16 +402,20 @@ func (l *Loop) settle(ctx context.Context, it outcome, started time.Time) (Resul
 		l.log("FAIL", fmt.Sprintf("iteration %d stalled unchanged=%d", l.iteration, l.st.UnchangedIterations))
 		return l.end(state.Failed, "stalled", ExitFailed, "failed"), true
 	}
-	if end == endExit && it.code != 0 {
-		code, n := it.code, l.st.ConsecutiveFailures
+	if end == endExit && it.code != 0 || end == endTurnFailed {
+		n := l.st.ConsecutiveFailures
+		shown, logged := "exit: "+exitText(it.code), "exit="+exitText(it.code)
+		if end == endTurnFailed {
+			shown, logged = "API error: "+it.detail, "turn_failed="+strconv.Quote(it.detail)
+		}
 		if n >= maxFailures {
-			l.log("FAIL", fmt.Sprintf("iteration %d exit=%d attempt=%d/%d", l.iteration, code, n, maxFailures))
+			l.log("FAIL", fmt.Sprintf("iteration %d %s attempt=%d/%d", l.iteration, logged, n, maxFailures))
 			l.sayf("%d consecutive failures, stopping loop", n)
 			return l.end(state.Failed, "consecutive_failures", ExitFailed, "failed"), true
 		}
 		wait := Backoff(n)
-		l.sayf("iteration %d failed (exit: %s), retrying in %s (attempt %d/%d)", l.iteration, exitText(code), seconds(wait), n, maxFailures)
-		l.log("FAIL", fmt.Sprintf("iteration %d exit=%s attempt=%d/%d backoff=%s", l.iteration, exitText(code), n, maxFailures, seconds(wait)))
+		l.sayf("iteration %d failed (%s), retrying in %s (attempt %d/%d)", l.iteration, shown, seconds(wait), n, maxFailures)
+		l.log("FAIL", fmt.Sprintf("iteration %d %s attempt=%d/%d backoff=%s", l.iteration, logged, n, maxFailures, seconds(wait)))
 		l.save()
 		l.showStatus("backoff")
 		if end := l.wait(ctx, wait); end != endExit {
@@ -627,8 +640,10 @@ func (l *Loop) iterate(ctx context.Context, prompt string) (r outcome) {
 		return r
 	}
 	l.endAgent(pane)
-	os.Remove(l.Store.Path(TurnEndFile))
-	l.take(it) // whatever the old agent wrote is not this iteration's
+	l.clearHooks() // a record left by an earlier loop of this name is not this agent's
+	// Whatever the old agent (or the pane's shell) wrote is not this
+	// iteration's: not its first output, its bracketed paste, nor its exit.
+	l.take(&iteration{nonce: "old", spoke: true, pasteOn: true, exitCode: -1})
 	if l.stream != nil {
 		it.since = l.stream.Bytes()
 	}
@@ -644,6 +659,8 @@ func (l *Loop) iterate(ctx context.Context, prompt string) (r outcome) {
 			"RALPH_ITERATION=" + strconv.Itoa(l.iteration),
 			"RALPH_MAX_ITERATIONS=" + strconv.Itoa(l.MaxIterations),
 			"RALPH_NAME=" + l.Name,
+			// For hooks the person configured: `ralph-watch hook NAME` finds the loop by these.
+			"RALPH_STATE_DIR=" + filepath.Dir(l.Store.Dir),
 		},
 	})
 	if err != nil {
@@ -667,7 +684,9 @@ func (l *Loop) iterate(ctx context.Context, prompt string) (r outcome) {
 			return r
 		}
 	}
-	return l.watchAgent(ctx, it, started)
+	r = l.watchAgent(ctx, it, started)
+	l.hooksBrokeStart(it, r)
+	return r
 }
 
 // endAgent ends whatever runs in the pane, its children included.
@@ -746,14 +765,20 @@ func (l *Loop) flush(it *iteration) {
 	}
 }
 
-// awaitReady waits until the agent takes input: it has written something
-// since it was started, and its visible screen matches the ready pattern, or
-// has been still a moment (a shorter one once it turned on bracketed paste).
-// The ready timeout bounds the wait. ready is false when the prompt must not
-// be typed: the agent exited, the pane went away, or the wait was interrupted.
+// awaitReady waits until the agent takes input. The agent's own word comes
+// first: its session-start hook, once it turned on bracketed paste (the
+// hook can come before it reads its terminal raw). Else its screen: it has
+// written something since it was started, and its visible screen matches
+// the ready pattern, or has been still a moment (a shorter one once it
+// turned on bracketed paste); where a pattern does not match, the
+// agent-agnostic signals (paste on, screen and cursor still, its processes
+// idle) stand in for it. The ready timeout bounds the wait. ready is false
+// when the prompt must not be typed: the agent exited, the pane went away,
+// or the wait was interrupted.
 func (l *Loop) awaitReady(ctx context.Context, it *iteration) (end ending, ready bool) {
 	deadline := l.Clock.Now().Add(l.ReadyTimeout)
 	var det Detector
+	var fg foreground
 	for {
 		l.take(it)
 		if it.exited {
@@ -765,26 +790,45 @@ func (l *Loop) awaitReady(ctx context.Context, it *iteration) (end ending, ready
 			return l.goneEnding(err), false
 		}
 		lines := ScreenLines(screen, 0)
-		stable := det.Observe(ScreenHash(screen, 0), l.Clock.Now())
 		switch st, detail := l.Agent.Classify(lines); st {
 		case StateStartup, StateLimited:
 			it.turn.detail = detail
 			l.event(it, map[AgentState]EventKind{StateStartup: EventStartup, StateLimited: EventLimit}[st], ViaScreen, detail)
 			return map[AgentState]ending{StateStartup: endStartup, StateLimited: endLimit}[st], false
 		}
+		if _, ok := l.hookRecord(HookSessionStart); ok && it.pasteOn {
+			it.ready = true
+			l.event(it, EventReady, ViaHook, "")
+			return endExit, true
+		}
+		cursor, _ := l.Tmux.Cursor(l.Pane)
+		now := l.Clock.Now()
+		stable := det.Observe(ScreenHash(screen+fmt.Sprint(cursor), 0), now)
 		if l.stream == nil || l.stream.Bytes() > it.since {
-			if l.ReadyPattern != nil {
-				if l.ReadyPattern.MatchString(strings.Join(lines, "\n")) {
-					l.event(it, EventReady, ViaPattern, "")
-					return endExit, true
+			via := ""
+			switch {
+			case l.ReadyPattern != nil && l.ReadyPattern.MatchString(strings.Join(lines, "\n")):
+				via = ViaPattern
+			case l.ReadyPattern == nil && len(lines) > 0 && (stable >= readyStable || it.pasteOn && stable >= pasteOnStable):
+				via = map[bool]string{true: ViaPaste, false: ViaStable}[it.pasteOn && stable < readyStable]
+			case l.ReadyPattern != nil && len(lines) > 0 && stable >= readyStable && (!fg.ok || now.Sub(fg.at) >= idleSpan):
+				// No pattern matched: is the agent idle on its terminal all the same?
+				next := lookForeground(l.agentPID, now)
+				if readyBySignals(it.pasteOn, stable, idleBetween(fg, next)) {
+					via = ViaIdle
+				} else {
+					fg = next
 				}
-			} else if len(lines) > 0 && (stable >= readyStable || it.pasteOn && stable >= pasteOnStable) {
-				l.event(it, EventReady, map[bool]string{true: ViaPaste, false: ViaStable}[it.pasteOn && stable < readyStable], "")
+			}
+			if via != "" {
+				it.ready = true
+				l.event(it, EventReady, via, "")
 				return endExit, true
 			}
 		}
-		if l.Clock.Now().After(deadline) {
+		if now.After(deadline) {
 			l.warnf("agent did not become ready within %s, typing the prompt anyway", l.ReadyTimeout)
+			it.ready = true
 			l.event(it, EventReady, ViaTimeout, "")
 			return endExit, true
 		}
@@ -850,7 +894,8 @@ func (l *Loop) typeText(ctx context.Context, it *iteration, text string) (ending
 			return l.goneEnding(err), true
 		}
 		if moved && l.submitted(ctx) {
-			l.event(it, EventSubmitted, ViaScreen, "")
+			_, byHook := l.hookRecord(HookPromptSubmit)
+			l.event(it, EventSubmitted, map[bool]string{true: ViaHook, false: ViaScreen}[byHook], "")
 			break
 		}
 	}
@@ -860,17 +905,24 @@ func (l *Loop) typeText(ctx context.Context, it *iteration, text string) (ending
 	return endExit, false
 }
 
-// submitted reports whether the Enter that moved the screen sent the text.
-// Gemini CLI takes an Enter that comes soon after a paste as a new line in
-// its input box: with a profile that knows the agent's empty input box, only
-// a screen showing it (or the agent busy, or asking) says the text went.
+// submitted reports whether the Enter that moved the screen sent the text:
+// the agent's prompt-submit hook says so at once. Gemini CLI takes an Enter
+// that comes soon after a paste as a new line in its input box: with a
+// profile that knows the agent's empty input box, only a screen showing it
+// (or the agent busy, or asking) says the text went.
 func (l *Loop) submitted(ctx context.Context) bool {
+	if _, ok := l.hookRecord(HookPromptSubmit); ok {
+		return true
+	}
 	p := &l.Agent
 	if !p.Knows() || p.Ready == nil {
 		return true
 	}
 	deadline := l.Clock.Now().Add(submitWait)
 	for {
+		if _, ok := l.hookRecord(HookPromptSubmit); ok {
+			return true
+		}
 		screen, err := l.capture()
 		if err != nil {
 			return true // the caller finds out what happened
@@ -986,8 +1038,8 @@ func (l *Loop) monitor(ctx context.Context, it *iteration, started time.Time) en
 			if end, ok := l.request(); ok {
 				return end
 			}
-			if l.hookTurnEnded(it) {
-				return endTurn
+			if end, ok := l.hookEnding(it); ok {
+				return end
 			}
 		case <-notify:
 			quiet = l.Clock.After(quietAfter)
@@ -1019,8 +1071,8 @@ func (l *Loop) monitor(ctx context.Context, it *iteration, started time.Time) en
 			if l.MaxTime > 0 && l.Clock.Now().Sub(l.start) >= l.MaxTime {
 				return endMaxTime
 			}
-			if l.hookTurnEnded(it) { // its signal was lost
-				return endTurn
+			if end, ok := l.hookEnding(it); ok { // its signal was lost
+				return end
 			}
 			if l.Clock.Now().Sub(l.lastBeat) >= heartbeatEvery {
 				l.save()

@@ -9,8 +9,12 @@ import (
 	"time"
 )
 
-// proc is one line of /proc/PID/stat that matters here.
-type proc struct{ pid, ppid, pgrp, session int }
+// proc is what matters here of one /proc/PID/stat.
+type proc struct {
+	pid, ppid, pgrp, session int
+	tpgid                    int   // the foreground process group of its terminal
+	ticks                    int64 // CPU time used, user and system, in clock ticks
+}
 
 // listProcs reads the process table from /proc (live processes only).
 func listProcs() []proc {
@@ -40,13 +44,17 @@ func readProc(pid int) (p proc, live bool, err error) {
 	// The command name is in parentheses and may hold spaces: parse after the last ')'.
 	s := string(data)
 	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	if len(f) < 4 {
+	if len(f) < 13 {
 		return p, false, errors.New("short stat")
 	}
 	p.pid = pid
 	p.ppid, _ = strconv.Atoi(f[1])
 	p.pgrp, _ = strconv.Atoi(f[2])
 	p.session, _ = strconv.Atoi(f[3])
+	p.tpgid, _ = strconv.Atoi(f[5])
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	p.ticks = utime + stime
 	return p, f[0] != "Z" && f[0] != "X", nil
 }
 

@@ -5,12 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
-	"syscall"
 	"time"
-
-	"github.com/ralph-tmux/ralph.tmux/watch/state"
 )
 
 // turn follows the agent through one iteration by what its screen shows.
@@ -19,6 +15,11 @@ type turn struct {
 	dialogSince time.Time // a question has waited for the person since then
 	ended       time.Time // when the turn ended: idle seen, or the agent's hook
 	detail      string    // the limit text, or the start-up dialog's index
+	// dialogByHook: the agent's hook said it waits for the person; the
+	// screen showing it at work again clears it.
+	dialogByHook bool
+	inputAt      time.Time  // the needs-input report last taken
+	fg           foreground // the agent's processes at an earlier look, to tell idle from at work
 }
 
 // observe judges one look at the screen: the agent's state first (a
@@ -30,6 +31,11 @@ func (l *Loop) observe(it *iteration, det *Detector, screen string, now time.Tim
 	stable := det.Observe(md5.Sum([]byte(strings.Join(lines, "\n"))), now)
 	state, detail := l.Agent.Classify(lines)
 	t := &it.turn
+	if state == StateWorking {
+		t.dialogByHook = false // answered: it works again
+	} else if t.dialogByHook && state != StateStartup && state != StateLimited && state != StateFinished {
+		state = StateDialog // its hook said it waits for the person, whatever the screen shows
+	}
 	switch state {
 	case StateStartup:
 		t.detail = detail
@@ -40,14 +46,7 @@ func (l *Loop) observe(it *iteration, det *Detector, screen string, now time.Tim
 		l.event(it, EventLimit, ViaScreen, detail)
 		return endLimit, true, 0
 	case StateDialog:
-		if t.dialogSince.IsZero() {
-			t.dialogSince = now
-			l.event(it, EventDialog, ViaScreen, "")
-			l.sayf("the agent is asking a question; waiting for an answer in the pane")
-			l.log("DIALOG", fmt.Sprintf("iteration %d needs input", l.iteration))
-			l.setAgentState(StateDialog)
-			l.showStatus("needs-input")
-		}
+		l.askPerson(it, ViaScreen, "", now)
 		if l.DialogTimeout > 0 {
 			waited := now.Sub(t.dialogSince)
 			if waited >= l.DialogTimeout {
@@ -71,14 +70,24 @@ func (l *Loop) observe(it *iteration, det *Detector, screen string, now time.Tim
 		t.sawWork = true
 	}
 	next := l.InactivityTimeout - stable
-	if grace := l.Agent.IdleGrace; (state == StateIdle || state == StateFinished) && grace > 0 {
+	idle, via := state == StateIdle || state == StateFinished, ViaScreen
+	if state == StateUnknown && it.pasteOn && l.Agent.IdleGrace > 0 {
+		// The profile's strings say nothing (a new release?): the agent's
+		// processes idle on its terminal tell instead.
+		cur := lookForeground(l.agentPID, now)
+		if idleBetween(t.fg, cur) {
+			idle, via = true, ViaIdle
+		} else {
+			t.fg = cur
+			next = min(next, max(idleSpan, l.Agent.IdleGrace-stable))
+		}
+	}
+	if grace := l.Agent.IdleGrace; idle && grace > 0 {
 		if !t.sawWork {
 			grace *= 4 // a turn too quick to be seen busy: be surer it is over
 		}
 		if stable >= grace {
-			t.ended = now.Add(-stable)
-			l.event(it, EventTurnEnd, ViaScreen, "")
-			return endTurn, true, 0
+			return l.turnEndByScreen(it, via, stable, now), true, 0
 		}
 		next = min(next, grace-stable)
 	}
@@ -95,14 +104,61 @@ func (l *Loop) setAgentState(s AgentState) {
 	}
 }
 
-// hookTurnEnded reports whether the agent's own turn-end hook fired for
-// this iteration (it leaves the iteration number in the turn-end file).
-func (l *Loop) hookTurnEnded(it *iteration) bool {
-	if !l.turnHook {
-		return false
+// turnEndByScreen ends the turn the screen says is over, unless the
+// agent's own report came first (then that is how it ended). A hook that
+// should have reported it and did not is noted, once.
+func (l *Loop) turnEndByScreen(it *iteration, via string, stable time.Duration, now time.Time) ending {
+	if end, ok := l.hookEnding(it); ok {
+		return end
 	}
-	b, err := os.ReadFile(l.Store.Path(TurnEndFile))
-	if err != nil || strings.TrimSpace(string(b)) != strconv.Itoa(l.iteration) {
+	l.hookSilent(it, HookTurnEnd)
+	it.turn.ended = now.Add(-stable)
+	l.event(it, EventTurnEnd, via, "")
+	return endTurn
+}
+
+// askPerson marks the iteration as waiting for the person, once per question.
+func (l *Loop) askPerson(it *iteration, via, detail string, now time.Time) {
+	t := &it.turn
+	if !t.dialogSince.IsZero() {
+		return
+	}
+	t.dialogSince = now
+	l.event(it, EventDialog, via, detail)
+	l.sayf("the agent is asking a question; waiting for an answer in the pane")
+	l.log("DIALOG", fmt.Sprintf("iteration %d needs input", l.iteration))
+	l.setAgentState(StateDialog)
+	l.showStatus("needs-input")
+}
+
+// hookEnding reads what the agent's hooks reported since the last look: a
+// failed turn (a usage limit or an API error), the end of its turn, or a
+// question for the person (which ends nothing).
+func (l *Loop) hookEnding(it *iteration) (ending, bool) {
+	if r, ok := l.hookRecord(HookTurnFailed); ok {
+		limit, text := TurnFailure(r.Detail)
+		it.turn.detail = text
+		if limit {
+			l.event(it, EventLimit, ViaHook, text)
+			return endLimit, true
+		}
+		l.event(it, EventTurnFailed, ViaHook, text)
+		return endTurnFailed, true
+	}
+	if l.hookTurnEnded(it) {
+		return endTurn, true
+	}
+	if r, ok := l.hookRecord(HookNeedsInput); ok && r.At.After(it.turn.inputAt) {
+		it.turn.inputAt, it.turn.dialogByHook = r.At, true
+		l.askPerson(it, ViaHook, r.Detail, l.Clock.Now())
+	}
+	return endExit, false
+}
+
+// hookTurnEnded reports whether the agent's own turn-end hook fired for
+// this iteration.
+func (l *Loop) hookTurnEnded(it *iteration) bool {
+	if _, ok := l.hookRecord(HookTurnEnd); !ok {
 		return false
 	}
 	it.turn.ended = l.Clock.Now()
@@ -110,40 +166,131 @@ func (l *Loop) hookTurnEnded(it *iteration) bool {
 	return true
 }
 
-// TurnEndFile is where an agent's turn-end hook leaves the iteration number.
-const TurnEndFile = "turn-end"
+// hookRecord returns this iteration's record of name: from a hook the
+// watcher installed, or one the person configured themselves (records are
+// cleared before each agent starts, so one of this iteration is its agent's).
+func (l *Loop) hookRecord(name string) (HookRecord, bool) {
+	if l.Store == nil {
+		return HookRecord{}, false
+	}
+	r, ok := ReadHook(l.Store, name)
+	if !ok || r.Iteration != l.iteration {
+		return HookRecord{}, false
+	}
+	return r, true
+}
 
-// installTurnHook writes what makes the agent report the end of each turn
-// to the watcher, and adds it to the command: Claude Code's Stop hook in a
-// --settings file, Codex's notify program.
-func (l *Loop) installTurnHook() {
+// clearHooks removes the hooks' records before an agent starts.
+func (l *Loop) clearHooks() {
+	for _, name := range HookNames {
+		os.Remove(l.Store.Path(name))
+	}
+}
+
+// hookSilent notes that a hook the watcher installed did not report what
+// the screen showed: the agent cannot reach this program or the loop's
+// folder (a sandbox, a container). The screen tells the agent's state for
+// the rest of the loop, and the person is told once.
+func (l *Loop) hookSilent(it *iteration, name string) {
+	if !l.hooked[name] || l.hooksLost {
+		return
+	}
+	if _, ok := l.hookRecord(name); ok {
+		return
+	}
+	l.hooksLost = true
+	l.event(it, EventFallback, ViaScreen, "hook "+name+" did not report")
+	l.log("HOOK", fmt.Sprintf("iteration %d the agent's %s hook did not report; reading the screen from now on", l.iteration, name))
+	l.warnf("the agent's %s hook did not report (an agent in a sandbox cannot reach %s or %s); "+
+		"reading its screen for the rest of the loop", name, l.Executable, l.Store.Dir)
+}
+
+// hooksBrokeStart drops the hooks' arguments when the agent exited with an
+// error before it ever took input and none of its hooks reported: the
+// arguments may be what it could not start with (Claude Code in a sandbox
+// that cannot see the --settings file exits "Settings file not found").
+// From the next iteration the command runs as given and the screen tells.
+func (l *Loop) hooksBrokeStart(it *iteration, r outcome) {
+	if !l.turnHook || r.ending != endExit || r.code == 0 || r.code == 126 || r.code == 127 || it.ready || l.plainCommand == nil {
+		return
+	}
+	for _, name := range HookNames {
+		if _, ok := l.hookRecord(name); ok {
+			return // they reach us: something else failed
+		}
+	}
+	l.Command, l.plainCommand = l.plainCommand, nil
+	l.turnHook, l.hooked, l.hooksLost = false, nil, true
+	l.event(it, EventFallback, ViaExit, "the agent exited before it took input, with the hooks' arguments")
+	l.log("HOOK", fmt.Sprintf("iteration %d the agent exited %d before it took input; running it without its hooks from now on", l.iteration, r.code))
+	l.warnf("the agent exited (status %d) before it took input, with the arguments that install its hooks; "+
+		"running it without them from the next iteration (the screen tells its state)", r.code)
+}
+
+// claudeEvents are Claude Code's hook events the watcher listens to, and
+// what each reports (Claude Code 2.1.197 and 2.1.330 have them all).
+var claudeEvents = []struct{ Event, Name string }{
+	{"SessionStart", HookSessionStart},
+	{"UserPromptSubmit", HookPromptSubmit},
+	{"Stop", HookTurnEnd},
+	{"StopFailure", HookTurnFailed},
+	{"Notification", HookNeedsInput},
+	{"PermissionRequest", HookNeedsInput},
+}
+
+// claudeSettings is a --settings file whose hooks call back: each event
+// runs `EXECUTABLE hook NAME --state DIR`.
+func claudeSettings(call func(name string) []string) []byte {
+	type command struct {
+		Type    string `json:"type"`
+		Command string `json:"command"`
+	}
+	type matcher struct {
+		Hooks []command `json:"hooks"`
+	}
+	hooks := map[string][]matcher{}
+	for _, e := range claudeEvents {
+		hooks[e.Event] = []matcher{{Hooks: []command{{Type: "command", Command: shellLine(call(e.Name))}}}}
+	}
+	b, _ := json.Marshal(map[string]any{"hooks": hooks})
+	return append(b, '\n')
+}
+
+// installHooks writes what makes the agent report its own state to the
+// watcher, and adds it to the command: Claude Code's hooks in a --settings
+// file, Codex's notify program.
+func (l *Loop) installHooks() {
 	if !l.TurnHook || l.Executable == "" || l.PromptMode != ModeType || len(l.Command) == 0 {
 		return
 	}
-	call := []string{l.Executable, "hook", "turn-end", "--state", l.Store.Dir}
+	call := func(name string) []string { return []string{l.Executable, "hook", name, "--state", l.Store.Dir} }
+	l.hooked, l.plainCommand = map[string]bool{}, l.Command
 	switch l.Agent.TurnHook {
 	case HookClaudeStop:
 		if l.Agent.has(l.Command, []string{"--settings"}) {
 			return // the person's own settings win; the screen tells the turn's end
 		}
 		path := l.Store.Path("claude-settings.json")
-		settings := fmt.Sprintf(`{"hooks":{"Stop":[{"hooks":[{"type":"command","command":%s}]}]}}`+"\n",
-			jsonString(shellLine(call)))
-		if err := os.WriteFile(path, []byte(settings), 0o600); err != nil {
+		if err := os.WriteFile(path, claudeSettings(call), 0o600); err != nil {
 			l.warnf("write claude settings: %v", err)
 			return
 		}
 		if !l.addArgs("--settings", path) {
 			return
 		}
+		for _, e := range claudeEvents {
+			l.hooked[e.Name] = true
+		}
 	case HookCodexNotify:
-		quoted := make([]string, len(call))
-		for i, s := range call {
+		words := call(HookTurnEnd)
+		quoted := make([]string, len(words))
+		for i, s := range words {
 			quoted[i] = jsonString(s) // JSON's string escapes are TOML's too
 		}
 		if !l.addArgs("-c", "notify=["+strings.Join(quoted, ",")+"]") {
 			return
 		}
+		l.hooked[HookTurnEnd] = true
 	default:
 		return
 	}
@@ -157,22 +304,6 @@ func shellLine(words []string) string {
 		q[i] = shellQuote(w)
 	}
 	return strings.Join(q, " ")
-}
-
-// TurnEnded is what `ralph-watch hook turn-end` does: it records that the
-// agent in iteration finished its turn and wakes the loop's watcher.
-func TurnEnded(store *state.Store, iteration string) error {
-	if err := os.WriteFile(store.Path(TurnEndFile), []byte(iteration+"\n"), 0o600); err != nil {
-		return err
-	}
-	st, err := store.Load()
-	if err != nil {
-		return err
-	}
-	if st.WatcherPID > 0 {
-		return syscall.Kill(st.WatcherPID, syscall.SIGUSR1)
-	}
-	return nil
 }
 
 func jsonString(s string) string {

@@ -4,9 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
@@ -14,50 +18,133 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 )
 
-// hookCommand is what agents' own hooks call back: Claude Code's Stop hook
-// and Codex's notify program run `ralph-watch hook turn-end --state DIR`.
+// hookInputWait bounds the wait for an agent's JSON on stdin: a hook must
+// never hold the agent up.
+const hookInputWait = 500 * time.Millisecond
+
+// hookCommand is what agents' own hooks call back: Claude Code's hooks and
+// Codex's notify program run `ralph-watch hook NAME --state DIR`.
 func hookCommand(e env) *ffcli.Command {
 	fs := flag.NewFlagSet("hook", flag.ContinueOnError)
 	dir := fs.String("state", "", "the loop's state folder")
+	names := strings.Join(watch.HookNames, "|")
 	return &ffcli.Command{
 		Name:       "hook",
-		ShortUsage: "ralph-watch hook turn-end --state DIR [IGNORED...]",
-		ShortHelp:  "report an agent's end of turn to its watcher (called by the agent's hooks)",
+		ShortUsage: "ralph-watch hook " + names + " [--state DIR] [IGNORED...]",
+		ShortHelp:  "report an agent's own event to its watcher (called by the agent's hooks)",
 		LongHelp: strings.TrimSpace(`
-Called by the hooks ralph-watch installs in an agent (Claude Code's Stop hook,
-Codex's notify program): records that the agent in iteration $RALPH_ITERATION
-finished its turn and wakes the watcher. Arguments after the flags (Codex
-passes a JSON event) are ignored. It never fails the agent: problems are
-printed and the exit status is 0.
+Called by the hooks ralph-watch installs in an agent: records that the agent
+in iteration $RALPH_ITERATION reported an event, and wakes the watcher.
+
+  session-start   it started (Claude Code's SessionStart): the prompt is typed
+                  once it has turned on bracketed paste
+  prompt-submit   it took the prompt (UserPromptSubmit): no more Enters
+  turn-end        it finished its turn (Stop; Codex's notify program)
+  turn-failed     its turn failed (StopFailure): a rate limit waits for the
+                  reset, another API error counts as a failed iteration
+  needs-input     it waits for the person (a permission Notification,
+                  PermissionRequest): the loop shows needs-input
+
+Without --state the loop is found by $RALPH_NAME (and $RALPH_STATE_DIR), which
+every looped agent has: a hook configured by hand, in an agent whose hooks
+ralph-watch cannot install (Gemini CLI, Codex's hooks.json), is just
+'ralph-watch hook turn-end'. Outside a loop it does nothing.
+
+The agent's JSON on stdin (Claude Code's hook input) gives the details: the
+error of a failed turn, the question, the transcript path (kept in the
+state folder's 'transcript' file). Arguments after the flags (Codex passes a
+JSON event) are read only to skip Codex's title side thread. It never fails
+the agent: problems are printed on stderr, nothing goes to stdout (Claude
+Code would add it to the conversation), and the exit status is 0.
 
 Examples:
-  RALPH_ITERATION=3 ralph-watch hook turn-end --state ~/.local/state/ralph/myloop`),
+  RALPH_ITERATION=3 ralph-watch hook turn-end --state ~/.local/state/ralph/myloop
+  ~/.gemini/settings.json: {"hooks": {"AfterAgent": [{"hooks": [{"type": "command",
+      "command": "ralph-watch hook turn-end"}]}]}}`),
 		FlagSet: fs,
 		Exec: func(ctx context.Context, args []string) error {
-			if len(args) == 0 || args[0] != "turn-end" {
-				return usageErrorf("usage: ralph-watch hook turn-end --state DIR")
+			if len(args) == 0 || !slices.Contains(watch.HookNames, args[0]) {
+				return usageErrorf("usage: ralph-watch hook %s --state DIR", names)
 			}
+			name := args[0]
 			if len(args) > 1 && strings.HasPrefix(args[1], "-") { // flags after the event name
 				if err := fs.Parse(args[1:]); err != nil {
 					return usageErrorf("%v", err)
 				}
 			}
-			if *dir == "" {
-				return usageErrorf("hook turn-end needs --state DIR")
-			}
+			warn := func(msg string) { io.WriteString(e.Stderr, "ralph-watch: warning: hook "+name+": "+msg+"\n") }
 			iteration := e.Getenv("RALPH_ITERATION")
-			if iteration == "" || sideThread(fs.Args()) {
-				return nil // not started by a loop, or not the agent's own turn
+			if name == watch.HookTurnEnd && sideThread(fs.Args()) {
+				return nil // not the agent's own turn
+			}
+			installed := *dir != "" // by the watcher, which named its loop
+			if iteration == "" && !installed {
+				return nil // not started by a loop
+			}
+			if *dir == "" { // a hook the person configured: the loop's pane tells which loop
+				loop := e.Getenv("RALPH_NAME")
+				if loop == "" || strings.ContainsAny(loop, "/\x00") {
+					warn("no --state DIR and no RALPH_NAME")
+					return nil
+				}
+				*dir = filepath.Join(state.Root(e.Getenv), loop)
 			}
 			if _, err := os.Stat(filepath.Join(*dir, "state.json")); err != nil {
-				e.Stderr.Write([]byte("ralph-watch: warning: hook turn-end: no loop state in " + *dir + "\n"))
+				warn("no loop state in " + *dir)
 				return nil
 			}
-			if err := watch.TurnEnded(&state.Store{Dir: *dir}, iteration); err != nil {
-				e.Stderr.Write([]byte("ralph-watch: warning: hook turn-end: " + err.Error() + "\n"))
+			input := readHookInput(e.Stdin)
+			store := &state.Store{Dir: *dir}
+			if iteration == "" { // env -i in front of the agent cleared it: the loop knows
+				st, err := store.Load()
+				if err != nil {
+					warn(err.Error())
+					return nil
+				}
+				iteration = strconv.Itoa(st.CurrentIteration)
+			}
+			detail, record := watch.HookDetail(name, input)
+			if !record {
+				return nil
+			}
+			if name == watch.HookSessionStart {
+				var in watch.HookInput
+				if json.Unmarshal(input, &in) == nil && in.TranscriptPath != "" {
+					if err := watch.RecordTranscript(store, in.TranscriptPath); err != nil {
+						warn(err.Error())
+					}
+				}
+			}
+			if err := watch.RecordHook(store, name, iteration, detail); err != nil {
+				warn(err.Error())
 			}
 			return nil
 		},
+	}
+}
+
+// readHookInput reads what the agent writes on the hook's stdin, if it
+// writes anything soon: never a terminal, at most 1 MiB, at most
+// hookInputWait.
+func readHookInput(stdin io.Reader) []byte {
+	if stdin == nil {
+		return nil
+	}
+	if f, ok := stdin.(*os.File); ok {
+		if fi, err := f.Stat(); err != nil || fi.Mode()&os.ModeCharDevice != 0 {
+			return nil
+		}
+	}
+	got := make(chan []byte, 1)
+	go func() {
+		b, _ := io.ReadAll(io.LimitReader(stdin, 1<<20))
+		got <- b
+	}()
+	select {
+	case b := <-got:
+		return b
+	case <-time.After(hookInputWait):
+		return nil
 	}
 }
 

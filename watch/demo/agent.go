@@ -169,7 +169,12 @@ func (a *Agent) step(s *Step) (code int, stop bool) {
 		}
 		a.write(fmt.Sprintf("child pid %d\n", cmd.Process.Pid))
 	case "stop-hook":
-		if err := a.stopHook(); err != nil {
+		if err := a.runHooks("Stop", ""); err != nil {
+			return a.fail(s, err)
+		}
+	case "hook":
+		event, _, _ := strings.Cut(s.Arg, " ")
+		if err := a.runHooks(event, a.expand(s.text)); err != nil {
 			return a.fail(s, err)
 		}
 	case "exit":
@@ -402,9 +407,10 @@ func (a *Agent) flood(n int) {
 	}
 }
 
-// stopHook runs the Stop hooks of the settings file the agent was started
-// with (--settings), as Claude Code does at the end of a turn.
-func (a *Agent) stopHook() error {
+// runHooks runs the hooks for event of the settings file the agent was
+// started with (--settings), as Claude Code does: each command by sh, the
+// event's JSON on stdin ({"hook_event_name":EVENT} merged with fields).
+func (a *Agent) runHooks(event, fields string) error {
 	path := a.getenv("FAKEAGENT_SETTINGS")
 	if path == "" {
 		return errors.New("no --settings file")
@@ -414,21 +420,27 @@ func (a *Agent) stopHook() error {
 		return err
 	}
 	var settings struct {
-		Hooks struct {
-			Stop []struct {
-				Hooks []struct{ Command string }
-			}
+		Hooks map[string][]struct {
+			Hooks []struct{ Command string }
 		}
 	}
 	if err := json.Unmarshal(b, &settings); err != nil {
 		return err
 	}
-	for _, m := range settings.Hooks.Stop {
+	input := map[string]any{}
+	if fields != "" {
+		if err := json.Unmarshal([]byte(fields), &input); err != nil {
+			return fmt.Errorf("hook %s input: %v", event, err)
+		}
+	}
+	input["hook_event_name"] = event
+	stdin, _ := json.Marshal(input)
+	for _, m := range settings.Hooks[event] {
 		for _, h := range m.Hooks {
 			cmd := exec.Command("sh", "-c", h.Command)
-			cmd.Stdin = strings.NewReader(`{"hook_event_name":"Stop","stop_hook_active":false}`)
+			cmd.Stdin = bytes.NewReader(stdin)
 			if out, err := cmd.CombinedOutput(); err != nil {
-				return fmt.Errorf("stop hook: %v: %s", err, out)
+				return fmt.Errorf("%s hook: %v: %s", event, err, out)
 			}
 		}
 	}

@@ -81,6 +81,12 @@ func parseStep(line string) (Step, error) {
 		if arg == "" {
 			err = errors.New("save needs a path")
 		}
+	case "hook":
+		event, input, _ := strings.Cut(arg, " ")
+		if event == "" {
+			err = errors.New("hook needs an event name, e.g. hook SessionStart")
+		}
+		s.text = strings.TrimSpace(input)
 	case "flood", "garbage":
 		s.n, err = parseSize(arg)
 	case "ignore":

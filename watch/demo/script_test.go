@@ -27,6 +27,7 @@ func TestParseScriptErrors(t *testing.T) {
 		{"ignore", "needs signal names"},
 		{"ready now", "takes no argument"},
 		{"save", "needs a path"},
+		{"hook", "needs an event name"},
 		{"iter 2", "needs a step"},
 		{"iter x print a", `line 1: "iter x print a"`},
 		{"from 2 dance", "unknown step"},

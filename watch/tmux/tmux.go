@@ -44,6 +44,15 @@ type Client interface {
 	Message(pane, text string) error
 	// GlobalOption reads a global (server or session) option; "" when unset.
 	GlobalOption(name string) (string, error)
+	// Cursor tells where the pane's cursor is and whether it is shown.
+	Cursor(pane string) (Cursor, error)
+}
+
+// Cursor is a pane's cursor: its cell on the visible screen, and whether
+// the program shows it (many TUIs hide it and draw their own).
+type Cursor struct {
+	X, Y    int
+	Visible bool
 }
 
 // ErrNoPane is returned when a target names no pane.
@@ -323,4 +332,19 @@ func Escape(arg string) string {
 		return arg[:len(arg)-1] + `\;`
 	}
 	return arg
+}
+
+// Cursor implements Client.
+func (c *Exec) Cursor(pane string) (Cursor, error) {
+	out, err := c.command(nil, "display-message", "-p", "-t", pane, "#{pane_id}\t#{cursor_x}\t#{cursor_y}\t#{cursor_flag}")
+	if err != nil {
+		return Cursor{}, paneError(err, pane)
+	}
+	f := strings.Split(strings.TrimSpace(out), "\t")
+	if len(f) != 4 || f[0] == "" { // display answers for a pane that does not exist too
+		return Cursor{}, fmt.Errorf("%w: %s", ErrNoPane, pane)
+	}
+	x, _ := strconv.Atoi(f[1])
+	y, _ := strconv.Atoi(f[2])
+	return Cursor{X: x, Y: y, Visible: f[3] == "1"}, nil
 }

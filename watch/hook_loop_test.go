@@ -1,0 +1,305 @@
+package watch_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
+)
+
+// events collects what a loop tells its listener.
+type events struct {
+	mu  sync.Mutex
+	got []watch.Event
+}
+
+func (e *events) add(ev watch.Event) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.got = append(e.got, ev)
+}
+
+// has reports whether iteration told kind, known via.
+func (e *events) has(iteration int, kind watch.EventKind, via string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, ev := range e.got {
+		if ev.Iteration == iteration && ev.Kind == kind && ev.Via == via {
+			return true
+		}
+	}
+	return false
+}
+
+// timings prints, per iteration, when each thing was learned and how.
+func (e *events) timings() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var b strings.Builder
+	last := 0
+	for _, ev := range e.got {
+		if ev.Iteration != last {
+			fmt.Fprintf(&b, "iteration %d:", ev.Iteration)
+			last = ev.Iteration
+		}
+		fmt.Fprintf(&b, " %s", ev.Kind)
+		if ev.Via != "" {
+			fmt.Fprintf(&b, "/%s", ev.Via)
+		}
+		fmt.Fprintf(&b, " %.2fs", ev.After.Seconds())
+		if ev.Kind == watch.EventTurnEnd || ev.Kind == watch.EventExit {
+			b.WriteString("\n")
+			last = 0
+		}
+	}
+	return b.String()
+}
+
+// first returns when iteration first told kind, and how it was known.
+func (e *events) first(iteration int, kind watch.EventKind) (time.Duration, string, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, ev := range e.got {
+		if ev.Iteration == iteration && ev.Kind == kind {
+			return ev.After, ev.Via, true
+		}
+	}
+	return 0, "", false
+}
+
+func (e *events) String() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var b strings.Builder
+	for _, ev := range e.got {
+		b.WriteString(string(ev.Kind) + "/" + ev.Via + " ")
+	}
+	return b.String()
+}
+
+// hooked prepares h to loop a fake Claude Code whose hooks call back into
+// this process (the watcher a hook wakes); it returns the loop to run.
+func (h *harness) hooked(script string) (*events, func(time.Duration) watch.Result) {
+	h.t.Helper()
+	wake := make(chan os.Signal, 1)
+	signal.Notify(wake, syscall.SIGUSR1)
+	h.t.Cleanup(func() { signal.Stop(wake) })
+	h.cfg.Command = h.agent(script)
+	h.asAgent("claude")
+	h.cfg.TurnHook = true
+	h.cfg.Executable = tmuxtest.Build(h.t, "cmd/ralph-watch")
+	h.cfg.InactivityTimeout = 5 * time.Minute
+	ev := &events{}
+	h.cfg.Events = ev.add
+	return ev, func(timeout time.Duration) watch.Result {
+		h.t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		defer cancel()
+		loop := &watch.Loop{Config: h.cfg, Tmux: h.srv.Client, Store: h.store, Out: &h.out, Err: &h.out, Wake: wake}
+		res := loop.Run(ctx)
+		if ctx.Err() != nil {
+			h.t.Fatalf("loop still running after %s; output:\n%s", timeout, h.out.String())
+		}
+		return res
+	}
+}
+
+// newRelease draws no string the claude profile knows: no "? for
+// shortcuts", no finished line, no "esc to interrupt". Only its hooks tell.
+const newRelease = `hook SessionStart {"transcript_path":"/tmp/session/{{iteration}}.jsonl","source":"startup"}
+print   ⏻ a footer no profile has seen
+ready
+read
+hook UserPromptSubmit {"prompt":"x"}
+echo
+spinner 500ms
+print ● Done with iteration {{iteration}}.
+hook Stop
+quiet
+`
+
+func TestHooksTellReadySubmitAndTurnEndWhenTheScreenSaysNothing(t *testing.T) {
+	h := newHarness(t, "do the work", nil)
+	ev, run := h.hooked(newRelease)
+	h.cfg.Agent.IdleGrace = 0 // only a hook may end the turn
+	h.cfg.PollInterval = 10 * time.Second
+	h.cfg.ReadyTimeout = time.Minute
+	h.cfg.MaxIterations = 2
+	res := run(60 * time.Second)
+	h.wantResult(res, watch.ExitDone, "max_iterations")
+	h.wantOutput("iteration 1 completed (turn ended", "iteration 2 completed (turn ended")
+	if strings.Contains(h.out.String(), "did not become ready") || strings.Contains(h.out.String(), "did not report") {
+		t.Errorf("a hook was not heard:\n%s", h.out.String())
+	}
+	for i := 1; i <= 2; i++ {
+		for _, want := range []struct {
+			kind watch.EventKind
+			via  string
+		}{{watch.EventReady, watch.ViaHook}, {watch.EventSubmitted, watch.ViaHook}, {watch.EventTurnEnd, watch.ViaHook}} {
+			if !ev.has(i, want.kind, want.via) {
+				t.Errorf("iteration %d: no %s event via %s; events: %s", i, want.kind, want.via, ev)
+			}
+		}
+	}
+	if b, _ := os.ReadFile(h.store.Path(watch.TranscriptFile)); string(b) != "/tmp/session/2.jsonl\n" {
+		t.Errorf("transcript file = %q, want the last session's", b)
+	}
+}
+
+func TestAFailedTurnByHookIsAFailureAndARateLimitWaits(t *testing.T) {
+	t.Run("API error", func(t *testing.T) {
+		h := newHarness(t, "do the work", nil)
+		ev, run := h.hooked("print   ? for shortcuts\nhook SessionStart\nready\nread\necho\nspinner 300ms\n" +
+			`hook StopFailure {"error":"server_error","error_details":"500 Internal Server Error"}` + "\nquiet\n")
+		h.cfg.Agent.IdleGrace = 0
+		h.cfg.MaxIterations = 2
+		res := run(60 * time.Second)
+		h.wantResult(res, watch.ExitDone, "max_iterations")
+		h.wantOutput("iteration 1 failed (API error: 500 Internal Server Error), retrying in 1s (attempt 1/5)")
+		if st := h.state(); st.TotalFailures != 2 {
+			t.Errorf("total failures %d, want 2", st.TotalFailures)
+		}
+		if !ev.has(1, watch.EventTurnFailed, watch.ViaHook) {
+			t.Errorf("no turn-failed event; events: %s", ev)
+		}
+	})
+	t.Run("rate limit", func(t *testing.T) {
+		defer watch.SetMinLimitWait(0)()
+		h := newHarness(t, "do the work", nil)
+		_, run := h.hooked("")
+		limited := h.srv.FakeAgent("limited", "print   ? for shortcuts\nhook SessionStart\nready\nread\necho\nspinner 300ms\n"+
+			`hook StopFailure {"error":"rate_limit","error_details":"429 rate limited"}`+"\nquiet\n")
+		working := h.srv.FakeAgent("working", "print   ? for shortcuts\nhook SessionStart\nready\nread\necho\nspinner 300ms\nhook Stop\nquiet\n")
+		// The first launch meets the limit; after the wait the agent works.
+		// The wrapper passes on the --settings the loop gives it.
+		wrapper := filepath.Join(h.srv.Dir, "claude")
+		script := fmt.Sprintf("#!/bin/sh\nif [ -e %[1]s.once ]; then exec %[2]s \"$@\" %[3]s; fi\ntouch %[1]s.once\nexec %[2]s \"$@\" %[4]s\n",
+			wrapper, limited[0], working[1], limited[1])
+		if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		h.cfg.Command = []string{wrapper}
+		h.cfg.Agent.IdleGrace = 0
+		h.cfg.LimitWait = 2 * time.Second
+		h.cfg.MaxIterations = 1
+		res := run(60 * time.Second)
+		h.wantResult(res, watch.ExitDone, "max_iterations")
+		h.wantOutput("usage limit reached (429 rate limited)", "iteration 1 completed (turn ended")
+		if st := h.state(); st.TotalFailures != 0 {
+			t.Errorf("a rate limit counted as a failure: %+v", st)
+		}
+	})
+}
+
+// An agent in a sandbox cannot reach the watcher: its hooks never report.
+// The screen ends its turns all the same, and the loop says once that it
+// reads the screen from now on.
+func TestAHookThatNeverFiresFallsBackToTheScreenOnce(t *testing.T) {
+	h := newHarness(t, "do the work", nil)
+	ev, run := h.hooked(claudeLike) // draws Claude's screen, runs no hook
+	h.cfg.MaxIterations = 3
+	res := run(90 * time.Second)
+	h.wantResult(res, watch.ExitDone, "max_iterations")
+	h.wantOutput("iteration 1 completed (turn ended", "iteration 3 completed (turn ended")
+	if n := strings.Count(h.out.String(), "hook did not report"); n != 1 {
+		t.Errorf("the lost hook was told %d times, want once:\n%s", n, h.out.String())
+	}
+	if !ev.has(1, watch.EventFallback, watch.ViaScreen) || !ev.has(3, watch.EventTurnEnd, watch.ViaScreen) {
+		t.Errorf("want a fallback in iteration 1 and turn ends by screen; events: %s", ev)
+	}
+	log, _ := os.ReadFile(h.store.Path("iterations.log"))
+	if !strings.Contains(string(log), "[HOOK] iteration 1 the agent's turn-end hook did not report") {
+		t.Errorf("log lacks the fallback:\n%s", log)
+	}
+}
+
+// A release whose footer no profile string matches, with hooks off: the
+// agent-agnostic signals (bracketed paste on, a still screen and cursor,
+// its processes idle) tell that it is ready and that its turn is over.
+func TestScreenSignalsStandInWhenTheProfilesStringsDoNotMatch(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, "do the work", nil)
+	h.cfg.Command = h.agent("print   ⏻ a footer no profile has seen\nready\nread\necho\nspinner 1s\nprint ● Done.\nready\nquiet\n")
+	h.asAgent("claude")
+	h.cfg.ReadyTimeout = 5 * time.Minute // far beyond the test's timeout
+	h.cfg.InactivityTimeout = 5 * time.Minute
+	ev := &events{}
+	h.cfg.Events = ev.add
+	h.cfg.MaxIterations = 2
+	res := h.run(60 * time.Second)
+	h.wantResult(res, watch.ExitDone, "max_iterations")
+	h.wantOutput("iteration 1 completed (turn ended", "iteration 2 completed (turn ended")
+	for i := 1; i <= 2; i++ {
+		if !ev.has(i, watch.EventReady, watch.ViaIdle) || !ev.has(i, watch.EventTurnEnd, watch.ViaIdle) {
+			t.Errorf("iteration %d: want ready and turn end by the idle signals; events: %s", i, ev)
+		}
+	}
+}
+
+// A permission the agent asks for by its hook shows as needs-input even
+// when its screen draws a dialog no profile knows; the question is not
+// inactivity, and the dialog timeout restarts it.
+func TestAPermissionReportedByHookNeedsInput(t *testing.T) {
+	h := newHarness(t, "do the work", nil)
+	ev, run := h.hooked("print   ? for shortcuts\nhook SessionStart\nready\nread\necho\nspinner 300ms\n" +
+		`hook PermissionRequest {"tool_name":"Bash"}` + "\nprint ┃ A brand-new permission dialog\nprint ┃ [allow] [deny]\nquiet\n")
+	h.cfg.InactivityTimeout = 2 * time.Second
+	h.cfg.DialogTimeout = 4 * time.Second
+	h.cfg.MaxIterations = 1
+	seen := make(chan string, 1)
+	go func() {
+		deadline := time.Now().Add(30 * time.Second)
+		for time.Now().Before(deadline) {
+			if s := h.srv.Option(h.cfg.Pane, "@ralph-state"); s == "needs-input" {
+				seen <- s
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		seen <- ""
+	}()
+	res := run(60 * time.Second)
+	h.wantResult(res, watch.ExitDone, "max_iterations")
+	if s := <-seen; s != "needs-input" {
+		t.Errorf("the pane never showed needs-input")
+	}
+	h.wantOutput("the agent is asking a question", "question unanswered for 4s, restarting")
+	if strings.Contains(h.out.String(), "inactivity timeout") {
+		t.Errorf("a question counted as inactivity:\n%s", h.out.String())
+	}
+	if !ev.has(1, watch.EventDialog, watch.ViaHook) {
+		t.Errorf("no dialog event by hook; events: %s", ev)
+	}
+}
+
+// Claude Code in a sandbox that cannot see the --settings file exits at
+// once ("Settings file not found"). One failed iteration, said once, and the
+// loop goes on without the hooks' arguments, by the screen.
+func TestAnAgentThatCannotStartWithItsHooksRunsWithoutThem(t *testing.T) {
+	h := newHarness(t, "do the work", nil)
+	_, run := h.hooked("")
+	agent := h.srv.FakeAgent("claudelike", claudeLike)
+	wrapper := filepath.Join(h.srv.Dir, "claude")
+	script := fmt.Sprintf("#!/bin/sh\nif [ \"$1\" = --settings ]; then echo \"Error: Settings file not found: /sandbox$2\"; exit 1; fi\nexec %s %s\n", agent[0], agent[1])
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h.cfg.Command = []string{wrapper}
+	h.cfg.MaxIterations = 3
+	res := run(60 * time.Second)
+	h.wantResult(res, watch.ExitDone, "max_iterations")
+	h.wantOutput("iteration 1 failed (exit: 1)", "running it without them from the next iteration",
+		"iteration 2 completed (turn ended", "iteration 3 completed (turn ended")
+	if n := strings.Count(h.out.String(), "before it took input"); n != 1 {
+		t.Errorf("the fallback was told %d times, want once:\n%s", n, h.out.String())
+	}
+}

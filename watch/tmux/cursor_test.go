@@ -1,0 +1,32 @@
+package tmux_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
+	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
+)
+
+// The cursor is where the program left it, shown or hidden by it.
+func TestCursorTellsWhereTheProgramLeftIt(t *testing.T) {
+	srv := tmuxtest.Start(t)
+	pane := srv.NewPane()
+	// Row 3, column 5 (1-based), then hide it; sleep keeps the screen.
+	if err := srv.Client.Respawn(tmux.RespawnRequest{Pane: pane, Command: []string{"/bin/sh", "-c",
+		`printf '\033[2J\033[3;5H'; sleep 1; printf '\033[?25l'; sleep 30`}}); err != nil {
+		t.Fatal(err)
+	}
+	tmuxtest.Eventually(t, 5*time.Second, "the cursor at 4,2 shown", func() bool {
+		c, err := srv.Client.Cursor(pane)
+		return err == nil && c == tmux.Cursor{X: 4, Y: 2, Visible: true}
+	})
+	tmuxtest.Eventually(t, 5*time.Second, "the cursor hidden", func() bool {
+		c, err := srv.Client.Cursor(pane)
+		return err == nil && c == tmux.Cursor{X: 4, Y: 2, Visible: false}
+	})
+	if _, err := srv.Client.Cursor("%999"); !errors.Is(err, tmux.ErrNoPane) {
+		t.Errorf("Cursor of a pane that does not exist: %v, want ErrNoPane", err)
+	}
+}
