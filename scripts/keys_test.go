@@ -78,7 +78,7 @@ func TestKeysWorkWhileALoopNeedsInputOrWaitsForALimit(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := tmuxtest.Start(t)
 			p := install(t, srv, filepath.Join(srv.Dir, "home", ".tmux", "plugins", "ralph.tmux"), true)
-			agent := srv.FakeAgent("agent", tc.script)
+			agent := srv.FakeAgentAs("claude", "agent", tc.script) // a claude of its own name takes -p
 			options := map[string]string{"status-right": "#{ralph_status}", "@ralph-command": command(agent), "@ralph-max-iterations": "3"}
 			for k, v := range tc.options {
 				options[k] = v

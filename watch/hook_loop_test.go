@@ -93,7 +93,7 @@ func (h *harness) hooked(script string) (*events, func(time.Duration) watch.Resu
 	wake := make(chan os.Signal, 1)
 	signal.Notify(wake, syscall.SIGUSR1)
 	h.t.Cleanup(func() { signal.Stop(wake) })
-	h.cfg.Command = h.agent(script)
+	h.cfg.Command = h.agentNamed("claude", script)
 	h.asAgent("claude")
 	h.cfg.TurnHook = true
 	h.cfg.Executable = tmuxtest.Build(h.t, "cmd/ralph-watch")

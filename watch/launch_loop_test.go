@@ -20,15 +20,7 @@ const hookedAgent = "print   ? for shortcuts\nready\nread\necho\nspinner 500ms\n
 // (bin/claude), so that the loop knows it as that agent's own program.
 func (h *harness) agentNamed(name, script string) []string {
 	h.t.Helper()
-	command := h.agent(script)
-	bin := filepath.Join(h.srv.Dir, "bin", name)
-	if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
-		h.t.Fatal(err)
-	}
-	if err := os.Symlink(command[0], bin); err != nil && !os.IsExist(err) {
-		h.t.Fatal(err)
-	}
-	return []string{bin, command[1]}
+	return h.srv.FakeAgentAs(name, "agent", script)
 }
 
 // script writes an executable shell script into the test's bin folder.

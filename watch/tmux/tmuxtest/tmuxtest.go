@@ -199,6 +199,22 @@ func (s *Server) FakeAgent(name, script string) []string {
 	return []string{bin, path}
 }
 
+// FakeAgentAs is FakeAgent under an agent's own program name (bin/PROGRAM
+// in the test folder), as a real install names it: a program of another
+// name is a wrapper, to which no agent arguments are added.
+func (s *Server) FakeAgentAs(program, name, script string) []string {
+	s.t.Helper()
+	command := s.FakeAgent(name, script)
+	bin := filepath.Join(s.Dir, "bin", program)
+	if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
+		s.t.Fatal(err)
+	}
+	if err := os.Symlink(command[0], bin); err != nil && !os.IsExist(err) {
+		s.t.Fatal(err)
+	}
+	return []string{bin, command[1]}
+}
+
 // Buffer collects output that a loop writes and a test reads at once.
 type Buffer struct {
 	mu sync.Mutex
