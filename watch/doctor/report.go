@@ -65,6 +65,8 @@ func (r *Report) MarkdownRow() string {
 		switch {
 		case s.Status == OK && s.After > 0 && (s.Key == "ready" || strings.HasPrefix(s.Key, "turn-end")):
 			cell += " " + seconds(s.After)
+		case s.Status == OK && s.Key == "ready" && s.Via != "":
+			cell += " at once" // reported before (or as) the agent drew anything
 		}
 		if s.Status == OK && s.Key == "ready" && s.Via != "" {
 			cell += " (" + viaShort(s.Via) + ")"

@@ -169,7 +169,11 @@ func Evaluate(o Observed) []Signal {
 			s.Detail = "by " + viaWords(ready.Via)
 			if out, ok := hook1.first(watch.EventOutput); ok {
 				s.After = ready.After - out.After
-				s.Detail += ", " + seconds(s.After) + " after its first output"
+				if s.After < 0 { // a hook can report before anything is drawn
+					s.Detail += ", " + seconds(-s.After) + " before its first output"
+				} else {
+					s.Detail += ", " + seconds(s.After) + " after its first output"
+				}
 			}
 			s.Detail += " (" + seconds(ready.After) + " after start)" + fallbackNote
 		}

@@ -277,3 +277,13 @@ func TestEvaluateTellsAHookThatBreaksTheCommand(t *testing.T) {
 		t.Errorf("paste is not timed from the run that took its prompt: %+v", p)
 	}
 }
+
+// A hook can report the agent ready before it has drawn anything.
+func TestEvaluateSaysAReadyByHookCameBeforeTheFirstOutput(t *testing.T) {
+	o := healthy()
+	o.Hook[1], o.Hook[2] = ev(1, watch.EventReady, watch.ViaHook, 700), ev(1, watch.EventOutput, watch.ViaStream, 760)
+	want := "by hook, 60ms before its first output (700ms after start)"
+	if got := find(Evaluate(o), "ready").Detail; got != want {
+		t.Errorf("ready: %q, want %q", got, want)
+	}
+}
