@@ -55,6 +55,9 @@ type Loop struct {
 	turnHook   bool      // the agent reports the end of its turns itself
 	turnEnded  time.Time // when the last iteration's turn ended, for the turn gap
 	note       string    // shown after the status mark, e.g. the limit's reset time
+	shown      Status    // the status last shown
+	lastShown  Shown
+	reason     string // how the loop ended, why it pauses, what it waits for
 
 	feedback       string // the last iteration's check failures, for the next prompt
 	checked        int    // the iteration whose checks ran last; -1: none
@@ -107,11 +110,15 @@ type iteration struct {
 
 // Run loops until the end and returns the exit code.
 func (l *Loop) Run(ctx context.Context) Result {
-	if res, ok := l.open(); !ok {
-		return res
+	res, ok := l.open()
+	if ok {
+		res = l.run(ctx)
+		l.close(res)
 	}
-	res := l.run(ctx)
-	l.close(res)
+	if !l.shown.Live() { // the pane is back to a shell: the bell can ring in it
+		l.notify(l.lastShown)
+		l.linger()
+	}
 	return res
 }
 
@@ -129,7 +136,7 @@ func (l *Loop) Prepare() error {
 		return err
 	}
 	l.log("PAUSE", "loop prepared, not started")
-	l.showStatus("paused")
+	l.showStatus(StatusPaused)
 	return nil
 }
 
@@ -190,6 +197,8 @@ func (l *Loop) record() {
 	l.st.WatcherPID, l.st.WatcherArgs, l.st.WatcherDir = os.Getpid(), l.WatcherArgs, l.WatcherDir
 	l.st.Agent = l.Agent.Name
 	l.st.Worktree, l.st.WorktreeBranch = l.Worktree, l.WorktreeBranch
+	l.st.EndCommand = l.EndCommand
+	l.st.ReadyTimeout = int(l.ReadyTimeout / time.Second)
 	l.st.DonePattern = nil
 	if l.DonePattern != nil {
 		p := l.DonePattern.String()
@@ -216,6 +225,7 @@ func (l *Loop) close(res Result) {
 			restore = "" // unset: back to the window's value
 		}
 		l.Tmux.SetPaneOptions(l.Pane, []tmux.Option{{Name: "remain-on-exit", Value: restore}})
+		BackToShell(l.Tmux, l.Pane, l.Dir, l.EndCommand)
 	}
 }
 
@@ -239,10 +249,18 @@ func (l *Loop) endLeftovers(res Result) {
 }
 
 func (l *Loop) run(ctx context.Context) Result {
-	if l.Resume && l.inProgress() {
+	waited := false
+	if l.Resume && l.st.WaitingUntil != "" { // paused while it waited for a limit's reset
+		var res Result
+		var stop bool
+		if res, stop, waited = l.resumeWait(ctx); stop {
+			return res
+		}
+	}
+	if l.Resume && !waited && l.inProgress() {
 		started, _ := time.ParseInLocation(state.TimeFormat, l.st.LastIterationStarted, time.Local)
 		l.sayf("resuming iteration %s", l.progress())
-		l.showStatus("running")
+		l.showStatus(StatusRunning)
 		if res, stop := l.settle(ctx, l.adopt(ctx, started), started); stop {
 			return res
 		}
@@ -255,7 +273,7 @@ func (l *Loop) run(ctx context.Context) Result {
 		text, err := ReadPrompt(l.PromptFile)
 		if err != nil {
 			l.errorf("%v", err)
-			return l.end(state.Failed, "prompt_file_missing", ExitFailed, "failed")
+			return l.end(StatusFailed, "prompt_file_missing", ExitFailed)
 		}
 		prompt := Compose(text, PromptVars{Iteration: l.iteration, MaxIterations: l.MaxIterations, Name: l.Name,
 			CheckFailures: l.feedback}, l.CheckFailAction, l.IncludeIterationCount)
@@ -266,17 +284,22 @@ func (l *Loop) run(ctx context.Context) Result {
 		l.st.LastIterationStarted = state.Stamp(now)
 		l.st.LastIterationEnded = ""
 		l.st.Status = state.Running
-		l.st.WaitingUntil, l.note = "", ""
+		l.st.WaitingUntil, l.note, l.st.DoneMatch = "", "", ""
 		if !l.turnEnded.IsZero() {
 			gap := now.Sub(l.turnEnded).Milliseconds()
 			l.st.TurnGapMS, l.turnEnded = &gap, time.Time{}
 		}
 		if err := l.trySave(); err != nil { // no iteration runs that the record would not show
 			l.errorf("cannot record iteration %d, stopping loop: %v", l.iteration, err)
-			return l.end(state.Failed, "state_unwritable", ExitFailed, "failed")
+			return l.end(StatusFailed, "state_unwritable", ExitFailed)
 		}
 		l.log("START", "iteration "+l.progress())
-		l.showStatus("running")
+		if l.PromptMode == ModeType {
+			l.reason = l.readyWait()
+			l.showStatus(StatusStarting) // until the agent takes the prompt
+		} else {
+			l.showStatus(StatusRunning)
+		}
 
 		if res, stop := l.settle(ctx, l.iterate(ctx, prompt), now); stop {
 			return res
@@ -300,11 +323,14 @@ func (l *Loop) settle(ctx context.Context, it outcome, started time.Time) (Resul
 	defer func() { <-saved }()                   // the next agent's screen is not this one's
 
 	switch end {
-	case endInterrupted:
-		l.st.LastIterationEnded = "" // the agent runs on: the iteration is not over
-		return l.interrupted(), true
-	case endPaused:
-		l.st.LastIterationEnded = ""
+	case endInterrupted, endPaused:
+		if l.st.WaitingUntil == "" { // else no iteration runs: the loop waits for a limit's reset
+			l.st.LastIterationEnded = "" // the agent runs on: the iteration is not over
+		}
+		l.st.DoneMatch = it.match // resume ends the loop on it, as it would have
+		if end == endInterrupted {
+			return l.interrupted(), true
+		}
 		return l.paused(), true
 	case endStopped:
 		return l.stopped(), true
@@ -314,17 +340,17 @@ func (l *Loop) settle(ctx context.Context, it outcome, started time.Time) (Resul
 		switch end {
 		case endPaneGone:
 			l.errorf("pane %s was closed", l.Pane)
-			return l.end(state.Failed, "pane_closed", ExitFailed, "failed"), true
+			return l.end(StatusFailed, "pane_closed", ExitFailed), true
 		case endServerGone:
 			l.errorf("tmux server is gone")
-			return l.end(state.Failed, "server_gone", ExitFailed, "failed"), true
+			return l.end(StatusFailed, "server_gone", ExitFailed), true
 		case endMaxTime:
 			return l.limit("max_time", fmt.Sprintf("max time (%s) reached", l.MaxTime)), true
 		case endStartup:
 			what, fix := l.Agent.StartupAdvice(it.detail)
 			l.errorf("%s is asking %s; the prompt was not typed. To loop it, %s", l.Command[0], what, fix)
 			l.log("FAIL", fmt.Sprintf("iteration %d startup_dialog", l.iteration))
-			return l.end(state.Failed, "startup_dialog", ExitFailed, "failed"), true
+			return l.end(StatusFailed, "startup_dialog", ExitFailed), true
 		case endLimit: // not an iteration: no checks, no hooks
 			return l.waitForLimit(ctx, it.detail, started)
 		}
@@ -360,7 +386,7 @@ func (l *Loop) settle(ctx context.Context, it outcome, started time.Time) (Resul
 			}
 			l.log("FAIL", fmt.Sprintf("iteration %d exit=%d fatal", l.iteration, code))
 			l.errorf("%s: %s (exit %d)", what, l.Command[0], code)
-			return l.end(state.Failed, "fatal_exit", ExitFailed, "failed"), true
+			return l.end(StatusFailed, "fatal_exit", ExitFailed), true
 		default:
 			l.st.ConsecutiveFailures++
 			l.st.TotalFailures++
@@ -377,7 +403,7 @@ func (l *Loop) settle(ctx context.Context, it outcome, started time.Time) (Resul
 		}
 		l.sayf("done pattern matched, stopping loop")
 		l.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=done_pattern", l.iteration))
-		return l.end(state.Stopped, "done_pattern", ExitDone, "done"), true
+		return l.end(StatusDone, "done_pattern", ExitDone), true
 	}
 	if done {
 		l.rejectDone()
@@ -388,20 +414,20 @@ func (l *Loop) settle(ctx context.Context, it outcome, started time.Time) (Resul
 	if l.StallLimit > 0 && l.st.UnchangedIterations >= l.StallLimit {
 		l.sayf("%d iterations in a row changed nothing, stopping loop", l.st.UnchangedIterations)
 		l.log("FAIL", fmt.Sprintf("iteration %d stalled unchanged=%d", l.iteration, l.st.UnchangedIterations))
-		return l.end(state.Failed, "stalled", ExitFailed, "failed"), true
+		return l.end(StatusFailed, "stalled", ExitFailed), true
 	}
 	if end == endExit && it.code != 0 {
 		code, n := it.code, l.st.ConsecutiveFailures
 		if n >= maxFailures {
 			l.log("FAIL", fmt.Sprintf("iteration %d exit=%d attempt=%d/%d", l.iteration, code, n, maxFailures))
 			l.sayf("%d consecutive failures, stopping loop", n)
-			return l.end(state.Failed, "consecutive_failures", ExitFailed, "failed"), true
+			return l.end(StatusFailed, "consecutive_failures", ExitFailed), true
 		}
 		wait := Backoff(n)
 		l.sayf("iteration %d failed (exit: %s), retrying in %s (attempt %d/%d)", l.iteration, exitText(code), seconds(wait), n, maxFailures)
 		l.log("FAIL", fmt.Sprintf("iteration %d exit=%s attempt=%d/%d backoff=%s", l.iteration, exitText(code), n, maxFailures, seconds(wait)))
 		l.save()
-		l.showStatus("backoff")
+		l.showStatus(StatusBackoff)
 		if end := l.wait(ctx, wait); end != endExit {
 			return l.settle(ctx, outcome{ending: end}, started)
 		}
@@ -461,7 +487,11 @@ func (l *Loop) adopt(ctx context.Context, started time.Time) outcome {
 	if l.DonePattern != nil {
 		prompt, _ := os.ReadFile(l.Store.Path("prompt.txt"))
 		it.scanner = NewDoneScanner(l.DonePattern, string(prompt))
+		if it.match = l.st.DoneMatch; it.match != "" {
+			l.sayf("the done signal came before the pause (%s)", it.match)
+		}
 	}
+	l.st.DoneMatch = ""
 	return l.watchAgent(ctx, it, started)
 }
 
@@ -527,7 +557,7 @@ func (l *Loop) beforeIteration(ctx context.Context) (Result, bool) {
 func (l *Loop) doneFile() Result {
 	l.sayf("done file %s exists, stopping loop", l.DoneFile)
 	l.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=done_file", l.iteration))
-	return l.end(state.Stopped, "done_file", ExitDone, "done")
+	return l.end(StatusDone, "done_file", ExitDone)
 }
 
 // limit ends the loop on a limit: success when nothing else could end it,
@@ -536,10 +566,10 @@ func (l *Loop) limit(reason, what string) Result {
 	l.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=%s", l.iteration, reason))
 	if l.Criterion() {
 		l.sayf("%s without the done signal, stopping loop", what)
-		return l.end(state.Stopped, reason, ExitLimit, "limit")
+		return l.end(StatusLimit, reason, ExitLimit)
 	}
 	l.sayf("loop complete after %d iterations", l.iteration)
-	return l.end(state.Stopped, reason, ExitDone, "done")
+	return l.end(StatusDone, reason, ExitDone)
 }
 
 func (l *Loop) interrupted() Result {
@@ -558,9 +588,8 @@ func (l *Loop) paused() Result {
 func (l *Loop) pause(message, cause, reason string) Result {
 	l.sayf("%s", message)
 	l.log("PAUSE", "loop paused reason="+cause)
-	l.st.Status = state.Paused
-	l.save()
-	l.showStatus("paused")
+	l.reason = cause
+	l.showStatus(StatusPaused)
 	return Result{Code: ExitInterrupted, Reason: reason}
 }
 
@@ -573,31 +602,29 @@ func (l *Loop) stopped() Result {
 	}
 	l.sayf("stopped, exiting loop")
 	l.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=killed", l.iteration))
-	res := l.end(state.Stopped, "killed", ExitInterrupted, "stopped")
+	res := l.end(StatusStopped, "killed", ExitInterrupted)
 	return res
 }
 
 func (l *Loop) lost(err error) Result {
 	if tmux.NoServer(err) {
 		l.errorf("tmux server is gone")
-		return l.end(state.Failed, "server_gone", ExitFailed, "failed")
+		return l.end(StatusFailed, "server_gone", ExitFailed)
 	}
 	l.errorf("pane %s was closed", l.Pane)
-	return l.end(state.Failed, "pane_closed", ExitFailed, "failed")
+	return l.end(StatusFailed, "pane_closed", ExitFailed)
 }
 
-func (l *Loop) end(status, reason string, code int, shown string) Result {
-	l.st.Status = status
+func (l *Loop) end(status Status, reason string, code int) Result {
 	l.st.ExitReason = &reason
-	l.save()
-	l.showStatus(shown)
+	l.reason = reason
+	l.showStatus(status) // saves the state
 	switch code {
 	case ExitDone:
 		l.hook("on-done", l.OnDone, strconv.Itoa(code), reason)
 	case ExitFailed, ExitLimit:
 		l.hook("on-fail", l.OnFail, strconv.Itoa(code), reason)
 	}
-	l.notify(shown, reason)
 	return Result{Code: code, Reason: reason}
 }
 
@@ -683,18 +710,21 @@ func (l *Loop) endAgent(pane tmux.Pane) {
 // wrapped is the pane's command: the agent, with the prompt as argument or
 // stdin if so configured, then a marker carrying its exit status. The marker
 // arrives after all the agent's output, so the watcher knows it has all of it.
+// With job control (set -m) the agent is the terminal's foreground process
+// group: tmux names the window after it, not "sh", and a Ctrl-C the person
+// types reaches the agent alone, so the marker still comes.
 func (l *Loop) wrapped(nonce, promptPath string) []string {
 	const report = `rc=$?; printf '\033]7777;ralph-exit;%s;%s\007' "$n" "$rc"; exit "$rc"`
 	switch l.PromptMode {
 	case ModeArg:
 		return append([]string{"/bin/sh", "-c",
-			`n=$1; f=$2; shift 2; p=$(cat "$f"; printf x); p=${p%x}; "$@" "$p"; ` + report,
+			`set -m; n=$1; f=$2; shift 2; p=$(cat "$f"; printf x); p=${p%x}; "$@" "$p"; ` + report,
 			"ralph", nonce, promptPath}, l.Command...)
 	case ModeStdin:
-		return append([]string{"/bin/sh", "-c", `n=$1; f=$2; shift 2; "$@" < "$f"; ` + report,
+		return append([]string{"/bin/sh", "-c", `set -m; n=$1; f=$2; shift 2; "$@" < "$f"; ` + report,
 			"ralph", nonce, promptPath}, l.Command...)
 	}
-	return append([]string{"/bin/sh", "-c", `n=$1; shift; "$@"; ` + report, "ralph", nonce}, l.Command...)
+	return append([]string{"/bin/sh", "-c", `set -m; n=$1; shift; "$@"; ` + report, "ralph", nonce}, l.Command...)
 }
 
 // take moves new output into the iteration: text to the done scanner,
@@ -771,7 +801,7 @@ func (l *Loop) awaitReady(ctx context.Context, it *iteration) (end ending, ready
 		}
 		if l.stream == nil || l.stream.Bytes() > it.since {
 			if l.ReadyPattern != nil {
-				if l.ReadyPattern.MatchString(strings.Join(lines, "\n")) {
+				if ReadyMatch(l.ReadyPattern, lines) {
 					l.event(it, EventReady, ViaPattern, "")
 					return endExit, true
 				}
@@ -800,9 +830,13 @@ func (l *Loop) awaitReady(ctx context.Context, it *iteration) (end ending, ready
 // landed, and presses Enter until the submit takes.
 func (l *Loop) deliver(ctx context.Context, it *iteration, prompt string) (ending, bool) {
 	if end, ready := l.awaitReady(ctx, it); !ready {
+		if end == endExit {
+			l.showStatus(StatusRunning) // the agent exited before it was ready: that is watched as usual
+		}
 		return end, end != endExit
 	}
 	l.setAgentState(StateIdle)
+	l.showStatus(StatusRunning)
 	// The baseline: only output from here on can hold the done signal.
 	l.take(it)
 	if l.DonePattern != nil {
@@ -811,36 +845,21 @@ func (l *Loop) deliver(ctx context.Context, it *iteration, prompt string) (endin
 	return l.typeText(ctx, it, prompt)
 }
 
-// typeText pastes text as a bracketed paste, byte for byte, checks it landed
-// (pasting again only when none of it did), waits a moment, and presses
-// Enter until the submit takes.
+// typeText pastes text as a bracketed paste, byte for byte, checks it
+// landed (pasting again only on evidence it was dropped, see
+// nextAfterPaste), waits a moment, and presses Enter until the submit takes.
 func (l *Loop) typeText(ctx context.Context, it *iteration, text string) (ending, bool) {
-	buffer := fmt.Sprintf("ralph-%s-%s", l.Name, nonce())
 	if text != "" {
-		for try := 1; ; try++ {
-			moved, err := l.after(ctx, it, pasteLandWait, func() error {
-				return l.Tmux.Paste(l.Pane, buffer, []byte(text))
-			})
-			if err != nil {
-				return l.goneEnding(err), true
-			}
-			if moved || it.exited {
-				if moved {
-					l.event(it, EventPasted, ViaScreen, "")
-				}
-				break
-			}
-			if try == pasteTries {
-				l.warnf("the text did not show in the pane after %d pastes; pressing Enter anyway", pasteTries)
-				break
-			}
+		sent, end, stop := l.paste(ctx, it, text)
+		if stop || sent {
+			return end, stop
 		}
 		if !l.sleep(ctx, settleDelay) {
 			return endInterrupted, true
 		}
 	}
 	for try := 1; try <= enterTries && !it.exited; try++ {
-		moved, err := l.after(ctx, it, submitWait, func() error {
+		moved, err := l.after(ctx, it, submitWait, true, func() error {
 			return l.Tmux.SendKeys(l.Pane, "Enter")
 		})
 		if err != nil {
@@ -855,6 +874,72 @@ func (l *Loop) typeText(ctx context.Context, it *iteration, text string) (ending
 		return endInterrupted, true
 	}
 	return endExit, false
+}
+
+// paste delivers text once; sent reports that an Enter pressed to see
+// whether the agent had it also submitted it.
+func (l *Loop) paste(ctx context.Context, it *iteration, text string) (sent bool, end ending, stop bool) {
+	buffer := fmt.Sprintf("ralph-%s-%s", l.Name, nonce())
+	seen := pasteSeen{}
+	waitUntil := l.Clock.Now().Add(pasteQueueWait)
+	act := func() error { return l.Tmux.Paste(l.Pane, buffer, []byte(text)) }
+	for {
+		if act != nil {
+			seen.Pastes++
+			moved, err := l.after(ctx, it, pasteLandWait, true, act)
+			if err != nil {
+				return false, l.goneEnding(err), true
+			}
+			seen.Shown, act = moved, nil
+		}
+		if it.exited || ctx.Err() != nil {
+			return false, endExit, false
+		}
+		seen.Queued = -1
+		if pane, err := l.Tmux.Pane(l.Pane); err == nil {
+			seen.Queued = ttyQueued(pane.PID)
+		}
+		next := nextAfterPaste(seen)
+		if !seen.Shown {
+			l.event(it, EventPasteCheck, ViaPaste, next.String())
+		}
+		switch next {
+		case pasteLanded:
+			if seen.Shown {
+				l.event(it, EventPasted, ViaScreen, "")
+			} else {
+				l.warnf("the text did not show in the pane after %d pastes; pressing Enter anyway", seen.Pastes)
+			}
+			return false, endExit, false
+		case pasteSubmitted:
+			l.event(it, EventPasted, ViaProbe, "")
+			l.event(it, EventSubmitted, ViaProbe, "")
+			return true, endExit, false
+		case pasteWait:
+			if !l.Clock.Now().Before(waitUntil) {
+				return false, endExit, false // it is there to be read: Enter follows it
+			}
+			moved, err := l.after(ctx, it, 200*time.Millisecond, true, func() error { return nil })
+			if err != nil {
+				return false, l.goneEnding(err), true
+			}
+			seen.Shown = moved
+		case pasteProbe:
+			if !l.sleep(ctx, settleDelay) {
+				return false, endInterrupted, true
+			}
+			// The screen alone: an agent redrawing an empty input line writes bytes and shows nothing new.
+			moved, err := l.after(ctx, it, submitWait, false, func() error { return l.Tmux.SendKeys(l.Pane, "Enter") })
+			if err != nil {
+				return false, l.goneEnding(err), true
+			}
+			seen.Probed, seen.ProbeShown = true, moved && l.submitted(ctx)
+		case pasteAgain:
+			l.warnf("the agent showed nothing of the text nor of an Enter; pasting it again")
+			seen.Probed, seen.ProbeShown = false, false
+			act = func() error { return l.Tmux.Paste(l.Pane, buffer, []byte(text)) }
+		}
+	}
 }
 
 // submitted reports whether the Enter that moved the screen sent the text.
@@ -900,8 +985,9 @@ func Send(ctx context.Context, client tmux.Client, pane, name, message string, w
 	return nil
 }
 
-// after runs act and reports whether the pane showed any change within wait.
-func (l *Loop) after(ctx context.Context, it *iteration, wait time.Duration, act func() error) (bool, error) {
+// after runs act and reports whether the pane showed any change within
+// wait: any output (when output counts) or a different screen.
+func (l *Loop) after(ctx context.Context, it *iteration, wait time.Duration, output bool, act func() error) (bool, error) {
 	var before int64
 	if l.stream != nil {
 		before = l.stream.Bytes()
@@ -920,7 +1006,7 @@ func (l *Loop) after(ctx context.Context, it *iteration, wait time.Duration, act
 			return false, nil
 		}
 		l.take(it)
-		if l.stream != nil && l.stream.Bytes() > before {
+		if output && l.stream != nil && l.stream.Bytes() > before {
 			return true, nil
 		}
 		if screen, err := l.capture(); err == nil && ScreenHash(screen, 0) != hash {
@@ -1168,30 +1254,32 @@ func (l *Loop) progress() string {
 	return strconv.Itoa(l.iteration)
 }
 
-// showStatus mirrors the loop's state in pane options for the status line.
-func (l *Loop) showStatus(shown string) {
-	mark := map[string]string{"running": "⟳", "backoff": "⟳", "paused": "⏸", "done": "✓", "failed": "✗", "limit": "■", "stopped": "■",
-		"needs-input": "✋", "waiting": "⏳"}[shown]
-	text := mark + " " + l.progress()
-	switch shown {
-	case "backoff":
-		text += " ⏳"
-	case "needs-input":
-		text += " needs input"
-	case "waiting":
-		text += " " + l.note
+// showStatus records the loop's status in its state (saved) and mirrors it
+// in the pane's options for the status line; the person hears of a status
+// that needs them once, when it begins.
+func (l *Loop) showStatus(status Status) {
+	now := l.Clock.Now()
+	changed := status != l.shown
+	l.shown = status
+	shown := Shown{Status: status, Name: l.Name, Iteration: l.iteration, Max: l.MaxIterations, Reason: l.reason}
+	switch status {
+	case StatusRunning, StatusBackoff:
+		shown.Reason = ""
+	case StatusWaiting:
+		shown.Note, shown.Reason = l.note, strings.TrimPrefix(l.note, "waiting for ")
+	case StatusNeedsInput:
+		shown.Reason = "an answer in the pane (the agent is asking a question)"
 	}
-	max := ""
-	if l.MaxIterations > 0 {
-		max = strconv.Itoa(l.MaxIterations)
+	if !status.Live() {
+		shown.Ended = now
 	}
-	l.Tmux.SetPaneOptions(l.Pane, []tmux.Option{
-		{Name: "@ralph-name", Value: l.Name},
-		{Name: "@ralph-iteration", Value: strconv.Itoa(l.iteration)},
-		{Name: "@ralph-max", Value: max},
-		{Name: "@ralph-state", Value: shown},
-		{Name: "@ralph-status", Value: text},
-	})
+	status.Record(l.st, shown.Reason, now)
+	l.save()
+	l.Tmux.SetPaneOptions(l.Pane, shown.Options())
+	l.lastShown = shown
+	if changed && status.Live() { // an ended loop's notice waits for its pane's shell
+		l.notify(shown)
+	}
 }
 
 // saveScreen keeps the pane's last screen of the iteration for a post-mortem.
@@ -1274,14 +1362,20 @@ func (l *Loop) waitForLimit(ctx context.Context, text string, started time.Time)
 	}
 	l.iteration--
 	l.st.CurrentIteration = l.iteration
-	l.note = "waiting for limit reset (" + until.Format("15:04") + ")"
 	l.st.WaitingUntil = state.Stamp(until)
 	line, _, _ := strings.Cut(strings.TrimSpace(text), "\n")
-	l.sayf("usage limit reached (%s), %s", strings.TrimSpace(line), l.note)
+	l.sayf("usage limit reached (%s), %s", strings.TrimSpace(line), resetNote(until))
 	l.log("LIMIT", fmt.Sprintf("iteration %d not counted, waiting until %s", l.iteration+1, state.Stamp(until)))
 	l.setAgentState(StateLimited)
-	l.save()
-	l.showStatus("waiting")
+	return l.waitForReset(ctx, until, started)
+}
+
+// waitForReset waits until a usage limit resets; a pause meanwhile keeps
+// the reset time, so resume waits on instead of starting an iteration.
+func (l *Loop) waitForReset(ctx context.Context, until, started time.Time) (Result, bool) {
+	now := l.Clock.Now()
+	l.note = resetNote(until)
+	l.showStatus(StatusWaiting)
 	wait := until.Sub(now)
 	if l.MaxTime > 0 {
 		wait = max(0, min(wait, l.MaxTime-now.Sub(l.start)))
@@ -1290,6 +1384,25 @@ func (l *Loop) waitForLimit(ctx context.Context, text string, started time.Time)
 		return l.settle(ctx, outcome{ending: end}, started)
 	}
 	return Result{}, false
+}
+
+func resetNote(until time.Time) string {
+	return "waiting for limit reset (" + until.Format("15:04") + ")"
+}
+
+// resumeWait goes back to waiting for a usage limit's reset when the loop
+// was paused while it waited; ok is false when there is nothing to wait for.
+func (l *Loop) resumeWait(ctx context.Context) (res Result, stop, ok bool) {
+	until, err := time.ParseInLocation(state.TimeFormat, l.st.WaitingUntil, time.Local)
+	if err != nil {
+		return Result{}, false, false
+	}
+	if !until.After(l.Clock.Now()) {
+		return Result{}, false, true // the reset has passed: the next iteration starts
+	}
+	l.sayf("resuming the wait for the usage limit's reset (%s)", until.Format("15:04"))
+	res, stop = l.waitForReset(ctx, until, l.Clock.Now())
+	return res, stop, true
 }
 
 // quiet takes output until the agent pauses a moment, at most hookSettle.

@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -62,13 +61,13 @@ func (l *loop) client() *tmux.Exec {
 	return &tmux.Exec{Server: []string{"-S", l.st.TmuxSocket}}
 }
 
-// status is the loop's status as a person needs it: a running loop whose
-// watcher is gone is disconnected, whatever the file says.
+// status is the loop's status as a person needs it, in the pane's words: a
+// running loop whose watcher is gone is disconnected, whatever the file says.
 func (l *loop) status() string {
 	if l.st.Status == state.Running && !l.watcher {
 		return "monitor_disconnected"
 	}
-	return l.st.Status
+	return watch.StatusOf(l.st).String()
 }
 
 func (l *loop) exitReason() string {
@@ -166,6 +165,7 @@ func printStatus(w io.Writer, l *loop, now time.Time) {
 	st := l.st
 	fmt.Fprintf(w, "Ralph Loop: %s\n", l.name)
 	fmt.Fprintf(w, "Status: %s\n", l.status())
+	printWaiting(w, l, now)
 	fmt.Fprintf(w, "Iteration: %s%s\n", progress(st), pace(st, l.status()))
 	fmt.Fprintf(w, "Started: %s\n", shownTime(st.Started))
 	fmt.Fprintf(w, "Current iteration started: %s\n", shownTime(st.LastIterationStarted))
@@ -197,6 +197,31 @@ func printStatus(w io.Writer, l *loop, now time.Time) {
 	}
 }
 
+// printWaiting shows what a live loop waits for, or why it is paused.
+func printWaiting(w io.Writer, l *loop, now time.Time) {
+	s := watch.StatusOf(l.st)
+	if !s.Live() || l.st.Reason == "" || l.status() == "monitor_disconnected" {
+		return
+	}
+	if s == watch.StatusPaused {
+		fmt.Fprintf(w, "Paused by: %s\n", l.st.Reason)
+		return
+	}
+	reason := l.st.Reason
+	if since, err := time.ParseInLocation(state.TimeFormat, l.st.ShownSince, time.Local); err == nil && s == watch.StatusStarting {
+		waited := fmt.Sprintf("%ds", int(now.Sub(since).Seconds()))
+		if l.st.ReadyTimeout > 0 {
+			waited += fmt.Sprintf(" of %ds", l.st.ReadyTimeout)
+		}
+		if strings.HasSuffix(reason, ")") {
+			reason = strings.TrimSuffix(reason, ")") + ", " + waited + ")"
+		} else {
+			reason += " (" + waited + ")"
+		}
+	}
+	fmt.Fprintf(w, "Waiting for: %s\n", reason)
+}
+
 // printAgent shows what the agent's profile saw: its state, a usage limit's
 // reset, and how soon after its last turn the next iteration started.
 func printAgent(w io.Writer, l *loop) {
@@ -204,13 +229,13 @@ func printAgent(w io.Writer, l *loop) {
 	if st.Agent == "" || st.Agent == "generic" {
 		return
 	}
-	live := l.status() == state.Running
+	live := l.st.Status == state.Running && l.watcher
 	if st.AgentState != "" && live {
 		fmt.Fprintf(w, "Agent: %s (%s)\n", st.Agent, strings.ReplaceAll(st.AgentState, "_", " "))
 	} else {
 		fmt.Fprintf(w, "Agent: %s\n", st.Agent)
 	}
-	if until, err := time.ParseInLocation(state.TimeFormat, st.WaitingUntil, time.Local); err == nil && live {
+	if until, err := time.ParseInLocation(state.TimeFormat, st.WaitingUntil, time.Local); err == nil && live && st.Shown != watch.StatusWaiting.String() {
 		fmt.Fprintf(w, "Waiting for limit reset (%s)\n", until.Format("15:04"))
 	}
 	if st.TurnGapMS != nil {
@@ -243,11 +268,10 @@ func printChecks(w io.Writer, c *state.Checks) {
 	}
 }
 
+// progress is the iteration the loop is at (for one waiting for a limit's
+// reset, the one it will run), of its maximum.
 func progress(st *state.State) string {
-	if st.MaxIterations > 0 {
-		return fmt.Sprintf("%d/%d", st.CurrentIteration, st.MaxIterations)
-	}
-	return strconv.Itoa(st.CurrentIteration)
+	return watch.Shown{Status: watch.StatusOf(st), Iteration: st.CurrentIteration, Max: st.MaxIterations}.Progress()
 }
 
 // pace is the average iteration and, for a running loop with a limit, what remains.
@@ -491,11 +515,11 @@ Examples:
 					return &exitError{code: 1, msg: fmt.Sprintf("the watcher of '%s' did not answer the pause request", name)}
 				}
 			default:
-				if err := withoutWatcher(l, func(st *state.State) { st.Status = state.Paused }); err != nil {
+				if err := withoutWatcher(l, func(st *state.State) { watch.StatusPaused.Record(st, "request", time.Now()) }); err != nil {
 					return err
 				}
 				l.store.Log(time.Now(), "PAUSE", "loop paused reason=request")
-				showPaneStatus(l, "paused", "⏸")
+				showPaneStatus(l, watch.StatusPaused)
 			}
 			fmt.Fprintf(e.Stdout, "paused ralph loop for %s\n", name)
 			return nil
@@ -503,15 +527,33 @@ Examples:
 	}
 }
 
-// showPaneStatus updates a loop's pane options when no watcher does.
-func showPaneStatus(l *loop, shown, mark string) {
+// showPaneStatus updates a loop's pane options when no watcher does; an
+// ended loop leaves the status line after @ralph-ended-linger.
+func showPaneStatus(l *loop, status watch.Status) {
 	if l.pane == "removed" {
 		return
 	}
-	l.client().SetPaneOptions(l.st.PaneID, []tmux.Option{
-		{Name: "@ralph-state", Value: shown},
-		{Name: "@ralph-status", Value: mark + " " + progress(l.st)},
-	})
+	shown := watch.Shown{Status: status, Name: l.name, Iteration: l.st.CurrentIteration, Max: l.st.MaxIterations, Reason: l.st.Reason}
+	if !status.Live() {
+		shown.Ended = time.Now()
+	}
+	c := l.client()
+	c.SetPaneOptions(l.st.PaneID, shown.Options())
+	if d := watch.Linger(c); !status.Live() && d > 0 {
+		c.Later(d, watch.ForgetCommand(l.st.PaneID, shown.Ended))
+	}
+}
+
+// forgetPane removes a loop's options from its pane at once, if the pane
+// still shows that loop.
+func forgetPane(l *loop) {
+	if l.pane == "removed" {
+		return
+	}
+	c := l.client()
+	if name, _, _ := c.PaneOption(l.st.PaneID, watch.OptionName); name == l.name {
+		c.SetPaneOptions(l.st.PaneID, watch.Unset())
+	}
 }
 
 func resumeCommand(e env) *ffcli.Command {
@@ -606,6 +648,9 @@ Examples:
 				return err
 			}
 			name := l.name
+			if was := watch.StatusOf(l.st); !was.Live() && !l.watcher {
+				return stopEnded(e, l, was, *kill)
+			}
 			if l.watcher {
 				req := state.RequestStop
 				if *kill {
@@ -614,30 +659,59 @@ Examples:
 				if err := tell(l, req); err != nil {
 					return err
 				}
-				if !waitFor(l, 15*time.Second, func(st *state.State) bool { return st.Status == state.Stopped }) {
+				if !waitFor(l, 15*time.Second, func(st *state.State) bool { return !watch.StatusOf(st).Live() }) {
 					return &exitError{code: 1, msg: fmt.Sprintf("the watcher of '%s' did not answer the stop request", name)}
 				}
 			} else {
-				if l.st.Status == state.Stopped || l.st.Status == state.Failed {
-					fmt.Fprintf(e.Stderr, "ralph-watch: warning: ralph loop for '%s' has already ended (%s)\n", name, l.st.Status)
-				} else if err := withoutWatcher(l, func(st *state.State) {
+				if err := withoutWatcher(l, func(st *state.State) {
 					reason := "killed"
-					st.Status, st.ExitReason = state.Stopped, &reason
+					st.ExitReason = &reason
+					watch.StatusStopped.Record(st, reason, time.Now())
 				}); err != nil {
 					return err
 				}
 				l.store.Log(time.Now(), "DONE", fmt.Sprintf("loop complete after %d iterations reason=killed", l.st.CurrentIteration))
-				if *kill && l.pane == "running" {
-					if p, err := l.client().Pane(l.st.PaneID); err == nil {
-						watch.EndTree(p.PID, 3*time.Second)
-					}
+				if *kill {
+					endAgent(l)
 				}
-				showPaneStatus(l, "stopped", "■")
+				showPaneStatus(l, watch.StatusStopped)
 			}
 			fmt.Fprintf(e.Stdout, "stopped ralph loop for %s\n", name)
 			return nil
 		},
 	}
+}
+
+// stopEnded answers a stop of a loop that has already ended: one line and
+// exit 0, for the loop is stopped as asked; --kill still ends an agent left
+// running.
+func stopEnded(e env, l *loop, was watch.Status, kill bool) error {
+	if kill && l.pane == "running" {
+		endAgent(l)
+		fmt.Fprintf(e.Stdout, "ralph loop for %s had already ended (%s); ended its agent\n", l.name, was)
+		return nil
+	}
+	fmt.Fprintf(e.Stdout, "ralph loop for %s has already ended (%s); nothing to stop\n", l.name, was)
+	return nil
+}
+
+// endAgent ends the agent in a loop's pane, whose shell comes back.
+func endAgent(l *loop) {
+	if l.pane != "running" {
+		return
+	}
+	c := l.client()
+	if p, err := c.Pane(l.st.PaneID); err == nil {
+		watch.EndTree(p.PID, 3*time.Second)
+	}
+	// The pane may close (remain-on-exit off) or stay dead a moment.
+	for i := 0; i < 20; i++ {
+		if p, err := c.Pane(l.st.PaneID); err != nil || p.Dead {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	watch.BackToShell(c, l.st.PaneID, l.st.Worktree, l.st.EndCommand) // "": the pane's own folder
 }
 
 func sendCommand(e env) *ffcli.Command {
@@ -719,6 +793,7 @@ Examples:
 				if err := l.store.Remove(); err != nil {
 					return &exitError{code: 1, msg: fmt.Sprintf("remove state of '%s': %v", name, err)}
 				}
+				forgetPane(l)
 				fmt.Fprintf(e.Stdout, "cleaned ralph state for %s\n", name)
 				if l.st.Worktree != "" {
 					fmt.Fprintf(e.Stdout, "kept worktree %s (branch %s); remove it with: git worktree remove %s\n",

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Client is every tmux operation the loop uses.
@@ -44,6 +45,8 @@ type Client interface {
 	Message(pane, text string) error
 	// GlobalOption reads a global (server or session) option; "" when unset.
 	GlobalOption(name string) (string, error)
+	// Later has the server run a tmux command after d, in the background.
+	Later(d time.Duration, command string) error
 }
 
 // ErrNoPane is returned when a target names no pane.
