@@ -835,10 +835,11 @@ comes from the files in this repository, not from earlier iterations.
 5. Add the tests that are missing for what you changed, and run the tests.
 6. Update IMPLEMENTATION_PLAN.md: mark the task done, note what you learned
    and anything new you found that needs doing.
-7. Commit and push with a message that says what changed and why.
+7. Commit with a message that says what changed and why. Never push: the
+   person reviews and pushes.
 
 When every task in the plan is done and the tests pass, print RALPH_DONE on a
-line of its own.
+line of its own, with nothing else on that line.
 `
 
 func initCommand(e env) *ffcli.Command {

@@ -278,10 +278,13 @@ func TestInitWritesThePromptTemplateOnlyWhenAsked(t *testing.T) {
 	if string(data) != promptTemplate {
 		t.Errorf("PROMPT.md = %q", data)
 	}
-	for _, want := range []string{"specs", "most important", "search", "plan", "tests", "Commit and push"} {
+	for _, want := range []string{"specs", "most important", "search", "plan", "tests", "Commit with", "Never push", "print RALPH_DONE on a\nline of its own"} {
 		if !strings.Contains(promptTemplate, want) {
 			t.Errorf("template lacks %q", want)
 		}
+	}
+	if strings.Contains(promptTemplate, "Commit and push") {
+		t.Error("the template asks the agent to push")
 	}
 	c.want([]string{"init"}, 1, "", "ralph-watch: error: PROMPT.md already exists (use --force to overwrite)")
 	c.want([]string{"init", "--force"}, 0, "created PROMPT.md (overwritten)", "")
