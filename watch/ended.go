@@ -15,19 +15,25 @@ import (
 
 // BackToShell respawns a dead pane with command in dir ("": the pane's
 // own), so a loop that ended with its agent gone never leaves the pane dead;
-// command "" leaves it.
-func BackToShell(client tmux.Client, pane, dir, command string) {
+// command "" leaves it. It returns the shell's pid, 0 if none was started.
+func BackToShell(client tmux.Client, pane, dir, command string) int {
 	if command == "" {
-		return
+		return 0
 	}
 	p, err := client.Pane(pane)
 	if err != nil || !p.Dead {
-		return // the agent runs on, or the pane is gone
+		return 0 // the agent runs on, or the pane is gone
 	}
 	if dir == "" {
 		dir = p.Path
 	}
-	client.Respawn(tmux.RespawnRequest{Pane: pane, Dir: dir, Command: []string{command}})
+	if err := client.Respawn(tmux.RespawnRequest{Pane: pane, Dir: dir, Command: []string{command}}); err != nil {
+		return 0
+	}
+	if p, err = client.Pane(pane); err != nil {
+		return 0
+	}
+	return p.PID
 }
 
 // Linger reads the global @ralph-ended-linger: how long an ended loop's

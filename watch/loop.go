@@ -225,7 +225,10 @@ func (l *Loop) close(res Result) {
 			restore = "" // unset: back to the window's value
 		}
 		l.Tmux.SetPaneOptions(l.Pane, []tmux.Option{{Name: "remain-on-exit", Value: restore}})
-		BackToShell(l.Tmux, l.Pane, l.Dir, l.EndCommand)
+		if pid := BackToShell(l.Tmux, l.Pane, l.Dir, l.EndCommand); pid > 0 {
+			l.st.ShellPID = pid // the pane runs a shell now, not the agent
+			l.save()
+		}
 	}
 }
 

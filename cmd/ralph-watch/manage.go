@@ -51,7 +51,7 @@ func findLoop(e env, name string) (*loop, error) {
 	l := &loop{name: name, store: store, st: st, watcher: store.Locked(), pane: "removed"}
 	if st.PaneID != "" && st.TmuxSocket != "" {
 		if p, err := l.client().Pane(st.PaneID); err == nil {
-			l.pane = map[bool]string{true: "exited", false: "running"}[p.Dead]
+			l.pane = map[bool]string{true: "exited", false: "running"}[p.Dead || p.PID == st.ShellPID]
 		}
 	}
 	return l, nil
@@ -506,7 +506,7 @@ Examples:
 				fmt.Fprintf(e.Stderr, "ralph-watch: warning: worker '%s' is already paused\n", name)
 				return nil
 			case l.st.Status != state.Running:
-				return &exitError{code: 1, msg: fmt.Sprintf("ralph loop for '%s' has status '%s'", name, l.st.Status)}
+				return &exitError{code: 1, msg: fmt.Sprintf("ralph loop for '%s' has status '%s'", name, l.status())}
 			case l.watcher:
 				if err := tell(l, state.RequestPause); err != nil {
 					return err
@@ -579,7 +579,7 @@ Example:
 				fmt.Fprintf(e.Stderr, "ralph-watch: warning: worker '%s' is not paused\n", name)
 				return nil
 			case l.st.Status != state.Running && l.st.Status != state.Paused:
-				return &exitError{code: 1, msg: fmt.Sprintf("ralph loop for '%s' has status '%s'", name, l.st.Status)}
+				return &exitError{code: 1, msg: fmt.Sprintf("ralph loop for '%s' has status '%s'", name, l.status())}
 			case l.watcher: // paused, and its watcher still finishing
 				if !waitFor(l, 10*time.Second, func(*state.State) bool { return !l.store.Locked() }) {
 					return &exitError{code: 1, msg: fmt.Sprintf("loop '%s' still has a watcher", name)}
@@ -711,7 +711,9 @@ func endAgent(l *loop) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	watch.BackToShell(c, l.st.PaneID, l.st.Worktree, l.st.EndCommand) // "": the pane's own folder
+	if pid := watch.BackToShell(c, l.st.PaneID, l.st.Worktree, l.st.EndCommand); pid > 0 { // "": the pane's own folder
+		withoutWatcher(l, func(st *state.State) { st.ShellPID = pid })
+	}
 }
 
 func sendCommand(e env) *ffcli.Command {

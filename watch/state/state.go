@@ -71,6 +71,8 @@ type State struct {
 	// EndCommand runs in the pane when the loop ends with its agent gone
 	// ("" or "none": the pane is left as it is).
 	EndCommand string `json:"end_command,omitempty"`
+	// ShellPID is the pane's process once the end command replaced the agent.
+	ShellPID int `json:"shell_pid,omitempty"`
 	// Checks run after iterations, the latest last (at most MaxCheckHistory).
 	Checks []Checks `json:"checks,omitempty"`
 	// Iterations in a row that changed neither HEAD nor the working tree.
