@@ -179,7 +179,9 @@ func TestStopEndsTheLoopAndWithKillTheAgent(t *testing.T) {
 		if st.Status != state.Stopped || st.ExitReason == nil || *st.ExitReason != "killed" {
 			t.Errorf("%s: state %s %v", tc.name, st.Status, st.ExitReason)
 		}
-		shown := func() string { return strings.TrimSpace(c.srv.Must("display", "-p", "-t", pane, "#{pane_dead} #{pane_current_command}")) }
+		shown := func() string {
+			return strings.TrimSpace(c.srv.Must("display", "-p", "-t", pane, "#{pane_dead} #{pane_current_command}"))
+		}
 		if tc.kill { // the agent ended, the pane is back at a shell, never left dead
 			tmuxtest.Eventually(t, 10*time.Second, "stop --kill to end the agent", func() bool { return shown() == "0 "+endShell() })
 		} else if time.Sleep(500 * time.Millisecond); shown() != "0 "+filepath.Base(agent[0]) {
