@@ -106,6 +106,7 @@ type iteration struct {
 	turn     turn      // what its screen showed
 	started  time.Time // when the agent was respawned
 	spoke    bool      // the agent has written something
+	typed    bool      // the agent was ready and the prompt typed (type mode)
 }
 
 // Run loops until the end and returns the exit code.
@@ -327,7 +328,11 @@ func (l *Loop) settle(ctx context.Context, it outcome, started time.Time) (Resul
 
 	switch end {
 	case endInterrupted, endPaused:
-		if l.st.WaitingUntil == "" { // else no iteration runs: the loop waits for a limit's reset
+		switch {
+		case it.untyped: // paused while the agent started: resume starts the iteration afresh
+			l.iteration--
+			l.st.CurrentIteration = l.iteration
+		case l.st.WaitingUntil == "": // else no iteration runs: the loop waits for a limit's reset
 			l.st.LastIterationEnded = "" // the agent runs on: the iteration is not over
 		}
 		l.st.DoneMatch = it.match // resume ends the loop on it, as it would have
@@ -639,6 +644,7 @@ type outcome struct {
 	match     string
 	detail    string    // the limit text, or the start-up dialog's index
 	turnEnded time.Time // endTurn: when the agent finished
+	untyped   bool      // it ended before the prompt was typed: it never began
 }
 
 // iterate runs one iteration: end the old agent, respawn, deliver, watch.
@@ -690,7 +696,7 @@ func (l *Loop) iterate(ctx context.Context, prompt string) (r outcome) {
 	l.event(it, EventStarted, "", strings.Join(l.Command, " "))
 	if l.PromptMode == ModeType {
 		if end, stop := l.deliver(ctx, it, prompt); stop {
-			r.ending, r.detail = end, it.turn.detail
+			r.ending, r.detail, r.untyped = end, it.turn.detail, !it.typed
 			return r
 		}
 	}
@@ -823,6 +829,9 @@ func (l *Loop) awaitReady(ctx context.Context, it *iteration) (end ending, ready
 		} else if pane.Dead {
 			return endExit, false
 		}
+		if end, ok := l.request(); ok { // pause and stop work while the loop starts
+			return end, false
+		}
 		if !l.sleep(ctx, readyPoll) {
 			return endInterrupted, false
 		}
@@ -839,6 +848,7 @@ func (l *Loop) deliver(ctx context.Context, it *iteration, prompt string) (endin
 		return end, end != endExit
 	}
 	l.setAgentState(StateIdle)
+	it.typed = true
 	l.showStatus(StatusRunning)
 	// The baseline: only output from here on can hold the done signal.
 	l.take(it)

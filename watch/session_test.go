@@ -203,6 +203,7 @@ func TestTheLoopTellsThePersonOncePerEvent(t *testing.T) {
 	// A question that waits, is answered (any key), then the agent finishes.
 	h.cfg.Command = h.agent("ready\nread\nprint Do you want to proceed?\nprint ❯ 1. Yes\nprint   2. No\nread\nprint done with it\nexit 0\n")
 	h.asAgent("claude")
+	h.cfg.ReadyPattern = regexp.MustCompile(`^❯ `) // the fake draws no "? for shortcuts"
 	h.cfg.MaxIterations = 1
 	h.cfg.InactivityTimeout = 60 * time.Second
 	notes := filepath.Join(h.srv.Dir, "notes")
