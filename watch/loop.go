@@ -264,8 +264,14 @@ func (l *Loop) run(ctx context.Context) Result {
 	if l.Resume && !waited && l.inProgress() {
 		started, _ := time.ParseInLocation(state.TimeFormat, l.st.LastIterationStarted, time.Local)
 		l.sayf("resuming iteration %s", l.progress())
-		l.showStatus(StatusRunning)
-		if res, stop := l.settle(ctx, l.adopt(ctx, started), started); stop {
+		var it outcome
+		if l.st.PromptUntyped && l.PromptMode == ModeType {
+			it = l.adoptUntyped(ctx, started)
+		} else {
+			l.showStatus(StatusRunning)
+			it = l.adopt(ctx, started)
+		}
+		if res, stop := l.settle(ctx, it, started); stop {
 			return res
 		}
 	}
@@ -328,13 +334,10 @@ func (l *Loop) settle(ctx context.Context, it outcome, started time.Time) (Resul
 
 	switch end {
 	case endInterrupted, endPaused:
-		switch {
-		case it.untyped: // paused while the agent started: resume starts the iteration afresh
-			l.iteration--
-			l.st.CurrentIteration = l.iteration
-		case l.st.WaitingUntil == "": // else no iteration runs: the loop waits for a limit's reset
+		if l.st.WaitingUntil == "" { // else no iteration runs: the loop waits for a limit's reset
 			l.st.LastIterationEnded = "" // the agent runs on: the iteration is not over
 		}
+		l.st.PromptUntyped = it.untyped // paused while the agent started: resume types the prompt
 		l.st.DoneMatch = it.match // resume ends the loop on it, as it would have
 		if end == endInterrupted {
 			return l.interrupted(), true
@@ -500,6 +503,27 @@ func (l *Loop) adopt(ctx context.Context, started time.Time) outcome {
 		}
 	}
 	l.st.DoneMatch = ""
+	return l.watchAgent(ctx, it, started)
+}
+
+// adoptUntyped takes over an agent started before a pause that came before
+// its prompt was typed: the prompt of that iteration is typed now, once it
+// is ready, and the agent watched.
+func (l *Loop) adoptUntyped(ctx context.Context, started time.Time) (r outcome) {
+	l.st.PromptUntyped = false
+	prompt, err := os.ReadFile(l.Store.Path("prompt.txt"))
+	if err != nil {
+		l.warnf("the prompt of iteration %d is lost (%v); watching the agent", l.iteration, err)
+		l.showStatus(StatusRunning)
+		return l.adopt(ctx, started)
+	}
+	it := &iteration{exitCode: -1, since: -1, started: l.Clock.Now()} // its output came before the watcher: it has spoken
+	l.reason = l.readyWait()
+	l.showStatus(StatusStarting)
+	if end, stop := l.deliver(ctx, it, string(prompt)); stop {
+		r.ending, r.detail, r.untyped = end, it.turn.detail, !it.typed
+		return r
+	}
 	return l.watchAgent(ctx, it, started)
 }
 

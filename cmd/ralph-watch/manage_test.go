@@ -272,8 +272,8 @@ func TestNoRunReplaceAndCleanState(t *testing.T) {
 	c.want([]string{"run", "--replace", "-S", c.srv.Socket, "-t", c.srv.NewPane(), "--name", "rep", "--prompt-mode", "arg", "--max-iterations", "1", "--", "true"},
 		0, "replaced existing worker rep", "")
 	tmuxtest.Eventually(t, 5*time.Second, "the old watcher to exit", func() bool { return !alive(old.WatcherPID) })
-	tmuxtest.Eventually(t, 10*time.Second, "the old agent to be ended", func() bool {
-		return strings.TrimSpace(c.srv.Must("display", "-p", "-t", oldPane, "#{pane_dead}")) == "1"
+	tmuxtest.Eventually(t, 10*time.Second, "the old agent to be ended, its pane back at a shell", func() bool {
+		return strings.TrimSpace(c.srv.Must("display", "-p", "-t", oldPane, "#{pane_dead} #{pane_current_command}")) == "0 "+endShell()
 	})
 	if st := c.state("rep"); st.CurrentIteration != 1 || *st.ExitReason != "max_iterations" {
 		t.Errorf("replacement: %+v", st)

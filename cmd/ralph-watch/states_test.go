@@ -96,15 +96,15 @@ func TestAStartingLoopSaysWhatItWaitsForAndCanBeStopped(t *testing.T) {
 	if !strings.Contains(status, "s of 60s)\n") {
 		t.Errorf("status does not say how long of the ready timeout:\n%s", status)
 	}
-	// Paused before the prompt was typed, the iteration starts afresh on resume.
+	// Paused before the prompt was typed, resume waits for the same agent to be ready.
 	c.want([]string{"pause", "slow"}, 0, "paused ralph loop for slow", "")
-	if st := c.shown("slow", "paused"); st.CurrentIteration != 0 {
-		t.Errorf("paused while starting at iteration %d, want 0 (not begun)", st.CurrentIteration)
+	if st := c.shown("slow", "paused"); st.CurrentIteration != 1 || !st.PromptUntyped {
+		t.Errorf("paused while starting: iteration %d, prompt untyped %v", st.CurrentIteration, st.PromptUntyped)
 	}
 	c.want([]string{"resume", "slow"}, 0, "resumed ralph loop for slow", "")
 	c.shown("slow", "starting")
-	if n := strings.Count(c.log("slow"), "[START] iteration 1/3"); n != 2 {
-		t.Errorf("iteration 1 started %d times, want 2 (again after the resume):\n%s", n, c.log("slow"))
+	if n := strings.Count(c.log("slow"), "[START] iteration 1/3"); n != 1 {
+		t.Errorf("iteration 1 started %d times, want once:\n%s", n, c.log("slow"))
 	}
 	c.want([]string{"stop", "--kill", "slow"}, 0, "stopped ralph loop for slow", "")
 	st := c.shown("slow", "stopped")

@@ -71,6 +71,9 @@ type State struct {
 	// EndCommand runs in the pane when the loop ends with its agent gone
 	// ("" or "none": the pane is left as it is).
 	EndCommand string `json:"end_command,omitempty"`
+	// PromptUntyped: the loop was paused in an iteration before its prompt
+	// was typed; resume types it into the agent.
+	PromptUntyped bool `json:"prompt_untyped,omitempty"`
 	// ShellPID is the pane's process once the end command replaced the agent.
 	ShellPID int `json:"shell_pid,omitempty"`
 	// Checks run after iterations, the latest last (at most MaxCheckHistory).
