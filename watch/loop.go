@@ -338,7 +338,7 @@ func (l *Loop) settle(ctx context.Context, it outcome, started time.Time) (Resul
 			l.st.LastIterationEnded = "" // the agent runs on: the iteration is not over
 		}
 		l.st.PromptUntyped = it.untyped // paused while the agent started: resume types the prompt
-		l.st.DoneMatch = it.match // resume ends the loop on it, as it would have
+		l.st.DoneMatch = it.match       // resume ends the loop on it, as it would have
 		if end == endInterrupted {
 			return l.interrupted(), true
 		}
