@@ -685,7 +685,9 @@ func (l *Loop) iterate(ctx context.Context, prompt string) (r outcome) {
 	}
 	l.endAgent(pane)
 	os.Remove(l.Store.Path(TurnEndFile))
-	l.take(it) // whatever the old agent wrote is not this iteration's
+	if l.stream != nil {
+		l.stream.Take() // whatever the old agent (or shell) wrote is not this iteration's, nor its events
+	}
 	if l.stream != nil {
 		it.since = l.stream.Bytes()
 	}
