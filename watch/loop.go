@@ -1440,6 +1440,7 @@ func (l *Loop) resumeWait(ctx context.Context) (res Result, stop, ok bool) {
 		return Result{}, false, true // the reset has passed: the next iteration starts
 	}
 	l.sayf("resuming the wait for the usage limit's reset (%s)", until.Format("15:04"))
+	l.shown = StatusWaiting // the person was told when the limit came, and resumed it knowing
 	res, stop = l.waitForReset(ctx, until, l.Clock.Now())
 	return res, stop, true
 }

@@ -3,7 +3,9 @@ package watch_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -11,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/creack/pty"
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
@@ -127,6 +131,9 @@ func TestResumingALoopPausedInALimitWaitWaitsForTheReset(t *testing.T) {
 	h.asAgent("claude")
 	h.cfg.PromptMode = watch.ModeArg
 	h.cfg.MaxIterations = 1
+	notes := filepath.Join(h.srv.Dir, "notes")
+	h.srv.Must("set-option", "-g", watch.NotifyOption, `printf '%s|%s\n' "$RALPH_STATE" "$RALPH_REASON" >> "$NOTES"`)
+	t.Setenv("NOTES", notes)
 	res := h.pauseWhen(60*time.Second, "the limit wait", func() bool {
 		return strings.Contains(h.out.String(), "waiting for limit reset")
 	})
@@ -145,6 +152,15 @@ func TestResumingALoopPausedInALimitWaitWaitsForTheReset(t *testing.T) {
 	h.wantResult(h.run(60*time.Second), watch.ExitDone, "max_iterations")
 	if got := <-resumed; !strings.HasPrefix(got, "waiting ⏳ 1/1 waiting for limit reset") {
 		t.Errorf("while it waits again the pane shows %q", got)
+	}
+	var notices string
+	tmuxtest.Eventually(t, 10*time.Second, "the notices", func() bool {
+		b, _ := os.ReadFile(notes)
+		notices = string(b)
+		return strings.Contains(notices, "done|")
+	})
+	if want := "waiting|limit reset (" + reset.Format("15:04") + ")\ndone|max_iterations\n"; notices != want {
+		t.Errorf("notices %q, want %q: the limit once, the end once", notices, want)
 	}
 	b, _ := os.ReadFile(ran)
 	at, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
@@ -209,9 +225,10 @@ func TestTheLoopTellsThePersonOncePerEvent(t *testing.T) {
 	notes := filepath.Join(h.srv.Dir, "notes")
 	h.srv.Must("set-option", "-g", watch.NotifyOption, `printf '%s|%s\n' "$RALPH_STATE" "$RALPH_MESSAGE" >> "$NOTES"`)
 	t.Setenv("NOTES", notes)
-	// The loop's window is not the one the session shows: its bell flag rises.
-	h.srv.Must("new-window", "-d")
-	h.srv.Must("select-window", "-t", ":+1")
+	// A person's client, looking at another window: the loop's bell flag rises.
+	attach(t, h.srv)
+	other := strings.TrimSpace(h.srv.Must("new-window", "-d", "-P", "-F", "#{window_id}"))
+	h.srv.Must("select-window", "-t", other)
 	bell := make(chan string, 1)
 	go func() {
 		tmuxtest.Eventually(t, 30*time.Second, "needs input", func() bool {
@@ -238,6 +255,34 @@ func TestTheLoopTellsThePersonOncePerEvent(t *testing.T) {
 	if string(b) != want {
 		t.Errorf("notices:\n%s\nwant:\n%s", b, want)
 	}
+	shown := h.srv.Must("show-messages")
+	for _, m := range []string{" message: [ralph] test: needs input in iteration 1/1", " message: [ralph] test: done after 1 iteration"} {
+		if n := strings.Count(shown, m); n != 1 {
+			t.Errorf("the client was shown %q %d times:\n%s", m, n, shown)
+		}
+	}
+}
+
+// attach attaches a client to session main through a pseudo-terminal, as a
+// person looking at it.
+func attach(t *testing.T, srv *tmuxtest.Server) {
+	t.Helper()
+	cmd := exec.Command("tmux", "-S", srv.Socket, "attach-session", "-t", "main")
+	cmd.Env = append(srv.Env, "TERM=xterm-256color")
+	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 120})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go io.Copy(io.Discard, tty)
+	t.Cleanup(func() {
+		tty.Close()
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	tmuxtest.Eventually(t, 10*time.Second, "the client to attach", func() bool {
+		out, _ := srv.Tmux("list-clients", "-F", "#{client_name}")
+		return strings.TrimSpace(out) != ""
+	})
 }
 
 func TestAReadyPatternWithATrailingSpaceMatchesAndTheWaitShows(t *testing.T) {
