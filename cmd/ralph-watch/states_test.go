@@ -140,3 +140,19 @@ func TestCleanTakesAnEndedLoopOffTheStatusLineAtOnce(t *testing.T) {
 		t.Errorf("clean touched another pane: %q", got)
 	}
 }
+
+func TestDoneIsNoticedAtOnceWithTheDefaults(t *testing.T) {
+	c := newCLI(t)
+	// The agent prints the token and sits there: only a match while it runs ends the loop soon.
+	agent := c.srv.FakeAgent("agent", "ready\nread\nprint all tasks complete\nprint RALPH_DONE\nquiet\n")
+	start := time.Now()
+	c.runLoop("quick", append([]string{"--max-iterations", "3", "--done-pattern", "RALPH_DONE", "--"}, agent...)...)
+	if took := time.Since(start); took > 60*time.Second {
+		t.Errorf("took %s, the inactivity timeout's time", took)
+	}
+	log := c.log("quick")
+	if strings.Contains(log, "[TIMEOUT]") || !strings.Contains(log, "reason=done_pattern") {
+		t.Errorf("log:\n%s", log)
+	}
+	c.want([]string{"status", "quick"}, 0, "Status: done\n", "")
+}
