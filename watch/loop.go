@@ -918,6 +918,9 @@ func (l *Loop) typeText(ctx context.Context, it *iteration, text string) (ending
 // paste delivers text once; sent reports that an Enter pressed to see
 // whether the agent had it also submitted it.
 func (l *Loop) paste(ctx context.Context, it *iteration, text string) (sent bool, end ending, stop bool) {
+	if !l.startedReading(ctx, it, text) {
+		return false, endInterrupted, true
+	}
 	buffer := fmt.Sprintf("ralph-%s-%s", l.Name, nonce())
 	seen := pasteSeen{}
 	waitUntil := l.Clock.Now().Add(pasteQueueWait)
@@ -977,6 +980,23 @@ func (l *Loop) paste(ctx context.Context, it *iteration, text string) (sent bool
 			l.warnf("the agent showed nothing of the text nor of an Enter; pasting it again")
 			seen.Probed, seen.ProbeShown = false, false
 			act = func() error { return l.Tmux.Paste(l.Pane, buffer, []byte(text)) }
+		}
+	}
+}
+
+// startedReading waits, a bounded while, for an agent that has not yet
+// started to read keys before a multi-line text goes in (see tooEarly);
+// false if interrupted.
+func (l *Loop) startedReading(ctx context.Context, it *iteration, text string) bool {
+	deadline := l.Clock.Now().Add(pasteStartWait)
+	for {
+		l.take(it)
+		pane, err := l.Tmux.Pane(l.Pane)
+		if err != nil || pane.Dead || !tooEarly(text, it.pasteOn, ttyCanonical(pane.PID)) || !l.Clock.Now().Before(deadline) {
+			return true
+		}
+		if !l.sleep(ctx, readyPoll) {
+			return false
 		}
 	}
 }

@@ -3,6 +3,7 @@ package watch
 import (
 	"os"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 	"unsafe"
@@ -67,6 +68,40 @@ func nextAfterPaste(s pasteSeen) pasteNext {
 		return pasteLanded // no evidence left: press Enter as if it had landed
 	}
 	return pasteAgain
+}
+
+// pasteStartWait bounds the wait for an agent still starting (its terminal
+// in line mode, bracketed paste off) before a multi-line text is pasted.
+const pasteStartWait = 5 * time.Second
+
+// tooEarly reports whether a paste of text now would reach a program that
+// has not started to read keys: the terminal is still in line mode (the
+// kernel's, which splits text at each newline and may be flushed when the
+// agent starts) and the agent has not turned on bracketed paste. Only a
+// multi-line text is hurt; canonical is -1 when it cannot be told.
+func tooEarly(text string, pasteOn bool, canonical int) bool {
+	return strings.Contains(text, "\n") && !pasteOn && canonical == 1
+}
+
+// ttyCanonical tells whether the terminal of pid's standard input is in
+// line (canonical) mode: 1 yes, 0 no (raw, as TUIs set it), -1 unknown.
+func ttyCanonical(pid int) int {
+	if pid <= 0 {
+		return -1
+	}
+	f, err := os.OpenFile("/proc/"+strconv.Itoa(pid)+"/fd/0", os.O_RDONLY|syscall.O_NOCTTY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return -1
+	}
+	defer f.Close()
+	var t syscall.Termios
+	if _, _, errno := syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), syscall.TCGETS, uintptr(unsafe.Pointer(&t))); errno != 0 {
+		return -1
+	}
+	if t.Lflag&syscall.ICANON != 0 {
+		return 1
+	}
+	return 0
 }
 
 // ttyQueued is how many bytes wait unread in the input queue of pid's

@@ -52,7 +52,7 @@ func TestAPromptArrivesExactlyOnce(t *testing.T) {
 		{"non-echoing agent without bracketed paste", strings.Repeat("y", 63) + "!", "ready\nnopaste\nnoecho\nread\nprint working on it\n"},
 		{"non-echoing raw agent, 100 KB", big, "ready\nnoecho\nread\nprint working on it\n"},
 		{"collapsing agent", lines80, "ready\ncollapse\nread\nprint working on it\n"},
-		{"slow starter", "a prompt for an agent slow to start", "print loading plugins\nsleep 2s\nready\nread\nprint working on it\n"},
+		{"slow starter", "a prompt for an agent\nslow to start", "print loading plugins\nsleep 2s\nready\nread\nprint working on it\n"},
 		{"agent that drops its first input", "exactly once", "ready\ndrop-input 1500ms\nread\nprint working on it\n"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
