@@ -15,7 +15,9 @@ import (
 
 // BackToShell respawns a dead pane with command in dir ("": the pane's
 // own), so a loop that ended with its agent gone never leaves the pane dead;
-// command "" leaves it. It returns the shell's pid, 0 if none was started.
+// command "" leaves it. A respawn clears the screen: what the agent showed
+// last is printed again above the shell's first prompt. It returns the
+// shell's pid, 0 if none was started.
 func BackToShell(client tmux.Client, pane, dir, command string) int {
 	if command == "" {
 		return 0
@@ -27,13 +29,28 @@ func BackToShell(client tmux.Client, pane, dir, command string) int {
 	if dir == "" {
 		dir = p.Path
 	}
-	if err := client.Respawn(tmux.RespawnRequest{Pane: pane, Dir: dir, Command: []string{command}}); err != nil {
+	screen, _ := client.Capture(tmux.CaptureRequest{Pane: pane})
+	err = client.Respawn(tmux.RespawnRequest{Pane: pane, Dir: dir, Command: []string{"/bin/sh", "-c",
+		`[ -n "$1" ] && printf '%s\n' "$1"; eval "exec $2"`, "ralph", lastScreen(screen), command}})
+	if err != nil {
 		return 0
 	}
 	if p, err = client.Pane(pane); err != nil {
 		return 0
 	}
 	return p.PID
+}
+
+// lastScreen is a dead pane's screen without tmux's own "Pane is dead"
+// line and the blank lines at its end.
+func lastScreen(screen string) string {
+	var keep []string
+	for _, line := range strings.Split(screen, "\n") {
+		if !strings.HasPrefix(line, "Pane is dead (") {
+			keep = append(keep, strings.TrimRight(line, " "))
+		}
+	}
+	return strings.TrimRight(strings.Join(keep, "\n"), "\n")
 }
 
 // Linger reads the global @ralph-ended-linger: how long an ended loop's

@@ -170,7 +170,7 @@ func TestResumingALoopPausedInALimitWaitWaitsForTheReset(t *testing.T) {
 }
 
 func TestAnEndedLoopLeavesThePaneAtAShell(t *testing.T) {
-	h := newHarness(t, "go", []string{"/bin/sh", "-c", "echo worked; exit 0"})
+	h := newHarness(t, "go", []string{"/bin/sh", "-c", "clear; echo worked; exit 0"})
 	h.cfg.PromptMode = watch.ModeArg
 	h.cfg.MaxIterations = 1
 	h.cfg.EndCommand = "/bin/sh"
@@ -179,8 +179,12 @@ func TestAnEndedLoopLeavesThePaneAtAShell(t *testing.T) {
 	if want := "0|sh|" + h.srv.Dir; strings.TrimSpace(got) != want {
 		t.Errorf("pane dead|command|folder = %q, want %q", strings.TrimSpace(got), want)
 	}
-	if !strings.Contains(h.srv.Capture(h.cfg.Pane), "worked") {
-		t.Errorf("the agent's last output is gone:\n%s", h.srv.Capture(h.cfg.Pane))
+	// The respawn cleared the screen; what the agent showed last is there again, once.
+	tmuxtest.Eventually(t, 5*time.Second, "the agent's last output", func() bool {
+		return strings.Count(h.srv.Capture(h.cfg.Pane), "worked") == 1
+	})
+	if shown := h.srv.Capture(h.cfg.Pane); strings.Contains(shown, "Pane is dead") {
+		t.Errorf("tmux's dead-pane line came back:\n%s", shown)
 	}
 }
 
