@@ -668,7 +668,7 @@ type outcome struct {
 	match     string
 	detail    string    // the limit text, or the start-up dialog's index
 	turnEnded time.Time // endTurn: when the agent finished
-	untyped   bool      // it ended before the prompt was typed: it never began
+	untyped   bool      // it ended (a pause) before the prompt was typed
 }
 
 // iterate runs one iteration: end the old agent, respawn, deliver, watch.
@@ -687,8 +687,6 @@ func (l *Loop) iterate(ctx context.Context, prompt string) (r outcome) {
 	os.Remove(l.Store.Path(TurnEndFile))
 	if l.stream != nil {
 		l.stream.Take() // whatever the old agent (or shell) wrote is not this iteration's, nor its events
-	}
-	if l.stream != nil {
 		it.since = l.stream.Bytes()
 	}
 	if l.PromptMode != ModeType && l.DonePattern != nil {
@@ -947,7 +945,7 @@ func (l *Loop) paste(ctx context.Context, it *iteration, text string) (sent bool
 		}
 		switch next {
 		case pasteLanded:
-			if seen.Shown {
+			if seen.Shown || seen.ProbeShown {
 				l.event(it, EventPasted, ViaScreen, "")
 			} else {
 				l.warnf("the text did not show in the pane after %d pastes; pressing Enter anyway", seen.Pastes)
@@ -975,10 +973,11 @@ func (l *Loop) paste(ctx context.Context, it *iteration, text string) (sent bool
 			if err != nil {
 				return false, l.goneEnding(err), true
 			}
-			seen.Probed, seen.ProbeShown = true, moved && l.submitted(ctx)
+			seen.Probed, seen.ProbeShown = true, moved
+			seen.ProbeSent = moved && l.submitted(ctx)
 		case pasteAgain:
 			l.warnf("the agent showed nothing of the text nor of an Enter; pasting it again")
-			seen.Probed, seen.ProbeShown = false, false
+			seen.Probed, seen.ProbeShown, seen.ProbeSent = false, false, false
 			act = func() error { return l.Tmux.Paste(l.Pane, buffer, []byte(text)) }
 		}
 	}

@@ -30,6 +30,7 @@ type pasteSeen struct {
 	Queued     int  // bytes still unread in the pane's terminal; -1 unknown
 	Probed     bool // Enter was pressed to see what the agent makes of its input
 	ProbeShown bool // the screen changed after that Enter
+	ProbeSent  bool // and it shows the input went (the profile's empty input box, busy, asking)
 	Pastes     int  // pastes so far
 }
 
@@ -62,8 +63,10 @@ func nextAfterPaste(s pasteSeen) pasteNext {
 		return pasteWait
 	case !s.Probed:
 		return pasteProbe
-	case s.ProbeShown:
+	case s.ProbeShown && s.ProbeSent:
 		return pasteSubmitted
+	case s.ProbeShown:
+		return pasteLanded // the agent has the text; the Enter took as a new line: Enter again
 	case s.Pastes >= pasteTries:
 		return pasteLanded // no evidence left: press Enter as if it had landed
 	}
