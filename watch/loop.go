@@ -137,6 +137,7 @@ func (l *Loop) Prepare() error {
 		return err
 	}
 	l.log("PAUSE", "loop prepared, not started")
+	l.reason = "not started ('ralph-watch resume' starts it)"
 	l.showStatus(StatusPaused)
 	return nil
 }
