@@ -992,7 +992,7 @@ func (l *Loop) startedReading(ctx context.Context, it *iteration, text string) b
 	for {
 		l.take(it)
 		pane, err := l.Tmux.Pane(l.Pane)
-		if err != nil || pane.Dead || !tooEarly(text, it.pasteOn, ttyCanonical(pane.PID)) || !l.Clock.Now().Before(deadline) {
+		if err != nil || pane.Dead || !tooEarly(text, ttyCanonical(pane.PID)) || !l.Clock.Now().Before(deadline) {
 			return true
 		}
 		if !l.sleep(ctx, readyPoll) {

@@ -78,12 +78,12 @@ func nextAfterPaste(s pasteSeen) pasteNext {
 const pasteStartWait = 5 * time.Second
 
 // tooEarly reports whether a paste of text now would reach a program that
-// has not started to read keys: the terminal is still in line mode (the
-// kernel's, which splits text at each newline and may be flushed when the
-// agent starts) and the agent has not turned on bracketed paste. Only a
+// has not started to read keys: the terminal is still in the kernel's line
+// mode, which splits text at each newline (even inside bracketed-paste
+// marks: an agent may turn those on just before its raw mode). Only a
 // multi-line text is hurt; canonical is -1 when it cannot be told.
-func tooEarly(text string, pasteOn bool, canonical int) bool {
-	return strings.Contains(text, "\n") && !pasteOn && canonical == 1
+func tooEarly(text string, canonical int) bool {
+	return strings.Contains(text, "\n") && canonical == 1
 }
 
 // ttyCanonical tells whether the terminal of pid's standard input is in

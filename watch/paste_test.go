@@ -30,17 +30,15 @@ func TestTooEarlyHoldsAMultiLinePasteForAnAgentNotYetReadingKeys(t *testing.T) {
 	for _, c := range []struct {
 		name      string
 		text      string
-		pasteOn   bool
 		canonical int
 		want      bool
 	}{
-		{"line mode, no bracketed paste, two lines", "a\nb", false, 1, true},
-		{"one line is safe in line mode", "a b", false, 1, false},
-		{"bracketed paste on", "a\nb", true, 1, false},
-		{"raw terminal: the agent reads keys", "a\nb", false, 0, false},
-		{"unknown terminal", "a\nb", false, -1, false},
+		{"line mode, two lines", "a\nb", 1, true},
+		{"one line is safe in line mode", "a b", 1, false},
+		{"raw terminal: the agent reads keys", "a\nb", 0, false},
+		{"unknown terminal", "a\nb", -1, false},
 	} {
-		if got := tooEarly(c.text, c.pasteOn, c.canonical); got != c.want {
+		if got := tooEarly(c.text, c.canonical); got != c.want {
 			t.Errorf("%s: %v, want %v", c.name, got, c.want)
 		}
 	}
