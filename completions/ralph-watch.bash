@@ -56,6 +56,7 @@ _ralph_watch_flags() {
         --worktree
         --stall-limit=
         --pause-file=
+        --end-command=
         --iteration-timeout=
         --max-time=
         --restart-delay=

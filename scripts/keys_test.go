@@ -90,7 +90,7 @@ func TestKeysWorkWhileALoopNeedsInputOrWaitsForALimit(t *testing.T) {
 			p.press("A")
 			p.choose("Start the loop", "y")
 			p.waitOption(pane, "@ralph-state", tc.state)
-			needsLoopside(t, srv, pane)
+			wantLive(t, srv, pane)
 
 			p.press("Z")
 			p.waitOption(pane, "@ralph-state", "paused")

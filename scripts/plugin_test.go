@@ -176,13 +176,13 @@ func (p *plugin) waitOption(pane, name, want string) {
 	tmuxtest.Eventually(p.t, 30*time.Second, name+" = "+want, func() bool { return p.srv.Option(pane, name) == want })
 }
 
-// needsLoopside skips a test whose loop is live but whose watcher does not
-// say so in @ralph-live: the watcher side of the status vocabulary (contract
-// 2 of the common brief, branch loopside) is not merged yet.
-func needsLoopside(t *testing.T, srv *tmuxtest.Server, pane string) {
+// wantLive fails a test whose loop is live but whose watcher does not say
+// so in @ralph-live, the one option the scripts read.
+func wantLive(t *testing.T, srv *tmuxtest.Server, pane string) {
 	t.Helper()
 	if srv.Option(pane, "@ralph-live") != "1" {
-		t.Skip("needs loopside: the watcher does not write @ralph-live yet (contract 2)")
+		t.Fatalf("the watcher does not say the loop of %s is live (@ralph-live %q, @ralph-state %q)",
+			pane, srv.Option(pane, "@ralph-live"), srv.Option(pane, "@ralph-state"))
 	}
 }
 
@@ -257,7 +257,7 @@ func TestKeysLoopPauseResumeAndStopThePane(t *testing.T) {
 	p.press("A")
 	p.choose("Start the loop", "y")
 	p.waitOption(pane, "@ralph-state", "running")
-	needsLoopside(t, srv, pane)
+	wantLive(t, srv, pane)
 	name := srv.Option(pane, "@ralph-name")
 	if !regexp.MustCompile(`^[A-Za-z0-9._-]+$`).MatchString(name) {
 		t.Fatalf("loop name %q", name)
@@ -386,7 +386,7 @@ func TestMissingPromptIsWrittenAndTheLoopsEndIsAnnounced(t *testing.T) {
 		t.Fatal(err)
 	}
 	if live != "1" {
-		needsLoopside(t, srv, pane) // the window was never marked: nothing said the loop lived
+		wantLive(t, srv, pane) // the window was never marked: nothing said the loop lived
 	}
 	if !strings.Contains(window, "⟳") {
 		t.Errorf("window status %q lacks the looping mark while the loop ran", window)

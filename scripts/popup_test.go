@@ -9,16 +9,6 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
 )
 
-// needsEndCommand skips a test that needs run's --end-command (contract 3
-// of the common brief, branch loopside) until that is merged.
-func needsEndCommand(t *testing.T, p *plugin) {
-	t.Helper()
-	out, _ := p.ralphWatch("run", "--help").CombinedOutput()
-	if !strings.Contains(string(out), "end-command") {
-		t.Skip("needs loopside: ralph-watch run has no --end-command yet (contract 3)")
-	}
-}
-
 // The popup lists every loop of the server with where it runs, and acts on
 // the one chosen: pause, resume, stop (the agent too), and attach, which
 // takes the client to the loop's pane and closes the popup.
@@ -37,7 +27,7 @@ func TestPopupListsEveryLoopAndActsOnTheChosenOne(t *testing.T) {
 		p.waitOption(pane, "@ralph-state", "running")
 		panes, names = append(panes, pane), append(names, srv.Option(pane, "@ralph-name"))
 	}
-	needsLoopside(t, srv, panes[0])
+	wantLive(t, srv, panes[0])
 
 	p.press("W")
 	tmuxtest.Eventually(t, 10*time.Second, "the popup to list both loops", func() bool {
@@ -77,7 +67,6 @@ func TestPopupListsEveryLoopAndActsOnTheChosenOne(t *testing.T) {
 func TestStopKeyEndingTheAgentLeavesAShell(t *testing.T) {
 	srv := tmuxtest.Start(t)
 	p := install(t, srv, filepath.Join(srv.Dir, "home", ".tmux", "plugins", "ralph.tmux"), true)
-	needsEndCommand(t, p)
 	agent := srv.FakeAgent("agent", slowAgent)
 	p.configure(map[string]string{"@ralph-command": command(agent)})
 	p.source()
@@ -88,7 +77,7 @@ func TestStopKeyEndingTheAgentLeavesAShell(t *testing.T) {
 		p.press("A")
 		p.choose("Start the loop", "y")
 		p.waitOption(pane, "@ralph-state", "running")
-		needsLoopside(t, srv, pane)
+		wantLive(t, srv, pane)
 		p.press("Q")
 		p.choose("Stop the loop and end the agent (back to a shell)", "k")
 		p.waitOption(pane, "@ralph-state", "stopped")

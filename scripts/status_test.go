@@ -113,7 +113,7 @@ func TestEndedLoopsLeaveTheStatusLine(t *testing.T) {
 	p.press("A")
 	p.choose("Start the loop", "y")
 	p.waitOption(lingering, "@ralph-state", "running")
-	needsLoopside(t, srv, lingering)
+	wantLive(t, srv, lingering)
 	p.waitOption(lingering, "@ralph-state", "done")
 	if right := p.statusRight(); !strings.Contains(right, "✓ 1/20") {
 		t.Errorf("the done loop is not shown: %q", right)

@@ -62,6 +62,8 @@ type Config struct {
 	TurnHook      bool          // install the agent's own turn-end hook where it has one
 	Executable    string        // this program, for hooks that call back
 
+	EndCommand string // run in the pane when the loop ends with its agent gone; "": leave it
+
 	Events func(Event) // told what the loop learns of the agent; nil: nobody listens
 
 	CommandSources []state.CommandSource // where each command (check, hook) came from, for status

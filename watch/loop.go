@@ -59,6 +59,9 @@ type Loop struct {
 	plainCommand []string        // the command without the hooks' arguments
 	turnEnded    time.Time       // when the last iteration's turn ended, for the turn gap
 	note         string          // shown after the status mark, e.g. the limit's reset time
+	shown        Status          // the status last shown
+	lastShown    Shown
+	reason       string // how the loop ended, why it pauses, what it waits for
 
 	feedback       string // the last iteration's check failures, for the next prompt
 	checked        int    // the iteration whose checks ran last; -1: none
@@ -109,15 +112,20 @@ type iteration struct {
 	started  time.Time // when the agent was respawned
 	spoke    bool      // the agent has written something
 	ready    bool      // it took input: the prompt was typed
+	typed    bool      // the agent was ready and the prompt typed (type mode)
 }
 
 // Run loops until the end and returns the exit code.
 func (l *Loop) Run(ctx context.Context) Result {
-	if res, ok := l.open(); !ok {
-		return res
+	res, ok := l.open()
+	if ok {
+		res = l.run(ctx)
+		l.close(res)
 	}
-	res := l.run(ctx)
-	l.close(res)
+	if !l.shown.Live() { // the pane is back to a shell: the bell can ring in it
+		l.notify(l.lastShown)
+		l.linger()
+	}
 	return res
 }
 
@@ -135,7 +143,8 @@ func (l *Loop) Prepare() error {
 		return err
 	}
 	l.log("PAUSE", "loop prepared, not started")
-	l.showStatus("paused")
+	l.reason = "not started ('ralph-watch resume' starts it)"
+	l.showStatus(StatusPaused)
 	return nil
 }
 
@@ -199,6 +208,8 @@ func (l *Loop) record() {
 	if !l.Resume { // a resumed watcher sees every value as a flag; the first start knew better
 		l.st.CommandSources = l.CommandSources
 	}
+	l.st.EndCommand = l.EndCommand
+	l.st.ReadyTimeout = int(l.ReadyTimeout / time.Second)
 	l.st.DonePattern = nil
 	if l.DonePattern != nil {
 		p := l.DonePattern.String()
@@ -225,6 +236,10 @@ func (l *Loop) close(res Result) {
 			restore = "" // unset: back to the window's value
 		}
 		l.Tmux.SetPaneOptions(l.Pane, []tmux.Option{{Name: "remain-on-exit", Value: restore}})
+		if pid := BackToShell(l.Tmux, l.Pane, l.Dir, l.EndCommand); pid > 0 {
+			l.st.ShellPID = pid // the pane runs a shell now, not the agent
+			l.save()
+		}
 	}
 }
 
@@ -248,11 +263,25 @@ func (l *Loop) endLeftovers(res Result) {
 }
 
 func (l *Loop) run(ctx context.Context) Result {
-	if l.Resume && l.inProgress() {
+	waited := false
+	if l.Resume && l.st.WaitingUntil != "" { // paused while it waited for a limit's reset
+		var res Result
+		var stop bool
+		if res, stop, waited = l.resumeWait(ctx); stop {
+			return res
+		}
+	}
+	if l.Resume && !waited && l.inProgress() {
 		started, _ := time.ParseInLocation(state.TimeFormat, l.st.LastIterationStarted, time.Local)
 		l.sayf("resuming iteration %s", l.progress())
-		l.showStatus("running")
-		if res, stop := l.settle(ctx, l.adopt(ctx, started), started); stop {
+		var it outcome
+		if l.st.PromptUntyped && l.PromptMode == ModeType {
+			it = l.adoptUntyped(ctx, started)
+		} else {
+			l.showStatus(StatusRunning)
+			it = l.adopt(ctx, started)
+		}
+		if res, stop := l.settle(ctx, it, started); stop {
 			return res
 		}
 	}
@@ -264,7 +293,7 @@ func (l *Loop) run(ctx context.Context) Result {
 		text, err := ReadPrompt(l.PromptFile)
 		if err != nil {
 			l.errorf("%v", err)
-			return l.end(state.Failed, "prompt_file_missing", ExitFailed, "failed")
+			return l.end(StatusFailed, "prompt_file_missing", ExitFailed)
 		}
 		prompt := Compose(text, PromptVars{Iteration: l.iteration, MaxIterations: l.MaxIterations, Name: l.Name,
 			CheckFailures: l.feedback}, l.CheckFailAction, l.IncludeIterationCount)
@@ -275,17 +304,22 @@ func (l *Loop) run(ctx context.Context) Result {
 		l.st.LastIterationStarted = state.Stamp(now)
 		l.st.LastIterationEnded = ""
 		l.st.Status = state.Running
-		l.st.WaitingUntil, l.note = "", ""
+		l.st.WaitingUntil, l.note, l.st.DoneMatch = "", "", ""
 		if !l.turnEnded.IsZero() {
 			gap := now.Sub(l.turnEnded).Milliseconds()
 			l.st.TurnGapMS, l.turnEnded = &gap, time.Time{}
 		}
 		if err := l.trySave(); err != nil { // no iteration runs that the record would not show
 			l.errorf("cannot record iteration %d, stopping loop: %v", l.iteration, err)
-			return l.end(state.Failed, "state_unwritable", ExitFailed, "failed")
+			return l.end(StatusFailed, "state_unwritable", ExitFailed)
 		}
 		l.log("START", "iteration "+l.progress())
-		l.showStatus("running")
+		if l.PromptMode == ModeType {
+			l.reason = l.readyWait()
+			l.showStatus(StatusStarting) // until the agent takes the prompt
+		} else {
+			l.showStatus(StatusRunning)
+		}
 
 		if res, stop := l.settle(ctx, l.iterate(ctx, prompt), now); stop {
 			return res
@@ -309,11 +343,15 @@ func (l *Loop) settle(ctx context.Context, it outcome, started time.Time) (Resul
 	defer func() { <-saved }()                   // the next agent's screen is not this one's
 
 	switch end {
-	case endInterrupted:
-		l.st.LastIterationEnded = "" // the agent runs on: the iteration is not over
-		return l.interrupted(), true
-	case endPaused:
-		l.st.LastIterationEnded = ""
+	case endInterrupted, endPaused:
+		if l.st.WaitingUntil == "" { // else no iteration runs: the loop waits for a limit's reset
+			l.st.LastIterationEnded = "" // the agent runs on: the iteration is not over
+		}
+		l.st.PromptUntyped = it.untyped // paused while the agent started: resume types the prompt
+		l.st.DoneMatch = it.match       // resume ends the loop on it, as it would have
+		if end == endInterrupted {
+			return l.interrupted(), true
+		}
 		return l.paused(), true
 	case endStopped:
 		return l.stopped(), true
@@ -323,17 +361,17 @@ func (l *Loop) settle(ctx context.Context, it outcome, started time.Time) (Resul
 		switch end {
 		case endPaneGone:
 			l.errorf("pane %s was closed", l.Pane)
-			return l.end(state.Failed, "pane_closed", ExitFailed, "failed"), true
+			return l.end(StatusFailed, "pane_closed", ExitFailed), true
 		case endServerGone:
 			l.errorf("tmux server is gone")
-			return l.end(state.Failed, "server_gone", ExitFailed, "failed"), true
+			return l.end(StatusFailed, "server_gone", ExitFailed), true
 		case endMaxTime:
 			return l.limit("max_time", fmt.Sprintf("max time (%s) reached", l.MaxTime)), true
 		case endStartup:
 			what, fix := l.Agent.StartupAdvice(it.detail)
 			l.errorf("%s is asking %s; the prompt was not typed. To loop it, %s", l.program(), what, fix)
 			l.log("FAIL", fmt.Sprintf("iteration %d startup_dialog", l.iteration))
-			return l.end(state.Failed, "startup_dialog", ExitFailed, "failed"), true
+			return l.end(StatusFailed, "startup_dialog", ExitFailed), true
 		case endLimit: // not an iteration: no checks, no hooks
 			return l.waitForLimit(ctx, it.detail, started)
 		}
@@ -372,7 +410,7 @@ func (l *Loop) settle(ctx context.Context, it outcome, started time.Time) (Resul
 			}
 			l.log("FAIL", fmt.Sprintf("iteration %d exit=%d fatal", l.iteration, code))
 			l.errorf("%s: %s (exit %d)", what, l.program(), code)
-			return l.end(state.Failed, "fatal_exit", ExitFailed, "failed"), true
+			return l.end(StatusFailed, "fatal_exit", ExitFailed), true
 		default:
 			l.st.ConsecutiveFailures++
 			l.st.TotalFailures++
@@ -389,7 +427,7 @@ func (l *Loop) settle(ctx context.Context, it outcome, started time.Time) (Resul
 		}
 		l.sayf("done pattern matched, stopping loop")
 		l.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=done_pattern", l.iteration))
-		return l.end(state.Stopped, "done_pattern", ExitDone, "done"), true
+		return l.end(StatusDone, "done_pattern", ExitDone), true
 	}
 	if done {
 		l.rejectDone()
@@ -400,7 +438,7 @@ func (l *Loop) settle(ctx context.Context, it outcome, started time.Time) (Resul
 	if l.StallLimit > 0 && l.st.UnchangedIterations >= l.StallLimit {
 		l.sayf("%d iterations in a row changed nothing, stopping loop", l.st.UnchangedIterations)
 		l.log("FAIL", fmt.Sprintf("iteration %d stalled unchanged=%d", l.iteration, l.st.UnchangedIterations))
-		return l.end(state.Failed, "stalled", ExitFailed, "failed"), true
+		return l.end(StatusFailed, "stalled", ExitFailed), true
 	}
 	if end == endExit && it.code != 0 || end == endTurnFailed {
 		n := l.st.ConsecutiveFailures
@@ -411,13 +449,13 @@ func (l *Loop) settle(ctx context.Context, it outcome, started time.Time) (Resul
 		if n >= maxFailures {
 			l.log("FAIL", fmt.Sprintf("iteration %d %s attempt=%d/%d", l.iteration, logged, n, maxFailures))
 			l.sayf("%d consecutive failures, stopping loop", n)
-			return l.end(state.Failed, "consecutive_failures", ExitFailed, "failed"), true
+			return l.end(StatusFailed, "consecutive_failures", ExitFailed), true
 		}
 		wait := Backoff(n)
 		l.sayf("iteration %d failed (%s), retrying in %s (attempt %d/%d)", l.iteration, shown, seconds(wait), n, maxFailures)
 		l.log("FAIL", fmt.Sprintf("iteration %d %s attempt=%d/%d backoff=%s", l.iteration, logged, n, maxFailures, seconds(wait)))
 		l.save()
-		l.showStatus("backoff")
+		l.showStatus(StatusBackoff)
 		if end := l.wait(ctx, wait); end != endExit {
 			return l.settle(ctx, outcome{ending: end}, started)
 		}
@@ -477,6 +515,31 @@ func (l *Loop) adopt(ctx context.Context, started time.Time) outcome {
 	if l.DonePattern != nil {
 		prompt, _ := os.ReadFile(l.Store.Path("prompt.txt"))
 		it.scanner = NewDoneScanner(l.DonePattern, string(prompt))
+		if it.match = l.st.DoneMatch; it.match != "" {
+			l.sayf("the done signal came before the pause (%s)", it.match)
+		}
+	}
+	l.st.DoneMatch = ""
+	return l.watchAgent(ctx, it, started)
+}
+
+// adoptUntyped takes over an agent started before a pause that came before
+// its prompt was typed: the prompt of that iteration is typed now, once it
+// is ready, and the agent watched.
+func (l *Loop) adoptUntyped(ctx context.Context, started time.Time) (r outcome) {
+	l.st.PromptUntyped = false
+	prompt, err := os.ReadFile(l.Store.Path("prompt.txt"))
+	if err != nil {
+		l.warnf("the prompt of iteration %d is lost (%v); watching the agent", l.iteration, err)
+		l.showStatus(StatusRunning)
+		return l.adopt(ctx, started)
+	}
+	it := &iteration{exitCode: -1, since: -1, started: l.Clock.Now()} // its output came before the watcher: it has spoken
+	l.reason = l.readyWait()
+	l.showStatus(StatusStarting)
+	if end, stop := l.deliver(ctx, it, string(prompt)); stop {
+		r.ending, r.detail, r.untyped = end, it.turn.detail, !it.typed
+		return r
 	}
 	return l.watchAgent(ctx, it, started)
 }
@@ -543,7 +606,7 @@ func (l *Loop) beforeIteration(ctx context.Context) (Result, bool) {
 func (l *Loop) doneFile() Result {
 	l.sayf("done file %s exists, stopping loop", l.DoneFile)
 	l.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=done_file", l.iteration))
-	return l.end(state.Stopped, "done_file", ExitDone, "done")
+	return l.end(StatusDone, "done_file", ExitDone)
 }
 
 // limit ends the loop on a limit: success when nothing else could end it,
@@ -552,10 +615,10 @@ func (l *Loop) limit(reason, what string) Result {
 	l.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=%s", l.iteration, reason))
 	if l.Criterion() {
 		l.sayf("%s without the done signal, stopping loop", what)
-		return l.end(state.Stopped, reason, ExitLimit, "limit")
+		return l.end(StatusLimit, reason, ExitLimit)
 	}
 	l.sayf("loop complete after %d iterations", l.iteration)
-	return l.end(state.Stopped, reason, ExitDone, "done")
+	return l.end(StatusDone, reason, ExitDone)
 }
 
 func (l *Loop) interrupted() Result {
@@ -574,9 +637,8 @@ func (l *Loop) paused() Result {
 func (l *Loop) pause(message, cause, reason string) Result {
 	l.sayf("%s", message)
 	l.log("PAUSE", "loop paused reason="+cause)
-	l.st.Status = state.Paused
-	l.save()
-	l.showStatus("paused")
+	l.reason = cause
+	l.showStatus(StatusPaused)
 	return Result{Code: ExitInterrupted, Reason: reason}
 }
 
@@ -589,31 +651,29 @@ func (l *Loop) stopped() Result {
 	}
 	l.sayf("stopped, exiting loop")
 	l.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=killed", l.iteration))
-	res := l.end(state.Stopped, "killed", ExitInterrupted, "stopped")
+	res := l.end(StatusStopped, "killed", ExitInterrupted)
 	return res
 }
 
 func (l *Loop) lost(err error) Result {
 	if tmux.NoServer(err) {
 		l.errorf("tmux server is gone")
-		return l.end(state.Failed, "server_gone", ExitFailed, "failed")
+		return l.end(StatusFailed, "server_gone", ExitFailed)
 	}
 	l.errorf("pane %s was closed", l.Pane)
-	return l.end(state.Failed, "pane_closed", ExitFailed, "failed")
+	return l.end(StatusFailed, "pane_closed", ExitFailed)
 }
 
-func (l *Loop) end(status, reason string, code int, shown string) Result {
-	l.st.Status = status
+func (l *Loop) end(status Status, reason string, code int) Result {
 	l.st.ExitReason = &reason
-	l.save()
-	l.showStatus(shown)
+	l.reason = reason
+	l.showStatus(status) // saves the state
 	switch code {
 	case ExitDone:
 		l.hook("on-done", l.OnDone, strconv.Itoa(code), reason)
 	case ExitFailed, ExitLimit:
 		l.hook("on-fail", l.OnFail, strconv.Itoa(code), reason)
 	}
-	l.notify(shown, reason)
 	return Result{Code: code, Reason: reason}
 }
 
@@ -625,6 +685,7 @@ type outcome struct {
 	match     string
 	detail    string    // the limit text, or the start-up dialog's index
 	turnEnded time.Time // endTurn: when the agent finished
+	untyped   bool      // it ended (a pause) before the prompt was typed
 }
 
 // iterate runs one iteration: end the old agent, respawn, deliver, watch.
@@ -680,7 +741,7 @@ func (l *Loop) iterate(ctx context.Context, prompt string) (r outcome) {
 	l.event(it, EventStarted, "", strings.Join(l.Command, " "))
 	if l.PromptMode == ModeType {
 		if end, stop := l.deliver(ctx, it, prompt); stop {
-			r.ending, r.detail = end, it.turn.detail
+			r.ending, r.detail, r.untyped = end, it.turn.detail, !it.typed
 			return r
 		}
 	}
@@ -705,18 +766,21 @@ func (l *Loop) endAgent(pane tmux.Pane) {
 // wrapped is the pane's command: the agent, with the prompt as argument or
 // stdin if so configured, then a marker carrying its exit status. The marker
 // arrives after all the agent's output, so the watcher knows it has all of it.
+// With job control (set -m) the agent is the terminal's foreground process
+// group: tmux names the window after it, not "sh", and a Ctrl-C the person
+// types reaches the agent alone, so the marker still comes.
 func (l *Loop) wrapped(nonce, promptPath string) []string {
 	const report = `rc=$?; printf '\033]7777;ralph-exit;%s;%s\007' "$n" "$rc"; exit "$rc"`
 	switch l.PromptMode {
 	case ModeArg:
 		return append([]string{"/bin/sh", "-c",
-			`n=$1; f=$2; shift 2; p=$(cat "$f"; printf x); p=${p%x}; "$@" "$p"; ` + report,
+			`set -m; n=$1; f=$2; shift 2; p=$(cat "$f"; printf x); p=${p%x}; "$@" "$p"; ` + report,
 			"ralph", nonce, promptPath}, l.Command...)
 	case ModeStdin:
-		return append([]string{"/bin/sh", "-c", `n=$1; f=$2; shift 2; "$@" < "$f"; ` + report,
+		return append([]string{"/bin/sh", "-c", `set -m; n=$1; f=$2; shift 2; "$@" < "$f"; ` + report,
 			"ralph", nonce, promptPath}, l.Command...)
 	}
-	return append([]string{"/bin/sh", "-c", `n=$1; shift; "$@"; ` + report, "ralph", nonce}, l.Command...)
+	return append([]string{"/bin/sh", "-c", `set -m; n=$1; shift; "$@"; ` + report, "ralph", nonce}, l.Command...)
 }
 
 // take moves new output into the iteration: text to the done scanner,
@@ -807,7 +871,7 @@ func (l *Loop) awaitReady(ctx context.Context, it *iteration) (end ending, ready
 		if l.stream == nil || l.stream.Bytes() > it.since {
 			via := ""
 			switch {
-			case l.ReadyPattern != nil && l.ReadyPattern.MatchString(strings.Join(lines, "\n")):
+			case l.ReadyPattern != nil && ReadyMatch(l.ReadyPattern, lines):
 				via = ViaPattern
 			case l.ReadyPattern == nil && len(lines) > 0 && (stable >= readyStable || it.pasteOn && stable >= pasteOnStable):
 				via = map[bool]string{true: ViaPaste, false: ViaStable}[it.pasteOn && stable < readyStable]
@@ -837,6 +901,9 @@ func (l *Loop) awaitReady(ctx context.Context, it *iteration) (end ending, ready
 		} else if pane.Dead {
 			return endExit, false
 		}
+		if end, ok := l.request(); ok { // pause and stop work while the loop starts
+			return end, false
+		}
 		if !l.sleep(ctx, readyPoll) {
 			return endInterrupted, false
 		}
@@ -847,9 +914,14 @@ func (l *Loop) awaitReady(ctx context.Context, it *iteration) (end ending, ready
 // landed, and presses Enter until the submit takes.
 func (l *Loop) deliver(ctx context.Context, it *iteration, prompt string) (ending, bool) {
 	if end, ready := l.awaitReady(ctx, it); !ready {
+		if end == endExit {
+			l.showStatus(StatusRunning) // the agent exited before it was ready: that is watched as usual
+		}
 		return end, end != endExit
 	}
 	l.setAgentState(StateIdle)
+	it.typed = true
+	l.showStatus(StatusRunning)
 	// The baseline: only output from here on can hold the done signal.
 	l.take(it)
 	if l.DonePattern != nil {
@@ -858,36 +930,21 @@ func (l *Loop) deliver(ctx context.Context, it *iteration, prompt string) (endin
 	return l.typeText(ctx, it, prompt)
 }
 
-// typeText pastes text as a bracketed paste, byte for byte, checks it landed
-// (pasting again only when none of it did), waits a moment, and presses
-// Enter until the submit takes.
+// typeText pastes text as a bracketed paste, byte for byte, checks it
+// landed (pasting again only on evidence it was dropped, see
+// nextAfterPaste), waits a moment, and presses Enter until the submit takes.
 func (l *Loop) typeText(ctx context.Context, it *iteration, text string) (ending, bool) {
-	buffer := fmt.Sprintf("ralph-%s-%s", l.Name, nonce())
 	if text != "" {
-		for try := 1; ; try++ {
-			moved, err := l.after(ctx, it, pasteLandWait, func() error {
-				return l.Tmux.Paste(l.Pane, buffer, []byte(text))
-			})
-			if err != nil {
-				return l.goneEnding(err), true
-			}
-			if moved || it.exited {
-				if moved {
-					l.event(it, EventPasted, ViaScreen, "")
-				}
-				break
-			}
-			if try == pasteTries {
-				l.warnf("the text did not show in the pane after %d pastes; pressing Enter anyway", pasteTries)
-				break
-			}
+		sent, end, stop := l.paste(ctx, it, text)
+		if stop || sent {
+			return end, stop
 		}
 		if !l.sleep(ctx, settleDelay) {
 			return endInterrupted, true
 		}
 	}
 	for try := 1; try <= enterTries && !it.exited; try++ {
-		moved, err := l.after(ctx, it, submitWait, func() error {
+		moved, err := l.after(ctx, it, submitWait, true, func() error {
 			return l.Tmux.SendKeys(l.Pane, "Enter")
 		})
 		if err != nil {
@@ -903,6 +960,93 @@ func (l *Loop) typeText(ctx context.Context, it *iteration, text string) (ending
 		return endInterrupted, true
 	}
 	return endExit, false
+}
+
+// paste delivers text once; sent reports that an Enter pressed to see
+// whether the agent had it also submitted it.
+func (l *Loop) paste(ctx context.Context, it *iteration, text string) (sent bool, end ending, stop bool) {
+	if !l.startedReading(ctx, it, text) {
+		return false, endInterrupted, true
+	}
+	buffer := fmt.Sprintf("ralph-%s-%s", l.Name, nonce())
+	seen := pasteSeen{}
+	waitUntil := l.Clock.Now().Add(pasteQueueWait)
+	act := func() error { return l.Tmux.Paste(l.Pane, buffer, []byte(text)) }
+	for {
+		if act != nil {
+			seen.Pastes++
+			moved, err := l.after(ctx, it, pasteLandWait, true, act)
+			if err != nil {
+				return false, l.goneEnding(err), true
+			}
+			seen.Shown, act = moved, nil
+		}
+		if it.exited || ctx.Err() != nil {
+			return false, endExit, false
+		}
+		seen.Queued = -1
+		if pane, err := l.Tmux.Pane(l.Pane); err == nil {
+			seen.Queued = ttyQueued(pane.PID)
+		}
+		next := nextAfterPaste(seen)
+		if !seen.Shown {
+			l.event(it, EventPasteCheck, ViaPaste, next.String())
+		}
+		switch next {
+		case pasteLanded:
+			if seen.Shown || seen.ProbeShown {
+				l.event(it, EventPasted, ViaScreen, "")
+			} else {
+				l.warnf("the text did not show in the pane after %d pastes; pressing Enter anyway", seen.Pastes)
+			}
+			return false, endExit, false
+		case pasteSubmitted:
+			l.event(it, EventPasted, ViaProbe, "")
+			l.event(it, EventSubmitted, ViaProbe, "")
+			return true, endExit, false
+		case pasteWait:
+			if !l.Clock.Now().Before(waitUntil) {
+				return false, endExit, false // it is there to be read: Enter follows it
+			}
+			moved, err := l.after(ctx, it, 200*time.Millisecond, true, func() error { return nil })
+			if err != nil {
+				return false, l.goneEnding(err), true
+			}
+			seen.Shown = moved
+		case pasteProbe:
+			if !l.sleep(ctx, settleDelay) {
+				return false, endInterrupted, true
+			}
+			// The screen alone: an agent redrawing an empty input line writes bytes and shows nothing new.
+			moved, err := l.after(ctx, it, submitWait, false, func() error { return l.Tmux.SendKeys(l.Pane, "Enter") })
+			if err != nil {
+				return false, l.goneEnding(err), true
+			}
+			seen.Probed, seen.ProbeShown = true, moved
+			seen.ProbeSent = moved && l.submitted(ctx)
+		case pasteAgain:
+			l.warnf("the agent showed nothing of the text nor of an Enter; pasting it again")
+			seen.Probed, seen.ProbeShown, seen.ProbeSent = false, false, false
+			act = func() error { return l.Tmux.Paste(l.Pane, buffer, []byte(text)) }
+		}
+	}
+}
+
+// startedReading waits, a bounded while, for an agent that has not yet
+// started to read keys before a multi-line text goes in (see tooEarly);
+// false if interrupted.
+func (l *Loop) startedReading(ctx context.Context, it *iteration, text string) bool {
+	deadline := l.Clock.Now().Add(pasteStartWait)
+	for {
+		l.take(it)
+		pane, err := l.Tmux.Pane(l.Pane)
+		if err != nil || pane.Dead || !tooEarly(text, ttyCanonical(pane.PID)) || !l.Clock.Now().Before(deadline) {
+			return true
+		}
+		if !l.sleep(ctx, readyPoll) {
+			return false
+		}
+	}
 }
 
 // submitted reports whether the Enter that moved the screen sent the text:
@@ -955,8 +1099,9 @@ func Send(ctx context.Context, client tmux.Client, pane, name, message string, w
 	return nil
 }
 
-// after runs act and reports whether the pane showed any change within wait.
-func (l *Loop) after(ctx context.Context, it *iteration, wait time.Duration, act func() error) (bool, error) {
+// after runs act and reports whether the pane showed any change within
+// wait: any output (when output counts) or a different screen.
+func (l *Loop) after(ctx context.Context, it *iteration, wait time.Duration, output bool, act func() error) (bool, error) {
 	var before int64
 	if l.stream != nil {
 		before = l.stream.Bytes()
@@ -975,7 +1120,7 @@ func (l *Loop) after(ctx context.Context, it *iteration, wait time.Duration, act
 			return false, nil
 		}
 		l.take(it)
-		if l.stream != nil && l.stream.Bytes() > before {
+		if output && l.stream != nil && l.stream.Bytes() > before {
 			return true, nil
 		}
 		if screen, err := l.capture(); err == nil && ScreenHash(screen, 0) != hash {
@@ -1223,30 +1368,32 @@ func (l *Loop) progress() string {
 	return strconv.Itoa(l.iteration)
 }
 
-// showStatus mirrors the loop's state in pane options for the status line.
-func (l *Loop) showStatus(shown string) {
-	mark := map[string]string{"running": "⟳", "backoff": "⟳", "paused": "⏸", "done": "✓", "failed": "✗", "limit": "■", "stopped": "■",
-		"needs-input": "✋", "waiting": "⏳"}[shown]
-	text := mark + " " + l.progress()
-	switch shown {
-	case "backoff":
-		text += " ⏳"
-	case "needs-input":
-		text += " needs input"
-	case "waiting":
-		text += " " + l.note
+// showStatus records the loop's status in its state (saved) and mirrors it
+// in the pane's options for the status line; the person hears of a status
+// that needs them once, when it begins.
+func (l *Loop) showStatus(status Status) {
+	now := l.Clock.Now()
+	changed := status != l.shown
+	l.shown = status
+	shown := Shown{Status: status, Name: l.Name, Iteration: l.iteration, Max: l.MaxIterations, Reason: l.reason}
+	switch status {
+	case StatusRunning, StatusBackoff:
+		shown.Reason = ""
+	case StatusWaiting:
+		shown.Note, shown.Reason = l.note, strings.TrimPrefix(l.note, "waiting for ")
+	case StatusNeedsInput:
+		shown.Reason = "an answer in the pane (the agent is asking a question)"
 	}
-	max := ""
-	if l.MaxIterations > 0 {
-		max = strconv.Itoa(l.MaxIterations)
+	if !status.Live() {
+		shown.Ended = now
 	}
-	l.Tmux.SetPaneOptions(l.Pane, []tmux.Option{
-		{Name: "@ralph-name", Value: l.Name},
-		{Name: "@ralph-iteration", Value: strconv.Itoa(l.iteration)},
-		{Name: "@ralph-max", Value: max},
-		{Name: "@ralph-state", Value: shown},
-		{Name: "@ralph-status", Value: text},
-	})
+	status.Record(l.st, shown.Reason, now)
+	l.save()
+	l.Tmux.SetPaneOptions(l.Pane, shown.Options())
+	l.lastShown = shown
+	if changed && status.Live() { // an ended loop's notice waits for its pane's shell
+		l.notify(shown)
+	}
 }
 
 // saveScreen keeps the pane's last screen of the iteration for a post-mortem.
@@ -1329,14 +1476,20 @@ func (l *Loop) waitForLimit(ctx context.Context, text string, started time.Time)
 	}
 	l.iteration--
 	l.st.CurrentIteration = l.iteration
-	l.note = "waiting for limit reset (" + until.Format("15:04") + ")"
 	l.st.WaitingUntil = state.Stamp(until)
 	line, _, _ := strings.Cut(strings.TrimSpace(text), "\n")
-	l.sayf("usage limit reached (%s), %s", strings.TrimSpace(line), l.note)
+	l.sayf("usage limit reached (%s), %s", strings.TrimSpace(line), resetNote(until))
 	l.log("LIMIT", fmt.Sprintf("iteration %d not counted, waiting until %s", l.iteration+1, state.Stamp(until)))
 	l.setAgentState(StateLimited)
-	l.save()
-	l.showStatus("waiting")
+	return l.waitForReset(ctx, until, started)
+}
+
+// waitForReset waits until a usage limit resets; a pause meanwhile keeps
+// the reset time, so resume waits on instead of starting an iteration.
+func (l *Loop) waitForReset(ctx context.Context, until, started time.Time) (Result, bool) {
+	now := l.Clock.Now()
+	l.note = resetNote(until)
+	l.showStatus(StatusWaiting)
 	wait := until.Sub(now)
 	if l.MaxTime > 0 {
 		wait = max(0, min(wait, l.MaxTime-now.Sub(l.start)))
@@ -1345,6 +1498,26 @@ func (l *Loop) waitForLimit(ctx context.Context, text string, started time.Time)
 		return l.settle(ctx, outcome{ending: end}, started)
 	}
 	return Result{}, false
+}
+
+func resetNote(until time.Time) string {
+	return "waiting for limit reset (" + until.Format("15:04") + ")"
+}
+
+// resumeWait goes back to waiting for a usage limit's reset when the loop
+// was paused while it waited; ok is false when there is nothing to wait for.
+func (l *Loop) resumeWait(ctx context.Context) (res Result, stop, ok bool) {
+	until, err := time.ParseInLocation(state.TimeFormat, l.st.WaitingUntil, time.Local)
+	if err != nil {
+		return Result{}, false, false
+	}
+	if !until.After(l.Clock.Now()) {
+		return Result{}, false, true // the reset has passed: the next iteration starts
+	}
+	l.sayf("resuming the wait for the usage limit's reset (%s)", until.Format("15:04"))
+	l.shown = StatusWaiting // the person was told when the limit came, and resumed it knowing
+	res, stop = l.waitForReset(ctx, until, l.Clock.Now())
+	return res, stop, true
 }
 
 // quiet takes output until the agent pauses a moment, at most hookSettle.

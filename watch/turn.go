@@ -60,7 +60,7 @@ func (l *Loop) observe(it *iteration, det *Detector, screen string, now time.Tim
 		t.dialogSince = time.Time{}
 		det.Reset()
 		stable = det.Observe(md5.Sum([]byte(strings.Join(lines, "\n"))), now)
-		l.showStatus("running")
+		l.showStatus(StatusRunning)
 	}
 	l.setAgentState(state)
 	if state == StateWorking || state == StateFinished {
@@ -128,7 +128,7 @@ func (l *Loop) askPerson(it *iteration, via, detail string, now time.Time) {
 	l.sayf("the agent is asking a question; waiting for an answer in the pane")
 	l.log("DIALOG", fmt.Sprintf("iteration %d needs input", l.iteration))
 	l.setAgentState(StateDialog)
-	l.showStatus("needs-input")
+	l.showStatus(StatusNeedsInput)
 }
 
 // hookEnding reads what the agent's hooks reported since the last look: a

@@ -353,7 +353,7 @@ func TestDemoWithoutATerminalPrintsTheLogAndFinalStatus(t *testing.T) {
 		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
 	}
 	for _, want := range []string{"[ralph] demo: starting iteration 3/5", "[ralph] demo: done pattern matched, stopping loop",
-		"iterations.log:", "[DONE] loop complete after 3 iterations reason=done_pattern", "Status: stopped (done_pattern) after 3 iterations"} {
+		"iterations.log:", "[DONE] loop complete after 3 iterations reason=done_pattern", "Status: done (done_pattern) after 3 iterations"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("demo output lacks %q:\n%s", want, stdout)
 		}
@@ -385,7 +385,7 @@ func TestDemoOnATerminalAttachesAndEndsByItself(t *testing.T) {
 	f.Close()
 	<-copied
 	out := screen.String()
-	for _, want := range []string{"ralph demo agent", "Status: stopped (done_pattern) after 3 iterations"} {
+	for _, want := range []string{"ralph demo agent", "Status: done (done_pattern) after 3 iterations"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("terminal lacks %q", want)
 		}

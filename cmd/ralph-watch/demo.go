@@ -158,7 +158,7 @@ func demoReport(e env, store *state.Store, res watch.Result) error {
 	log, _ := os.ReadFile(store.Path("iterations.log"))
 	fmt.Fprintf(e.Stdout, "\niterations.log:\n%s", log)
 	if st, err := store.Load(); err == nil {
-		fmt.Fprintf(e.Stdout, "\nStatus: %s (%s) after %d iterations, exit %d\n", st.Status, res.Reason, st.CurrentIteration, res.Code)
+		fmt.Fprintf(e.Stdout, "\nStatus: %s (%s) after %d iterations, exit %d\n", watch.StatusOf(st), res.Reason, st.CurrentIteration, res.Code)
 	}
 	if res.Code != 0 {
 		return &exitError{code: res.Code}

@@ -56,7 +56,7 @@ man ralph-watch tells all.
 
 Examples:
   ralph-watch run --prompt-file PROMPT.md --max-iterations 20 \
-      --done-pattern 'RALPH_DONE' --check-done-continuous -- claude
+      --done-pattern RALPH_DONE -- claude
   ralph-watch list
   ralph-watch demo`),
 		FlagSet: flag.NewFlagSet("ralph-watch", flag.ContinueOnError),

@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -52,7 +51,7 @@ func findLoop(e env, name string) (*loop, error) {
 	l := &loop{name: name, store: store, st: st, watcher: store.Locked(), pane: "removed"}
 	if st.PaneID != "" && st.TmuxSocket != "" {
 		if p, err := l.client().Pane(st.PaneID); err == nil {
-			l.pane = map[bool]string{true: "exited", false: "running"}[p.Dead]
+			l.pane = map[bool]string{true: "exited", false: "running"}[p.Dead || p.PID == st.ShellPID]
 		}
 	}
 	return l, nil
@@ -62,13 +61,13 @@ func (l *loop) client() *tmux.Exec {
 	return &tmux.Exec{Server: []string{"-S", l.st.TmuxSocket}}
 }
 
-// status is the loop's status as a person needs it: a running loop whose
-// watcher is gone is disconnected, whatever the file says.
+// status is the loop's status as a person needs it, in the pane's words: a
+// running loop whose watcher is gone is disconnected, whatever the file says.
 func (l *loop) status() string {
 	if l.st.Status == state.Running && !l.watcher {
 		return "monitor_disconnected"
 	}
-	return l.st.Status
+	return watch.StatusOf(l.st).String()
 }
 
 func (l *loop) exitReason() string {
@@ -166,6 +165,7 @@ func printStatus(w io.Writer, l *loop, now time.Time) {
 	st := l.st
 	fmt.Fprintf(w, "Ralph Loop: %s\n", l.name)
 	fmt.Fprintf(w, "Status: %s\n", l.status())
+	printWaiting(w, l, now)
 	fmt.Fprintf(w, "Iteration: %s%s\n", progress(st), pace(st, l.status()))
 	fmt.Fprintf(w, "Started: %s\n", shownTime(st.Started))
 	fmt.Fprintf(w, "Current iteration started: %s\n", shownTime(st.LastIterationStarted))
@@ -198,6 +198,31 @@ func printStatus(w io.Writer, l *loop, now time.Time) {
 	}
 }
 
+// printWaiting shows what a live loop waits for, or why it is paused.
+func printWaiting(w io.Writer, l *loop, now time.Time) {
+	s := watch.StatusOf(l.st)
+	if !s.Live() || l.st.Reason == "" || l.status() == "monitor_disconnected" {
+		return
+	}
+	if s == watch.StatusPaused {
+		fmt.Fprintf(w, "Paused by: %s\n", l.st.Reason)
+		return
+	}
+	reason := l.st.Reason
+	if since, err := time.ParseInLocation(state.TimeFormat, l.st.ShownSince, time.Local); err == nil && s == watch.StatusStarting {
+		waited := fmt.Sprintf("%ds", int(now.Sub(since).Seconds()))
+		if l.st.ReadyTimeout > 0 {
+			waited += fmt.Sprintf(" of %ds", l.st.ReadyTimeout)
+		}
+		if strings.HasSuffix(reason, ")") {
+			reason = strings.TrimSuffix(reason, ")") + ", " + waited + ")"
+		} else {
+			reason += " (" + waited + ")"
+		}
+	}
+	fmt.Fprintf(w, "Waiting for: %s\n", reason)
+}
+
 // printAgent shows what the agent's profile saw: its state, a usage limit's
 // reset, and how soon after its last turn the next iteration started.
 func printAgent(w io.Writer, l *loop) {
@@ -205,13 +230,13 @@ func printAgent(w io.Writer, l *loop) {
 	if st.Agent == "" || st.Agent == "generic" {
 		return
 	}
-	live := l.status() == state.Running
+	live := l.st.Status == state.Running && l.watcher
 	if st.AgentState != "" && live {
 		fmt.Fprintf(w, "Agent: %s (%s)\n", st.Agent, strings.ReplaceAll(st.AgentState, "_", " "))
 	} else {
 		fmt.Fprintf(w, "Agent: %s\n", st.Agent)
 	}
-	if until, err := time.ParseInLocation(state.TimeFormat, st.WaitingUntil, time.Local); err == nil && live {
+	if until, err := time.ParseInLocation(state.TimeFormat, st.WaitingUntil, time.Local); err == nil && live && st.Shown != watch.StatusWaiting.String() {
 		fmt.Fprintf(w, "Waiting for limit reset (%s)\n", until.Format("15:04"))
 	}
 	if st.TurnGapMS != nil {
@@ -244,11 +269,10 @@ func printChecks(w io.Writer, c *state.Checks) {
 	}
 }
 
+// progress is the iteration the loop is at (for one waiting for a limit's
+// reset, the one it will run), of its maximum.
 func progress(st *state.State) string {
-	if st.MaxIterations > 0 {
-		return fmt.Sprintf("%d/%d", st.CurrentIteration, st.MaxIterations)
-	}
-	return strconv.Itoa(st.CurrentIteration)
+	return watch.Shown{Status: watch.StatusOf(st), Iteration: st.CurrentIteration, Max: st.MaxIterations}.Progress()
 }
 
 // pace is the average iteration and, for a running loop with a limit, what remains.
@@ -483,7 +507,7 @@ Examples:
 				fmt.Fprintf(e.Stderr, "ralph-watch: warning: loop '%s' is already paused\n", name)
 				return nil
 			case l.st.Status != state.Running:
-				return &exitError{code: 1, msg: fmt.Sprintf("ralph loop for '%s' has status '%s'", name, l.st.Status)}
+				return &exitError{code: 1, msg: fmt.Sprintf("ralph loop for '%s' has status '%s'", name, l.status())}
 			case l.watcher:
 				if err := tell(l, state.RequestPause); err != nil {
 					return err
@@ -492,11 +516,11 @@ Examples:
 					return &exitError{code: 1, msg: fmt.Sprintf("the watcher of '%s' did not answer the pause request", name)}
 				}
 			default:
-				if err := withoutWatcher(l, func(st *state.State) { st.Status = state.Paused }); err != nil {
+				if err := withoutWatcher(l, func(st *state.State) { watch.StatusPaused.Record(st, "request", time.Now()) }); err != nil {
 					return err
 				}
 				l.store.Log(time.Now(), "PAUSE", "loop paused reason=request")
-				showPaneStatus(l, "paused", "⏸")
+				showPaneStatus(l, watch.StatusPaused)
 			}
 			fmt.Fprintf(e.Stdout, "paused ralph loop for %s\n", name)
 			return nil
@@ -504,15 +528,33 @@ Examples:
 	}
 }
 
-// showPaneStatus updates a loop's pane options when no watcher does.
-func showPaneStatus(l *loop, shown, mark string) {
+// showPaneStatus updates a loop's pane options when no watcher does; an
+// ended loop leaves the status line after @ralph-ended-linger.
+func showPaneStatus(l *loop, status watch.Status) {
 	if l.pane == "removed" {
 		return
 	}
-	l.client().SetPaneOptions(l.st.PaneID, []tmux.Option{
-		{Name: "@ralph-state", Value: shown},
-		{Name: "@ralph-status", Value: mark + " " + progress(l.st)},
-	})
+	shown := watch.Shown{Status: status, Name: l.name, Iteration: l.st.CurrentIteration, Max: l.st.MaxIterations, Reason: l.st.Reason}
+	if !status.Live() {
+		shown.Ended = time.Now()
+	}
+	c := l.client()
+	c.SetPaneOptions(l.st.PaneID, shown.Options())
+	if d := watch.Linger(c); !status.Live() && d > 0 {
+		c.Later(d, watch.ForgetCommand(l.st.PaneID, shown.Ended))
+	}
+}
+
+// forgetPane removes a loop's options from its pane at once, if the pane
+// still shows that loop.
+func forgetPane(l *loop) {
+	if l.pane == "removed" {
+		return
+	}
+	c := l.client()
+	if name, _, _ := c.PaneOption(l.st.PaneID, watch.OptionName); name == l.name {
+		c.SetPaneOptions(l.st.PaneID, watch.Unset())
+	}
 }
 
 func resumeCommand(e env) *ffcli.Command {
@@ -538,7 +580,7 @@ Example:
 				fmt.Fprintf(e.Stderr, "ralph-watch: warning: loop '%s' is not paused\n", name)
 				return nil
 			case l.st.Status != state.Running && l.st.Status != state.Paused:
-				return &exitError{code: 1, msg: fmt.Sprintf("ralph loop for '%s' has status '%s'", name, l.st.Status)}
+				return &exitError{code: 1, msg: fmt.Sprintf("ralph loop for '%s' has status '%s'", name, l.status())}
 			case l.watcher: // paused, and its watcher still finishing
 				if !waitFor(l, 10*time.Second, func(*state.State) bool { return !l.store.Locked() }) {
 					return &exitError{code: 1, msg: fmt.Sprintf("loop '%s' still has a watcher", name)}
@@ -610,6 +652,9 @@ Examples:
 				return err
 			}
 			name := l.name
+			if was := watch.StatusOf(l.st); !was.Live() && !l.watcher {
+				return stopEnded(e, l, was, *kill)
+			}
 			if l.watcher {
 				req := state.RequestStop
 				if *kill {
@@ -618,29 +663,60 @@ Examples:
 				if err := tell(l, req); err != nil {
 					return err
 				}
-				if !waitFor(l, 15*time.Second, func(st *state.State) bool { return st.Status == state.Stopped }) {
+				if !waitFor(l, 15*time.Second, func(st *state.State) bool { return !watch.StatusOf(st).Live() }) {
 					return &exitError{code: 1, msg: fmt.Sprintf("the watcher of '%s' did not answer the stop request", name)}
 				}
 			} else {
-				if l.st.Status == state.Stopped || l.st.Status == state.Failed {
-					fmt.Fprintf(e.Stderr, "ralph-watch: warning: ralph loop for '%s' has already ended (%s)\n", name, l.st.Status)
-				} else if err := withoutWatcher(l, func(st *state.State) {
+				if err := withoutWatcher(l, func(st *state.State) {
 					reason := "killed"
-					st.Status, st.ExitReason = state.Stopped, &reason
+					st.ExitReason = &reason
+					watch.StatusStopped.Record(st, reason, time.Now())
 				}); err != nil {
 					return err
 				}
 				l.store.Log(time.Now(), "DONE", fmt.Sprintf("loop complete after %d iterations reason=killed", l.st.CurrentIteration))
-				if *kill && l.pane == "running" {
-					if p, err := l.client().Pane(l.st.PaneID); err == nil {
-						watch.EndTree(p.PID, 3*time.Second)
-					}
+				if *kill {
+					endAgent(l)
 				}
-				showPaneStatus(l, "stopped", "■")
+				showPaneStatus(l, watch.StatusStopped)
 			}
 			fmt.Fprintf(e.Stdout, "stopped ralph loop for %s\n", name)
 			return nil
 		},
+	}
+}
+
+// stopEnded answers a stop of a loop that has already ended: one line and
+// exit 0, for the loop is stopped as asked; --kill still ends an agent left
+// running.
+func stopEnded(e env, l *loop, was watch.Status, kill bool) error {
+	if kill && l.pane == "running" {
+		endAgent(l)
+		fmt.Fprintf(e.Stdout, "ralph loop for %s had already ended (%s); ended its agent\n", l.name, was)
+		return nil
+	}
+	fmt.Fprintf(e.Stdout, "ralph loop for %s has already ended (%s); nothing to stop\n", l.name, was)
+	return nil
+}
+
+// endAgent ends the agent in a loop's pane, whose shell comes back.
+func endAgent(l *loop) {
+	if l.pane != "running" {
+		return
+	}
+	c := l.client()
+	if p, err := c.Pane(l.st.PaneID); err == nil {
+		watch.EndTree(p.PID, 3*time.Second)
+	}
+	// The pane may close (remain-on-exit off) or stay dead a moment.
+	for i := 0; i < 20; i++ {
+		if p, err := c.Pane(l.st.PaneID); err != nil || p.Dead {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if pid := watch.BackToShell(c, l.st.PaneID, l.st.Worktree, l.st.EndCommand); pid > 0 { // "": the pane's own folder
+		withoutWatcher(l, func(st *state.State) { st.ShellPID = pid })
 	}
 }
 
@@ -723,6 +799,7 @@ Examples:
 				if err := l.store.Remove(); err != nil {
 					return &exitError{code: 1, msg: fmt.Sprintf("remove state of '%s': %v", name, err)}
 				}
+				forgetPane(l)
 				fmt.Fprintf(e.Stdout, "cleaned ralph state for %s\n", name)
 				if l.st.Worktree != "" {
 					fmt.Fprintf(e.Stdout, "kept worktree %s (branch %s); remove it with: git worktree remove %s\n",
@@ -764,10 +841,11 @@ comes from the files in this repository, not from earlier iterations.
 5. Add the tests that are missing for what you changed, and run the tests.
 6. Update IMPLEMENTATION_PLAN.md: mark the task done, note what you learned
    and anything new you found that needs doing.
-7. Commit and push with a message that says what changed and why.
+7. Commit with a message that says what changed and why. Never push: the
+   person reviews and pushes.
 
 When every task in the plan is done and the tests pass, print RALPH_DONE on a
-line of its own.
+line of its own, with nothing else on that line.
 `
 
 func initCommand(e env) *ffcli.Command {

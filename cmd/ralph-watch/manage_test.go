@@ -49,6 +49,14 @@ func (c *cli) until(name, what string, cond func(*state.State) bool) *state.Stat
 	return st
 }
 
+// endShell is the program a loop's pane goes back to: the test's $SHELL.
+func endShell() string {
+	if sh := os.Getenv("SHELL"); sh != "" {
+		return filepath.Base(sh)
+	}
+	return "sh"
+}
+
 func (c *cli) log(name string) string {
 	data, _ := os.ReadFile(filepath.Join(c.srv.Dir, "state", name, "iterations.log"))
 	return string(data)
@@ -69,7 +77,7 @@ func TestStatusListAndLogsDescribeAFinishedLoop(t *testing.T) {
 		"--prompt-mode", "arg", "--max-iterations", "2", "--done-pattern", "NEVER", "--", "sh", "-c", "sleep 1"}, 3, "", "")
 	status := c.want([]string{"status", "finished"}, 0, "Ralph Loop: finished\n", "")
 	for _, line := range []string{
-		"Status: stopped\n", "Iteration: 2/2 (avg 1s/iter)\n", "Started: ", "Current iteration started: ",
+		"Status: limit\n", "Iteration: 2/2 (avg 1s/iter)\n", "Started: ", "Current iteration started: ",
 		"Last iteration ended: ", "Consecutive failures: 0\n", "Total failures: 0\n",
 		"Inactivity timeout: 180s\n", "Done pattern: NEVER\n", "Exit reason: max_iterations\n", "Total duration: ",
 	} {
@@ -79,7 +87,7 @@ func TestStatusListAndLogsDescribeAFinishedLoop(t *testing.T) {
 	}
 	c.want([]string{"status", "--json", "finished"}, 0, `"watcher_alive": false`, "")
 	list := c.want([]string{"list"}, 0, "NAME", "")
-	if !regexp.MustCompile(`(?m)^NAME +RALPH_STATUS +WORKER_STATUS +ITERATION +FAILURES\nfinished +stopped +exited +2/2 +0/0\n$`).MatchString(list) {
+	if !regexp.MustCompile(`(?m)^NAME +RALPH_STATUS +WORKER_STATUS +ITERATION +FAILURES\nfinished +limit +exited +2/2 +0/0\n$`).MatchString(list) {
 		t.Errorf("list:\n%s", list)
 	}
 	if ls := c.want([]string{"ls"}, 0, "", ""); ls != list {
@@ -136,7 +144,7 @@ func TestPauseAndResumeGoOnCountingWithNothingLost(t *testing.T) {
 			t.Errorf("iteration %d ended %d times:\n%s", i, n, log)
 		}
 	}
-	c.want([]string{"resume", "pr"}, 1, "", "ralph loop for 'pr' has status 'stopped'")
+	c.want([]string{"resume", "pr"}, 1, "", "ralph loop for 'pr' has status 'done'")
 }
 
 func TestAKilledWatcherShowsDisconnectedAndResumeAdoptsItsIteration(t *testing.T) {
@@ -171,11 +179,13 @@ func TestStopEndsTheLoopAndWithKillTheAgent(t *testing.T) {
 		if st.Status != state.Stopped || st.ExitReason == nil || *st.ExitReason != "killed" {
 			t.Errorf("%s: state %s %v", tc.name, st.Status, st.ExitReason)
 		}
-		dead := func() bool { return strings.TrimSpace(c.srv.Must("display", "-p", "-t", pane, "#{pane_dead}")) == "1" }
-		if tc.kill {
-			tmuxtest.Eventually(t, 10*time.Second, "stop --kill to end the agent", dead)
-		} else if time.Sleep(500 * time.Millisecond); dead() {
-			t.Errorf("%s: stop without --kill ended the agent", tc.name)
+		shown := func() string {
+			return strings.TrimSpace(c.srv.Must("display", "-p", "-t", pane, "#{pane_dead} #{pane_current_command}"))
+		}
+		if tc.kill { // the agent ended, the pane is back at a shell, never left dead
+			tmuxtest.Eventually(t, 10*time.Second, "stop --kill to end the agent", func() bool { return shown() == "0 "+endShell() })
+		} else if time.Sleep(500 * time.Millisecond); shown() != "0 "+filepath.Base(agent[0]) {
+			t.Errorf("%s: stop without --kill: pane shows %q, want the agent running", tc.name, shown())
 		}
 	}
 	// A loop whose watcher and pane are both gone can still be stopped.
@@ -262,8 +272,8 @@ func TestNoRunReplaceAndCleanState(t *testing.T) {
 	c.want([]string{"run", "--replace", "-S", c.srv.Socket, "-t", c.srv.NewPane(), "--name", "rep", "--prompt-mode", "arg", "--max-iterations", "1", "--", "true"},
 		0, "replaced existing loop rep", "")
 	tmuxtest.Eventually(t, 5*time.Second, "the old watcher to exit", func() bool { return !alive(old.WatcherPID) })
-	tmuxtest.Eventually(t, 10*time.Second, "the old agent to be ended", func() bool {
-		return strings.TrimSpace(c.srv.Must("display", "-p", "-t", oldPane, "#{pane_dead}")) == "1"
+	tmuxtest.Eventually(t, 10*time.Second, "the old agent to be ended, its pane back at a shell", func() bool {
+		return strings.TrimSpace(c.srv.Must("display", "-p", "-t", oldPane, "#{pane_dead} #{pane_current_command}")) == "0 "+endShell()
 	})
 	if st := c.state("rep"); st.CurrentIteration != 1 || *st.ExitReason != "max_iterations" {
 		t.Errorf("replacement: %+v", st)
@@ -278,10 +288,13 @@ func TestInitWritesThePromptTemplateOnlyWhenAsked(t *testing.T) {
 	if string(data) != promptTemplate {
 		t.Errorf("PROMPT.md = %q", data)
 	}
-	for _, want := range []string{"specs", "most important", "search", "plan", "tests", "Commit and push"} {
+	for _, want := range []string{"specs", "most important", "search", "plan", "tests", "Commit with", "Never push", "print RALPH_DONE on a\nline of its own"} {
 		if !strings.Contains(promptTemplate, want) {
 			t.Errorf("template lacks %q", want)
 		}
+	}
+	if strings.Contains(promptTemplate, "Commit and push") {
+		t.Error("the template asks the agent to push")
 	}
 	c.want([]string{"init"}, 1, "", "ralph-watch: error: PROMPT.md already exists (use --force to overwrite)")
 	c.want([]string{"init", "--force"}, 0, "created PROMPT.md (overwritten)", "")

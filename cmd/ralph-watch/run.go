@@ -43,6 +43,7 @@ type runFlags struct {
 	checkOutputChars, stallLimit                    int
 	checkFailAction, progressFile                   string
 	pauseFile                                       string
+	endCommand                                      string
 	onIterationEnd, onDone, onFail                  string
 	includeIterationCount, commit                   bool
 	worktree                                        bool
@@ -63,7 +64,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.Var(durationFlag{&f.poll}, "poll-interval", "how often the screen is compared while the agent writes (default 2s)")
 	fs.IntVar(&f.lines, "lines", 20, "lines compared for inactivity")
 	fs.StringVar(&f.donePattern, "done-pattern", "", "regular expression (RE2) that ends the loop when the agent prints it")
-	fs.BoolVar(&f.checkDoneContinuous, "check-done-continuous", false, "match the done pattern while the agent runs, not only when it ends")
+	fs.BoolVar(&f.checkDoneContinuous, "check-done-continuous", true, "match the done pattern while the agent runs (=false: only when it ends)")
 	fs.StringVar(&f.doneFile, "done-file", "", "end the loop when this file exists")
 	fs.StringVar(&f.readyPattern, "ready-pattern", "", "regular expression that shows the agent is ready for the prompt (type mode)")
 	fs.Var(durationFlag{&f.readyTimeout}, "ready-timeout", "longest wait for the agent to be ready (default 60s)")
@@ -97,6 +98,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.worktree, "worktree", false, "run the agent in the loop's own git worktree, branch ralph/NAME")
 	fs.IntVar(&f.stallLimit, "stall-limit", 0, "stop after this many iterations in a row that changed nothing in git (0: never)")
 	fs.StringVar(&f.pauseFile, "pause-file", "", "pause the loop when this file appears (it is removed)")
+	fs.Var(commandString{&f.endCommand}, "end-command", "run in the pane when the loop ends with its agent gone (default $SHELL, else /bin/sh; none: leave the pane)")
 }
 
 // defaults the duration flags whose zero value is not their default.
@@ -104,6 +106,7 @@ func (f *runFlags) defaults() {
 	f.inactivity, f.poll, f.readyTimeout, f.restartDelay = 180*time.Second, 2*time.Second, 60*time.Second, time.Second
 	f.idleGrace, f.limitWait, f.turnHook = -1, 30*time.Minute, true // -1: the profile's
 	f.checkTimeout = 120 * time.Second
+	f.checkDoneContinuous = true
 }
 
 var namePattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
@@ -135,7 +138,7 @@ signal, 130 interrupted (the loop is left paused, the agent runs on).
 
 Examples:
   ralph-watch run --prompt-file PROMPT.md --max-iterations 20 \
-      --done-pattern 'RALPH_DONE_[0-9]+' --check-done-continuous -- claude
+      --done-pattern RALPH_DONE -- claude
   ralph-watch run -t %3 --prompt-mode arg --max-iterations 5 -- claude -p`),
 		FlagSet: fs, // RALPH_* and .ralph/config are read by readSettings, which tells them apart
 		Exec: func(ctx context.Context, args []string) error {
@@ -359,6 +362,20 @@ func watcherArgs(fs *flag.FlagSet, cfg watch.Config, command []string) []string 
 	return append(append(args, "--"), command...)
 }
 
+// endCommand is what the pane runs when the loop ends with its agent gone:
+// the flag, else the person's shell; "none" leaves the pane as it is.
+func endCommand(e env, flag string) string {
+	switch {
+	case flag == "none":
+		return ""
+	case flag != "":
+		return flag
+	case e.Getenv("SHELL") != "":
+		return e.Getenv("SHELL")
+	}
+	return "/bin/sh"
+}
+
 // checkRunFlags refuses bad input before anything is spawned.
 func checkRunFlags(e env, f *runFlags, command []string) (watch.Config, *tmux.Exec, error) {
 	cfg := watch.Config{
@@ -369,7 +386,7 @@ func checkRunFlags(e env, f *runFlags, command []string) (watch.Config, *tmux.Ex
 		Checks: f.checks, CheckTimeout: f.checkTimeout, CheckOutputChars: f.checkOutputChars,
 		CheckFailAction: f.checkFailAction, IncludeIterationCount: f.includeIterationCount,
 		OnIterationEnd: f.onIterationEnd, OnDone: f.onDone, OnFail: f.onFail,
-		Commit: f.commit, StallLimit: f.stallLimit,
+		Commit: f.commit, StallLimit: f.stallLimit, EndCommand: endCommand(e, f.endCommand),
 	}
 	if f.name != "" && !validName(f.name) {
 		return cfg, nil, usageErrorf("invalid loop name %q: use 1 to 64 of A-Z a-z 0-9 . _ -", f.name)

@@ -42,6 +42,9 @@ type Agent struct {
 	inPaste     bool
 	pasteAt     int // index in input where the current paste began
 	promptShown bool
+	noEcho      bool // input is read and never drawn
+	collapse    bool // a multi-line paste is drawn as [Pasted text #N +M lines]
+	pastes      int
 	last        []byte // the last submitted prompt
 	rng         *rand.Rand
 }
@@ -142,6 +145,12 @@ func (a *Agent) step(s *Step) (code int, stop bool) {
 		a.dropUntil = time.Now().Add(s.dur)
 	case "echo":
 		a.echo()
+	case "noecho":
+		a.noEcho = true
+	case "collapse":
+		a.collapse = true
+	case "nopaste":
+		a.write("\x1b[?2004l")
 	case "redraw":
 		a.write("\x1b[2J\x1b[H")
 		a.echo()
@@ -290,6 +299,7 @@ func (a *Agent) feed() int {
 				a.esc = escNone
 				if "\x1b["+string(a.csi) == pasteStart {
 					a.inPaste, a.pasteAt = true, len(a.input)
+					a.pastes++
 				}
 			}
 			continue
@@ -325,7 +335,16 @@ func (a *Agent) feed() int {
 
 // drawInput redraws the prompt line with the current input.
 func (a *Agent) drawInput() {
+	if a.noEcho {
+		a.promptShown = true
+		return
+	}
 	text := string(a.input)
+	if a.collapse && strings.Count(text, "\n") > 0 && !a.inPaste {
+		a.write(fmt.Sprintf("\r\x1b[2K%s[Pasted text #%d +%d lines]", promptMark, a.pastes, strings.Count(text, "\n")))
+		a.promptShown = true
+		return
+	}
 	first, rest, multi := strings.Cut(text, "\n")
 	shown := []rune(sanitize(first))
 	if len(shown) > maxShown {

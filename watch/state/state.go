@@ -56,6 +56,26 @@ type State struct {
 	LastTurnEnded string `json:"last_turn_ended,omitempty"`
 	TurnGapMS     *int64 `json:"turn_gap_ms,omitempty"`
 	WaitingUntil  string `json:"waiting_until,omitempty"` // a usage limit resets then
+	// What the loop shows (watch.Status's word: running, starting, backoff,
+	// needs-input, waiting, paused, done, failed, limit, stopped), finer
+	// than Status, which keeps the swarm schema's four words; since when,
+	// and how it ended or what it waits for.
+	Shown      string `json:"shown,omitempty"`
+	ShownSince string `json:"shown_since,omitempty"`
+	Reason     string `json:"reason,omitempty"`
+	// ReadyTimeout bounds the wait for the agent to be ready (seconds).
+	ReadyTimeout int `json:"ready_timeout,omitempty"`
+	// DoneMatch is a done signal seen in an iteration the loop was paused
+	// in: resuming ends the loop on it (after the checks).
+	DoneMatch string `json:"done_match,omitempty"`
+	// EndCommand runs in the pane when the loop ends with its agent gone
+	// ("" or "none": the pane is left as it is).
+	EndCommand string `json:"end_command,omitempty"`
+	// PromptUntyped: the loop was paused in an iteration before its prompt
+	// was typed; resume types it into the agent.
+	PromptUntyped bool `json:"prompt_untyped,omitempty"`
+	// ShellPID is the pane's process once the end command replaced the agent.
+	ShellPID int `json:"shell_pid,omitempty"`
 	// Checks run after iterations, the latest last (at most MaxCheckHistory).
 	Checks []Checks `json:"checks,omitempty"`
 	// Iterations in a row that changed neither HEAD nor the working tree.

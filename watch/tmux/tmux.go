@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Client is every tmux operation the loop uses.
@@ -46,6 +47,8 @@ type Client interface {
 	GlobalOption(name string) (string, error)
 	// Cursor tells where the pane's cursor is and whether it is shown.
 	Cursor(pane string) (Cursor, error)
+	// Later has the server run a tmux command after d, in the background.
+	Later(d time.Duration, command string) error
 }
 
 // Cursor is a pane's cursor: its cell on the visible screen, and whether

@@ -1,0 +1,321 @@
+package watch_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+
+	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/state"
+	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
+)
+
+// The pane as a person uses it: one prompt, the agent's name on the window,
+// a shell when the loop is over, states that survive a pause.
+
+// pauseWhen runs the loop and asks it to pause once cond holds.
+func (h *harness) pauseWhen(timeout time.Duration, what string, cond func() bool) watch.Result {
+	h.t.Helper()
+	wake := make(chan os.Signal, 1)
+	go func() {
+		tmuxtest.Eventually(h.t, timeout, what, cond)
+		h.store.Request(state.RequestPause)
+		wake <- syscall.SIGUSR1
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	loop := &watch.Loop{Config: h.cfg, Tmux: h.srv.Client, Store: h.store, Out: &h.out, Err: &h.out, Wake: wake}
+	res := loop.Run(ctx)
+	if ctx.Err() != nil {
+		h.t.Fatalf("loop still running after %s; output:\n%s", timeout, h.out.String())
+	}
+	return res
+}
+
+func TestAPromptArrivesExactlyOnce(t *testing.T) {
+	lines80 := strings.Repeat("a line of a long prompt\n", 80)
+	big := strings.Repeat("a raw-mode agent reads this without echo; ", 2500)[:100<<10]
+	for _, c := range []struct{ name, prompt, script string }{
+		// 64 bytes, read and never drawn, by an agent in bracketed paste mode and by one that is not.
+		{"non-echoing agent", strings.Repeat("x", 63) + "!", "ready\nnoecho\nread\nprint working on it\n"},
+		{"non-echoing agent without bracketed paste", strings.Repeat("y", 63) + "!", "ready\nnopaste\nnoecho\nread\nprint working on it\n"},
+		{"non-echoing raw agent, 100 KB", big, "ready\nnoecho\nread\nprint working on it\n"},
+		{"collapsing agent", lines80, "ready\ncollapse\nread\nprint working on it\n"},
+		{"slow starter", "a prompt for an agent\nslow to start", "print loading plugins\nsleep 2s\nready\nread\nprint working on it\n"},
+		{"agent that drops its first input", "exactly once", "ready\ndrop-input 1500ms\nread\nprint working on it\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t, c.prompt, nil)
+			got := filepath.Join(h.srv.Dir, "got")
+			h.cfg.Command = h.agent(c.script + "save " + got + "\nexit 0\n")
+			h.cfg.MaxIterations = 1
+			h.wantResult(h.run(90*time.Second), watch.ExitDone, "max_iterations")
+			data, _ := os.ReadFile(got)
+			if string(data) != c.prompt {
+				t.Errorf("agent received %d bytes (%d copies?), want the %d-byte prompt once; output:\n%s",
+					len(data), strings.Count(string(data), c.prompt[:20]), len(c.prompt), h.out.String())
+			}
+			if strings.Contains(h.out.String(), "pasting it again") && !strings.Contains(c.name, "drops") {
+				t.Errorf("pasted again:\n%s", h.out.String())
+			}
+		})
+	}
+}
+
+func TestTheWindowIsNamedAfterTheAgent(t *testing.T) {
+	h := newHarness(t, "go", nil)
+	h.cfg.Command = h.agent("ready\nread\nprint working\nsleep 5s\nexit 0\n")
+	h.cfg.MaxIterations = 1
+	h.srv.Must("set-option", "-g", "automatic-rename", "on")
+	want := filepath.Base(h.cfg.Command[0])
+	named := make(chan string, 1)
+	go func() {
+		var name string
+		tmuxtest.Eventually(t, 30*time.Second, "the agent at work", func() bool {
+			return strings.Contains(h.srv.Capture(h.cfg.Pane), "working")
+		})
+		name = strings.TrimSpace(h.srv.Must("display-message", "-p", "-t", h.cfg.Pane, "#{window_name}|#{pane_current_command}"))
+		named <- name
+	}()
+	h.wantResult(h.run(60*time.Second), watch.ExitDone, "max_iterations")
+	if got := <-named; got != want+"|"+want {
+		t.Errorf("window name|pane command = %q, want %s|%s", got, want, want)
+	}
+}
+
+func TestADoneSignalSurvivesPauseAndResume(t *testing.T) {
+	h := newHarness(t, "finish the plan", nil)
+	h.cfg.Command = h.agent("ready\nread\nprint all tasks complete\nprint RALPH_DONE\nquiet\n")
+	h.cfg.DonePattern = regexp.MustCompile(`RALPH_DONE`)
+	h.cfg.CheckDoneContinuous = false // done counts at the iteration's end: a pause comes first
+	h.cfg.InactivityTimeout = 3 * time.Second
+	h.cfg.IterationTimeout = 60 * time.Second
+	res := h.pauseWhen(60*time.Second, "the done token", func() bool {
+		return strings.Contains(h.srv.Capture(h.cfg.Pane), "RALPH_DONE")
+	})
+	h.wantResult(res, watch.ExitInterrupted, "paused")
+	if st := h.state(); st.DoneMatch != "RALPH_DONE" || st.Shown != "paused" {
+		t.Fatalf("paused state: done match %q, shown %q", st.DoneMatch, st.Shown)
+	}
+	h.cfg.Resume = true
+	res = h.run(60 * time.Second)
+	h.wantResult(res, watch.ExitDone, "done_pattern")
+	if st := h.state(); st.CurrentIteration != 1 || st.Shown != "done" {
+		t.Errorf("ended at iteration %d shown %q, want 1 done; output:\n%s", st.CurrentIteration, st.Shown, h.out.String())
+	}
+	if strings.Contains(h.out.String(), "starting iteration 2") {
+		t.Errorf("the loop ran on after its done signal:\n%s", h.out.String())
+	}
+}
+
+func TestResumingALoopPausedInALimitWaitWaitsForTheReset(t *testing.T) {
+	defer watch.SetMinLimitWait(0)()
+	h := newHarness(t, "do the work", nil)
+	reset := time.Now().Add(8 * time.Second).Truncate(time.Second).Add(time.Second)
+	limited := h.srv.FakeAgent("limited", fmt.Sprintf("print Claude AI usage limit reached|%d\nexit 1\n", reset.Unix()))
+	ran := filepath.Join(h.srv.Dir, "ran")
+	h.cfg.Command = []string{"/bin/sh", "-c", `if [ -e "$0" ]; then date +%s >> "$0"; exit 0; fi; touch "$0"; exec "$1" "$2"`,
+		ran, limited[0], limited[1]}
+	h.asAgent("claude")
+	h.cfg.PromptMode = watch.ModeArg
+	h.cfg.MaxIterations = 1
+	notes := filepath.Join(h.srv.Dir, "notes")
+	h.srv.Must("set-option", "-g", watch.NotifyOption, `printf '%s|%s\n' "$RALPH_STATE" "$RALPH_REASON" >> "$NOTES"`)
+	t.Setenv("NOTES", notes)
+	res := h.pauseWhen(60*time.Second, "the limit wait", func() bool {
+		return strings.Contains(h.out.String(), "waiting for limit reset")
+	})
+	h.wantResult(res, watch.ExitInterrupted, "paused")
+	if st := h.state(); st.WaitingUntil == "" || st.CurrentIteration != 0 {
+		t.Fatalf("paused in the wait: waiting until %q at iteration %d", st.WaitingUntil, st.CurrentIteration)
+	}
+	h.cfg.Resume = true
+	resumed := make(chan string, 1)
+	go func() {
+		tmuxtest.Eventually(t, 30*time.Second, "the wait to resume", func() bool {
+			return strings.Contains(h.out.String(), "resuming the wait")
+		})
+		resumed <- h.srv.Option(h.cfg.Pane, "@ralph-state") + " " + h.srv.Option(h.cfg.Pane, "@ralph-status")
+	}()
+	h.wantResult(h.run(60*time.Second), watch.ExitDone, "max_iterations")
+	if got := <-resumed; !strings.HasPrefix(got, "waiting ⏳ 1/1 waiting for limit reset") {
+		t.Errorf("while it waits again the pane shows %q", got)
+	}
+	var notices string
+	tmuxtest.Eventually(t, 10*time.Second, "the notices", func() bool {
+		b, _ := os.ReadFile(notes)
+		notices = string(b)
+		return strings.Contains(notices, "done|")
+	})
+	if want := "waiting|limit reset (" + reset.Format("15:04") + ")\ndone|max_iterations\n"; notices != want {
+		t.Errorf("notices %q, want %q: the limit once, the end once", notices, want)
+	}
+	b, _ := os.ReadFile(ran)
+	at, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	if err != nil || at < reset.Unix() {
+		t.Errorf("the iteration ran at %s (%v), before the reset at %s; output:\n%s", b, err, reset.Format("15:04:05"), h.out.String())
+	}
+}
+
+func TestAnEndedLoopLeavesThePaneAtAShell(t *testing.T) {
+	h := newHarness(t, "go", []string{"/bin/sh", "-c", "clear; echo worked; exit 0"})
+	h.cfg.PromptMode = watch.ModeArg
+	h.cfg.MaxIterations = 1
+	h.cfg.EndCommand = "/bin/sh"
+	h.wantResult(h.run(30*time.Second), watch.ExitDone, "max_iterations")
+	got := h.srv.Must("display-message", "-p", "-t", h.cfg.Pane, "#{pane_dead}|#{pane_current_command}|#{pane_current_path}")
+	if want := "0|sh|" + h.srv.Dir; strings.TrimSpace(got) != want {
+		t.Errorf("pane dead|command|folder = %q, want %q", strings.TrimSpace(got), want)
+	}
+	// The respawn cleared the screen; what the agent showed last is there again, once.
+	tmuxtest.Eventually(t, 5*time.Second, "the agent's last output", func() bool {
+		return strings.Count(h.srv.Capture(h.cfg.Pane), "worked") == 1
+	})
+	if shown := h.srv.Capture(h.cfg.Pane); strings.Contains(shown, "Pane is dead") {
+		t.Errorf("tmux's dead-pane line came back:\n%s", shown)
+	}
+}
+
+func TestAnEndedLoopLeavesTheStatusLineAfterItsLinger(t *testing.T) {
+	h := newHarness(t, "go", []string{"/bin/sh", "-c", "exit 0"})
+	h.cfg.PromptMode = watch.ModeArg
+	h.cfg.MaxIterations = 1
+	h.srv.Must("set-option", "-g", watch.LingerOption, "2")
+	h.wantResult(h.run(30*time.Second), watch.ExitDone, "max_iterations")
+	if got := h.srv.Option(h.cfg.Pane, "@ralph-state") + "|" + h.srv.Option(h.cfg.Pane, "@ralph-live"); got != "done|" {
+		t.Errorf("just ended: state|live = %q, want done|", got)
+	}
+	if h.srv.Option(h.cfg.Pane, "@ralph-ended") == "" {
+		t.Error("no @ralph-ended")
+	}
+	tmuxtest.Eventually(t, 15*time.Second, "the options to go", func() bool {
+		return strings.TrimSpace(h.srv.Must("show-options", "-p", "-t", h.cfg.Pane)) == ""
+	})
+}
+
+func TestTheLingerKeepsALoopThatTookThePaneSince(t *testing.T) {
+	h := newHarness(t, "go", []string{"/bin/sh", "-c", "exit 0"})
+	h.cfg.PromptMode = watch.ModeArg
+	h.cfg.MaxIterations = 1
+	h.srv.Must("set-option", "-g", watch.LingerOption, "2")
+	h.wantResult(h.run(30*time.Second), watch.ExitDone, "max_iterations")
+	h.srv.Must("set-option", "-p", "-t", h.cfg.Pane, "@ralph-ended", "1") // as another loop's end would
+	time.Sleep(4 * time.Second)
+	if got := h.srv.Option(h.cfg.Pane, "@ralph-state"); got != "done" {
+		t.Errorf("@ralph-state = %q after the linger of another loop's end", got)
+	}
+}
+
+func TestTheLoopTellsThePersonOncePerEvent(t *testing.T) {
+	h := newHarness(t, "go", nil)
+	// A question that waits, is answered (any key), then the agent finishes.
+	h.cfg.Command = h.agent("ready\nread\nprint Do you want to proceed?\nprint ❯ 1. Yes\nprint   2. No\nread\nprint done with it\nexit 0\n")
+	h.asAgent("claude")
+	h.cfg.ReadyPattern = regexp.MustCompile(`^❯ `) // the fake draws no "? for shortcuts"
+	h.cfg.MaxIterations = 1
+	h.cfg.InactivityTimeout = 60 * time.Second
+	notes := filepath.Join(h.srv.Dir, "notes")
+	h.srv.Must("set-option", "-g", watch.NotifyOption, `printf '%s|%s\n' "$RALPH_STATE" "$RALPH_MESSAGE" >> "$NOTES"`)
+	t.Setenv("NOTES", notes)
+	// A person's client, looking at another window: the loop's bell flag rises.
+	attach(t, h.srv)
+	other := strings.TrimSpace(h.srv.Must("new-window", "-d", "-P", "-F", "#{window_id}"))
+	h.srv.Must("select-window", "-t", other)
+	bell := make(chan string, 1)
+	go func() {
+		tmuxtest.Eventually(t, 30*time.Second, "needs input", func() bool {
+			return h.srv.Option(h.cfg.Pane, "@ralph-state") == "needs-input"
+		})
+		time.Sleep(3 * time.Second) // several looks at the same question
+		bell <- h.srv.Must("display-message", "-p", "-t", h.cfg.Pane, "#{window_bell_flag}")
+		h.srv.Must("send-keys", "-t", h.cfg.Pane, "1", "Enter")
+	}()
+	h.wantResult(h.run(60*time.Second), watch.ExitDone, "max_iterations")
+	if got := strings.TrimSpace(<-bell); got != "1" {
+		t.Errorf("window_bell_flag = %q while a question waits", got)
+	}
+	var got string
+	tmuxtest.Eventually(t, 10*time.Second, "two notices", func() bool {
+		b, _ := os.ReadFile(notes)
+		got = string(b)
+		return strings.Count(got, "\n") >= 2
+	})
+	time.Sleep(500 * time.Millisecond)
+	b, _ := os.ReadFile(notes)
+	want := "needs-input|[ralph] test: needs input in iteration 1/1 (the agent is asking a question)\n" +
+		"done|[ralph] test: done after 1 iteration\n"
+	if string(b) != want {
+		t.Errorf("notices:\n%s\nwant:\n%s", b, want)
+	}
+	shown := h.srv.Must("show-messages")
+	for _, m := range []string{" message: [ralph] test: needs input in iteration 1/1", " message: [ralph] test: done after 1 iteration"} {
+		if n := strings.Count(shown, m); n != 1 {
+			t.Errorf("the client was shown %q %d times:\n%s", m, n, shown)
+		}
+	}
+}
+
+// attach attaches a client to session main through a pseudo-terminal, as a
+// person looking at it.
+func attach(t *testing.T, srv *tmuxtest.Server) {
+	t.Helper()
+	cmd := exec.Command("tmux", "-S", srv.Socket, "attach-session", "-t", "main")
+	cmd.Env = append(srv.Env, "TERM=xterm-256color")
+	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 120})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go io.Copy(io.Discard, tty)
+	t.Cleanup(func() {
+		tty.Close()
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	tmuxtest.Eventually(t, 10*time.Second, "the client to attach", func() bool {
+		out, _ := srv.Tmux("list-clients", "-F", "#{client_name}")
+		return strings.TrimSpace(out) != ""
+	})
+}
+
+func TestAReadyPatternWithATrailingSpaceMatchesAndTheWaitShows(t *testing.T) {
+	h := newHarness(t, "go", nil)
+	got := filepath.Join(h.srv.Dir, "got")
+	h.cfg.Command = h.agent("print loading\nsleep 3s\nready\nread\nsave " + got + "\nexit 0\n")
+	h.cfg.ReadyPattern = regexp.MustCompile(`^❯ `)
+	h.cfg.ReadyTimeout = 40 * time.Second
+	h.cfg.MaxIterations = 1
+	shown := make(chan string, 1)
+	go func() {
+		tmuxtest.Eventually(t, 30*time.Second, "loading", func() bool {
+			return strings.Contains(h.srv.Capture(h.cfg.Pane), "loading")
+		})
+		st, _ := h.store.Load()
+		shown <- h.srv.Option(h.cfg.Pane, "@ralph-state") + "|" + h.srv.Option(h.cfg.Pane, "@ralph-reason") + "|" + st.Shown
+	}()
+	start := time.Now()
+	h.wantResult(h.run(60*time.Second), watch.ExitDone, "max_iterations")
+	if took := time.Since(start); took > 30*time.Second {
+		t.Errorf("took %s: the ready pattern did not match", took)
+	}
+	if strings.Contains(h.out.String(), "did not become ready") {
+		t.Errorf("the ready pattern did not match:\n%s", h.out.String())
+	}
+	if data, _ := os.ReadFile(got); string(data) != "go" {
+		t.Errorf("agent received %q", data)
+	}
+	if want := "starting|the agent to be ready (ready pattern '^❯ ')|starting"; <-shown != want {
+		t.Errorf("while waiting: want %q", want)
+	}
+}
