@@ -18,6 +18,7 @@ foreground() {
 	[ "${#FG_ARGV[@]}" -gt 0 ] || return 0
 	unwrap_shell "$pid"
 	pid="$UNWRAPPED"
+	unwrap_loop "$pid"
 	FG_NAME="${FG_ARGV[0]##*/}"
 	[ -n "$FG_NAME" ] || FG_NAME="$(<"/proc/$pid/comm")"
 	if is_interactive_shell; then
@@ -85,6 +86,30 @@ unwrap_shell() {
 		if [ -n "$same" ]; then
 			FG_ARGV=("${argv[@]:0:n}")
 			UNWRAPPED="${children[0]}"
+			return
+		fi
+	done
+}
+
+# unwrap_loop PID: when PID was started by a loop's wrapper (`sh -c SCRIPT
+# ralph NONCE [PROMPT-FILE] WORD…`, whose job control made PID the
+# foreground itself), FG_ARGV becomes the wrapper's words it starts with:
+# what the loop ran, without what SCRIPT added (the prompt, in arg mode).
+unwrap_loop() {
+	local stat fields wrapper=() k n i same
+	stat="$(<"/proc/$1/stat")" 2>/dev/null || return 0
+	read -ra fields <<<"${stat##*) }"
+	mapfile -d '' -t wrapper <"/proc/${fields[1]}/cmdline" 2>/dev/null
+	[ "${#wrapper[@]}" -ge 5 ] && [ "${wrapper[1]}" = -c ] && [ "${wrapper[3]}" = ralph ] || return 0
+	for ((k = 4; k < ${#wrapper[@]}; k++)); do
+		n=$((${#wrapper[@]} - k))
+		[ "$n" -le "${#FG_ARGV[@]}" ] || continue
+		same=1
+		for ((i = 0; i < n; i++)); do
+			[ "${wrapper[k + i]}" = "${FG_ARGV[i]}" ] || { same=""; break; }
+		done
+		if [ -n "$same" ]; then
+			FG_ARGV=("${FG_ARGV[@]:0:n}")
 			return
 		fi
 	done

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -53,7 +52,7 @@ func RecordHook(store *state.Store, name, iteration, detail string) error {
 	}
 	detail = strings.Join(strings.Fields(detail), " ") // one line
 	body := fmt.Sprintf("%s\n%d\n%s\n", iteration, time.Now().UnixNano(), detail)
-	if err := writeAtomic(store.Path(name), []byte(body)); err != nil {
+	if err := store.WriteFile(name, []byte(body)); err != nil {
 		return err
 	}
 	st, err := store.Load()
@@ -73,7 +72,7 @@ func TurnEnded(store *state.Store, iteration string) error {
 
 // RecordTranscript keeps the agent's transcript path for the loop.
 func RecordTranscript(store *state.Store, path string) error {
-	return writeAtomic(store.Path(TranscriptFile), []byte(path+"\n"))
+	return store.WriteFile(TranscriptFile, []byte(path+"\n"))
 }
 
 // ReadHook reads the record of name; ok is false when there is none.
@@ -97,27 +96,6 @@ func ReadHook(store *state.Store, name string) (r HookRecord, ok bool) {
 		r.Detail = strings.TrimSpace(lines[2])
 	}
 	return r, true
-}
-
-func writeAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	return nil
 }
 
 // HookInput is what an agent tells its hook (Claude Code and Gemini CLI

@@ -61,7 +61,7 @@ func TestANeedsInputLoopCanBePausedResumedAndStopped(t *testing.T) {
 func TestAWaitingLoopShowsTheIterationToComeAndWaitsOnAfterAPause(t *testing.T) {
 	c := newCLI(t)
 	reset := time.Now().Add(2 * time.Hour)
-	agent := c.srv.FakeAgent("limited", fmt.Sprintf("print Claude AI usage limit reached|%d\nexit 1\n", reset.Unix()))
+	agent := c.srv.FakeAgentAs("claude", "limited", fmt.Sprintf("print Claude AI usage limit reached|%d\nexit 1\n", reset.Unix()))
 	pane := c.detach("wait", append([]string{"--agent", "claude", "--prompt-mode", "arg", "--max-iterations", "3", "--"}, agent...)...)
 	st := c.shown("wait", "waiting")
 	c.want([]string{"status", "wait"}, 0, "Iteration: 1/3\n", "")

@@ -5,6 +5,12 @@ import (
 	"path/filepath"
 )
 
+// WriteFile writes a file of the loop's folder (hook records and the like)
+// atomically, as the state file is written.
+func (s *Store) WriteFile(name string, data []byte) error {
+	return writeAtomic(s.Path(name), "."+name+".*", data)
+}
+
 // writeAtomic writes path by a temp file in its folder (named by pattern, as
 // os.CreateTemp takes it), fsync and rename, 0600, so a reader never sees
 // half a file and a failed write leaves the old one.
