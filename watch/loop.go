@@ -47,6 +47,7 @@ type Loop struct {
 	killOnStop   bool
 	agentPID     int // the pane's process of the latest iteration
 	stream       *Stream
+	streamTried  bool   // the pane's output was asked for (a dead pane cannot be piped)
 	prevRemain   string // the pane's own remain-on-exit before the loop
 	hadRemain    bool
 	st           *state.State
@@ -186,12 +187,21 @@ func (l *Loop) open() (Result, bool) {
 	if err := l.Tmux.SetPaneOptions(l.Pane, []tmux.Option{{Name: "remain-on-exit", Value: "on"}}); err != nil {
 		return l.lost(err), false
 	}
+	if pane, err := l.Tmux.Pane(l.Pane); err == nil && pane.Dead {
+		return Result{}, true // tmux pipes no dead pane: the stream opens with the next agent
+	}
+	l.openStream()
+	return Result{}, true
+}
+
+// openStream starts reading the pane's output; without it the done pattern
+// is not checked and the screen is polled.
+func (l *Loop) openStream() {
 	stream, err := OpenStream(l.Tmux, l.Pane, l.Store.Path("output.fifo"))
 	if err != nil {
 		l.warnf("cannot read the pane's output (%v); the done pattern will not be checked", err)
 	}
-	l.stream = stream
-	return Result{}, true
+	l.stream, l.streamTried = stream, true
 }
 
 // record writes the loop's settings and whereabouts into its state.
@@ -735,6 +745,9 @@ func (l *Loop) iterate(ctx context.Context, prompt string) (r outcome) {
 	}
 	if p, err := l.Tmux.Pane(l.Pane); err == nil {
 		l.agentPID = p.PID // to end what it leaves if the pane goes away
+	}
+	if !l.streamTried { // resumed on a dead pane: it has a process to pipe now
+		l.openStream()
 	}
 	started := l.Clock.Now()
 	it.started = started

@@ -120,6 +120,30 @@ func TestADoneSignalSurvivesPauseAndResume(t *testing.T) {
 	}
 }
 
+// Paused between iterations, the agent gone and its pane dead: tmux pipes
+// no dead pane, so the resumed watcher reads the output once the next agent
+// runs, and that agent's done token ends the loop at once.
+func TestAResumeOnADeadPaneStillSeesTheDoneToken(t *testing.T) {
+	h := newHarness(t, "finish the plan", nil)
+	h.cfg.Command = h.agent("ready\nread\nprint working\niter 2 print all tasks complete\niter 2 print RALPH_DONE\niter 2 sleep 120s\nexit 0\n")
+	h.cfg.DonePattern = regexp.MustCompile(`RALPH_DONE`)
+	h.cfg.CheckDoneContinuous = true
+	h.cfg.RestartDelay = 3 * time.Second // the pause lands between iterations
+	res := h.pauseWhen(60*time.Second, "iteration 1's end", func() bool {
+		return strings.Contains(h.out.String(), "iteration 1 completed")
+	})
+	h.wantResult(res, watch.ExitInterrupted, "paused")
+	if p, err := h.srv.Client.Pane(h.cfg.Pane); err != nil || !p.Dead {
+		t.Fatalf("the pane should be dead while paused: %+v %v", p, err)
+	}
+	h.cfg.Resume = true
+	res = h.run(60 * time.Second)
+	h.wantResult(res, watch.ExitDone, "done_pattern")
+	if strings.Contains(h.out.String(), "will not be checked") {
+		t.Errorf("the resumed watcher gave up on the pane's output:\n%s", h.out.String())
+	}
+}
+
 func TestResumingALoopPausedInALimitWaitWaitsForTheReset(t *testing.T) {
 	defer watch.SetMinLimitWait(0)()
 	h := newHarness(t, "do the work", nil)
