@@ -18,10 +18,13 @@ foreground() {
 	[ "${#FG_ARGV[@]}" -gt 0 ] || return 0
 	unwrap_shell "$pid"
 	pid="$UNWRAPPED"
+	FROM_LOOP=""
 	unwrap_loop "$pid"
 	FG_NAME="${FG_ARGV[0]##*/}"
 	[ -n "$FG_NAME" ] || FG_NAME="$(<"/proc/$pid/comm")"
-	if is_interactive_shell; then
+	if [ -n "$FROM_LOOP" ]; then
+		FG_KIND=program # the loop's own words for it, exactly as it ran them
+	elif is_interactive_shell; then
 		FG_KIND=shell
 	elif [ -n "$(resolve_program "$pid" "${FG_ARGV[0]}")" ] &&
 		[ "$(resolve_program "$pid" "${FG_ARGV[0]}")" = "$(readlink -f "/proc/$pid/exe")" ]; then
@@ -93,26 +96,19 @@ unwrap_shell() {
 
 # unwrap_loop PID: when PID was started by a loop's wrapper (`sh -c SCRIPT
 # ralph NONCE [PROMPT-FILE] WORD…`, whose job control made PID the
-# foreground itself), FG_ARGV becomes the wrapper's words it starts with:
-# what the loop ran, without what SCRIPT added (the prompt, in arg mode).
+# foreground itself), FG_ARGV becomes the WORDs: what the loop ran, without
+# what SCRIPT added (the prompt, in arg mode). SCRIPT takes the prompt file
+# as a second word to shift in arg and stdin modes.
 unwrap_loop() {
-	local stat fields wrapper=() k n i same
+	local stat fields wrapper=() k=5
 	stat="$(<"/proc/$1/stat")" 2>/dev/null || return 0
 	read -ra fields <<<"${stat##*) }"
 	mapfile -d '' -t wrapper <"/proc/${fields[1]}/cmdline" 2>/dev/null
-	[ "${#wrapper[@]}" -ge 5 ] && [ "${wrapper[1]}" = -c ] && [ "${wrapper[3]}" = ralph ] || return 0
-	for ((k = 4; k < ${#wrapper[@]}; k++)); do
-		n=$((${#wrapper[@]} - k))
-		[ "$n" -le "${#FG_ARGV[@]}" ] || continue
-		same=1
-		for ((i = 0; i < n; i++)); do
-			[ "${wrapper[k + i]}" = "${FG_ARGV[i]}" ] || { same=""; break; }
-		done
-		if [ -n "$same" ]; then
-			FG_ARGV=("${FG_ARGV[@]:0:n}")
-			return
-		fi
-	done
+	[ "${#wrapper[@]}" -ge 6 ] && [ "${wrapper[1]}" = -c ] && [ "${wrapper[3]}" = ralph ] || return 0
+	case "${wrapper[2]}" in *"shift 2"*) k=6 ;; esac
+	[ "${#wrapper[@]}" -gt "$k" ] || return 0
+	FG_ARGV=("${wrapper[@]:k}")
+	FROM_LOOP=1
 }
 
 # is_interactive_shell: FG_ARGV is a shell (one /etc/shells or the

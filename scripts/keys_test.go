@@ -170,7 +170,7 @@ func TestLoopKeyLoopsWhatRunsInThePane(t *testing.T) {
 		p.press("A")
 		p.choose("Start the loop", "y")
 		p.waitOption(pane, "@ralph-state", "running")
-		want := []string{"/bin/sh", "-c", command(agent) + " --from-ralph-command"}
+		want := []string{"/bin/sh", "-c", "exec " + command(agent) + " --from-ralph-command"}
 		st := loopState(t, srv, srv.Option(pane, "@ralph-name"))
 		if !slices.Equal(st.Command, want) && !slices.Equal(st.Command, want[2:]) {
 			t.Errorf("looped command %q, want @ralph-command", st.Command)

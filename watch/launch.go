@@ -428,6 +428,35 @@ func agentProgram(word string, pkg bool) string {
 	return ""
 }
 
+// ExecLine has sh replace itself with a one-line command when it is a simple
+// one (after its VAR=value words: sh passes those on), so the agent is the
+// pane's process and tmux names the window after it, not "sh". Any other
+// line is returned as written.
+func ExecLine(line string) string {
+	words, why := splitLine(line)
+	if why != "" || len(words) == 0 {
+		return line
+	}
+	start := 0 // where the program word begins
+	for _, w := range words {
+		if !isAssignment(w.text) {
+			break
+		}
+		start = w.end
+	}
+	if start == len(line) {
+		return line // assignments only
+	}
+	rest := strings.TrimLeft(line[start:], " \t")
+	if first, _, _ := strings.Cut(rest, " "); first == "exec" || first == "!" {
+		return line
+	}
+	if start == 0 {
+		return "exec " + rest
+	}
+	return line[:start] + " exec " + rest
+}
+
 // lineWord is a word of a shell line: its value and where it ends.
 type lineWord struct {
 	text string

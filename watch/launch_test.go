@@ -194,3 +194,22 @@ func FuzzPlaceArgs(f *testing.F) {
 		}
 	})
 }
+
+func TestExecLineLetsASimpleCommandReplaceTheShell(t *testing.T) {
+	for _, tc := range []struct{ line, want string }{
+		{"claude --model opus", "exec claude --model opus"},
+		{"  claude", "exec claude"},
+		{"FOO=1 BAR='a b' claude -c", "FOO=1 BAR='a b' exec claude -c"},
+		{"env X=1 npx -y @anthropic-ai/claude-code", "exec env X=1 npx -y @anthropic-ai/claude-code"},
+		{"exec claude", "exec claude"},
+		{"cd sub && claude", "cd sub && claude"},
+		{"claude; echo done", "claude; echo done"},
+		{"claude $FLAGS", "claude $FLAGS"},
+		{"FOO=1", "FOO=1"},
+		{"", ""},
+	} {
+		if got := ExecLine(tc.line); got != tc.want {
+			t.Errorf("ExecLine(%q) = %q, want %q", tc.line, got, tc.want)
+		}
+	}
+}

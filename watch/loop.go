@@ -194,6 +194,22 @@ func (l *Loop) open() (Result, bool) {
 	return Result{}, true
 }
 
+// holdPane gives a dead pane a placeholder process, so that its output can
+// be piped before the agent starts: the pipe lasts through respawns.
+func (l *Loop) holdPane(pane tmux.Pane) tmux.Pane {
+	if !pane.Dead {
+		return pane
+	}
+	if err := l.Tmux.Respawn(tmux.RespawnRequest{Pane: l.Pane, Dir: l.Dir,
+		Command: []string{"/bin/sh", "-c", "exec sleep 2147483647"}}); err != nil {
+		return pane
+	}
+	if p, err := l.Tmux.Pane(l.Pane); err == nil {
+		return p
+	}
+	return pane
+}
+
 // openStream starts reading the pane's output; without it the done pattern
 // is not checked and the screen is polled.
 func (l *Loop) openStream() {
@@ -710,6 +726,10 @@ func (l *Loop) iterate(ctx context.Context, prompt string) (r outcome) {
 		r.ending = l.goneEnding(err)
 		return r
 	}
+	if !l.streamTried { // started or resumed on a dead pane, which tmux does not pipe
+		pane = l.holdPane(pane)
+		l.openStream()
+	}
 	l.endAgent(pane)
 	l.clearHooks() // a record left by an earlier loop of this name is not this agent's
 	// Whatever the old agent (or the pane's shell) wrote is not this
@@ -745,9 +765,6 @@ func (l *Loop) iterate(ctx context.Context, prompt string) (r outcome) {
 	}
 	if p, err := l.Tmux.Pane(l.Pane); err == nil {
 		l.agentPID = p.PID // to end what it leaves if the pane goes away
-	}
-	if !l.streamTried { // resumed on a dead pane: it has a process to pipe now
-		l.openStream()
 	}
 	started := l.Clock.Now()
 	it.started = started

@@ -137,9 +137,9 @@ func TestShellWordsRunsOneWordWithShellSyntaxThroughSh(t *testing.T) {
 		mode    string
 		want    []string
 	}{
-		{"a single word with spaces goes through /bin/sh -c",
+		{"a single word with spaces goes through /bin/sh -c, which execs a simple command",
 			[]string{"claude --dangerously-skip-permissions"}, watch.ModeType,
-			[]string{"/bin/sh", "-c", "claude --dangerously-skip-permissions"}},
+			[]string{"/bin/sh", "-c", "exec claude --dangerously-skip-permissions"}},
 		{"a single word with a pipe goes through /bin/sh -c",
 			[]string{"cat PROMPT.md|agent"}, watch.ModeStdin,
 			[]string{"/bin/sh", "-c", "cat PROMPT.md|agent"}},
@@ -148,7 +148,7 @@ func TestShellWordsRunsOneWordWithShellSyntaxThroughSh(t *testing.T) {
 			[]string{"/bin/sh", "-c", "$AGENT"}},
 		{"in arg mode the prompt still comes last through \"$@\"",
 			[]string{"codex exec --full-auto"}, watch.ModeArg,
-			[]string{"/bin/sh", "-c", `codex exec --full-auto "$@"`, "sh"}},
+			[]string{"/bin/sh", "-c", `exec codex exec --full-auto "$@"`, "sh"}},
 		{"several words are run as they are",
 			[]string{"claude", "--dangerously-skip-permissions"}, watch.ModeType,
 			[]string{"claude", "--dangerously-skip-permissions"}},

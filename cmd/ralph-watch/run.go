@@ -487,10 +487,11 @@ func shellWords(command []string, mode string) []string {
 	if len(command) != 1 || !strings.ContainsAny(command[0], " \t\n;|&$<>()'\"*?`~") {
 		return command
 	}
+	line := watch.ExecLine(command[0]) // the agent, not sh, is the pane's process
 	if mode == watch.ModeArg {
-		return []string{"/bin/sh", "-c", command[0] + ` "$@"`, "sh"}
+		return []string{"/bin/sh", "-c", line + ` "$@"`, "sh"}
 	}
-	return []string{"/bin/sh", "-c", command[0]}
+	return []string{"/bin/sh", "-c", line}
 }
 
 func validName(name string) bool {
