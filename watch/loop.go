@@ -183,7 +183,12 @@ func (l *Loop) open() (Result, bool) {
 		l.log("RESUME", fmt.Sprintf("loop resumed at iteration %d", l.iteration))
 	}
 
-	l.prevRemain, l.hadRemain, _ = l.Tmux.PaneOption(l.Pane, "remain-on-exit")
+	if r := l.st.RemainOnExit; l.Resume && r != nil {
+		l.prevRemain, l.hadRemain = r.Value, r.Set // the pane has the last watcher's "on"
+	} else {
+		l.prevRemain, l.hadRemain, _ = l.Tmux.PaneOption(l.Pane, "remain-on-exit")
+		l.st.RemainOnExit = &state.PaneOption{Value: l.prevRemain, Set: l.hadRemain}
+	}
 	if err := l.Tmux.SetPaneOptions(l.Pane, []tmux.Option{{Name: "remain-on-exit", Value: "on"}}); err != nil {
 		return l.lost(err), false
 	}
@@ -257,14 +262,26 @@ func (l *Loop) close(res Result) {
 	}
 	l.endLeftovers(res)
 	if res.Reason != "interrupted" && res.Reason != "paused" && res.Reason != "pane_closed" && res.Reason != "server_gone" {
+		if res.Reason == "done_pattern" {
+			l.awaitExit(exitGrace) // an agent that printed the done token may be on its way out
+		}
+		if pid := BackToShell(l.Tmux, l.Pane, l.Dir, l.EndCommand); pid > 0 {
+			l.st.ShellPID = pid // the pane runs a shell now, not the agent
+			l.save()
+		}
 		restore := l.prevRemain
 		if !l.hadRemain {
 			restore = "" // unset: back to the window's value
 		}
 		l.Tmux.SetPaneOptions(l.Pane, []tmux.Option{{Name: "remain-on-exit", Value: restore}})
-		if pid := BackToShell(l.Tmux, l.Pane, l.Dir, l.EndCommand); pid > 0 {
-			l.st.ShellPID = pid // the pane runs a shell now, not the agent
-			l.save()
+	}
+}
+
+// awaitExit gives the agent up to d to exit on its own.
+func (l *Loop) awaitExit(d time.Duration) {
+	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if p, err := l.Tmux.Pane(l.Pane); err != nil || p.Dead {
+			return
 		}
 	}
 }

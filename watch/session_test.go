@@ -144,6 +144,30 @@ func TestAResumeOnADeadPaneStillSeesTheDoneToken(t *testing.T) {
 	}
 }
 
+// The same through the end: the agent prints the token and exits at once.
+// The pane goes back to a shell, and gets its own remain-on-exit back, not
+// the "on" the first watcher left on it when it paused.
+func TestAResumedLoopEndsAtAShellWithThePanesOwnRemainOnExit(t *testing.T) {
+	h := newHarness(t, "finish the plan", nil)
+	h.cfg.Command = h.agent("ready\nread\nprint working\niter 2 print RALPH_DONE\nexit 0\n")
+	h.cfg.DonePattern = regexp.MustCompile(`RALPH_DONE`)
+	h.cfg.CheckDoneContinuous = true
+	h.cfg.EndCommand = "/bin/sh"
+	h.cfg.RestartDelay = 3 * time.Second
+	res := h.pauseWhen(60*time.Second, "iteration 1's end", func() bool {
+		return strings.Contains(h.out.String(), "iteration 1 completed")
+	})
+	h.wantResult(res, watch.ExitInterrupted, "paused")
+	h.cfg.Resume = true
+	h.wantResult(h.run(60*time.Second), watch.ExitDone, "done_pattern")
+	if p, err := h.srv.Client.Pane(h.cfg.Pane); err != nil || p.Dead {
+		t.Errorf("the pane is left dead after the loop: %+v %v", p, err)
+	}
+	if v, set, _ := h.srv.Client.PaneOption(h.cfg.Pane, "remain-on-exit"); set {
+		t.Errorf("remain-on-exit is %q on the pane, want it unset as before the loop", v)
+	}
+}
+
 func TestResumingALoopPausedInALimitWaitWaitsForTheReset(t *testing.T) {
 	defer watch.SetMinLimitWait(0)()
 	h := newHarness(t, "do the work", nil)

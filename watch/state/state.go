@@ -74,6 +74,10 @@ type State struct {
 	// PromptUntyped: the loop was paused in an iteration before its prompt
 	// was typed; resume types it into the agent.
 	PromptUntyped bool `json:"prompt_untyped,omitempty"`
+	// RemainOnExit is the pane's own remain-on-exit before the loop took it
+	// (the loop sets it on), given back when the loop ends; a resumed watcher
+	// finds it here, not on the pane.
+	RemainOnExit *PaneOption `json:"remain_on_exit,omitempty"`
 	// ShellPID is the pane's process once the end command replaced the agent.
 	ShellPID int `json:"shell_pid,omitempty"`
 	// Checks run after iterations, the latest last (at most MaxCheckHistory).
@@ -315,4 +319,10 @@ func (s *Store) Log(now time.Time, event, message string) error {
 func Exists(root, name string) bool {
 	_, err := os.Stat(filepath.Join(root, name, "state.json"))
 	return !errors.Is(err, fs.ErrNotExist)
+}
+
+// PaneOption is a pane's own value of an option, or that it had none.
+type PaneOption struct {
+	Value string `json:"value"`
+	Set   bool   `json:"set"`
 }
