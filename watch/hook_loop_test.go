@@ -1,14 +1,11 @@
 package watch_test
 
 import (
-	"context"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -90,9 +87,7 @@ func (e *events) String() string {
 // this process (the watcher a hook wakes); it returns the loop to run.
 func (h *harness) hooked(script string) (*events, func(time.Duration) watch.Result) {
 	h.t.Helper()
-	wake := make(chan os.Signal, 1)
-	signal.Notify(wake, syscall.SIGUSR1)
-	h.t.Cleanup(func() { signal.Stop(wake) })
+	wake := turnHookWake(h.t)
 	h.cfg.Command = h.agentNamed("claude", script)
 	h.asAgent("claude")
 	h.cfg.TurnHook = true
@@ -102,14 +97,7 @@ func (h *harness) hooked(script string) (*events, func(time.Duration) watch.Resu
 	h.cfg.Events = ev.add
 	return ev, func(timeout time.Duration) watch.Result {
 		h.t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), timeout)
-		defer cancel()
-		loop := &watch.Loop{Config: h.cfg, Tmux: h.srv.Client, Store: h.store, Out: &h.out, Err: &h.out, Wake: wake}
-		res := loop.Run(ctx)
-		if ctx.Err() != nil {
-			h.t.Fatalf("loop still running after %s; output:\n%s", timeout, h.out.String())
-		}
-		return res
+		return h.runWoken(wake, timeout)
 	}
 }
 

@@ -1,7 +1,6 @@
 package watch_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,19 +33,6 @@ func (h *harness) script(name, text string) string {
 		h.t.Fatal(err)
 	}
 	return path
-}
-
-// runWoken runs the loop with the hook's signal waking it.
-func (h *harness) runWoken(wake <-chan os.Signal, timeout time.Duration) watch.Result {
-	h.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	loop := &watch.Loop{Config: h.cfg, Tmux: h.srv.Client, Store: h.store, Out: &h.out, Err: &h.out, Wake: wake}
-	res := loop.Run(ctx)
-	if ctx.Err() != nil {
-		h.t.Fatalf("loop still running after %s; output:\n%s", timeout, h.out.String())
-	}
-	return res
 }
 
 // Each way people start an agent gets the agent's turn hook, after the

@@ -60,9 +60,15 @@ func (h *harness) agent(script string) []string { return h.srv.FakeAgent("agent"
 // run runs the loop to its end, failing the test if it takes over timeout.
 func (h *harness) run(timeout time.Duration) watch.Result {
 	h.t.Helper()
+	return h.runWoken(nil, timeout)
+}
+
+// runWoken is run with wake telling the loop of a request or a hook's report.
+func (h *harness) runWoken(wake <-chan os.Signal, timeout time.Duration) watch.Result {
+	h.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	loop := &watch.Loop{Config: h.cfg, Tmux: h.srv.Client, Store: h.store, Out: &h.out, Err: &h.out}
+	loop := &watch.Loop{Config: h.cfg, Tmux: h.srv.Client, Store: h.store, Out: &h.out, Err: &h.out, Wake: wake}
 	res := loop.Run(ctx)
 	if ctx.Err() != nil {
 		h.t.Fatalf("loop still running after %s; output:\n%s", timeout, h.out.String())

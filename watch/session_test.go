@@ -1,7 +1,6 @@
 package watch_test
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
@@ -33,14 +32,7 @@ func (h *harness) pauseWhen(timeout time.Duration, what string, cond func() bool
 		h.store.Request(state.RequestPause)
 		wake <- syscall.SIGUSR1
 	}()
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	loop := &watch.Loop{Config: h.cfg, Tmux: h.srv.Client, Store: h.store, Out: &h.out, Err: &h.out, Wake: wake}
-	res := loop.Run(ctx)
-	if ctx.Err() != nil {
-		h.t.Fatalf("loop still running after %s; output:\n%s", timeout, h.out.String())
-	}
-	return res
+	return h.runWoken(wake, timeout)
 }
 
 func TestAPromptArrivesExactlyOnce(t *testing.T) {
