@@ -1310,13 +1310,14 @@ func (l *Loop) look(it *iteration, det *Detector) (pane tmux.Pane, end ending, e
 	return pane, end, ended, next, nil
 }
 
-// drain waits briefly for the exit marker, which follows the agent's last
-// output, so nothing the agent wrote is judged in the next iteration.
+// drain waits for the exit marker, which follows the agent's last output, so
+// nothing the agent wrote is judged in the next iteration. A pipe still
+// delivering (a flood on a busy machine) is waited for; a silent one a second.
 func (l *Loop) drain(it *iteration) {
 	if l.stream == nil {
 		return
 	}
-	deadline := time.After(time.Second)
+	limit := time.After(drainLimit)
 	for {
 		l.take(it)
 		if it.exited {
@@ -1324,11 +1325,16 @@ func (l *Loop) drain(it *iteration) {
 		}
 		select {
 		case <-l.stream.Notify():
-		case <-deadline:
+		case <-time.After(time.Second):
+			return
+		case <-limit:
 			return
 		}
 	}
 }
+
+// drainLimit bounds the wait for a pane whose output never stops arriving.
+const drainLimit = 30 * time.Second
 
 // exitCode reads the dead pane's exit status. tmux 3.3a sometimes leaves it
 // empty until another child exits; a nudge makes the server reap and record it.
