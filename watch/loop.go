@@ -14,24 +14,16 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/clock"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
 )
 
-// Clock is the loop's source of time, injected so tests can drive it.
-type Clock interface {
-	Now() time.Time
-	After(d time.Duration) <-chan time.Time
-}
+// Clock is the loop's source of time (see package clock).
+type Clock = clock.Clock
 
 // RealClock is the wall clock.
-type RealClock struct{}
-
-// Now implements Clock.
-func (RealClock) Now() time.Time { return time.Now() }
-
-// After implements Clock.
-func (RealClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
+type RealClock = clock.Real
 
 // Loop supervises one pane: it runs iterations until done, a limit, a fatal
 // failure or an interrupt.
