@@ -174,20 +174,20 @@ const (
 // Request leaves a request for the watcher, which takes it at its next look
 // (a command also sends it SIGUSR1 so that is at once).
 func (s *Store) Request(what string) error {
-	tmp := s.Path(".request.tmp")
+	tmp := s.Path("."+RequestFile+".tmp")
 	if err := os.WriteFile(tmp, []byte(what), 0o600); err != nil {
 		return fmt.Errorf("write request: %w", err)
 	}
-	return os.Rename(tmp, s.Path("request"))
+	return os.Rename(tmp, s.Path(RequestFile))
 }
 
 // TakeRequest returns and removes a pending request, "" if none.
 func (s *Store) TakeRequest() string {
-	data, err := os.ReadFile(s.Path("request"))
+	data, err := os.ReadFile(s.Path(RequestFile))
 	if err != nil {
 		return ""
 	}
-	os.Remove(s.Path("request"))
+	os.Remove(s.Path(RequestFile))
 	return string(data)
 }
 
@@ -275,14 +275,14 @@ func (s *Store) Unlock() {
 
 // Load reads state.json; fs.ErrNotExist if there is none.
 func (s *Store) Load() (*State, error) {
-	data, err := os.ReadFile(s.Path("state.json"))
+	data, err := os.ReadFile(s.Path(StateFile))
 	if err != nil {
 		return nil, err
 	}
 	var st State
 	if err := json.Unmarshal(data, &st); err != nil {
 		return nil, fmt.Errorf("corrupt state file %s: %v (remove it with 'ralph-watch clean %s' or start over with 'run --replace')",
-			s.Path("state.json"), err, filepath.Base(s.Dir))
+			s.Path(StateFile), err, filepath.Base(s.Dir))
 	}
 	return &st, nil
 }
@@ -294,7 +294,7 @@ func (s *Store) Save(st *State) error {
 	if err != nil {
 		return err
 	}
-	if err := writeAtomic(s.Path("state.json"), ".state-*.json", append(data, '\n')); err != nil {
+	if err := writeAtomic(s.Path(StateFile), ".state-*.json", append(data, '\n')); err != nil {
 		return fmt.Errorf("write state: %w", err)
 	}
 	return nil
@@ -302,7 +302,7 @@ func (s *Store) Save(st *State) error {
 
 // Log appends `TIME [EVENT] message` to iterations.log.
 func (s *Store) Log(now time.Time, event, message string) error {
-	f, err := os.OpenFile(s.Path("iterations.log"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := os.OpenFile(s.Path(LogFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return fmt.Errorf("write iterations log: %w", err)
 	}
@@ -317,7 +317,7 @@ func (s *Store) Log(now time.Time, event, message string) error {
 
 // Exists reports whether loop name has a state folder under root.
 func Exists(root, name string) bool {
-	_, err := os.Stat(filepath.Join(root, name, "state.json"))
+	_, err := os.Stat(filepath.Join(root, name, StateFile))
 	return !errors.Is(err, fs.ErrNotExist)
 }
 

@@ -1,0 +1,18 @@
+package state
+
+// The files of a loop's folder, named once: every package reaches them
+// through Store.Path with one of these.
+const (
+	StateFile      = "state.json"           // the swarm schema and the watcher's fields
+	LogFile        = "iterations.log"       // one line per event: [START], [END], [CHECK]…
+	WatcherLog     = "watcher.log"          // a detached watcher's own output
+	RequestFile    = "request"              // what a command asks of the watcher (pause, stop…)
+	PromptCopy     = "prompt.txt"           // the prompt as delivered this iteration
+	LastScreen     = "last-screen.txt"      // the pane's screen when the loop ended
+	OutputFIFO     = "output.fifo"          // the pane's output, through pipe-pane
+	ClaudeSettings = "claude-settings.json" // the hooks given to Claude Code with --settings
+	HooksLog       = "hooks.log"            // what --before/--after hooks printed
+	TranscriptFile = "transcript"           // the path of the agent's own session transcript
+	CastsDir       = "casts"                // one asciicast v2 file per iteration
+	ReceiptsFile   = "receipts.jsonl"       // one receipt per iteration: tokens, cost, changes
+)
