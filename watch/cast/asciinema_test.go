@@ -49,14 +49,14 @@ func TestAsciinemaPlaysARecordedIterationUnchanged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.Marker(at(0), "prompt delivered")
+	r.Marker(at(0), MarkPromptDelivered)
 	for i, ms := 0, 0; len(raw[i:]) > 0; ms += 3 {
 		n := min(37, len(raw[i:])) // 37 splits UTF-8 sequences and escapes alike
 		r.Output(at(ms), raw[i:i+n])
 		i += n
 	}
 	r.Resize(at(900), width-10, height-5)
-	r.Marker(at(1000), "done token matched")
+	r.Marker(at(1000), MarkDoneMatched)
 	if err := r.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -27,6 +27,14 @@ const (
 	Resize = "r" // the terminal's new size, "WxH"
 )
 
+// The labels of the markers a loop leaves in an iteration's cast, so a
+// player can jump to them.
+const (
+	MarkPromptDelivered = "prompt delivered"
+	MarkDoneMatched     = "done token matched"
+	MarkTurnEnd         = "turn end"
+)
+
 // Header is a cast's first line.
 type Header struct {
 	Width, Height int

@@ -67,7 +67,7 @@ func TestDumpShowsTheScreenTheRecordedPaneEndedOn(t *testing.T) {
 		}
 		raw = raw[n:]
 	}
-	r.Marker(at(10000), "turn end")
+	r.Marker(at(10000), MarkTurnEnd)
 	if err := r.Close(); err != nil {
 		t.Fatal(err)
 	}

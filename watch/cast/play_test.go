@@ -24,7 +24,7 @@ func (w *stampedWriter) Write(p []byte) (int, error) {
 
 var playEvents = []Event{
 	{1 * time.Second, Output, "a"},
-	{2 * time.Second, Marker, "prompt delivered"},
+	{2 * time.Second, Marker, MarkPromptDelivered},
 	{3 * time.Second, Output, "b"},
 	{63 * time.Second, Output, "c"}, // a minute idle
 	{63 * time.Second, Resize, "90x30"},

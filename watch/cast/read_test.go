@@ -5,7 +5,9 @@ import (
 	"testing"
 )
 
-const goodHeader = `{"version": 2, "width": 80, "height": 24, "timestamp": 1504467315, "title": "Demo", "env": {"TERM": "xterm-256color", "SHELL": "/bin/zsh"}, "theme": {"fg": "#d0d0d0"}, "duration": 6.5, "idle_time_limit": 2, "someone_elses": [1, 2]}`
+// goodHeader carries every key the format knows, one it does not, and a
+// null env value as asciinema writes for a variable that is not set.
+const goodHeader = `{"version": 2, "width": 80, "height": 24, "timestamp": 1504467315, "title": "Demo", "env": {"TERM": "xterm-256color", "SHELL": "/bin/zsh", "LANG": null}, "theme": {"fg": "#d0d0d0"}, "duration": 6.5, "idle_time_limit": 2, "someone_elses": [1, 2]}`
 
 func TestValidateAcceptsTheFormatsOwnExample(t *testing.T) {
 	file := goodHeader + "\n" +

@@ -63,7 +63,10 @@ func (r *Recorder) Output(at time.Time, data []byte) error {
 	if r.cut || r.err != nil {
 		return r.err
 	}
-	joined := append(r.tail, data...)
+	joined := data
+	if len(r.tail) > 0 {
+		joined = append(r.tail, data...)
+	}
 	n := completeUpTo(joined)
 	r.tail = append([]byte(nil), joined[n:]...)
 	if n == 0 {

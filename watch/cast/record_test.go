@@ -38,11 +38,11 @@ func TestRecordedIterationReadsBackAsWritten(t *testing.T) {
 	}
 	steps := []func() error{
 		func() error { return r.Output(at(10), []byte("\x1b[1;31mhello\x1b[0m\r\n")) },
-		func() error { return r.Marker(at(250), "prompt delivered") },
+		func() error { return r.Marker(at(250), MarkPromptDelivered) },
 		func() error { return r.Output(at(1500), []byte("<tag> & \"quote\" \\ tab\t")) },
 		func() error { return r.Resize(at(2000), 120, 40) },
 		func() error { return r.Output(at(1999), []byte("clock went back")) },
-		func() error { return r.Marker(at(3000), "turn end") },
+		func() error { return r.Marker(at(3000), MarkTurnEnd) },
 		r.Close,
 	}
 	for i, step := range steps {
@@ -59,11 +59,11 @@ func TestRecordedIterationReadsBackAsWritten(t *testing.T) {
 	ms := time.Millisecond
 	want := []Event{
 		{10 * ms, Output, "\x1b[1;31mhello\x1b[0m\r\n"},
-		{250 * ms, Marker, "prompt delivered"},
+		{250 * ms, Marker, MarkPromptDelivered},
 		{1500 * ms, Output, "<tag> & \"quote\" \\ tab\t"},
 		{2000 * ms, Resize, "120x40"},
 		{2000 * ms, Output, "clock went back"}, // times never go back
-		{3000 * ms, Marker, "turn end"},
+		{3000 * ms, Marker, MarkTurnEnd},
 	}
 	if !reflect.DeepEqual(events, want) {
 		t.Errorf("events =\n%q\nwant\n%q", events, want)
@@ -141,7 +141,7 @@ func TestCapCutsOutputAndLeavesOneMarker(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	r.Marker(at(600), "turn end")
+	r.Marker(at(600), MarkTurnEnd)
 	if !r.Cut() {
 		t.Error("Cut() = false after writing past the limit")
 	}
