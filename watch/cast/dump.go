@@ -84,7 +84,7 @@ func dumpEvents(ctx context.Context, h Header, events []Event) (string, error) {
 		return "", err
 	}
 	for i := range parts {
-		if _, err := t.run(ctx, "wait-for", segmentDone(i)); err != nil {
+		if err := t.waitForTitle(ctx, segmentTitle(i)); err != nil {
 			return "", err
 		}
 		if i+1 == len(parts) {
@@ -118,18 +118,18 @@ func TrimScreen(screen string) string {
 	return strings.Join(lines, "\n") + "\n"
 }
 
-func segmentDone(i int) string { return "ralph-dump-done-" + strconv.Itoa(i) }
+func segmentTitle(i int) string { return "ralph-dump-segment-" + strconv.Itoa(i) }
 func segmentGo(i int) string   { return "ralph-dump-go-" + strconv.Itoa(i) }
 
 // writeScript writes each segment to a file and the shell script that
-// writes them raw into the pane. After each segment the script asks the
-// terminal for the cursor position and reads the answer: tmux answers only
-// once it has parsed every byte before the question, so the screen is
-// complete when the script signals.
+// writes them raw into the pane. After each segment the script sets the
+// pane's title: tmux sets it only once it has parsed every byte before, so
+// the screen is complete when the title shows. (A cursor-position query
+// would do the same, but its answer could not be told from the answers to
+// the queries the agent itself made.)
 func writeScript(dir, tmuxPath string, parts [][]byte) (string, error) {
 	var sh strings.Builder
 	sh.WriteString("stty raw -echo -opost\n")
-	sh.WriteString("sync_screen() { printf '\\033[6n'; while c=$(dd bs=1 count=1 2>/dev/null) && [ -n \"$c\" ] && [ \"$c\" != R ]; do :; done; }\n")
 	for i, p := range parts {
 		file := filepath.Join(dir, fmt.Sprintf("segment-%d", i))
 		if err := os.WriteFile(file, p, 0o600); err != nil {
@@ -138,8 +138,8 @@ func writeScript(dir, tmuxPath string, parts [][]byte) (string, error) {
 		if i > 0 {
 			fmt.Fprintf(&sh, "%s wait-for %s\n", shellQuote(tmuxPath), segmentGo(i))
 		}
-		fmt.Fprintf(&sh, "cat %s\nsync_screen\n", shellQuote(file))
-		fmt.Fprintf(&sh, "%s wait-for -S %s\n", shellQuote(tmuxPath), segmentDone(i))
+		// CAN and ST first end any escape sequence or string the output left open.
+		fmt.Fprintf(&sh, "cat %s\nprintf '\\030\\033\\\\\\033]2;%s\\033\\\\'\n", shellQuote(file), segmentTitle(i))
 	}
 	sh.WriteString("exec cat >/dev/null\n")
 	script := filepath.Join(dir, "play.sh")
@@ -167,6 +167,24 @@ func dumpEnv(dir string) []string {
 type privateTmux struct {
 	path string
 	env  []string
+}
+
+// waitForTitle polls the pane's title until it reads title.
+func (t privateTmux) waitForTitle(ctx context.Context, title string) error {
+	for {
+		got, err := t.run(ctx, "display-message", "-p", "-t", "dump", "#{pane_title}")
+		if err != nil {
+			return err
+		}
+		if strings.TrimSuffix(got, "\n") == title {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("dump cast: the screen never settled: %v", ctx.Err())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 }
 
 func (t privateTmux) run(ctx context.Context, args ...string) (string, error) {

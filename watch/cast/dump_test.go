@@ -123,3 +123,47 @@ func TestDumpOfAnEmptyCastIsEmpty(t *testing.T) {
 		t.Errorf("Dump = %q, %v; want an empty screen", got, err)
 	}
 }
+
+func TestDumpOfACastCutInsideAnEscapeSequence(t *testing.T) {
+	tmuxtest.Require(t)
+	for _, tail := range []string{"\x1b[1;", "\x1b]0;a title never ended", "\x1bP+q", "\xe6\xbc"} {
+		path := filepath.Join(t.TempDir(), FileName(1))
+		r, err := Create(path, Header{Width: 80, Height: 24}, start, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Output(at(1), []byte("kept\r\n"+tail))
+		r.Close()
+		got, err := Dump(path)
+		if err != nil {
+			t.Fatalf("tail %q: %v", tail, err)
+		}
+		if !strings.HasPrefix(got, "kept\n") {
+			t.Errorf("tail %q: Dump = %q", tail, got)
+		}
+	}
+}
+
+func TestDumpWaitsPastTheRecordingsOwnTerminalQueries(t *testing.T) {
+	tmuxtest.Require(t)
+	path := filepath.Join(t.TempDir(), FileName(1))
+	r, err := Create(path, Header{Width: 80, Height: 24}, start, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Agents ask the terminal for the cursor position and its attributes;
+	// tmux answers into the pane, where Dump's own sync must not mistake them.
+	r.Output(at(1), []byte("\x1b[6n\x1b[c\x1b]11;?\x07"))
+	for i := 0; i < 4000; i++ {
+		r.Output(at(2), []byte(strings.Repeat("filler ", 10)+"\r\n"))
+	}
+	r.Output(at(3), []byte("\x1b[6nfinal line\r\n"))
+	r.Close()
+	got, err := Dump(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(got, "\nfinal line\n") {
+		t.Errorf("Dump did not wait for the whole output:\n%s", got)
+	}
+}
