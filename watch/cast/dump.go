@@ -119,7 +119,7 @@ func TrimScreen(screen string) string {
 }
 
 func segmentTitle(i int) string { return "ralph-dump-segment-" + strconv.Itoa(i) }
-func segmentGo(i int) string   { return "ralph-dump-go-" + strconv.Itoa(i) }
+func segmentGo(i int) string    { return "ralph-dump-go-" + strconv.Itoa(i) }
 
 // writeScript writes each segment to a file and the shell script that
 // writes them raw into the pane. After each segment the script sets the
