@@ -97,27 +97,28 @@ func parseHeader(line []byte) (Header, error) {
 		return Header{}, fmt.Errorf("header is not a JSON object")
 	}
 	var h Header
-	version, err := intKey(keys, "version", true)
+	version, err := intKey(keys, "version", true, 32)
 	if err != nil {
 		return h, err
 	}
 	if version != Version {
 		return h, fmt.Errorf("version %d, want %d", version, Version)
 	}
-	if h.Width, err = intKey(keys, "width", true); err != nil {
-		return h, err
-	}
-	if h.Height, err = intKey(keys, "height", true); err != nil {
-		return h, err
-	}
-	if h.Width <= 0 || h.Height <= 0 {
-		return h, fmt.Errorf("size %dx%d", h.Width, h.Height)
-	}
-	ts, err := intKey(keys, "timestamp", false)
+	width, err := intKey(keys, "width", true, 32)
 	if err != nil {
 		return h, err
 	}
-	h.Timestamp = int64(ts)
+	height, err := intKey(keys, "height", true, 32)
+	if err != nil {
+		return h, err
+	}
+	h.Width, h.Height = int(width), int(height)
+	if h.Width <= 0 || h.Height <= 0 {
+		return h, fmt.Errorf("size %dx%d", h.Width, h.Height)
+	}
+	if h.Timestamp, err = intKey(keys, "timestamp", false, 64); err != nil {
+		return h, err
+	}
 	var theme map[string]json.RawMessage
 	var seconds float64
 	var info loopInfo
@@ -147,8 +148,8 @@ func parseHeader(line []byte) (Header, error) {
 	return h, nil
 }
 
-// intKey reads an integer key; a missing optional key is 0.
-func intKey(keys map[string]json.RawMessage, name string, required bool) (int, error) {
+// intKey reads an integer key of the given bits; a missing optional key is 0.
+func intKey(keys map[string]json.RawMessage, name string, required bool, bits int) (int64, error) {
 	raw, ok := keys[name]
 	if !ok {
 		if required {
@@ -156,11 +157,11 @@ func intKey(keys map[string]json.RawMessage, name string, required bool) (int, e
 		}
 		return 0, nil
 	}
-	n, err := strconv.ParseInt(string(raw), 10, 32)
+	n, err := strconv.ParseInt(string(raw), 10, bits)
 	if err != nil {
 		return 0, fmt.Errorf("%s is not an integer: %s", name, raw)
 	}
-	return int(n), nil
+	return n, nil
 }
 
 // parseEvent checks one event line; secs is its time as written.

@@ -7,7 +7,7 @@ import (
 
 // goodHeader carries every key the format knows, one it does not, and a
 // null env value as asciinema writes for a variable that is not set.
-const goodHeader = `{"version": 2, "width": 80, "height": 24, "timestamp": 1504467315, "title": "Demo", "env": {"TERM": "xterm-256color", "SHELL": "/bin/zsh", "LANG": null}, "theme": {"fg": "#d0d0d0"}, "duration": 6.5, "idle_time_limit": 2, "someone_elses": [1, 2]}`
+const goodHeader = `{"version": 2, "width": 80, "height": 24, "timestamp": 4102444800, "title": "Demo", "env": {"TERM": "xterm-256color", "SHELL": "/bin/zsh", "LANG": null}, "theme": {"fg": "#d0d0d0"}, "duration": 6.5, "idle_time_limit": 2, "someone_elses": [1, 2]}`
 
 func TestValidateAcceptsTheFormatsOwnExample(t *testing.T) {
 	file := goodHeader + "\n" +
@@ -21,7 +21,7 @@ func TestValidateAcceptsTheFormatsOwnExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h.Width != 80 || h.Height != 24 || h.Title != "Demo" || h.IdleTimeLimit != 2 || h.Env["SHELL"] != "/bin/zsh" {
+	if h.Width != 80 || h.Height != 24 || h.Title != "Demo" || h.Timestamp != 4102444800 || h.IdleTimeLimit != 2 || h.Env["SHELL"] != "/bin/zsh" {
 		t.Errorf("header = %+v", h)
 	}
 	if len(events) != 6 || events[5].Data != "Bye!" || events[0].Time.Microseconds() != 248848 {

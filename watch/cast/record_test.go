@@ -176,3 +176,29 @@ func TestCreateRefusesAnEmptySize(t *testing.T) {
 		t.Error("Create accepted a width of 0")
 	}
 }
+
+func TestMarkersFromAnotherGoroutineKeepLinesWhole(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "1.cast")
+	r, err := Create(path, Header{Width: 80, Height: 24}, start, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; i < 200; i++ {
+			r.Marker(at(i), MarkTurnEnd)
+		}
+	}()
+	for i := 0; i < 200; i++ {
+		r.Output(at(i), []byte("漢字 output line\r\n"))
+	}
+	<-done
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_, events := readFile(t, path)
+	if len(events) != 400 {
+		t.Errorf("%d events, want 400", len(events))
+	}
+}
