@@ -7,24 +7,24 @@ import (
 
 // goodHeader carries every key the format knows, one it does not, and a
 // null env value as asciinema writes for a variable that is not set.
-const goodHeader = `{"version": 2, "width": 80, "height": 24, "timestamp": 4102444800, "title": "Demo", "env": {"TERM": "xterm-256color", "SHELL": "/bin/zsh", "LANG": null}, "theme": {"fg": "#d0d0d0"}, "duration": 6.5, "idle_time_limit": 2, "someone_elses": [1, 2]}`
+const goodHeader = `{"version": 2, "width": 80, "height": 24, "timestamp": 4102444800, "title": "web iteration 1", "env": {"TERM": "tmux-256color", "SHELL": "/bin/bash", "LANG": null}, "theme": {"fg": "#cccccc"}, "duration": 6.5, "idle_time_limit": 2, "someone_elses": [1, 2]}`
 
-func TestValidateAcceptsTheFormatsOwnExample(t *testing.T) {
+func TestValidateAcceptsEveryEventCode(t *testing.T) {
 	file := goodHeader + "\n" +
-		`[0.248848, "o", "\u001b[1;31mHello \u001b[32mWorld!\u001b[0m\n"]` + "\n" +
-		`[1.001376, "o", "That was ok\rThis is better."]` + "\n" +
+		`[0.248848, "o", "\u001b[1;32m❯\u001b[0m ready\r\n"]` + "\n" +
+		`[1.001376, "o", "working\rdone   "]` + "\n" +
 		`[1.500000, "m", ""]` + "\n" +
-		`[2.143733, "i", "x"]` + "\n" +
+		`[2.143733, "i", "y"]` + "\n" +
 		`[4.050000, "r", "80x24"]` + "\n" +
-		`[6.541828, "o", "Bye!"]` // no final newline
+		`[6.541828, "o", "bye"]` // no final newline
 	h, events, err := Read(strings.NewReader(file))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h.Width != 80 || h.Height != 24 || h.Title != "Demo" || h.Timestamp != 4102444800 || h.IdleTimeLimit != 2 || h.Env["SHELL"] != "/bin/zsh" {
+	if h.Width != 80 || h.Height != 24 || h.Title != "web iteration 1" || h.Timestamp != 4102444800 || h.IdleTimeLimit != 2 || h.Env["SHELL"] != "/bin/bash" {
 		t.Errorf("header = %+v", h)
 	}
-	if len(events) != 6 || events[5].Data != "Bye!" || events[0].Time.Microseconds() != 248848 {
+	if len(events) != 6 || events[5].Data != "bye" || events[0].Time.Microseconds() != 248848 {
 		t.Errorf("events = %q", events)
 	}
 }
