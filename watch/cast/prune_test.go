@@ -1,6 +1,7 @@
 package cast
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -74,5 +75,25 @@ func TestPruneKeepsTheNewestEvenOverTheLimit(t *testing.T) {
 func TestPruneOfAMissingFolderIsNothingToDo(t *testing.T) {
 	if err := Prune(filepath.Join(t.TempDir(), "casts"), 10); err != nil {
 		t.Errorf("Prune = %v", err)
+	}
+}
+
+func TestIterationsListsCastsOldestFirst(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"12.cast", "3.cast", "100.cast", "03.cast", "a.cast", "7.cast.tmp", "notes"} {
+		writeSized(t, dir, name, 1)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "5.cast"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Iterations(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(got) != "[3 12 100]" {
+		t.Errorf("Iterations = %v, want [3 12 100]", got)
+	}
+	if none, err := Iterations(filepath.Join(dir, "missing")); err != nil || len(none) != 0 {
+		t.Errorf("Iterations of a missing folder = %v, %v", none, err)
 	}
 }
