@@ -174,7 +174,7 @@ const (
 // Request leaves a request for the watcher, which takes it at its next look
 // (a command also sends it SIGUSR1 so that is at once).
 func (s *Store) Request(what string) error {
-	tmp := s.Path("."+RequestFile+".tmp")
+	tmp := s.Path("." + RequestFile + ".tmp")
 	if err := os.WriteFile(tmp, []byte(what), 0o600); err != nil {
 		return fmt.Errorf("write request: %w", err)
 	}
