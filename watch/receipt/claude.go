@@ -78,7 +78,7 @@ func ReadClaude(r io.Reader, since time.Time) (Usage, error) {
 		if l.Message.Model != "" {
 			m.model = l.Message.Model
 		}
-		if u := l.Message.Usage; u != nil && u.Input >= 0 && u.Output >= 0 && u.CacheWrite >= 0 && u.CacheRead >= 0 {
+		if u := l.Message.Usage; u != nil && sane(u.Input, u.Output, u.CacheWrite, u.CacheRead) {
 			// Every line of a message repeats its usage; the last is the final count.
 			m.tokens = Tokens{Input: u.Input, Output: u.Output, CacheRead: u.CacheRead, CacheWrite: u.CacheWrite}
 		}

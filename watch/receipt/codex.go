@@ -45,7 +45,7 @@ type codexTokens struct {
 }
 
 func (c codexTokens) valid() bool {
-	return c.Input >= 0 && c.Cached >= 0 && c.CacheWrite >= 0 && c.Output >= 0
+	return sane(c.Input, c.Cached, c.CacheWrite, c.Output)
 }
 
 func (c codexTokens) tokens() Tokens {
@@ -110,18 +110,8 @@ func CodexHome(getenv func(string) string) string {
 // session ran in folder cwd (any folder when cwd is "", or when the file
 // does not say), under Codex's home; "" when none was.
 func FindCodexRollout(home, cwd string, since time.Time) string {
-	var paths []string
-	days, _ := filepath.Glob(filepath.Join(home, "sessions", "[0-9]*", "[0-9]*", "[0-9]*"))
-	// Folders are named by the local date the session began; a day's margin covers any zone.
-	from := since.AddDate(0, 0, -1).Format("2006/01/02")
-	for _, day := range days {
-		rel, err := filepath.Rel(filepath.Join(home, "sessions"), day)
-		if err != nil || !since.IsZero() && filepath.ToSlash(rel) < from {
-			continue
-		}
-		found, _ := filepath.Glob(filepath.Join(day, "rollout-*.jsonl"))
-		paths = append(paths, found...)
-	}
+	// A resumed session goes on in the rollout of the day it began: every day is looked at.
+	paths, _ := filepath.Glob(filepath.Join(home, "sessions", "[0-9]*", "[0-9]*", "[0-9]*", "rollout-*.jsonl"))
 	return lastWritten(paths, since, func(path string) bool {
 		if cwd == "" {
 			return true

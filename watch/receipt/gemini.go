@@ -102,7 +102,7 @@ func ReadGemini(r io.Reader, since time.Time) (Usage, error) {
 			}
 			seen[c.ID] = true
 		}
-		if t != nil && t.Input >= 0 && t.Output >= 0 && t.Cached >= 0 && t.Thoughts >= 0 && t.Tool >= 0 {
+		if t != nil && sane(t.Input, t.Output, t.Cached, t.Thoughts, t.Tool) {
 			u.add(m.Model, Tokens{Input: max(t.Input-t.Cached, 0) + t.Tool, Output: t.Output + t.Thoughts, CacheRead: min(t.Cached, t.Input)})
 		}
 	}

@@ -40,6 +40,17 @@ func inWindow(ts string, since time.Time) bool {
 	return err == nil && !t.Before(since)
 }
 
+// sane says whether every count could be one model call's: not negative,
+// and not so large that sums overflow.
+func sane(counts ...int64) bool {
+	for _, n := range counts {
+		if n < 0 || n > 1<<40 {
+			return false
+		}
+	}
+	return true
+}
+
 // readFile runs a reader over the file at path.
 func readFile(path string, since time.Time, read func(io.Reader, time.Time) (Usage, error)) (Usage, error) {
 	f, err := os.Open(path)

@@ -185,9 +185,13 @@ func count(n int64) string {
 	return fmt.Sprintf("%.1fG", float64(n)/1e9)
 }
 
-// dollars is an amount to the cent, with a tenth of a cent shown under ten cents.
+// dollars is an amount to the cent, with more digits under ten cents so a
+// cheap turn does not read as free.
 func dollars(usd float64) string {
-	if usd > 0 && usd < 0.1 {
+	switch {
+	case usd > 0 && usd < 0.01:
+		return fmt.Sprintf("$%.4f", usd)
+	case usd > 0 && usd < 0.1:
 		return fmt.Sprintf("$%.3f", usd)
 	}
 	return fmt.Sprintf("$%.2f", usd)
