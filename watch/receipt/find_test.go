@@ -107,3 +107,44 @@ func TestAgentFoldersFollowTheirEnvironment(t *testing.T) {
 		}
 	}
 }
+
+func TestSessionReadFindsEachAgentsFile(t *testing.T) {
+	home := t.TempDir()
+	start := at("2026-11-22T19:00:00Z")
+	copyFixture := func(name, to string) string {
+		data, err := os.ReadFile(fixture(name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return writeAt(t, to, string(data), start.Add(time.Hour))
+	}
+	claude := copyFixture("claude-2.1.330.jsonl", filepath.Join(home, ".claude", "projects", "-home-dev-proj", "s.jsonl"))
+	codex := copyFixture("codex-0.169.0.jsonl", filepath.Join(home, ".codex", "sessions", "2026", "11", "22", "rollout-x.jsonl"))
+	writeAt(t, filepath.Join(home, ".gemini", "tmp", "proj", ".project_root"), "/home/dev/proj\n", start)
+	gemini := copyFixture("gemini-0.61.0.jsonl", filepath.Join(home, ".gemini", "tmp", "proj", "chats", "session-x.jsonl"))
+	getenv := func(k string) string {
+		if k == "HOME" {
+			return home
+		}
+		return ""
+	}
+	for _, tt := range []struct {
+		agent, transcript, want string
+		turns                   int
+	}{
+		{"claude", "", claude, 2},
+		{"claude", claude + "\n", claude, 2}, // as the state folder keeps it
+		{"codex", "", codex, 2},
+		{"gemini", "", gemini, 2},
+		{"aider", "", "", 0},
+	} {
+		u, source, err := Session{Agent: tt.agent, Getenv: getenv, Dir: "/home/dev/proj", Transcript: tt.transcript, Since: start}.Read()
+		if err != nil || source != tt.want || u.Turns != tt.turns {
+			t.Errorf("%s: %d turns from %q, %v; want %d from %q", tt.agent, u.Turns, source, err, tt.turns, tt.want)
+		}
+	}
+	_, _, err := Session{Agent: "claude", Getenv: getenv, Transcript: filepath.Join(home, "gone.jsonl"), Since: start}.Read()
+	if !os.IsNotExist(err) {
+		t.Errorf("a transcript that is gone: %v", err)
+	}
+}
