@@ -28,7 +28,7 @@ func (s Session) Read() (u Usage, source string, err error) {
 	var read func(string, time.Time) (Usage, error)
 	switch s.Agent {
 	case "claude":
-		source, read = strings.TrimSpace(s.Transcript), ReadClaudeFile
+		source, read = strings.TrimSpace(s.Transcript), ReadClaudeSession
 		if source == "" {
 			source = FindClaudeTranscript(ClaudeConfigDir(getenv), s.Dir, s.Since)
 		}

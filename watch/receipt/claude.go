@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"io/fs"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -108,6 +109,31 @@ func ReadClaude(r io.Reader, since time.Time) (Usage, error) {
 // ReadClaudeFile reads the transcript at path from since on.
 func ReadClaudeFile(path string, since time.Time) (Usage, error) {
 	return readFile(path, since, ReadClaude)
+}
+
+// ReadClaudeSession reads the session's transcript at path and those of the
+// subagents it ran, kept beside it in <session>/subagents/…/agent-*.jsonl
+// (Claude Code 2.1.330), from since on.
+func ReadClaudeSession(path string, since time.Time) (Usage, error) {
+	u, err := ReadClaudeFile(path, since)
+	if err != nil {
+		return u, err
+	}
+	sub := filepath.Join(strings.TrimSuffix(path, ".jsonl"), "subagents")
+	_ = filepath.WalkDir(sub, func(p string, d fs.DirEntry, err error) error {
+		name := filepath.Base(p)
+		if err != nil || d.IsDir() || !strings.HasPrefix(name, "agent-") || !strings.HasSuffix(name, ".jsonl") {
+			return nil
+		}
+		if info, err := d.Info(); err != nil || info.ModTime().Before(since) {
+			return nil
+		}
+		if s, err := ReadClaudeFile(p, since); err == nil {
+			u = u.Add(s)
+		}
+		return nil
+	})
+	return u, nil
 }
 
 // ClaudeConfigDir is where Claude Code keeps its files: $CLAUDE_CONFIG_DIR,

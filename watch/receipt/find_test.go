@@ -148,3 +148,25 @@ func TestSessionReadFindsEachAgentsFile(t *testing.T) {
 		t.Errorf("a transcript that is gone: %v", err)
 	}
 }
+
+func TestReadClaudeSessionAddsItsSubagentsTranscripts(t *testing.T) {
+	dir := t.TempDir()
+	start := at("2026-11-22T11:00:00Z")
+	split, err := os.ReadFile(fixture("claude-split.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	main := writeAt(t, filepath.Join(dir, "s1.jsonl"), string(split), start.Add(time.Hour))
+	sub := `{"isSidechain":true,"agentId":"a1","type":"assistant","timestamp":"2026-11-22T11:00:30Z","message":{"id":"msg_sub","model":"claude-haiku-4-5","content":[{"type":"tool_use","id":"toolu_s"}],"usage":{"input_tokens":7,"output_tokens":3}}}` + "\n"
+	writeAt(t, filepath.Join(dir, "s1", "subagents", "agent-a1.jsonl"), sub, start.Add(time.Hour))
+	writeAt(t, filepath.Join(dir, "s1", "subagents", "agent-old.jsonl"), sub, start.Add(-time.Hour))
+	writeAt(t, filepath.Join(dir, "s1", "subagents", "notes.txt"), sub, start.Add(time.Hour))
+
+	got, err := ReadClaudeSession(main, start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Turns != 3 || got.ToolCalls != 4 || got.Models["claude-haiku-4-5"] != (Tokens{Input: 7, Output: 3}) || got.Input != 17 {
+		t.Errorf("got %+v", got)
+	}
+}

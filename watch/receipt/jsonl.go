@@ -30,8 +30,8 @@ func eachLine(r io.Reader, fn func(line []byte)) error {
 }
 
 // inWindow says whether a line stamped ts belongs to the stretch that began
-// at since. A zero since takes everything; a line with no readable stamp is
-// then the only kind it takes without a stamp.
+// at since. A zero since takes every line, stamped or not; otherwise a line
+// whose stamp cannot be read is left out.
 func inWindow(ts string, since time.Time) bool {
 	if since.IsZero() {
 		return true
