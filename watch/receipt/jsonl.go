@@ -1,0 +1,93 @@
+package receipt
+
+// What the readers share: session files are JSON lines written by someone
+// else, read with no trust in any line.
+
+import (
+	"bufio"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// eachLine calls fn with every line of r, however long (a Claude transcript
+// line can carry a whole image).
+func eachLine(r io.Reader, fn func(line []byte)) error {
+	br := bufio.NewReader(r)
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 {
+			fn(line)
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// inWindow says whether a line stamped ts belongs to the stretch that began
+// at since. A zero since takes every line, stamped or not; otherwise a line
+// whose stamp cannot be read is left out.
+func inWindow(ts string, since time.Time) bool {
+	if since.IsZero() {
+		return true
+	}
+	t, err := time.Parse(time.RFC3339Nano, ts)
+	return err == nil && !t.Before(since)
+}
+
+// sane says whether every count could be one model call's: not negative,
+// and not so large that sums overflow.
+func sane(counts ...int64) bool {
+	for _, n := range counts {
+		if n < 0 || n > 1<<40 {
+			return false
+		}
+	}
+	return true
+}
+
+// readFile runs a reader over the file at path.
+func readFile(path string, since time.Time, read func(io.Reader, time.Time) (Usage, error)) (Usage, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Usage{}, err
+	}
+	defer f.Close()
+	return read(f, since)
+}
+
+// lastWritten is the file among paths written last at or after since, or ""
+// when none was. keep, when set, vets each candidate (its cwd, say).
+func lastWritten(paths []string, since time.Time, keep func(path string) bool) string {
+	best, bestTime := "", time.Time{}
+	for _, p := range paths {
+		info, err := os.Stat(p)
+		if err != nil || !info.Mode().IsRegular() || info.ModTime().Before(since) {
+			continue
+		}
+		if keep != nil && !keep(p) {
+			continue
+		}
+		if best == "" || info.ModTime().After(bestTime) || info.ModTime().Equal(bestTime) && p > best {
+			best, bestTime = p, info.ModTime()
+		}
+	}
+	return best
+}
+
+// samePath says whether two folder paths name the same folder, as far as
+// their text and symbolic links tell.
+func samePath(a, b string) bool {
+	a, b = filepath.Clean(a), filepath.Clean(b)
+	if a == b {
+		return true
+	}
+	ra, errA := filepath.EvalSymlinks(a)
+	rb, errB := filepath.EvalSymlinks(b)
+	return errA == nil && errB == nil && ra == rb
+}

@@ -1,0 +1,198 @@
+package receipt
+
+// One iteration's receipt, the receipts file (one JSON line each) and the
+// forms it is shown in.
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+)
+
+// Receipt is what one iteration cost and did.
+type Receipt struct {
+	Iteration int       `json:"iteration"`
+	Agent     string    `json:"agent,omitempty"`
+	Started   time.Time `json:"started"`
+	Ended     time.Time `json:"ended"`
+	// Source is the agent's file the usage was read from; "" when the agent
+	// reported nothing, and Usage is then empty, not zero.
+	Source  string    `json:"source,omitempty"`
+	Usage   Usage     `json:"usage"`
+	CostUSD *float64  `json:"cost_usd,omitempty"` // absent when a model's price is unknown
+	Changes DiffStat  `json:"changes"`
+	Checks  *CheckSum `json:"checks,omitempty"` // absent when no check ran
+}
+
+// CheckSum counts the checks that ran after an iteration.
+type CheckSum struct {
+	Passed int `json:"passed"`
+	Failed int `json:"failed"`
+}
+
+// Priced sets the receipt's cost from its usage at prices; the cost stays
+// absent when it is not known.
+func (r Receipt) Priced(p Prices) Receipt {
+	r.CostUSD = nil
+	if usd, ok := p.Cost(r.Usage); ok && r.Source != "" {
+		r.CostUSD = &usd
+	}
+	return r
+}
+
+// Append adds r as one line to the receipts file at path.
+func Append(path string, r Receipt) error {
+	line, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	// One write per line: a reader never sees half a receipt.
+	_, err = f.Write(append(line, '\n'))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Load reads the receipts file at path, oldest first, skipping lines it
+// cannot read. A missing file has no receipts.
+func Load(path string) ([]Receipt, error) {
+	f, err := os.Open(path)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var receipts []Receipt
+	err = eachLine(f, func(line []byte) {
+		var r Receipt
+		if json.Unmarshal(line, &r) == nil {
+			receipts = append(receipts, r)
+		}
+	})
+	return receipts, err
+}
+
+// Total sums receipts into one: usage, changes and checks added, the last
+// iteration's number, the first start and the last end. Its cost is known
+// only when every receipt's is; its source is set when any reported usage.
+func Total(receipts []Receipt) Receipt {
+	var t Receipt
+	costKnown := len(receipts) > 0
+	var usd float64
+	for i, r := range receipts {
+		if i == 0 || r.Started.Before(t.Started) {
+			t.Started = r.Started
+		}
+		if r.Ended.After(t.Ended) {
+			t.Ended = r.Ended
+		}
+		t.Iteration = max(t.Iteration, r.Iteration)
+		if t.Agent == "" {
+			t.Agent = r.Agent
+		}
+		if r.Source != "" {
+			t.Source = r.Source
+		}
+		t.Usage = t.Usage.Add(r.Usage)
+		if r.CostUSD == nil {
+			costKnown = false
+		} else {
+			usd += *r.CostUSD
+		}
+		t.Changes = t.Changes.Add(r.Changes)
+		if r.Checks != nil {
+			if t.Checks == nil {
+				t.Checks = &CheckSum{}
+			}
+			t.Checks.Passed += r.Checks.Passed
+			t.Checks.Failed += r.Checks.Failed
+		}
+	}
+	if costKnown {
+		t.CostUSD = &usd
+	}
+	return t
+}
+
+// LogLine is the receipt as one line of iterations.log (the caller adds the
+// event word), such as
+//
+//	iteration 3 tokens in=12034 out=2311 cache=45000/1200 turns=4 tools=7 cost=$0.23 files=3 +40 -12 checks=pass
+//
+// where cache is read/written; "tokens unreported" when the agent wrote
+// nothing, "cost=unknown" when a model's price is not known.
+func (r Receipt) LogLine() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "iteration %d", r.Iteration)
+	if r.Source == "" {
+		b.WriteString(" tokens unreported")
+	} else {
+		u := r.Usage
+		fmt.Fprintf(&b, " tokens in=%d out=%d cache=%d/%d turns=%d tools=%d",
+			u.Input, u.Output, u.CacheRead, u.CacheWrite, u.Turns, u.ToolCalls)
+		if r.CostUSD != nil {
+			fmt.Fprintf(&b, " cost=%s", dollars(*r.CostUSD))
+		} else {
+			b.WriteString(" cost=unknown")
+		}
+	}
+	fmt.Fprintf(&b, " files=%d +%d -%d", r.Changes.Files, r.Changes.Insertions, r.Changes.Deletions)
+	if c := r.Checks; c != nil {
+		if c.Failed == 0 {
+			b.WriteString(" checks=pass")
+		} else {
+			fmt.Fprintf(&b, " checks=fail(%d/%d)", c.Failed, c.Passed+c.Failed)
+		}
+	}
+	return b.String()
+}
+
+// Compact is the receipt in a few characters for a list column or a status
+// line: "58k tok $1.20", "58k tok" when the cost is unknown, "" when the
+// agent reported nothing.
+func (r Receipt) Compact() string {
+	if r.Source == "" {
+		return ""
+	}
+	s := count(r.Usage.Sum()) + " tok"
+	if r.CostUSD != nil {
+		s += " " + dollars(*r.CostUSD)
+	}
+	return s
+}
+
+// count is n in at most four characters: 950, 58k, 1.2M.
+func count(n int64) string {
+	switch {
+	case n < 1000:
+		return fmt.Sprint(n)
+	case n < 999_500:
+		return fmt.Sprintf("%dk", (n+500)/1000)
+	case n < 9_950_000:
+		return fmt.Sprintf("%.1fM", float64(n)/1e6)
+	case n < 999_500_000:
+		return fmt.Sprintf("%dM", (n+500_000)/1_000_000)
+	}
+	return fmt.Sprintf("%.1fG", float64(n)/1e9)
+}
+
+// dollars is an amount to the cent, with more digits under ten cents so a
+// cheap turn does not read as free.
+func dollars(usd float64) string {
+	switch {
+	case usd > 0 && usd < 0.01:
+		return fmt.Sprintf("$%.4f", usd)
+	case usd > 0 && usd < 0.1:
+		return fmt.Sprintf("$%.3f", usd)
+	}
+	return fmt.Sprintf("$%.2f", usd)
+}
