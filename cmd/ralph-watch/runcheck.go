@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
@@ -17,42 +18,25 @@ import (
 func checkRunFlags(e env, f *runFlags, command []string) (*tmux.Exec, error) {
 	cfg := &f.cfg
 	cfg.EndCommand = endCommand(e, f.endCommand)
-	if cfg.Name != "" && !control.ValidName(cfg.Name) {
-		return nil, control.Errorf(watch.ExitUsage, "invalid loop name %q: use 1 to 64 of A-Z a-z 0-9 . _ -", cfg.Name)
-	}
-	switch cfg.PromptMode {
-	case watch.ModeType, watch.ModeArg, watch.ModeStdin:
-	default:
-		return nil, control.Errorf(watch.ExitUsage, "invalid --prompt-mode %q: use type, arg or stdin", cfg.PromptMode)
-	}
-	for _, bad := range []struct {
+	for _, refused := range []struct {
 		is  bool
 		msg string
 	}{
+		{cfg.Name != "" && !control.ValidName(cfg.Name), fmt.Sprintf("invalid loop name %q: use 1 to 64 of A-Z a-z 0-9 . _ -", cfg.Name)},
+		{!slices.Contains([]string{watch.ModeType, watch.ModeArg, watch.ModeStdin}, cfg.PromptMode),
+			fmt.Sprintf("invalid --prompt-mode %q: use type, arg or stdin", cfg.PromptMode)},
 		{cfg.MaxIterations < 0, "--max-iterations must not be negative"},
 		{cfg.Lines < 1, "--lines must be at least 1"},
 		{cfg.PollInterval <= 0, "--poll-interval must be more than 0"},
 		{cfg.InactivityTimeout <= 0, "--inactivity-timeout must be more than 0"},
-	} {
-		if bad.is {
-			return nil, control.Errorf(watch.ExitUsage, "%s", bad.msg)
-		}
-	}
-	switch cfg.CheckFailAction {
-	case watch.FailAppend, watch.FailPrepend, watch.FailReplace:
-	default:
-		return nil, control.Errorf(watch.ExitUsage, "invalid --check-fail-action %q: use append, prepend or replace", cfg.CheckFailAction)
-	}
-	for _, bad := range []struct {
-		is  bool
-		msg string
-	}{
+		{!slices.Contains([]string{watch.FailAppend, watch.FailPrepend, watch.FailReplace}, cfg.CheckFailAction),
+			fmt.Sprintf("invalid --check-fail-action %q: use append, prepend or replace", cfg.CheckFailAction)},
 		{cfg.CheckTimeout <= 0, "--check-timeout must be more than 0"},
 		{cfg.CheckOutputChars < 0, "--check-output-chars must not be negative"},
 		{cfg.StallLimit < 0, "--stall-limit must not be negative"},
 	} {
-		if bad.is {
-			return nil, control.Errorf(watch.ExitUsage, "%s", bad.msg)
+		if refused.is {
+			return nil, control.Errorf(watch.ExitUsage, "%s", refused.msg)
 		}
 	}
 	var err error
