@@ -61,7 +61,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParseReset -fuzztime 30s ./watch
 	$(GO) test -run '^$$' -fuzz FuzzPlaceArgs -fuzztime 30s ./watch
 	$(GO) test -run '^$$' -fuzz FuzzLoad -fuzztime 30s ./watch/state
-	$(GO) test -run '^$$' -fuzz FuzzLastLines -fuzztime 30s ./cmd/ralph-watch
+	$(GO) test -run '^$$' -fuzz FuzzLastLines -fuzztime 30s ./watch/control
 
 lint:
 	@test -z "$$(gofmt -l .)" || { gofmt -l .; echo 'gofmt: files above need formatting'; exit 1; }

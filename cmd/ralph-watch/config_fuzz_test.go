@@ -24,7 +24,7 @@ func FuzzConfigFileListsEveryCommandItSets(f *testing.F) {
 			t.Fatal(err)
 		}
 		r, fs := newRunFlags()
-		s, err := readSettings(fs, &r.checks, dir, false)
+		s, err := readSettings(fs, &r.cfg.Checks, dir, false)
 		if err != nil {
 			return // refused: nothing runs
 		}
@@ -35,12 +35,12 @@ func FuzzConfigFileListsEveryCommandItSets(f *testing.F) {
 		for _, c := range s.fromFile() {
 			asked[c.Key] = append(asked[c.Key], c.Command)
 		}
-		for _, c := range r.checks {
+		for _, c := range r.cfg.Checks {
 			if !slices.Contains(asked["check"], c.Command) {
 				t.Fatalf("check %q runs but is not asked about (asked %q)", c.Command, asked)
 			}
 		}
-		for key, value := range map[string]string{"on-done": r.onDone, "on-fail": r.onFail, "on-iteration-end": r.onIterationEnd} {
+		for key, value := range map[string]string{"on-done": r.cfg.OnDone, "on-fail": r.cfg.OnFail, "on-iteration-end": r.cfg.OnIterationEnd} {
 			if value != "" && !slices.Contains(asked[key], value) {
 				t.Fatalf("%s %q runs but is not asked about (asked %q)", key, value, asked)
 			}

@@ -15,6 +15,8 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/control"
+
 	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/demo"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
@@ -57,11 +59,11 @@ Example:
 			Exec: func(ctx context.Context, args []string) error {
 				steps, err := demo.ParseScript(demo.DemoScript)
 				if err != nil {
-					return &exitError{code: 1, msg: err.Error()}
+					return control.Errorf(watch.ExitFailed, "%v", err)
 				}
 				a := &demo.Agent{In: e.Stdin, Out: e.Stdout, Getenv: e.Getenv}
 				if code := a.Run(steps); code != 0 {
-					return &exitError{code: code}
+					return control.Errorf(code, "")
 				}
 				return nil
 			},
@@ -70,7 +72,7 @@ Example:
 			switch *attach {
 			case "auto", "yes", "no":
 			default:
-				return usageErrorf("invalid --attach %q: use auto, yes or no", *attach)
+				return control.Errorf(watch.ExitUsage, "invalid --attach %q: use auto, yes or no", *attach)
 			}
 			return runDemo(ctx, e, *iterations, *attach == "yes" || *attach == "auto" && onTerminal())
 		},
@@ -89,35 +91,35 @@ func onTerminal() bool {
 func runDemo(ctx context.Context, e env, iterations int, attach bool) error {
 	exe, err := e.Executable()
 	if err != nil {
-		return &exitError{code: 1, msg: "find own executable: " + err.Error()}
+		return control.Errorf(watch.ExitFailed, "find own executable: %v", err)
 	}
 	if _, err := exec.LookPath("tmux"); err != nil {
-		return usageErrorf("tmux not found on PATH: install tmux 3.2 or newer")
+		return control.Errorf(watch.ExitUsage, "tmux not found on PATH: install tmux 3.2 or newer")
 	}
 	dir, err := os.MkdirTemp("", "ralph-demo-")
 	if err != nil {
-		return &exitError{code: 1, msg: err.Error()}
+		return control.Errorf(watch.ExitFailed, "%v", err)
 	}
 	defer os.RemoveAll(dir)
 	promptFile := filepath.Join(dir, "PROMPT.md")
 	if err := os.WriteFile(promptFile, []byte(demoPrompt), 0o644); err != nil {
-		return &exitError{code: 1, msg: err.Error()}
+		return control.Errorf(watch.ExitFailed, "%v", err)
 	}
 	socket := filepath.Join(dir, "tmux.sock")
 	client := &tmux.Exec{Server: []string{"-S", socket}}
 	start := exec.Command("tmux", "-S", socket, "-f", "/dev/null", "new-session", "-d", "-s", "demo", "-x", "100", "-y", "30", "-c", dir)
 	if out, err := start.CombinedOutput(); err != nil {
-		return &exitError{code: 1, msg: fmt.Sprintf("start demo tmux server: %v: %s", err, out)}
+		return control.Errorf(watch.ExitFailed, "start demo tmux server: %v: %s", err, out)
 	}
 	defer exec.Command("tmux", "-S", socket, "kill-server").Run()
 	exec.Command("tmux", "-S", socket, "set-option", "-t", "demo", "status-right", " #{E:@ralph-status} · ralph demo ").Run()
 	pane, err := client.Pane("demo:")
 	if err != nil {
-		return &exitError{code: 1, msg: "find demo pane: " + err.Error()}
+		return control.Errorf(watch.ExitFailed, "find demo pane: %v", err)
 	}
 	store, err := state.Open(filepath.Join(dir, "state"), "demo")
 	if err != nil {
-		return &exitError{code: 1, msg: err.Error()}
+		return control.Errorf(watch.ExitFailed, "%v", err)
 	}
 	out := &lockedBuffer{}
 	loop := &watch.Loop{
@@ -155,13 +157,13 @@ func runDemo(ctx context.Context, e env, iterations int, attach bool) error {
 
 // demoReport prints the iterations log and the final status.
 func demoReport(e env, store *state.Store, res watch.Result) error {
-	log, _ := os.ReadFile(store.Path("iterations.log"))
+	log, _ := os.ReadFile(store.Path(state.LogFile))
 	fmt.Fprintf(e.Stdout, "\niterations.log:\n%s", log)
 	if st, err := store.Load(); err == nil {
 		fmt.Fprintf(e.Stdout, "\nStatus: %s (%s) after %d iterations, exit %d\n", watch.StatusOf(st), res.Reason, st.CurrentIteration, res.Code)
 	}
 	if res.Code != 0 {
-		return &exitError{code: res.Code}
+		return control.Errorf(res.Code, "")
 	}
 	return nil
 }

@@ -11,6 +11,8 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/control"
+
 	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/doctor"
 )
@@ -55,12 +57,12 @@ Examples:
 		Exec: func(ctx context.Context, args []string) error {
 			o := doctor.Options{Agent: *agent, Command: args}
 			if *asJSON && *markdown {
-				return usageErrorf("doctor: --json and --markdown do not go together")
+				return control.Errorf(watch.ExitUsage, "doctor: --json and --markdown do not go together")
 			}
 			if *ready != "" {
 				re, err := regexp.Compile(*ready)
 				if err != nil {
-					return usageErrorf("invalid --ready-pattern: %v", err)
+					return control.Errorf(watch.ExitUsage, "invalid --ready-pattern: %v", err)
 				}
 				o.ReadyPattern = re
 			}
@@ -78,7 +80,7 @@ Examples:
 					}
 				}
 				if len(checks) == 0 {
-					return usageErrorf("doctor: none of %s is on PATH: name one (--agent NAME) or give its command (-- COMMAND)",
+					return control.Errorf(watch.ExitUsage, "doctor: none of %s is on PATH: name one (--agent NAME) or give its command (-- COMMAND)",
 						strings.Join(doctorAgents, ", "))
 				}
 			}
@@ -106,10 +108,10 @@ func runDoctor(ctx context.Context, e env, checks []doctor.Options, asJSON, mark
 		}
 		rep, err := doctor.Run(ctx, o)
 		if errors.Is(err, doctor.ErrNotFound) {
-			return usageErrorf("doctor: %v (install it, or give its command: -- COMMAND)", err)
+			return control.Errorf(watch.ExitUsage, "doctor: %v (install it, or give its command: -- COMMAND)", err)
 		}
 		if err != nil {
-			return usageErrorf("doctor: %v", err)
+			return control.Errorf(watch.ExitUsage, "doctor: %v", err)
 		}
 		switch {
 		case asJSON:
@@ -121,11 +123,11 @@ func runDoctor(ctx context.Context, e env, checks []doctor.Options, asJSON, mark
 		}
 		works = works && rep.Works
 		if ctx.Err() != nil {
-			return &exitError{code: 130, msg: "interrupted"}
+			return control.Errorf(watch.ExitInterrupted, "interrupted")
 		}
 	}
 	if !works {
-		return &exitError{code: 1}
+		return control.Errorf(watch.ExitFailed, "")
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/control"
 )
 
 func TestParseDurationTakesGoDurationsAndBareSeconds(t *testing.T) {
@@ -65,41 +66,6 @@ func TestDurationFlagSetsOnlyValidValues(t *testing.T) {
 	}
 }
 
-func TestValidNameAcceptsSafeFolderNamesOnly(t *testing.T) {
-	tests := []struct {
-		name string
-		in   string
-		want bool
-	}{
-		{"a plain word", "proj", true},
-		{"dashes, dots, underscores and digits", "my-proj_2.v3", true},
-		{"a dot inside", "a.b", true},
-		{"three dots is a real name", "...", true},
-		{"a leading dot", ".hidden", true},
-		{"64 characters", strings.Repeat("a", 64), true},
-		{"empty", "", false},
-		{"the current folder", ".", false},
-		{"the parent folder", "..", false},
-		{"a slash", "a/b", false},
-		{"a space", "a b", false},
-		{"a quote", "a'b", false},
-		{"a command substitution", "$(x)", false},
-		{"a newline", "a\nb", false},
-		{"a trailing newline", "ab\n", false},
-		{"65 characters", strings.Repeat("a", 65), false},
-		{"a non-ASCII letter", "café", false},
-		{"a backslash", `a\b`, false},
-		{"a NUL byte", "a\x00b", false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := validName(tt.in); got != tt.want {
-				t.Errorf("validName(%q) = %v, want %v", tt.in, got, tt.want)
-			}
-		})
-	}
-}
-
 func TestNameFromMakesAValidLoopName(t *testing.T) {
 	tests := []struct {
 		name       string
@@ -123,7 +89,7 @@ func TestNameFromMakesAValidLoopName(t *testing.T) {
 			if got != tt.want {
 				t.Errorf("nameFrom(%q, %q) = %q, want %q", tt.base, tt.pane, got, tt.want)
 			}
-			if !validName(got) {
+			if !control.ValidName(got) {
 				t.Errorf("nameFrom(%q, %q) = %q is not a valid name", tt.base, tt.pane, got)
 			}
 		})

@@ -14,6 +14,8 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/control"
+
 	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 )
@@ -64,12 +66,12 @@ Examples:
 		FlagSet: fs,
 		Exec: func(ctx context.Context, args []string) error {
 			if len(args) == 0 || !slices.Contains(watch.HookNames, args[0]) {
-				return usageErrorf("usage: ralph-watch hook %s --state DIR", names)
+				return control.Errorf(watch.ExitUsage, "usage: ralph-watch hook %s --state DIR", names)
 			}
 			name := args[0]
 			if len(args) > 1 && strings.HasPrefix(args[1], "-") { // flags after the event name
 				if err := fs.Parse(args[1:]); err != nil {
-					return usageErrorf("%v", err)
+					return control.Errorf(watch.ExitUsage, "%v", err)
 				}
 			}
 			warn := func(msg string) { io.WriteString(e.Stderr, "ralph-watch: warning: hook "+name+": "+msg+"\n") }

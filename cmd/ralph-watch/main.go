@@ -13,6 +13,9 @@ import (
 	"syscall"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
+
+	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/control"
 )
 
 // env is what a command may touch of the outside world, injected for tests.
@@ -21,18 +24,6 @@ type env struct {
 	Stdout, Stderr io.Writer
 	Getenv         func(string) string
 	Executable     func() (string, error)
-}
-
-// exitError carries an exit code with its one-line message.
-type exitError struct {
-	code int
-	msg  string
-}
-
-func (e *exitError) Error() string { return e.msg }
-
-func usageErrorf(format string, args ...any) error {
-	return &exitError{code: 2, msg: fmt.Sprintf(format, args...)}
 }
 
 func main() {
@@ -82,7 +73,7 @@ Examples:
 		},
 		Exec: func(ctx context.Context, args []string) error {
 			if len(args) > 0 {
-				return usageErrorf("unknown subcommand %q (see 'ralph-watch -h')", args[0])
+				return control.Errorf(watch.ExitUsage, "unknown subcommand %q (see 'ralph-watch -h')", args[0])
 			}
 			return flag.ErrHelp
 		},
@@ -94,25 +85,25 @@ func run(ctx context.Context, args []string, e env) int {
 	root := rootCommand(e)
 	quiet(root)
 	err := root.ParseAndRun(ctx, args)
-	var ee *exitError
+	var ee *control.Error
 	switch {
 	case err == nil:
-		return 0
+		return watch.ExitDone
 	case errors.Is(err, flag.ErrHelp):
 		cmd, _ := chosen(root, args)
 		fmt.Fprint(e.Stdout, usage(cmd))
-		return 0
+		return watch.ExitDone
 	case errors.As(err, &ee):
-		if ee.msg != "" {
-			fmt.Fprintf(e.Stderr, "ralph-watch: error: %s\n", ee.msg)
+		if ee.Msg != "" {
+			fmt.Fprintf(e.Stderr, "ralph-watch: error: %s\n", ee.Msg)
 		}
-		return ee.code
+		return ee.Code
 	default:
 		// Flag parsing errors are the only ones not wrapped: bad usage.
 		msg := dashFlags(strings.TrimPrefix(err.Error(), "error parsing commandline arguments: "))
 		_, line := chosen(root, args)
 		fmt.Fprintf(e.Stderr, "ralph-watch: error: %s (see '%s -h')\n", msg, line)
-		return 2
+		return watch.ExitUsage
 	}
 }
 

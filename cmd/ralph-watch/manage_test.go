@@ -349,24 +349,3 @@ func TestLogsLiveFollowsUntilTheLoopEnds(t *testing.T) {
 	os.Remove(filepath.Join(c.srv.Dir, "state", "tail", "iterations.log"))
 	c.want([]string{"logs", "tail"}, 1, "", "ralph-watch: error: no iteration log found for worker 'tail'")
 }
-
-func TestStatusShowsTheAgentsStateTheLimitWaitAndTheTurnGap(t *testing.T) {
-	gap := int64(140)
-	l := &loop{name: "a", watcher: true, pane: "running", st: &state.State{
-		Status: state.Running, Agent: "claude", AgentState: "limited",
-		WaitingUntil: "2026-11-22T20:00:00", TurnGapMS: &gap,
-	}}
-	var out strings.Builder
-	printStatus(&out, l, time.Now())
-	for _, want := range []string{"Agent: claude (limited)\n", "Waiting for limit reset (20:00)\n", "Turn end to next iteration: 140ms\n"} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("status lacks %q:\n%s", want, out.String())
-		}
-	}
-	l.st.Agent = "generic"
-	out.Reset()
-	printStatus(&out, l, time.Now())
-	if strings.Contains(out.String(), "Agent:") {
-		t.Errorf("a generic loop shows an agent:\n%s", out.String())
-	}
-}

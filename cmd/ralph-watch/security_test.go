@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/control"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
 )
@@ -51,7 +52,7 @@ func TestNothingFromPathsPromptsOrCheckOutputReachesAShellAndOnlyTheGivenPaneIsT
 		}
 	}
 	names, _ := os.ReadDir(filepath.Join(c.srv.Dir, "state"))
-	if len(names) != 1 || !validName(names[0].Name()) {
+	if len(names) != 1 || !control.ValidName(names[0].Name()) {
 		t.Fatalf("state folders %v, want one with a valid name", names)
 	}
 	name := names[0].Name()

@@ -10,12 +10,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
+
+	"github.com/ralph-tmux/ralph.tmux/watch/control"
+
+	"github.com/ralph-tmux/ralph.tmux/watch"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 )
@@ -45,15 +47,15 @@ Examples:
 			root := state.Root(e.Getenv)
 			if *list {
 				if len(args) > 0 || *revoke || *check {
-					return usageErrorf("--list takes no folder nor other flag")
+					return control.Errorf(watch.ExitUsage, "--list takes no folder nor other flag")
 				}
 				return listTrusted(e.Stdout, root)
 			}
 			if *revoke && *check {
-				return usageErrorf("give --revoke or --check, not both")
+				return control.Errorf(watch.ExitUsage, "give --revoke or --check, not both")
 			}
 			if len(args) > 1 {
-				return usageErrorf("trust takes one folder, got %d: %s", len(args), strings.Join(args, " "))
+				return control.Errorf(watch.ExitUsage, "trust takes one folder, got %d: %s", len(args), strings.Join(args, " "))
 			}
 			dir := "."
 			if len(args) == 1 {
@@ -82,7 +84,7 @@ func trustDir(w io.Writer, root, dir string) error {
 		return err
 	}
 	if err := state.Trust(root, key, s.sum, time.Now()); err != nil {
-		return &exitError{code: 1, msg: err.Error()}
+		return control.Errorf(watch.ExitFailed, "%v", err)
 	}
 	if cmds := s.fromFile(); len(cmds) > 0 {
 		fmt.Fprintf(w, "trusted %s: run may run %s\n", s.file, describe(cmds))
@@ -98,16 +100,16 @@ func trustDir(w io.Writer, root, dir string) error {
 func dirSettings(dir string, withEnv bool) (settings, string, error) {
 	f, fs := newRunFlags()
 	path := filepath.Join(dir, ".ralph", "config")
-	s, err := readSettings(fs, &f.checks, dir, withEnv)
+	s, err := readSettings(fs, &f.cfg.Checks, dir, withEnv)
 	if err != nil {
-		return s, "", usageErrorf("%s: %v", path, err)
+		return s, "", control.Errorf(watch.ExitUsage, "%s: %v", path, err)
 	}
 	if s.file == "" {
-		return s, "", usageErrorf("no config file: %s", path)
+		return s, "", control.Errorf(watch.ExitUsage, "no config file: %s", path)
 	}
 	key, err := trustKey(s.file)
 	if err != nil {
-		return s, "", usageErrorf("%v", err)
+		return s, "", control.Errorf(watch.ExitUsage, "%v", err)
 	}
 	return s, key, nil
 }
@@ -115,7 +117,7 @@ func dirSettings(dir string, withEnv bool) (settings, string, error) {
 func revokeTrust(w io.Writer, root, dir string) error {
 	shown, err := filepath.Abs(filepath.Join(dir, ".ralph", "config"))
 	if err != nil {
-		return usageErrorf("%v", err)
+		return control.Errorf(watch.ExitUsage, "%v", err)
 	}
 	key, err := trustKey(shown)
 	if err != nil { // the file may be gone: forget the path as given
@@ -123,7 +125,7 @@ func revokeTrust(w io.Writer, root, dir string) error {
 	}
 	found, err := state.Revoke(root, key)
 	if err != nil {
-		return &exitError{code: 1, msg: err.Error()}
+		return control.Errorf(watch.ExitFailed, "%v", err)
 	}
 	if !found {
 		fmt.Fprintf(w, "%s was not trusted\n", shown)
@@ -137,7 +139,7 @@ func revokeTrust(w io.Writer, root, dir string) error {
 func listTrusted(w io.Writer, root string) error {
 	list, err := state.TrustList(root)
 	if err != nil {
-		return &exitError{code: 1, msg: err.Error()}
+		return control.Errorf(watch.ExitFailed, "%v", err)
 	}
 	for _, t := range list {
 		now := "unchanged"
@@ -167,14 +169,14 @@ func checkTrusted(w io.Writer, root, dir string) error {
 		return nil
 	}
 	if ok, err := state.IsTrusted(root, key, s.sum); err != nil {
-		return &exitError{code: 1, msg: err.Error()}
+		return control.Errorf(watch.ExitFailed, "%v", err)
 	} else if ok {
 		return nil
 	}
 	for _, c := range cmds {
-		fmt.Fprintf(w, "%s %s\n", c.Key, quoteCommand(c.Command))
+		fmt.Fprintf(w, "%s %s\n", c.Key, control.QuoteCommand(c.Command))
 	}
-	return &exitError{code: 1}
+	return control.Errorf(watch.ExitFailed, "")
 }
 
 // checkTrust refuses to run commands a config file gives unless this user
@@ -186,11 +188,11 @@ func checkTrust(e env, s settings) error {
 	}
 	key, err := trustKey(s.file)
 	if err != nil {
-		return usageErrorf("%s: %v", s.file, err)
+		return control.Errorf(watch.ExitUsage, "%s: %v", s.file, err)
 	}
 	trusted, err := state.TrustedSum(state.Root(e.Getenv), key)
 	if err != nil {
-		return &exitError{code: 1, msg: err.Error()}
+		return control.Errorf(watch.ExitFailed, "%v", err)
 	}
 	if trusted == s.sum {
 		return nil
@@ -199,7 +201,7 @@ func checkTrust(e env, s settings) error {
 	if trusted != "" {
 		changed = " (changed since it was trusted)"
 	}
-	return usageErrorf("%s%s would run commands: %s; trust it with: ralph-watch trust %s",
+	return control.Errorf(watch.ExitUsage, "%s%s would run commands: %s; trust it with: ralph-watch trust %s",
 		s.file, changed, describe(cmds), quoteWord(filepath.Dir(filepath.Dir(s.file))))
 }
 
@@ -209,11 +211,11 @@ func checkTrust(e env, s settings) error {
 func checkResumeTrust(e env, st *state.State) error {
 	f, fs := newRunFlags()
 	if err := fs.Parse(st.WatcherArgs); err != nil {
-		return &exitError{code: 1, msg: "recorded arguments: " + err.Error()}
+		return control.Errorf(watch.ExitFailed, "recorded arguments: %v", err)
 	}
-	s, err := readSettings(fs, &f.checks, st.WatcherDir, true)
+	s, err := readSettings(fs, &f.cfg.Checks, st.WatcherDir, true)
 	if err != nil {
-		return usageErrorf("%v", err)
+		return control.Errorf(watch.ExitUsage, "%v", err)
 	}
 	return checkTrust(e, s)
 }
@@ -222,20 +224,9 @@ func checkResumeTrust(e env, st *state.State) error {
 func describe(cmds []state.CommandSource) string {
 	parts := make([]string, len(cmds))
 	for i, c := range cmds {
-		parts[i] = c.Key + " " + quoteCommand(c.Command)
+		parts[i] = c.Key + " " + control.QuoteCommand(c.Command)
 	}
 	return strings.Join(parts, ", ")
-}
-
-// quoteCommand shows a command in quotes, every control character escaped
-// so a hostile file cannot hide what it runs from the terminal.
-func quoteCommand(s string) string {
-	for _, r := range s {
-		if !unicode.IsPrint(r) {
-			return strconv.Quote(s)
-		}
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // quoteWord is a path as one shell word, quoted only when it needs it.
@@ -243,7 +234,7 @@ func quoteWord(s string) string {
 	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+,:@%") == "" {
 		return s
 	}
-	return quoteCommand(s)
+	return control.QuoteCommand(s)
 }
 
 // sourcesEnv carries where each command came from to the background watcher,
@@ -253,19 +244,4 @@ const sourcesEnv = "RALPH_WATCH_SOURCES"
 func sourcesFor(cmds []state.CommandSource) string {
 	data, _ := json.Marshal(cmds)
 	return sourcesEnv + "=" + string(data)
-}
-
-// printCommandSources adds to status where each command the loop runs came from.
-func printCommandSources(w io.Writer, cmds []state.CommandSource) {
-	if len(cmds) == 0 {
-		return
-	}
-	fmt.Fprintln(w, "Commands:")
-	for _, c := range cmds {
-		from := c.From
-		if c.File != "" {
-			from += " " + c.File
-		}
-		fmt.Fprintf(w, "  %s %s (from %s)\n", c.Key, quoteCommand(c.Command), from)
-	}
 }

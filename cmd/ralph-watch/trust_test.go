@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/control"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 )
 
@@ -49,7 +50,7 @@ func TestReadSettingsTellsWhereEachCommandCameFrom(t *testing.T) {
 			if err := fs.Parse(tc.args); err != nil {
 				t.Fatal(err)
 			}
-			s, err := readSettings(fs, &f.checks, dir, true)
+			s, err := readSettings(fs, &f.cfg.Checks, dir, true)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -116,8 +117,8 @@ func TestQuoteCommandShowsControlCharacters(t *testing.T) {
 		"true\rrm -rf ~":  `"true\rrm -rf ~"`,
 		"echo \u202eevil": `"echo \u202eevil"`,
 	} {
-		if got := quoteCommand(in); got != want {
-			t.Errorf("quoteCommand(%q) = %s, want %s", in, got, want)
+		if got := control.QuoteCommand(in); got != want {
+			t.Errorf("QuoteCommand(%q) = %s, want %s", in, got, want)
 		}
 	}
 	for in, want := range map[string]string{"/home/me/src/p": "/home/me/src/p", "/home/me/my proj": "'/home/me/my proj'", "/tmp/$(x)": "'/tmp/$(x)'", "": "''"} {

@@ -1,4 +1,4 @@
-package main
+package control
 
 import (
 	"strings"
@@ -13,21 +13,21 @@ func FuzzLastLines(f *testing.F) {
 	f.Add("\n\n\r\n\x00\n", 2)
 	f.Add("", 0)
 	f.Fuzz(func(t *testing.T, text string, n int) {
-		got := lastLines(text, n)
+		got := LastLines(text, n)
 		if !strings.HasSuffix(text, got) {
-			t.Fatalf("lastLines(%q, %d) = %q, not the log's end", text, n, got)
+			t.Fatalf("LastLines(%q, %d) = %q, not the log's end", text, n, got)
 		}
 		if n <= 0 {
 			if got != text {
-				t.Fatalf("lastLines(%q, %d) = %q, want all", text, n, got)
+				t.Fatalf("LastLines(%q, %d) = %q, want all", text, n, got)
 			}
 			return
 		}
 		if lines := strings.Count(strings.TrimSuffix(got, "\n"), "\n") + 1; got != "" && lines > n {
-			t.Fatalf("lastLines(%q, %d) has %d lines", text, n, lines)
+			t.Fatalf("LastLines(%q, %d) has %d lines", text, n, lines)
 		}
 		if start := len(text) - len(got); start > 0 && text[start-1] != '\n' {
-			t.Fatalf("lastLines(%q, %d) = %q starts mid-line", text, n, got)
+			t.Fatalf("LastLines(%q, %d) = %q starts mid-line", text, n, got)
 		}
 	})
 }

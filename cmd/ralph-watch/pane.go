@@ -1,0 +1,126 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/control"
+	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
+)
+
+// resolvePane finds the pane to loop: -t, else $TMUX_PANE, else a new window
+// in session "ralph" named after the loop. It fills in Pane, Dir and Name.
+func resolvePane(e env, f *runFlags, client *tmux.Exec, cfg *watch.Config) (tmux.Pane, error) {
+	target := f.target
+	if target == "" && f.socketName == "" && f.socketPath == "" {
+		target = e.Getenv("TMUX_PANE")
+	}
+	if target == "" {
+		if cfg.Name == "" {
+			cwd, _ := os.Getwd()
+			cfg.Name = nameFrom(filepath.Base(cwd), "")
+		}
+		return tmux.Pane{}, nil // a window is made once the name is claimed
+	}
+	pane, err := client.Pane(target)
+	switch {
+	case tmux.NoServer(err):
+		return pane, control.Errorf(watch.ExitUsage, "no tmux server running%s", serverName(f))
+	case errors.Is(err, tmux.ErrNoPane):
+		return pane, control.Errorf(watch.ExitUsage, "no such pane: %s", target)
+	case err != nil:
+		return pane, control.Errorf(watch.ExitUsage, "%v", err)
+	}
+	cfg.Pane, cfg.Dir = pane.ID, pane.Path
+	if cfg.Dir == "" {
+		cfg.Dir, _ = os.Getwd()
+	}
+	if cfg.Name == "" {
+		cfg.Name = nameFrom(filepath.Base(cfg.Dir), strings.TrimPrefix(pane.ID, "%"))
+	}
+	return pane, nil
+}
+
+// newWindow makes the window a loop started outside tmux runs in: named after
+// the loop, in session "ralph".
+func newWindow(client *tmux.Exec, cfg *watch.Config) (tmux.Pane, error) {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return tmux.Pane{}, control.Errorf(watch.ExitUsage, "working directory: %v", err)
+	}
+	id, err := client.NewWindow(tmux.NewWindowRequest{Session: "ralph", Name: cfg.Name, Dir: cwd})
+	if err != nil {
+		return tmux.Pane{}, control.Errorf(watch.ExitFailed, "create window: %v", err)
+	}
+	pane, err := client.Pane(id)
+	if err != nil {
+		return tmux.Pane{}, control.Errorf(watch.ExitFailed, "create window: %v", err)
+	}
+	cfg.Pane, cfg.Dir = pane.ID, cwd
+	return pane, nil
+}
+
+// serverArgs repeats the -L or -S a person gave, for a tmux command line.
+func serverArgs(f *runFlags) string {
+	switch {
+	case f.socketName != "":
+		return " -L " + f.socketName
+	case f.socketPath != "":
+		return " -S " + f.socketPath
+	}
+	return ""
+}
+
+func serverName(f *runFlags) string {
+	if socket := f.socketName + f.socketPath; socket != "" {
+		return " on " + socket
+	}
+	return ""
+}
+
+var nameUnsafe = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// nameFrom makes a valid loop name from a folder name and a pane number.
+func nameFrom(base, pane string) string {
+	base = strings.Trim(nameUnsafe.ReplaceAllString(base, "-"), "-.")
+	if len(base) > 48 {
+		base = base[:48]
+	}
+	if base == "" {
+		base = "ralph"
+	}
+	if pane != "" {
+		base += "-" + pane
+	}
+	return base
+}
+
+// insidePane reports whether this process runs in pane, which respawning
+// would kill: then the watcher must run in the background.
+func insidePane(pane tmux.Pane) bool {
+	for pid := os.Getppid(); pid > 1; {
+		if pid == pane.PID {
+			return true
+		}
+		data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err != nil {
+			return false
+		}
+		s := string(data)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			return false
+		}
+		fields := strings.Fields(s[i+1:])
+		if len(fields) < 2 {
+			return false
+		}
+		pid, _ = strconv.Atoi(fields[1])
+	}
+	return false
+}

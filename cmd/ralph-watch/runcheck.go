@@ -1,0 +1,191 @@
+package main
+
+import (
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/control"
+	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
+)
+
+// checkRunFlags refuses bad input before anything is spawned, completes
+// f.cfg from the flags that are not config, and returns the tmux client.
+func checkRunFlags(e env, f *runFlags, command []string) (*tmux.Exec, error) {
+	cfg := &f.cfg
+	cfg.EndCommand = endCommand(e, f.endCommand)
+	for _, refused := range []struct {
+		is  bool
+		msg string
+	}{
+		{cfg.Name != "" && !control.ValidName(cfg.Name), fmt.Sprintf("invalid loop name %q: use 1 to 64 of A-Z a-z 0-9 . _ -", cfg.Name)},
+		{!slices.Contains([]string{watch.ModeType, watch.ModeArg, watch.ModeStdin}, cfg.PromptMode),
+			fmt.Sprintf("invalid --prompt-mode %q: use type, arg or stdin", cfg.PromptMode)},
+		{cfg.MaxIterations < 0, "--max-iterations must not be negative"},
+		{cfg.Lines < 1, "--lines must be at least 1"},
+		{cfg.PollInterval <= 0, "--poll-interval must be more than 0"},
+		{cfg.InactivityTimeout <= 0, "--inactivity-timeout must be more than 0"},
+		{!slices.Contains([]string{watch.FailAppend, watch.FailPrepend, watch.FailReplace}, cfg.CheckFailAction),
+			fmt.Sprintf("invalid --check-fail-action %q: use append, prepend or replace", cfg.CheckFailAction)},
+		{cfg.CheckTimeout <= 0, "--check-timeout must be more than 0"},
+		{cfg.CheckOutputChars < 0, "--check-output-chars must not be negative"},
+		{cfg.StallLimit < 0, "--stall-limit must not be negative"},
+	} {
+		if refused.is {
+			return nil, control.Errorf(watch.ExitUsage, "%s", refused.msg)
+		}
+	}
+	var err error
+	if f.donePattern != "" {
+		if cfg.DonePattern, err = regexp.Compile(f.donePattern); err != nil {
+			return nil, control.Errorf(watch.ExitUsage, "invalid --done-pattern: %v", err)
+		}
+	}
+	if len(command) == 0 {
+		return nil, control.Errorf(watch.ExitUsage, "no command provided (use -- command...)")
+	}
+	cfg.Command = shellWords(command, cfg.PromptMode)
+	if err := applyAgent(e, f); err != nil {
+		return nil, err
+	}
+	if cfg.PromptFile, err = filepath.Abs(f.promptFile); err != nil {
+		return nil, control.Errorf(watch.ExitUsage, "prompt file: %v", err)
+	}
+	prompt, err := watch.ReadPrompt(cfg.PromptFile)
+	if err != nil {
+		return nil, control.Errorf(watch.ExitUsage, "%v", err)
+	}
+	for _, p := range []struct {
+		name      string
+		from, abs *string
+	}{{"done file", &f.doneFile, &cfg.DoneFile}, {"pause file", &f.pauseFile, &cfg.PauseFile}, {"progress file", &f.progressFile, &cfg.ProgressFile}} {
+		if *p.from != "" {
+			if *p.abs, err = filepath.Abs(*p.from); err != nil {
+				return nil, control.Errorf(watch.ExitUsage, "%s: %v", p.name, err)
+			}
+		}
+	}
+	client, err := tmuxClient(f)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.MaxIterations > 50 {
+		fmt.Fprintln(e.Stderr, "ralph-watch: warning: high iteration count (>50) may consume significant resources")
+	}
+	if watch.MatchesOwnText(cfg.DonePattern, prompt) {
+		fmt.Fprintln(e.Stderr, "ralph-watch: warning: the done pattern matches the prompt file's own text; only what the agent prints after the prompt counts")
+	}
+	return client, nil
+}
+
+// tmuxClient reaches the server -L or -S names (else tmux's own), which
+// must run tmux 3.2 or newer.
+func tmuxClient(f *runFlags) (*tmux.Exec, error) {
+	if f.socketName != "" && f.socketPath != "" {
+		return nil, control.Errorf(watch.ExitUsage, "give -L or -S, not both")
+	}
+	client := &tmux.Exec{}
+	switch {
+	case f.socketName != "":
+		client.Server = []string{"-L", f.socketName}
+	case f.socketPath != "":
+		client.Server = []string{"-S", f.socketPath}
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		return nil, control.Errorf(watch.ExitUsage, "tmux not found on PATH: install tmux 3.2 or newer")
+	}
+	v, err := client.Version()
+	if err != nil {
+		return nil, control.Errorf(watch.ExitUsage, "%v", err)
+	}
+	if !tmux.AtLeast(v, 3, 2) {
+		return nil, control.Errorf(watch.ExitUsage, "tmux 3.2 or newer is required (found %s)", v)
+	}
+	return client, nil
+}
+
+// endCommand is what the pane runs when the loop ends with its agent gone:
+// the flag, else the person's shell; "none" leaves the pane as it is.
+func endCommand(e env, flag string) string {
+	switch {
+	case flag == "none":
+		return ""
+	case flag != "":
+		return flag
+	case e.Getenv("SHELL") != "":
+		return e.Getenv("SHELL")
+	}
+	return "/bin/sh"
+}
+
+// shellWords runs a single word holding spaces or shell syntax through sh,
+// as tmux would; in arg mode the prompt still arrives as its last argument.
+func shellWords(command []string, mode string) []string {
+	if len(command) != 1 || !strings.ContainsAny(command[0], " \t\n;|&$<>()'\"*?`~") {
+		return command
+	}
+	line := watch.ExecLine(command[0]) // the agent, not sh, is the pane's process
+	if mode == watch.ModeArg {
+		return []string{"/bin/sh", "-c", line + ` "$@"`, "sh"}
+	}
+	return []string{"/bin/sh", "-c", line}
+}
+
+// applyAgent picks the agent's profile (named, or guessed from the command),
+// lets the flags override its patterns, and gives the command what the
+// prompt mode needs (claude -p, codex exec, …).
+func applyAgent(e env, f *runFlags) error {
+	cfg := &f.cfg
+	name := f.agent
+	if name == "" {
+		name = watch.GuessAgent(cfg.Command)
+	}
+	p, ok := watch.Agent(name)
+	if !ok {
+		return control.Errorf(watch.ExitUsage, "unknown --agent %q: use %s", f.agent, strings.Join(watch.AgentNames(), ", "))
+	}
+	if !p.Supports(cfg.PromptMode) {
+		return control.Errorf(watch.ExitUsage, "%s does not take prompts in %s mode: use --prompt-mode type", name, cfg.PromptMode)
+	}
+	for _, o := range []struct {
+		flag, value string
+		re          **regexp.Regexp
+	}{
+		{"--ready-pattern", f.readyPattern, &p.Ready},
+		{"--busy-pattern", f.busyPattern, &p.Busy},
+		{"--dialog-pattern", f.dialogPattern, &p.Dialog},
+		{"--limit-pattern", f.limitPattern, &p.Limit},
+	} {
+		if o.value == "" {
+			continue
+		}
+		re, err := regexp.Compile(o.value)
+		if err != nil {
+			return control.Errorf(watch.ExitUsage, "invalid %s: %v", o.flag, err)
+		}
+		*o.re = re
+	}
+	if f.idleGrace >= 0 {
+		p.IdleGrace = f.idleGrace
+	}
+	if cfg.LimitWait <= 0 {
+		return control.Errorf(watch.ExitUsage, "--limit-wait must be more than 0")
+	}
+	cfg.Agent, cfg.ReadyPattern = p, p.Ready
+	command, err := p.CommandFor(cfg.PromptMode, cfg.Command)
+	if err != nil {
+		return control.Errorf(watch.ExitUsage, "%v", err)
+	}
+	cfg.Command = command
+	if why := watch.ParseLaunch(command).NoTerminal; why != "" && cfg.PromptMode == watch.ModeType {
+		fmt.Fprintf(e.Stderr, "ralph-watch: warning: the prompt is typed into the terminal, but %s\n", why)
+	}
+	if exe, err := e.Executable(); err == nil {
+		cfg.Executable = exe
+	}
+	return nil
+}

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"flag"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/ralph-tmux/ralph.tmux/watch"
+)
+
+// runFlags are run's flags: most fill cfg as typed; the rest say where and
+// how the watcher runs, or are read into cfg once checked (patterns, the
+// agent, paths made absolute, the end command).
+type runFlags struct {
+	cfg watch.Config
+
+	target, socketName, socketPath                  string
+	promptFile, doneFile, pauseFile, progressFile   string
+	donePattern, readyPattern                       string
+	agent, busyPattern, dialogPattern, limitPattern string
+	idleGrace                                       time.Duration
+	endCommand                                      string
+	detach, replace, cleanState, noRun, tmuxNoOp    bool
+	worktree                                        bool
+}
+
+func (f *runFlags) register(fs *flag.FlagSet) {
+	c := &f.cfg
+	fs.StringVar(&f.target, "t", "", "pane to loop (short for --target)")
+	fs.StringVar(&f.target, "target", "", "pane to loop (default $TMUX_PANE; outside tmux a new window in session \"ralph\")")
+	fs.StringVar(&f.socketName, "L", "", "tmux server socket name (short for --socket-name)")
+	fs.StringVar(&f.socketName, "socket-name", "", "tmux server socket name, as tmux -L")
+	fs.StringVar(&f.socketPath, "S", "", "tmux server socket path (short for --socket-path)")
+	fs.StringVar(&f.socketPath, "socket-path", "", "tmux server socket path, as tmux -S")
+	fs.StringVar(&c.Name, "name", "", "loop name, [A-Za-z0-9._-]{1,64} (default derived from the pane)")
+	fs.StringVar(&f.promptFile, "prompt-file", "PROMPT.md", "prompt file, read fresh every iteration")
+	fs.StringVar(&c.PromptMode, "prompt-mode", watch.ModeType, "how the prompt reaches the agent: type, arg or stdin")
+	fs.IntVar(&c.MaxIterations, "max-iterations", 0, "stop after this many iterations (0: no limit)")
+	fs.Var(durationFlag{&c.InactivityTimeout}, "inactivity-timeout", "restart when the screen is unchanged this long (default 180s)")
+	fs.Var(durationFlag{&c.PollInterval}, "poll-interval", "how often the screen is compared while the agent writes (default 2s)")
+	fs.IntVar(&c.Lines, "lines", 20, "lines compared for inactivity")
+	fs.StringVar(&f.donePattern, "done-pattern", "", "regular expression (RE2) that ends the loop when the agent prints it")
+	fs.BoolVar(&c.CheckDoneContinuous, "check-done-continuous", true, "match the done pattern while the agent runs (=false: only when it ends)")
+	fs.StringVar(&f.doneFile, "done-file", "", "end the loop when this file exists")
+	fs.StringVar(&f.readyPattern, "ready-pattern", "", "regular expression that shows the agent is ready for the prompt (type mode)")
+	fs.Var(durationFlag{&c.ReadyTimeout}, "ready-timeout", "longest wait for the agent to be ready (default 60s)")
+	fs.Var(durationFlag{&c.IterationTimeout}, "iteration-timeout", "restart an iteration that runs this long (0: none)")
+	fs.Var(durationFlag{&c.MaxTime}, "max-time", "stop the loop after this long (0: no limit)")
+	fs.Var(durationFlag{&c.RestartDelay}, "restart-delay", "pause between iterations (default 1s)")
+	fs.StringVar(&f.agent, "agent", "", "agent profile: "+strings.Join(watch.AgentNames(), ", ")+" (default guessed from the command)")
+	fs.StringVar(&f.busyPattern, "busy-pattern", "", "regular expression that shows the agent is working (default the profile's)")
+	fs.StringVar(&f.dialogPattern, "dialog-pattern", "", "regular expression that shows the agent waits on a question (default the profile's)")
+	fs.StringVar(&f.limitPattern, "limit-pattern", "", "regular expression that shows a usage limit (default the profile's)")
+	fs.Var(durationFlag{&f.idleGrace}, "idle-grace", "end the turn when the agent sits idle at its prompt this long (default the profile's; 0: never)")
+	fs.Var(durationFlag{&c.DialogTimeout}, "dialog-timeout", "restart when a question waits this long (0: wait for an answer)")
+	fs.Var(durationFlag{&c.LimitWait}, "limit-wait", "wait after a usage limit whose reset time is not shown (default 30m)")
+	fs.BoolVar(&c.TurnHook, "turn-hook", true, "let the agent report the end of its turn by its own hook (Claude Code, Codex)")
+	fs.BoolVar(&f.detach, "detach", false, "run the watcher in the background and return")
+	fs.BoolVar(&f.replace, "replace", false, "stop a loop of the same name (watcher and agent) and start afresh")
+	fs.BoolVar(&f.cleanState, "clean-state", false, "clear the state of a loop of the same name first")
+	fs.BoolVar(&f.noRun, "no-run", false, "prepare the pane and state without looping ('resume NAME' starts it)")
+	fs.BoolVar(&f.tmuxNoOp, "tmux", false, "accepted for compatibility; loops always use tmux")
+	fs.Var(checkFlag{&c.Checks}, "check", "command run with sh -c after every iteration; its failures go into the next prompt (repeatable)")
+	fs.Var(checkHintFlag{&c.Checks}, "check-hint", "hint for the --check just before it, given with its failures")
+	fs.Var(durationFlag{&c.CheckTimeout}, "check-timeout", "longest a check or hook may run (default 120s)")
+	fs.IntVar(&c.CheckOutputChars, "check-output-chars", 5000, "characters of a failed check's output (its end) put into the next prompt")
+	fs.StringVar(&c.CheckFailAction, "check-fail-action", watch.FailAppend, "where check failures go in the next prompt: append, prepend or replace")
+	fs.BoolVar(&c.IncludeIterationCount, "include-iteration-count", false, "start the prompt with \"Iteration X of Y, Z remaining.\"")
+	fs.Var(commandString{&c.OnIterationEnd}, "on-iteration-end", "command run with sh -c after every iteration")
+	fs.Var(commandString{&c.OnDone}, "on-done", "command run with sh -c when the loop ends done")
+	fs.Var(commandString{&c.OnFail}, "on-fail", "command run with sh -c when the loop ends failed or at a limit")
+	fs.BoolVar(&c.Commit, "commit", false, "commit all changes (git add -A) after an iteration whose checks pass")
+	fs.StringVar(&f.progressFile, "progress-file", "", "append a section about every iteration to this file")
+	fs.BoolVar(&f.worktree, "worktree", false, "run the agent in the loop's own git worktree, branch ralph/NAME")
+	fs.IntVar(&c.StallLimit, "stall-limit", 0, "stop after this many iterations in a row that changed nothing in git (0: never)")
+	fs.StringVar(&f.pauseFile, "pause-file", "", "pause the loop when this file appears (it is removed)")
+	fs.Var(commandString{&f.endCommand}, "end-command", "run in the pane when the loop ends with its agent gone (default $SHELL, else /bin/sh; none: leave the pane)")
+}
+
+// defaults the duration flags whose zero value is not their default.
+func (f *runFlags) defaults() {
+	c := &f.cfg
+	c.InactivityTimeout, c.PollInterval, c.ReadyTimeout, c.RestartDelay = 180*time.Second, 2*time.Second, 60*time.Second, time.Second
+	f.idleGrace, c.LimitWait = -1, 30*time.Minute // -1: the profile's
+	c.CheckTimeout = 120 * time.Second
+}
+
+// newRunFlags are run's flags with their defaults, registered on a new set.
+func newRunFlags() (*runFlags, *flag.FlagSet) {
+	var f runFlags
+	f.defaults()
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	f.register(fs)
+	return &f, fs
+}

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/peterbourgon/ff/v3/ffcli"
+
+	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/clock"
+	"github.com/ralph-tmux/ralph.tmux/watch/control"
+	"github.com/ralph-tmux/ralph.tmux/watch/state"
+)
+
+// loopArg finds the loop a command names; inside a looped pane the name may
+// be left out.
+func loopArg(e env, args []string, cmd string) (*control.Loop, error) {
+	name, err := control.NameArg(args, cmd, e.Getenv("TMUX_PANE"))
+	if err != nil {
+		return nil, err
+	}
+	return control.Find(state.Root(e.Getenv), name)
+}
+
+func statusCommand(e env) *ffcli.Command {
+	fs := flag.NewFlagSet("status", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "print the state as JSON, with watcher_alive and pane_alive")
+	return &ffcli.Command{
+		Name:       "status",
+		ShortUsage: "ralph-watch status [--json] [NAME]",
+		ShortHelp:  "show a loop's status (inside a looped pane, that pane's loop)",
+		LongHelp: strings.TrimSpace(`
+Show a loop's state: status, iteration with average and time remaining,
+start times, failures, done pattern and exit reason. With no NAME inside a
+looped pane, that pane's loop.
+
+Examples:
+  ralph-watch status myproj-3
+  ralph-watch status --json myproj-3`),
+		FlagSet: fs,
+		Exec: func(ctx context.Context, args []string) error {
+			l, err := loopArg(e, args, "status")
+			if err != nil {
+				return err
+			}
+			if *asJSON {
+				return control.WriteJSON(e.Stdout, l.JSON())
+			}
+			control.WriteStatus(e.Stdout, l, time.Now())
+			return nil
+		},
+	}
+}
+
+func listCommand(e env, name string) *ffcli.Command {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "print the loops as JSON")
+	names := fs.Bool("names", false, "print only the loop names, one a line")
+	return &ffcli.Command{
+		Name:       name,
+		ShortUsage: "ralph-watch " + name + " [--json | --names]",
+		ShortHelp:  "list the loops (ls and list are the same)",
+		LongHelp: strings.TrimSpace(`
+One row per loop: name, status, worker status (its agent: running, exited, removed),
+iteration and failures (consecutive/total).
+
+Examples:
+  ralph-watch list
+  ralph-watch ls --names`),
+		FlagSet: fs,
+		Exec: func(ctx context.Context, args []string) error {
+			if len(args) > 0 {
+				return control.Errorf(watch.ExitUsage, "%s takes no arguments", name)
+			}
+			root := state.Root(e.Getenv)
+			if *names {
+				all, err := control.Names(root)
+				for _, n := range all {
+					fmt.Fprintln(e.Stdout, n)
+				}
+				return err
+			}
+			loops, err := control.Loops(root, e.Stderr)
+			if err != nil {
+				return err
+			}
+			if *asJSON {
+				rows := []map[string]any{}
+				for _, l := range loops {
+					rows = append(rows, l.JSON())
+				}
+				return control.WriteJSON(e.Stdout, rows)
+			}
+			return control.WriteTable(e.Stdout, loops)
+		},
+	}
+}
+
+func logsCommand(e env) *ffcli.Command {
+	fs := flag.NewFlagSet("logs", flag.ContinueOnError)
+	live := fs.Bool("live", false, "follow the log until the loop ends (or Ctrl-C)")
+	lines := fs.Int("lines", 0, "print only the last N lines (0: all)")
+	return &ffcli.Command{
+		Name:       "logs",
+		ShortUsage: "ralph-watch logs [--live] [--lines N] NAME",
+		ShortHelp:  "print a loop's iterations log",
+		LongHelp: strings.TrimSpace(`
+Print a loop's iterations log, one line per event.
+
+Examples:
+  ralph-watch logs --lines 20 myproj-3
+  ralph-watch logs --live myproj-3`),
+		FlagSet: fs,
+		Exec: func(ctx context.Context, args []string) error {
+			name, err := control.NameArg(args, "logs", e.Getenv("TMUX_PANE"))
+			if err != nil {
+				return err
+			}
+			if *lines < 0 {
+				return control.Errorf(watch.ExitUsage, "--lines must not be negative")
+			}
+			l, err := control.Find(state.Root(e.Getenv), name)
+			if err != nil {
+				return err
+			}
+			return control.Logs(ctx, e.Stdout, l, *lines, *live, clock.Real{})
+		},
+	}
+}

@@ -1,0 +1,177 @@
+package control
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/clock"
+	"github.com/ralph-tmux/ralph.tmux/watch/state"
+)
+
+// Pause stops a loop from starting new iterations; its agent runs on. Its
+// watcher, if one runs, is asked and awaited; else the state and pane are
+// changed here. A paused loop is a warning on warn.
+func Pause(l *Loop, out, warn io.Writer, clk clock.Clock) error {
+	switch {
+	case l.State.Status == state.Paused:
+		fmt.Fprintf(warn, "ralph-watch: warning: loop '%s' is already paused\n", l.Name)
+		return nil
+	case l.State.Status != state.Running:
+		return Errorf(watch.ExitFailed, "ralph loop for '%s' has status '%s'", l.Name, l.Status())
+	case l.Watched:
+		if err := tell(l, state.RequestPause); err != nil {
+			return err
+		}
+		if !waitFor(l, clk, answerWait, func(st *state.State) bool { return st.Status != state.Running }) {
+			return Errorf(watch.ExitFailed, "the watcher of '%s' did not answer the pause request", l.Name)
+		}
+	default:
+		if err := withoutWatcher(l, func(st *state.State) { watch.StatusPaused.Record(st, "request", clk.Now()) }); err != nil {
+			return err
+		}
+		l.Store.Log(clk.Now(), "PAUSE", "loop paused reason=request")
+		showPaneStatus(l, watch.StatusPaused, clk.Now())
+	}
+	fmt.Fprintf(out, "paused ralph loop for %s\n", l.Name)
+	return nil
+}
+
+// Resumable reports whether a watcher may be started for the loop: it is
+// paused or disconnected, any watcher of it has gone, and its state says
+// how the watcher was started. A loop still watched is a warning on warn.
+func Resumable(l *Loop, warn io.Writer, clk clock.Clock) (bool, error) {
+	switch {
+	case l.State.Status == state.Running && l.Watched:
+		fmt.Fprintf(warn, "ralph-watch: warning: loop '%s' is not paused\n", l.Name)
+		return false, nil
+	case l.State.Status != state.Running && l.State.Status != state.Paused:
+		return false, Errorf(watch.ExitFailed, "ralph loop for '%s' has status '%s'", l.Name, l.Status())
+	case l.Watched && !unwatched(l, clk, answerWait): // paused, and its watcher still finishing
+		return false, Errorf(watch.ExitFailed, "loop '%s' still has a watcher", l.Name)
+	}
+	if len(l.State.WatcherArgs) == 0 {
+		return false, Errorf(watch.ExitFailed, "the state of '%s' does not say how its watcher was started; start it again with 'ralph-watch run --replace'", l.Name)
+	}
+	return true, nil
+}
+
+// Stop ends a loop and, with kill, its agent. Its watcher, if one runs, is
+// asked and awaited; else the state and pane are changed here.
+func Stop(l *Loop, kill bool, out io.Writer, clk clock.Clock) error {
+	if was := watch.StatusOf(l.State); !was.Live() && !l.Watched {
+		stopEnded(l, was, kill, out, clk)
+		return nil
+	}
+	if l.Watched {
+		req := state.RequestStop
+		if kill {
+			req = state.RequestStopKill
+		}
+		if err := tell(l, req); err != nil {
+			return err
+		}
+		if !waitFor(l, clk, stopWait, func(st *state.State) bool { return !watch.StatusOf(st).Live() }) {
+			return Errorf(watch.ExitFailed, "the watcher of '%s' did not answer the stop request", l.Name)
+		}
+	} else {
+		if err := withoutWatcher(l, func(st *state.State) {
+			reason := "killed"
+			st.ExitReason = &reason
+			watch.StatusStopped.Record(st, reason, clk.Now())
+		}); err != nil {
+			return err
+		}
+		l.Store.Log(clk.Now(), "DONE", fmt.Sprintf("loop complete after %d iterations reason=killed", l.State.CurrentIteration))
+		if kill {
+			endAgent(l, clk)
+		}
+		showPaneStatus(l, watch.StatusStopped, clk.Now())
+	}
+	fmt.Fprintf(out, "stopped ralph loop for %s\n", l.Name)
+	return nil
+}
+
+// stopEnded answers a stop of a loop that has already ended: one line, for
+// the loop is stopped as asked; kill still ends an agent left running.
+func stopEnded(l *Loop, was watch.Status, kill bool, out io.Writer, clk clock.Clock) {
+	if kill && l.Pane == PaneRunning {
+		endAgent(l, clk)
+		fmt.Fprintf(out, "ralph loop for %s had already ended (%s); ended its agent\n", l.Name, was)
+		return
+	}
+	fmt.Fprintf(out, "ralph loop for %s has already ended (%s); nothing to stop\n", l.Name, was)
+}
+
+// killGrace is how long an agent asked to end has before it is killed.
+const killGrace = 3 * time.Second
+
+// endAgent ends the agent in a loop's pane, whose shell comes back.
+func endAgent(l *Loop, clk clock.Clock) {
+	if l.Pane != PaneRunning {
+		return
+	}
+	if p, err := l.Tmux.Pane(l.State.PaneID); err == nil {
+		watch.EndTree(p.PID, killGrace)
+	}
+	// The pane may close (remain-on-exit off) or stay dead a moment.
+	for i := 0; i < 20; i++ {
+		if p, err := l.Tmux.Pane(l.State.PaneID); err != nil || p.Dead {
+			break
+		}
+		clock.Sleep(context.Background(), clk, lookEvery)
+	}
+	if pid := watch.BackToShell(l.Tmux, l.State.PaneID, l.State.Worktree, l.State.EndCommand); pid > 0 { // "": the pane's own folder
+		withoutWatcher(l, func(st *state.State) { st.ShellPID = pid })
+	}
+}
+
+// Send types message into the loop's pane as the prompt is typed, then Enter.
+func Send(ctx context.Context, l *Loop, message string, out, warn io.Writer) error {
+	if l.Pane != PaneRunning {
+		return Errorf(watch.ExitFailed, "loop '%s' is not running (pane %s %s)", l.Name, l.State.PaneID, l.Pane)
+	}
+	if err := watch.Send(ctx, l.Tmux, l.State.PaneID, l.Name, message, warn); err != nil {
+		return Errorf(watch.ExitFailed, "send: %v", err)
+	}
+	fmt.Fprintf(out, "sent message to %s\n", l.Name)
+	return nil
+}
+
+// Clean removes the state of each named loop under root, never its pane or
+// agent; a loop a watcher holds is refused (an error line on warn, exit 1
+// once the others are done).
+func Clean(root string, names []string, out, warn io.Writer) error {
+	refused := false
+	for _, name := range names {
+		l, err := Find(root, name)
+		if err != nil {
+			if l = Unreadable(root, name); l == nil {
+				return err
+			}
+		}
+		if l.Watched {
+			fmt.Fprintf(warn, "ralph-watch: error: loop '%s' is being watched (pid %d); stop it first\n", name, l.State.WatcherPID)
+			refused = true
+			continue
+		}
+		if l.Pane == PaneRunning {
+			fmt.Fprintf(warn, "ralph-watch: warning: loop '%s' is still running (only ralph state removed)\n", name)
+		}
+		if err := l.Store.Remove(); err != nil {
+			return Errorf(watch.ExitFailed, "remove state of '%s': %v", name, err)
+		}
+		forgetPane(l)
+		fmt.Fprintf(out, "cleaned ralph state for %s\n", name)
+		if l.State.Worktree != "" {
+			fmt.Fprintf(out, "kept worktree %s (branch %s); remove it with: git worktree remove %s\n",
+				l.State.Worktree, l.State.WorktreeBranch, l.State.Worktree)
+		}
+	}
+	if refused {
+		return Errorf(watch.ExitFailed, "")
+	}
+	return nil
+}

@@ -1,0 +1,207 @@
+package control
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/state"
+)
+
+// JSON is the state as stored plus what is derived live.
+func (l *Loop) JSON() map[string]any {
+	data, _ := json.Marshal(l.State)
+	var m map[string]any
+	json.Unmarshal(data, &m)
+	m["watcher_alive"] = l.Watched
+	m["pane_alive"] = l.Pane == PaneRunning
+	m["worker_status"] = l.Pane
+	m["ralph_status"] = l.Status()
+	return m
+}
+
+// WriteJSON prints v as indented JSON and a newline.
+func WriteJSON(w io.Writer, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", data)
+	return err
+}
+
+// WriteStatus prints the loop's state for a person, as of now.
+func WriteStatus(w io.Writer, l *Loop, now time.Time) {
+	st := l.State
+	fmt.Fprintf(w, "Ralph Loop: %s\n", l.Name)
+	fmt.Fprintf(w, "Status: %s\n", l.Status())
+	writeWaiting(w, l, now)
+	fmt.Fprintf(w, "Iteration: %s%s\n", progress(st), pace(st, l.Status()))
+	fmt.Fprintf(w, "Started: %s\n", shownTime(st.Started))
+	fmt.Fprintf(w, "Current iteration started: %s\n", shownTime(st.LastIterationStarted))
+	ended := st.Status == state.Stopped || st.Status == state.Failed
+	if ended {
+		fmt.Fprintf(w, "Last iteration ended: %s\n", shownTime(st.LastIterationEnded))
+	}
+	fmt.Fprintf(w, "Consecutive failures: %d\n", st.ConsecutiveFailures)
+	fmt.Fprintf(w, "Total failures: %d\n", st.TotalFailures)
+	fmt.Fprintf(w, "Inactivity timeout: %ds\n", st.InactivityTimeout)
+	if st.DonePattern != nil {
+		fmt.Fprintf(w, "Done pattern: %s\n", *st.DonePattern)
+	}
+	writeAgent(w, l)
+	if st.Worktree != "" {
+		fmt.Fprintf(w, "Worktree: %s (branch %s)\n", st.Worktree, st.WorktreeBranch)
+	}
+	if st.UnchangedIterations > 0 {
+		fmt.Fprintf(w, "Iterations without change: %d\n", st.UnchangedIterations)
+	}
+	writeChecks(w, st.LastChecks())
+	writeCommandSources(w, st.CommandSources)
+	fmt.Fprintf(w, "Exit reason: %s\n", l.ExitReason())
+	if ended {
+		start, err1 := time.ParseInLocation(state.TimeFormat, st.Started, time.Local)
+		end, err2 := time.ParseInLocation(state.TimeFormat, st.LastIterationEnded, time.Local)
+		if err1 == nil && err2 == nil {
+			fmt.Fprintf(w, "Total duration: %s\n", compact(end.Sub(start)))
+		}
+	}
+}
+
+// writeWaiting shows what a live loop waits for, or why it is paused.
+func writeWaiting(w io.Writer, l *Loop, now time.Time) {
+	s := watch.StatusOf(l.State)
+	if !s.Live() || l.State.Reason == "" || l.Status() == "monitor_disconnected" {
+		return
+	}
+	if s == watch.StatusPaused {
+		fmt.Fprintf(w, "Paused by: %s\n", l.State.Reason)
+		return
+	}
+	reason := l.State.Reason
+	if since, err := time.ParseInLocation(state.TimeFormat, l.State.ShownSince, time.Local); err == nil && s == watch.StatusStarting {
+		waited := fmt.Sprintf("%ds", int(now.Sub(since).Seconds()))
+		if l.State.ReadyTimeout > 0 {
+			waited += fmt.Sprintf(" of %ds", l.State.ReadyTimeout)
+		}
+		if strings.HasSuffix(reason, ")") {
+			reason = strings.TrimSuffix(reason, ")") + ", " + waited + ")"
+		} else {
+			reason += " (" + waited + ")"
+		}
+	}
+	fmt.Fprintf(w, "Waiting for: %s\n", reason)
+}
+
+// writeAgent shows what the agent's profile saw: its state, a usage limit's
+// reset, and how soon after its last turn the next iteration started.
+func writeAgent(w io.Writer, l *Loop) {
+	st := l.State
+	if st.Agent == "" || st.Agent == "generic" {
+		return
+	}
+	live := st.Status == state.Running && l.Watched
+	if st.AgentState != "" && live {
+		fmt.Fprintf(w, "Agent: %s (%s)\n", st.Agent, strings.ReplaceAll(st.AgentState, "_", " "))
+	} else {
+		fmt.Fprintf(w, "Agent: %s\n", st.Agent)
+	}
+	if until, err := time.ParseInLocation(state.TimeFormat, st.WaitingUntil, time.Local); err == nil && live && st.Shown != watch.StatusWaiting.String() {
+		fmt.Fprintf(w, "Waiting for limit reset (%s)\n", until.Format("15:04"))
+	}
+	if st.TurnGapMS != nil {
+		fmt.Fprintf(w, "Turn end to next iteration: %dms\n", *st.TurnGapMS)
+	}
+}
+
+// writeChecks shows how the latest iteration's checks went, one a line.
+func writeChecks(w io.Writer, c *state.Checks) {
+	if c == nil {
+		return
+	}
+	passed := 0
+	for _, r := range c.Results {
+		if r.Passed {
+			passed++
+		}
+	}
+	fmt.Fprintf(w, "Checks (iteration %d): %d of %d passed\n", c.Iteration, passed, len(c.Results))
+	for _, r := range c.Results {
+		if r.Passed {
+			fmt.Fprintf(w, "  pass  %s\n", r.Command)
+			continue
+		}
+		what := fmt.Sprintf("exit %d", r.ExitCode)
+		if r.TimedOut {
+			what = "timed out"
+		}
+		fmt.Fprintf(w, "  FAIL  %s (%s; output: %s)\n", r.Command, what, r.Log)
+	}
+}
+
+// writeCommandSources shows where each command the loop runs came from.
+func writeCommandSources(w io.Writer, cmds []state.CommandSource) {
+	if len(cmds) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "Commands:")
+	for _, c := range cmds {
+		from := c.From
+		if c.File != "" {
+			from += " " + c.File
+		}
+		fmt.Fprintf(w, "  %s %s (from %s)\n", c.Key, QuoteCommand(c.Command), from)
+	}
+}
+
+// QuoteCommand shows a command in quotes, every control character escaped
+// so a hostile file cannot hide what it runs from the terminal.
+func QuoteCommand(s string) string {
+	for _, r := range s {
+		if !unicode.IsPrint(r) {
+			return strconv.Quote(s)
+		}
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// progress is the iteration the loop is at (for one waiting for a limit's
+// reset, the one it will run), of its maximum.
+func progress(st *state.State) string {
+	return watch.Shown{Status: watch.StatusOf(st), Iteration: st.CurrentIteration, Max: st.MaxIterations}.Progress()
+}
+
+// pace is the average iteration and, for a running loop with a limit, what remains.
+func pace(st *state.State, status string) string {
+	if len(st.IterationDurations) == 0 {
+		return ""
+	}
+	total := 0
+	for _, d := range st.IterationDurations {
+		total += d
+	}
+	avg := time.Duration(total/len(st.IterationDurations)) * time.Second
+	if status == state.Running && st.MaxIterations > 0 {
+		left := time.Duration(st.MaxIterations-st.CurrentIteration) * avg
+		return fmt.Sprintf(" (avg %s/iter, ~%s remaining)", compact(avg), compact(left))
+	}
+	return fmt.Sprintf(" (avg %s/iter)", compact(avg))
+}
+
+// compact prints 5m12s, 1h2m, 42s.
+func compact(d time.Duration) string {
+	return strings.ReplaceAll(watch.FormatDuration(d), " ", "")
+}
+
+func shownTime(stamp string) string {
+	t, err := time.ParseInLocation(state.TimeFormat, stamp, time.Local)
+	if err != nil {
+		return "(none)"
+	}
+	return t.Format("2006-01-02 15:04:05")
+}

@@ -1,0 +1,114 @@
+package control
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"syscall"
+
+	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/clock"
+	"github.com/ralph-tmux/ralph.tmux/watch/state"
+)
+
+// ResumeEnv tells a watcher started by resume to continue the recorded loop.
+const ResumeEnv = "RALPH_WATCH_RESUME"
+
+// StartWatcher starts `ralph-watch run ARGS` (the program executable finds)
+// in dir, in the background and its own session, with its output appended
+// to the loop's watcher log; resume sets ResumeEnv. It returns the pid.
+func StartWatcher(executable func() (string, error), store *state.Store, args []string, dir string, resume bool, extraEnv ...string) (int, error) {
+	exe, err := executable()
+	if err != nil {
+		return 0, Errorf(watch.ExitFailed, "find own executable: %v", err)
+	}
+	logFile, err := os.OpenFile(store.Path(state.WatcherLog), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return 0, Errorf(watch.ExitFailed, "open watcher log: %v", err)
+	}
+	defer logFile.Close()
+	cmd := exec.Command(exe, append([]string{"run"}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(append(os.Environ(), "RALPH_DETACH=false"), extraEnv...)
+	if resume {
+		cmd.Env = append(cmd.Env, ResumeEnv+"=1")
+	}
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return 0, Errorf(watch.ExitFailed, "start watcher: %v", err)
+	}
+	pid := cmd.Process.Pid
+	return pid, cmd.Process.Release()
+}
+
+// Claim is how a run takes its loop's name from an earlier loop of that name.
+type Claim int
+
+const (
+	ClaimNew     Claim = iota // refuse a loop still watched or one that could be resumed
+	ClaimResume               // continue the recorded loop (a watcher started by resume)
+	ClaimReplace              // stop the old loop, its watcher and agent, and remove its state
+	ClaimClean                // remove the old loop's state, unless it is still watched
+)
+
+// ClaimName makes loop name under root this run's, as how says, and opens
+// its state folder; what it did to an old loop is a line on out.
+func ClaimName(root, name string, how Claim, out io.Writer, clk clock.Clock) (*state.Store, error) {
+	if how == ClaimResume {
+		store, err := state.Find(root, name)
+		if err != nil {
+			return nil, failed(err)
+		}
+		return store, nil
+	}
+	if old, err := Find(root, name); err == nil {
+		if old.Watched && old.State.ExitReason != nil { // the loop has ended; its watcher is on its way out
+			old.Watched = !unwatched(old, clk, exitWait)
+		}
+		switch {
+		case how == ClaimReplace:
+			if err := replace(old, clk); err != nil {
+				return nil, err
+			}
+			fmt.Fprintf(out, "replaced existing loop %s\n", name)
+		case old.Watched:
+			return nil, Errorf(watch.ExitUsage, "loop '%s' is already running (watcher pid %d); pick another --name or use --replace", name, old.State.WatcherPID)
+		case how == ClaimClean:
+			if err := old.Store.Remove(); err != nil {
+				return nil, Errorf(watch.ExitFailed, "clear state: %v", err)
+			}
+			fmt.Fprintf(out, "cleared ralph state for %s\n", name)
+		case old.State.Status == state.Running || old.State.Status == state.Paused:
+			return nil, Errorf(watch.ExitUsage, "loop '%s' already exists (%s); use 'ralph-watch resume %s', --replace or --clean-state", name, old.Status(), name)
+		}
+	}
+	store, err := state.Open(root, name)
+	if err != nil {
+		return nil, failed(err)
+	}
+	return store, nil
+}
+
+// replace ends an old loop of the same name, its watcher and agent, and
+// removes its state.
+func replace(old *Loop, clk clock.Clock) error {
+	if old.Watched {
+		if err := tell(old, state.RequestStopKill); err != nil {
+			return err
+		}
+		if !unwatched(old, clk, stopWait) && old.State.WatcherPID > 0 {
+			syscall.Kill(old.State.WatcherPID, syscall.SIGKILL)
+			unwatched(old, clk, exitWait)
+		}
+	} else if old.Pane == PaneRunning {
+		if p, err := old.Tmux.Pane(old.State.PaneID); err == nil {
+			watch.EndTree(p.PID, killGrace)
+		}
+	}
+	if err := old.Store.Remove(); err != nil {
+		return Errorf(watch.ExitFailed, "remove old state: %v", err)
+	}
+	return nil
+}
