@@ -1,6 +1,7 @@
 package watch_test
 
 import (
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,7 +16,7 @@ import (
 
 // argAgent loops a shell script that gets the prompt as its first argument.
 func (h *harness) argAgent(script string) {
-	h.cfg.PromptMode = watch.ModeArg
+	h.cfg.PromptMode = agent.ModeArg
 	h.cfg.Command = []string{"/bin/sh", "-c", script, "agent"}
 	h.cfg.CheckTimeout = 30 * time.Second
 	h.cfg.CheckOutputChars = 5000
@@ -32,7 +33,7 @@ func (h *harness) file(name string) string {
 }
 
 func (h *harness) iterationsLog() string {
-	data, _ := os.ReadFile(h.store.Path("iterations.log"))
+	data, _ := os.ReadFile(h.store.Path(state.LogFile))
 	return string(data)
 }
 
@@ -173,7 +174,7 @@ func TestHooksGetTheLoopsEnvironmentAndNeverStopIt(t *testing.T) {
 	if !strings.Contains(h.iterationsLog(), "[HOOK] iteration 2 on-iteration-end failed exit=5") {
 		t.Errorf("iterations.log:\n%s", h.iterationsLog())
 	}
-	hooks, _ := os.ReadFile(h.store.Path("hooks.log"))
+	hooks, _ := os.ReadFile(h.store.Path(state.HooksLog))
 	if strings.Count(string(hooks), "hook output\n") != 2 {
 		t.Errorf("hooks.log:\n%s", hooks)
 	}

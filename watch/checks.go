@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"io"
 	"os"
 	"os/exec"
@@ -161,7 +162,7 @@ func TailText(out []byte, cut bool, maxChars int) string {
 			out = out[1:] // a rune split by the cut
 		}
 	}
-	var n Normalizer
+	var n agent.Normalizer
 	text, _ := n.Write(out)
 	text = bytes.Map(func(r rune) rune {
 		if r == utf8.RuneError || r < 0x20 && r != '\n' && r != '\t' || r >= 0x7f && r <= 0x9f {

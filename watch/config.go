@@ -1,17 +1,11 @@
 package watch
 
 import (
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"regexp"
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
-)
-
-// Prompt modes: how the prompt reaches the agent.
-const (
-	ModeType  = "type"  // pasted into an interactive REPL, then Enter
-	ModeArg   = "arg"   // appended to the command as its last argument
-	ModeStdin = "stdin" // fed to the command's standard input
 )
 
 // Config is everything one loop needs; the command line fills it.
@@ -22,7 +16,7 @@ type Config struct {
 	Dir        string   // where the agent runs
 	Command    []string // the agent and its arguments
 	PromptFile string   // absolute path, read fresh every iteration
-	PromptMode string   // ModeType, ModeArg or ModeStdin
+	PromptMode string   // agent.ModeType, agent.ModeArg or agent.ModeStdin
 
 	MaxIterations     int           // 0: no limit
 	MaxTime           time.Duration // 0: no limit
@@ -56,7 +50,7 @@ type Config struct {
 	Worktree, WorktreeBranch       string // the loop's own git worktree, if any
 	StallLimit                     int    // stop after this many iterations in a row that changed nothing; 0: never
 
-	Agent         Profile       // what the agent's screen shows; generic knows nothing
+	Agent         agent.Profile // what the agent's screen shows; generic knows nothing
 	DialogTimeout time.Duration // restart when a question waits this long; 0: wait
 	LimitWait     time.Duration // wait after a usage limit whose reset time is not written
 	TurnHook      bool          // install the agent's own turn-end hook where it has one
@@ -85,8 +79,6 @@ const (
 
 // Tunables of delivery that are not flags (yet).
 const (
-	readyStable    = 700 * time.Millisecond // a screen this still is ready
-	pasteOnStable  = 200 * time.Millisecond // as still, once the agent turned on bracketed paste
 	readyPoll      = 100 * time.Millisecond
 	pasteLandWait  = 2 * time.Second
 	pasteTries     = 3

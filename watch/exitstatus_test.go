@@ -2,6 +2,7 @@ package watch
 
 import (
 	"context"
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"io"
 	"path/filepath"
 	"testing"
@@ -27,7 +28,7 @@ func TestFiftyQuickExitsAreEachReadRight(t *testing.T) {
 				t.Fatal(err)
 			}
 			l := &Loop{
-				Config: Config{Name: "exits", Pane: srv.NewPane(), Dir: srv.Dir, PromptMode: ModeArg,
+				Config: Config{Name: "exits", Pane: srv.NewPane(), Dir: srv.Dir, PromptMode: agent.ModeArg,
 					Command:      []string{"/bin/sh", "-c", `exit $(( (RALPH_ITERATION * 7) % 256 ))`},
 					PollInterval: 100 * time.Millisecond, InactivityTimeout: time.Minute, Lines: 20},
 				Tmux: srv.Client, Store: store, Out: io.Discard, Err: io.Discard,

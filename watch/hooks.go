@@ -3,6 +3,7 @@ package watch
 import (
 	"context"
 	"fmt"
+	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -32,7 +33,7 @@ func (l *Loop) hook(which, command string, exitCode, reason string) {
 	if command == "" {
 		return
 	}
-	f, err := os.OpenFile(l.Store.Path("hooks.log"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := os.OpenFile(l.Store.Path(state.HooksLog), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		l.warnf("open hooks log: %v", err)
 		return

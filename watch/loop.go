@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"io"
 	"os"
 	"path/filepath"
@@ -47,7 +48,7 @@ type Loop struct {
 	iteration    int
 	lastBeat     time.Time
 	turnHook     bool            // the agent reports the end of its turns itself
-	hooked       map[string]bool // what the agent's installed hooks report (HookTurnEnd, …)
+	hooked       map[string]bool // what the agent's installed hooks report (agent.HookTurnEnd, …)
 	hooksLost    bool            // they did not report: the screen tells from now on
 	plainCommand []string        // the command without the hooks' arguments
 	turnEnded    time.Time       // when the last iteration's turn ended, for the turn gap
@@ -95,7 +96,7 @@ const (
 // iteration is what one iteration saw.
 type iteration struct {
 	nonce    string
-	scanner  *DoneScanner
+	scanner  *agent.DoneScanner
 	match    string
 	exited   bool
 	exitCode int       // from the exit marker; -1 until seen
@@ -210,7 +211,7 @@ func (l *Loop) holdPane(pane tmux.Pane) tmux.Pane {
 // openStream starts reading the pane's output; without it the done pattern
 // is not checked and the screen is polled.
 func (l *Loop) openStream() {
-	stream, err := OpenStream(l.Tmux, l.Pane, l.Store.Path("output.fifo"))
+	stream, err := OpenStream(l.Tmux, l.Pane, l.Store.Path(state.OutputFIFO))
 	if err != nil {
 		l.warnf("cannot read the pane's output (%v); the done pattern will not be checked", err)
 	}
@@ -288,7 +289,7 @@ func (l *Loop) endLeftovers(res Result) {
 		return
 	case "pane_closed", "server_gone":
 		if l.agentPID > 0 {
-			endSession(l.agentPID, killGrace)
+			agent.EndSession(l.agentPID, killGrace)
 		}
 		return
 	}
@@ -310,7 +311,7 @@ func (l *Loop) run(ctx context.Context) Result {
 		started, _ := time.ParseInLocation(state.TimeFormat, l.st.LastIterationStarted, time.Local)
 		l.sayf("resuming iteration %s", l.progress())
 		var it outcome
-		if l.st.PromptUntyped && l.PromptMode == ModeType {
+		if l.st.PromptUntyped && l.PromptMode == agent.ModeType {
 			it = l.adoptUntyped(ctx, started)
 		} else {
 			l.showStatus(StatusRunning)
@@ -349,7 +350,7 @@ func (l *Loop) run(ctx context.Context) Result {
 			return l.end(StatusFailed, "state_unwritable", ExitFailed)
 		}
 		l.log("START", "iteration "+l.progress())
-		if l.PromptMode == ModeType {
+		if l.PromptMode == agent.ModeType {
 			l.reason = l.readyWait()
 			l.showStatus(StatusStarting) // until the agent takes the prompt
 		} else {
@@ -405,8 +406,8 @@ func (l *Loop) settle(ctx context.Context, it outcome, started time.Time) (Resul
 		case endStartup:
 			what, fix := l.Agent.StartupAdvice(it.detail)
 			l.errorf("%s is asking %s; the prompt was not typed. To loop it, %s", l.program(), what, fix)
-			l.log("FAIL", fmt.Sprintf("iteration %d startup_dialog", l.iteration))
-			return l.end(StatusFailed, "startup_dialog", ExitFailed), true
+			l.log("FAIL", fmt.Sprintf("iteration %d startup-dialog", l.iteration))
+			return l.end(StatusFailed, "startup-dialog", ExitFailed), true
 		case endLimit: // not an iteration: no checks, no hooks
 			return l.waitForLimit(ctx, it.detail, started)
 		}
@@ -548,8 +549,8 @@ func (l *Loop) request() (ending, bool) {
 func (l *Loop) adopt(ctx context.Context, started time.Time) outcome {
 	it := &iteration{exitCode: -1} // no nonce: any exit marker is this agent's
 	if l.DonePattern != nil {
-		prompt, _ := os.ReadFile(l.Store.Path("prompt.txt"))
-		it.scanner = NewDoneScanner(l.DonePattern, string(prompt))
+		prompt, _ := os.ReadFile(l.Store.Path(state.PromptCopy))
+		it.scanner = agent.NewDoneScanner(l.DonePattern, string(prompt))
 		if it.match = l.st.DoneMatch; it.match != "" {
 			l.sayf("the done signal came before the pause (%s)", it.match)
 		}
@@ -563,7 +564,7 @@ func (l *Loop) adopt(ctx context.Context, started time.Time) outcome {
 // is ready, and the agent watched.
 func (l *Loop) adoptUntyped(ctx context.Context, started time.Time) (r outcome) {
 	l.st.PromptUntyped = false
-	prompt, err := os.ReadFile(l.Store.Path("prompt.txt"))
+	prompt, err := os.ReadFile(l.Store.Path(state.PromptCopy))
 	if err != nil {
 		l.warnf("the prompt of iteration %d is lost (%v); watching the agent", l.iteration, err)
 		l.showStatus(StatusRunning)
@@ -589,7 +590,7 @@ func (l *Loop) watchAgent(ctx context.Context, it *iteration, started time.Time)
 		r.code = l.exitCode(it)
 		if r.code != 0 && l.Agent.Limit != nil { // "usage limit reached|1700000000", then exit 1
 			if screen, err := l.capture(); err == nil {
-				if st, detail := l.Agent.Classify(ScreenLines(screen, l.Lines)); st == StateLimited {
+				if st, detail := l.Agent.Classify(agent.ScreenLines(screen, l.Lines)); st == agent.StateLimited {
 					r.ending, it.turn.detail = endLimit, detail
 				}
 			}
@@ -726,7 +727,7 @@ type outcome struct {
 // iterate runs one iteration: end the old agent, respawn, deliver, watch.
 func (l *Loop) iterate(ctx context.Context, prompt string) (r outcome) {
 	it := &iteration{nonce: nonce(), exitCode: -1}
-	promptPath := l.Store.Path("prompt.txt")
+	promptPath := l.Store.Path(state.PromptCopy)
 	if err := os.WriteFile(promptPath, []byte(prompt), 0o600); err != nil {
 		l.warnf("save prompt: %v", err)
 	}
@@ -747,8 +748,8 @@ func (l *Loop) iterate(ctx context.Context, prompt string) (r outcome) {
 	if l.stream != nil {
 		it.since = l.stream.Bytes()
 	}
-	if l.PromptMode != ModeType && l.DonePattern != nil {
-		it.scanner = NewDoneScanner(l.DonePattern, prompt)
+	if l.PromptMode != agent.ModeType && l.DonePattern != nil {
+		it.scanner = agent.NewDoneScanner(l.DonePattern, prompt)
 	}
 	err = l.Tmux.Respawn(tmux.RespawnRequest{
 		Pane: l.Pane, Dir: l.Dir, Command: l.wrapped(it.nonce, promptPath),
@@ -778,7 +779,7 @@ func (l *Loop) iterate(ctx context.Context, prompt string) (r outcome) {
 	started := l.Clock.Now()
 	it.started = started
 	l.event(it, EventStarted, "", strings.Join(l.Command, " "))
-	if l.PromptMode == ModeType {
+	if l.PromptMode == agent.ModeType {
 		if end, stop := l.deliver(ctx, it, prompt); stop {
 			r.ending, r.detail, r.untyped = end, it.turn.detail, !it.typed
 			return r
@@ -792,30 +793,30 @@ func (l *Loop) iterate(ctx context.Context, prompt string) (r outcome) {
 // endAgent ends whatever runs in the pane, its children included.
 func (l *Loop) endAgent(pane tmux.Pane) {
 	if !pane.Dead {
-		EndTree(pane.PID, killGrace)
+		agent.EndTree(pane.PID, killGrace)
 		return
 	}
 	// The pane's process is gone; end what it left behind in its session,
 	// unless its pid already belongs to someone else.
 	if _, err := os.Stat("/proc/" + strconv.Itoa(pane.PID)); err != nil {
-		EndTree(pane.PID, killGrace)
+		agent.EndTree(pane.PID, killGrace)
 	}
 }
 
 // wrapped is the pane's command: the agent, with the prompt as argument or
 // stdin if so configured, then a marker carrying its exit status. The marker
 // arrives after all the agent's output, so the watcher knows it has all of it.
-// With job control (set -m) the agent is the terminal's foreground process
+// With job control (set -m) the agent is the terminal's agent.Foreground process
 // group: tmux names the window after it, not "sh", and a Ctrl-C the person
 // types reaches the agent alone, so the marker still comes.
 func (l *Loop) wrapped(nonce, promptPath string) []string {
 	const report = `rc=$?; printf '\033]7777;ralph-exit;%s;%s\007' "$n" "$rc"; exit "$rc"`
 	switch l.PromptMode {
-	case ModeArg:
+	case agent.ModeArg:
 		return append([]string{"/bin/sh", "-c",
 			`set -m; n=$1; f=$2; shift 2; p=$(cat "$f"; printf x); p=${p%x}; "$@" "$p"; ` + report,
 			"ralph", nonce, promptPath}, l.Command...)
-	case ModeStdin:
+	case agent.ModeStdin:
 		return append([]string{"/bin/sh", "-c", `set -m; n=$1; f=$2; shift 2; "$@" < "$f"; ` + report,
 			"ralph", nonce, promptPath}, l.Command...)
 	}
@@ -840,7 +841,7 @@ func (l *Loop) take(it *iteration) {
 		}
 	}
 	for _, m := range markers {
-		if m == PasteOn {
+		if m == agent.PasteOn {
 			if !it.pasteOn {
 				l.event(it, EventPasteOn, ViaStream, "")
 			}
@@ -880,8 +881,8 @@ func (l *Loop) flush(it *iteration) {
 // or the wait was interrupted.
 func (l *Loop) awaitReady(ctx context.Context, it *iteration) (end ending, ready bool) {
 	deadline := l.Clock.Now().Add(l.ReadyTimeout)
-	var det Detector
-	var fg foreground
+	var det agent.Detector
+	var fg agent.Foreground
 	for {
 		l.take(it)
 		if it.exited {
@@ -892,32 +893,32 @@ func (l *Loop) awaitReady(ctx context.Context, it *iteration) (end ending, ready
 		if err != nil {
 			return l.goneEnding(err), false
 		}
-		lines := ScreenLines(screen, 0)
+		lines := agent.ScreenLines(screen, 0)
 		switch st, detail := l.Agent.Classify(lines); st {
-		case StateStartup, StateLimited:
+		case agent.StateStartup, agent.StateLimited:
 			it.turn.detail = detail
-			l.event(it, map[AgentState]EventKind{StateStartup: EventStartup, StateLimited: EventLimit}[st], ViaScreen, detail)
-			return map[AgentState]ending{StateStartup: endStartup, StateLimited: endLimit}[st], false
+			l.event(it, map[agent.State]EventKind{agent.StateStartup: EventStartup, agent.StateLimited: EventLimit}[st], ViaScreen, detail)
+			return map[agent.State]ending{agent.StateStartup: endStartup, agent.StateLimited: endLimit}[st], false
 		}
-		if _, ok := l.hookRecord(HookSessionStart); ok && it.pasteOn {
+		if _, ok := l.hookRecord(agent.HookSessionStart); ok && it.pasteOn {
 			it.ready = true
 			l.event(it, EventReady, ViaHook, "")
 			return endExit, true
 		}
 		cursor, _ := l.Tmux.Cursor(l.Pane)
 		now := l.Clock.Now()
-		stable := det.Observe(ScreenHash(screen+fmt.Sprint(cursor), 0), now)
+		stable := det.Observe(agent.ScreenHash(screen+fmt.Sprint(cursor), 0), now)
 		if l.stream == nil || l.stream.Bytes() > it.since {
 			via := ""
 			switch {
-			case l.ReadyPattern != nil && ReadyMatch(l.ReadyPattern, lines):
+			case l.ReadyPattern != nil && agent.ReadyMatch(l.ReadyPattern, lines):
 				via = ViaPattern
-			case l.ReadyPattern == nil && len(lines) > 0 && (stable >= readyStable || it.pasteOn && stable >= pasteOnStable):
-				via = map[bool]string{true: ViaPaste, false: ViaStable}[it.pasteOn && stable < readyStable]
-			case l.ReadyPattern != nil && len(lines) > 0 && stable >= readyStable && (!fg.ok || now.Sub(fg.at) >= idleSpan):
+			case l.ReadyPattern == nil && len(lines) > 0 && (stable >= agent.ReadyStable || it.pasteOn && stable >= agent.PasteOnStable):
+				via = map[bool]string{true: ViaPaste, false: ViaStable}[it.pasteOn && stable < agent.ReadyStable]
+			case l.ReadyPattern != nil && len(lines) > 0 && stable >= agent.ReadyStable && (!fg.OK || now.Sub(fg.At) >= agent.IdleSpan):
 				// No pattern matched: is the agent idle on its terminal all the same?
-				next := lookForeground(l.agentPID, now)
-				if readyBySignals(it.pasteOn, stable, idleBetween(fg, next)) {
+				next := agent.LookForeground(l.agentPID, now)
+				if agent.ReadyBySignals(it.pasteOn, stable, agent.IdleBetween(fg, next)) {
 					via = ViaIdle
 				} else {
 					fg = next
@@ -958,13 +959,13 @@ func (l *Loop) deliver(ctx context.Context, it *iteration, prompt string) (endin
 		}
 		return end, end != endExit
 	}
-	l.setAgentState(StateIdle)
+	l.setAgentState(agent.StateIdle)
 	it.typed = true
 	l.showStatus(StatusRunning)
 	// The baseline: only output from here on can hold the done signal.
 	l.take(it)
 	if l.DonePattern != nil {
-		it.scanner = NewDoneScanner(l.DonePattern, prompt)
+		it.scanner = agent.NewDoneScanner(l.DonePattern, prompt)
 	}
 	return l.typeText(ctx, it, prompt)
 }
@@ -990,7 +991,7 @@ func (l *Loop) typeText(ctx context.Context, it *iteration, text string) (ending
 			return l.goneEnding(err), true
 		}
 		if moved && l.submitted(ctx) {
-			_, byHook := l.hookRecord(HookPromptSubmit)
+			_, byHook := l.hookRecord(agent.HookPromptSubmit)
 			l.event(it, EventSubmitted, map[bool]string{true: ViaHook, false: ViaScreen}[byHook], "")
 			break
 		}
@@ -1094,7 +1095,7 @@ func (l *Loop) startedReading(ctx context.Context, it *iteration, text string) b
 // profile that knows the agent's empty input box, only a screen showing it
 // (or the agent busy, or asking) says the text went.
 func (l *Loop) submitted(ctx context.Context) bool {
-	if _, ok := l.hookRecord(HookPromptSubmit); ok {
+	if _, ok := l.hookRecord(agent.HookPromptSubmit); ok {
 		return true
 	}
 	p := &l.Agent
@@ -1103,15 +1104,15 @@ func (l *Loop) submitted(ctx context.Context) bool {
 	}
 	deadline := l.Clock.Now().Add(submitWait)
 	for {
-		if _, ok := l.hookRecord(HookPromptSubmit); ok {
+		if _, ok := l.hookRecord(agent.HookPromptSubmit); ok {
 			return true
 		}
 		screen, err := l.capture()
 		if err != nil {
 			return true // the caller finds out what happened
 		}
-		lines := ScreenLines(screen, l.Lines)
-		if st, _ := p.Classify(lines); st != StateUnknown || p.Ready.MatchString(strings.Join(lines, "\n")) {
+		lines := agent.ScreenLines(screen, l.Lines)
+		if st, _ := p.Classify(lines); st != agent.StateUnknown || p.Ready.MatchString(strings.Join(lines, "\n")) {
 			return true
 		}
 		if !l.Clock.Now().Before(deadline) || !l.sleep(ctx, 100*time.Millisecond) {
@@ -1149,7 +1150,7 @@ func (l *Loop) after(ctx context.Context, it *iteration, wait time.Duration, out
 	if err != nil {
 		return false, err
 	}
-	hash := ScreenHash(screen, 0)
+	hash := agent.ScreenHash(screen, 0)
 	if err := act(); err != nil {
 		return false, err
 	}
@@ -1162,7 +1163,7 @@ func (l *Loop) after(ctx context.Context, it *iteration, wait time.Duration, out
 		if output && l.stream != nil && l.stream.Bytes() > before {
 			return true, nil
 		}
-		if screen, err := l.capture(); err == nil && ScreenHash(screen, 0) != hash {
+		if screen, err := l.capture(); err == nil && agent.ScreenHash(screen, 0) != hash {
 			return true, nil
 		}
 	}
@@ -1180,7 +1181,7 @@ func (l *Loop) after(ctx context.Context, it *iteration, wait time.Duration, out
 // /proc, and only a change there costs a look. Without a stream it polls
 // the screen every poll interval, as it must.
 func (l *Loop) monitor(ctx context.Context, it *iteration, started time.Time) ending {
-	var det Detector
+	var det agent.Detector
 	var timeout <-chan time.Time
 	if l.IterationTimeout > 0 {
 		timeout = l.Clock.After(l.IterationTimeout - l.Clock.Now().Sub(started))
@@ -1198,7 +1199,7 @@ func (l *Loop) monitor(ctx context.Context, it *iteration, started time.Time) en
 	}
 	check := l.Clock.After(checkInterval)
 	var quiet <-chan time.Time // fires when output has paused after arriving
-	var agent paneProcess
+	var proc agent.PaneProcess
 	for {
 		select { // first, before a flood of output is read: it could keep them waiting
 		case <-ctx.Done():
@@ -1261,7 +1262,7 @@ func (l *Loop) monitor(ctx context.Context, it *iteration, started time.Time) en
 			if l.Clock.Now().Sub(l.lastBeat) >= heartbeatEvery {
 				l.save()
 			}
-			looked = !agent.running()
+			looked = !proc.Running()
 		}
 		if !looked {
 			continue
@@ -1276,7 +1277,7 @@ func (l *Loop) monitor(ctx context.Context, it *iteration, started time.Time) en
 		if ended {
 			return end
 		}
-		agent = watchProcess(pane.PID)
+		proc = agent.WatchProcess(pane.PID)
 		now := l.Clock.Now()
 		switch {
 		case l.stream == nil:
@@ -1292,7 +1293,7 @@ func (l *Loop) monitor(ctx context.Context, it *iteration, started time.Time) en
 // look captures the pane's last lines and judges them (the agent's state,
 // inactivity): the one place the monitor reads the screen. next is how soon
 // another look could change the verdict with no new output; 0: never.
-func (l *Loop) look(it *iteration, det *Detector) (pane tmux.Pane, end ending, ended bool, next time.Duration, err error) {
+func (l *Loop) look(it *iteration, det *agent.Detector) (pane tmux.Pane, end ending, ended bool, next time.Duration, err error) {
 	now := l.Clock.Now()
 	pane, screen, err := l.Tmux.Snapshot(l.captureRequest())
 	if err != nil || pane.Dead {
@@ -1444,7 +1445,7 @@ func (l *Loop) showStatus(status Status) {
 // saveScreen keeps the pane's last screen of the iteration for a post-mortem.
 func (l *Loop) saveScreen() {
 	if screen, err := l.Tmux.Capture(tmux.CaptureRequest{Pane: l.Pane, Start: -1000, Join: true}); err == nil {
-		os.WriteFile(l.Store.Path("last-screen.txt"), []byte(screen), 0o600)
+		os.WriteFile(l.Store.Path(state.LastScreen), []byte(screen), 0o600)
 	}
 }
 
@@ -1512,7 +1513,7 @@ func FormatDuration(d time.Duration) string {
 // when no time is written). The iteration is not counted, nor is it a failure.
 func (l *Loop) waitForLimit(ctx context.Context, text string, started time.Time) (Result, bool) {
 	now := l.Clock.Now()
-	until, ok := ParseReset(text, now)
+	until, ok := agent.ParseReset(text, now)
 	if !ok || until.Sub(now) > maxLimitWait {
 		until = now.Add(l.LimitWait)
 	}
@@ -1525,7 +1526,7 @@ func (l *Loop) waitForLimit(ctx context.Context, text string, started time.Time)
 	line, _, _ := strings.Cut(strings.TrimSpace(text), "\n")
 	l.sayf("usage limit reached (%s), %s", strings.TrimSpace(line), resetNote(until))
 	l.log("LIMIT", fmt.Sprintf("iteration %d not counted, waiting until %s", l.iteration+1, state.Stamp(until)))
-	l.setAgentState(StateLimited)
+	l.setAgentState(agent.StateLimited)
 	return l.waitForReset(ctx, until, started)
 }
 

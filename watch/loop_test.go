@@ -3,6 +3,7 @@ package watch_test
 import (
 	"bytes"
 	"context"
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -40,7 +41,7 @@ func newHarness(t *testing.T, prompt string, command []string) *harness {
 		Dir:               srv.Dir,
 		Command:           command,
 		PromptFile:        promptFile,
-		PromptMode:        watch.ModeType,
+		PromptMode:        agent.ModeType,
 		MaxIterations:     3,
 		InactivityTimeout: 30 * time.Second,
 		PollInterval:      200 * time.Millisecond,
@@ -143,12 +144,12 @@ func firstDiff(a, b string) int {
 }
 
 func TestArgAndStdinModesPassThePromptByteForByte(t *testing.T) {
-	for _, mode := range []string{watch.ModeArg, watch.ModeStdin} {
+	for _, mode := range []string{agent.ModeArg, agent.ModeStdin} {
 		t.Run(mode, func(t *testing.T) {
 			t.Parallel()
 			h := newHarness(t, trickyPrompt, nil)
 			got := filepath.Join(h.srv.Dir, "got")
-			if mode == watch.ModeArg {
+			if mode == agent.ModeArg {
 				h.cfg.Command = []string{"/bin/sh", "-c", `printf %s "$1" > "$0"`, got}
 			} else {
 				h.cfg.Command = []string{"/bin/sh", "-c", `cat > "$0"`, got}
@@ -168,7 +169,7 @@ func TestPromptIsReReadEveryIterationAndMayBeEmpty(t *testing.T) {
 	h := newHarness(t, "first", nil)
 	got := filepath.Join(h.srv.Dir, "got-{{iteration}}")
 	h.cfg.Command = []string{"/bin/sh", "-c", `cat > "$(echo "$0" | sed "s/{{iteration}}/$RALPH_ITERATION/")"; [ "$RALPH_ITERATION" = 1 ] && printf '' > "$1"; exit 0`, got, h.cfg.PromptFile}
-	h.cfg.PromptMode = watch.ModeStdin
+	h.cfg.PromptMode = agent.ModeStdin
 	h.cfg.MaxIterations = 2
 	h.wantResult(h.run(30*time.Second), watch.ExitDone, "max_iterations")
 	for i, want := range []string{"first", ""} {
@@ -230,7 +231,7 @@ func TestDonePatternSurvivesAWidthChange(t *testing.T) {
 func TestDonePatternCheckedAfterExitWithoutContinuous(t *testing.T) {
 	h := newHarness(t, donePrompt, nil)
 	h.cfg.Command = []string{"/bin/sh", "-c", `echo "you said: $1"; [ "$RALPH_ITERATION" = 3 ] && echo RALPH_DONE_42; exit 0`, "sh"}
-	h.cfg.PromptMode = watch.ModeArg
+	h.cfg.PromptMode = agent.ModeArg
 	h.cfg.MaxIterations = 5
 	h.cfg.DonePattern = regexp.MustCompile(`RALPH_DONE_[0-9]+`)
 	h.wantResult(h.run(30*time.Second), watch.ExitDone, "done_pattern")
@@ -241,7 +242,7 @@ func TestDonePatternCheckedAfterExitWithoutContinuous(t *testing.T) {
 
 func TestLimitWithoutDoneSignalExits3(t *testing.T) {
 	h := newHarness(t, donePrompt, []string{"/bin/sh", "-c", "echo $0; exit 0"})
-	h.cfg.PromptMode = watch.ModeArg
+	h.cfg.PromptMode = agent.ModeArg
 	h.cfg.MaxIterations = 2
 	h.cfg.DonePattern = regexp.MustCompile(`RALPH_DONE_[0-9]+`)
 	h.wantResult(h.run(30*time.Second), watch.ExitLimit, "max_iterations")
@@ -252,7 +253,7 @@ func TestDoneFileStopsTheLoop(t *testing.T) {
 	h := newHarness(t, "go", nil)
 	done := filepath.Join(h.srv.Dir, "DONE")
 	h.cfg.Command = []string{"/bin/sh", "-c", `[ "$RALPH_ITERATION" = 2 ] && touch "$0"; exit 0`, done}
-	h.cfg.PromptMode = watch.ModeStdin
+	h.cfg.PromptMode = agent.ModeStdin
 	h.cfg.MaxIterations = 10
 	h.cfg.DoneFile = done
 	h.wantResult(h.run(30*time.Second), watch.ExitDone, "done_file")
@@ -271,7 +272,7 @@ func TestInactivityRestartsTheIterationWithoutCountingAFailure(t *testing.T) {
 	if st := h.state(); st.ConsecutiveFailures != 0 || st.TotalFailures != 0 {
 		t.Errorf("failures counted: %+v", st)
 	}
-	log, _ := os.ReadFile(h.store.Path("iterations.log"))
+	log, _ := os.ReadFile(h.store.Path(state.LogFile))
 	if n := strings.Count(string(log), "[TIMEOUT] iteration"); n != 2 {
 		t.Errorf("log has %d TIMEOUT lines, want 2:\n%s", n, log)
 	}
@@ -295,7 +296,7 @@ func TestFailuresBackOffAndStopAfterFive(t *testing.T) {
 		t.Skip("waits 15 s of backoff")
 	}
 	h := newHarness(t, "go", []string{"/bin/sh", "-c", "exit 3"})
-	h.cfg.PromptMode = watch.ModeArg
+	h.cfg.PromptMode = agent.ModeArg
 	h.cfg.MaxIterations = 10
 	h.wantResult(h.run(90*time.Second), watch.ExitFailed, "consecutive_failures")
 	h.wantOutput(
@@ -311,7 +312,7 @@ func TestFailuresBackOffAndStopAfterFive(t *testing.T) {
 
 func TestSuccessResetsTheFailureCount(t *testing.T) {
 	h := newHarness(t, "go", []string{"/bin/sh", "-c", `[ "$RALPH_ITERATION" = 2 ] && exit 0; exit 1`})
-	h.cfg.PromptMode = watch.ModeArg
+	h.cfg.PromptMode = agent.ModeArg
 	h.cfg.MaxIterations = 3
 	h.wantResult(h.run(60*time.Second), watch.ExitDone, "max_iterations")
 	st := h.state()
@@ -323,7 +324,7 @@ func TestSuccessResetsTheFailureCount(t *testing.T) {
 
 func TestCommandNotFoundStopsAtOnce(t *testing.T) {
 	h := newHarness(t, "go", []string{"ralph-no-such-agent"})
-	h.cfg.PromptMode = watch.ModeArg
+	h.cfg.PromptMode = agent.ModeArg
 	h.wantResult(h.run(30*time.Second), watch.ExitFailed, "fatal_exit")
 	h.wantOutput("ralph-watch: error: command not found: ralph-no-such-agent (exit 127)")
 	if st := h.state(); st.CurrentIteration != 1 {
@@ -399,11 +400,11 @@ func TestPaneOptionsFollowTheLoopAndRemainOnExitIsRestored(t *testing.T) {
 
 func TestStateAndLogFollowTheSwarmSchema(t *testing.T) {
 	h := newHarness(t, "go", []string{"/bin/sh", "-c", "exit 0"})
-	h.cfg.PromptMode = watch.ModeArg
+	h.cfg.PromptMode = agent.ModeArg
 	h.cfg.MaxIterations = 2
 	h.cfg.DonePattern = regexp.MustCompile(`X_DONE`)
 	h.run(30 * time.Second)
-	data, err := os.ReadFile(h.store.Path("state.json"))
+	data, err := os.ReadFile(h.store.Path(state.StateFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -415,7 +416,7 @@ func TestStateAndLogFollowTheSwarmSchema(t *testing.T) {
 			t.Errorf("state.json lacks %s:\n%s", field, data)
 		}
 	}
-	log, _ := os.ReadFile(h.store.Path("iterations.log"))
+	log, _ := os.ReadFile(h.store.Path(state.LogFile))
 	lineRE := regexp.MustCompile(`(?m)^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d \[(START|END|DONE)\] `)
 	if got := len(lineRE.FindAll(log, -1)); got != 5 {
 		t.Errorf("iterations.log has %d well-formed lines, want 5:\n%s", got, log)
@@ -433,7 +434,7 @@ func TestStateAndLogFollowTheSwarmSchema(t *testing.T) {
 func TestPromptFileDeletedMidLoopFails(t *testing.T) {
 	h := newHarness(t, "go", nil)
 	h.cfg.Command = []string{"/bin/sh", "-c", `rm -f "$0"; exit 0`, h.cfg.PromptFile}
-	h.cfg.PromptMode = watch.ModeArg
+	h.cfg.PromptMode = agent.ModeArg
 	h.wantResult(h.run(30*time.Second), watch.ExitFailed, "prompt_file_missing")
 	h.wantOutput("ralph-watch: error: prompt file not found: " + h.cfg.PromptFile)
 	if st := h.state(); st.Status != state.Failed {
@@ -553,7 +554,7 @@ func TestAnAgentSlowToStartGetsThePromptOnlyOnceItHasDrawn(t *testing.T) {
 
 func TestAPauseRequestEndsABackoffWaitAtOnce(t *testing.T) {
 	h := newHarness(t, "go", []string{"/bin/sh", "-c", "exit 1"})
-	h.cfg.PromptMode = watch.ModeArg
+	h.cfg.PromptMode = agent.ModeArg
 	h.cfg.MaxIterations = 10
 	wake := make(chan os.Signal, 1)
 	requested := make(chan time.Time, 1)

@@ -1,6 +1,7 @@
 package watch_test
 
 import (
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -25,7 +26,7 @@ func TestNotifyCommandRunsWhenTheLoopEnds(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			h := newHarness(t, "go on", []string{"/bin/sh", "-c", c.script})
-			h.cfg.PromptMode = watch.ModeArg
+			h.cfg.PromptMode = agent.ModeArg
 			h.cfg.DonePattern = regexp.MustCompile(`RALPH_DONE_[0-9]+`)
 			out := filepath.Join(h.srv.Dir, "notified $(x)")
 			h.srv.Must("set-option", "-g", watch.NotifyOption,

@@ -3,6 +3,7 @@ package watch_test
 import (
 	"context"
 	"fmt"
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"os"
 	"runtime"
 	"strconv"
@@ -59,7 +60,7 @@ func measure() usage {
 func TestAThousandQuickIterationsLeakNothing(t *testing.T) {
 	n := soakIterations(200, 1000)
 	h := newHarness(t, "go", []string{"true"})
-	h.cfg.PromptMode = watch.ModeArg
+	h.cfg.PromptMode = agent.ModeArg
 	h.cfg.MaxIterations = n
 	h.cfg.RestartDelay = 0
 	runtime.GC()

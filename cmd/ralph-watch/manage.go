@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"io"
 	"os"
 	"os/exec"
@@ -706,7 +707,7 @@ func endAgent(l *loop) {
 	}
 	c := l.client()
 	if p, err := c.Pane(l.st.PaneID); err == nil {
-		watch.EndTree(p.PID, 3*time.Second)
+		agent.EndTree(p.PID, 3*time.Second)
 	}
 	// The pane may close (remain-on-exit off) or stay dead a moment.
 	for i := 0; i < 20; i++ {

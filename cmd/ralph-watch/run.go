@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"io"
 	"os"
 	"os/exec"
@@ -58,7 +59,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.socketPath, "socket-path", "", "tmux server socket path, as tmux -S")
 	fs.StringVar(&f.name, "name", "", "loop name, [A-Za-z0-9._-]{1,64} (default derived from the pane)")
 	fs.StringVar(&f.promptFile, "prompt-file", "PROMPT.md", "prompt file, read fresh every iteration")
-	fs.StringVar(&f.promptMode, "prompt-mode", watch.ModeType, "how the prompt reaches the agent: type, arg or stdin")
+	fs.StringVar(&f.promptMode, "prompt-mode", agent.ModeType, "how the prompt reaches the agent: type, arg or stdin")
 	fs.IntVar(&f.maxIterations, "max-iterations", 0, "stop after this many iterations (0: no limit)")
 	fs.Var(durationFlag{&f.inactivity}, "inactivity-timeout", "restart when the screen is unchanged this long (default 180s)")
 	fs.Var(durationFlag{&f.poll}, "poll-interval", "how often the screen is compared while the agent writes (default 2s)")
@@ -71,7 +72,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.Var(durationFlag{&f.iterationTimeout}, "iteration-timeout", "restart an iteration that runs this long (0: none)")
 	fs.Var(durationFlag{&f.maxTime}, "max-time", "stop the loop after this long (0: no limit)")
 	fs.Var(durationFlag{&f.restartDelay}, "restart-delay", "pause between iterations (default 1s)")
-	fs.StringVar(&f.agent, "agent", "", "agent profile: "+strings.Join(watch.AgentNames(), ", ")+" (default guessed from the command)")
+	fs.StringVar(&f.agent, "agent", "", "agent profile: "+strings.Join(agent.Names(), ", ")+" (default guessed from the command)")
 	fs.StringVar(&f.busyPattern, "busy-pattern", "", "regular expression that shows the agent is working (default the profile's)")
 	fs.StringVar(&f.dialogPattern, "dialog-pattern", "", "regular expression that shows the agent waits on a question (default the profile's)")
 	fs.StringVar(&f.limitPattern, "limit-pattern", "", "regular expression that shows a usage limit (default the profile's)")
@@ -331,7 +332,7 @@ func replace(old *loop) error {
 		}
 	} else if old.pane == "running" {
 		if p, err := old.client().Pane(old.st.PaneID); err == nil {
-			watch.EndTree(p.PID, 3*time.Second)
+			agent.EndTree(p.PID, 3*time.Second)
 		}
 	}
 	if err := old.store.Remove(); err != nil {
@@ -392,7 +393,7 @@ func checkRunFlags(e env, f *runFlags, command []string) (watch.Config, *tmux.Ex
 		return cfg, nil, usageErrorf("invalid loop name %q: use 1 to 64 of A-Z a-z 0-9 . _ -", f.name)
 	}
 	switch f.promptMode {
-	case watch.ModeType, watch.ModeArg, watch.ModeStdin:
+	case agent.ModeType, agent.ModeArg, agent.ModeStdin:
 	default:
 		return cfg, nil, usageErrorf("invalid --prompt-mode %q: use type, arg or stdin", f.promptMode)
 	}
@@ -475,7 +476,7 @@ func checkRunFlags(e env, f *runFlags, command []string) (watch.Config, *tmux.Ex
 	if f.maxIterations > 50 {
 		fmt.Fprintln(e.Stderr, "ralph-watch: warning: high iteration count (>50) may consume significant resources")
 	}
-	if watch.MatchesOwnText(cfg.DonePattern, prompt) {
+	if agent.MatchesOwnText(cfg.DonePattern, prompt) {
 		fmt.Fprintln(e.Stderr, "ralph-watch: warning: the done pattern matches the prompt file's own text; only what the agent prints after the prompt counts")
 	}
 	return cfg, client, nil
@@ -487,8 +488,8 @@ func shellWords(command []string, mode string) []string {
 	if len(command) != 1 || !strings.ContainsAny(command[0], " \t\n;|&$<>()'\"*?`~") {
 		return command
 	}
-	line := watch.ExecLine(command[0]) // the agent, not sh, is the pane's process
-	if mode == watch.ModeArg {
+	line := agent.ExecLine(command[0]) // the agent, not sh, is the pane's process
+	if mode == agent.ModeArg {
 		return []string{"/bin/sh", "-c", line + ` "$@"`, "sh"}
 	}
 	return []string{"/bin/sh", "-c", line}
@@ -616,11 +617,11 @@ func insidePane(pane tmux.Pane) bool {
 func applyAgent(e env, f *runFlags, cfg *watch.Config) error {
 	name := f.agent
 	if name == "" {
-		name = watch.GuessAgent(cfg.Command)
+		name = agent.Guess(cfg.Command)
 	}
-	p, ok := watch.Agent(name)
+	p, ok := agent.Lookup(name)
 	if !ok {
-		return usageErrorf("unknown --agent %q: use %s", f.agent, strings.Join(watch.AgentNames(), ", "))
+		return usageErrorf("unknown --agent %q: use %s", f.agent, strings.Join(agent.Names(), ", "))
 	}
 	if !p.Supports(f.promptMode) {
 		return usageErrorf("%s does not take prompts in %s mode: use --prompt-mode type", name, f.promptMode)
@@ -656,7 +657,7 @@ func applyAgent(e env, f *runFlags, cfg *watch.Config) error {
 		return usageErrorf("%v", err)
 	}
 	cfg.Command = command
-	if why := watch.ParseLaunch(command).NoTerminal; why != "" && f.promptMode == watch.ModeType {
+	if why := agent.ParseLaunch(command).NoTerminal; why != "" && f.promptMode == agent.ModeType {
 		fmt.Fprintf(e.Stderr, "ralph-watch: warning: the prompt is typed into the terminal, but %s\n", why)
 	}
 	if exe, err := e.Executable(); err == nil {

@@ -5,6 +5,7 @@ package doctor
 
 import (
 	"fmt"
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"regexp"
 	"slices"
 	"strings"
@@ -64,7 +65,7 @@ var signalTitles = []struct{ Key, Title string }{
 
 // Observed is what doctor's two loops of the agent showed.
 type Observed struct {
-	Profile watch.Profile
+	Profile agent.Profile
 	// Hook is the loop with the agent's turn-end hook installed: turn 1 is
 	// answered without the done token, turn 2 with it.
 	Hook []watch.Event

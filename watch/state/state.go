@@ -50,7 +50,7 @@ type State struct {
 	WatcherDir  string   `json:"watcher_dir,omitempty"`
 	// What the agent's screen showed last, by its profile.
 	Agent      string `json:"agent,omitempty"`
-	AgentState string `json:"agent_state,omitempty"` // working, idle, needs_input, limited, …
+	AgentState string `json:"agent_state,omitempty"` // working, idle, needs-input, limited, …
 	// When the agent's last turn ended, and how long after it the next
 	// iteration started (milliseconds).
 	LastTurnEnded string `json:"last_turn_ended,omitempty"`
@@ -174,7 +174,7 @@ const (
 // Request leaves a request for the watcher, which takes it at its next look
 // (a command also sends it SIGUSR1 so that is at once).
 func (s *Store) Request(what string) error {
-	tmp := s.Path("."+RequestFile+".tmp")
+	tmp := s.Path("." + RequestFile + ".tmp")
 	if err := os.WriteFile(tmp, []byte(what), 0o600); err != nil {
 		return fmt.Errorf("write request: %w", err)
 	}

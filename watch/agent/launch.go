@@ -1,4 +1,4 @@
-package watch
+package agent
 
 import (
 	"cmp"
@@ -29,7 +29,7 @@ type Launch struct {
 	// Refused says why arguments cannot be placed after Word; "" when they can.
 	Refused string
 	// NoTerminal says why a launcher keeps the program from the terminal,
-	// where a prompt is typed (timeout without --foreground, nohup); "" if none does.
+	// where a prompt is typed (timeout without --Foreground, nohup); "" if none does.
 	NoTerminal string
 
 	what       string // what was refused, for messages: 'mywrap', the shell line '…'
@@ -48,13 +48,13 @@ func (l Launch) Why() string { return l.what + " (" + l.Refused + ")" }
 func ParseLaunch(command []string) Launch {
 	f := walk(command, false)
 	if f.at < 0 || f.at >= len(command) {
-		return Launch{Index: -1, Refused: "no program to run", what: shellLine(command)}
+		return Launch{Index: -1, Refused: "no program to run", what: ShellLine(command)}
 	}
 	if line, ok := shellLineAt(command, f.at); ok && f.why == "" {
 		return parseLine(command, line)
 	}
 	l := Launch{Index: f.at, Word: command[f.at], Args: command[f.at+1:], Refused: f.why, NoTerminal: f.noTerminal}
-	l.what = shellQuote(l.Word)
+	l.what = ShellQuote(l.Word)
 	if l.Refused == "" {
 		l.Program = agentProgram(l.Word, f.pkg)
 		if l.Program == "" {
@@ -94,12 +94,12 @@ func spaced(words []string) string {
 	if len(words) == 0 {
 		return ""
 	}
-	return " " + shellLine(words)
+	return " " + ShellLine(words)
 }
 
 // placeArgs is PlaceArgs for this agent: the program word must be its own.
 // It returns why not when the words cannot be placed.
-func (p *Profile) placeArgs(command, first, last []string) ([]string, string) {
+func (p *Profile) Place(command, first, last []string) ([]string, string) {
 	if len(first)+len(last) == 0 {
 		return command, ""
 	}
@@ -113,34 +113,9 @@ func (p *Profile) placeArgs(command, first, last []string) ([]string, string) {
 	return l.place(command, first, last), ""
 }
 
-// addArgs gives the agent's command the arguments of its turn hook, or says
-// once why it cannot and that the screen tells the turn's end instead.
-func (l *Loop) addArgs(args ...string) bool {
-	out, why := l.Agent.placeArgs(l.Command, args, nil)
-	if why != "" {
-		what, fix := "its turn-end hook", "run it directly"
-		if h, ok := hookAdvice[l.Agent.TurnHook]; ok {
-			what, fix = h[0], h[1]
-		}
-		l.warnf("cannot add %s to %s: the turn end is read from the screen; %s", what, why, fix)
-		return false
-	}
-	l.Command = out
-	return true
-}
-
-// program names the agent's program for messages: claude, not the env in
-// front of it.
-func (l *Loop) program() string {
-	if w := ParseLaunch(l.Command).Word; w != "" || len(l.Command) == 0 {
-		return w
-	}
-	return l.Command[0]
-}
-
-// hookAdvice names each turn hook and how a person gets it back when it
+// HookAdvice names each turn hook and how a person gets it back when it
 // cannot be added to their command.
-var hookAdvice = map[string][2]string{
+var HookAdvice = map[string][2]string{
 	HookClaudeStop:  {"Claude Code's hooks", "pass --settings FILE to claude yourself or run claude directly"},
 	HookCodexNotify: {"Codex's notify hook", "pass -c notify=[...] to codex yourself or run codex directly"},
 }
@@ -151,7 +126,7 @@ func parseLine(command []string, at int) Launch {
 	line := command[at]
 	body := strings.TrimSuffix(line, ` "$@"`)
 	words, why := splitLine(body)
-	l := Launch{Index: at, Line: true, what: "the shell line " + shellQuote(line)}
+	l := Launch{Index: at, Line: true, what: "the shell line " + ShellQuote(line)}
 	if why != "" {
 		why = "it " + why
 	}
@@ -176,9 +151,9 @@ func parseLine(command []string, at int) Launch {
 	case why != "":
 		l.Refused = why
 	case f.why != "":
-		l.Refused, l.what = f.why, shellQuote(l.Word)
+		l.Refused, l.what = f.why, ShellQuote(l.Word)
 	case l.Program == "":
-		l.Refused, l.what = notAgent, shellQuote(l.Word)
+		l.Refused, l.what = notAgent, ShellQuote(l.Word)
 	}
 	return l
 }
@@ -230,7 +205,7 @@ func walk(words []string, inLine bool) found {
 			}
 		case "timeout":
 			if !slices.ContainsFunc(words[i+1:j], timeoutForeground) {
-				noTerminal = "timeout runs it in the background, where reading the terminal stops it: give timeout --foreground"
+				noTerminal = "timeout runs it in the background, where reading the terminal stops it: give timeout --Foreground"
 			}
 			j++ // the duration
 		case "nohup":
@@ -253,9 +228,9 @@ func isAssignment(w string) bool {
 	return strings.Trim(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == ""
 }
 
-// timeoutForeground reports whether a word of timeout's options is --foreground.
+// timeoutForeground reports whether a word of timeout's options is --Foreground.
 func timeoutForeground(w string) bool {
-	if w == "--foreground" {
+	if w == "--Foreground" {
 		return true
 	}
 	if len(w) < 2 || w[0] != '-' || w[1] == '-' {
@@ -287,7 +262,7 @@ var launchers = map[string]options{
 	"command": {flags: "p", refuse: map[string]string{"v": "command -v runs nothing", "V": "command -V runs nothing"}},
 	"nice":    {values: "n", longValues: []string{"adjustment"}, numeric: true},
 	"nohup":   {},
-	"timeout": {flags: "vfp", values: "sk", long: []string{"foreground", "preserve-status", "verbose"}, longValues: []string{"signal", "kill-after"}},
+	"timeout": {flags: "vfp", values: "sk", long: []string{"Foreground", "preserve-status", "verbose"}, longValues: []string{"signal", "kill-after"}},
 	"stdbuf":  {values: "ioe", longValues: []string{"input", "output", "error"}},
 	"setsid":  {flags: "cfw", long: []string{"ctty", "fork", "wait"}},
 }

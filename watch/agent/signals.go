@@ -1,4 +1,4 @@
-package watch
+package agent
 
 import "time"
 
@@ -9,35 +9,39 @@ import "time"
 // redrew its footer), so that a supported agent is never waited for until a
 // timeout when it is in fact ready or done.
 
-// foreground is a look at the foreground of a pane's terminal in /proc:
+// Foreground is a look at the foreground of a pane's terminal in /proc:
 // its process group and the CPU time that group has used.
-type foreground struct {
-	at    time.Time
+type Foreground struct {
+	At    time.Time
 	pgid  int
 	ticks int64 // user and system clock ticks of the group's processes
-	ok    bool
+	OK    bool
 }
 
 // Measured on Claude Code, Codex and Gemini CLI (node programs waiting in
 // epoll, not read): idle at its prompt an agent uses about one tick a
 // second (1% of a core); at work it renders, parses and streams at 50-100%.
 const (
-	idleSpan           = 400 * time.Millisecond // the shortest span that tells idle from at work
+	IdleSpan           = 400 * time.Millisecond // the shortest span that tells idle from at work
 	idleTicksPerSecond = 5                      // at most 5% of a core (100 ticks a second) is idle
 	signalsStable      = 2 * time.Second        // still this long without bracketed paste
+	// ReadyStable: a screen this still is ready.
+	ReadyStable = 700 * time.Millisecond
+	// PasteOnStable: as still, once the agent turned on bracketed paste.
+	PasteOnStable = 200 * time.Millisecond
 )
 
-// lookForeground reads the foreground of the terminal of pid (a pane's
+// LookForeground reads the foreground of the terminal of pid (a pane's
 // process) at now; ok is false when /proc cannot tell.
-func lookForeground(pid int, now time.Time) foreground {
+func LookForeground(pid int, now time.Time) Foreground {
 	if pid <= 0 {
-		return foreground{}
+		return Foreground{}
 	}
 	p, live, err := readProc(pid)
 	if err != nil || !live || p.tpgid <= 0 {
-		return foreground{}
+		return Foreground{}
 	}
-	fg := foreground{at: now, pgid: p.tpgid, ok: true}
+	fg := Foreground{At: now, pgid: p.tpgid, OK: true}
 	for _, q := range listProcs() {
 		if q.pgrp == p.tpgid {
 			fg.ticks += q.ticks
@@ -46,20 +50,20 @@ func lookForeground(pid int, now time.Time) foreground {
 	return fg
 }
 
-// idleBetween reports whether the same foreground group used next to no
+// IdleBetween reports whether the same foreground group used next to no
 // CPU between two looks far enough apart to tell.
-func idleBetween(a, b foreground) bool {
-	span := b.at.Sub(a.at)
-	if !a.ok || !b.ok || a.pgid != b.pgid || span < idleSpan {
+func IdleBetween(a, b Foreground) bool {
+	span := b.At.Sub(a.At)
+	if !a.OK || !b.OK || a.pgid != b.pgid || span < IdleSpan {
 		return false
 	}
 	allowed := max(int64(span.Seconds()*idleTicksPerSecond), 1)
 	return b.ticks-a.ticks <= allowed
 }
 
-// readyBySignals judges readiness with no pattern to go by: the agent's
+// ReadyBySignals judges readiness with no pattern to go by: the agent's
 // processes idle, and its screen and cursor still long enough, shorter once
 // it turned on bracketed paste (it reads its terminal raw by then).
-func readyBySignals(pasteOn bool, still time.Duration, idle bool) bool {
-	return idle && (pasteOn && still >= readyStable || still >= signalsStable)
+func ReadyBySignals(pasteOn bool, still time.Duration, idle bool) bool {
+	return idle && (pasteOn && still >= ReadyStable || still >= signalsStable)
 }

@@ -1,7 +1,6 @@
-package watch
+package agent
 
 import (
-	"fmt"
 	"regexp"
 	"strings"
 )
@@ -21,12 +20,4 @@ func ReadyMatch(re *regexp.Regexp, lines []string) bool {
 		}
 	}
 	return false
-}
-
-// readyWait says what a starting loop waits for, for status and the pane.
-func (l *Loop) readyWait() string {
-	if l.ReadyPattern != nil {
-		return fmt.Sprintf("the agent to be ready (ready pattern '%s')", l.ReadyPattern)
-	}
-	return "the agent to be ready (its screen still a moment)"
 }

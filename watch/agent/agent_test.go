@@ -1,4 +1,4 @@
-package watch
+package agent
 
 import (
 	"os"
@@ -10,14 +10,14 @@ import (
 )
 
 func TestClassifyTellsTheAgentsStatesApart(t *testing.T) {
-	claude, _ := Agent("claude")
-	codex, _ := Agent("codex")
-	gemini, _ := Agent("gemini")
+	claude, _ := Lookup("claude")
+	codex, _ := Lookup("codex")
+	gemini, _ := Lookup("gemini")
 	tests := []struct {
 		name   string
 		p      Profile
 		screen string
-		want   AgentState
+		want   State
 	}{
 		{"claude working", claude, "> fix the bug\n✽ Pondering… (12s · ↑ 1.2k tokens · esc to interrupt)\n─────\n❯\u00a0\n─────\n", StateWorking},
 		{"claude idle after a turn", claude, "● Fixed it.\n✻ Worked for 3m 5s\n─────\n❯\u00a0\n─────\n  ? for shortcuts\n", StateFinished},
@@ -45,7 +45,7 @@ func TestClassifyTellsTheAgentsStatesApart(t *testing.T) {
 }
 
 func TestClassifyHandsTheLimitLineToTheResetParser(t *testing.T) {
-	claude, _ := Agent("claude")
+	claude, _ := Lookup("claude")
 	_, detail := claude.Classify([]string{"● Working", "  ⎿  You've hit your limit · resets 8pm (Europe/Berlin)", "❯\u00a0"})
 	if !strings.Contains(detail, "resets 8pm (Europe/Berlin)") {
 		t.Errorf("limit detail = %q, want the line with the reset time", detail)
@@ -69,8 +69,8 @@ func TestGuessAgentByTheProgramName(t *testing.T) {
 		{[]string{"mywrap", "claude"}, "generic"},
 	}
 	for _, tt := range tests {
-		if got := GuessAgent(tt.command); got != tt.want {
-			t.Errorf("GuessAgent(%q) = %q, want %q", tt.command, got, tt.want)
+		if got := Guess(tt.command); got != tt.want {
+			t.Errorf("Guess(%q) = %q, want %q", tt.command, got, tt.want)
 		}
 	}
 }
@@ -95,7 +95,7 @@ func TestCommandForAddsWhatThePromptModeNeedsOnce(t *testing.T) {
 		{"claude", ModeArg, []string{"mywrap", "-p"}, []string{"mywrap", "-p"}},
 	}
 	for _, tt := range tests {
-		p, _ := Agent(tt.agent)
+		p, _ := Lookup(tt.agent)
 		if got, err := p.CommandFor(tt.mode, tt.command); err != nil || !slices.Equal(got, tt.want) {
 			t.Errorf("%s %s: CommandFor(%q) = %q, %v; want %q", tt.agent, tt.mode, tt.command, got, err, tt.want)
 		}
@@ -113,7 +113,7 @@ func TestCommandForRefusesWhatItCannotPlace(t *testing.T) {
 		{"codex", ModeArg, []string{"claude"}, `not codex's own program`},
 	}
 	for _, tt := range tests {
-		p, _ := Agent(tt.agent)
+		p, _ := Lookup(tt.agent)
 		got, err := p.CommandFor(tt.mode, tt.command)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s %s: CommandFor(%q) = %q, %v; want an error with %q", tt.agent, tt.mode, tt.command, got, err, tt.want)
@@ -122,8 +122,8 @@ func TestCommandForRefusesWhatItCannotPlace(t *testing.T) {
 }
 
 func TestEveryProfileTakesTypedPromptsAndNamesItself(t *testing.T) {
-	for _, name := range AgentNames() {
-		p, _ := Agent(name)
+	for _, name := range Names() {
+		p, _ := Lookup(name)
 		if p.Name != name || !p.Supports(ModeType) {
 			t.Errorf("profile %q: name %q, type mode %v", name, p.Name, p.Supports(ModeType))
 		}
@@ -134,8 +134,8 @@ func FuzzClassify(f *testing.F) {
 	f.Add("Do you want to proceed?\n❯ 1. Yes")
 	f.Add("You've hit your limit · resets 8pm")
 	f.Fuzz(func(t *testing.T, screen string) {
-		for _, name := range AgentNames() {
-			p, _ := Agent(name)
+		for _, name := range Names() {
+			p, _ := Lookup(name)
 			state, detail := p.Classify(strings.Split(screen, "\n"))
 			if state == StateStartup {
 				p.StartupAdvice(detail)
@@ -147,7 +147,7 @@ func FuzzClassify(f *testing.F) {
 	})
 }
 
-// The screens the real agents showed (watch/testdata/screens, see NOTES.md
+// The screens the real agents showed (watch/agent/testdata/screens, see NOTES.md
 // there), each read the way the loop reads a pane: its last 20 lines.
 func TestClassifyReadsTheRealAgentsScreens(t *testing.T) {
 	const (
@@ -159,7 +159,7 @@ func TestClassifyReadsTheRealAgentsScreens(t *testing.T) {
 		S = StateStartup
 		U = StateUnknown
 	)
-	want := map[string][]AgentState{
+	want := map[string][]State{
 		"claude-2.1.197-busy-start": {W}, "claude-2.1.197-busy-streaming": {W}, "claude-2.1.197-busy-thinking-12s": {W},
 		"claude-2.1.197-busy-timer": {W}, "claude-2.1.197-bypass-busy": {W}, "claude-2.1.197-bypass-idle": {F},
 		"claude-2.1.197-bypass-ready": {I}, "claude-2.1.197-dialog-apikey": {S}, "claude-2.1.197-dialog-bypass": {S},
@@ -205,7 +205,7 @@ func TestClassifyReadsTheRealAgentsScreens(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, _ := Agent(strings.SplitN(name, "-", 2)[0])
+		p, _ := Lookup(strings.SplitN(name, "-", 2)[0])
 		got, detail := p.Classify(ScreenLines(string(screen), 20))
 		if !slices.Contains(ok, got) {
 			t.Errorf("%s: Classify = %v, want one of %v", name, got, ok)

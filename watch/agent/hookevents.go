@@ -1,4 +1,4 @@
-package watch
+package agent
 
 import (
 	"encoding/json"
@@ -29,10 +29,6 @@ var HookNames = []string{HookSessionStart, HookPromptSubmit, HookTurnEnd, HookTu
 
 // TurnEndFile is where an agent's turn-end hook leaves its record.
 const TurnEndFile = HookTurnEnd
-
-// TranscriptFile holds the path of the agent's transcript, as its
-// session-start hook gave it (Claude Code's JSONL session log).
-const TranscriptFile = "transcript"
 
 // HookRecord is one report of an agent's hook: which iteration's agent
 // made it, when, and what it said (the error of a failed turn, the
@@ -72,7 +68,7 @@ func TurnEnded(store *state.Store, iteration string) error {
 
 // RecordTranscript keeps the agent's transcript path for the loop.
 func RecordTranscript(store *state.Store, path string) error {
-	return store.WriteFile(TranscriptFile, []byte(path+"\n"))
+	return store.WriteFile(state.TranscriptFile, []byte(path+"\n"))
 }
 
 // ReadHook reads the record of name; ok is false when there is none.

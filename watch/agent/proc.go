@@ -1,4 +1,4 @@
-package watch
+package agent
 
 import (
 	"errors"
@@ -12,7 +12,7 @@ import (
 // proc is what matters here of one /proc/PID/stat.
 type proc struct {
 	pid, ppid, pgrp, session int
-	tpgid                    int   // the foreground process group of its terminal
+	tpgid                    int   // the Foreground process group of its terminal
 	ticks                    int64 // CPU time used, user and system, in clock ticks
 }
 
@@ -130,20 +130,20 @@ func EndTree(root int, grace time.Duration) (killed []int) {
 	}
 }
 
-// paneProcess is a pane's process as first seen, to tell cheaply whether it
+// PaneProcess is a pane's process as first seen, to tell cheaply whether it
 // still runs there: a process that ended, became a zombie, or lost its
 // parent (the tmux server) no longer does.
-type paneProcess struct{ pid, ppid int }
+type PaneProcess struct{ pid, ppid int }
 
-// watchProcess notes pid and its parent now.
-func watchProcess(pid int) paneProcess {
+// WatchProcess notes pid and its parent now.
+func WatchProcess(pid int) PaneProcess {
 	ppid, _ := parentOf(pid)
-	return paneProcess{pid: pid, ppid: ppid}
+	return PaneProcess{pid: pid, ppid: ppid}
 }
 
-// running reports whether the process still runs under the same parent;
+// Running reports whether the process still runs under the same parent;
 // without /proc only whether it exists.
-func (p paneProcess) running() bool {
+func (p PaneProcess) Running() bool {
 	if p.pid <= 0 || syscall.Kill(p.pid, 0) != nil {
 		return false
 	}
@@ -165,9 +165,9 @@ func parentOf(pid int) (ppid int, ok bool) {
 	return p.ppid, true
 }
 
-// endSession ends what is left of a session whose leader was pid: the leader
+// EndSession ends what is left of a session whose leader was pid: the leader
 // too while it still leads it, never a process that took over its pid.
-func endSession(pid int, grace time.Duration) {
+func EndSession(pid int, grace time.Duration) {
 	for _, p := range listProcs() {
 		if p.pid == pid && p.session != pid {
 			return

@@ -1,4 +1,4 @@
-package watch
+package agent
 
 import (
 	"fmt"
@@ -7,6 +7,13 @@ import (
 	"sort"
 	"strings"
 	"time"
+)
+
+// Prompt modes: how the prompt reaches the agent.
+const (
+	ModeType  = "type"  // pasted into an interactive REPL, then Enter
+	ModeArg   = "arg"   // appended to the command as its last argument
+	ModeStdin = "stdin" // fed to the command's standard input
 )
 
 // Profile is what the watcher knows of one agent: how its screen looks in
@@ -51,28 +58,28 @@ const (
 	HookCodexNotify = "codex-notify" // the notify program, by -c notify=[…]
 )
 
-// AgentState is what the screen says the agent is doing.
-type AgentState int
+// State is what the screen says the agent is doing.
+type State int
 
 // The states an agent's screen can show.
 const (
-	StateUnknown  AgentState = iota // nothing recognised
-	StateWorking                    // the busy marker shows
-	StateIdle                       // at its prompt, not busy
-	StateDialog                     // a question waits for the person
-	StateLimited                    // a usage or rate limit
-	StateStartup                    // a start-up dialog
-	StateFinished                   // idle, and the screen shows the turn's end
+	StateUnknown  State = iota // nothing recognised
+	StateWorking               // the busy marker shows
+	StateIdle                  // at its prompt, not busy
+	StateDialog                // a question waits for the person
+	StateLimited               // a usage or rate limit
+	StateStartup               // a start-up dialog
+	StateFinished              // idle, and the screen shows the turn's end
 )
 
-func (s AgentState) String() string {
-	return [...]string{"unknown", "working", "idle", "needs_input", "limited", "startup_dialog", "idle"}[s]
+func (s State) String() string {
+	return [...]string{"unknown", "working", "idle", "needs-input", "limited", "startup-dialog", "idle"}[s]
 }
 
 // Classify reads the agent's state from the last lines of its screen. It
 // also returns what matched: the limit text, or the start-up dialog's index.
 // An idle agent whose screen shows a finished turn is StateFinished.
-func (p *Profile) Classify(lines []string) (AgentState, string) {
+func (p *Profile) Classify(lines []string) (State, string) {
 	if p == nil || len(lines) == 0 {
 		return StateUnknown, ""
 	}
@@ -140,10 +147,10 @@ func (p *Profile) Knows() bool {
 // It fails when they are needed and cannot be placed safely.
 func (p *Profile) CommandFor(mode string, command []string) ([]string, error) {
 	m := p.Modes[mode]
-	if len(m.First)+len(m.Last) == 0 || len(command) == 0 || p.has(command, m.First) || p.has(command, m.Last) {
+	if len(m.First)+len(m.Last) == 0 || len(command) == 0 || p.Has(command, m.First) || p.Has(command, m.Last) {
 		return command, nil
 	}
-	out, why := p.placeArgs(command, m.First, m.Last)
+	out, why := p.Place(command, m.First, m.Last)
 	if why != "" {
 		need := strings.Join(slices.Concat([]string{p.Name}, m.First, []string{"…"}, m.Last), " ")
 		return nil, fmt.Errorf("--prompt-mode %s needs %s, and that cannot be added to %s: write it into the command yourself, or run %s directly",
@@ -154,7 +161,7 @@ func (p *Profile) CommandFor(mode string, command []string) ([]string, error) {
 
 // has reports whether the agent's own arguments include one of words
 // (or --word=value).
-func (p *Profile) has(command, words []string) bool {
+func (p *Profile) Has(command, words []string) bool {
 	args := ParseLaunch(command).Args
 	for _, w := range words {
 		for _, a := range args {
@@ -173,13 +180,13 @@ func (p *Profile) Supports(mode string) bool {
 }
 
 // Agent returns the named profile (a fresh copy the caller may change).
-func Agent(name string) (Profile, bool) {
+func Lookup(name string) (Profile, bool) {
 	p, ok := profiles[name]
 	return p, ok
 }
 
-// AgentNames lists the known profiles.
-func AgentNames() []string {
+// Names lists the known profiles.
+func Names() []string {
 	var names []string
 	for n := range profiles {
 		names = append(names, n)
@@ -188,10 +195,10 @@ func AgentNames() []string {
 	return names
 }
 
-// GuessAgent picks a profile by the program a command runs, past any
+// Guess picks a profile by the program a command runs, past any
 // launcher: "claude", "/usr/bin/codex", "env X=1 gemini -m y",
 // "npx @anthropic-ai/claude-code", a shell line "nice claude --model opus".
-func GuessAgent(command []string) string {
+func Guess(command []string) string {
 	if program := ParseLaunch(command).Program; program != "" {
 		for name, p := range profiles {
 			if slices.Contains(p.Commands, program) {
@@ -205,7 +212,7 @@ func GuessAgent(command []string) string {
 var allModes = map[string]ModeArgs{ModeType: {}, ModeArg: {}, ModeStdin: {}}
 
 // profiles hold what the agents' screens show; the patterns come from the
-// screens in watch/testdata/screens (versions and notes in NOTES.md there).
+// screens in watch/agent/testdata/screens (versions and notes in NOTES.md there).
 var profiles = map[string]Profile{
 	"generic": {Name: "generic", Modes: allModes},
 	"claude": { // Claude Code 2.1.197 and 2.1.330
