@@ -2,6 +2,7 @@ package watch
 
 import (
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"github.com/ralph-tmux/ralph.tmux/watch/between"
 	"regexp"
 	"time"
 
@@ -37,10 +38,10 @@ type Config struct {
 	ReadyPattern        *regexp.Regexp // nil: wait for a stable screen
 	PauseFile           string         // pause the loop when this appears (it is removed)
 
-	Checks           []Check       // run after every iteration in Dir
-	CheckTimeout     time.Duration // per check, and per hook
-	CheckOutputChars int           // of each failed check's output, in the next prompt
-	CheckFailAction  string        // FailAppend, FailPrepend or FailReplace
+	Checks           []between.Check // run after every iteration in Dir
+	CheckTimeout     time.Duration   // per check, and per hook
+	CheckOutputChars int             // of each failed check's output, in the next prompt
+	CheckFailAction  string          // FailAppend, FailPrepend or FailReplace
 
 	IncludeIterationCount bool // start the prompt with "Iteration X of Y, Z remaining."
 
@@ -79,12 +80,6 @@ const (
 
 // Tunables of delivery that are not flags (yet).
 const (
-	readyPoll      = 100 * time.Millisecond
-	pasteLandWait  = 2 * time.Second
-	pasteTries     = 3
-	settleDelay    = 250 * time.Millisecond
-	submitWait     = 1500 * time.Millisecond
-	enterTries     = 3
 	killGrace      = 3 * time.Second
 	exitGrace      = time.Second // after a done token: the agent may be exiting
 	heartbeatEvery = 10 * time.Second

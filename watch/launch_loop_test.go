@@ -61,7 +61,7 @@ func TestEveryLaunchFormGetsTheTurnHook(t *testing.T) {
 		{"command", func(h *harness, claude, script string) []string { return []string{"command", claude, script} }},
 		{"nice -n", func(h *harness, claude, script string) []string { return []string{"nice", "-n", "5", claude, script} }},
 		{"timeout", func(h *harness, claude, script string) []string {
-			return []string{"timeout", "--agent.Foreground", "-k", "5", "3600", claude, script}
+			return []string{"timeout", "--foreground", "-k", "5", "3600", claude, script}
 		}},
 		{"npx -y package", func(h *harness, claude, script string) []string {
 			// npx as far as the test needs: options, then the package, whose program runs with the rest.

@@ -263,3 +263,23 @@ func (l *Loop) installHooks() {
 	}
 	l.turnHook = true
 }
+
+// quiet takes output until the agent pauses a moment, at most hookSettle.
+func (l *Loop) quiet(it *iteration) {
+	if l.stream == nil {
+		return
+	}
+	deadline := time.After(hookSettle)
+	for {
+		l.take(it)
+		select {
+		case <-l.stream.Notify():
+		case <-time.After(hookQuiet):
+			l.take(it)
+			return
+		case <-deadline:
+			l.take(it)
+			return
+		}
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"flag"
 	"fmt"
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"github.com/ralph-tmux/ralph.tmux/watch/between"
+	"github.com/ralph-tmux/ralph.tmux/watch/deliver"
 	"io"
 	"os"
 	"os/exec"
@@ -295,7 +297,7 @@ func pace(st *state.State, status string) string {
 
 // compact prints 5m12s, 1h2m, 42s.
 func compact(d time.Duration) string {
-	return strings.ReplaceAll(watch.FormatDuration(d), " ", "")
+	return strings.ReplaceAll(between.FormatDuration(d), " ", "")
 }
 
 func shownTime(stamp string) string {
@@ -744,7 +746,7 @@ Example:
 			if l.pane != "running" {
 				return &exitError{code: 1, msg: fmt.Sprintf("loop '%s' is not running (pane %s %s)", l.name, l.st.PaneID, l.pane)}
 			}
-			if err := watch.Send(ctx, l.client(), l.st.PaneID, l.name, args[1], e.Stderr); err != nil {
+			if err := deliver.Send(ctx, l.client(), l.st.PaneID, l.name, args[1], e.Stderr); err != nil {
 				return &exitError{code: 1, msg: "send: " + err.Error()}
 			}
 			fmt.Fprintf(e.Stdout, "sent message to %s\n", l.name)

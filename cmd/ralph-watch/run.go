@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"github.com/ralph-tmux/ralph.tmux/watch/between"
 	"io"
 	"os"
 	"os/exec"
@@ -39,7 +40,7 @@ type runFlags struct {
 	agent, busyPattern, dialogPattern, limitPattern string
 	idleGrace, dialogTimeout, limitWait             time.Duration
 	turnHook                                        bool
-	checks                                          []watch.Check
+	checks                                          []between.Check
 	checkTimeout                                    time.Duration
 	checkOutputChars, stallLimit                    int
 	checkFailAction, progressFile                   string
@@ -255,7 +256,7 @@ func checkGit(f *runFlags, dir string) error {
 	if dir == "" {
 		dir, _ = os.Getwd()
 	}
-	if watch.InGitRepo(dir) {
+	if between.InGitRepo(dir) {
 		return nil
 	}
 	if f.worktree {
@@ -266,11 +267,11 @@ func checkGit(f *runFlags, dir string) error {
 
 // useWorktree moves the loop into its own git worktree, made the first time.
 func useWorktree(e env, cfg *watch.Config) error {
-	path, dir, created, err := watch.EnsureWorktree(cfg.Dir, cfg.Name)
+	path, dir, created, err := between.EnsureWorktree(cfg.Dir, cfg.Name)
 	if err != nil {
 		return &exitError{code: 1, msg: "create worktree: " + err.Error()}
 	}
-	cfg.Dir, cfg.Worktree, cfg.WorktreeBranch = dir, path, watch.WorktreeBranch(cfg.Name)
+	cfg.Dir, cfg.Worktree, cfg.WorktreeBranch = dir, path, between.WorktreeBranch(cfg.Name)
 	if created {
 		fmt.Fprintf(e.Stdout, "[ralph] %s: created worktree %s (branch %s)\n", cfg.Name, path, cfg.WorktreeBranch)
 	} else if !cfg.Resume {

@@ -29,7 +29,7 @@ type Launch struct {
 	// Refused says why arguments cannot be placed after Word; "" when they can.
 	Refused string
 	// NoTerminal says why a launcher keeps the program from the terminal,
-	// where a prompt is typed (timeout without --Foreground, nohup); "" if none does.
+	// where a prompt is typed (timeout without --foreground, nohup); "" if none does.
 	NoTerminal string
 
 	what       string // what was refused, for messages: 'mywrap', the shell line '…'
@@ -205,7 +205,7 @@ func walk(words []string, inLine bool) found {
 			}
 		case "timeout":
 			if !slices.ContainsFunc(words[i+1:j], timeoutForeground) {
-				noTerminal = "timeout runs it in the background, where reading the terminal stops it: give timeout --Foreground"
+				noTerminal = "timeout runs it in the background, where reading the terminal stops it: give timeout --foreground"
 			}
 			j++ // the duration
 		case "nohup":
@@ -228,9 +228,9 @@ func isAssignment(w string) bool {
 	return strings.Trim(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == ""
 }
 
-// timeoutForeground reports whether a word of timeout's options is --Foreground.
+// timeoutForeground reports whether a word of timeout's options is --foreground.
 func timeoutForeground(w string) bool {
-	if w == "--Foreground" {
+	if w == "--foreground" {
 		return true
 	}
 	if len(w) < 2 || w[0] != '-' || w[1] == '-' {
@@ -262,7 +262,7 @@ var launchers = map[string]options{
 	"command": {flags: "p", refuse: map[string]string{"v": "command -v runs nothing", "V": "command -V runs nothing"}},
 	"nice":    {values: "n", longValues: []string{"adjustment"}, numeric: true},
 	"nohup":   {},
-	"timeout": {flags: "vfp", values: "sk", long: []string{"Foreground", "preserve-status", "verbose"}, longValues: []string{"signal", "kill-after"}},
+	"timeout": {flags: "vfp", values: "sk", long: []string{"foreground", "preserve-status", "verbose"}, longValues: []string{"signal", "kill-after"}},
 	"stdbuf":  {values: "ioe", longValues: []string{"input", "output", "error"}},
 	"setsid":  {flags: "cfw", long: []string{"ctty", "fork", "wait"}},
 }

@@ -33,7 +33,7 @@ func TestParseLaunchFindsTheAgentsOwnProgramWord(t *testing.T) {
 		{"nice --adjustment", []string{"nice", "--adjustment=3", "codex"}, "codex", 2, ""},
 		{"nohup", []string{"nohup", "claude"}, "claude", 1, ""},
 		{"timeout N", []string{"timeout", "3600", "claude"}, "claude", 2, ""},
-		{"timeout with options", []string{"timeout", "-s", "INT", "-k5", "--Foreground", "1h", "claude"}, "claude", 6, ""},
+		{"timeout with options", []string{"timeout", "-s", "INT", "-k5", "--foreground", "1h", "claude"}, "claude", 6, ""},
 		{"timeout without a duration's program", []string{"timeout", "3600"}, "", 0, "no program"},
 		{"stdbuf", []string{"stdbuf", "-oL", "-e", "0", "claude"}, "claude", 4, ""},
 		{"launchers in a row", []string{"env", "A=1", "nice", "-n", "2", "timeout", "1h", "exec", "claude"}, "claude", 8, ""},
@@ -82,9 +82,9 @@ func TestParseLaunchSaysWhenALauncherKeepsTheAgentFromTheTerminal(t *testing.T) 
 		command []string
 		want    string
 	}{
-		{[]string{"timeout", "3600", "claude"}, "timeout --Foreground"},
-		{[]string{"timeout", "-s", "f", "1h", "claude"}, "timeout --Foreground"},
-		{[]string{"timeout", "--Foreground", "3600", "claude"}, ""},
+		{[]string{"timeout", "3600", "claude"}, "timeout --foreground"},
+		{[]string{"timeout", "-s", "f", "1h", "claude"}, "timeout --foreground"},
+		{[]string{"timeout", "--foreground", "3600", "claude"}, ""},
 		{[]string{"timeout", "-vf", "-k", "5", "3600", "claude"}, ""},
 		{[]string{"nohup", "claude"}, "drop nohup"},
 		{[]string{"/bin/sh", "-c", "nohup nice claude"}, "drop nohup"},
@@ -146,7 +146,7 @@ func FuzzPlaceArgs(f *testing.F) {
 		{"claude\x00--model\x00opus", "--settings\x00/s.json", ""},
 		{"env\x00-i\x00-u\x00X\x00A=1\x00claude", "--settings\x00f", ""},
 		{"npx\x00-y\x00@anthropic-ai/claude-code@1\x00x", "exec", "-"},
-		{"nice\x00-n\x005\x00timeout\x00--Foreground\x003600\x00codex", "-c\x00notify=[\"a\"]", ""},
+		{"nice\x00-n\x005\x00timeout\x00--foreground\x003600\x00codex", "-c\x00notify=[\"a\"]", ""},
 		{"/bin/sh\x00-c\x00FOO=1 exec 'claude' \"--x\" y", "--settings\x00it's", "-p"},
 		{"/bin/sh\x00-c\x00claude --model opus \"$@\"\x00sh", "", "-p"},
 		{"sh\x00-c\x00cd x && claude", "a", ""},

@@ -12,7 +12,7 @@ import (
 // proc is what matters here of one /proc/PID/stat.
 type proc struct {
 	pid, ppid, pgrp, session int
-	tpgid                    int   // the Foreground process group of its terminal
+	tpgid                    int   // the foreground process group of its terminal
 	ticks                    int64 // CPU time used, user and system, in clock ticks
 }
 

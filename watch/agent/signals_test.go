@@ -23,7 +23,7 @@ func TestIdleBetweenTellsAnIdleAgentFromOneAtWork(t *testing.T) {
 		{"at work: 6 ticks in a second", look(0, 10, 500), look(time.Second, 10, 506), false},
 		{"idle over 10 s: 30 ticks", look(0, 10, 500), look(10*time.Second, 10, 530), true},
 		{"too short to tell", look(0, 10, 500), look(100*time.Millisecond, 10, 500), false},
-		{"another Foreground group", look(0, 10, 500), look(time.Second, 11, 500), false},
+		{"another foreground group", look(0, 10, 500), look(time.Second, 11, 500), false},
 		{"no first look", Foreground{}, look(time.Second, 10, 500), false},
 		{"no second look", look(0, 10, 500), Foreground{}, false},
 	} {

@@ -1,4 +1,4 @@
-package watch
+package between
 
 import (
 	"os"
@@ -143,5 +143,13 @@ func TestEnsureWorktreeMakesItOnceAndReusesIt(t *testing.T) {
 	}
 	if _, _, _, err := EnsureWorktree(t.TempDir(), "x"); err == nil {
 		t.Error("a worktree outside git")
+	}
+}
+
+// writeFile writes a test's file or fails it.
+func writeFile(t *testing.T, path string, data []byte, mode os.FileMode) {
+	t.Helper()
+	if err := os.WriteFile(path, data, mode); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -1,4 +1,4 @@
-package watch
+package between
 
 import (
 	"bytes"
@@ -26,13 +26,6 @@ type Check struct {
 	Command string
 	Hint    string
 }
-
-// Fail actions: where check failures go in the next prompt.
-const (
-	FailAppend  = "append"
-	FailPrepend = "prepend"
-	FailReplace = "replace"
-)
 
 // Exit codes given to checks that did not exit on their own.
 const (
@@ -68,7 +61,7 @@ type CheckEnv struct {
 
 // run runs command with sh -c in env.Dir, its combined output going to out,
 // bounded by env.Timeout; the whole process group is killed when it runs over.
-func (env CheckEnv) run(ctx context.Context, command string, out io.Writer) (code int, timedOut bool) {
+func (env CheckEnv) Run(ctx context.Context, command string, out io.Writer) (code int, timedOut bool) {
 	if env.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, env.Timeout)
@@ -119,7 +112,7 @@ func RunChecks(ctx context.Context, env CheckEnv, checks []Check, iteration int,
 			out = io.MultiWriter(f, tail)
 		}
 		start := time.Now()
-		r.Code, r.TimedOut = env.run(ctx, c.Command, out)
+		r.Code, r.TimedOut = env.Run(ctx, c.Command, out)
 		r.Duration = time.Since(start)
 		if r.TimedOut {
 			fmt.Fprintf(out, "\n[ralph] check timed out after %s\n", env.Timeout)
@@ -231,8 +224,8 @@ func CheckSummary(runs []CheckRun) string {
 	return fmt.Sprintf("%d of %d checks passed", passed, len(runs))
 }
 
-// allPassed reports whether every check passed (true for none).
-func allPassed(runs []CheckRun) bool {
+// AllPassed reports whether every check passed (true for none).
+func AllPassed(runs []CheckRun) bool {
 	for _, r := range runs {
 		if !r.Passed() {
 			return false

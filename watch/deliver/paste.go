@@ -1,4 +1,4 @@
-package watch
+package deliver
 
 import (
 	"os"
@@ -9,16 +9,9 @@ import (
 	"unsafe"
 )
 
-// How typeText decides whether a paste arrived: it pastes again only on
+// How Type decides whether a paste arrived: it pastes again only on
 // positive evidence that the first was dropped, never because an agent
 // that does not echo its input showed nothing.
-
-// EventPasteCheck tells what typeText made of a paste that did not show
-// (Detail: wait, probe, again, landed, submitted).
-const EventPasteCheck EventKind = "paste-check"
-
-// ViaProbe: an Enter pressed to see whether the agent had the text.
-const ViaProbe = "probe"
 
 // pasteQueueWait bounds the wait for an agent to read a paste from its
 // terminal's input queue.

@@ -1,4 +1,4 @@
-package watch
+package between
 
 import (
 	"bytes"
@@ -180,4 +180,18 @@ func Commit(dir, message string) (committed bool, err error) {
 		return false, err
 	}
 	return true, nil
+}
+
+// CommitMessage is the message of the commit after an iteration: the
+// loop's name, the iteration and how its checks went.
+func CommitMessage(name string, iteration int, runs []CheckRun) string {
+	summary := "no checks"
+	if len(runs) > 0 {
+		var names []string
+		for _, r := range runs {
+			names = append(names, r.Command)
+		}
+		summary = CheckSummary(runs) + ": " + strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("ralph %s: iteration %d\n\nChecks: %s.\n", name, iteration, summary)
 }

@@ -2,6 +2,7 @@ package watch_test
 
 import (
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"github.com/ralph-tmux/ralph.tmux/watch/between"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -72,7 +73,7 @@ func TestFailedChecksFeedTheNextPromptAndHoldBackTheDoneSignal(t *testing.T) {
 	h.cfg.DonePattern = regexp.MustCompile(`RALPH_DONE`)
 	h.cfg.MaxIterations = 5
 	check := `test -f fixed || { echo "FAIL: not fixed yet"; exit 1; }`
-	h.cfg.Checks = []watch.Check{{Command: "echo fine"}, {Command: check, Hint: "create the file named fixed"}}
+	h.cfg.Checks = []between.Check{{Command: "echo fine"}, {Command: check, Hint: "create the file named fixed"}}
 	res := h.run(60 * time.Second)
 	h.wantResult(res, watch.ExitDone, "done_pattern")
 	log := h.store.Path("checks/1-test-f-fixed-echo-fail-not-fixed-yet-exi.log")
@@ -104,16 +105,16 @@ func TestFailedChecksFeedTheNextPromptAndHoldBackTheDoneSignal(t *testing.T) {
 
 func TestFailActionsAndTruncationShapeTheNextPrompt(t *testing.T) {
 	for _, tc := range []struct{ action, want string }{
-		{watch.FailAppend, "go {{other}}\n\nCheck \"seq 1 1000; exit 2\" failed with exit code 2.\nOutput file: LOG\n" + watch.Truncated + "\n\n999\n1000"},
-		{watch.FailPrepend, "Check \"seq 1 1000; exit 2\" failed with exit code 2.\nOutput file: LOG\n" + watch.Truncated + "\n\n999\n1000\n\ngo {{other}}"},
-		{watch.FailReplace, "Check \"seq 1 1000; exit 2\" failed with exit code 2.\nOutput file: LOG\n" + watch.Truncated + "\n\n999\n1000"},
+		{watch.FailAppend, "go {{other}}\n\nCheck \"seq 1 1000; exit 2\" failed with exit code 2.\nOutput file: LOG\n" + between.Truncated + "\n\n999\n1000"},
+		{watch.FailPrepend, "Check \"seq 1 1000; exit 2\" failed with exit code 2.\nOutput file: LOG\n" + between.Truncated + "\n\n999\n1000\n\ngo {{other}}"},
+		{watch.FailReplace, "Check \"seq 1 1000; exit 2\" failed with exit code 2.\nOutput file: LOG\n" + between.Truncated + "\n\n999\n1000"},
 	} {
 		t.Run(tc.action, func(t *testing.T) {
 			t.Parallel()
 			h := newHarness(t, "go {{other}}", nil)
 			h.argAgent(`printf %s "$1" > prompt-$RALPH_ITERATION`)
 			h.cfg.MaxIterations = 2
-			h.cfg.Checks = []watch.Check{{Command: "seq 1 1000; exit 2"}}
+			h.cfg.Checks = []between.Check{{Command: "seq 1 1000; exit 2"}}
 			h.cfg.CheckFailAction = tc.action
 			h.cfg.CheckOutputChars = 9
 			res := h.run(60 * time.Second)
@@ -132,7 +133,7 @@ func TestPlaceholdersAndTheIterationCount(t *testing.T) {
 	h.argAgent(`printf %s "$1" > prompt-$RALPH_ITERATION`)
 	h.cfg.MaxIterations = 2
 	h.cfg.IncludeIterationCount = true
-	h.cfg.Checks = []watch.Check{{Command: `[ "$RALPH_ITERATION" = 2 ] || { echo no; exit 1; }`}}
+	h.cfg.Checks = []between.Check{{Command: `[ "$RALPH_ITERATION" = 2 ] || { echo no; exit 1; }`}}
 	h.run(60 * time.Second)
 	if got, want := h.file("prompt-1"), "Iteration 1 of 2, 1 remaining.\n\nit=1 max=2 left=1 name=test fail=[] {{unknown}} {{ iteration }} {iteration}\n"; got != want {
 		t.Errorf("prompt 1:\n%q\nwant\n%q", got, want)
@@ -188,7 +189,7 @@ func TestCommitAfterPassingChecksAndTheProgressFile(t *testing.T) {
 	h.cfg.MaxIterations = 3
 	h.cfg.Commit = true
 	h.cfg.ProgressFile = filepath.Join(h.srv.Dir, "progress.md")
-	h.cfg.Checks = []watch.Check{{Command: `[ "$RALPH_ITERATION" != 1 ]`}}
+	h.cfg.Checks = []between.Check{{Command: `[ "$RALPH_ITERATION" != 1 ]`}}
 	res := h.run(60 * time.Second)
 	h.wantResult(res, watch.ExitDone, "max_iterations")
 	if got := h.git("log", "--format=%s"); got != "ralph test: iteration 3\nralph test: iteration 2\nstart\n" {
@@ -261,7 +262,7 @@ func TestExit42PausesTheLoopAndResumeGoesOn(t *testing.T) {
 	h := newHarness(t, "go", nil)
 	h.argAgent(`echo "$RALPH_ITERATION" >> ran; [ "$RALPH_ITERATION" = 2 ] && exit 42; exit 0`)
 	h.cfg.MaxIterations = 3
-	h.cfg.Checks = []watch.Check{{Command: "true"}}
+	h.cfg.Checks = []between.Check{{Command: "true"}}
 	res := h.run(60 * time.Second)
 	h.wantResult(res, watch.ExitInterrupted, "paused")
 	st := h.state()
@@ -319,7 +320,7 @@ func TestADoneFileCountsOnlyWithPassingChecks(t *testing.T) {
 	h.argAgent("")
 	h.cfg.Command = []string{"/bin/sh", "-c", `touch "$0"; exit 0`, done}
 	h.cfg.MaxIterations = 5
-	h.cfg.Checks = []watch.Check{{Command: `[ "$RALPH_ITERATION" -ge 3 ]`}}
+	h.cfg.Checks = []between.Check{{Command: `[ "$RALPH_ITERATION" -ge 3 ]`}}
 	res := h.run(60 * time.Second)
 	h.wantResult(res, watch.ExitDone, "done_file")
 	if st := h.state(); st.CurrentIteration != 3 {

@@ -1,18 +1,8 @@
 package watch
 
 import (
-	"fmt"
-
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 )
-
-// readyWait says what a starting loop waits for, for status and the pane.
-func (l *Loop) readyWait() string {
-	if l.ReadyPattern != nil {
-		return fmt.Sprintf("the agent to be ready (ready pattern '%s')", l.ReadyPattern)
-	}
-	return "the agent to be ready (its screen still a moment)"
-}
 
 // addArgs gives the agent's command the arguments of its turn hook, or says
 // once why it cannot and that the screen tells the turn's end instead.

@@ -3,10 +3,11 @@ package watch
 import (
 	"context"
 	"fmt"
-	"io"
+	"github.com/ralph-tmux/ralph.tmux/watch/between"
+	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"os"
+	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -27,12 +28,12 @@ func (l *Loop) afterIteration(ctx context.Context, it outcome, d time.Duration) 
 		code = strconv.Itoa(it.code)
 	}
 	l.appendProgress(reason, code, d, runs)
-	if allPassed(runs) {
+	if between.AllPassed(runs) {
 		l.commit(runs)
 	}
 	l.save()
 	l.hook("on-iteration-end", l.OnIterationEnd, code, reason)
-	return allPassed(runs)
+	return between.AllPassed(runs)
 }
 
 // endReason names how an iteration ended, for the progress file and hooks.
@@ -53,12 +54,12 @@ func endReason(it outcome) string {
 
 // runChecks runs the checks after an iteration, records and reports them,
 // and keeps their failures for the next prompt.
-func (l *Loop) runChecks(ctx context.Context) []CheckRun {
+func (l *Loop) runChecks(ctx context.Context) []between.CheckRun {
 	l.feedback = ""
 	if len(l.Checks) == 0 {
 		return nil
 	}
-	runs := RunChecks(ctx, l.env(), l.Checks, l.iteration, l.Store.Path("checks"), l.CheckOutputChars)
+	runs := between.RunChecks(ctx, l.env(), l.Checks, l.iteration, l.Store.Path("checks"), l.CheckOutputChars)
 	for _, r := range runs {
 		verdict := "pass"
 		if !r.Passed() {
@@ -69,12 +70,12 @@ func (l *Loop) runChecks(ctx context.Context) []CheckRun {
 		if r.TimedOut {
 			timeout = " timeout=" + seconds(l.CheckTimeout)
 		}
-		l.log("CHECK", fmt.Sprintf("iteration %d %s exit=%d duration=%s%s check=%q", l.iteration, verdict, r.Code, FormatDuration(r.Duration), timeout, r.Command))
+		l.log("CHECK", fmt.Sprintf("iteration %d %s exit=%d duration=%s%s check=%q", l.iteration, verdict, r.Code, between.FormatDuration(r.Duration), timeout, r.Command))
 	}
-	l.sayf("iteration %d checks: %s", l.iteration, CheckSummary(runs))
-	l.st.AddChecks(CheckRecords(l.iteration, runs))
-	l.feedback = Feedback(runs)
-	l.checked, l.checksPassed = l.iteration, allPassed(runs)
+	l.sayf("iteration %d checks: %s", l.iteration, between.CheckSummary(runs))
+	l.st.AddChecks(between.CheckRecords(l.iteration, runs))
+	l.feedback = between.Feedback(runs)
+	l.checked, l.checksPassed = l.iteration, between.AllPassed(runs)
 	return runs
 }
 
@@ -110,33 +111,13 @@ func (l *Loop) restoreChecks() {
 	if last == nil {
 		return
 	}
-	var runs []CheckRun
+	var runs []between.CheckRun
 	for _, r := range last.Results {
-		runs = append(runs, CheckRun{Check: Check{Command: r.Command, Hint: r.Hint}, Code: r.ExitCode,
-			TimedOut: r.TimedOut, Log: r.Log, Tail: fileTail(r.Log, l.CheckOutputChars)})
+		runs = append(runs, between.CheckRun{Check: between.Check{Command: r.Command, Hint: r.Hint}, Code: r.ExitCode,
+			TimedOut: r.TimedOut, Log: r.Log, Tail: between.FileTail(r.Log, l.CheckOutputChars)})
 	}
-	l.feedback = Feedback(runs)
-	l.checked, l.checksPassed = last.Iteration, allPassed(runs)
-}
-
-// fileTail is the end of a check's saved output, as TailText makes it.
-func fileTail(path string, maxChars int) string {
-	f, err := os.Open(path)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	keep := int64(4*maxChars + 4)
-	info, err := f.Stat()
-	if err != nil {
-		return ""
-	}
-	cut := info.Size() > keep
-	if cut {
-		f.Seek(-keep, io.SeekEnd)
-	}
-	data, _ := io.ReadAll(f)
-	return TailText(data, cut, maxChars)
+	l.feedback = between.Feedback(runs)
+	l.checked, l.checksPassed = last.Iteration, between.AllPassed(runs)
 }
 
 // pauseFileSeen reports whether the pause file has appeared, and removes it
@@ -161,7 +142,7 @@ func (l *Loop) noteChange() {
 	if l.StallLimit <= 0 || l.baseline == "" {
 		return
 	}
-	now, err := Fingerprint(l.Dir)
+	now, err := between.Fingerprint(l.Dir)
 	if err != nil {
 		return
 	}
@@ -175,7 +156,7 @@ func (l *Loop) noteChange() {
 }
 
 // appendProgress adds the iteration's section to the progress file.
-func (l *Loop) appendProgress(reason, code string, d time.Duration, runs []CheckRun) {
+func (l *Loop) appendProgress(reason, code string, d time.Duration, runs []between.CheckRun) {
 	if l.ProgressFile == "" {
 		return
 	}
@@ -186,7 +167,7 @@ func (l *Loop) appendProgress(reason, code string, d time.Duration, runs []Check
 	}
 	defer f.Close()
 	info, _ := f.Stat()
-	text := ProgressSection(l.iteration, l.st.LastIterationStarted, d, code, reason, runs)
+	text := between.ProgressSection(l.iteration, l.st.LastIterationStarted, d, code, reason, runs)
 	if info != nil && info.Size() > 0 {
 		text = "\n" + text
 	}
@@ -195,30 +176,62 @@ func (l *Loop) appendProgress(reason, code string, d time.Duration, runs []Check
 	}
 }
 
-// ProgressSection is one iteration's section of the progress file.
-func ProgressSection(iteration int, started string, d time.Duration, code, reason string, runs []CheckRun) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "## Iteration %d\n\n", iteration)
-	if started != "" {
-		fmt.Fprintf(&b, "- Started: %s\n", started)
+// env is what checks and hooks are told about the loop. RALPH_STATE_DIR is
+// the state root, as for ralph-watch itself: the loop's folder is
+// $RALPH_STATE_DIR/$RALPH_NAME.
+func (l *Loop) env(extra ...string) between.CheckEnv {
+	return between.CheckEnv{
+		Dir:     l.Dir,
+		Timeout: l.CheckTimeout,
+		Env: append([]string{
+			"RALPH_NAME=" + l.Name,
+			"RALPH_ITERATION=" + strconv.Itoa(l.iteration),
+			"RALPH_MAX_ITERATIONS=" + strconv.Itoa(l.MaxIterations),
+			"RALPH_STATE_DIR=" + filepath.Dir(l.Store.Dir),
+		}, extra...),
 	}
-	fmt.Fprintf(&b, "- Duration: %s\n", FormatDuration(d))
-	if code == "" {
-		code = "none (the agent had not exited)"
+}
+
+// hook runs a hook command, its output appended to hooks.log. A hook that
+// fails or runs over is logged and warned about; it never stops the loop.
+func (l *Loop) hook(which, command string, exitCode, reason string) {
+	if command == "" {
+		return
 	}
-	fmt.Fprintf(&b, "- Exit: %s\n", code)
-	fmt.Fprintf(&b, "- Ended by: %s\n", reason)
-	if len(runs) == 0 {
-		b.WriteString("- Checks: none\n")
-		return b.String()
+	env := l.env("RALPH_EXIT_CODE="+exitCode, "RALPH_REASON="+reason)
+	header := fmt.Sprintf("%s [%s] iteration %d: %s", l.Clock.Now().Format(time.RFC3339), which, l.iteration, command)
+	logPath := l.Store.Path(state.HooksLog)
+	failed, err := between.RunHook(env, logPath, header, command)
+	if err != nil {
+		l.warnf("open hooks log: %v", err)
+		return
 	}
-	fmt.Fprintf(&b, "- Checks: %s\n", CheckSummary(runs))
-	for _, r := range runs {
-		if r.Passed() {
-			fmt.Fprintf(&b, "  - pass: `%s`\n", r.Command)
-		} else {
-			fmt.Fprintf(&b, "  - fail (exit %d): `%s`\n", r.Code, r.Command)
+	if failed == "" {
+		return
+	}
+	l.log("HOOK", fmt.Sprintf("iteration %d %s failed %s", l.iteration, which, failed))
+	l.warnf("%s hook failed (%s); see %s", which, failed, logPath)
+}
+
+// commit commits every change after an iteration whose checks passed; outside
+// git it only warns, once.
+func (l *Loop) commit(runs []between.CheckRun) {
+	if !l.Commit {
+		return
+	}
+	if !between.InGitRepo(l.Dir) {
+		if !l.commitWarned {
+			l.warnf("--commit: %s is not in a git repository; nothing is committed", l.Dir)
+			l.commitWarned = true
 		}
+		return
 	}
-	return b.String()
+	committed, err := between.Commit(l.Dir, between.CommitMessage(l.Name, l.iteration, runs))
+	switch {
+	case err != nil:
+		l.warnf("commit iteration %d: %v", l.iteration, err)
+		l.log("COMMIT", fmt.Sprintf("iteration %d failed", l.iteration))
+	case committed:
+		l.log("COMMIT", fmt.Sprintf("iteration %d committed", l.iteration))
+	}
 }

@@ -1,0 +1,108 @@
+package watch
+
+import (
+	"context"
+	"fmt"
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"github.com/ralph-tmux/ralph.tmux/watch/deliver"
+
+	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
+)
+
+// awaitReady waits until the agent takes input. The agent's own word comes
+// first: its session-start hook, once it turned on bracketed paste (the
+// hook can come before it reads its terminal raw). Else its screen: it has
+// written something since it was started, and its visible screen matches
+// the ready pattern, or has been still a moment (a shorter one once it
+// turned on bracketed paste); where a pattern does not match, the
+// agent-agnostic signals (paste on, screen and cursor still, its processes
+// idle) stand in for it. The ready timeout bounds the wait. ready is false
+// when the prompt must not be typed: the agent exited, the pane went away,
+// or the wait was interrupted.
+func (l *Loop) awaitReady(ctx context.Context, it *iteration) (end ending, ready bool) {
+	deadline := l.Clock.Now().Add(l.ReadyTimeout)
+	look := deliver.Readiness{Pattern: l.ReadyPattern, PID: l.agentPID}
+	for {
+		l.take(it)
+		if it.exited {
+			return endExit, false
+		}
+		// The visible screen only: the history still shows the last agent.
+		screen, err := l.Tmux.Capture(tmux.CaptureRequest{Pane: l.Pane, Join: true})
+		if err != nil {
+			return l.goneEnding(err), false
+		}
+		lines := agent.ScreenLines(screen, 0)
+		switch st, detail := l.Agent.Classify(lines); st {
+		case agent.StateStartup, agent.StateLimited:
+			it.turn.detail = detail
+			l.event(it, map[agent.State]EventKind{agent.StateStartup: EventStartup, agent.StateLimited: EventLimit}[st], ViaScreen, detail)
+			return map[agent.State]ending{agent.StateStartup: endStartup, agent.StateLimited: endLimit}[st], false
+		}
+		if _, ok := l.hookRecord(agent.HookSessionStart); ok && it.pasteOn {
+			it.ready = true
+			l.event(it, EventReady, ViaHook, "")
+			return endExit, true
+		}
+		cursor, _ := l.Tmux.Cursor(l.Pane)
+		now := l.Clock.Now()
+		look.Observe(screen+fmt.Sprint(cursor), now)
+		if l.stream == nil || l.stream.Bytes() > it.since {
+			via := readyVia[look.Judge(lines, it.pasteOn)]
+			if via != "" {
+				it.ready = true
+				l.event(it, EventReady, via, "")
+				return endExit, true
+			}
+		}
+		if now.After(deadline) {
+			l.warnf("agent did not become ready within %s, typing the prompt anyway", l.ReadyTimeout)
+			it.ready = true
+			l.event(it, EventReady, ViaTimeout, "")
+			return endExit, true
+		}
+		if pane, err := l.Tmux.Pane(l.Pane); err != nil {
+			return l.goneEnding(err), false
+		} else if pane.Dead {
+			return endExit, false
+		}
+		if end, ok := l.request(); ok { // pause and stop work while the loop starts
+			return end, false
+		}
+		if !l.sleep(ctx, deliver.ReadyPoll) {
+			return endInterrupted, false
+		}
+	}
+}
+
+// readyVia is how each way of seeing the agent ready is told to a listener.
+var readyVia = map[deliver.ReadyBy]string{deliver.ByPattern: ViaPattern, deliver.ByStable: ViaStable,
+	deliver.ByPaste: ViaPaste, deliver.ByIdle: ViaIdle}
+
+// deliver waits for the agent to be ready, pastes the prompt, checks it
+// landed, and presses Enter until the submit takes.
+func (l *Loop) deliver(ctx context.Context, it *iteration, prompt string) (ending, bool) {
+	if end, ready := l.awaitReady(ctx, it); !ready {
+		if end == endExit {
+			l.showStatus(StatusRunning) // the agent exited before it was ready: that is watched as usual
+		}
+		return end, end != endExit
+	}
+	l.setAgentState(agent.StateIdle)
+	it.typed = true
+	l.showStatus(StatusRunning)
+	// The baseline: only output from here on can hold the done signal.
+	l.take(it)
+	if l.DonePattern != nil {
+		it.scanner = agent.NewDoneScanner(l.DonePattern, prompt)
+	}
+	return l.typeText(ctx, it, prompt)
+}
+
+// readyWait says what a starting loop waits for, for status and the pane.
+func (l *Loop) readyWait() string {
+	if l.ReadyPattern != nil {
+		return fmt.Sprintf("the agent to be ready (ready pattern '%s')", l.ReadyPattern)
+	}
+	return "the agent to be ready (its screen still a moment)"
+}
