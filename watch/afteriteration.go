@@ -3,12 +3,13 @@ package watch
 import (
 	"context"
 	"fmt"
-	"github.com/ralph-tmux/ralph.tmux/watch/between"
-	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"os"
 	"path/filepath"
 	"strconv"
 	"time"
+
+	"github.com/ralph-tmux/ralph.tmux/watch/between"
+	"github.com/ralph-tmux/ralph.tmux/watch/state"
 )
 
 // What the loop does between iterations: checks, the progress file, the
@@ -36,22 +37,6 @@ func (l *Loop) afterIteration(ctx context.Context, it outcome, d time.Duration) 
 	return between.AllPassed(runs)
 }
 
-// endReason names how an iteration ended, for the progress file and hooks.
-func endReason(it outcome) string {
-	if it.match != "" {
-		return "done_pattern"
-	}
-	switch it.ending {
-	case endDoneFile:
-		return "done_file"
-	case endInactivity:
-		return "inactivity_timeout"
-	case endTimeout:
-		return "iteration_timeout"
-	}
-	return "exit"
-}
-
 // runChecks runs the checks after an iteration, records and reports them,
 // and keeps their failures for the next prompt.
 func (l *Loop) runChecks(ctx context.Context) []between.CheckRun {
@@ -59,7 +44,7 @@ func (l *Loop) runChecks(ctx context.Context) []between.CheckRun {
 	if len(l.Checks) == 0 {
 		return nil
 	}
-	runs := between.RunChecks(ctx, l.env(), l.Checks, l.iteration, l.Store.Path("checks"), l.CheckOutputChars)
+	runs := between.RunChecks(ctx, l.env(), l.Checks, l.iteration, l.Store.Path(state.ChecksDir), l.CheckOutputChars)
 	for _, r := range runs {
 		verdict := "pass"
 		if !r.Passed() {
@@ -183,6 +168,7 @@ func (l *Loop) env(extra ...string) between.CheckEnv {
 	return between.CheckEnv{
 		Dir:     l.Dir,
 		Timeout: l.CheckTimeout,
+		Clock:   l.Clock,
 		Env: append([]string{
 			"RALPH_NAME=" + l.Name,
 			"RALPH_ITERATION=" + strconv.Itoa(l.iteration),

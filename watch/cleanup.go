@@ -1,17 +1,17 @@
 package watch
 
 import (
-	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"os"
 	"strconv"
 	"time"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
 )
 
 // awaitExit gives the agent up to d to exit on its own.
 func (l *Loop) awaitExit(d time.Duration) {
-	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	for deadline := l.Clock.Now().Add(d); l.Clock.Now().Before(deadline); <-l.Clock.After(50 * time.Millisecond) {
 		if p, err := l.Tmux.Pane(l.Pane); err != nil || p.Dead {
 			return
 		}
@@ -28,7 +28,7 @@ func (l *Loop) endLeftovers(res Result) {
 		return
 	case "pane_closed", "server_gone":
 		if l.agentPID > 0 {
-			agent.EndSession(l.agentPID, killGrace)
+			agent.EndSession(l.Clock, l.agentPID, killGrace)
 		}
 		return
 	}
@@ -40,12 +40,12 @@ func (l *Loop) endLeftovers(res Result) {
 // endAgent ends whatever runs in the pane, its children included.
 func (l *Loop) endAgent(pane tmux.Pane) {
 	if !pane.Dead {
-		agent.EndTree(pane.PID, killGrace)
+		agent.EndTreeOn(l.Clock, pane.PID, killGrace)
 		return
 	}
 	// The pane's process is gone; end what it left behind in its session,
 	// unless its pid already belongs to someone else.
 	if _, err := os.Stat("/proc/" + strconv.Itoa(pane.PID)); err != nil {
-		agent.EndTree(pane.PID, killGrace)
+		agent.EndTreeOn(l.Clock, pane.PID, killGrace)
 	}
 }

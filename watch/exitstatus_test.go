@@ -2,12 +2,12 @@ package watch
 
 import (
 	"context"
-	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"io"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
 )

@@ -7,7 +7,6 @@ package watch_test
 
 import (
 	"encoding/json"
-	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
 )
 

@@ -2,13 +2,13 @@ package watch
 
 import (
 	"context"
-	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
 )
@@ -130,7 +130,7 @@ func (l *Loop) iterate(ctx context.Context, prompt string) (r outcome) {
 			return r
 		}
 		l.warnf("respawn pane: %v", err)
-		r.code = -1
+		r.ending, r.code = endExit, -1
 		return r
 	}
 	if p, err := l.Tmux.Pane(l.Pane); err == nil {

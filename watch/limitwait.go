@@ -3,16 +3,16 @@ package watch
 import (
 	"context"
 	"fmt"
-	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"strings"
 	"time"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 )
 
 // waitForLimit waits out a usage limit until its reset (or the limit wait
 // when no time is written). The iteration is not counted, nor is it a failure.
-func (l *Loop) waitForLimit(ctx context.Context, text string, started time.Time) (Result, bool) {
+func (l *Loop) waitForLimit(ctx context.Context, text string) (Result, bool) {
 	now := l.Clock.Now()
 	until, ok := agent.ParseReset(text, now)
 	if !ok || until.Sub(now) > maxLimitWait {
@@ -28,12 +28,12 @@ func (l *Loop) waitForLimit(ctx context.Context, text string, started time.Time)
 	l.sayf("usage limit reached (%s), %s", strings.TrimSpace(line), resetNote(until))
 	l.log("LIMIT", fmt.Sprintf("iteration %d not counted, waiting until %s", l.iteration+1, state.Stamp(until)))
 	l.setAgentState(agent.StateLimited)
-	return l.waitForReset(ctx, until, started)
+	return l.waitForReset(ctx, until)
 }
 
 // waitForReset waits until a usage limit resets; a pause meanwhile keeps
 // the reset time, so resume waits on instead of starting an iteration.
-func (l *Loop) waitForReset(ctx context.Context, until, started time.Time) (Result, bool) {
+func (l *Loop) waitForReset(ctx context.Context, until time.Time) (Result, bool) {
 	now := l.Clock.Now()
 	l.note = resetNote(until)
 	l.showStatus(StatusWaiting)
@@ -41,10 +41,7 @@ func (l *Loop) waitForReset(ctx context.Context, until, started time.Time) (Resu
 	if l.MaxTime > 0 {
 		wait = max(0, min(wait, l.MaxTime-now.Sub(l.start)))
 	}
-	if end := l.wait(ctx, wait); end != endExit {
-		return l.settle(ctx, outcome{ending: end}, started)
-	}
-	return Result{}, false
+	return l.waitBetween(ctx, wait)
 }
 
 func resetNote(until time.Time) string {
@@ -63,6 +60,6 @@ func (l *Loop) resumeWait(ctx context.Context) (res Result, stop, ok bool) {
 	}
 	l.sayf("resuming the wait for the usage limit's reset (%s)", until.Format("15:04"))
 	l.shown = StatusWaiting // the person was told when the limit came, and resumed it knowing
-	res, stop = l.waitForReset(ctx, until, l.Clock.Now())
+	res, stop = l.waitForReset(ctx, until)
 	return res, stop, true
 }

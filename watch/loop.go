@@ -3,22 +3,16 @@ package watch
 import (
 	"context"
 	"fmt"
-	"github.com/ralph-tmux/ralph.tmux/watch/agent"
-	"github.com/ralph-tmux/ralph.tmux/watch/between"
 	"io"
 	"os"
 	"time"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"github.com/ralph-tmux/ralph.tmux/watch/between"
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
 )
-
-// Clock is the loop's source of time (see package clock).
-type Clock = clock.Clock
-
-// RealClock is the wall clock.
-type RealClock = clock.Real
 
 // Loop supervises one pane: it runs iterations until done, a limit, a fatal
 // failure or an interrupt.
@@ -28,7 +22,7 @@ type Loop struct {
 	Store *state.Store
 	Out   io.Writer // progress lines, "[ralph] NAME: …"
 	Err   io.Writer // warnings and errors
-	Clock Clock
+	Clock clock.Clock
 	Wake  <-chan os.Signal // a command left a request (SIGUSR1)
 
 	killOnStop   bool
@@ -99,7 +93,7 @@ func (l *Loop) Run(ctx context.Context) Result {
 // iteration 0) and the pane's options, for resume to start it later.
 func (l *Loop) Prepare() error {
 	if l.Clock == nil {
-		l.Clock = RealClock{}
+		l.Clock = clock.Real{}
 	}
 	l.start = l.Clock.Now()
 	l.st = &state.State{WorkerName: l.Name, Started: state.Stamp(l.start), IterationDurations: []int{}}

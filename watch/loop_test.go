@@ -3,7 +3,6 @@ package watch_test
 import (
 	"bytes"
 	"context"
-	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
 )
@@ -424,7 +424,7 @@ func TestStateAndLogFollowTheSwarmSchema(t *testing.T) {
 	if !strings.Contains(string(log), "[START] iteration 1/2") || !strings.Contains(string(log), "[END] iteration 2 exit=0 duration=") {
 		t.Errorf("iterations.log:\n%s", log)
 	}
-	for _, f := range []string{"state.json", "iterations.log", "prompt.txt"} {
+	for _, f := range []string{state.StateFile, state.LogFile, state.PromptCopy} {
 		if info, err := os.Stat(h.store.Path(f)); err != nil || info.Mode().Perm() != 0o600 {
 			t.Errorf("%s: mode %v (%v), want 0600", f, info.Mode().Perm(), err)
 		}

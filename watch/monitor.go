@@ -3,16 +3,16 @@ package watch
 import (
 	"context"
 	"errors"
-	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"os"
 	"time"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
 )
 
 // wait sleeps between iterations; a pause or stop request, or an interrupt,
-// ends the wait at once and is returned (endExit: the wait ran out).
+// ends the wait at once and is returned (endWaitOver: the wait ran out).
 func (l *Loop) wait(ctx context.Context, d time.Duration) ending {
 	timer := l.Clock.After(d)
 	for {
@@ -23,7 +23,7 @@ func (l *Loop) wait(ctx context.Context, d time.Duration) ending {
 		case <-ctx.Done():
 			return endInterrupted
 		case <-timer:
-			return endExit
+			return endWaitOver
 		case <-l.Wake:
 		case <-l.Clock.After(time.Second): // a request whose signal was lost
 		}
@@ -41,7 +41,7 @@ func (l *Loop) request() (ending, bool) {
 		l.killOnStop = true
 		return endStopped, true
 	}
-	return endExit, false
+	return endNone, false
 }
 
 // monitor watches the running agent until something ends the iteration.
@@ -171,7 +171,7 @@ func (l *Loop) look(it *iteration, det *agent.Detector) (pane tmux.Pane, end end
 	now := l.Clock.Now()
 	pane, screen, err := l.Tmux.Snapshot(l.captureRequest())
 	if err != nil || pane.Dead {
-		return pane, endExit, false, 0, err
+		return pane, endNone, false, 0, err
 	}
 	end, ended, next = l.observe(it, det, screen, now)
 	return pane, end, ended, next, nil
@@ -197,7 +197,7 @@ func (l *Loop) goneEnding(err error) ending {
 	}
 	if errors.Is(err, tmux.ErrNoPane) {
 		// A server shutting down drops its panes first: ask again a moment later.
-		time.Sleep(serverGoneWait)
+		<-l.Clock.After(serverGoneWait)
 	}
 	if _, perr := l.Tmux.Pane(l.Pane); perr != nil {
 		if tmux.NoServer(perr) {

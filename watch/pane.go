@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/clock"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
 )
@@ -13,7 +14,7 @@ import (
 // starts reading its output.
 func (l *Loop) open() (Result, bool) {
 	if l.Clock == nil {
-		l.Clock = RealClock{}
+		l.Clock = clock.Real{}
 	}
 	l.start = l.Clock.Now()
 	if l.Resume {

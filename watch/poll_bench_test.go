@@ -1,11 +1,11 @@
 package watch
 
 import (
-	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"

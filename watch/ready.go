@@ -3,9 +3,9 @@ package watch
 import (
 	"context"
 	"fmt"
+
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/deliver"
-
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
 )
 
@@ -16,33 +16,34 @@ import (
 // the ready pattern, or has been still a moment (a shorter one once it
 // turned on bracketed paste); where a pattern does not match, the
 // agent-agnostic signals (paste on, screen and cursor still, its processes
-// idle) stand in for it. The ready timeout bounds the wait. ready is false
-// when the prompt must not be typed: the agent exited, the pane went away,
-// or the wait was interrupted.
-func (l *Loop) awaitReady(ctx context.Context, it *iteration) (end ending, ready bool) {
+// idle) stand in for it. The ready timeout bounds the wait. Any ending but
+// endReady means the prompt must not be typed: the agent exited, the pane
+// went away, a dialog or limit showed, a request came, or the wait was
+// interrupted.
+func (l *Loop) awaitReady(ctx context.Context, it *iteration) ending {
 	deadline := l.Clock.Now().Add(l.ReadyTimeout)
 	look := deliver.Readiness{Pattern: l.ReadyPattern, PID: l.agentPID}
 	for {
 		l.take(it)
 		if it.exited {
-			return endExit, false
+			return endExit
 		}
 		// The visible screen only: the history still shows the last agent.
 		screen, err := l.Tmux.Capture(tmux.CaptureRequest{Pane: l.Pane, Join: true})
 		if err != nil {
-			return l.goneEnding(err), false
+			return l.goneEnding(err)
 		}
 		lines := agent.ScreenLines(screen, 0)
 		switch st, detail := l.Agent.Classify(lines); st {
 		case agent.StateStartup, agent.StateLimited:
 			it.turn.detail = detail
 			l.event(it, map[agent.State]EventKind{agent.StateStartup: EventStartup, agent.StateLimited: EventLimit}[st], ViaScreen, detail)
-			return map[agent.State]ending{agent.StateStartup: endStartup, agent.StateLimited: endLimit}[st], false
+			return map[agent.State]ending{agent.StateStartup: endStartup, agent.StateLimited: endLimit}[st]
 		}
 		if _, ok := l.hookRecord(agent.HookSessionStart); ok && it.pasteOn {
 			it.ready = true
 			l.event(it, EventReady, ViaHook, "")
-			return endExit, true
+			return endReady
 		}
 		cursor, _ := l.Tmux.Cursor(l.Pane)
 		now := l.Clock.Now()
@@ -52,25 +53,25 @@ func (l *Loop) awaitReady(ctx context.Context, it *iteration) (end ending, ready
 			if via != "" {
 				it.ready = true
 				l.event(it, EventReady, via, "")
-				return endExit, true
+				return endReady
 			}
 		}
 		if now.After(deadline) {
 			l.warnf("agent did not become ready within %s, typing the prompt anyway", l.ReadyTimeout)
 			it.ready = true
 			l.event(it, EventReady, ViaTimeout, "")
-			return endExit, true
+			return endReady
 		}
 		if pane, err := l.Tmux.Pane(l.Pane); err != nil {
-			return l.goneEnding(err), false
+			return l.goneEnding(err)
 		} else if pane.Dead {
-			return endExit, false
+			return endExit
 		}
 		if end, ok := l.request(); ok { // pause and stop work while the loop starts
-			return end, false
+			return end
 		}
 		if !l.sleep(ctx, deliver.ReadyPoll) {
-			return endInterrupted, false
+			return endInterrupted
 		}
 	}
 }
@@ -82,11 +83,13 @@ var readyVia = map[deliver.ReadyBy]string{deliver.ByPattern: ViaPattern, deliver
 // deliver waits for the agent to be ready, pastes the prompt, checks it
 // landed, and presses Enter until the submit takes.
 func (l *Loop) deliver(ctx context.Context, it *iteration, prompt string) (ending, bool) {
-	if end, ready := l.awaitReady(ctx, it); !ready {
-		if end == endExit {
-			l.showStatus(StatusRunning) // the agent exited before it was ready: that is watched as usual
-		}
-		return end, end != endExit
+	switch end := l.awaitReady(ctx, it); end {
+	case endReady:
+	case endExit:
+		l.showStatus(StatusRunning) // the agent exited before it was ready: that is watched as usual
+		return end, false
+	default:
+		return end, true
 	}
 	l.setAgentState(agent.StateIdle)
 	it.typed = true

@@ -3,11 +3,12 @@ package watch
 import (
 	"crypto/md5"
 	"fmt"
-	"github.com/ralph-tmux/ralph.tmux/watch/agent"
-	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"os"
 	"strings"
 	"time"
+
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"github.com/ralph-tmux/ralph.tmux/watch/state"
 )
 
 // turn follows the agent through one iteration by what its screen shows.
@@ -53,9 +54,9 @@ func (l *Loop) observe(it *iteration, det *agent.Detector, screen string, now ti
 			if waited >= l.DialogTimeout {
 				return endDialog, true, 0
 			}
-			return endExit, false, l.DialogTimeout - waited
+			return endNone, false, l.DialogTimeout - waited
 		}
-		return endExit, false, 0 // a question is not inactivity
+		return endNone, false, 0 // a question is not inactivity
 	}
 	if !t.dialogSince.IsZero() { // answered: the agent works again
 		t.dialogSince = time.Time{}
@@ -95,7 +96,7 @@ func (l *Loop) observe(it *iteration, det *agent.Detector, screen string, now ti
 	if stable >= l.InactivityTimeout {
 		return endInactivity, true, 0
 	}
-	return endExit, false, next
+	return endNone, false, next
 }
 
 // setAgentState records what the screen says, for status --json.
@@ -153,7 +154,7 @@ func (l *Loop) hookEnding(it *iteration) (ending, bool) {
 		it.turn.inputAt, it.turn.dialogByHook = r.At, true
 		l.askPerson(it, ViaHook, r.Detail, l.Clock.Now())
 	}
-	return endExit, false
+	return endNone, false
 }
 
 // hookTurnEnded reports whether the agent's own turn-end hook fired for
@@ -269,12 +270,12 @@ func (l *Loop) quiet(it *iteration) {
 	if l.stream == nil {
 		return
 	}
-	deadline := time.After(hookSettle)
+	deadline := l.Clock.After(hookSettle)
 	for {
 		l.take(it)
 		select {
 		case <-l.stream.Notify():
-		case <-time.After(hookQuiet):
+		case <-l.Clock.After(hookQuiet):
 			l.take(it)
 			return
 		case <-deadline:

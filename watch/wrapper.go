@@ -3,10 +3,11 @@ package watch
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 )
 
 // wrapped is the pane's command: the agent, with the prompt as argument or
@@ -82,7 +83,7 @@ func (l *Loop) drain(it *iteration) {
 	if l.stream == nil {
 		return
 	}
-	limit := time.After(drainLimit)
+	limit := l.Clock.After(drainLimit)
 	for {
 		l.take(it)
 		if it.exited {
@@ -90,7 +91,7 @@ func (l *Loop) drain(it *iteration) {
 		}
 		select {
 		case <-l.stream.Notify():
-		case <-time.After(time.Second):
+		case <-l.Clock.After(time.Second):
 			return
 		case <-limit:
 			return
@@ -122,7 +123,7 @@ func (l *Loop) exitCode(it *iteration) int {
 		if pane.Dead {
 			l.Tmux.Nudge()
 		}
-		time.Sleep(10 * time.Millisecond)
+		<-l.Clock.After(10 * time.Millisecond)
 	}
 	return it.exitCode
 }

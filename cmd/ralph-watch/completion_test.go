@@ -2,7 +2,6 @@ package main
 
 import (
 	"flag"
-	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,8 +13,8 @@ import (
 	"time"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
-
 	"github.com/ralph-tmux/ralph.tmux/completions"
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
 )
 

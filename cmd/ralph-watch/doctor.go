@@ -5,13 +5,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"os/exec"
 	"regexp"
 	"strings"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
-
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/doctor"
 )
 

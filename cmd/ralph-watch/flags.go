@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/ralph-tmux/ralph.tmux/watch/between"
 	"io"
 	"path/filepath"
 	"regexp"
@@ -14,7 +13,7 @@ import (
 	"time"
 
 	"github.com/peterbourgon/ff/v3"
-
+	"github.com/ralph-tmux/ralph.tmux/watch/between"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 )
 

@@ -1,11 +1,12 @@
 package main
 
 import (
-	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 )
 
 func TestParseDurationTakesGoDurationsAndBareSeconds(t *testing.T) {

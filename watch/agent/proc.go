@@ -7,6 +7,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/ralph-tmux/ralph.tmux/watch/clock"
 )
 
 // proc is what matters here of one /proc/PID/stat.
@@ -85,6 +87,11 @@ func treeOf(root int, ps []proc) []int {
 // then SIGKILL for what is left, including children that were re-parented or
 // ignore SIGHUP and SIGTERM. It returns the pids that had to be killed.
 func EndTree(root int, grace time.Duration) (killed []int) {
+	return EndTreeOn(clock.Real{}, root, grace)
+}
+
+// EndTreeOn is EndTree with the grace measured on c.
+func EndTreeOn(c clock.Clock, root int, grace time.Duration) (killed []int) {
 	if root <= 0 {
 		return nil
 	}
@@ -93,7 +100,7 @@ func EndTree(root int, grace time.Duration) (killed []int) {
 		syscall.Kill(pid, syscall.SIGHUP)
 		syscall.Kill(pid, syscall.SIGTERM)
 	}
-	deadline := time.Now().Add(grace)
+	deadline := c.Now().Add(grace)
 	for {
 		alive := 0
 		ps := listProcs()
@@ -106,7 +113,7 @@ func EndTree(root int, grace time.Duration) (killed []int) {
 				alive++
 			}
 		}
-		if alive == 0 || time.Now().After(deadline) {
+		if alive == 0 || c.Now().After(deadline) {
 			// Take in whatever the survivors forked meanwhile.
 			seen := map[int]bool{}
 			for _, pid := range pids {
@@ -126,7 +133,7 @@ func EndTree(root int, grace time.Duration) (killed []int) {
 			}
 			return killed
 		}
-		time.Sleep(20 * time.Millisecond)
+		<-c.After(20 * time.Millisecond)
 	}
 }
 
@@ -167,11 +174,11 @@ func parentOf(pid int) (ppid int, ok bool) {
 
 // EndSession ends what is left of a session whose leader was pid: the leader
 // too while it still leads it, never a process that took over its pid.
-func EndSession(pid int, grace time.Duration) {
+func EndSession(c clock.Clock, pid int, grace time.Duration) {
 	for _, p := range listProcs() {
 		if p.pid == pid && p.session != pid {
 			return
 		}
 	}
-	EndTree(pid, grace)
+	EndTreeOn(c, pid, grace)
 }

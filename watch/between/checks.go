@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"io"
 	"os"
 	"os/exec"
@@ -17,6 +16,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"github.com/ralph-tmux/ralph.tmux/watch/clock"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 )
 
@@ -57,9 +58,10 @@ type CheckEnv struct {
 	Dir     string   // where they run: the loop's working directory
 	Env     []string // added to the watcher's own environment
 	Timeout time.Duration
+	Clock   clock.Clock // measures how long each check took; nil: the wall clock
 }
 
-// run runs command with sh -c in env.Dir, its combined output going to out,
+// Run runs command with sh -c in env.Dir, its combined output going to out,
 // bounded by env.Timeout; the whole process group is killed when it runs over.
 func (env CheckEnv) Run(ctx context.Context, command string, out io.Writer) (code int, timedOut bool) {
 	if env.Timeout > 0 {
@@ -111,9 +113,13 @@ func RunChecks(ctx context.Context, env CheckEnv, checks []Check, iteration int,
 		if err == nil {
 			out = io.MultiWriter(f, tail)
 		}
-		start := time.Now()
+		clk := env.Clock
+		if clk == nil {
+			clk = clock.Real{}
+		}
+		start := clk.Now()
 		r.Code, r.TimedOut = env.Run(ctx, c.Command, out)
-		r.Duration = time.Since(start)
+		r.Duration = clock.Since(clk, start)
 		if r.TimedOut {
 			fmt.Fprintf(out, "\n[ralph] check timed out after %s\n", env.Timeout)
 		}

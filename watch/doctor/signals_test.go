@@ -1,12 +1,12 @@
 package doctor
 
 import (
-	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 )
 
 // ev is an event of iteration n, ms milliseconds after the agent started.
