@@ -25,6 +25,8 @@ const (
 	// ReadyPoll is how often a wait for the agent looks at its pane.
 	ReadyPoll = 100 * time.Millisecond
 	lookPoll  = 50 * time.Millisecond // how often a wait for a change looks
+	// serverGoneWait is how long a killed server may take to stop answering.
+	serverGoneWait = 200 * time.Millisecond
 )
 
 // ErrInterrupted: the context ended while typing.
@@ -81,6 +83,11 @@ func Send(ctx context.Context, client tmux.Client, pane, name, message string, w
 	case errors.Is(err, ErrInterrupted):
 		return ctx.Err()
 	case tmux.NoServer(err):
+		return errors.New("tmux server is gone")
+	case errors.Is(err, tmux.ErrNoPane):
+		<-t.Clock.After(serverGoneWait) // a server shutting down drops its panes first: ask again
+	}
+	if _, perr := client.Pane(pane); perr != nil && tmux.NoServer(perr) {
 		return errors.New("tmux server is gone")
 	}
 	return fmt.Errorf("pane %s is gone", pane)
