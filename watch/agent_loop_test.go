@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
 )
 
@@ -31,7 +33,7 @@ quiet
 
 func (h *harness) asAgent(name string) {
 	h.t.Helper()
-	p, ok := watch.Agent(name)
+	p, ok := agent.Lookup(name)
 	if !ok {
 		h.t.Fatalf("no profile %q", name)
 	}
@@ -57,7 +59,7 @@ func TestAnAgentIdleAtItsPromptEndsTheTurnWithoutWaitingForInactivity(t *testing
 	if st.Agent != "claude" || st.AgentState == "" {
 		t.Errorf("state agent = %q, agent_state = %q", st.Agent, st.AgentState)
 	}
-	log, _ := os.ReadFile(h.store.Path("iterations.log"))
+	log, _ := os.ReadFile(h.store.Path(state.LogFile))
 	if !strings.Contains(string(log), "[END] iteration 1 turn_end") {
 		t.Errorf("log lacks the turn end:\n%s", log)
 	}
@@ -86,7 +88,7 @@ func TestTheAgentsStopHookEndsTheTurn(t *testing.T) {
 	}
 	h.wantResult(res, watch.ExitDone, "max_iterations")
 	h.wantOutput("iteration 1 completed (turn ended", "iteration 2 completed (turn ended")
-	settings, err := os.ReadFile(h.store.Path("claude-settings.json"))
+	settings, err := os.ReadFile(h.store.Path(state.ClaudeSettings))
 	if err != nil || !strings.Contains(string(settings), `hook' 'turn-end' '--state'`) {
 		t.Errorf("settings file: %v\n%s", err, settings)
 	}
@@ -118,8 +120,8 @@ func TestAQuestionIsNotInactivity(t *testing.T) {
 			t.Errorf("the loop restarted an agent waiting on a question:\n%s", h.out.String())
 		}
 		h.wantOutput("the agent is asking a question")
-		if st := h.state(); st.AgentState != "needs_input" {
-			t.Errorf("agent_state = %q, want needs_input", st.AgentState)
+		if st := h.state(); st.AgentState != "needs-input" {
+			t.Errorf("agent_state = %q, want needs-input", st.AgentState)
 		}
 	})
 	t.Run("restarts after the dialog timeout", func(t *testing.T) {
@@ -146,7 +148,7 @@ func TestAUsageLimitWaitsForTheResetAndDoesNotCountTheIteration(t *testing.T) {
 	h.cfg.Command = []string{"/bin/sh", "-c", `if [ -e "$0" ]; then exec "$1" "$2"; fi; touch "$0"; exec "$3" "$4"`,
 		marker, working[0], working[1], limited[0], limited[1]}
 	h.asAgent("claude")
-	h.cfg.PromptMode = watch.ModeArg
+	h.cfg.PromptMode = agent.ModeArg
 	h.cfg.MaxIterations = 1
 	res := h.run(60 * time.Second)
 	h.wantResult(res, watch.ExitDone, "max_iterations")
@@ -167,7 +169,7 @@ func TestAStartupDialogStopsTheLoopBeforeThePromptIsTyped(t *testing.T) {
 	h.cfg.Command = h.agent("print Do you trust the files in this folder?\nprint\nprint ❯ 1. Yes, proceed\nprint   2. No, exit\nready\nread\nsave " + got + "\nquiet\n")
 	h.asAgent("claude")
 	res := h.run(60 * time.Second)
-	h.wantResult(res, watch.ExitFailed, "startup_dialog")
+	h.wantResult(res, watch.ExitFailed, "startup-dialog")
 	h.wantOutput("is asking whether to trust the folder; the prompt was not typed")
 	time.Sleep(500 * time.Millisecond)
 	if _, err := os.Stat(got); err == nil {

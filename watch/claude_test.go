@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
 )
@@ -218,7 +219,7 @@ func newClaudeRun(t *testing.T, claude, prompt, reply string) *claudeRun {
 		Dir:                 r.proj,
 		Command:             []string{claude},
 		PromptFile:          promptFile,
-		PromptMode:          watch.ModeType,
+		PromptMode:          agent.ModeType,
 		MaxIterations:       2,
 		InactivityTimeout:   12 * time.Second,
 		PollInterval:        500 * time.Millisecond,
@@ -394,7 +395,7 @@ func TestClaudeCodeProfileEndsEachTurnWhenClaudeIsDone(t *testing.T) {
 			defer signal.Stop(wake)
 			r := newClaudeRun(t, claude, claudePrompt, "Still working on it.")
 			defer r.explain()
-			r.cfg.Agent, _ = watch.Agent("claude")
+			r.cfg.Agent, _ = agent.Lookup("claude")
 			r.cfg.ReadyPattern = r.cfg.Agent.Ready
 			r.cfg.TurnHook = hook
 			r.cfg.Executable = tmuxtest.Build(t, "cmd/ralph-watch")
@@ -440,7 +441,7 @@ func TestClaudeCodeRateLimitedTurnWaitsForTheLimit(t *testing.T) {
 	defer signal.Stop(wake)
 	r := newClaudeRun(t, claude, claudePrompt, "!limit 3600")
 	defer r.explain()
-	r.cfg.Agent, _ = watch.Agent("claude")
+	r.cfg.Agent, _ = agent.Lookup("claude")
 	r.cfg.ReadyPattern = r.cfg.Agent.Ready
 	r.cfg.TurnHook = true
 	r.cfg.Executable = tmuxtest.Build(t, "cmd/ralph-watch")
@@ -471,7 +472,7 @@ func TestClaudeCodeWithStringsNoProfileMatchesIsReadAndEndedByTheIdleSignals(t *
 	tmuxtest.Require(t)
 	r := newClaudeRun(t, claude, claudePrompt, "Still working on it.")
 	defer r.explain()
-	r.cfg.Agent, _ = watch.Agent("claude")
+	r.cfg.Agent, _ = agent.Lookup("claude")
 	r.cfg.Agent.Ready = regexp.MustCompile(`a footer no release has drawn`)
 	r.cfg.Agent.Finished = nil
 	r.cfg.ReadyPattern = r.cfg.Agent.Ready

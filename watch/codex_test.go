@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
 )
@@ -74,11 +75,11 @@ trust_level = "trusted"
 // agentConfig is the loop of a real agent under its own profile: the prompt
 // typed, two iterations, each ending when the agent's turn does (inactivity
 // is set beyond any test's timeout).
-func agentConfig(t *testing.T, srv *tmuxtest.Server, agent, prompt string, command []string) watch.Config {
+func agentConfig(t *testing.T, srv *tmuxtest.Server, name, prompt string, command []string) watch.Config {
 	t.Helper()
-	profile, ok := watch.Agent(agent)
+	profile, ok := agent.Lookup(name)
 	if !ok {
-		t.Fatalf("no %s profile", agent)
+		t.Fatalf("no %s profile", name)
 	}
 	promptFile := filepath.Join(srv.Dir, "PROMPT.md")
 	if err := os.WriteFile(promptFile, []byte(prompt), 0o644); err != nil {
@@ -90,18 +91,18 @@ func agentConfig(t *testing.T, srv *tmuxtest.Server, agent, prompt string, comma
 		if pid, err := srv.Tmux("display-message", "-p", "-t", pane, "#{pane_pid}"); err == nil {
 			var n int
 			fmt.Sscan(pid, &n)
-			watch.EndTree(n, 3*time.Second)
+			agent.EndTree(n, 3*time.Second)
 		}
 	})
 	return watch.Config{
-		Name:                agent,
+		Name:                name,
 		Pane:                pane,
 		Dir:                 filepath.Join(srv.Dir, "proj"),
 		Command:             command,
 		Agent:               profile,
 		ReadyPattern:        profile.Ready,
 		PromptFile:          promptFile,
-		PromptMode:          watch.ModeType,
+		PromptMode:          agent.ModeType,
 		MaxIterations:       2,
 		InactivityTimeout:   10 * time.Minute,
 		PollInterval:        500 * time.Millisecond,
@@ -134,7 +135,7 @@ func (r *claudeRun) wantHookEnded(n int) {
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	if rec, ok := watch.ReadHook(store, watch.HookTurnEnd); !ok || rec.Iteration != n {
+	if rec, ok := agent.ReadHook(store, agent.HookTurnEnd); !ok || rec.Iteration != n {
 		r.t.Errorf("the turn-end hook last reported %+v (%v), want iteration %d", rec, ok, n)
 	}
 }

@@ -4,14 +4,9 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"github.com/ralph-tmux/ralph.tmux/watch/between"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
-)
-
-// Prompt modes: how the prompt reaches the agent.
-const (
-	ModeType  = "type"  // pasted into an interactive REPL, then Enter
-	ModeArg   = "arg"   // appended to the command as its last argument
-	ModeStdin = "stdin" // fed to the command's standard input
 )
 
 // Config is everything one loop needs; the command line fills it.
@@ -22,7 +17,7 @@ type Config struct {
 	Dir        string   // where the agent runs
 	Command    []string // the agent and its arguments
 	PromptFile string   // absolute path, read fresh every iteration
-	PromptMode string   // ModeType, ModeArg or ModeStdin
+	PromptMode string   // agent.ModeType, agent.ModeArg or agent.ModeStdin
 
 	MaxIterations     int           // 0: no limit
 	MaxTime           time.Duration // 0: no limit
@@ -43,10 +38,10 @@ type Config struct {
 	ReadyPattern        *regexp.Regexp // nil: wait for a stable screen
 	PauseFile           string         // pause the loop when this appears (it is removed)
 
-	Checks           []Check       // run after every iteration in Dir
-	CheckTimeout     time.Duration // per check, and per hook
-	CheckOutputChars int           // of each failed check's output, in the next prompt
-	CheckFailAction  string        // FailAppend, FailPrepend or FailReplace
+	Checks           []between.Check // run after every iteration in Dir
+	CheckTimeout     time.Duration   // per check, and per hook
+	CheckOutputChars int             // of each failed check's output, in the next prompt
+	CheckFailAction  string          // FailAppend, FailPrepend or FailReplace
 
 	IncludeIterationCount bool // start the prompt with "Iteration X of Y, Z remaining."
 
@@ -56,7 +51,7 @@ type Config struct {
 	Worktree, WorktreeBranch       string // the loop's own git worktree, if any
 	StallLimit                     int    // stop after this many iterations in a row that changed nothing; 0: never
 
-	Agent         Profile       // what the agent's screen shows; generic knows nothing
+	Agent         agent.Profile // what the agent's screen shows; generic knows nothing
 	DialogTimeout time.Duration // restart when a question waits this long; 0: wait
 	LimitWait     time.Duration // wait after a usage limit whose reset time is not written
 	TurnHook      bool          // install the agent's own turn-end hook where it has one
@@ -85,14 +80,6 @@ const (
 
 // Tunables of delivery that are not flags (yet).
 const (
-	readyStable    = 700 * time.Millisecond // a screen this still is ready
-	pasteOnStable  = 200 * time.Millisecond // as still, once the agent turned on bracketed paste
-	readyPoll      = 100 * time.Millisecond
-	pasteLandWait  = 2 * time.Second
-	pasteTries     = 3
-	settleDelay    = 250 * time.Millisecond
-	submitWait     = 1500 * time.Millisecond
-	enterTries     = 3
 	killGrace      = 3 * time.Second
 	exitGrace      = time.Second // after a done token: the agent may be exiting
 	heartbeatEvery = 10 * time.Second

@@ -46,7 +46,12 @@ const (
 	ViaStream  = "stream"  // the pane's output stream
 	ViaExit    = "exit"    // the exit marker
 	ViaIdle    = "idle"    // agent-agnostic signs: paste on, screen and cursor still, its processes idle
+	ViaProbe   = "probe"   // an Enter pressed to see whether the agent had the text
 )
+
+// EventPasteCheck tells what the typist made of a paste that did not show
+// (Detail: wait, probe, again, landed, submitted).
+const EventPasteCheck EventKind = "paste-check"
 
 // event tells the listener, if any.
 func (l *Loop) event(it *iteration, kind EventKind, via, detail string) {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
 )
@@ -27,7 +28,7 @@ func TestFiftyQuickExitsAreEachReadRight(t *testing.T) {
 				t.Fatal(err)
 			}
 			l := &Loop{
-				Config: Config{Name: "exits", Pane: srv.NewPane(), Dir: srv.Dir, PromptMode: ModeArg,
+				Config: Config{Name: "exits", Pane: srv.NewPane(), Dir: srv.Dir, PromptMode: agent.ModeArg,
 					Command:      []string{"/bin/sh", "-c", `exit $(( (RALPH_ITERATION * 7) % 256 ))`},
 					PollInterval: 100 * time.Millisecond, InactivityTimeout: time.Minute, Lines: 20},
 				Tmux: srv.Client, Store: store, Out: io.Discard, Err: io.Discard,

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
 )
@@ -59,7 +60,7 @@ func TestAPromptFileThatCannotBeReadMidLoopEndsItFailed(t *testing.T) {
 			t.Parallel()
 			h := newHarness(t, "go", nil)
 			h.cfg.Command = []string{"/bin/sh", "-c", `F=$1; ` + tc.swap + `; exit 0`, "sh", h.cfg.PromptFile}
-			h.cfg.PromptMode = watch.ModeStdin
+			h.cfg.PromptMode = agent.ModeStdin
 			done := make(chan watch.Result, 1)
 			go func() { done <- h.run(30 * time.Second) }()
 			select {
@@ -92,7 +93,7 @@ func TestAnAgentPrintingGarbageOrFloodsIsWatchedToTheEnd(t *testing.T) {
 			t.Parallel()
 			h := newHarness(t, "go", nil)
 			h.cfg.Command = []string{"/bin/sh", "-c", tc.script}
-			h.cfg.PromptMode = watch.ModeStdin
+			h.cfg.PromptMode = agent.ModeStdin
 			h.cfg.MaxIterations = 2
 			h.cfg.IterationTimeout = tc.timeout
 			h.cfg.DonePattern = regexp.MustCompile(`RALPH_DONE_[0-9]+`)
@@ -151,7 +152,7 @@ func TestNoChildOfTheAgentIgnoringHangupsOutlivesTheLoop(t *testing.T) {
 
 func readLog(t *testing.T, h *harness) string {
 	t.Helper()
-	data, err := os.ReadFile(h.store.Path("iterations.log"))
+	data, err := os.ReadFile(h.store.Path(state.LogFile))
 	if err != nil {
 		t.Fatal(err)
 	}

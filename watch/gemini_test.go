@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
 )
 
@@ -130,8 +131,8 @@ func TestGeminiHooksConfiguredByHandEndEachTurn(t *testing.T) {
 	defer r.explain()
 	exe := tmuxtest.Build(t, "cmd/ralph-watch")
 	hooks := map[string]any{}
-	for event, name := range map[string]string{"SessionStart": watch.HookSessionStart, "BeforeAgent": watch.HookPromptSubmit,
-		"AfterAgent": watch.HookTurnEnd, "Notification": watch.HookNeedsInput} {
+	for event, name := range map[string]string{"SessionStart": agent.HookSessionStart, "BeforeAgent": agent.HookPromptSubmit,
+		"AfterAgent": agent.HookTurnEnd, "Notification": agent.HookNeedsInput} {
 		hooks[event] = []any{map[string]any{"hooks": []any{map[string]any{"type": "command", "command": exe + " hook " + name}}}}
 	}
 	settings, _ := json.Marshal(map[string]any{

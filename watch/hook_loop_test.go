@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
 )
 
@@ -138,7 +139,7 @@ func TestHooksTellReadySubmitAndTurnEndWhenTheScreenSaysNothing(t *testing.T) {
 			}
 		}
 	}
-	if b, _ := os.ReadFile(h.store.Path(watch.TranscriptFile)); string(b) != "/tmp/session/2.jsonl\n" {
+	if b, _ := os.ReadFile(h.store.Path(state.TranscriptFile)); string(b) != "/tmp/session/2.jsonl\n" {
 		t.Errorf("transcript file = %q, want the last session's", b)
 	}
 }
@@ -204,7 +205,7 @@ func TestAHookThatNeverFiresFallsBackToTheScreenOnce(t *testing.T) {
 	if !ev.has(1, watch.EventFallback, watch.ViaScreen) || !ev.has(3, watch.EventTurnEnd, watch.ViaScreen) {
 		t.Errorf("want a fallback in iteration 1 and turn ends by screen; events: %s", ev)
 	}
-	log, _ := os.ReadFile(h.store.Path("iterations.log"))
+	log, _ := os.ReadFile(h.store.Path(state.LogFile))
 	if !strings.Contains(string(log), "[HOOK] iteration 1 the agent's turn-end hook did not report") {
 		t.Errorf("log lacks the fallback:\n%s", log)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
 )
 
@@ -111,7 +112,7 @@ func endsByTheHook(t *testing.T, exe string, wake <-chan os.Signal, command func
 	if strings.Contains(h.out.String(), "warning") {
 		t.Errorf("a warning for %q:\n%s", h.cfg.Command, h.out.String())
 	}
-	if r, ok := watch.ReadHook(h.store, watch.HookTurnEnd); !ok || r.Iteration != 2 {
+	if r, ok := agent.ReadHook(h.store, agent.HookTurnEnd); !ok || r.Iteration != 2 {
 		t.Errorf("the hook last reported iteration %d (%v), want 2", r.Iteration, ok)
 	}
 }
@@ -146,7 +147,7 @@ func TestAnUnknownWrapperLosesTheHookOnceAndEndsTurnsByTheScreen(t *testing.T) {
 	if n := strings.Count(h.out.String(), "warning: cannot add"); n != 1 || !strings.Contains(h.out.String(), warning) {
 		t.Errorf("want the warning once, got %d:\n%s", n, h.out.String())
 	}
-	if _, err := os.Stat(h.store.Path(watch.TurnEndFile)); err == nil {
+	if _, err := os.Stat(h.store.Path(agent.TurnEndFile)); err == nil {
 		t.Errorf("a turn-end file, yet no hook was added")
 	}
 }
@@ -176,7 +177,7 @@ func TestClaudeCodeThroughEnvAndAShellLineGetsItsStopHook(t *testing.T) {
 			r := newClaudeRun(t, claude, claudePrompt, "Still working on it.")
 			defer r.explain()
 			r.cfg.Command = form(r)
-			r.cfg.Agent, _ = watch.Agent("claude")
+			r.cfg.Agent, _ = agent.Lookup("claude")
 			r.cfg.ReadyPattern = r.cfg.Agent.Ready
 			r.cfg.InactivityTimeout = 5 * time.Minute // beyond the test: only the turn's end may end it
 			r.useTurnHook(wake)

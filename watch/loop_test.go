@@ -1,18 +1,16 @@
 package watch_test
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
 )
@@ -40,7 +38,7 @@ func newHarness(t *testing.T, prompt string, command []string) *harness {
 		Dir:               srv.Dir,
 		Command:           command,
 		PromptFile:        promptFile,
-		PromptMode:        watch.ModeType,
+		PromptMode:        agent.ModeType,
 		MaxIterations:     3,
 		InactivityTimeout: 30 * time.Second,
 		PollInterval:      200 * time.Millisecond,
@@ -143,12 +141,12 @@ func firstDiff(a, b string) int {
 }
 
 func TestArgAndStdinModesPassThePromptByteForByte(t *testing.T) {
-	for _, mode := range []string{watch.ModeArg, watch.ModeStdin} {
+	for _, mode := range []string{agent.ModeArg, agent.ModeStdin} {
 		t.Run(mode, func(t *testing.T) {
 			t.Parallel()
 			h := newHarness(t, trickyPrompt, nil)
 			got := filepath.Join(h.srv.Dir, "got")
-			if mode == watch.ModeArg {
+			if mode == agent.ModeArg {
 				h.cfg.Command = []string{"/bin/sh", "-c", `printf %s "$1" > "$0"`, got}
 			} else {
 				h.cfg.Command = []string{"/bin/sh", "-c", `cat > "$0"`, got}
@@ -168,7 +166,7 @@ func TestPromptIsReReadEveryIterationAndMayBeEmpty(t *testing.T) {
 	h := newHarness(t, "first", nil)
 	got := filepath.Join(h.srv.Dir, "got-{{iteration}}")
 	h.cfg.Command = []string{"/bin/sh", "-c", `cat > "$(echo "$0" | sed "s/{{iteration}}/$RALPH_ITERATION/")"; [ "$RALPH_ITERATION" = 1 ] && printf '' > "$1"; exit 0`, got, h.cfg.PromptFile}
-	h.cfg.PromptMode = watch.ModeStdin
+	h.cfg.PromptMode = agent.ModeStdin
 	h.cfg.MaxIterations = 2
 	h.wantResult(h.run(30*time.Second), watch.ExitDone, "max_iterations")
 	for i, want := range []string{"first", ""} {
@@ -230,7 +228,7 @@ func TestDonePatternSurvivesAWidthChange(t *testing.T) {
 func TestDonePatternCheckedAfterExitWithoutContinuous(t *testing.T) {
 	h := newHarness(t, donePrompt, nil)
 	h.cfg.Command = []string{"/bin/sh", "-c", `echo "you said: $1"; [ "$RALPH_ITERATION" = 3 ] && echo RALPH_DONE_42; exit 0`, "sh"}
-	h.cfg.PromptMode = watch.ModeArg
+	h.cfg.PromptMode = agent.ModeArg
 	h.cfg.MaxIterations = 5
 	h.cfg.DonePattern = regexp.MustCompile(`RALPH_DONE_[0-9]+`)
 	h.wantResult(h.run(30*time.Second), watch.ExitDone, "done_pattern")
@@ -241,7 +239,7 @@ func TestDonePatternCheckedAfterExitWithoutContinuous(t *testing.T) {
 
 func TestLimitWithoutDoneSignalExits3(t *testing.T) {
 	h := newHarness(t, donePrompt, []string{"/bin/sh", "-c", "echo $0; exit 0"})
-	h.cfg.PromptMode = watch.ModeArg
+	h.cfg.PromptMode = agent.ModeArg
 	h.cfg.MaxIterations = 2
 	h.cfg.DonePattern = regexp.MustCompile(`RALPH_DONE_[0-9]+`)
 	h.wantResult(h.run(30*time.Second), watch.ExitLimit, "max_iterations")
@@ -252,7 +250,7 @@ func TestDoneFileStopsTheLoop(t *testing.T) {
 	h := newHarness(t, "go", nil)
 	done := filepath.Join(h.srv.Dir, "DONE")
 	h.cfg.Command = []string{"/bin/sh", "-c", `[ "$RALPH_ITERATION" = 2 ] && touch "$0"; exit 0`, done}
-	h.cfg.PromptMode = watch.ModeStdin
+	h.cfg.PromptMode = agent.ModeStdin
 	h.cfg.MaxIterations = 10
 	h.cfg.DoneFile = done
 	h.wantResult(h.run(30*time.Second), watch.ExitDone, "done_file")
@@ -271,7 +269,7 @@ func TestInactivityRestartsTheIterationWithoutCountingAFailure(t *testing.T) {
 	if st := h.state(); st.ConsecutiveFailures != 0 || st.TotalFailures != 0 {
 		t.Errorf("failures counted: %+v", st)
 	}
-	log, _ := os.ReadFile(h.store.Path("iterations.log"))
+	log, _ := os.ReadFile(h.store.Path(state.LogFile))
 	if n := strings.Count(string(log), "[TIMEOUT] iteration"); n != 2 {
 		t.Errorf("log has %d TIMEOUT lines, want 2:\n%s", n, log)
 	}
@@ -295,7 +293,7 @@ func TestFailuresBackOffAndStopAfterFive(t *testing.T) {
 		t.Skip("waits 15 s of backoff")
 	}
 	h := newHarness(t, "go", []string{"/bin/sh", "-c", "exit 3"})
-	h.cfg.PromptMode = watch.ModeArg
+	h.cfg.PromptMode = agent.ModeArg
 	h.cfg.MaxIterations = 10
 	h.wantResult(h.run(90*time.Second), watch.ExitFailed, "consecutive_failures")
 	h.wantOutput(
@@ -311,7 +309,7 @@ func TestFailuresBackOffAndStopAfterFive(t *testing.T) {
 
 func TestSuccessResetsTheFailureCount(t *testing.T) {
 	h := newHarness(t, "go", []string{"/bin/sh", "-c", `[ "$RALPH_ITERATION" = 2 ] && exit 0; exit 1`})
-	h.cfg.PromptMode = watch.ModeArg
+	h.cfg.PromptMode = agent.ModeArg
 	h.cfg.MaxIterations = 3
 	h.wantResult(h.run(60*time.Second), watch.ExitDone, "max_iterations")
 	st := h.state()
@@ -323,286 +321,10 @@ func TestSuccessResetsTheFailureCount(t *testing.T) {
 
 func TestCommandNotFoundStopsAtOnce(t *testing.T) {
 	h := newHarness(t, "go", []string{"ralph-no-such-agent"})
-	h.cfg.PromptMode = watch.ModeArg
+	h.cfg.PromptMode = agent.ModeArg
 	h.wantResult(h.run(30*time.Second), watch.ExitFailed, "fatal_exit")
 	h.wantOutput("ralph-watch: error: command not found: ralph-no-such-agent (exit 127)")
 	if st := h.state(); st.CurrentIteration != 1 {
 		t.Errorf("ran %d iterations, want 1", st.CurrentIteration)
-	}
-}
-
-func TestAnAgentIgnoringHangupsDoesNotSurviveItsIteration(t *testing.T) {
-	h := newHarness(t, "go", nil)
-	h.cfg.Command = h.agent("ignore HUP TERM\nchild\nready\nread\nquiet\n")
-	h.cfg.MaxIterations = 2
-	h.cfg.InactivityTimeout = time.Second
-	h.wantResult(h.run(60*time.Second), watch.ExitDone, "max_iterations")
-	if pids := processesOf(t, "RALPH_ITERATION=1", h.srv.Dir); len(pids) > 0 {
-		t.Errorf("iteration 1 left processes running: %v", pids)
-	}
-	if pids := processesOf(t, "RALPH_ITERATION=2", h.srv.Dir); len(pids) == 0 {
-		t.Errorf("iteration 2's agent is not running (the loop leaves the last agent)")
-	}
-}
-
-// processesOf lists live processes whose environment holds both strings.
-func processesOf(t *testing.T, a, b string) []string {
-	t.Helper()
-	entries, _ := os.ReadDir("/proc")
-	var pids []string
-	for _, e := range entries {
-		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
-		if err != nil {
-			continue
-		}
-		stat, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if s := string(stat); strings.Contains(s, ") Z ") {
-			continue
-		}
-		vars := "\x00" + string(env)
-		if strings.Contains(vars, "\x00"+a+"\x00") && strings.Contains(vars, b) {
-			pids = append(pids, e.Name())
-		}
-	}
-	return pids
-}
-
-func TestPaneOptionsFollowTheLoopAndRemainOnExitIsRestored(t *testing.T) {
-	h := newHarness(t, "go", nil)
-	h.cfg.Command = h.agent("ready\nread\nsleep 1500ms\nexit 0\n")
-	h.cfg.MaxIterations = 2
-	h.srv.Must("set-option", "-p", "-t", h.cfg.Pane, "remain-on-exit", "off")
-	var seen string
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		tmuxtest.Eventually(t, 30*time.Second, "⟳ 1/2 in @ralph-status", func() bool {
-			seen = h.srv.Option(h.cfg.Pane, "@ralph-status")
-			return seen == "⟳ 1/2"
-		})
-		if got := h.srv.Option(h.cfg.Pane, "remain-on-exit"); got != "on" {
-			t.Errorf("remain-on-exit while looping = %q, want on", got)
-		}
-	}()
-	h.wantResult(h.run(60*time.Second), watch.ExitDone, "max_iterations")
-	wg.Wait()
-	for name, want := range map[string]string{
-		"@ralph-name": "test", "@ralph-iteration": "2", "@ralph-max": "2",
-		"@ralph-state": "done", "@ralph-status": "✓ 2/2", "remain-on-exit": "off",
-	} {
-		if got := h.srv.Option(h.cfg.Pane, name); got != want {
-			t.Errorf("%s = %q, want %q", name, got, want)
-		}
-	}
-}
-
-func TestStateAndLogFollowTheSwarmSchema(t *testing.T) {
-	h := newHarness(t, "go", []string{"/bin/sh", "-c", "exit 0"})
-	h.cfg.PromptMode = watch.ModeArg
-	h.cfg.MaxIterations = 2
-	h.cfg.DonePattern = regexp.MustCompile(`X_DONE`)
-	h.run(30 * time.Second)
-	data, err := os.ReadFile(h.store.Path("state.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, field := range []string{"worker_name", "prompt_file", "max_iterations", "current_iteration", "status",
-		"started", "last_iteration_started", "last_iteration_ended", "iteration_durations",
-		"consecutive_failures", "total_failures", "done_pattern", "inactivity_timeout",
-		"check_done_continuous", "exit_reason", "pane_id", "watcher_pid", "heartbeat"} {
-		if !bytes.Contains(data, []byte(`"`+field+`":`)) {
-			t.Errorf("state.json lacks %s:\n%s", field, data)
-		}
-	}
-	log, _ := os.ReadFile(h.store.Path("iterations.log"))
-	lineRE := regexp.MustCompile(`(?m)^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d \[(START|END|DONE)\] `)
-	if got := len(lineRE.FindAll(log, -1)); got != 5 {
-		t.Errorf("iterations.log has %d well-formed lines, want 5:\n%s", got, log)
-	}
-	if !strings.Contains(string(log), "[START] iteration 1/2") || !strings.Contains(string(log), "[END] iteration 2 exit=0 duration=") {
-		t.Errorf("iterations.log:\n%s", log)
-	}
-	for _, f := range []string{"state.json", "iterations.log", "prompt.txt"} {
-		if info, err := os.Stat(h.store.Path(f)); err != nil || info.Mode().Perm() != 0o600 {
-			t.Errorf("%s: mode %v (%v), want 0600", f, info.Mode().Perm(), err)
-		}
-	}
-}
-
-func TestPromptFileDeletedMidLoopFails(t *testing.T) {
-	h := newHarness(t, "go", nil)
-	h.cfg.Command = []string{"/bin/sh", "-c", `rm -f "$0"; exit 0`, h.cfg.PromptFile}
-	h.cfg.PromptMode = watch.ModeArg
-	h.wantResult(h.run(30*time.Second), watch.ExitFailed, "prompt_file_missing")
-	h.wantOutput("ralph-watch: error: prompt file not found: " + h.cfg.PromptFile)
-	if st := h.state(); st.Status != state.Failed {
-		t.Errorf("status %s, want failed", st.Status)
-	}
-}
-
-func TestInterruptLeavesTheLoopPausedAndTheAgentRunning(t *testing.T) {
-	h := newHarness(t, "go", nil)
-	h.cfg.Command = h.agent("ready\nread\nprint working on it\nquiet\n")
-	ctx, cancel := context.WithCancel(context.Background())
-	loop := &watch.Loop{Config: h.cfg, Tmux: h.srv.Client, Store: h.store, Out: &h.out, Err: &h.out}
-	go func() {
-		tmuxtest.Eventually(t, 30*time.Second, "the agent to work", func() bool {
-			return strings.Contains(h.srv.Capture(h.cfg.Pane), "working on it")
-		})
-		cancel()
-	}()
-	res := loop.Run(ctx)
-	h.wantResult(res, watch.ExitInterrupted, "interrupted")
-	if st := h.state(); st.Status != state.Paused {
-		t.Errorf("status %s, want paused", st.Status)
-	}
-	if dead := strings.TrimSpace(h.srv.Must("display", "-p", "-t", h.cfg.Pane, "#{pane_dead}")); dead != "0" {
-		t.Errorf("agent stopped on interrupt")
-	}
-	if got := h.srv.Option(h.cfg.Pane, "@ralph-status"); got != "⏸ 1/3" {
-		t.Errorf("@ralph-status = %q, want ⏸ 1/3", got)
-	}
-}
-
-func TestClosedPaneAndKilledServerEndTheLoopWithAClearReason(t *testing.T) {
-	for _, tc := range []struct {
-		name, reason string
-		kill         func(h *harness)
-	}{
-		{"pane closed", "pane_closed", func(h *harness) { h.srv.Tmux("kill-pane", "-t", h.cfg.Pane) }},
-		{"server killed", "server_gone", func(h *harness) { h.srv.Tmux("kill-server") }},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			h := newHarness(t, "go", nil)
-			h.cfg.Command = h.agent("ready\nread\nprint busy\nquiet\n")
-			go func() {
-				tmuxtest.Eventually(t, 30*time.Second, "the agent to work", func() bool {
-					return strings.Contains(h.srv.Capture(h.cfg.Pane), "busy")
-				})
-				tc.kill(h)
-			}()
-			h.wantResult(h.run(30*time.Second), watch.ExitFailed, tc.reason)
-			if st := h.state(); st.Status != state.Failed || st.ExitReason == nil || *st.ExitReason != tc.reason {
-				t.Errorf("state %s / %v, want failed / %s", st.Status, st.ExitReason, tc.reason)
-			}
-		})
-	}
-}
-
-func TestATUIThatDropsEarlyInputStillGetsThePromptOnce(t *testing.T) {
-	h := newHarness(t, "exactly once", nil)
-	got := filepath.Join(h.srv.Dir, "got")
-	h.cfg.Command = h.agent("ready\ndrop-input 1500ms\nread\nsave " + got + "\nexit 0\n")
-	h.cfg.MaxIterations = 1
-	h.wantResult(h.run(60*time.Second), watch.ExitDone, "max_iterations")
-	if data, _ := os.ReadFile(got); string(data) != "exactly once" {
-		t.Errorf("agent received %q, want the prompt once", data)
-	}
-}
-
-func TestReadyPatternWaitsForAnAgentThatIsSlowToTakeInput(t *testing.T) {
-	h := newHarness(t, "first line\nsecond line", nil)
-	got := filepath.Join(h.srv.Dir, "got")
-	h.cfg.Command = h.agent("print loading plugins\nsleep 2s\nprint READY>\nready\nread\nsave " + got + "\nexit 0\n")
-	h.cfg.MaxIterations = 1
-	h.cfg.ReadyPattern = regexp.MustCompile(`READY>`)
-	h.wantResult(h.run(60*time.Second), watch.ExitDone, "max_iterations")
-	if data, _ := os.ReadFile(got); string(data) != "first line\nsecond line" {
-		t.Errorf("agent received %q", data)
-	}
-}
-
-func TestResizingAQuietPaneIsNotActivity(t *testing.T) {
-	h := newHarness(t, "go", nil)
-	h.cfg.Command = h.agent("ready\nread\nprint " + strings.Repeat("a long line that wraps at forty columns ", 4) + "\nquiet\n")
-	h.cfg.MaxIterations = 1
-	h.cfg.InactivityTimeout = 2 * time.Second
-	h.cfg.IterationTimeout = 30 * time.Second
-	stop := make(chan struct{})
-	defer close(stop)
-	go func() {
-		for i := 0; ; i++ {
-			select {
-			case <-stop:
-				return
-			case <-time.After(250 * time.Millisecond):
-				h.srv.Tmux("resize-window", "-t", h.cfg.Pane, "-x", []string{"40", "120"}[i%2])
-			}
-		}
-	}()
-	h.wantResult(h.run(60*time.Second), watch.ExitDone, "max_iterations")
-	h.wantOutput("inactivity timeout (2s), restarting")
-}
-
-// After a respawn the last agent's screen is still in the pane's history; an
-// agent that takes a while to draw must not be typed at before it does.
-func TestAnAgentSlowToStartGetsThePromptOnlyOnceItHasDrawn(t *testing.T) {
-	h := newHarness(t, "line one\nline two", nil)
-	got := filepath.Join(h.srv.Dir, "got-{{iteration}}")
-	h.cfg.Command = h.agent("sleep 2s\nprint slow agent ready\nready\nread\nsave " + got + "\nprint lots of output so the screen is full\nexit 0\n")
-	h.cfg.MaxIterations = 2
-	h.wantResult(h.run(60*time.Second), watch.ExitDone, "max_iterations")
-	for _, i := range []string{"1", "2"} {
-		if data, _ := os.ReadFile(strings.ReplaceAll(got, "{{iteration}}", i)); string(data) != "line one\nline two" {
-			t.Errorf("iteration %s: agent received %q", i, data)
-		}
-	}
-}
-
-func TestAPauseRequestEndsABackoffWaitAtOnce(t *testing.T) {
-	h := newHarness(t, "go", []string{"/bin/sh", "-c", "exit 1"})
-	h.cfg.PromptMode = watch.ModeArg
-	h.cfg.MaxIterations = 10
-	wake := make(chan os.Signal, 1)
-	requested := make(chan time.Time, 1)
-	go func() {
-		tmuxtest.Eventually(t, 60*time.Second, "the 8 s backoff", func() bool {
-			return strings.Contains(h.out.String(), "retrying in 8s")
-		})
-		h.store.Request(state.RequestPause)
-		requested <- time.Now()
-		wake <- syscall.SIGUSR1
-	}()
-	loop := &watch.Loop{Config: h.cfg, Tmux: h.srv.Client, Store: h.store, Out: &h.out, Err: &h.out, Wake: wake}
-	done := make(chan watch.Result, 1)
-	go func() { done <- loop.Run(context.Background()) }()
-	select {
-	case res := <-done:
-		h.wantResult(res, watch.ExitInterrupted, "paused")
-		// Generous: the backoff it must cut short is 8 s.
-		if waited := time.Since(<-requested); waited > 5*time.Second {
-			t.Errorf("the pause took %s to end an 8 s backoff", waited)
-		}
-	case <-time.After(60 * time.Second):
-		t.Fatalf("loop did not end; output:\n%s", h.out.String())
-	}
-	if st := h.state(); st.Status != state.Paused || st.CurrentIteration != 4 {
-		t.Errorf("state %s at %d, want paused at 4", st.Status, st.CurrentIteration)
-	}
-}
-
-func TestTheLoopReportsWhatItLearnsOfTheAgentInOrder(t *testing.T) {
-	h := newHarness(t, "hello", nil)
-	h.cfg.Command = h.agent("ready\nread\nprint working\\n\nsleep 1s\nexit 0\n")
-	h.cfg.MaxIterations = 1
-	var mu sync.Mutex
-	var kinds []string
-	h.cfg.Events = func(e watch.Event) {
-		mu.Lock()
-		defer mu.Unlock()
-		if e.Iteration != 1 {
-			t.Errorf("event %s in iteration %d, want 1", e.Kind, e.Iteration)
-		}
-		kinds = append(kinds, string(e.Kind))
-	}
-	h.wantResult(h.run(30*time.Second), watch.ExitDone, "max_iterations")
-	mu.Lock()
-	defer mu.Unlock()
-	// paste-on comes between output and ready when the agent turns it on
-	got := strings.ReplaceAll(strings.Join(kinds, " "), " paste-on", "")
-	if want := "started output ready pasted submitted exit"; got != want {
-		t.Errorf("events = %q, want %q", got, want)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
 )
 
@@ -25,7 +26,7 @@ func TestNotifyCommandRunsWhenTheLoopEnds(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			h := newHarness(t, "go on", []string{"/bin/sh", "-c", c.script})
-			h.cfg.PromptMode = watch.ModeArg
+			h.cfg.PromptMode = agent.ModeArg
 			h.cfg.DonePattern = regexp.MustCompile(`RALPH_DONE_[0-9]+`)
 			out := filepath.Join(h.srv.Dir, "notified $(x)")
 			h.srv.Must("set-option", "-g", watch.NotifyOption,

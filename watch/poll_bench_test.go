@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
@@ -28,7 +29,7 @@ func BenchmarkPoll(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		ScreenHash(screen, l.Lines)
+		agent.ScreenHash(screen, l.Lines)
 	}
 }
 
@@ -40,7 +41,7 @@ func BenchmarkScreenHash(b *testing.B) {
 	}
 	b.SetBytes(int64(len(screen)))
 	for i := 0; i < b.N; i++ {
-		ScreenHash(screen, 20)
+		agent.ScreenHash(screen, 20)
 	}
 }
 

@@ -11,6 +11,13 @@ import (
 	"strings"
 )
 
+// Fail actions: where check failures go in the next prompt.
+const (
+	FailAppend  = "append"
+	FailPrepend = "prepend"
+	FailReplace = "replace"
+)
+
 // MaxPromptSize is the largest prompt file accepted; larger ones are refused.
 const MaxPromptSize = 8 << 20
 

@@ -221,3 +221,32 @@ func TestRenderDoesNotExpandPlaceholdersInsideValues(t *testing.T) {
 		t.Errorf("Render = %q, want %q", got, want)
 	}
 }
+
+func TestComposePutsFailuresWhereAsked(t *testing.T) {
+	const fb = "Check \"x\" failed with exit code 1.\nOutput file: /f"
+	v := PromptVars{Iteration: 2, MaxIterations: 5, Name: "n", CheckFailures: fb}
+	tests := []struct {
+		name, text, action string
+		count              bool
+		vars               PromptVars
+		want               string
+	}{
+		{"append after a final line break", "do it\n", FailAppend, false, v, "do it\n\n" + fb},
+		{"append without a final line break", "do it", FailAppend, false, v, "do it\n\n" + fb},
+		{"append after a blank line adds nothing", "do it\n\n", FailAppend, false, v, "do it\n\n" + fb},
+		{"prepend", "do it\n", FailPrepend, false, v, fb + "\n\ndo it\n"},
+		{"replace", "do it\n", FailReplace, false, v, fb},
+		{"the placeholder takes them instead", "do it\n{{check_failures}}\nend", FailAppend, false, v, "do it\n" + fb + "\nend"},
+		{"no failures: the prompt as rendered", "do {{name}} {{x}}", FailReplace, false, PromptVars{Iteration: 1, Name: "n"}, "do n {{x}}"},
+		{"the iteration count comes first", "do it", FailPrepend, true, v, "Iteration 2 of 5, 3 remaining.\n\n" + fb + "\n\ndo it"},
+		{"count without a limit", "do it", FailAppend, true, PromptVars{Iteration: 7}, "Iteration 7.\n\ndo it"},
+		{"count on an empty prompt", "", FailAppend, true, PromptVars{Iteration: 1, MaxIterations: 1}, "Iteration 1 of 1, 0 remaining."},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Compose(tc.text, tc.vars, tc.action, tc.count); got != tc.want {
+				t.Errorf("Compose = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

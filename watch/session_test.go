@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/creack/pty"
-
 	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
 )
@@ -169,7 +169,7 @@ func TestResumingALoopPausedInALimitWaitWaitsForTheReset(t *testing.T) {
 	h.cfg.Command = []string{"/bin/sh", "-c", `if [ -e "$0" ]; then date +%s >> "$0"; exit 0; fi; touch "$0"; exec "$1" "$2"`,
 		ran, limited[0], limited[1]}
 	h.asAgent("claude")
-	h.cfg.PromptMode = watch.ModeArg
+	h.cfg.PromptMode = agent.ModeArg
 	h.cfg.MaxIterations = 1
 	notes := filepath.Join(h.srv.Dir, "notes")
 	h.srv.Must("set-option", "-g", watch.NotifyOption, `printf '%s|%s\n' "$RALPH_STATE" "$RALPH_REASON" >> "$NOTES"`)
@@ -211,7 +211,7 @@ func TestResumingALoopPausedInALimitWaitWaitsForTheReset(t *testing.T) {
 
 func TestAnEndedLoopLeavesThePaneAtAShell(t *testing.T) {
 	h := newHarness(t, "go", []string{"/bin/sh", "-c", "clear; echo worked; exit 0"})
-	h.cfg.PromptMode = watch.ModeArg
+	h.cfg.PromptMode = agent.ModeArg
 	h.cfg.MaxIterations = 1
 	h.cfg.EndCommand = "/bin/sh"
 	h.wantResult(h.run(30*time.Second), watch.ExitDone, "max_iterations")
@@ -230,7 +230,7 @@ func TestAnEndedLoopLeavesThePaneAtAShell(t *testing.T) {
 
 func TestAnEndedLoopLeavesTheStatusLineAfterItsLinger(t *testing.T) {
 	h := newHarness(t, "go", []string{"/bin/sh", "-c", "exit 0"})
-	h.cfg.PromptMode = watch.ModeArg
+	h.cfg.PromptMode = agent.ModeArg
 	h.cfg.MaxIterations = 1
 	h.srv.Must("set-option", "-g", watch.LingerOption, "2")
 	h.wantResult(h.run(30*time.Second), watch.ExitDone, "max_iterations")
@@ -247,7 +247,7 @@ func TestAnEndedLoopLeavesTheStatusLineAfterItsLinger(t *testing.T) {
 
 func TestTheLingerKeepsALoopThatTookThePaneSince(t *testing.T) {
 	h := newHarness(t, "go", []string{"/bin/sh", "-c", "exit 0"})
-	h.cfg.PromptMode = watch.ModeArg
+	h.cfg.PromptMode = agent.ModeArg
 	h.cfg.MaxIterations = 1
 	h.srv.Must("set-option", "-g", watch.LingerOption, "2")
 	h.wantResult(h.run(30*time.Second), watch.ExitDone, "max_iterations")

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 )
 
 // soakIterations is how many iterations the soak runs: a quick run in every
@@ -59,7 +60,7 @@ func measure() usage {
 func TestAThousandQuickIterationsLeakNothing(t *testing.T) {
 	n := soakIterations(200, 1000)
 	h := newHarness(t, "go", []string{"true"})
-	h.cfg.PromptMode = watch.ModeArg
+	h.cfg.PromptMode = agent.ModeArg
 	h.cfg.MaxIterations = n
 	h.cfg.RestartDelay = 0
 	runtime.GC()

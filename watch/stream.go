@@ -4,10 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 	"sync"
 	"syscall"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
 )
 
@@ -21,7 +21,7 @@ type Stream struct {
 	notify chan struct{}
 
 	mu      sync.Mutex
-	norm    Normalizer
+	norm    agent.Normalizer
 	text    []byte
 	markers []string
 	bytes   int64
@@ -42,7 +42,7 @@ func OpenStream(client tmux.Client, pane, path string) (*Stream, error) {
 	}
 	s := &Stream{fifo: path, f: f, notify: make(chan struct{}, 1)}
 	go s.read()
-	if err := client.PipePane(pane, "exec cat > "+shellQuote(path)); err != nil {
+	if err := client.PipePane(pane, "exec cat > "+agent.ShellQuote(path)); err != nil {
 		s.Close(nil, "")
 		return nil, fmt.Errorf("pipe pane output: %w", err)
 	}
@@ -102,9 +102,4 @@ func (s *Stream) Close(client tmux.Client, pane string) {
 	}
 	s.f.Close()
 	os.Remove(s.fifo)
-}
-
-// shellQuote quotes s for sh, where pipe-pane runs its command.
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

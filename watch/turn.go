@@ -2,11 +2,13 @@ package watch
 
 import (
 	"crypto/md5"
-	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
 	"time"
+
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"github.com/ralph-tmux/ralph.tmux/watch/state"
 )
 
 // turn follows the agent through one iteration by what its screen shows.
@@ -18,43 +20,43 @@ type turn struct {
 	// dialogByHook: the agent's hook said it waits for the person; the
 	// screen showing it at work again clears it.
 	dialogByHook bool
-	inputAt      time.Time  // the needs-input report last taken
-	fg           foreground // the agent's processes at an earlier look, to tell idle from at work
+	inputAt      time.Time        // the needs-input report last taken
+	fg           agent.Foreground // the agent's processes at an earlier look, to tell idle from at work
 }
 
 // observe judges one look at the screen: the agent's state first (a
 // start-up dialog, a limit, a question, the end of its turn), then
 // inactivity. It returns the ending, if any, and how soon another look could
 // change the verdict when nothing else happens.
-func (l *Loop) observe(it *iteration, det *Detector, screen string, now time.Time) (ending, bool, time.Duration) {
-	lines := ScreenLines(screen, l.Lines)
+func (l *Loop) observe(it *iteration, det *agent.Detector, screen string, now time.Time) (ending, bool, time.Duration) {
+	lines := agent.ScreenLines(screen, l.Lines)
 	stable := det.Observe(md5.Sum([]byte(strings.Join(lines, "\n"))), now)
 	state, detail := l.Agent.Classify(lines)
 	t := &it.turn
-	if state == StateWorking {
+	if state == agent.StateWorking {
 		t.dialogByHook = false // answered: it works again
-	} else if t.dialogByHook && state != StateStartup && state != StateLimited && state != StateFinished {
-		state = StateDialog // its hook said it waits for the person, whatever the screen shows
+	} else if t.dialogByHook && state != agent.StateStartup && state != agent.StateLimited && state != agent.StateFinished {
+		state = agent.StateDialog // its hook said it waits for the person, whatever the screen shows
 	}
 	switch state {
-	case StateStartup:
+	case agent.StateStartup:
 		t.detail = detail
 		l.event(it, EventStartup, ViaScreen, detail)
 		return endStartup, true, 0
-	case StateLimited:
+	case agent.StateLimited:
 		t.detail = detail
 		l.event(it, EventLimit, ViaScreen, detail)
 		return endLimit, true, 0
-	case StateDialog:
+	case agent.StateDialog:
 		l.askPerson(it, ViaScreen, "", now)
 		if l.DialogTimeout > 0 {
 			waited := now.Sub(t.dialogSince)
 			if waited >= l.DialogTimeout {
 				return endDialog, true, 0
 			}
-			return endExit, false, l.DialogTimeout - waited
+			return endNone, false, l.DialogTimeout - waited
 		}
-		return endExit, false, 0 // a question is not inactivity
+		return endNone, false, 0 // a question is not inactivity
 	}
 	if !t.dialogSince.IsZero() { // answered: the agent works again
 		t.dialogSince = time.Time{}
@@ -63,23 +65,23 @@ func (l *Loop) observe(it *iteration, det *Detector, screen string, now time.Tim
 		l.showStatus(StatusRunning)
 	}
 	l.setAgentState(state)
-	if state == StateWorking || state == StateFinished {
+	if state == agent.StateWorking || state == agent.StateFinished {
 		if !t.sawWork {
 			l.event(it, EventBusy, ViaScreen, "")
 		}
 		t.sawWork = true
 	}
 	next := l.InactivityTimeout - stable
-	idle, via := state == StateIdle || state == StateFinished, ViaScreen
-	if state == StateUnknown && it.pasteOn && l.Agent.IdleGrace > 0 {
+	idle, via := state == agent.StateIdle || state == agent.StateFinished, ViaScreen
+	if state == agent.StateUnknown && it.pasteOn && l.Agent.IdleGrace > 0 {
 		// The profile's strings say nothing (a new release?): the agent's
 		// processes idle on its terminal tell instead.
-		cur := lookForeground(l.agentPID, now)
-		if idleBetween(t.fg, cur) {
+		cur := agent.LookForeground(l.agentPID, now)
+		if agent.IdleBetween(t.fg, cur) {
 			idle, via = true, ViaIdle
 		} else {
 			t.fg = cur
-			next = min(next, max(idleSpan, l.Agent.IdleGrace-stable))
+			next = min(next, max(agent.IdleSpan, l.Agent.IdleGrace-stable))
 		}
 	}
 	if grace := l.Agent.IdleGrace; idle && grace > 0 {
@@ -94,11 +96,11 @@ func (l *Loop) observe(it *iteration, det *Detector, screen string, now time.Tim
 	if stable >= l.InactivityTimeout {
 		return endInactivity, true, 0
 	}
-	return endExit, false, next
+	return endNone, false, next
 }
 
 // setAgentState records what the screen says, for status --json.
-func (l *Loop) setAgentState(s AgentState) {
+func (l *Loop) setAgentState(s agent.State) {
 	if l.Agent.Knows() && l.st.AgentState != s.String() {
 		l.st.AgentState = s.String()
 	}
@@ -111,7 +113,7 @@ func (l *Loop) turnEndByScreen(it *iteration, via string, stable time.Duration, 
 	if end, ok := l.hookEnding(it); ok {
 		return end
 	}
-	l.hookSilent(it, HookTurnEnd)
+	l.hookSilent(it, agent.HookTurnEnd)
 	it.turn.ended = now.Add(-stable)
 	l.event(it, EventTurnEnd, via, "")
 	return endTurn
@@ -127,7 +129,7 @@ func (l *Loop) askPerson(it *iteration, via, detail string, now time.Time) {
 	l.event(it, EventDialog, via, detail)
 	l.sayf("the agent is asking a question; waiting for an answer in the pane")
 	l.log("DIALOG", fmt.Sprintf("iteration %d needs input", l.iteration))
-	l.setAgentState(StateDialog)
+	l.setAgentState(agent.StateDialog)
 	l.showStatus(StatusNeedsInput)
 }
 
@@ -135,8 +137,8 @@ func (l *Loop) askPerson(it *iteration, via, detail string, now time.Time) {
 // failed turn (a usage limit or an API error), the end of its turn, or a
 // question for the person (which ends nothing).
 func (l *Loop) hookEnding(it *iteration) (ending, bool) {
-	if r, ok := l.hookRecord(HookTurnFailed); ok {
-		limit, text := TurnFailure(r.Detail)
+	if r, ok := l.hookRecord(agent.HookTurnFailed); ok {
+		limit, text := agent.TurnFailure(r.Detail)
 		it.turn.detail = text
 		if limit {
 			l.event(it, EventLimit, ViaHook, text)
@@ -148,17 +150,17 @@ func (l *Loop) hookEnding(it *iteration) (ending, bool) {
 	if l.hookTurnEnded(it) {
 		return endTurn, true
 	}
-	if r, ok := l.hookRecord(HookNeedsInput); ok && r.At.After(it.turn.inputAt) {
+	if r, ok := l.hookRecord(agent.HookNeedsInput); ok && r.At.After(it.turn.inputAt) {
 		it.turn.inputAt, it.turn.dialogByHook = r.At, true
 		l.askPerson(it, ViaHook, r.Detail, l.Clock.Now())
 	}
-	return endExit, false
+	return endNone, false
 }
 
 // hookTurnEnded reports whether the agent's own turn-end hook fired for
 // this iteration.
 func (l *Loop) hookTurnEnded(it *iteration) bool {
-	if _, ok := l.hookRecord(HookTurnEnd); !ok {
+	if _, ok := l.hookRecord(agent.HookTurnEnd); !ok {
 		return false
 	}
 	it.turn.ended = l.Clock.Now()
@@ -169,20 +171,20 @@ func (l *Loop) hookTurnEnded(it *iteration) bool {
 // hookRecord returns this iteration's record of name: from a hook the
 // watcher installed, or one the person configured themselves (records are
 // cleared before each agent starts, so one of this iteration is its agent's).
-func (l *Loop) hookRecord(name string) (HookRecord, bool) {
+func (l *Loop) hookRecord(name string) (agent.HookRecord, bool) {
 	if l.Store == nil {
-		return HookRecord{}, false
+		return agent.HookRecord{}, false
 	}
-	r, ok := ReadHook(l.Store, name)
+	r, ok := agent.ReadHook(l.Store, name)
 	if !ok || r.Iteration != l.iteration {
-		return HookRecord{}, false
+		return agent.HookRecord{}, false
 	}
 	return r, true
 }
 
 // clearHooks removes the hooks' records before an agent starts.
 func (l *Loop) clearHooks() {
-	for _, name := range HookNames {
+	for _, name := range agent.HookNames {
 		os.Remove(l.Store.Path(name))
 	}
 }
@@ -214,7 +216,7 @@ func (l *Loop) hooksBrokeStart(it *iteration, r outcome) {
 	if !l.turnHook || r.ending != endExit || r.code == 0 || r.code == 126 || r.code == 127 || it.ready || l.plainCommand == nil {
 		return
 	}
-	for _, name := range HookNames {
+	for _, name := range agent.HookNames {
 		if _, ok := l.hookRecord(name); ok {
 			return // they reach us: something else failed
 		}
@@ -227,86 +229,58 @@ func (l *Loop) hooksBrokeStart(it *iteration, r outcome) {
 		"running it without them from the next iteration (the screen tells its state)", r.code)
 }
 
-// claudeEvents are Claude Code's hook events the watcher listens to, and
-// what each reports (Claude Code 2.1.197 and 2.1.330 have them all).
-var claudeEvents = []struct{ Event, Name string }{
-	{"SessionStart", HookSessionStart},
-	{"UserPromptSubmit", HookPromptSubmit},
-	{"Stop", HookTurnEnd},
-	{"StopFailure", HookTurnFailed},
-	{"Notification", HookNeedsInput},
-	{"PermissionRequest", HookNeedsInput},
-}
-
-// claudeSettings is a --settings file whose hooks call back: each event
-// runs `EXECUTABLE hook NAME --state DIR`.
-func claudeSettings(call func(name string) []string) []byte {
-	type command struct {
-		Type    string `json:"type"`
-		Command string `json:"command"`
-	}
-	type matcher struct {
-		Hooks []command `json:"hooks"`
-	}
-	hooks := map[string][]matcher{}
-	for _, e := range claudeEvents {
-		hooks[e.Event] = []matcher{{Hooks: []command{{Type: "command", Command: shellLine(call(e.Name))}}}}
-	}
-	b, _ := json.Marshal(map[string]any{"hooks": hooks})
-	return append(b, '\n')
-}
-
 // installHooks writes what makes the agent report its own state to the
 // watcher, and adds it to the command: Claude Code's hooks in a --settings
 // file, Codex's notify program.
 func (l *Loop) installHooks() {
-	if !l.TurnHook || l.Executable == "" || l.PromptMode != ModeType || len(l.Command) == 0 {
+	if !l.TurnHook || l.Executable == "" || l.PromptMode != agent.ModeType || len(l.Command) == 0 {
 		return
 	}
 	call := func(name string) []string { return []string{l.Executable, "hook", name, "--state", l.Store.Dir} }
 	l.hooked, l.plainCommand = map[string]bool{}, l.Command
 	switch l.Agent.TurnHook {
-	case HookClaudeStop:
-		if l.Agent.has(l.Command, []string{"--settings"}) {
+	case agent.HookClaudeStop:
+		if l.Agent.Has(l.Command, []string{"--settings"}) {
 			return // the person's own settings win; the screen tells the turn's end
 		}
-		path := l.Store.Path("claude-settings.json")
-		if err := os.WriteFile(path, claudeSettings(call), 0o600); err != nil {
+		path := l.Store.Path(state.ClaudeSettings)
+		if err := os.WriteFile(path, agent.ClaudeSettings(call), 0o600); err != nil {
 			l.warnf("write claude settings: %v", err)
 			return
 		}
 		if !l.addArgs("--settings", path) {
 			return
 		}
-		for _, e := range claudeEvents {
+		for _, e := range agent.ClaudeEvents {
 			l.hooked[e.Name] = true
 		}
-	case HookCodexNotify:
-		words := call(HookTurnEnd)
-		quoted := make([]string, len(words))
-		for i, s := range words {
-			quoted[i] = jsonString(s) // JSON's string escapes are TOML's too
-		}
-		if !l.addArgs("-c", "notify=["+strings.Join(quoted, ",")+"]") {
+	case agent.HookCodexNotify:
+		if !l.addArgs("-c", agent.CodexNotify(call(agent.HookTurnEnd))) {
 			return
 		}
-		l.hooked[HookTurnEnd] = true
+		l.hooked[agent.HookTurnEnd] = true
 	default:
 		return
 	}
 	l.turnHook = true
 }
 
-// shellLine joins words into one sh command line, each quoted.
-func shellLine(words []string) string {
-	q := make([]string, len(words))
-	for i, w := range words {
-		q[i] = shellQuote(w)
+// quiet takes output until the agent pauses a moment, at most hookSettle.
+func (l *Loop) quiet(it *iteration) {
+	if l.stream == nil {
+		return
 	}
-	return strings.Join(q, " ")
-}
-
-func jsonString(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
+	deadline := l.Clock.After(hookSettle)
+	for {
+		l.take(it)
+		select {
+		case <-l.stream.Notify():
+		case <-l.Clock.After(hookQuiet):
+			l.take(it)
+			return
+		case <-deadline:
+			l.take(it)
+			return
+		}
+	}
 }

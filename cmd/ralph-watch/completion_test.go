@@ -13,9 +13,8 @@ import (
 	"time"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
-
 	"github.com/ralph-tmux/ralph.tmux/completions"
-	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
 )
 
@@ -321,11 +320,11 @@ func TestBashCompletesSubcommandsFlagsValuesLoopsAndPanes(t *testing.T) {
 		{"ralph-watch run --prompt-mode=", []string{"arg", "stdin", "type"}},
 		{"ralph-watch run --prompt-mode=s", []string{"stdin"}},
 		{"ralph-watch stop alpha ", nil},
-		{"ralph-watch run --agent ", watch.AgentNames()},
+		{"ralph-watch run --agent ", agent.Names()},
 		{"ralph-watch run --agent c", []string{"claude", "codex"}},
 		{"ralph-watch run --prompt-file my", []string{"my prompt.md"}},
 		{"ralph-watch trust sta", []string{"state"}},
-		{"ralph-watch doctor --agent ", watch.AgentNames()},
+		{"ralph-watch doctor --agent ", agent.Names()},
 	}...)
 	os.WriteFile(filepath.Join(s.srv.Dir, "my prompt.md"), nil, 0o644)
 	for _, tc := range cases {
@@ -372,7 +371,7 @@ func TestFishCompletesSubcommandsFlagsValuesLoopsAndPanes(t *testing.T) {
 		{"ralph-watch run --prompt-mode=", []string{"--prompt-mode=arg", "--prompt-mode=stdin", "--prompt-mode=type"}},
 		{"ralph-watch stop alpha ", nil},
 		{"ralph-watch run -- sh -", nil},
-		{"ralph-watch doctor --agent ", watch.AgentNames()},
+		{"ralph-watch doctor --agent ", agent.Names()},
 	}...)
 	for _, tc := range cases {
 		got := s.shell(t, []string{"RW_FILE=" + file, "RW_LINE=" + tc.line}, "fish", "-c", `source $RW_FILE; complete -C "$RW_LINE"`)

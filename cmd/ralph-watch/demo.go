@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -126,7 +127,7 @@ func runDemo(ctx context.Context, e env, iterations int, attach bool) error {
 		Config: watch.Config{
 			Name: "demo", Pane: pane.ID, Dir: dir, Socket: socket,
 			Command:    []string{exe, "demo", "agent"},
-			PromptFile: promptFile, PromptMode: watch.ModeType,
+			PromptFile: promptFile, PromptMode: agent.ModeType,
 			MaxIterations: iterations, InactivityTimeout: 30 * time.Second, PollInterval: 500 * time.Millisecond,
 			ReadyTimeout: 15 * time.Second, RestartDelay: time.Second, Lines: 20,
 			DonePattern: regexp.MustCompile(`RALPH_DONE`), CheckDoneContinuous: true,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"os/exec"
 	"regexp"
 	"strings"
@@ -22,7 +23,7 @@ var doctorAgents = []string{"claude", "codex", "gemini"}
 
 func doctorCommand(e env) *ffcli.Command {
 	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
-	agent := fs.String("agent", "", "agent profile: "+strings.Join(watch.AgentNames(), ", ")+" (default guessed from the command)")
+	agent := fs.String("agent", "", "agent profile: "+strings.Join(agent.Names(), ", ")+" (default guessed from the command)")
 	ready := fs.String("ready-pattern", "", "try this ready pattern instead of the profile's (Go RE2)")
 	asJSON := fs.Bool("json", false, "print each report as one line of JSON")
 	markdown := fs.Bool("markdown", false, "print rows of the README's compatibility table")

@@ -13,8 +13,7 @@ import (
 	"time"
 
 	"github.com/peterbourgon/ff/v3"
-
-	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/between"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 )
 
@@ -60,7 +59,7 @@ func parseDuration(s string) (time.Duration, error) {
 
 // checkFlag adds a check for every --check; checkHintFlag gives the check
 // just before it its hint. Both fill one list, so order keeps them paired.
-type checkFlag struct{ checks *[]watch.Check }
+type checkFlag struct{ checks *[]between.Check }
 
 func (f checkFlag) String() string { return "" }
 
@@ -68,11 +67,11 @@ func (f checkFlag) Set(s string) error {
 	if strings.TrimSpace(s) == "" {
 		return errors.New("empty check command")
 	}
-	*f.checks = append(*f.checks, watch.Check{Command: s})
+	*f.checks = append(*f.checks, between.Check{Command: s})
 	return nil
 }
 
-type checkHintFlag struct{ checks *[]watch.Check }
+type checkHintFlag struct{ checks *[]between.Check }
 
 func (f checkHintFlag) String() string { return "" }
 
@@ -118,7 +117,7 @@ func (commandString) runsCommand() {}
 // so are their hints. A key is read as ff matches it (a flag name, or its
 // RALPH_ variable's name) and passed on by the flag's own name, so a command
 // key has one spelling to check. Sum gets the SHA-256 of the bytes parsed.
-func configParser(fs *flag.FlagSet, checks *[]watch.Check, sum *string) ff.ConfigFileParser {
+func configParser(fs *flag.FlagSet, checks *[]between.Check, sum *string) ff.ConfigFileParser {
 	return func(r io.Reader, set func(name, value string) error) error {
 		data, err := io.ReadAll(r)
 		if err != nil {
@@ -192,7 +191,7 @@ func (s settings) fromFile() []state.CommandSource {
 // readSettings fills fs, whose command line is parsed, as ff orders them:
 // RALPH_* variables (withEnv), then dir's .ralph/config, for what is still
 // unset. It records where each command came from.
-func readSettings(fs *flag.FlagSet, checks *[]watch.Check, dir string, withEnv bool) (settings, error) {
+func readSettings(fs *flag.FlagSet, checks *[]between.Check, dir string, withEnv bool) (settings, error) {
 	var s settings
 	byFlag := visited(fs)
 	if withEnv {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"io"
 	"os"
 	"path/filepath"
@@ -29,7 +30,7 @@ const hookInputWait = 500 * time.Millisecond
 func hookCommand(e env) *ffcli.Command {
 	fs := flag.NewFlagSet("hook", flag.ContinueOnError)
 	dir := fs.String("state", "", "the loop's state folder")
-	names := strings.Join(watch.HookNames, "|")
+	names := strings.Join(agent.HookNames, "|")
 	return &ffcli.Command{
 		Name:       "hook",
 		ShortUsage: "ralph-watch hook " + names + " [--state DIR] [IGNORED...]",
@@ -65,7 +66,7 @@ Examples:
       "command": "ralph-watch hook turn-end"}]}]}}`),
 		FlagSet: fs,
 		Exec: func(ctx context.Context, args []string) error {
-			if len(args) == 0 || !slices.Contains(watch.HookNames, args[0]) {
+			if len(args) == 0 || !slices.Contains(agent.HookNames, args[0]) {
 				return control.Errorf(watch.ExitUsage, "usage: ralph-watch hook %s --state DIR", names)
 			}
 			name := args[0]
@@ -76,7 +77,7 @@ Examples:
 			}
 			warn := func(msg string) { io.WriteString(e.Stderr, "ralph-watch: warning: hook "+name+": "+msg+"\n") }
 			iteration := e.Getenv("RALPH_ITERATION")
-			if name == watch.HookTurnEnd && sideThread(fs.Args()) {
+			if name == agent.HookTurnEnd && sideThread(fs.Args()) {
 				return nil // not the agent's own turn
 			}
 			installed := *dir != "" // by the watcher, which named its loop
@@ -105,19 +106,19 @@ Examples:
 				}
 				iteration = strconv.Itoa(st.CurrentIteration)
 			}
-			detail, record := watch.HookDetail(name, input)
+			detail, record := agent.HookDetail(name, input)
 			if !record {
 				return nil
 			}
-			if name == watch.HookSessionStart {
-				var in watch.HookInput
+			if name == agent.HookSessionStart {
+				var in agent.HookInput
 				if json.Unmarshal(input, &in) == nil && in.TranscriptPath != "" {
-					if err := watch.RecordTranscript(store, in.TranscriptPath); err != nil {
+					if err := agent.RecordTranscript(store, in.TranscriptPath); err != nil {
 						warn(err.Error())
 					}
 				}
 			}
-			if err := watch.RecordHook(store, name, iteration, detail); err != nil {
+			if err := agent.RecordHook(store, name, iteration, detail); err != nil {
 				warn(err.Error())
 			}
 			return nil

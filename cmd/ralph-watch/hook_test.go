@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 )
 
@@ -32,20 +32,20 @@ func TestHookRecordsEachEventFromTheAgentsJSON(t *testing.T) {
 		record      bool
 		detail      string
 	}{
-		{watch.HookSessionStart, `{"hook_event_name":"SessionStart","transcript_path":"/tmp/t/abc.jsonl","source":"startup"}`, true, ""},
-		{watch.HookPromptSubmit, `{"hook_event_name":"UserPromptSubmit","prompt":"do it"}`, true, ""},
-		{watch.HookNeedsInput, `{"hook_event_name":"Notification","notification_type":"idle_prompt","message":"Claude is waiting for your input"}`, false, ""},
-		{watch.HookNeedsInput, `{"hook_event_name":"Notification","notification_type":"permission_prompt","message":"Claude needs your permission to use Bash"}`, true, "Claude needs your permission to use Bash"},
-		{watch.HookNeedsInput, `{"hook_event_name":"PermissionRequest","tool_name":"Write"}`, true, "permission to use Write"},
-		{watch.HookTurnFailed, `{"hook_event_name":"StopFailure","error":"rate_limit","error_details":"429 too many requests"}`, true, "rate_limit: 429 too many requests"},
-		{watch.HookTurnEnd, `not json`, true, ""},
+		{agent.HookSessionStart, `{"hook_event_name":"SessionStart","transcript_path":"/tmp/t/abc.jsonl","source":"startup"}`, true, ""},
+		{agent.HookPromptSubmit, `{"hook_event_name":"UserPromptSubmit","prompt":"do it"}`, true, ""},
+		{agent.HookNeedsInput, `{"hook_event_name":"Notification","notification_type":"idle_prompt","message":"Claude is waiting for your input"}`, false, ""},
+		{agent.HookNeedsInput, `{"hook_event_name":"Notification","notification_type":"permission_prompt","message":"Claude needs your permission to use Bash"}`, true, "Claude needs your permission to use Bash"},
+		{agent.HookNeedsInput, `{"hook_event_name":"PermissionRequest","tool_name":"Write"}`, true, "permission to use Write"},
+		{agent.HookTurnFailed, `{"hook_event_name":"StopFailure","error":"rate_limit","error_details":"429 too many requests"}`, true, "rate_limit: 429 too many requests"},
+		{agent.HookTurnEnd, `not json`, true, ""},
 	} {
 		os.Remove(store.Path(tc.name))
 		code, stdout, stderr := hook(tc.name, tc.input)
 		if code != 0 || stdout != "" || stderr != "" {
 			t.Errorf("hook %s: exit %d, stdout %q, stderr %q; want 0 and silence", tc.name, code, stdout, stderr)
 		}
-		r, ok := watch.ReadHook(store, tc.name)
+		r, ok := agent.ReadHook(store, tc.name)
 		if ok != tc.record {
 			t.Errorf("hook %s %s: recorded %v, want %v", tc.name, tc.input, ok, tc.record)
 			continue
@@ -54,7 +54,7 @@ func TestHookRecordsEachEventFromTheAgentsJSON(t *testing.T) {
 			t.Errorf("hook %s: record %+v, want iteration 7, detail %q and a time", tc.name, r, tc.detail)
 		}
 	}
-	if b, _ := os.ReadFile(store.Path(watch.TranscriptFile)); string(b) != "/tmp/t/abc.jsonl\n" {
+	if b, _ := os.ReadFile(store.Path(state.TranscriptFile)); string(b) != "/tmp/t/abc.jsonl\n" {
 		t.Errorf("transcript file = %q", b)
 	}
 	if code, _, _ := hook("turn-begin", ""); code != 2 {
@@ -75,7 +75,7 @@ func TestAHandConfiguredHookFindsItsLoopByName(t *testing.T) {
 	if code != 0 || stdout != "" || stderr != "" {
 		t.Errorf("hook turn-end: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
-	if r, ok := watch.ReadHook(&state.Store{Dir: dir}, watch.HookTurnEnd); !ok || r.Iteration != 2 {
+	if r, ok := agent.ReadHook(&state.Store{Dir: dir}, agent.HookTurnEnd); !ok || r.Iteration != 2 {
 		t.Errorf("record %+v, %v; want iteration 2", r, ok)
 	}
 	if code, stdout, stderr := c.run(nil, "hook", "turn-end"); code != 0 || stdout != "" || stderr != "" {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/ralph-tmux/ralph.tmux/watch/between"
 	"os"
 	"os/signal"
 	"strings"
@@ -165,7 +166,7 @@ func checkGit(f *runFlags, dir string) error {
 	if dir == "" {
 		dir, _ = os.Getwd()
 	}
-	if watch.InGitRepo(dir) {
+	if between.InGitRepo(dir) {
 		return nil
 	}
 	if f.worktree {
@@ -176,11 +177,11 @@ func checkGit(f *runFlags, dir string) error {
 
 // useWorktree moves the loop into its own git worktree, made the first time.
 func useWorktree(e env, cfg *watch.Config) error {
-	path, dir, created, err := watch.EnsureWorktree(cfg.Dir, cfg.Name)
+	path, dir, created, err := between.EnsureWorktree(cfg.Dir, cfg.Name)
 	if err != nil {
 		return control.Errorf(watch.ExitFailed, "create worktree: %v", err)
 	}
-	cfg.Dir, cfg.Worktree, cfg.WorktreeBranch = dir, path, watch.WorktreeBranch(cfg.Name)
+	cfg.Dir, cfg.Worktree, cfg.WorktreeBranch = dir, path, between.WorktreeBranch(cfg.Name)
 	if created {
 		fmt.Fprintf(e.Stdout, "[ralph] %s: created worktree %s (branch %s)\n", cfg.Name, path, cfg.WorktreeBranch)
 	} else if !cfg.Resume {

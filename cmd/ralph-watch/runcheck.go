@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -23,7 +24,7 @@ func checkRunFlags(e env, f *runFlags, command []string) (*tmux.Exec, error) {
 		msg string
 	}{
 		{cfg.Name != "" && !control.ValidName(cfg.Name), fmt.Sprintf("invalid loop name %q: use 1 to 64 of A-Z a-z 0-9 . _ -", cfg.Name)},
-		{!slices.Contains([]string{watch.ModeType, watch.ModeArg, watch.ModeStdin}, cfg.PromptMode),
+		{!slices.Contains([]string{agent.ModeType, agent.ModeArg, agent.ModeStdin}, cfg.PromptMode),
 			fmt.Sprintf("invalid --prompt-mode %q: use type, arg or stdin", cfg.PromptMode)},
 		{cfg.MaxIterations < 0, "--max-iterations must not be negative"},
 		{cfg.Lines < 1, "--lines must be at least 1"},
@@ -76,7 +77,7 @@ func checkRunFlags(e env, f *runFlags, command []string) (*tmux.Exec, error) {
 	if cfg.MaxIterations > 50 {
 		fmt.Fprintln(e.Stderr, "ralph-watch: warning: high iteration count (>50) may consume significant resources")
 	}
-	if watch.MatchesOwnText(cfg.DonePattern, prompt) {
+	if agent.MatchesOwnText(cfg.DonePattern, prompt) {
 		fmt.Fprintln(e.Stderr, "ralph-watch: warning: the done pattern matches the prompt file's own text; only what the agent prints after the prompt counts")
 	}
 	return client, nil
@@ -128,8 +129,8 @@ func shellWords(command []string, mode string) []string {
 	if len(command) != 1 || !strings.ContainsAny(command[0], " \t\n;|&$<>()'\"*?`~") {
 		return command
 	}
-	line := watch.ExecLine(command[0]) // the agent, not sh, is the pane's process
-	if mode == watch.ModeArg {
+	line := agent.ExecLine(command[0]) // the agent, not sh, is the pane's process
+	if mode == agent.ModeArg {
 		return []string{"/bin/sh", "-c", line + ` "$@"`, "sh"}
 	}
 	return []string{"/bin/sh", "-c", line}
@@ -142,11 +143,11 @@ func applyAgent(e env, f *runFlags) error {
 	cfg := &f.cfg
 	name := f.agent
 	if name == "" {
-		name = watch.GuessAgent(cfg.Command)
+		name = agent.Guess(cfg.Command)
 	}
-	p, ok := watch.Agent(name)
+	p, ok := agent.Lookup(name)
 	if !ok {
-		return control.Errorf(watch.ExitUsage, "unknown --agent %q: use %s", f.agent, strings.Join(watch.AgentNames(), ", "))
+		return control.Errorf(watch.ExitUsage, "unknown --agent %q: use %s", f.agent, strings.Join(agent.Names(), ", "))
 	}
 	if !p.Supports(cfg.PromptMode) {
 		return control.Errorf(watch.ExitUsage, "%s does not take prompts in %s mode: use --prompt-mode type", name, cfg.PromptMode)
@@ -181,7 +182,7 @@ func applyAgent(e env, f *runFlags) error {
 		return control.Errorf(watch.ExitUsage, "%v", err)
 	}
 	cfg.Command = command
-	if why := watch.ParseLaunch(command).NoTerminal; why != "" && cfg.PromptMode == watch.ModeType {
+	if why := agent.ParseLaunch(command).NoTerminal; why != "" && cfg.PromptMode == agent.ModeType {
 		fmt.Fprintf(e.Stderr, "ralph-watch: warning: the prompt is typed into the terminal, but %s\n", why)
 	}
 	if exe, err := e.Executable(); err == nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"io"
 	"strings"
 	"time"
@@ -35,7 +36,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.socketPath, "socket-path", "", "tmux server socket path, as tmux -S")
 	fs.StringVar(&c.Name, "name", "", "loop name, [A-Za-z0-9._-]{1,64} (default derived from the pane)")
 	fs.StringVar(&f.promptFile, "prompt-file", "PROMPT.md", "prompt file, read fresh every iteration")
-	fs.StringVar(&c.PromptMode, "prompt-mode", watch.ModeType, "how the prompt reaches the agent: type, arg or stdin")
+	fs.StringVar(&c.PromptMode, "prompt-mode", agent.ModeType, "how the prompt reaches the agent: type, arg or stdin")
 	fs.IntVar(&c.MaxIterations, "max-iterations", 0, "stop after this many iterations (0: no limit)")
 	fs.Var(durationFlag{&c.InactivityTimeout}, "inactivity-timeout", "restart when the screen is unchanged this long (default 180s)")
 	fs.Var(durationFlag{&c.PollInterval}, "poll-interval", "how often the screen is compared while the agent writes (default 2s)")
@@ -48,7 +49,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.Var(durationFlag{&c.IterationTimeout}, "iteration-timeout", "restart an iteration that runs this long (0: none)")
 	fs.Var(durationFlag{&c.MaxTime}, "max-time", "stop the loop after this long (0: no limit)")
 	fs.Var(durationFlag{&c.RestartDelay}, "restart-delay", "pause between iterations (default 1s)")
-	fs.StringVar(&f.agent, "agent", "", "agent profile: "+strings.Join(watch.AgentNames(), ", ")+" (default guessed from the command)")
+	fs.StringVar(&f.agent, "agent", "", "agent profile: "+strings.Join(agent.Names(), ", ")+" (default guessed from the command)")
 	fs.StringVar(&f.busyPattern, "busy-pattern", "", "regular expression that shows the agent is working (default the profile's)")
 	fs.StringVar(&f.dialogPattern, "dialog-pattern", "", "regular expression that shows the agent waits on a question (default the profile's)")
 	fs.StringVar(&f.limitPattern, "limit-pattern", "", "regular expression that shows a usage limit (default the profile's)")

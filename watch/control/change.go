@@ -3,6 +3,8 @@ package control
 import (
 	"context"
 	"fmt"
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"github.com/ralph-tmux/ralph.tmux/watch/deliver"
 	"io"
 	"time"
 
@@ -114,7 +116,7 @@ func endAgent(l *Loop, clk clock.Clock) {
 		return
 	}
 	if p, err := l.Tmux.Pane(l.State.PaneID); err == nil {
-		watch.EndTree(p.PID, killGrace)
+		agent.EndTree(p.PID, killGrace)
 	}
 	// The pane may close (remain-on-exit off) or stay dead a moment.
 	for i := 0; i < 20; i++ {
@@ -133,7 +135,7 @@ func Send(ctx context.Context, l *Loop, message string, out, warn io.Writer) err
 	if l.Pane != PaneRunning {
 		return Errorf(watch.ExitFailed, "loop '%s' is not running (pane %s %s)", l.Name, l.State.PaneID, l.Pane)
 	}
-	if err := watch.Send(ctx, l.Tmux, l.State.PaneID, l.Name, message, warn); err != nil {
+	if err := deliver.Send(ctx, l.Tmux, l.State.PaneID, l.Name, message, warn); err != nil {
 		return Errorf(watch.ExitFailed, "send: %v", err)
 	}
 	fmt.Fprintf(out, "sent message to %s\n", l.Name)

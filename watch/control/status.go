@@ -3,6 +3,7 @@ package control
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/ralph-tmux/ralph.tmux/watch/between"
 	"io"
 	"strconv"
 	"strings"
@@ -195,7 +196,7 @@ func pace(st *state.State, status string) string {
 
 // compact prints 5m12s, 1h2m, 42s.
 func compact(d time.Duration) string {
-	return strings.ReplaceAll(watch.FormatDuration(d), " ", "")
+	return strings.ReplaceAll(between.FormatDuration(d), " ", "")
 }
 
 func shownTime(stamp string) string {

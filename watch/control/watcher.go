@@ -2,6 +2,7 @@ package control
 
 import (
 	"fmt"
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"io"
 	"os"
 	"os/exec"
@@ -104,7 +105,7 @@ func replace(old *Loop, clk clock.Clock) error {
 		}
 	} else if old.Pane == PaneRunning {
 		if p, err := old.Tmux.Pane(old.State.PaneID); err == nil {
-			watch.EndTree(p.PID, killGrace)
+			agent.EndTree(p.PID, killGrace)
 		}
 	}
 	if err := old.Store.Remove(); err != nil {

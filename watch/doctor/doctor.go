@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/fakeapi"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
@@ -75,20 +76,20 @@ var ErrNotFound = errors.New("not found")
 // Resolve picks the profile and the command: the named profile (else the
 // one the command's program names), and the given command (else the
 // profile's program on PATH).
-func Resolve(agent string, command []string) (watch.Profile, []string, error) {
-	if agent == "" {
+func Resolve(name string, command []string) (agent.Profile, []string, error) {
+	if name == "" {
 		if len(command) == 0 {
-			return watch.Profile{}, nil, errors.New("name an agent (--agent NAME) or give its command (-- COMMAND)")
+			return agent.Profile{}, nil, errors.New("name an agent (--agent NAME) or give its command (-- COMMAND)")
 		}
-		agent = watch.GuessAgent(command)
+		name = agent.Guess(command)
 	}
-	p, ok := watch.Agent(agent)
+	p, ok := agent.Lookup(name)
 	if !ok {
-		return p, nil, fmt.Errorf("unknown agent %q: use %s", agent, strings.Join(watch.AgentNames(), ", "))
+		return p, nil, fmt.Errorf("unknown agent %q: use %s", name, strings.Join(agent.Names(), ", "))
 	}
 	if len(command) == 0 {
 		if len(p.Commands) == 0 {
-			return p, nil, fmt.Errorf("the %s profile has no program of its own: give its command (-- COMMAND)", agent)
+			return p, nil, fmt.Errorf("the %s profile has no program of its own: give its command (-- COMMAND)", name)
 		}
 		command = []string{p.Commands[0]}
 	}
@@ -237,7 +238,7 @@ type agentRun struct {
 }
 
 // prepare writes the run's configuration and opens its tmux session.
-func (r *agentRun) prepare(srv *server, dir string, profile watch.Profile, command []string, o Options) error {
+func (r *agentRun) prepare(srv *server, dir string, profile agent.Profile, command []string, o Options) error {
 	base := filepath.Join(dir, r.name)
 	r.home, r.proj = filepath.Join(base, "home"), filepath.Join(base, "proj")
 	for _, d := range []string{r.home, r.proj, filepath.Join(base, "tmp")} {
@@ -265,7 +266,7 @@ func (r *agentRun) prepare(srv *server, dir string, profile watch.Profile, comma
 		return err
 	}
 	r.wake = make(chan os.Signal, 1)
-	if placed, ok := watch.PlaceArgs(command, nil, r.setup.Last); ok {
+	if placed, ok := agent.PlaceArgs(command, nil, r.setup.Last); ok {
 		command = placed // after the agent's own words, whatever launches it
 	}
 	r.cfg = watch.Config{
@@ -275,7 +276,7 @@ func (r *agentRun) prepare(srv *server, dir string, profile watch.Profile, comma
 		Dir:                 r.proj,
 		Command:             command,
 		PromptFile:          promptFile,
-		PromptMode:          watch.ModeType,
+		PromptMode:          agent.ModeType,
 		MaxIterations:       len(r.replies),
 		InactivityTimeout:   inactivityTimeout,
 		PollInterval:        500 * time.Millisecond,

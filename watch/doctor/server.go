@@ -15,7 +15,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
 )
 
@@ -80,7 +80,7 @@ func (s *server) endAgents() {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				watch.EndTree(pid, 2*time.Second)
+				agent.EndTree(pid, 2*time.Second)
 			}()
 		}
 	}

@@ -3,7 +3,7 @@ package doctor
 // What makes each agent start offline, with no dialog, against the fake
 // API, in a throwaway HOME: the same setup as the real-agent tests
 // (watch/claude_test.go, codex_test.go, gemini_test.go; see
-// watch/testdata/screens/NOTES.md).
+// watch/agent/testdata/screens/NOTES.md).
 
 import (
 	"encoding/json"

@@ -12,6 +12,7 @@ import (
 	"unicode"
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 )
 
 // Status is how a signal fared.
@@ -64,7 +65,7 @@ var signalTitles = []struct{ Key, Title string }{
 
 // Observed is what doctor's two loops of the agent showed.
 type Observed struct {
-	Profile watch.Profile
+	Profile agent.Profile
 	// Hook is the loop with the agent's turn-end hook installed: turn 1 is
 	// answered without the done token, turn 2 with it.
 	Hook []watch.Event

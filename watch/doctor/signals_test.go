@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 )
 
 // ev is an event of iteration n, ms milliseconds after the agent started.
@@ -35,7 +36,7 @@ func join(lists ...[]watch.Event) []watch.Event {
 
 // healthy is what a working agent with a turn-end hook shows.
 func healthy() Observed {
-	p, _ := watch.Agent("claude")
+	p, _ := agent.Lookup("claude")
 	return Observed{
 		Profile: p,
 		Hook: join(deliveredTurn(1), []watch.Event{ev(1, watch.EventTurnEnd, watch.ViaHook, 3300)},
@@ -78,8 +79,8 @@ func drop(events []watch.Event, n int, kind watch.EventKind, via ...string) []wa
 }
 
 func TestEvaluateReadsEachSignalFromTheLoopsEvents(t *testing.T) {
-	gemini, _ := watch.Agent("gemini")
-	generic, _ := watch.Agent("generic")
+	gemini, _ := agent.Lookup("gemini")
+	generic, _ := agent.Lookup("generic")
 	for _, tc := range []struct {
 		name   string
 		change func(o *Observed)

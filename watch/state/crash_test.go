@@ -67,14 +67,14 @@ func TestAStateFileIsNeverSeenHalfWritten(t *testing.T) {
 		last = st.CurrentIteration
 	}
 	t.Logf("%d kills; the last state read was iteration %d", kills, last)
-	data, _ := os.ReadFile(s.Path("state.json"))
+	data, _ := os.ReadFile(s.Path(StateFile))
 	if !bytes.HasSuffix(data, []byte("}\n")) {
 		t.Errorf("state.json does not end whole: %q", data[max(0, len(data)-20):])
 	}
 	// Killed writers leave their temp files; none is ever read as state.
 	entries, _ := filepath.Glob(filepath.Join(s.Dir, "*"))
 	for _, e := range entries {
-		if b := filepath.Base(e); b != "state.json" && !strings.HasPrefix(b, ".state-") {
+		if b := filepath.Base(e); b != StateFile && !strings.HasPrefix(b, ".state-") {
 			t.Errorf("unexpected file %s", b)
 		}
 	}

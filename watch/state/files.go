@@ -14,5 +14,7 @@ const (
 	HooksLog       = "hooks.log"            // what --before/--after hooks printed
 	TranscriptFile = "transcript"           // the path of the agent's own session transcript
 	CastsDir       = "casts"                // one asciicast v2 file per iteration
+	ChecksDir      = "checks"               // each check's output, one file per iteration and check
 	ReceiptsFile   = "receipts.jsonl"       // one receipt per iteration: tokens, cost, changes
+	LockFile       = "lock"                 // held by the live watcher: a dead one never blocks
 )

@@ -17,12 +17,12 @@ func FuzzLoad(f *testing.F) {
 	dir := f.TempDir()
 	s := &Store{Dir: dir}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if err := os.WriteFile(s.Path("state.json"), data, 0o600); err != nil {
+		if err := os.WriteFile(s.Path(StateFile), data, 0o600); err != nil {
 			t.Fatal(err)
 		}
 		st, err := s.Load()
 		if err != nil {
-			for _, want := range []string{s.Path("state.json"), "clean", "--replace"} {
+			for _, want := range []string{s.Path(StateFile), "clean", "--replace"} {
 				if !strings.Contains(err.Error(), want) {
 					t.Errorf("error %q lacks %q", err, want)
 				}

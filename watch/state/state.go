@@ -50,7 +50,7 @@ type State struct {
 	WatcherDir  string   `json:"watcher_dir,omitempty"`
 	// What the agent's screen showed last, by its profile.
 	Agent      string `json:"agent,omitempty"`
-	AgentState string `json:"agent_state,omitempty"` // working, idle, needs_input, limited, …
+	AgentState string `json:"agent_state,omitempty"` // working, idle, needs-input, limited, …
 	// When the agent's last turn ended, and how long after it the next
 	// iteration started (milliseconds).
 	LastTurnEnded string `json:"last_turn_ended,omitempty"`
@@ -236,7 +236,7 @@ func (s *Store) Path(name string) string { return filepath.Join(s.Dir, name) }
 // Lock takes the loop's exclusive lock for this process; ErrLocked if held.
 // The kernel drops it when the process dies, so a dead watcher never blocks.
 func (s *Store) Lock() error {
-	f, err := os.OpenFile(s.Path("lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := os.OpenFile(s.Path(LockFile), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return fmt.Errorf("open lock: %w", err)
 	}
@@ -253,7 +253,7 @@ func (s *Store) Lock() error {
 
 // Locked reports whether some process holds the loop's lock (a live watcher).
 func (s *Store) Locked() bool {
-	f, err := os.OpenFile(s.Path("lock"), os.O_RDWR, 0)
+	f, err := os.OpenFile(s.Path(LockFile), os.O_RDWR, 0)
 	if err != nil {
 		return false
 	}

@@ -121,7 +121,7 @@ func TestStateFilesArePrivate(t *testing.T) {
 			if m := mode(t, s.Dir); m != 0o700 {
 				t.Errorf("folder mode %v, want 0700", m)
 			}
-			for _, f := range []string{"state.json", "iterations.log", "lock"} {
+			for _, f := range []string{StateFile, LogFile, LockFile} {
 				if m := mode(t, s.Path(f)); m != 0o600 {
 					t.Errorf("%s mode %v, want 0600", f, m)
 				}
@@ -150,14 +150,14 @@ func TestLoadOfACorruptStateSaysWhereAndWhatToDo(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := openStore(t, t.TempDir(), "my-loop")
-			if err := os.WriteFile(s.Path("state.json"), []byte(tt.data), 0o600); err != nil {
+			if err := os.WriteFile(s.Path(StateFile), []byte(tt.data), 0o600); err != nil {
 				t.Fatal(err)
 			}
 			_, err := s.Load()
 			if err == nil {
 				t.Fatal("Load of a corrupt state succeeded")
 			}
-			for _, want := range []string{s.Path("state.json"), "clean", "my-loop", "--replace"} {
+			for _, want := range []string{s.Path(StateFile), "clean", "my-loop", "--replace"} {
 				if !strings.Contains(err.Error(), want) {
 					t.Errorf("error %q does not mention %q", err, want)
 				}
@@ -194,7 +194,7 @@ func TestSaveThatCannotReplaceStateLeavesNoTempFile(t *testing.T) {
 	// Works as root too: the rename fails because state.json is a folder
 	// that is not empty.
 	s := openStore(t, t.TempDir(), "loop")
-	if err := os.MkdirAll(filepath.Join(s.Path("state.json"), "x"), 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Join(s.Path(StateFile), "x"), 0o700); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Save(sampleState()); err == nil {
@@ -230,7 +230,7 @@ func TestLogAppendsStampedEventLines(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	data, err := os.ReadFile(s.Path("iterations.log"))
+	data, err := os.ReadFile(s.Path(LogFile))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,197 @@
+package between
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// ErrNotGit means a folder is not inside a git working tree.
+var ErrNotGit = errors.New("not in a git repository")
+
+// git runs git in dir and returns its standard output.
+func git(dir string, args ...string) (string, error) {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(errb.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		return out.String(), fmt.Errorf("git %s: %s", args[0], msg)
+	}
+	return out.String(), nil
+}
+
+// InGitRepo reports whether dir is inside a git working tree.
+func InGitRepo(dir string) bool {
+	out, err := git(dir, "rev-parse", "--is-inside-work-tree")
+	return err == nil && strings.TrimSpace(out) == "true"
+}
+
+// Fingerprint sums up a working tree's HEAD and every change against it
+// (tracked and untracked, by content), so two equal fingerprints mean an
+// iteration changed nothing git would see.
+func Fingerprint(dir string) (string, error) {
+	if !InGitRepo(dir) {
+		return "", ErrNotGit
+	}
+	head, _ := git(dir, "rev-parse", "-q", "--verify", "HEAD") // empty in a repository with no commit
+	status, err := git(dir, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignore-submodules=none")
+	if err != nil {
+		return "", err
+	}
+	top, err := git(dir, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return "", err
+	}
+	top = strings.TrimSpace(top)
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00", strings.TrimSpace(head), status)
+	for _, path := range statusPaths(status) {
+		fmt.Fprintf(h, "%s\x00", path)
+		if f, err := os.Open(filepath.Join(top, path)); err == nil {
+			if info, err := f.Stat(); err == nil && info.Mode().IsRegular() {
+				io.Copy(h, f)
+			}
+			f.Close()
+		}
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// statusPaths takes the paths from `git status --porcelain=v1 -z` output;
+// a rename's entry is followed by its source, which is skipped.
+func statusPaths(status string) []string {
+	var paths []string
+	fields := strings.Split(status, "\x00")
+	for i := 0; i < len(fields); i++ {
+		f := fields[i]
+		if len(f) < 4 {
+			continue
+		}
+		paths = append(paths, f[3:])
+		if f[0] == 'R' || f[0] == 'C' {
+			i++
+		}
+	}
+	return paths
+}
+
+// WorktreeBranch is the branch a loop's worktree has.
+func WorktreeBranch(name string) string { return "ralph/" + name }
+
+// EnsureWorktree gives loop name its git worktree, made once and reused:
+// <main working tree>/.ralph/worktrees/NAME on branch ralph/NAME (made from
+// dir's HEAD the first time). It returns the folder the loop runs in: the
+// worktree, or the same subfolder of it that dir is of its working tree.
+func EnsureWorktree(dir, name string) (path, runDir string, created bool, err error) {
+	if !InGitRepo(dir) {
+		return "", "", false, fmt.Errorf("--worktree needs a git repository: %s is not in one", dir)
+	}
+	common, err := git(dir, "rev-parse", "--git-common-dir")
+	if err != nil {
+		return "", "", false, err
+	}
+	if common = strings.TrimSpace(common); !filepath.IsAbs(common) {
+		common = filepath.Join(dir, common)
+	}
+	top, err := git(dir, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return "", "", false, err
+	}
+	top = strings.TrimSpace(top)
+	rel, err := filepath.Rel(top, dir)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		rel = "."
+	}
+	main := filepath.Dir(common) // the main working tree holds .git
+	root := filepath.Join(main, ".ralph", "worktrees")
+	path = filepath.Join(root, name)
+	runDir = filepath.Join(path, rel)
+	if registered(dir, path) {
+		return path, existing(runDir, path), false, nil
+	}
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return "", "", false, fmt.Errorf("create worktree folder: %w", err)
+	}
+	// The worktrees are nobody's files in the main working tree.
+	ignore := filepath.Join(root, ".gitignore")
+	if _, err := os.Stat(ignore); err != nil {
+		os.WriteFile(ignore, []byte("*\n"), 0o644)
+	}
+	branch := WorktreeBranch(name)
+	if _, err := git(dir, "rev-parse", "-q", "--verify", "refs/heads/"+branch); err == nil {
+		_, err = git(dir, "worktree", "add", path, branch)
+		if err != nil {
+			return "", "", false, err
+		}
+	} else if _, err := git(dir, "worktree", "add", "-b", branch, path, "HEAD"); err != nil {
+		return "", "", false, err
+	}
+	return path, existing(runDir, path), true, nil
+}
+
+// existing is dir if it exists, else fallback.
+func existing(dir, fallback string) string {
+	if info, err := os.Stat(dir); err == nil && info.IsDir() {
+		return dir
+	}
+	return fallback
+}
+
+// registered reports whether path is one of the repository's worktrees.
+func registered(dir, path string) bool {
+	out, err := git(dir, "worktree", "list", "--porcelain")
+	if err != nil {
+		return false
+	}
+	want, _ := filepath.EvalSymlinks(path)
+	for _, line := range strings.Split(out, "\n") {
+		if p, ok := strings.CutPrefix(line, "worktree "); ok {
+			if got, _ := filepath.EvalSymlinks(p); got != "" && got == want {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Commit stages every change in dir's working tree and commits it with
+// message; committed is false when there was nothing to commit.
+func Commit(dir, message string) (committed bool, err error) {
+	if _, err := git(dir, "add", "-A"); err != nil {
+		return false, err
+	}
+	if _, err := git(dir, "diff", "--cached", "--quiet"); err == nil {
+		return false, nil
+	}
+	if _, err := git(dir, "commit", "-q", "-m", message); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// CommitMessage is the message of the commit after an iteration: the
+// loop's name, the iteration and how its checks went.
+func CommitMessage(name string, iteration int, runs []CheckRun) string {
+	summary := "no checks"
+	if len(runs) > 0 {
+		var names []string
+		for _, r := range runs {
+			names = append(names, r.Command)
+		}
+		summary = CheckSummary(runs) + ": " + strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("ralph %s: iteration %d\n\nChecks: %s.\n", name, iteration, summary)
+}

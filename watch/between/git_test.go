@@ -1,0 +1,155 @@
+package between
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// gitRepo makes a repository with one commit, with an identity of its own.
+func gitRepo(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	dir := t.TempDir()
+	t.Setenv("GIT_AUTHOR_NAME", "ralph test")
+	t.Setenv("GIT_AUTHOR_EMAIL", "ralph@example.invalid")
+	t.Setenv("GIT_COMMITTER_NAME", "ralph test")
+	t.Setenv("GIT_COMMITTER_EMAIL", "ralph@example.invalid")
+	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"commit", "-q", "--allow-empty", "-m", "start"}} {
+		if _, err := git(dir, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestStatusPathsSkipsRenameSources(t *testing.T) {
+	got := statusPaths(" M a.go\x00R  new.go\x00old.go\x00?? dir/x y\x00")
+	if want := []string{"a.go", "new.go", "dir/x y"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("statusPaths = %q, want %q", got, want)
+	}
+}
+
+func TestFingerprintSeesEveryKindOfChange(t *testing.T) {
+	dir := gitRepo(t)
+	fp := func() string {
+		t.Helper()
+		s, err := Fingerprint(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	write := func(name, text string) {
+		t.Helper()
+		writeFile(t, filepath.Join(dir, name), []byte(text), 0o644)
+	}
+	seen := map[string]string{}
+	step := func(what string) {
+		t.Helper()
+		s := fp()
+		if other, ok := seen[s]; ok {
+			t.Errorf("%s: fingerprint as after %s", what, other)
+		}
+		seen[s] = what
+		if again := fp(); again != s {
+			t.Errorf("%s: fingerprint not stable", what)
+		}
+	}
+	step("start")
+	write("new.txt", "one")
+	step("an untracked file")
+	write("new.txt", "two")
+	step("the untracked file edited")
+	if _, err := Commit(dir, "add"); err != nil {
+		t.Fatal(err)
+	}
+	step("a commit")
+	write("new.txt", "three")
+	step("a tracked file edited")
+	write("new.txt", "four")
+	step("the same file edited again")
+	write(".gitignore", "*.log\n")
+	step("a .gitignore")
+	before := fp()
+	write("x.log", "ignored")
+	if fp() != before {
+		t.Error("an ignored file changed the fingerprint")
+	}
+	if _, err := Fingerprint(t.TempDir()); err != ErrNotGit {
+		t.Errorf("outside git: %v, want ErrNotGit", err)
+	}
+}
+
+func TestCommitCommitsEverythingOrNothing(t *testing.T) {
+	dir := gitRepo(t)
+	if ok, err := Commit(dir, "nothing"); ok || err != nil {
+		t.Errorf("clean tree: committed %v, %v", ok, err)
+	}
+	writeFile(t, filepath.Join(dir, "a"), []byte("a"), 0o644)
+	if ok, err := Commit(dir, "ralph x: iteration 1\n\nChecks: no checks.\n"); !ok || err != nil {
+		t.Fatalf("committed %v, %v", ok, err)
+	}
+	if out, _ := git(dir, "log", "-1", "--format=%s%n%b"); !strings.HasPrefix(out, "ralph x: iteration 1\nChecks: no checks.") {
+		t.Errorf("commit message %q", out)
+	}
+	if out, _ := git(dir, "status", "--porcelain"); out != "" {
+		t.Errorf("left uncommitted: %q", out)
+	}
+}
+
+func TestEnsureWorktreeMakesItOnceAndReusesIt(t *testing.T) {
+	dir := gitRepo(t)
+	sub := filepath.Join(dir, "sub")
+	os.Mkdir(sub, 0o755)
+	writeFile(t, filepath.Join(sub, "f"), []byte("f"), 0o644)
+	Commit(dir, "sub")
+	path, runDir, created, err := EnsureWorktree(sub, "loop1")
+	if err != nil || !created {
+		t.Fatalf("first: created %v, %v", created, err)
+	}
+	if want := filepath.Join(dir, ".ralph", "worktrees", "loop1"); path != want || runDir != filepath.Join(want, "sub") {
+		t.Errorf("path %s run in %s, want %s and its sub", path, runDir, want)
+	}
+	if out, _ := git(path, "rev-parse", "--abbrev-ref", "HEAD"); strings.TrimSpace(out) != "ralph/loop1" {
+		t.Errorf("worktree on branch %q", out)
+	}
+	if out, _ := git(dir, "status", "--porcelain"); out != "" {
+		t.Errorf("the worktree shows in the main tree: %q", out)
+	}
+	writeFile(t, filepath.Join(path, "work"), []byte("kept"), 0o644)
+	// Again from the main tree, and from inside the worktree: the same one, untouched.
+	for _, from := range []string{dir, runDir} {
+		p, _, created, err := EnsureWorktree(from, "loop1")
+		if err != nil || created || p != path {
+			t.Errorf("from %s: %s created %v, %v", from, p, created, err)
+		}
+	}
+	if data, _ := os.ReadFile(filepath.Join(path, "work")); string(data) != "kept" {
+		t.Error("the worktree was reset")
+	}
+	// The branch outlives a removed worktree and is used again.
+	if _, err := git(dir, "worktree", "remove", "--force", path); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, created, err := EnsureWorktree(dir, "loop1"); err != nil || !created {
+		t.Errorf("after removal: created %v, %v", created, err)
+	}
+	if _, _, _, err := EnsureWorktree(t.TempDir(), "x"); err == nil {
+		t.Error("a worktree outside git")
+	}
+}
+
+// writeFile writes a test's file or fails it.
+func writeFile(t *testing.T, path string, data []byte, mode os.FileMode) {
+	t.Helper()
+	if err := os.WriteFile(path, data, mode); err != nil {
+		t.Fatal(err)
+	}
+}

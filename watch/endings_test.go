@@ -1,0 +1,53 @@
+package watch
+
+import "testing"
+
+func TestEachEndingMeansOneThing(t *testing.T) {
+	for _, tc := range []struct {
+		it   outcome
+		want string
+	}{
+		{outcome{ending: endExit}, "exit"},
+		{outcome{ending: endTurn}, "exit"},
+		{outcome{ending: endDoneFile}, "done_file"},
+		{outcome{ending: endInactivity}, "inactivity_timeout"},
+		{outcome{ending: endTimeout}, "iteration_timeout"},
+		{outcome{ending: endInactivity, match: "RALPH_DONE"}, "done_pattern"},
+	} {
+		if got := endReason(tc.it); got != tc.want {
+			t.Errorf("endReason(%v) = %q, want %q", tc.it.ending, got, tc.want)
+		}
+	}
+	for _, e := range []ending{endNone, endReady, endWaitOver} {
+		if r := endings[e]; r.then != goOn || r.reason != "" || r.failure {
+			t.Errorf("ending %d is a step, not an end of the loop: %+v", e, r)
+		}
+	}
+	for e, r := range endings {
+		if r.agentRuns && r.then != leave {
+			t.Errorf("ending %d leaves the agent running but does not leave the loop", e)
+		}
+		if (r.then == leave || r.then == stop) && r.reason == "" && e != endLimit {
+			t.Errorf("ending %d ends the loop with no reason", e)
+		}
+	}
+}
+
+func TestAnExitStatusCountsAsWhatItSays(t *testing.T) {
+	for _, tc := range []struct {
+		code    int
+		failure bool
+		fatal   string
+	}{
+		{0, false, ""},
+		{ExitPause, false, ""},
+		{1, true, ""},
+		{130, true, ""},
+		{126, true, "command not executable"},
+		{127, true, "command not found"},
+	} {
+		if failure, fatal := exitFailure(tc.code); failure != tc.failure || fatal != tc.fatal {
+			t.Errorf("exitFailure(%d) = %v, %q; want %v, %q", tc.code, failure, fatal, tc.failure, tc.fatal)
+		}
+	}
+}

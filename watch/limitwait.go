@@ -1,0 +1,65 @@
+package watch
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"github.com/ralph-tmux/ralph.tmux/watch/state"
+)
+
+// waitForLimit waits out a usage limit until its reset (or the limit wait
+// when no time is written). The iteration is not counted, nor is it a failure.
+func (l *Loop) waitForLimit(ctx context.Context, text string) (Result, bool) {
+	now := l.Clock.Now()
+	until, ok := agent.ParseReset(text, now)
+	if !ok || until.Sub(now) > maxLimitWait {
+		until = now.Add(l.LimitWait)
+	}
+	if until.Sub(now) < minLimitWait {
+		until = now.Add(minLimitWait)
+	}
+	l.iteration--
+	l.st.CurrentIteration = l.iteration
+	l.st.WaitingUntil = state.Stamp(until)
+	line, _, _ := strings.Cut(strings.TrimSpace(text), "\n")
+	l.sayf("usage limit reached (%s), %s", strings.TrimSpace(line), resetNote(until))
+	l.log("LIMIT", fmt.Sprintf("iteration %d not counted, waiting until %s", l.iteration+1, state.Stamp(until)))
+	l.setAgentState(agent.StateLimited)
+	return l.waitForReset(ctx, until)
+}
+
+// waitForReset waits until a usage limit resets; a pause meanwhile keeps
+// the reset time, so resume waits on instead of starting an iteration.
+func (l *Loop) waitForReset(ctx context.Context, until time.Time) (Result, bool) {
+	now := l.Clock.Now()
+	l.note = resetNote(until)
+	l.showStatus(StatusWaiting)
+	wait := until.Sub(now)
+	if l.MaxTime > 0 {
+		wait = max(0, min(wait, l.MaxTime-now.Sub(l.start)))
+	}
+	return l.waitBetween(ctx, wait)
+}
+
+func resetNote(until time.Time) string {
+	return "waiting for limit reset (" + until.Format("15:04") + ")"
+}
+
+// resumeWait goes back to waiting for a usage limit's reset when the loop
+// was paused while it waited; ok is false when there is nothing to wait for.
+func (l *Loop) resumeWait(ctx context.Context) (res Result, stop, ok bool) {
+	until, err := time.ParseInLocation(state.TimeFormat, l.st.WaitingUntil, time.Local)
+	if err != nil {
+		return Result{}, false, false
+	}
+	if !until.After(l.Clock.Now()) {
+		return Result{}, false, true // the reset has passed: the next iteration starts
+	}
+	l.sayf("resuming the wait for the usage limit's reset (%s)", until.Format("15:04"))
+	l.shown = StatusWaiting // the person was told when the limit came, and resumed it knowing
+	res, stop = l.waitForReset(ctx, until)
+	return res, stop, true
+}

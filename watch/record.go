@@ -1,0 +1,111 @@
+package watch
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ralph-tmux/ralph.tmux/watch/state"
+	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
+)
+
+// record writes the loop's settings and whereabouts into its state.
+func (l *Loop) record() {
+	l.st.PromptFile = l.PromptFile
+	l.st.MaxIterations = l.MaxIterations
+	l.st.Status = state.Running
+	l.st.InactivityTimeout = int(l.InactivityTimeout / time.Second)
+	l.st.CheckDoneContinuous = l.CheckDoneContinuous
+	l.st.PaneID, l.st.TmuxSocket, l.st.Command = l.Pane, l.Socket, l.Command
+	l.st.WatcherPID, l.st.WatcherArgs, l.st.WatcherDir = os.Getpid(), l.WatcherArgs, l.WatcherDir
+	l.st.Agent = l.Agent.Name
+	l.st.Worktree, l.st.WorktreeBranch = l.Worktree, l.WorktreeBranch
+	if !l.Resume { // a resumed watcher sees every value as a flag; the first start knew better
+		l.st.CommandSources = l.CommandSources
+	}
+	l.st.EndCommand = l.EndCommand
+	l.st.ReadyTimeout = int(l.ReadyTimeout / time.Second)
+	l.st.DonePattern = nil
+	if l.DonePattern != nil {
+		p := l.DonePattern.String()
+		l.st.DonePattern = &p
+	}
+}
+
+func (l *Loop) progress() string {
+	if l.MaxIterations > 0 {
+		return fmt.Sprintf("%d/%d", l.iteration, l.MaxIterations)
+	}
+	return strconv.Itoa(l.iteration)
+}
+
+// showStatus records the loop's status in its state (saved) and mirrors it
+// in the pane's options for the status line; the person hears of a status
+// that needs them once, when it begins.
+func (l *Loop) showStatus(status Status) {
+	now := l.Clock.Now()
+	changed := status != l.shown
+	l.shown = status
+	shown := Shown{Status: status, Name: l.Name, Iteration: l.iteration, Max: l.MaxIterations, Reason: l.reason}
+	switch status {
+	case StatusRunning, StatusBackoff:
+		shown.Reason = ""
+	case StatusWaiting:
+		shown.Note, shown.Reason = l.note, strings.TrimPrefix(l.note, "waiting for ")
+	case StatusNeedsInput:
+		shown.Reason = "an answer in the pane (the agent is asking a question)"
+	}
+	if !status.Live() {
+		shown.Ended = now
+	}
+	status.Record(l.st, shown.Reason, now)
+	l.save()
+	l.Tmux.SetPaneOptions(l.Pane, shown.Options())
+	l.lastShown = shown
+	if changed && status.Live() { // an ended loop's notice waits for its pane's shell
+		l.notify(shown)
+	}
+}
+
+// saveScreen keeps the pane's last screen of the iteration for a post-mortem.
+func (l *Loop) saveScreen() {
+	if screen, err := l.Tmux.Capture(tmux.CaptureRequest{Pane: l.Pane, Start: -1000, Join: true}); err == nil {
+		os.WriteFile(l.Store.Path(state.LastScreen), []byte(screen), 0o600)
+	}
+}
+
+func (l *Loop) save() {
+	if err := l.trySave(); err != nil {
+		l.warnf("%v", err)
+	}
+}
+
+func (l *Loop) trySave() error {
+	now := l.Clock.Now()
+	l.lastBeat = now
+	l.st.Heartbeat = state.Stamp(now)
+	return l.Store.Save(l.st)
+}
+
+func (l *Loop) log(event, message string) {
+	if err := l.Store.Log(l.Clock.Now(), event, message); err != nil {
+		l.warnf("%v", err)
+	}
+}
+
+func (l *Loop) sayf(format string, args ...any) {
+	fmt.Fprintf(l.Out, "[ralph] %s: %s\n", l.Name, fmt.Sprintf(format, args...))
+}
+
+func (l *Loop) warnf(format string, args ...any) {
+	fmt.Fprintf(l.Err, "ralph-watch: warning: %s\n", fmt.Sprintf(format, args...))
+}
+
+func (l *Loop) errorf(format string, args ...any) {
+	fmt.Fprintf(l.Err, "ralph-watch: error: %s\n", fmt.Sprintf(format, args...))
+}
+
+// seconds prints a duration in whole seconds, the way the swarm messages do.
+func seconds(d time.Duration) string { return fmt.Sprintf("%ds", int(d/time.Second)) }

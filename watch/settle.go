@@ -1,0 +1,272 @@
+package watch
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ralph-tmux/ralph.tmux/watch/between"
+	"github.com/ralph-tmux/ralph.tmux/watch/state"
+	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
+)
+
+// settle records how an iteration ended and decides what comes next (see
+// endings): the loop's end, or (after any backoff and the restart delay)
+// another iteration.
+func (l *Loop) settle(ctx context.Context, it outcome, started time.Time) (Result, bool) {
+	ended := l.Clock.Now()
+	l.st.LastIterationEnded = state.Stamp(ended)
+	saved := make(chan struct{})
+	go func() { l.saveScreen(); close(saved) }() // meanwhile the state is written
+	defer func() { <-saved }()                   // the next agent's screen is not this one's
+
+	rule := endings[it.ending]
+	done := it.match != "" || it.ending == endDoneFile
+	switch {
+	case rule.then == leave:
+		return l.leave(it), true
+	case rule.then == stop && !done:
+		return l.stopOn(ctx, it)
+	}
+	if res, stop := l.account(it, ended.Sub(started)); stop {
+		return res, true
+	}
+	passed := l.afterIteration(ctx, it, ended.Sub(started))
+	if ctx.Err() != nil {
+		return l.interrupted(), true
+	}
+	if res, stop := l.judge(it, done, passed); stop {
+		return res, true
+	}
+	return l.next(ctx, it)
+}
+
+// account records the iteration by how it ended: a timer's notice, a
+// completed turn or exit, a failure; a command that cannot run ends the loop.
+func (l *Loop) account(it outcome, d time.Duration) (Result, bool) {
+	rule := endings[it.ending]
+	failure, fatal := rule.failure, ""
+	switch {
+	case rule.timer != nil:
+		l.sayf(rule.shown, rule.timer(l))
+		l.log("TIMEOUT", fmt.Sprintf("iteration %d "+rule.logged, l.iteration, rule.timer(l)))
+	case it.ending == endTurn:
+		l.turnEnded = it.turnEnded
+		l.st.LastTurnEnded = state.Stamp(it.turnEnded)
+		l.completed(d, "turn ended", "turn_end")
+	case it.ending == endExit:
+		code := it.code
+		l.st.LastExitCode = &code
+		failure, fatal = exitFailure(code)
+		switch code {
+		case 0:
+			l.completed(d, "exit: 0", "exit=0")
+		case ExitPause:
+			l.log("END", fmt.Sprintf("iteration %d exit=%d pause", l.iteration, code))
+		}
+	}
+	if failure {
+		l.st.ConsecutiveFailures++
+		l.st.TotalFailures++
+	}
+	if fatal != "" {
+		l.log("FAIL", fmt.Sprintf("iteration %d exit=%d fatal", l.iteration, it.code))
+		l.errorf("%s: %s (exit %d)", fatal, l.program(), it.code)
+		return l.end(StatusFailed, "fatal_exit", ExitFailed), true
+	}
+	return Result{}, false
+}
+
+// judge ends the loop after the checks when it is done, paused by the
+// agent, or stalled.
+func (l *Loop) judge(it outcome, done, passed bool) (Result, bool) {
+	if done && passed {
+		if it.match == "" {
+			return l.doneFile(), true
+		}
+		l.sayf("done pattern matched, stopping loop")
+		l.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=done_pattern", l.iteration))
+		return l.end(StatusDone, "done_pattern", ExitDone), true
+	}
+	if done {
+		l.rejectDone()
+	}
+	if it.ending == endExit && it.code == ExitPause {
+		return l.pause(fmt.Sprintf("the agent exited %d, pausing loop ('ralph-watch resume %s' goes on)", ExitPause, l.Name), "agent_exit_42", "paused"), true
+	}
+	if l.StallLimit > 0 && l.st.UnchangedIterations >= l.StallLimit {
+		l.sayf("%d iterations in a row changed nothing, stopping loop", l.st.UnchangedIterations)
+		l.log("FAIL", fmt.Sprintf("iteration %d stalled unchanged=%d", l.iteration, l.st.UnchangedIterations))
+		return l.end(StatusFailed, "stalled", ExitFailed), true
+	}
+	return Result{}, false
+}
+
+// next waits before the next iteration: a failure's backoff (or the loop's
+// end after too many in a row), then the restart delay.
+func (l *Loop) next(ctx context.Context, it outcome) (Result, bool) {
+	if it.ending == endExit && it.code != 0 || it.ending == endTurnFailed {
+		n := l.st.ConsecutiveFailures
+		shown, logged := failureText(it)
+		if n >= maxFailures {
+			l.log("FAIL", fmt.Sprintf("iteration %d %s attempt=%d/%d", l.iteration, logged, n, maxFailures))
+			l.sayf("%d consecutive failures, stopping loop", n)
+			return l.end(StatusFailed, "consecutive_failures", ExitFailed), true
+		}
+		wait := Backoff(n)
+		l.sayf("iteration %d failed (%s), retrying in %s (attempt %d/%d)", l.iteration, shown, seconds(wait), n, maxFailures)
+		l.log("FAIL", fmt.Sprintf("iteration %d %s attempt=%d/%d backoff=%s", l.iteration, logged, n, maxFailures, seconds(wait)))
+		l.save()
+		l.showStatus(StatusBackoff)
+		if res, stop := l.waitBetween(ctx, wait); stop {
+			return res, true
+		}
+	}
+	l.save()
+	return l.waitBetween(ctx, l.RestartDelay)
+}
+
+// waitBetween waits d between iterations; an interrupt or a request that
+// comes meanwhile pauses or stops the loop.
+func (l *Loop) waitBetween(ctx context.Context, d time.Duration) (Result, bool) {
+	end := l.wait(ctx, d)
+	if end == endWaitOver {
+		return Result{}, false
+	}
+	l.st.LastIterationEnded = state.Stamp(l.Clock.Now())
+	return l.leave(outcome{ending: end}), true
+}
+
+// leave pauses or stops the loop at once; a paused loop's agent runs on,
+// its iteration not over, for resume to take up.
+func (l *Loop) leave(it outcome) Result {
+	if endings[it.ending].agentRuns {
+		if l.st.WaitingUntil == "" { // else no iteration runs: the loop waits for a limit's reset
+			l.st.LastIterationEnded = "" // the agent runs on: the iteration is not over
+		}
+		l.st.PromptUntyped = it.untyped // paused while the agent started: resume types the prompt
+		l.st.DoneMatch = it.match       // resume ends the loop on it, as it would have
+	}
+	switch it.ending {
+	case endStopped:
+		return l.stopped()
+	case endPaused:
+		return l.paused()
+	}
+	return l.interrupted()
+}
+
+// stopOn ends the loop on an ending that allows no next iteration.
+func (l *Loop) stopOn(ctx context.Context, it outcome) (Result, bool) {
+	switch it.ending {
+	case endLimit:
+		return l.waitForLimit(ctx, it.detail)
+	case endMaxTime:
+		return l.limit(endings[endMaxTime].reason, fmt.Sprintf("max time (%s) reached", l.MaxTime)), true
+	case endStartup:
+		what, fix := l.Agent.StartupAdvice(it.detail)
+		l.errorf("%s is asking %s; the prompt was not typed. To loop it, %s", l.program(), what, fix)
+		l.log("FAIL", fmt.Sprintf("iteration %d %s", l.iteration, endings[endStartup].logged))
+	}
+	return l.fail(it.ending), true
+}
+
+// fail ends the loop on a failure the endings table describes.
+func (l *Loop) fail(e ending) Result {
+	rule := endings[e]
+	if line := rule.shown; strings.Contains(line, "%s") {
+		l.errorf(line, l.Pane) // the line names the pane
+	} else if line != "" {
+		l.errorf("%s", line)
+	}
+	return l.end(rule.status, rule.reason, rule.code)
+}
+
+// lost ends the loop when the pane or its server went away.
+func (l *Loop) lost(err error) Result {
+	if tmux.NoServer(err) {
+		return l.fail(endServerGone)
+	}
+	return l.fail(endPaneGone)
+}
+
+// completed records an iteration that ended well, after d.
+func (l *Loop) completed(d time.Duration, shown, logged string) {
+	l.st.ConsecutiveFailures = 0
+	l.st.IterationDurations = append(l.st.IterationDurations, int(d/time.Second))
+	l.sayf("iteration %d completed (%s, duration: %s)", l.iteration, shown, between.FormatDuration(d))
+	l.log("END", fmt.Sprintf("iteration %d %s duration=%s", l.iteration, logged, between.FormatDuration(d)))
+}
+
+// doneFile ends the loop on the done file.
+func (l *Loop) doneFile() Result {
+	l.sayf("done file %s exists, stopping loop", l.DoneFile)
+	l.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=done_file", l.iteration))
+	return l.end(StatusDone, "done_file", ExitDone)
+}
+
+// limit ends the loop on a limit: success when nothing else could end it,
+// exit 3 when a completion criterion was set and not met.
+func (l *Loop) limit(reason, what string) Result {
+	l.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=%s", l.iteration, reason))
+	if l.Criterion() {
+		l.sayf("%s without the done signal, stopping loop", what)
+		return l.end(StatusLimit, reason, ExitLimit)
+	}
+	l.sayf("loop complete after %d iterations", l.iteration)
+	return l.end(StatusDone, reason, ExitDone)
+}
+
+// interrupted pauses the loop on an interrupt, the agent running on.
+func (l *Loop) interrupted() Result {
+	rule := endings[endInterrupted]
+	return l.pause(rule.shown, rule.logged, rule.reason)
+}
+
+// paused pauses the loop on a request or the pause file, the agent running on.
+func (l *Loop) paused() Result {
+	rule := endings[endPaused]
+	if l.pauseFileFound {
+		l.pauseFileFound = false
+		return l.pause(fmt.Sprintf("pause file %s found, pausing loop (the agent runs on; the file is removed)", l.PauseFile), "pause_file", rule.reason)
+	}
+	return l.pause(rule.shown, rule.logged, rule.reason)
+}
+
+// pause leaves the loop paused with the agent running, for resume.
+func (l *Loop) pause(message, cause, reason string) Result {
+	l.sayf("%s", message)
+	l.log("PAUSE", "loop paused reason="+cause)
+	l.reason = cause
+	l.showStatus(StatusPaused)
+	return Result{Code: ExitInterrupted, Reason: reason}
+}
+
+// stopped ends the loop on a stop request, and the agent too if asked.
+func (l *Loop) stopped() Result {
+	if l.killOnStop {
+		if pane, err := l.Tmux.Pane(l.Pane); err == nil {
+			l.endAgent(pane)
+		}
+	}
+	rule := endings[endStopped]
+	l.sayf("%s", rule.shown)
+	l.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=%s", l.iteration, rule.reason))
+	return l.end(rule.status, rule.reason, rule.code)
+}
+
+// end ends the loop: its reason recorded, its status shown, its end hook run.
+func (l *Loop) end(status Status, reason string, code int) Result {
+	l.st.ExitReason = &reason
+	l.reason = reason
+	l.showStatus(status) // saves the state
+	switch code {
+	case ExitDone:
+		l.hook("on-done", l.OnDone, strconv.Itoa(code), reason)
+	case ExitFailed, ExitLimit:
+		l.hook("on-fail", l.OnFail, strconv.Itoa(code), reason)
+	}
+	return Result{Code: code, Reason: reason}
+}
