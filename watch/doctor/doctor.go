@@ -36,9 +36,10 @@ type Options struct {
 
 // Report is what doctor found out about one agent.
 type Report struct {
-	Agent   string        `json:"agent"`   // the profile
-	Command []string      `json:"command"` // as started
-	Version string        `json:"version"` // its --version, first line
+	Agent   string        `json:"agent"`            // the profile
+	Command []string      `json:"command"`          // as started
+	Version string        `json:"version"`          // its --version, first line
+	Pinned  string        `json:"pinned,omitempty"` // the release ralph.tmux is checked against (watch/doctor/versions)
 	Signals []Signal      `json:"signals"`
 	Works   bool          `json:"works"` // a loop would work
 	Fixes   []string      `json:"fixes,omitempty"`
@@ -155,6 +156,9 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		defer r.api.Close()
 	}
 	rep.Version = version(ctx, command, runs[0].env(srv))
+	if pinned, ok := PinnedRelease(profile.Name); ok {
+		rep.Pinned = pinned.Version
+	}
 
 	go func() {
 		for range wakeAll {
