@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 )
 
@@ -22,8 +23,8 @@ var codexCLI = agentFixture{
 	variable: "RALPH_TEST_CODEX",
 	protocol: "openai",
 	ends: []turnEnd{
-		{name: "turn hook true", profile: true, hook: true},
-		{name: "turn hook false", profile: true},
+		{name: "turn hook true", profile: true, hook: true, via: watch.ViaHook},
+		{name: "turn hook false", profile: true, via: watch.ViaScreen},
 	},
 	timeout: 240 * time.Second,
 }

@@ -22,7 +22,7 @@ var geminiCLI = agentFixture{
 	title:    "Gemini CLI",
 	variable: "RALPH_TEST_GEMINI",
 	protocol: "gemini",
-	ends:     []turnEnd{{name: "screen", profile: true}},
+	ends:     []turnEnd{{name: "screen", profile: true, via: watch.ViaScreen}},
 	timeout:  300 * time.Second,
 }
 

@@ -83,52 +83,58 @@ func TestRealAgentsEndEachTurnAndStopOnlyOnTheRepliedToken(t *testing.T) {
 			exe := fx.find(t)
 			tmuxtest.Build(t, "cmd/ralph-watch") // once, before the parallel runs
 			wake := turnHookWake(t)
-			// Each agent sends a pasted prompt trimmed of its trailing newline.
-			sent := strings.TrimRight(loopPrompt, "\n")
 			for _, end := range fx.ends {
-				t.Run(end.name+", no token", func(t *testing.T) {
-					t.Parallel()
-					r := newAgentRun(t, fx, exe, loopPrompt, "Still working on it.")
-					defer r.explain()
-					r.endTurns(end, wake, false)
-					res := r.run(fx.timeout)
-					if res.Code != watch.ExitLimit || res.Reason != "max_iterations" {
-						t.Errorf("result %+v, want exit 3 max_iterations", res)
-					}
-					out := r.out.String()
-					ended := "completed (turn ended"
-					if !end.profile {
-						ended = "inactivity timeout (12s), restarting"
-					}
-					if n := strings.Count(out, ended); n != 2 {
-						t.Errorf("%d iterations ended by %q, want 2", n, ended)
-					}
-					if strings.Contains(out, "done pattern matched") {
-						t.Errorf("the echoed prompt stopped the loop")
-					}
-					r.wantPrompts(2, sent)
-					if end.hook {
-						r.wantHookEnded(2)
-					}
-					r.wantVia(2, end)
-				})
-				t.Run(end.name+", token", func(t *testing.T) {
-					t.Parallel()
-					r := newAgentRun(t, fx, exe, loopPrompt, "All tasks complete.\nRALPH_DONE_42")
-					defer r.explain()
-					r.endTurns(end, wake, true)
-					res := r.run(fx.timeout)
-					if res.Code != watch.ExitDone || res.Reason != "done_pattern" {
-						t.Errorf("result %+v, want exit 0 done_pattern", res)
-					}
-					if !strings.Contains(r.out.String(), "done pattern matched, stopping loop") {
-						t.Errorf("output lacks the done line")
-					}
-					r.wantPrompts(1, sent)
-				})
+				for _, token := range []bool{false, true} {
+					name := map[bool]string{false: ", no token", true: ", token"}[token]
+					t.Run(end.name+name, func(t *testing.T) {
+						t.Parallel()
+						reply := map[bool]string{false: "Still working on it.", true: "All tasks complete.\nRALPH_DONE_42"}[token]
+						r := newAgentRun(t, fx, exe, loopPrompt, reply)
+						defer r.explain()
+						r.endTurns(end, wake, token)
+						r.wantRepliedTokenOnly(r.run(fx.timeout), end, token)
+					})
+				}
 			}
 		})
 	}
+}
+
+// wantRepliedTokenOnly checks a loop of two iterations: the token stopped it
+// in the first, or it ran both, each ended as end says, and the prompt,
+// which shows the token too, never stopped it.
+func (r *agentRun) wantRepliedTokenOnly(res watch.Result, end turnEnd, token bool) {
+	r.t.Helper()
+	out := r.out.String()
+	if token {
+		if res.Code != watch.ExitDone || res.Reason != "done_pattern" {
+			r.t.Errorf("result %+v, want exit 0 done_pattern", res)
+		}
+		if !strings.Contains(out, "done pattern matched, stopping loop") {
+			r.t.Errorf("output lacks the done line")
+		}
+		r.wantPrompts(1, strings.TrimRight(loopPrompt, "\n"))
+		return
+	}
+	if res.Code != watch.ExitLimit || res.Reason != "max_iterations" {
+		r.t.Errorf("result %+v, want exit 3 max_iterations", res)
+	}
+	ended := "completed (turn ended"
+	if !end.profile {
+		ended = "inactivity timeout (12s), restarting"
+	}
+	if n := strings.Count(out, ended); n != 2 {
+		r.t.Errorf("%d iterations ended by %q, want 2", n, ended)
+	}
+	if strings.Contains(out, "done pattern matched") {
+		r.t.Errorf("the echoed prompt stopped the loop")
+	}
+	// Each agent sends a pasted prompt trimmed of its trailing newline.
+	r.wantPrompts(2, strings.TrimRight(loopPrompt, "\n"))
+	if end.hook {
+		r.wantHookEnded(2)
+	}
+	r.wantVia(2, end)
 }
 
 // agentRun is one loop of a real agent on a private server, against its

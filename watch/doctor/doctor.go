@@ -306,7 +306,7 @@ func (r *agentRun) sessionEnv(base string) []string {
 
 // env is the run's environment for a command started outside tmux.
 func (r *agentRun) env(srv *server) []string {
-	return append(append([]string(nil), srv.env...), r.sessionEnv(filepath.Dir(r.home))...)
+	return append(append([]string(nil), srv.Env...), r.sessionEnv(filepath.Dir(r.home))...)
 }
 
 // run drives the loop to its end: done, its iterations, a limit (which
@@ -325,7 +325,7 @@ func (r *agentRun) run(ctx context.Context, srv *server) {
 		case e.Kind == watch.EventLimit:
 			cancel()
 		case e.Kind == watch.EventReady && e.Via == watch.ViaTimeout:
-			if screen, err := srv.client.Capture(tmux.CaptureRequest{Pane: cfg.Pane, Join: true}); err == nil {
+			if screen, err := srv.Client.Capture(tmux.CaptureRequest{Pane: cfg.Pane, Join: true}); err == nil {
 				r.mu.Lock()
 				r.readyScreen = lastLines(screen, 12)
 				r.mu.Unlock()
@@ -337,7 +337,7 @@ func (r *agentRun) run(ctx context.Context, srv *server) {
 		return
 	}
 	defer log.Close()
-	loop := &watch.Loop{Config: cfg, Tmux: srv.client, Store: r.store, Out: log, Err: log, Wake: r.wake}
+	loop := &watch.Loop{Config: cfg, Tmux: srv.Client, Store: r.store, Out: log, Err: log, Wake: r.wake}
 	loop.Run(ctx)
 }
 
