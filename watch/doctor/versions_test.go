@@ -55,3 +55,14 @@ func TestTheReadmesCompatibilityTableNamesEachPinnedRelease(t *testing.T) {
 		}
 	}
 }
+
+// A release other than the pinned one is named as such; the pinned one is not.
+func TestTheReportSaysWhenTheReleaseIsNotThePinnedOne(t *testing.T) {
+	for version, want := range map[string]bool{"2.1.197 (Claude Code)": true, "2.1.330 (Claude Code)": false} {
+		var b strings.Builder
+		(&Report{Agent: "claude", Version: version, Pinned: "2.1.330"}).WriteText(&b)
+		if got := strings.Contains(b.String(), "checked against claude 2.1.330"); got != want {
+			t.Errorf("version %s: note %v, want %v:\n%s", version, got, want, b.String())
+		}
+	}
+}

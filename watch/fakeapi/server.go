@@ -1,6 +1,6 @@
 // Package fakeapi is a stand-in for the model APIs of coding agents, for
 // running a real agent offline against a canned reply: in integration tests
-// (through testdata/fakeapi, a thin command over it) and in `ralph-watch
+// (in process, and through testdata/fakeapi, a thin command over it) and in `ralph-watch
 // doctor`. One server speaks three protocols, told apart by path:
 //
 //	POST /v1/messages                      Anthropic Messages API (Claude Code)
@@ -8,9 +8,12 @@
 //	POST /v1beta/models/M:streamGenerateContent, :generateContent
 //	                                       Gemini API (Gemini CLI)
 //
-// It listens on loopback only and answers each model request with one
-// assistant turn, streamed as server-sent events when the request asks for a
-// stream. Other requests get 200 {} (token counts get a count). Each request
+// Every model request takes the same course (exchange.go): read, planned
+// from the script, recorded, then refused or answered; a small codec per
+// protocol (anthropic.go, openai.go, gemini.go) reads its requests and
+// builds its answers. It listens on loopback only and answers each model
+// request with one assistant turn, streamed as server-sent events when the
+// request asks for a stream. Other requests get 200 {} (token counts get a count). Each request
 // is recorded with the text of its last user message, so a caller can
 // compare what the model received with what was typed.
 //
