@@ -14,10 +14,8 @@ type anthropicRequest struct {
 	Model    string            `json:"model"`
 	Stream   bool              `json:"stream"`
 	Messages []json.RawMessage `json:"messages"`
-	Tools    []struct {
-		Name string `json:"name"`
-	} `json:"tools"`
-	System json.RawMessage `json:"system"`
+	Tools    []tool            `json:"tools"`
+	System   json.RawMessage   `json:"system"`
 }
 
 type anthropicMessage struct {
@@ -31,27 +29,20 @@ type anthropicBlock struct {
 }
 
 // anthropic is the codec of one Messages request.
-type anthropic struct {
-	model string
-	tools []string
+type anthropic struct{ anthropicRequest }
+
+func (c *anthropic) read(rec *Request) {
+	rec.Model, rec.Stream, rec.Tools, rec.Messages = c.Model, c.Stream, len(c.Tools), len(c.Messages)
+	rec.System = systemHead(c.System)
+	rec.Texts, rec.Result = c.lastUser()
 }
 
-func (c *anthropic) decode(body []byte, rec *Request) error {
-	var req anthropicRequest
-	if err := json.Unmarshal(body, &req); err != nil {
-		return err
+// model is the model the answer names.
+func (c *anthropic) model() string {
+	if c.Model == "" {
+		return "claude-fake"
 	}
-	c.model = req.Model
-	if c.model == "" {
-		c.model = "claude-fake"
-	}
-	for _, t := range req.Tools {
-		c.tools = append(c.tools, t.Name)
-	}
-	rec.Model, rec.Stream, rec.Tools, rec.Messages = req.Model, req.Stream, len(req.Tools), len(req.Messages)
-	rec.System = systemHead(req.System)
-	rec.Texts, rec.Result = req.lastUser()
-	return nil
+	return c.Model
 }
 
 // lastUser returns the text blocks of the last user message and whether it
@@ -97,7 +88,7 @@ func systemHead(raw json.RawMessage) string {
 }
 
 func (c *anthropic) plan(t turn) turn {
-	if t.command != "" && !offers(c.tools, "Bash") {
+	if t.command != "" && !offers(c.Tools, "Bash") {
 		return turn{text: "(no Bash tool offered)"}
 	}
 	return t
@@ -157,13 +148,13 @@ func (a *anthropicAnswer) whole() any {
 	if a.t.command != "" {
 		content = []map[string]any{{"type": "tool_use", "id": a.tool, "name": "Bash", "input": a.toolInput}}
 	}
-	return map[string]any{"id": a.id, "type": "message", "role": "assistant", "model": a.c.model, "content": content,
+	return map[string]any{"id": a.id, "type": "message", "role": "assistant", "model": a.c.model(), "content": content,
 		"stop_reason": a.stop(), "stop_sequence": nil, "usage": a.usage(words(a.t.text))}
 }
 
 func (a *anthropicAnswer) head() []event {
 	return []event{{"message_start", map[string]any{"type": "message_start", "message": map[string]any{
-		"id": a.id, "type": "message", "role": "assistant", "model": a.c.model, "content": []any{},
+		"id": a.id, "type": "message", "role": "assistant", "model": a.c.model(), "content": []any{},
 		"stop_reason": nil, "stop_sequence": nil, "usage": a.usage(1)}}}}
 }
 

@@ -18,11 +18,11 @@ import (
 	"time"
 )
 
-// codec is one protocol: it reads a request and answers it.
+// codec is one protocol: it reads a request and answers it. The request's
+// JSON body is decoded into the codec itself.
 type codec interface {
-	// decode reads a request's body into the record (Provider and Path are
-	// set) and keeps what the answer needs.
-	decode(body []byte, rec *Request) error
+	// read fills the record (Provider and Path are set) from the request.
+	read(rec *Request)
 	// plan adjusts the script's turn to the request: a shell command the
 	// request offers no tool for, a side request that wants an object.
 	plan(t turn) turn
@@ -68,9 +68,8 @@ func (s *Server) serve(provider string, newCodec func() codec) http.HandlerFunc 
 			os.WriteFile(filepath.Join(s.opts.Dump, fmt.Sprintf("%d.json", s.serial.Load()+1)), body, 0o644)
 		}
 		c := newCodec()
-		rec := Request{Provider: provider, Path: r.URL.Path}
 		if err == nil {
-			err = c.decode(body, &rec)
+			err = json.Unmarshal(body, c)
 		}
 		if err != nil {
 			w.Header().Set("Content-Type", "application/json")
@@ -78,6 +77,8 @@ func (s *Server) serve(provider string, newCodec func() codec) http.HandlerFunc 
 			json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": err.Error()}})
 			return
 		}
+		rec := Request{Provider: provider, Path: r.URL.Path}
+		c.read(&rec)
 		t := c.plan(planTurn(s.script(), rec.Result, s.opts.Delay, s.opts.ChunkDelay))
 		rec.Reply = t.summary()
 		s.record(&rec)
@@ -172,10 +173,16 @@ func (s *sse) wait(d time.Duration) bool {
 	}
 }
 
+// tool is a tool a request offers, as Anthropic and OpenAI name it.
+type tool struct {
+	Type string `json:"type"`
+	Name string `json:"name"`
+}
+
 // offers reports whether one of the tools is want.
-func offers(tools []string, want string) bool {
-	for _, name := range tools {
-		if name == want {
+func offers(tools []tool, want string) bool {
+	for _, t := range tools {
+		if t.Name == want {
 			return true
 		}
 	}

@@ -77,40 +77,45 @@ func (s *Server) geminiModels(w http.ResponseWriter, r *http.Request) {
 
 // gemini is the codec of one generateContent request.
 type gemini struct {
+	geminiRequest
 	model  string
 	stream bool
-	tools  []string
-	side   json.RawMessage // the schema a side request's answer must follow
 }
 
-func (c *gemini) decode(body []byte, rec *Request) error {
-	var req geminiRequest
-	if err := json.Unmarshal(body, &req); err != nil {
-		return err
-	}
-	for _, t := range req.Tools {
-		for _, f := range t.FunctionDeclarations {
-			c.tools = append(c.tools, f.Name)
-		}
-	}
-	if req.GenerationConfig.ResponseMimeType == "application/json" {
-		c.side = req.GenerationConfig.ResponseJSONSchema
-		if c.side == nil {
-			c.side = req.GenerationConfig.ResponseSchema
-		}
-		if c.side == nil {
-			c.side = json.RawMessage("{}")
-		}
-	}
-	if mime := req.GenerationConfig.ResponseMimeType; mime != "" {
+func (c *gemini) read(rec *Request) {
+	if mime := c.GenerationConfig.ResponseMimeType; mime != "" {
 		rec.Path += " (" + mime + ")"
 	}
-	if req.SystemInstruction != nil && len(req.SystemInstruction.Parts) > 0 {
-		rec.System = head(req.SystemInstruction.Parts[0].Text)
+	if c.SystemInstruction != nil && len(c.SystemInstruction.Parts) > 0 {
+		rec.System = head(c.SystemInstruction.Parts[0].Text)
 	}
-	rec.Model, rec.Stream, rec.Tools, rec.Messages = c.model, c.stream, len(c.tools), len(req.Contents)
-	rec.Texts, rec.Result = req.lastUser()
-	return nil
+	rec.Model, rec.Stream, rec.Tools, rec.Messages = c.model, c.stream, len(c.tools()), len(c.Contents)
+	rec.Texts, rec.Result = c.lastUser()
+}
+
+// tools are the functions the request declares, as tools.
+func (c *gemini) tools() []tool {
+	var tools []tool
+	for _, t := range c.Tools {
+		for _, f := range t.FunctionDeclarations {
+			tools = append(tools, tool{Name: f.Name})
+		}
+	}
+	return tools
+}
+
+// side is the schema a side request's answer must follow; nil for a turn.
+func (c *gemini) side() json.RawMessage {
+	g := c.GenerationConfig
+	switch {
+	case g.ResponseMimeType != "application/json":
+		return nil
+	case g.ResponseJSONSchema != nil:
+		return g.ResponseJSONSchema
+	case g.ResponseSchema != nil:
+		return g.ResponseSchema
+	}
+	return json.RawMessage("{}")
 }
 
 // plan answers a side request (routing, next-speaker check) with an object
@@ -118,11 +123,11 @@ func (c *gemini) decode(body []byte, rec *Request) error {
 // request in a tight loop (hundreds a second) and never shows the limit,
 // and a side model has a quota of its own.
 func (c *gemini) plan(t turn) turn {
-	if c.side != nil {
-		b, _ := json.Marshal(sample(c.side))
+	if side := c.side(); side != nil {
+		b, _ := json.Marshal(sample(side))
 		return turn{text: string(b)}
 	}
-	if t.command != "" && !offers(c.tools, "run_shell_command") {
+	if t.command != "" && !offers(c.tools(), "run_shell_command") {
 		return turn{text: "(no run_shell_command tool offered)"}
 	}
 	return t

@@ -15,10 +15,7 @@ type openaiRequest struct {
 	Stream       bool              `json:"stream"`
 	Instructions string            `json:"instructions"`
 	Input        []json.RawMessage `json:"input"`
-	Tools        []struct {
-		Type string `json:"type"`
-		Name string `json:"name"`
-	} `json:"tools"`
+	Tools        []tool            `json:"tools"`
 }
 
 type openaiItem struct {
@@ -32,24 +29,14 @@ type openaiItem struct {
 
 // openai is the codec of one Responses request.
 type openai struct {
-	model      string
-	tools      []string
+	openaiRequest
 	tool, args string // the shell call of the turn
 }
 
-func (c *openai) decode(body []byte, rec *Request) error {
-	var req openaiRequest
-	if err := json.Unmarshal(body, &req); err != nil {
-		return err
-	}
-	c.model = req.Model
-	for _, t := range req.Tools {
-		c.tools = append(c.tools, t.Name)
-	}
-	rec.Model, rec.Stream, rec.Tools, rec.Messages = req.Model, req.Stream, len(req.Tools), len(req.Input)
-	rec.System = head(req.Instructions)
-	rec.Texts, rec.Result = req.lastUser()
-	return nil
+func (c *openai) read(rec *Request) {
+	rec.Model, rec.Stream, rec.Tools, rec.Messages = c.Model, c.Stream, len(c.Tools), len(c.Input)
+	rec.System = head(c.Instructions)
+	rec.Texts, rec.Result = c.lastUser()
 }
 
 // lastUser returns the text of the last user message and whether a tool's
@@ -82,9 +69,9 @@ func (c *openai) plan(t turn) turn {
 	if t.command == "" {
 		return t
 	}
-	for _, name := range c.tools {
+	for _, offered := range c.Tools {
 		var a map[string]any
-		switch name {
+		switch offered.Name {
 		case "exec_command":
 			a = map[string]any{"cmd": t.command}
 		case "shell_command":
@@ -97,7 +84,7 @@ func (c *openai) plan(t turn) turn {
 		a["sandbox_permissions"] = "require_escalated"
 		a["justification"] = describe(t.command)
 		b, _ := json.Marshal(a)
-		c.tool, c.args = name, string(b)
+		c.tool, c.args = offered.Name, string(b)
 		return t
 	}
 	return turn{text: "(no shell tool offered)"}
@@ -152,7 +139,7 @@ func (a *openaiAnswer) textPart(text string) map[string]any {
 
 func (a *openaiAnswer) response(status string, output []any) map[string]any {
 	m := map[string]any{"id": a.id, "object": "response", "created_at": time.Now().Unix(),
-		"status": status, "model": a.c.model, "output": output}
+		"status": status, "model": a.c.Model, "output": output}
 	if status == "completed" {
 		w := words(a.t.text)
 		m["usage"] = map[string]any{"input_tokens": 100, "input_tokens_details": map[string]any{"cached_tokens": 0},
