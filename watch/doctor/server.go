@@ -16,6 +16,7 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
 )
 
+// server is the private tmux server the doctor's loops run on.
 type server struct {
 	*tmux.Private
 	name string // tmux -L NAME
