@@ -22,18 +22,19 @@ test:
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 30m ./...
 
-# The newest Claude Code, Codex and Gemini CLI from the npm registry,
-# installed into a cache (testdata/agents/install --latest): their real-agent
-# tests, then ralph-watch doctor on each. CI keeps the pinned versions.
+# The newest release of each agent pinned in watch/doctor/versions, from
+# the npm registry, installed into a cache (testdata/agents/install --latest):
+# their real-agent tests, then ralph-watch doctor on each. CI keeps the pins.
+PINNED_AGENTS = $(shell sed -e 's/\#.*//' -e '/^[[:space:]]*$$/d' watch/doctor/versions | cut -d' ' -f1)
 test-latest: build
-	@unset RALPH_TEST_CLAUDE RALPH_TEST_CODEX RALPH_TEST_GEMINI; \
-	eval "$$(testdata/agents/install --latest claude codex gemini)"; \
+	@for a in $(PINNED_AGENTS); do unset RALPH_TEST_$$(echo $$a | tr a-z A-Z); done; \
+	eval "$$(testdata/agents/install --latest $(PINNED_AGENTS))"; \
 	env | grep '^RALPH_TEST_' | sort; \
 	rc=0; \
-	$(GO) test -count=1 -timeout 30m -run 'Claude|Codex|Gemini' ./watch/... || rc=1; \
-	for a in claude:RALPH_TEST_CLAUDE codex:RALPH_TEST_CODEX gemini:RALPH_TEST_GEMINI; do \
-		bin=$$(printenv $${a#*:}) || continue; \
-		./$(BIN) doctor --agent $${a%%:*} -- "$$bin" || rc=1; \
+	$(GO) test -count=1 -timeout 30m -run 'RealAgent|Claude|Codex|Gemini' ./watch/... || rc=1; \
+	for a in $(PINNED_AGENTS); do \
+		bin=$$(printenv RALPH_TEST_$$(echo $$a | tr a-z A-Z)) || continue; \
+		./$(BIN) doctor --agent $$a -- "$$bin" || rc=1; \
 	done; \
 	exit $$rc
 

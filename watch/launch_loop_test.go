@@ -157,24 +157,23 @@ func TestAnUnknownWrapperLosesTheHookOnceAndEndsTurnsByTheScreen(t *testing.T) {
 // --settings) and through a one-line shell command: the Stop hook lands
 // after claude and ends each turn.
 func TestClaudeCodeThroughEnvAndAShellLineGetsItsStopHook(t *testing.T) {
-	claude := claudeExecutable(t)
+	claude := claudeCode.find(t)
 	tmuxtest.Require(t)
-	tmuxtest.Build(t, "testdata/fakeapi")
 	exe := tmuxtest.Build(t, "cmd/ralph-watch")
 	wake := turnHookWake(t)
-	forms := map[string]func(r *claudeRun) []string{
-		"env": func(r *claudeRun) []string {
-			return []string{"env", "HOME=" + filepath.Join(r.srv.Dir, "home"), "ANTHROPIC_API_KEY=" + claudeKey,
+	forms := map[string]func(r *agentRun) []string{
+		"env": func(r *agentRun) []string {
+			return []string{"env", "HOME=" + filepath.Join(r.srv.Dir, "home"), r.env("ANTHROPIC_API_KEY"),
 				"ANTHROPIC_BASE_URL=" + r.api.URL, claude}
 		},
-		"shell line": func(r *claudeRun) []string {
+		"shell line": func(r *agentRun) []string {
 			return []string{"/bin/sh", "-c", "ANTHROPIC_BASE_URL=" + r.api.URL + " exec '" + claude + "'"}
 		},
 	}
 	for name, form := range forms {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			r := newClaudeRun(t, claude, claudePrompt, "Still working on it.")
+			r := newAgentRun(t, claudeCode, claude, loopPrompt, "Still working on it.")
 			defer r.explain()
 			r.cfg.Command = form(r)
 			r.cfg.Agent, _ = agent.Lookup("claude")
@@ -193,7 +192,7 @@ func TestClaudeCodeThroughEnvAndAShellLineGetsItsStopHook(t *testing.T) {
 				t.Errorf("output:\n%s", r.out.String())
 			}
 			r.wantHookEnded(2)
-			r.wantPrompts(2, strings.TrimRight(claudePrompt, "\n"))
+			r.wantPrompts(2, strings.TrimRight(loopPrompt, "\n"))
 		})
 	}
 }
@@ -210,9 +209,9 @@ func TestAMissingProgramBehindEnvIsNamed(t *testing.T) {
 // Codex started through env (tried as a new user would: exit 125 every
 // iteration, env given -c notify=[…]) gets its notify program after codex.
 func TestCodexThroughEnvGetsItsNotifyHook(t *testing.T) {
-	codex := codexExecutable(t)
+	codex := codexCLI.find(t)
 	tmuxtest.Require(t)
-	r := newCodexRun(t, codex, claudePrompt, "-reply", "Still working on it.")
+	r := newAgentRun(t, codexCLI, codex, loopPrompt, "Still working on it.")
 	defer r.explain()
 	r.cfg.Command = []string{"env", "NO_PROXY=127.0.0.1,localhost", codex, "--no-daemon"}
 	r.useTurnHook(turnHookWake(t))

@@ -37,9 +37,10 @@ type Options struct {
 
 // Report is what doctor found out about one agent.
 type Report struct {
-	Agent   string        `json:"agent"`   // the profile
-	Command []string      `json:"command"` // as started
-	Version string        `json:"version"` // its --version, first line
+	Agent   string        `json:"agent"`            // the profile
+	Command []string      `json:"command"`          // as started
+	Version string        `json:"version"`          // its --version, first line
+	Pinned  string        `json:"pinned,omitempty"` // the release ralph.tmux is checked against (watch/doctor/versions)
 	Signals []Signal      `json:"signals"`
 	Works   bool          `json:"works"` // a loop would work
 	Fixes   []string      `json:"fixes,omitempty"`
@@ -156,6 +157,9 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		defer r.api.Close()
 	}
 	rep.Version = version(ctx, command, runs[0].env(srv))
+	if pinned, ok := PinnedRelease(profile.Name); ok {
+		rep.Pinned = pinned.Version
+	}
 
 	go func() {
 		for range wakeAll {
@@ -303,7 +307,7 @@ func (r *agentRun) sessionEnv(base string) []string {
 
 // env is the run's environment for a command started outside tmux.
 func (r *agentRun) env(srv *server) []string {
-	return append(append([]string(nil), srv.env...), r.sessionEnv(filepath.Dir(r.home))...)
+	return append(append([]string(nil), srv.Env...), r.sessionEnv(filepath.Dir(r.home))...)
 }
 
 // run drives the loop to its end: done, its iterations, a limit (which
@@ -322,7 +326,7 @@ func (r *agentRun) run(ctx context.Context, srv *server) {
 		case e.Kind == watch.EventLimit:
 			cancel()
 		case e.Kind == watch.EventReady && e.Via == watch.ViaTimeout:
-			if screen, err := srv.client.Capture(tmux.CaptureRequest{Pane: cfg.Pane, Join: true}); err == nil {
+			if screen, err := srv.Client.Capture(tmux.CaptureRequest{Pane: cfg.Pane, Join: true}); err == nil {
 				r.mu.Lock()
 				r.readyScreen = lastLines(screen, 12)
 				r.mu.Unlock()
@@ -334,7 +338,7 @@ func (r *agentRun) run(ctx context.Context, srv *server) {
 		return
 	}
 	defer log.Close()
-	loop := &watch.Loop{Config: cfg, Tmux: srv.client, Store: r.store, Out: log, Err: log, Wake: r.wake}
+	loop := &watch.Loop{Config: cfg, Tmux: srv.Client, Store: r.store, Out: log, Err: log, Wake: r.wake}
 	loop.Run(ctx)
 }
 

@@ -18,6 +18,9 @@ func (r *Report) WriteText(w io.Writer) {
 		width = max(width, len([]rune(t.Title)))
 	}
 	fmt.Fprintf(w, "%s %-*s  %s %s · %s\n", mark(r.Version != "unknown"), width, "agent", r.Agent, r.Version, strings.Join(r.Command, " "))
+	if r.Pinned != "" && !strings.Contains(r.Version, r.Pinned) {
+		fmt.Fprintf(w, "  ralph.tmux is checked against %s %s; this release may differ\n", r.Agent, r.Pinned)
+	}
 	for _, s := range r.Signals {
 		line := fmt.Sprintf("%s %-*s  %s", s.Status.Mark(), width, s.Title, s.Detail)
 		if s.Status == Fail && !s.Needed {

@@ -5,12 +5,9 @@ package doctor
 // could send an agent elsewhere, killed at the end with every agent on it.
 
 import (
-	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -19,79 +16,62 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
 )
 
+// server is the private tmux server the doctor's loops run on.
 type server struct {
-	name   string   // tmux -L NAME
-	env    []string // the environment it was started with
-	client *tmux.Exec
+	*tmux.Private
+	name string // tmux -L NAME
 }
 
-// startServer starts tmux -L name -f /dev/null with a clean environment whose
-// HOME is a throwaway folder under dir.
+// startServer starts tmux -L name (tmux.StartPrivate, as the tests start
+// theirs) with a clean environment whose HOME is a throwaway folder under dir.
 func startServer(name, dir string) (*server, error) {
 	home := filepath.Join(dir, "home")
 	if err := os.MkdirAll(home, 0o700); err != nil {
 		return nil, err
 	}
-	s := &server{name: name, env: append(cleanEnv(os.Environ()), "HOME="+home), client: &tmux.Exec{Server: []string{"-L", name}}}
-	if _, err := s.tmux("-f", "/dev/null", "new-session", "-d", "-s", "doctor", "-x", "120", "-y", "40", "-c", dir, "sleep", "86400"); err != nil {
-		return nil, fmt.Errorf("start a private tmux server: %w", err)
+	p, err := tmux.StartPrivate([]string{"-L", name}, append(cleanEnv(os.Environ()), "HOME="+home), "doctor", dir, "sleep", "86400")
+	if err != nil {
+		return nil, err
 	}
 	// Without focus events Claude Code shows, then hides, a notice about them.
-	for _, o := range [][]string{{"focus-events", "on"}, {"history-limit", "5000"}} {
-		s.tmux("set-option", "-g", o[0], o[1])
-	}
-	return s, nil
+	p.Run("set-option", "-g", "focus-events", "on")
+	return &server{Private: p, name: name}, nil
 }
 
 // session opens a session in dir whose panes run with env, and returns its pane.
 func (s *server) session(name, dir string, env []string) (string, error) {
-	pane, err := s.tmux("new-session", "-d", "-P", "-F", "#{pane_id}", "-s", name, "-x", "120", "-y", "40", "-c", dir, "sleep", "86400")
+	pane, err := s.Run("new-session", "-d", "-P", "-F", "#{pane_id}", "-s", name, "-x", "120", "-y", "40", "-c", dir, "sleep", "86400")
 	if err != nil {
 		return "", fmt.Errorf("open tmux session %s: %w", name, err)
 	}
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
-		if _, err := s.tmux("set-environment", "-t", name, k, v); err != nil {
+		if _, err := s.Run("set-environment", "-t", name, k, v); err != nil {
 			return "", err
 		}
 	}
 	return strings.TrimSpace(pane), nil
 }
 
-// tmux runs one tmux command against the server, with its environment.
-func (s *server) tmux(args ...string) (string, error) {
-	cmd := exec.Command("tmux", append([]string{"-L", s.name}, args...)...)
-	cmd.Env = s.env
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("tmux %s: %v: %s", args[0], err, strings.TrimSpace(errb.String()))
-	}
-	return out.String(), nil
-}
-
 // endAgents ends every pane's process tree: some agents outlive their pane
 // and the server (Gemini CLI does).
 func (s *server) endAgents() {
-	out, _ := s.tmux("list-panes", "-a", "-F", "#{pane_pid}")
 	var wg sync.WaitGroup
-	for _, f := range strings.Fields(out) {
-		if pid, err := strconv.Atoi(f); err == nil && pid > 1 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				agent.EndTree(pid, 2*time.Second)
-			}()
-		}
+	for _, pid := range s.PanePIDs() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			agent.EndTree(pid, 2*time.Second)
+		}()
 	}
 	wg.Wait()
 }
 
 // kill ends the agents and the server, and removes its socket, which tmux leaves.
 func (s *server) kill() {
-	socket, err := s.client.SocketPath()
+	socket, err := s.Client.SocketPath()
 	s.endAgents()
-	s.tmux("kill-server")
+	s.Run("kill-server")
 	if err == nil && strings.Contains(filepath.Base(socket), "ralph-doctor-") {
 		os.Remove(socket)
 	}
@@ -127,7 +107,7 @@ func cleanEnv(environ []string) []string {
 
 // socket is the server's socket path, for the loop's record.
 func (s *server) socket() string {
-	path, err := s.client.SocketPath()
+	path, err := s.Client.SocketPath()
 	if err != nil {
 		return s.name
 	}

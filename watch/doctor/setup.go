@@ -1,9 +1,8 @@
 package doctor
 
 // What makes each agent start offline, with no dialog, against the fake
-// API, in a throwaway HOME: the same setup as the real-agent tests
-// (watch/claude_test.go, codex_test.go, gemini_test.go; see
-// watch/agent/testdata/screens/NOTES.md).
+// API, in a throwaway HOME. The real-agent tests (watch/agents_test.go)
+// prepare their agents with it too; see watch/agent/testdata/screens/NOTES.md.
 
 import (
 	"encoding/json"

@@ -5,7 +5,6 @@ package fakeapi
 import (
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -15,10 +14,8 @@ type anthropicRequest struct {
 	Model    string            `json:"model"`
 	Stream   bool              `json:"stream"`
 	Messages []json.RawMessage `json:"messages"`
-	Tools    []struct {
-		Name string `json:"name"`
-	} `json:"tools"`
-	System json.RawMessage `json:"system"`
+	Tools    []tool            `json:"tools"`
+	System   json.RawMessage   `json:"system"`
 }
 
 type anthropicMessage struct {
@@ -29,6 +26,23 @@ type anthropicMessage struct {
 type anthropicBlock struct {
 	Type string `json:"type"`
 	Text string `json:"text"`
+}
+
+// anthropic is the codec of one Messages request.
+type anthropic struct{ anthropicRequest }
+
+func (c *anthropic) read(rec *Request) {
+	rec.Model, rec.Stream, rec.Tools, rec.Messages = c.Model, c.Stream, len(c.Tools), len(c.Messages)
+	rec.System = systemHead(c.System)
+	rec.Texts, rec.Result = c.lastUser()
+}
+
+// model is the model the answer names.
+func (c *anthropic) model() string {
+	if c.Model == "" {
+		return "claude-fake"
+	}
+	return c.Model
 }
 
 // lastUser returns the text blocks of the last user message and whether it
@@ -73,117 +87,108 @@ func systemHead(raw json.RawMessage) string {
 	return head(s)
 }
 
-func (api *Server) anthropicMessages(w http.ResponseWriter, r *http.Request) {
-	var req anthropicRequest
-	if !api.readJSON(w, r, &req) {
-		return
+func (c *anthropic) plan(t turn) turn {
+	if t.command != "" && !offers(c.Tools, "Bash") {
+		return turn{text: "(no Bash tool offered)"}
 	}
-	texts, result := req.lastUser()
-	t := api.planTurn(api.script(), result)
-	if t.command != "" && !hasTool(len(req.Tools), func(i int) string { return req.Tools[i].Name }, "Bash") {
-		t = turn{text: "(no Bash tool offered)"}
-	}
-	api.record(&Request{Provider: "anthropic", Path: r.URL.Path, Model: req.Model, Stream: req.Stream,
-		Tools: len(req.Tools), Messages: len(req.Messages), System: systemHead(req.System),
-		Texts: texts, Result: result, Reply: t.summary()})
-	if t.limit {
-		api.anthropicLimit(w, t)
-		return
-	}
-	model := req.Model
-	if model == "" {
-		model = "claude-fake"
-	}
-	id := fmt.Sprintf("msg_fake%06d", api.serial.Load())
-	outTokens := len(strings.Fields(t.text)) + 1
-	usage := map[string]any{"input_tokens": 100, "output_tokens": outTokens,
-		"cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
-	toolID := fmt.Sprintf("toolu_fake%06d", api.serial.Load())
-	toolInput := map[string]any{"command": t.command, "description": describe(t.command)}
-	stop := "end_turn"
-	if t.command != "" {
-		stop = "tool_use"
-	}
-	if !req.Stream {
-		content := []map[string]any{{"type": "text", "text": t.text}}
-		if t.command != "" {
-			content = []map[string]any{{"type": "tool_use", "id": toolID, "name": "Bash", "input": toolInput}}
-		}
-		writeJSON(w, map[string]any{
-			"id": id, "type": "message", "role": "assistant", "model": model, "content": content,
-			"stop_reason": stop, "stop_sequence": nil, "usage": usage,
-		})
-		return
-	}
-
-	s := newSSE(w, r)
-	s.send("message_start", map[string]any{"type": "message_start", "message": map[string]any{
-		"id": id, "type": "message", "role": "assistant", "model": model, "content": []any{},
-		"stop_reason": nil, "stop_sequence": nil,
-		"usage": map[string]any{"input_tokens": 100, "output_tokens": 1,
-			"cache_creation_input_tokens": 0, "cache_read_input_tokens": 0},
-	}})
-	if t.command != "" {
-		s.send("content_block_start", map[string]any{"type": "content_block_start", "index": 0,
-			"content_block": map[string]any{"type": "tool_use", "id": toolID, "name": "Bash", "input": map[string]any{}}})
-		if !s.wait(t.delay) {
-			return
-		}
-		args, _ := json.Marshal(toolInput)
-		s.send("content_block_delta", map[string]any{"type": "content_block_delta", "index": 0,
-			"delta": map[string]any{"type": "input_json_delta", "partial_json": string(args)}})
-	} else {
-		s.send("content_block_start", map[string]any{"type": "content_block_start", "index": 0,
-			"content_block": map[string]any{"type": "text", "text": ""}})
-		s.send("ping", map[string]any{"type": "ping"})
-		if !s.stream(t, func(part string) {
-			s.send("content_block_delta", map[string]any{"type": "content_block_delta", "index": 0,
-				"delta": map[string]any{"type": "text_delta", "text": part}})
-		}) {
-			return
-		}
-	}
-	s.send("content_block_stop", map[string]any{"type": "content_block_stop", "index": 0})
-	s.send("message_delta", map[string]any{"type": "message_delta",
-		"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil},
-		"usage": map[string]any{"output_tokens": outTokens}})
-	s.send("message_stop", map[string]any{"type": "message_stop"})
+	return t
 }
 
-// anthropicLimit answers as the API does when a subscription's unified
-// limit (five-hour, weekly…) is used up: 429, a rate_limit_error, and headers saying
+// refuse answers as the API does when a subscription's unified limit
+// (five-hour, weekly…) is used up: a rate_limit_error, and headers saying
 // which limit was hit and when it resets.
-func (api *Server) anthropicLimit(w http.ResponseWriter, t turn) {
+func (c *anthropic) refuse(t turn, n int64) refusal {
 	reset := strconv.FormatInt(t.reset.Unix(), 10)
-	h := w.Header()
-	h.Set("anthropic-ratelimit-unified-status", "rejected")
-	h.Set("anthropic-ratelimit-unified-reset", reset)
-	h.Set("anthropic-ratelimit-unified-representative-claim", t.kind)
+	h := map[string]string{
+		"anthropic-ratelimit-unified-status":               "rejected",
+		"anthropic-ratelimit-unified-reset":                reset,
+		"anthropic-ratelimit-unified-representative-claim": t.kind,
+		"anthropic-ratelimit-unified-fallback":             "unavailable",
+		"retry-after":                                      strconv.Itoa(int(time.Until(t.reset).Seconds())),
+		"x-should-retry":                                   "false",
+		"request-id":                                       fmt.Sprintf("req_fake%06d", n),
+	}
 	window := map[string]string{"five_hour": "5h", "seven_day": "7d", "seven_day_opus": "7d_opus",
 		"seven_day_sonnet": "7d_sonnet"}[t.kind]
 	if window != "" {
-		h.Set("anthropic-ratelimit-unified-"+window+"-status", "rejected")
-		h.Set("anthropic-ratelimit-unified-"+window+"-reset", reset)
-		h.Set("anthropic-ratelimit-unified-"+window+"-utilization", "1.0")
+		h["anthropic-ratelimit-unified-"+window+"-status"] = "rejected"
+		h["anthropic-ratelimit-unified-"+window+"-reset"] = reset
+		h["anthropic-ratelimit-unified-"+window+"-utilization"] = "1.0"
 	}
-	h.Set("anthropic-ratelimit-unified-fallback", "unavailable")
-	h.Set("retry-after", strconv.Itoa(int(time.Until(t.reset).Seconds())))
-	h.Set("x-should-retry", "false")
-	h.Set("request-id", fmt.Sprintf("req_fake%06d", api.serial.Load()))
-	h.Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusTooManyRequests)
-	json.NewEncoder(w).Encode(map[string]any{"type": "error", "error": map[string]any{
-		"type": "rate_limit_error", "message": "This request would exceed your account's rate limit. Please try again later."}})
+	return refusal{header: h, body: map[string]any{"type": "error", "error": map[string]any{
+		"type": "rate_limit_error", "message": "This request would exceed your account's rate limit. Please try again later."}}}
 }
 
-// hasTool reports whether one of n tools, named by name(i), is want.
-func hasTool(n int, name func(int) string, want ...string) bool {
-	for i := 0; i < n; i++ {
-		for _, w := range want {
-			if name(i) == w {
-				return true
-			}
-		}
+// anthropicAnswer is one turn as a message.
+type anthropicAnswer struct {
+	c         *anthropic
+	t         turn
+	id, tool  string
+	toolInput map[string]any
+}
+
+func (c *anthropic) answer(t turn, n int64) answer {
+	return &anthropicAnswer{c: c, t: t, id: fmt.Sprintf("msg_fake%06d", n), tool: fmt.Sprintf("toolu_fake%06d", n),
+		toolInput: map[string]any{"command": t.command, "description": describe(t.command)}}
+}
+
+func (a *anthropicAnswer) stop() string {
+	if a.t.command != "" {
+		return "tool_use"
 	}
-	return false
+	return "end_turn"
+}
+
+func (a *anthropicAnswer) usage(out int) map[string]any {
+	return map[string]any{"input_tokens": 100, "output_tokens": out, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+}
+
+func (a *anthropicAnswer) whole() any {
+	content := []map[string]any{{"type": "text", "text": a.t.text}}
+	if a.t.command != "" {
+		content = []map[string]any{{"type": "tool_use", "id": a.tool, "name": "Bash", "input": a.toolInput}}
+	}
+	return map[string]any{"id": a.id, "type": "message", "role": "assistant", "model": a.c.model(), "content": content,
+		"stop_reason": a.stop(), "stop_sequence": nil, "usage": a.usage(words(a.t.text))}
+}
+
+func (a *anthropicAnswer) head() []event {
+	return []event{{"message_start", map[string]any{"type": "message_start", "message": map[string]any{
+		"id": a.id, "type": "message", "role": "assistant", "model": a.c.model(), "content": []any{},
+		"stop_reason": nil, "stop_sequence": nil, "usage": a.usage(1)}}}}
+}
+
+func (a *anthropicAnswer) call() []event {
+	args, _ := json.Marshal(a.toolInput)
+	return []event{
+		{"content_block_start", map[string]any{"type": "content_block_start", "index": 0,
+			"content_block": map[string]any{"type": "tool_use", "id": a.tool, "name": "Bash", "input": map[string]any{}}}},
+		{"content_block_delta", map[string]any{"type": "content_block_delta", "index": 0,
+			"delta": map[string]any{"type": "input_json_delta", "partial_json": string(args)}}},
+	}
+}
+
+func (a *anthropicAnswer) textHead() []event {
+	return []event{
+		{"content_block_start", map[string]any{"type": "content_block_start", "index": 0,
+			"content_block": map[string]any{"type": "text", "text": ""}}},
+		{"ping", map[string]any{"type": "ping"}},
+	}
+}
+
+func (a *anthropicAnswer) delta(part string, last bool) []event {
+	return []event{{"content_block_delta", map[string]any{"type": "content_block_delta", "index": 0,
+		"delta": map[string]any{"type": "text_delta", "text": part}}}}
+}
+
+func (a *anthropicAnswer) textTail() []event { return nil }
+
+func (a *anthropicAnswer) tail() []event {
+	return []event{
+		{"content_block_stop", map[string]any{"type": "content_block_stop", "index": 0}},
+		{"message_delta", map[string]any{"type": "message_delta",
+			"delta": map[string]any{"stop_reason": a.stop(), "stop_sequence": nil},
+			"usage": map[string]any{"output_tokens": words(a.t.text)}}},
+		{"message_stop", map[string]any{"type": "message_stop"}},
+	}
 }

@@ -5,7 +5,6 @@ package fakeapi
 import (
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -16,10 +15,7 @@ type openaiRequest struct {
 	Stream       bool              `json:"stream"`
 	Instructions string            `json:"instructions"`
 	Input        []json.RawMessage `json:"input"`
-	Tools        []struct {
-		Type string `json:"type"`
-		Name string `json:"name"`
-	} `json:"tools"`
+	Tools        []tool            `json:"tools"`
 }
 
 type openaiItem struct {
@@ -29,6 +25,18 @@ type openaiItem struct {
 		Type string `json:"type"`
 		Text string `json:"text"`
 	} `json:"content"`
+}
+
+// openai is the codec of one Responses request.
+type openai struct {
+	openaiRequest
+	tool, args string // the shell call of the turn
+}
+
+func (c *openai) read(rec *Request) {
+	rec.Model, rec.Stream, rec.Tools, rec.Messages = c.Model, c.Stream, len(c.Tools), len(c.Input)
+	rec.System = head(c.Instructions)
+	rec.Texts, rec.Result = c.lastUser()
 }
 
 // lastUser returns the text of the last user message and whether a tool's
@@ -54,131 +62,153 @@ func (req *openaiRequest) lastUser() (texts []string, toolResult bool) {
 	return nil, toolResult
 }
 
-// shellCall is the function call that runs command with whichever shell tool
-// the request offers, asking to run outside the sandbox so that Codex asks
-// the user first.
-func (req *openaiRequest) shellCall(command string) (name, args string, ok bool) {
-	for _, t := range req.Tools {
+// plan finds the shell call of a command in whichever shell tool the
+// request offers, asking to run outside the sandbox so that Codex asks the
+// user first.
+func (c *openai) plan(t turn) turn {
+	if t.command == "" {
+		return t
+	}
+	for _, offered := range c.Tools {
 		var a map[string]any
-		switch t.Name {
+		switch offered.Name {
 		case "exec_command":
-			a = map[string]any{"cmd": command}
+			a = map[string]any{"cmd": t.command}
 		case "shell_command":
-			a = map[string]any{"command": command}
+			a = map[string]any{"command": t.command}
 		case "shell":
-			a = map[string]any{"command": []string{"bash", "-lc", command}}
+			a = map[string]any{"command": []string{"bash", "-lc", t.command}}
 		default:
 			continue
 		}
 		a["sandbox_permissions"] = "require_escalated"
-		a["justification"] = describe(command)
+		a["justification"] = describe(t.command)
 		b, _ := json.Marshal(a)
-		return t.Name, string(b), true
+		c.tool, c.args = offered.Name, string(b)
+		return t
 	}
-	return "", "", false
+	return turn{text: "(no shell tool offered)"}
 }
 
-func (api *Server) openaiResponses(w http.ResponseWriter, r *http.Request) {
-	var req openaiRequest
-	if !api.readJSON(w, r, &req) {
-		return
-	}
-	texts, result := req.lastUser()
-	t := api.planTurn(api.script(), result)
-	tool, args, ok := req.shellCall(t.command)
-	if t.command != "" && !ok {
-		t = turn{text: "(no shell tool offered)"}
-	}
-	api.record(&Request{Provider: "openai", Path: r.URL.Path, Model: req.Model, Stream: req.Stream,
-		Tools: len(req.Tools), Messages: len(req.Input), System: head(req.Instructions),
-		Texts: texts, Result: result, Reply: t.summary()})
-	if t.limit {
-		openaiLimit(w, t)
-		return
-	}
-	n := api.serial.Load()
-	respID := fmt.Sprintf("resp_fake%06d", n)
-	response := func(status string, output []any) map[string]any {
-		m := map[string]any{"id": respID, "object": "response", "created_at": time.Now().Unix(),
-			"status": status, "model": req.Model, "output": output}
-		if status == "completed" {
-			words := len(strings.Fields(t.text)) + 1
-			m["usage"] = map[string]any{"input_tokens": 100, "input_tokens_details": map[string]any{"cached_tokens": 0},
-				"output_tokens": words, "output_tokens_details": map[string]any{"reasoning_tokens": 0},
-				"total_tokens": 100 + words}
-		}
-		return m
-	}
-	var item map[string]any
-	if t.command != "" {
-		item = map[string]any{"type": "function_call", "id": fmt.Sprintf("fc_fake%06d", n), "status": "completed",
-			"call_id": fmt.Sprintf("call_fake%06d", n), "name": tool, "arguments": args}
-	} else {
-		item = map[string]any{"type": "message", "id": fmt.Sprintf("msg_fake%06d", n), "status": "completed",
-			"role": "assistant", "content": []any{map[string]any{"type": "output_text", "text": t.text, "annotations": []any{}}}}
-	}
-	if !req.Stream {
-		writeJSON(w, response("completed", []any{item}))
-		return
-	}
-
-	s := newSSE(w, r)
-	seq := 0
-	send := func(typ string, fields map[string]any) {
-		fields["type"] = typ
-		fields["sequence_number"] = seq
-		seq++
-		s.send(typ, fields)
-	}
-	send("response.created", map[string]any{"response": response("in_progress", []any{})})
-	send("response.in_progress", map[string]any{"response": response("in_progress", []any{})})
-	if t.command != "" {
-		if !s.wait(t.delay) {
-			return
-		}
-		added := map[string]any{}
-		for k, v := range item {
-			added[k] = v
-		}
-		added["arguments"], added["status"] = "", "in_progress"
-		send("response.output_item.added", map[string]any{"output_index": 0, "item": added})
-		send("response.function_call_arguments.delta", map[string]any{"item_id": item["id"], "output_index": 0, "delta": args})
-		send("response.function_call_arguments.done", map[string]any{"item_id": item["id"], "output_index": 0, "arguments": args})
-	} else {
-		send("response.output_item.added", map[string]any{"output_index": 0, "item": map[string]any{
-			"type": "message", "id": item["id"], "status": "in_progress", "role": "assistant", "content": []any{}}})
-		send("response.content_part.added", map[string]any{"item_id": item["id"], "output_index": 0, "content_index": 0,
-			"part": map[string]any{"type": "output_text", "text": "", "annotations": []any{}}})
-		if !s.stream(t, func(part string) {
-			send("response.output_text.delta", map[string]any{"item_id": item["id"], "output_index": 0, "content_index": 0, "delta": part})
-		}) {
-			return
-		}
-		send("response.output_text.done", map[string]any{"item_id": item["id"], "output_index": 0, "content_index": 0, "text": t.text})
-		send("response.content_part.done", map[string]any{"item_id": item["id"], "output_index": 0, "content_index": 0,
-			"part": map[string]any{"type": "output_text", "text": t.text, "annotations": []any{}}})
-	}
-	send("response.output_item.done", map[string]any{"output_index": 0, "item": item})
-	send("response.completed", map[string]any{"response": response("completed", []any{item})})
-}
-
-// openaiLimit answers as the ChatGPT backend does when a plan's usage limit is
-// used up: 429, a usage_limit_reached error with the reset time, and the
+// refuse answers as the ChatGPT backend does when a plan's usage limit is
+// used up: a usage_limit_reached error with the reset time, and the
 // rate-limit headers Codex shows in its status line.
-func openaiLimit(w http.ResponseWriter, t turn) {
+func (c *openai) refuse(t turn, n int64) refusal {
 	secs := int(time.Until(t.reset).Seconds())
-	h := w.Header()
-	h.Set("x-codex-primary-used-percent", "100.0")
-	h.Set("x-codex-primary-window-minutes", "300")
-	h.Set("x-codex-primary-reset-after-seconds", strconv.Itoa(secs))
-	h.Set("x-codex-primary-reset-at", strconv.FormatInt(t.reset.Unix(), 10))
-	h.Set("x-codex-secondary-used-percent", "40.0")
-	h.Set("x-codex-secondary-window-minutes", "10080")
-	h.Set("x-codex-secondary-reset-after-seconds", strconv.Itoa(secs+86400))
-	h.Set("x-codex-secondary-reset-at", strconv.FormatInt(t.reset.Unix()+86400, 10))
-	h.Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusTooManyRequests)
-	json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{
-		"type": "usage_limit_reached", "message": "The usage limit has been reached",
-		"plan_type": "plus", "resets_at": t.reset.Unix(), "resets_in_seconds": secs}})
+	return refusal{
+		header: map[string]string{
+			"x-codex-primary-used-percent":          "100.0",
+			"x-codex-primary-window-minutes":        "300",
+			"x-codex-primary-reset-after-seconds":   strconv.Itoa(secs),
+			"x-codex-primary-reset-at":              strconv.FormatInt(t.reset.Unix(), 10),
+			"x-codex-secondary-used-percent":        "40.0",
+			"x-codex-secondary-window-minutes":      "10080",
+			"x-codex-secondary-reset-after-seconds": strconv.Itoa(secs + 86400),
+			"x-codex-secondary-reset-at":            strconv.FormatInt(t.reset.Unix()+86400, 10),
+		},
+		body: map[string]any{"error": map[string]any{
+			"type": "usage_limit_reached", "message": "The usage limit has been reached",
+			"plan_type": "plus", "resets_at": t.reset.Unix(), "resets_in_seconds": secs}},
+	}
+}
+
+// openaiAnswer is one turn as a response; its events are numbered.
+type openaiAnswer struct {
+	c    *openai
+	t    turn
+	id   string         // the response's
+	item map[string]any // its one output item: a message or a function call
+	seq  int
+}
+
+func (c *openai) answer(t turn, n int64) answer {
+	a := &openaiAnswer{c: c, t: t, id: fmt.Sprintf("resp_fake%06d", n)}
+	if t.command != "" {
+		a.item = map[string]any{"type": "function_call", "id": fmt.Sprintf("fc_fake%06d", n), "status": "completed",
+			"call_id": fmt.Sprintf("call_fake%06d", n), "name": c.tool, "arguments": c.args}
+	} else {
+		a.item = map[string]any{"type": "message", "id": fmt.Sprintf("msg_fake%06d", n), "status": "completed",
+			"role": "assistant", "content": []any{a.textPart(t.text)}}
+	}
+	return a
+}
+
+func (a *openaiAnswer) textPart(text string) map[string]any {
+	return map[string]any{"type": "output_text", "text": text, "annotations": []any{}}
+}
+
+func (a *openaiAnswer) response(status string, output []any) map[string]any {
+	m := map[string]any{"id": a.id, "object": "response", "created_at": time.Now().Unix(),
+		"status": status, "model": a.c.Model, "output": output}
+	if status == "completed" {
+		w := words(a.t.text)
+		m["usage"] = map[string]any{"input_tokens": 100, "input_tokens_details": map[string]any{"cached_tokens": 0},
+			"output_tokens": w, "output_tokens_details": map[string]any{"reasoning_tokens": 0}, "total_tokens": 100 + w}
+	}
+	return m
+}
+
+// event is one numbered event of the stream, its type named in its data.
+func (a *openaiAnswer) event(typ string, fields map[string]any) event {
+	fields["type"] = typ
+	fields["sequence_number"] = a.seq
+	a.seq++
+	return event{typ, fields}
+}
+
+// at places an event's fields on the output item (and its content part).
+func (a *openaiAnswer) at(fields map[string]any, part bool) map[string]any {
+	fields["item_id"], fields["output_index"] = a.item["id"], 0
+	if part {
+		fields["content_index"] = 0
+	}
+	return fields
+}
+
+func (a *openaiAnswer) whole() any { return a.response("completed", []any{a.item}) }
+
+func (a *openaiAnswer) head() []event {
+	return []event{
+		a.event("response.created", map[string]any{"response": a.response("in_progress", []any{})}),
+		a.event("response.in_progress", map[string]any{"response": a.response("in_progress", []any{})}),
+	}
+}
+
+func (a *openaiAnswer) call() []event {
+	added := map[string]any{}
+	for k, v := range a.item {
+		added[k] = v
+	}
+	added["arguments"], added["status"] = "", "in_progress"
+	return []event{
+		a.event("response.output_item.added", map[string]any{"output_index": 0, "item": added}),
+		a.event("response.function_call_arguments.delta", a.at(map[string]any{"delta": a.c.args}, false)),
+		a.event("response.function_call_arguments.done", a.at(map[string]any{"arguments": a.c.args}, false)),
+	}
+}
+
+func (a *openaiAnswer) textHead() []event {
+	return []event{
+		a.event("response.output_item.added", map[string]any{"output_index": 0, "item": map[string]any{
+			"type": "message", "id": a.item["id"], "status": "in_progress", "role": "assistant", "content": []any{}}}),
+		a.event("response.content_part.added", a.at(map[string]any{"part": a.textPart("")}, true)),
+	}
+}
+
+func (a *openaiAnswer) delta(part string, last bool) []event {
+	return []event{a.event("response.output_text.delta", a.at(map[string]any{"delta": part}, true))}
+}
+
+func (a *openaiAnswer) textTail() []event {
+	return []event{
+		a.event("response.output_text.done", a.at(map[string]any{"text": a.t.text}, true)),
+		a.event("response.content_part.done", a.at(map[string]any{"part": a.textPart(a.t.text)}, true)),
+	}
+}
+
+func (a *openaiAnswer) tail() []event {
+	return []event{
+		a.event("response.output_item.done", map[string]any{"output_index": 0, "item": a.item}),
+		a.event("response.completed", map[string]any{"response": a.response("completed", []any{a.item})}),
+	}
 }

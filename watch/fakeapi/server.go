@@ -1,6 +1,6 @@
 // Package fakeapi is a stand-in for the model APIs of coding agents, for
 // running a real agent offline against a canned reply: in integration tests
-// (through testdata/fakeapi, a thin command over it) and in `ralph-watch
+// (in process, and through testdata/fakeapi, a thin command over it) and in `ralph-watch
 // doctor`. One server speaks three protocols, told apart by path:
 //
 //	POST /v1/messages                      Anthropic Messages API (Claude Code)
@@ -8,9 +8,12 @@
 //	POST /v1beta/models/M:streamGenerateContent, :generateContent
 //	                                       Gemini API (Gemini CLI)
 //
-// It listens on loopback only and answers each model request with one
-// assistant turn, streamed as server-sent events when the request asks for a
-// stream. Other requests get 200 {} (token counts get a count). Each request
+// Every model request takes the same course (exchange.go): read, planned
+// from the script, recorded, then refused or answered; a small codec per
+// protocol (anthropic.go, openai.go, gemini.go) reads its requests and
+// builds its answers. It listens on loopback only and answers each model
+// request with one assistant turn, streamed as server-sent events when the
+// request asks for a stream. Other requests get 200 {} (token counts get a count). Each request
 // is recorded with the text of its last user message, so a caller can
 // compare what the model received with what was typed.
 //
@@ -37,7 +40,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -153,14 +155,14 @@ func (s *Server) Prompts() []string {
 // handler routes each protocol's paths.
 func (s *Server) handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("/v1/messages", s.anthropicMessages)
+	mux.HandleFunc("/v1/messages", s.serve("anthropic", func() codec { return &anthropic{} }))
 	mux.HandleFunc("/v1/messages/count_tokens", func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		writeJSON(w, map[string]any{"input_tokens": 100})
 	})
-	mux.HandleFunc("/v1/responses", s.openaiResponses)
-	mux.HandleFunc("/v1beta/models/", s.gemini)
-	mux.HandleFunc("/v1/models/", s.gemini)
+	mux.HandleFunc("/v1/responses", s.serve("openai", func() codec { return &openai{} }))
+	mux.HandleFunc("/v1beta/models/", s.geminiModels)
+	mux.HandleFunc("/v1/models/", s.geminiModels)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		s.record(&Request{Provider: "other", Path: r.Method + " " + r.URL.Path})
@@ -184,33 +186,6 @@ func (s *Server) script() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.reply
-}
-
-// planTurn reads the script for a request at the server's pace.
-func (s *Server) planTurn(script string, toolResult bool) turn {
-	return planTurn(script, toolResult, s.opts.Delay, s.opts.ChunkDelay)
-}
-
-// readJSON decodes a POST body into v, answering 400 itself when it cannot.
-func (s *Server) readJSON(w http.ResponseWriter, r *http.Request, v any) bool {
-	if r.Method != http.MethodPost {
-		writeJSON(w, map[string]any{})
-		return false
-	}
-	body, err := io.ReadAll(r.Body)
-	if err == nil {
-		err = json.Unmarshal(body, v)
-	}
-	if s.opts.Dump != "" {
-		os.WriteFile(filepath.Join(s.opts.Dump, fmt.Sprintf("%d.json", s.serial.Load()+1)), body, 0o644)
-	}
-	if err != nil {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusBadRequest)
-		json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": err.Error()}})
-		return false
-	}
-	return true
 }
 
 // record keeps one request, and logs it when a log file is set.

@@ -1,17 +1,21 @@
 package fakeapi
 
 // The library's own surface: loopback only, a script changed between
-// requests, the request record. The protocols themselves are tested through
-// the command in watch/fakeapi_test.go.
+// requests, the request record, the command over it. The protocols are
+// tested in protocols_test.go.
 
 import (
+	"bufio"
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
 )
 
 func start(t *testing.T, o Options) *Server {
@@ -24,15 +28,19 @@ func start(t *testing.T, o Options) *Server {
 	return s
 }
 
-func post(t *testing.T, url, body string) (int, string) {
+// post sends body to url and returns the response and its whole body.
+func post(t *testing.T, url, body string) (*http.Response, string) {
 	t.Helper()
 	resp, err := http.Post(url, "application/json", strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, string(b)
 }
 
 func TestStartRefusesAnAddressOffLoopback(t *testing.T) {
@@ -57,8 +65,8 @@ func TestSetReplyChangesTheNextTurnAndRequestsRecordWhatCame(t *testing.T) {
 		t.Errorf("first reply %s", body)
 	}
 	s.SetReply("!limit 60")
-	if code, _ := post(t, s.URL+"/v1/messages", msgs("two")); code != 429 {
-		t.Errorf("after SetReply(!limit) status %d, want 429", code)
+	if resp, _ := post(t, s.URL+"/v1/messages", msgs("two")); resp.StatusCode != 429 {
+		t.Errorf("after SetReply(!limit) status %d, want 429", resp.StatusCode)
 	}
 	post(t, s.URL+"/v1/messages", `{"messages":[{"role":"user","content":"title please"}]}`) // a side request: no tools
 	reqs := s.Requests()
@@ -107,5 +115,34 @@ func TestPlanTurnReadsPaceAndDirectives(t *testing.T) {
 	lim := planTurn("!limit 120 seven_day", false, 0, 0)
 	if !lim.limit || lim.kind != "seven_day" || time.Until(lim.reset) > 121*time.Second || time.Until(lim.reset) < 100*time.Second {
 		t.Errorf("limit turn %+v", lim)
+	}
+}
+
+// testdata/fakeapi prints its URL first, then answers by its options.
+func TestTheCommandPrintsItsURLAndAnswersWithItsReply(t *testing.T) {
+	bin := tmuxtest.Build(t, "testdata/fakeapi")
+	log := filepath.Join(t.TempDir(), "api.log")
+	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-log", log, "-reply", "from the command")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	}()
+	url, err := bufio.NewReader(out).ReadString('\n')
+	url = strings.TrimSpace(url)
+	if err != nil || !strings.HasPrefix(url, "http://127.0.0.1:") {
+		t.Fatalf("first line %q (%v), want the URL", url, err)
+	}
+	if _, body := post(t, url+"/v1/messages", `{"stream":false,"messages":[{"role":"user","content":"go"}]}`); !strings.Contains(body, "from the command") {
+		t.Errorf("reply %s", body)
+	}
+	if data, err := os.ReadFile(log); err != nil || !strings.Contains(string(data), `"provider":"anthropic"`) {
+		t.Errorf("log: %v\n%s", err, data)
 	}
 }

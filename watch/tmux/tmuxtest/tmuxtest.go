@@ -1,5 +1,6 @@
 // Package tmuxtest starts private tmux servers for tests: one server per
-// test on its own socket, with its own HOME and TMUX_TMPDIR, killed at the end.
+// test on its own socket (started as doctor starts its own, by
+// tmux.StartPrivate), with its own HOME and TMUX_TMPDIR, killed at the end.
 package tmuxtest
 
 import (
@@ -8,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -26,6 +26,8 @@ type Server struct {
 	Socket string   // socket path, for tmux -S
 	Env    []string // environment for processes that talk to this server
 	Client *tmux.Exec
+
+	private *tmux.Private
 }
 
 var serial atomic.Int64
@@ -59,11 +61,15 @@ func Start(t testing.TB) *Server {
 		Socket: filepath.Join(tmpdir, fmt.Sprintf("s%d", serial.Add(1))),
 	}
 	s.Env = append(cleanEnv(), "HOME="+home, "TMUX_TMPDIR="+tmpdir, "RALPH_STATE_DIR="+filepath.Join(dir, "state"))
-	s.Client = &tmux.Exec{Server: []string{"-S", s.Socket}}
-	s.Must("-f", "/dev/null", "new-session", "-d", "-s", "main", "-x", "120", "-y", "40")
-	s.Must("set-option", "-g", "history-limit", "5000")
+	private, err := tmux.StartPrivate([]string{"-S", s.Socket}, s.Env, "main", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.private, s.Client = private, private.Client
 	t.Cleanup(func() {
-		s.endPanes()
+		for _, pid := range private.PanePIDs() {
+			syscall.Kill(-pid, syscall.SIGKILL) // the pane's process group
+		}
 		s.Tmux("kill-server")
 		if t.Failed() {
 			t.Logf("test folder kept: %s", dir)
@@ -72,17 +78,6 @@ func Start(t testing.TB) *Server {
 		os.RemoveAll(dir)
 	})
 	return s
-}
-
-// endPanes kills the process group of every pane of this server: kill-server
-// only hangs up, and agents that ignore SIGHUP would outlive the test.
-func (s *Server) endPanes() {
-	out, _ := s.Tmux("list-panes", "-a", "-F", "#{pane_pid}")
-	for _, f := range strings.Fields(out) {
-		if pid, err := strconv.Atoi(f); err == nil && pid > 1 {
-			syscall.Kill(-pid, syscall.SIGKILL)
-		}
-	}
 }
 
 // cleanEnv is the test process's environment without tmux's and ralph's own variables.
@@ -104,15 +99,7 @@ func cleanEnv() []string {
 
 // Tmux runs a tmux command against this server.
 func (s *Server) Tmux(args ...string) (string, error) {
-	cmd := exec.Command("tmux", append([]string{"-S", s.Socket}, args...)...)
-	cmd.Env = s.Env
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	if err != nil {
-		return out.String(), fmt.Errorf("tmux %s: %v: %s", strings.Join(args, " "), err, errb.String())
-	}
-	return out.String(), nil
+	return s.private.Run(args...)
 }
 
 // Must runs a tmux command and fails the test if it fails.

@@ -1,13 +1,10 @@
-package watch_test
+package fakeapi
 
-// testdata/fakeapi speaks three model APIs; these tests check each protocol
-// over HTTP, with no agent, so that a broken fake fails here and not as a
-// hung agent in a slower test.
+// Each protocol over HTTP, with no agent, so that a broken fake fails here
+// and not as a hung agent in a slower test.
 
 import (
 	"encoding/json"
-	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -16,34 +13,18 @@ import (
 	"time"
 )
 
-// fakeAPI starts testdata/fakeapi reading its script from a file; it
-// returns the base URL and a function that sets the script.
+// fakeAPI starts a server reading its script from a file; it returns the
+// base URL and a function that sets the script.
 func fakeAPI(t *testing.T) (url string, setScript func(string)) {
 	t.Helper()
-	dir := t.TempDir()
-	script := filepath.Join(dir, "reply")
+	script := filepath.Join(t.TempDir(), "reply")
 	setScript = func(s string) {
 		if err := os.WriteFile(script, []byte(s), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 	setScript("hello")
-	return startFakeAPI(t, dir, "-reply-file", script).URL, setScript
-}
-
-// post sends body to url and returns the response and its whole body.
-func post(t *testing.T, url, body string) (*http.Response, string) {
-	t.Helper()
-	resp, err := http.Post(url, "application/json", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp, string(b)
+	return start(t, Options{ReplyFile: script}).URL, setScript
 }
 
 // sseData returns the JSON payloads of a server-sent event stream, with
@@ -86,7 +67,7 @@ func get(v any, path ...any) any {
 	return v
 }
 
-func TestFakeAPIAnthropic(t *testing.T) {
+func TestAnthropicMessages(t *testing.T) {
 	url, setScript := fakeAPI(t)
 	msgs := `{"model":"claude-x","stream":true,"tools":[{"name":"Bash"}],"messages":[{"role":"user","content":"go"}]}`
 
@@ -127,7 +108,7 @@ func TestFakeAPIAnthropic(t *testing.T) {
 	}
 }
 
-func TestFakeAPIOpenAIResponses(t *testing.T) {
+func TestOpenAIResponses(t *testing.T) {
 	url, setScript := fakeAPI(t)
 	req := `{"model":"gpt-x","stream":true,"tools":[{"type":"function","name":"exec_command"}],
 		"input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"go"}]}]}`
@@ -181,7 +162,7 @@ func TestFakeAPIOpenAIResponses(t *testing.T) {
 	}
 }
 
-func TestFakeAPIGemini(t *testing.T) {
+func TestGeminiGenerateContent(t *testing.T) {
 	url, setScript := fakeAPI(t)
 	req := `{"contents":[{"role":"user","parts":[{"text":"go"}]}],
 		"tools":[{"functionDeclarations":[{"name":"run_shell_command"}]}]}`

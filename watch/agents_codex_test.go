@@ -1,0 +1,75 @@
+package watch_test
+
+// Codex: its fixture, and the case only it has (a usage limit whose reset
+// time it shows). Checked with Codex 0.169.0.
+
+import (
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/state"
+)
+
+// codexCLI's turns end by its notify program (which also fires for its
+// title side thread: that one must not end the turn), or by its "Worked
+// for" line when the hook is off.
+var codexCLI = agentFixture{
+	name:     "codex",
+	title:    "Codex",
+	variable: "RALPH_TEST_CODEX",
+	protocol: "openai",
+	ends: []turnEnd{
+		{name: "turn hook true", profile: true, hook: true, via: watch.ViaHook},
+		{name: "turn hook false", profile: true, via: watch.ViaScreen},
+	},
+	timeout: 240 * time.Second,
+}
+
+// At a usage limit Codex says "You’ve hit your usage limit. … try again at
+// 9:47 AM." (and opens a dialog offering another model): the loop waits for
+// that time, the iteration not counted, and types nothing into the dialog.
+func TestCodexUsageLimitWaitsForTheResetTimeItShows(t *testing.T) {
+	codex := codexCLI.find(t)
+	t.Parallel()
+	reset := time.Now().Add(20 * time.Minute)
+	r := newAgentRun(t, codexCLI, codex, loopPrompt, "!limit 1200")
+	defer r.explain()
+	res := r.runUntil(180*time.Second, "waiting for limit reset")
+	if res.Reason != "interrupted" {
+		t.Errorf("result %+v, want the loop interrupted while it waits", res)
+	}
+	out := r.out.String()
+	if !strings.Contains(out, "usage limit reached (") {
+		t.Errorf("output lacks the limit line")
+	}
+	// Codex shows the reset to the minute (the fake sets it as the request
+	// comes, a little after reset); the loop waits until then.
+	shown := regexp.MustCompile(`waiting for limit reset \((\d\d:\d\d)\)`).FindStringSubmatch(out)
+	near := false
+	for d := -time.Minute; d <= 3*time.Minute && shown != nil; d += time.Minute {
+		near = near || shown[1] == reset.Add(d).Format("15:04")
+	}
+	if !near {
+		t.Errorf("loop waits until %v, want about %s (the reset Codex shows)", shown, reset.Format("15:04"))
+	}
+	store := r.store()
+	st, err := store.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.CurrentIteration != 0 || st.ConsecutiveFailures != 0 || st.WaitingUntil == "" {
+		t.Errorf("state after the limit: iteration %d, failures %d, waiting until %q; want 0, 0 and the reset",
+			st.CurrentIteration, st.ConsecutiveFailures, st.WaitingUntil)
+	}
+	log, _ := os.ReadFile(store.Path(state.LogFile))
+	if !strings.Contains(string(log), "LIMIT") {
+		t.Errorf("%s lacks the LIMIT line:\n%s", state.LogFile, log)
+	}
+	if got := r.prompts(); len(got) != 1 {
+		t.Errorf("Codex sent %d turns, want 1 (nothing typed into its limit dialog): %q", len(got), got)
+	}
+}
