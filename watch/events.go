@@ -50,6 +50,7 @@ const (
 
 // event tells the listener, if any.
 func (l *Loop) event(it *iteration, kind EventKind, via, detail string) {
+	l.castMark(kind)
 	if l.Events == nil {
 		return
 	}

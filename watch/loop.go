@@ -62,6 +62,7 @@ type Loop struct {
 	baseline       string // the working tree's fingerprint when the iteration started; "": unknown
 	commitWarned   bool
 	pauseFileFound bool
+	casts          castLog // the iteration's recording (casts.go)
 }
 
 // Result is how a loop ended: the process exit code and the recorded reason.
@@ -372,6 +373,7 @@ func (l *Loop) inProgress() bool {
 func (l *Loop) settle(ctx context.Context, it outcome, started time.Time) (Result, bool) {
 	end := it.ending
 	ended := l.Clock.Now()
+	l.endCast()
 	l.st.LastIterationEnded = state.Stamp(ended)
 	saved := make(chan struct{})
 	go func() { l.saveScreen(); close(saved) }() // meanwhile the state is written
@@ -750,6 +752,7 @@ func (l *Loop) iterate(ctx context.Context, prompt string) (r outcome) {
 	if l.PromptMode != ModeType && l.DonePattern != nil {
 		it.scanner = NewDoneScanner(l.DonePattern, prompt)
 	}
+	l.startCast(pane)
 	err = l.Tmux.Respawn(tmux.RespawnRequest{
 		Pane: l.Pane, Dir: l.Dir, Command: l.wrapped(it.nonce, promptPath),
 		// An agent's screen is read for its state: an old dialog or limit
@@ -1298,6 +1301,7 @@ func (l *Loop) look(it *iteration, det *Detector) (pane tmux.Pane, end ending, e
 	if err != nil || pane.Dead {
 		return pane, endExit, false, 0, err
 	}
+	l.castResize(pane)
 	end, ended, next = l.observe(it, det, screen, now)
 	return pane, end, ended, next, nil
 }
