@@ -458,7 +458,7 @@ func TestZshLoadsTheCompletionWithCompinitAndCompletes(t *testing.T) {
 	s.zshCompletes(t, dir, "ralph-watch run --prompt-mode ", "arg", "stdin", "type")
 	s.zshCompletes(t, dir, "ralph-watch status ", "alpha", "beta")
 	s.zshCompletes(t, dir, "ralph-watch stop --", "ralph-watch stop --kill ")
-	s.zshCompletes(t, dir, "ralph-watch replay alpha --du", "ralph-watch replay alpha --dump ")
+	s.zshCompletes(t, dir, "ralph-watch replay alpha --du", "--dump")
 	s.zshCompletes(t, dir, "ralph-watch list --", "--json", "--names", "print only the loop names")
 	s.zshCompletes(t, dir, "ralph-watch run -S "+s.srv.Socket+" -t ", s.panes(t)...)
 }
