@@ -7,9 +7,11 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/cast"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
+	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
 )
 
 // castsOf is the loop's casts folder.
@@ -164,4 +166,35 @@ func TestCastLimitDropsTheOldestAndNoCastRecordsNone(t *testing.T) {
 	}
 	c.want([]string{"replay", "none"}, 1, "", "ralph-watch: error: loop none has no casts (was it run with --no-cast")
 	c.want([]string{"run", "--cast-limit", "lots", "--", "true"}, 2, "", "--cast-limit")
+}
+
+// A pane resized while the agent runs leaves a resize event in the cast
+// once the loop sees it, and the dump ends at the new size.
+func TestAResizedPaneIsRecordedInTheCast(t *testing.T) {
+	c := newCLI(t)
+	agent := c.srv.FakeAgent("agent", "print before the resize\nsleep 2s\nprint after the resize\nsleep 1s\nexit 0\n")
+	pane := c.detach("resized", append([]string{"--prompt-mode", "arg", "--max-iterations", "1", "--poll-interval", "200ms", "--"}, agent...)...)
+	path := filepath.Join(c.castsOf("resized"), cast.FileName(1))
+	tmuxtest.Eventually(t, 30*time.Second, "the first output in the cast", func() bool {
+		data, _ := os.ReadFile(path)
+		return strings.Contains(string(data), "before the resize")
+	})
+	window := strings.TrimSpace(c.srv.Must("display", "-p", "-t", pane, "#{window_id}"))
+	c.srv.Must("resize-window", "-t", window, "-x", "100", "-y", "30")
+	size := strings.TrimSpace(c.srv.Must("display", "-p", "-t", pane, "#{pane_width}x#{pane_height}"))
+	c.until("resized", "the loop to end", func(st *state.State) bool { return st.ExitReason != nil })
+
+	_, events := c.readCast("resized", 1)
+	var resizes []string
+	for _, e := range events {
+		if e.Code == cast.Resize {
+			resizes = append(resizes, e.Data)
+		}
+	}
+	if !slices.Equal(resizes, []string{size}) {
+		t.Errorf("resize events %q, want [%s]", resizes, size)
+	}
+	if dump := c.want([]string{"replay", "--dump", "resized"}, 0, "after the resize", ""); !strings.Contains(dump, "before the resize") {
+		t.Errorf("replay --dump lost the output before the resize:\n%s", dump)
+	}
 }
