@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/creack/pty"
 	"github.com/peterbourgon/ff/v3/ffcli"
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
@@ -19,9 +20,14 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
 )
 
-// terminalReset shows the cursor and leaves the alternate screen, bracketed
-// paste and colours an agent's output may have left on.
-const terminalReset = "\x1b[0m\x1b[?25h\x1b[?2004l\x1b[?1049l"
+// clearScreen starts a replay as the iteration started: on a cleared screen.
+const clearScreen = "\x1b[H\x1b[2J"
+
+// terminalReset turns off what an agent's output may have left on (colours,
+// a hidden cursor, bracketed paste, mouse reports) and puts the cursor below
+// the replayed screen, row %d, where the shell's prompt then goes. The
+// alternate screen is not left: that would hide the last frame.
+const terminalReset = "\x1b[0m\x1b[?25h\x1b[?2004l\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[%d;1H\r\n"
 
 func replayCommand(e env) *ffcli.Command {
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
@@ -89,14 +95,21 @@ func play(ctx context.Context, e env, path string, speed float64, idle time.Dura
 	if err != nil {
 		return control.Errorf(watch.ExitFailed, "replay: %v", err)
 	}
-	_, events, err := cast.Read(f)
+	h, events, err := cast.Read(f)
 	f.Close()
 	if err != nil {
 		return control.Errorf(watch.ExitFailed, "replay %s: %v", path, err)
 	}
+	term := terminal(e.Stdout)
+	if term != nil {
+		fmt.Fprint(e.Stdout, clearScreen)
+	}
 	err = cast.Play(ctx, e.Stdout, events, speed, idle, clock.Real{})
-	if isTerminal(e.Stdout) {
-		fmt.Fprint(e.Stdout, terminalReset)
+	if term != nil {
+		fmt.Fprintf(e.Stdout, terminalReset, h.Height)
+		if rows, cols, serr := pty.Getsize(term); serr == nil && (cols < h.Width || rows < h.Height) {
+			fmt.Fprintf(e.Stderr, "ralph-watch: warning: the pane was %dx%d, this terminal is %dx%d: lines may have wrapped\n", h.Width, h.Height, cols, rows)
+		}
 	}
 	switch {
 	case errors.Is(err, context.Canceled):
@@ -123,12 +136,15 @@ func interspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// isTerminal reports whether w is a terminal, where playing may leave modes on.
-func isTerminal(w any) bool {
+// terminal is w when it is a terminal, which playing may leave in some
+// mode; else nil.
+func terminal(w any) *os.File {
 	f, ok := w.(*os.File)
 	if !ok {
-		return false
+		return nil
 	}
-	info, err := f.Stat()
-	return err == nil && info.Mode()&os.ModeCharDevice != 0
+	if info, err := f.Stat(); err != nil || info.Mode()&os.ModeCharDevice == 0 {
+		return nil
+	}
+	return f
 }

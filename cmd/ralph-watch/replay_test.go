@@ -123,6 +123,19 @@ quiet
 		t.Errorf("replay --dump rec 2 differs from the newest:\n%s", again)
 	}
 
+	// Played in a terminal of the pane's size, the replay ends on the same
+	// screen; then the cursor goes below it, one line up into the history.
+	player := strings.TrimSpace(c.srv.Must("new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "main:",
+		"sh", "-c", c.bin+" replay rec --speed 100; sleep 60"))
+	tmuxtest.Eventually(t, 30*time.Second, "the replay to end", func() bool {
+		out, _ := c.srv.Tmux("display", "-p", "-t", player, "#{cursor_x},#{cursor_y},#{pane_height}")
+		return strings.Contains(c.srv.Must("capture-pane", "-p", "-t", player), "ALL_DONE_7") &&
+			strings.TrimSpace(out) == "0,"+strconv.Itoa(h.Height-1)+","+strconv.Itoa(h.Height)
+	})
+	if played := cast.TrimScreen(c.srv.Must("capture-pane", "-p", "-S", "-1", "-t", player)); played != dump {
+		t.Errorf("replay in a terminal ends on\n%s\nreplay --dump says\n%s", played, dump)
+	}
+
 	_, first := c.readCast("rec", 1)
 	if played := c.want([]string{"replay", "rec", "1", "--speed", "100"}, 0, "", ""); played != output(first) {
 		t.Errorf("replay at speed 100 wrote\n%q\nthe cast's output is\n%q", played, output(first))
