@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -134,6 +135,20 @@ quiet
 	})
 	if played := cast.TrimScreen(c.srv.Must("capture-pane", "-p", "-S", "-1", "-t", player)); played != dump {
 		t.Errorf("replay in a terminal ends on\n%s\nreplay --dump says\n%s", played, dump)
+	}
+
+	// asciinema's own player ends on the same screen.
+	if _, err := exec.LookPath("asciinema"); err == nil {
+		castFile := filepath.Join(c.castsOf("rec"), cast.FileName(2))
+		asciinema := strings.TrimSpace(c.srv.Must("new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "main:",
+			"sh", "-c", "asciinema play -s 100 "+castFile+"; echo; echo PLAYED; sleep 60"))
+		tmuxtest.Eventually(t, 30*time.Second, "asciinema play to end", func() bool {
+			return strings.Contains(c.srv.Must("capture-pane", "-p", "-t", asciinema), "PLAYED")
+		})
+		screen, _, _ := strings.Cut(c.srv.Must("capture-pane", "-p", "-S", "-", "-t", asciinema), "\n\nPLAYED")
+		if cast.TrimScreen(screen) != dump {
+			t.Errorf("asciinema play ends on\n%s\nreplay --dump says\n%s", screen, dump)
+		}
 	}
 
 	_, first := c.readCast("rec", 1)
