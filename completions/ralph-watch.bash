@@ -5,7 +5,7 @@
 # _ralph_watch_subcommands SUBCOMMAND: what follows it as a subcommand.
 _ralph_watch_subcommands() {
     case $1 in
-    '') echo run status list ls logs pause resume stop send clean init template demo version completion doctor hook trust ;;
+    '') echo run status list ls logs pause resume stop send clean init template demo version completion doctor hook trust replay ;;
     demo) echo agent ;;
     esac
 }
@@ -57,6 +57,8 @@ _ralph_watch_flags() {
         --stall-limit=
         --pause-file=
         --end-command=
+        --cast-limit=
+        --no-cast
         --iteration-timeout=
         --max-time=
         --restart-delay=
@@ -98,6 +100,11 @@ _ralph_watch_flags() {
     demo) flags=(
         --max-iterations=
         --attach=
+    ) ;;
+    replay) flags=(
+        --speed=
+        --idle-limit=
+        --dump
     ) ;;
     trust) flags=(
         --revoke
@@ -193,10 +200,11 @@ _ralph_watch() {
         _ralph_watch_value "$prev" "$cur" "${server[@]}"
         [[ $prefix ]] && COMPREPLY=("${COMPREPLY[@]/#/$prefix}")
     elif [[ $cur == -* ]]; then
-        ((args == 0)) && COMPREPLY=($(compgen -W "${flags//=/}" -- "$cur"))
+        # replay takes its flags after NAME and ITERATION too.
+        ((args == 0)) || [[ $sub == replay ]] && COMPREPLY=($(compgen -W "${flags//=/}" -- "$cur"))
     elif ((args == 0)); then
         case $sub in
-        status | logs | pause | resume | stop | send | clean)
+        status | logs | pause | resume | stop | send | clean | replay)
             COMPREPLY=($(compgen -W "$(ralph-watch list --names 2>/dev/null)" -- "$cur"))
             ;;
         completion)

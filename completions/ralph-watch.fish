@@ -5,7 +5,7 @@
 # The subcommand typed so far (demo agent is "demo agent"), else nothing.
 function __ralph_watch_subcommand
     set -l words (commandline -opc)
-    if set -q words[2]; and contains -- $words[2] run status list ls logs pause resume stop send clean init template demo version completion doctor hook trust
+    if set -q words[2]; and contains -- $words[2] run status list ls logs pause resume stop send clean init template demo version completion doctor hook trust replay
         if test "$words[2]" = demo; and contains -- agent $words[3..-1]
             echo demo agent
         else
@@ -108,10 +108,11 @@ complete -c ralph-watch -n '__ralph_watch_using trust' -f -a '(__fish_complete_d
 complete -c ralph-watch -n '__ralph_watch_using trust' -l revoke -d "forget the folder's config file"
 complete -c ralph-watch -n '__ralph_watch_using trust' -l list -d 'list the trusted config files'
 complete -c ralph-watch -n '__ralph_watch_using trust' -l check -d 'exit 1 and print the commands unless run would take the file'
+complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a replay -d "play an iteration's recorded pane output"
 complete -c ralph-watch -n '__ralph_watch_using demo; and test (count (commandline -opc)) -eq 2' -a agent -d 'run the demo agent itself'
 
 # Arguments.
-complete -c ralph-watch -n '__ralph_watch_using status logs pause resume stop send clean; and __ralph_watch_no_name_yet' -a '(__ralph_watch_loops)' -d loop
+complete -c ralph-watch -n '__ralph_watch_using status logs pause resume stop send clean replay; and __ralph_watch_no_name_yet' -a '(__ralph_watch_loops)' -d loop
 complete -c ralph-watch -n '__ralph_watch_using completion' -a 'bash zsh fish'
 complete -c ralph-watch -n __ralph_watch_after_dashdash -a '(__ralph_watch_command)'
 
@@ -157,6 +158,8 @@ complete -c ralph-watch -n '__ralph_watch_using run' -l worktree -d 'loop in a g
 complete -c ralph-watch -n '__ralph_watch_using run' -l stall-limit -x -d 'stop after this many iterations that changed nothing'
 complete -c ralph-watch -n '__ralph_watch_using run' -l pause-file -r -F -d 'pause the loop when this file appears'
 complete -c ralph-watch -n '__ralph_watch_using run' -l end-command -r -a '(__fish_complete_command)' -d 'run in the pane when the loop ends with its agent gone'
+complete -c ralph-watch -n '__ralph_watch_using run' -l cast-limit -x -d 'keep at most this size of iteration casts (20MB, 500KB)'
+complete -c ralph-watch -n '__ralph_watch_using run' -l no-cast -d 'record no casts of the iterations'
 complete -c ralph-watch -n '__ralph_watch_using run' -l iteration-timeout -x -d 'restart an iteration that runs this long'
 complete -c ralph-watch -n '__ralph_watch_using run' -l max-time -x -d 'stop the loop after this long'
 complete -c ralph-watch -n '__ralph_watch_using run' -l restart-delay -x -d 'pause between iterations'
@@ -179,3 +182,6 @@ complete -c ralph-watch -n '__ralph_watch_using doctor' -l agent -x -a '(__ralph
 complete -c ralph-watch -n '__ralph_watch_using doctor' -l ready-pattern -x -d "try this ready pattern instead of the profile's"
 complete -c ralph-watch -n '__ralph_watch_using doctor' -l json -d 'print each report as one line of JSON'
 complete -c ralph-watch -n '__ralph_watch_using doctor' -l markdown -d 'print rows of the compatibility table'
+complete -c ralph-watch -n '__ralph_watch_using replay' -l speed -x -d 'play this many times as fast as recorded'
+complete -c ralph-watch -n '__ralph_watch_using replay' -l idle-limit -x -d 'cap every pause in the output at this long'
+complete -c ralph-watch -n '__ralph_watch_using replay' -l dump -d "print the iteration's last screen as text"

@@ -59,6 +59,8 @@ type Config struct {
 
 	EndCommand string // run in the pane when the loop ends with its agent gone; "": leave it
 
+	CastLimit int64 // bytes of iteration casts kept (casts/ in the state folder), oldest dropped first; 0: none recorded
+
 	Events func(Event) // told what the loop learns of the agent; nil: nobody listens
 
 	CommandSources []state.CommandSource // where each command (check, hook) came from, for status

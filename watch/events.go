@@ -55,6 +55,7 @@ const EventPasteCheck EventKind = "paste-check"
 
 // event tells the listener, if any.
 func (l *Loop) event(it *iteration, kind EventKind, via, detail string) {
+	l.castMark(kind)
 	if l.Events == nil {
 		return
 	}

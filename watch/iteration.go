@@ -111,6 +111,7 @@ func (l *Loop) iterate(ctx context.Context, prompt string) (r outcome) {
 	if l.PromptMode != agent.ModeType && l.DonePattern != nil {
 		it.scanner = agent.NewDoneScanner(l.DonePattern, prompt)
 	}
+	l.startCast(pane)
 	err = l.Tmux.Respawn(tmux.RespawnRequest{
 		Pane: l.Pane, Dir: l.Dir, Command: l.wrapped(it.nonce, promptPath),
 		// An agent's screen is read for its state: an old dialog or limit

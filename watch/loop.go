@@ -51,6 +51,7 @@ type Loop struct {
 	baseline       string // the working tree's fingerprint when the iteration started; "": unknown
 	commitWarned   bool
 	pauseFileFound bool
+	casts          castLog // the iteration's recording (casts.go)
 }
 
 // Result is how a loop ended: the process exit code and the recorded reason.

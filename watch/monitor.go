@@ -173,6 +173,7 @@ func (l *Loop) look(it *iteration, det *agent.Detector) (pane tmux.Pane, end end
 	if err != nil || pane.Dead {
 		return pane, endNone, false, 0, err
 	}
+	l.castResize(pane)
 	end, ended, next = l.observe(it, det, screen, now)
 	return pane, end, ended, next, nil
 }

@@ -17,6 +17,7 @@ import (
 // another iteration.
 func (l *Loop) settle(ctx context.Context, it outcome, started time.Time) (Result, bool) {
 	ended := l.Clock.Now()
+	l.endCast()
 	l.st.LastIterationEnded = state.Stamp(ended)
 	saved := make(chan struct{})
 	go func() { l.saveScreen(); close(saved) }() // meanwhile the state is written

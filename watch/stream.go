@@ -26,6 +26,7 @@ type Stream struct {
 	markers []string
 	bytes   int64
 	err     error
+	tee     func(raw []byte) // also given every raw chunk: the iteration's cast (casts.go)
 }
 
 // OpenStream pipes pane's output into a new FIFO at path.
@@ -56,6 +57,9 @@ func (s *Stream) read() {
 		if n > 0 {
 			text, markers := s.norm.Write(buf[:n])
 			s.mu.Lock()
+			if s.tee != nil {
+				s.tee(buf[:n])
+			}
 			s.text = append(s.text, text...)
 			s.markers = append(s.markers, markers...)
 			s.bytes += int64(n)

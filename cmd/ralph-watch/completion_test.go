@@ -294,6 +294,8 @@ func commonCases(t *testing.T, s *shellEnv, tree commandTree) []struct {
 		{"ralph-watch demo --attach ", []string{"auto", "no", "yes"}},
 		{"ralph-watch status ", []string{"alpha", "beta"}},
 		{"ralph-watch logs --lines 5 a", []string{"alpha"}},
+		{"ralph-watch replay ", []string{"alpha", "beta"}},
+		{"ralph-watch replay alpha 3 --sp", []string{"--speed"}},
 		{"ralph-watch completion ", []string{"bash", "fish", "zsh"}},
 		{"ralph-watch run --prompt-file PROM", []string{"PROMPT.md"}},
 		{"ralph-watch run -S " + s.srv.Socket + " -t ", sorted(s.panes(t)...)},
@@ -455,6 +457,7 @@ func TestZshLoadsTheCompletionWithCompinitAndCompletes(t *testing.T) {
 	s.zshCompletes(t, dir, "ralph-watch run --prompt-mode ", "arg", "stdin", "type")
 	s.zshCompletes(t, dir, "ralph-watch status ", "alpha", "beta")
 	s.zshCompletes(t, dir, "ralph-watch stop --", "ralph-watch stop --kill ")
+	s.zshCompletes(t, dir, "ralph-watch replay alpha --du", "--dump")
 	s.zshCompletes(t, dir, "ralph-watch list --", "--json", "--names", "print only the loop names")
 	s.zshCompletes(t, dir, "ralph-watch run -S "+s.srv.Socket+" -t ", s.panes(t)...)
 }

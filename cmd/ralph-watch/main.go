@@ -70,6 +70,7 @@ Examples:
 			doctorCommand(e),
 			hookCommand(e),
 			trustCommand(e),
+			replayCommand(e),
 		},
 		Exec: func(ctx context.Context, args []string) error {
 			if len(args) > 0 {

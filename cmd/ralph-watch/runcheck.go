@@ -19,6 +19,9 @@ import (
 func checkRunFlags(e env, f *runFlags, command []string) (*tmux.Exec, error) {
 	cfg := &f.cfg
 	cfg.EndCommand = endCommand(e, f.endCommand)
+	if f.noCast {
+		cfg.CastLimit = 0 // 0 records nothing
+	}
 	for _, refused := range []struct {
 		is  bool
 		msg string

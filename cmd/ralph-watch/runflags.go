@@ -24,6 +24,7 @@ type runFlags struct {
 	endCommand                                      string
 	detach, replace, cleanState, noRun, tmuxNoOp    bool
 	worktree                                        bool
+	noCast                                          bool
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
@@ -76,6 +77,8 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.worktree, "worktree", false, "run the agent in the loop's own git worktree, branch ralph/NAME")
 	fs.IntVar(&c.StallLimit, "stall-limit", 0, "stop after this many iterations in a row that changed nothing in git (0: never)")
 	fs.StringVar(&f.pauseFile, "pause-file", "", "pause the loop when this file appears (it is removed)")
+	fs.Var(sizeFlag{&c.CastLimit}, "cast-limit", "keep at most this `size` of iteration casts for replay, oldest dropped first: 20MB, 500KB or bytes")
+	fs.BoolVar(&f.noCast, "no-cast", false, "record no casts of the iterations (nothing to replay)")
 	fs.Var(commandString{&f.endCommand}, "end-command", "run in the pane when the loop ends with its agent gone (default $SHELL, else /bin/sh; none: leave the pane)")
 }
 
@@ -85,7 +88,11 @@ func (f *runFlags) defaults() {
 	c.InactivityTimeout, c.PollInterval, c.ReadyTimeout, c.RestartDelay = 180*time.Second, 2*time.Second, 60*time.Second, time.Second
 	f.idleGrace, c.LimitWait = -1, 30*time.Minute // -1: the profile's
 	c.CheckTimeout = 120 * time.Second
+	c.CastLimit = defaultCastLimit
 }
+
+// defaultCastLimit bounds the casts one loop keeps.
+const defaultCastLimit = 20 << 20
 
 // newRunFlags are run's flags with their defaults, registered on a new set.
 func newRunFlags() (*runFlags, *flag.FlagSet) {
