@@ -1,0 +1,82 @@
+package watch_test
+
+import (
+	"reflect"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/clock"
+	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxfake"
+)
+
+func TestUnitThePromptIsPastedOnceAndSubmittedOnceAnIteration(t *testing.T) {
+	u := newUnit(t, "fix the bug;\n\tthen test", func(int) *tmuxfake.Program {
+		return repl(func(t *tmuxfake.Term, input string) {
+			t.Write("fixed: " + input)
+			t.Exit(0)
+		})
+	})
+	u.cfg.MaxIterations = 2
+	res := u.run()
+	u.wantResult(res, watch.ExitDone, "max_iterations")
+	if want := []string{"fix the bug;\n\tthen test", "fix the bug;\n\tthen test"}; !reflect.DeepEqual(u.pastes(), want) {
+		t.Errorf("pasted %q, want the prompt once an iteration", u.pastes())
+	}
+	if want := []string{"Enter", "Enter"}; !reflect.DeepEqual(u.keys(), want) {
+		t.Errorf("keys %q, want one Enter an iteration", u.keys())
+	}
+	if st := u.state(); st.CurrentIteration != 2 || st.TotalFailures != 0 || st.LastExitCode == nil || *st.LastExitCode != 0 {
+		t.Errorf("state = %+v", st)
+	}
+	u.wantLog("[START] iteration 1/2", "[END] iteration 1 exit=0", "[START] iteration 2/2", "[END] iteration 2 exit=0", "reason=max_iterations")
+}
+
+func TestUnitThePromptWaitsForTheReadyPattern(t *testing.T) {
+	// The agent draws a banner and, only when the test says it has loaded,
+	// its input box: the loop must poll until then and paste after.
+	var mu sync.Mutex
+	loaded, early := false, false
+	u := newUnit(t, "go", func(int) *tmuxfake.Program {
+		return &tmuxfake.Program{
+			Start: func(t *tmuxfake.Term) { t.Write("loading plugins...") },
+			Paste: func(t *tmuxfake.Term, text string) {
+				mu.Lock()
+				early = early || !loaded
+				mu.Unlock()
+				t.Write(text)
+			},
+			Key: func(t *tmuxfake.Term, key string) {
+				t.Write("\ndone")
+				t.Exit(0)
+			},
+		}
+	})
+	u.cfg.ReadyPattern = regexp.MustCompile(`^> $`)
+	u.cfg.ReadyTimeout = 24 * time.Hour
+	go func() {
+		for clock.Since(u.clock, unitStart) < time.Minute { // the loop polls a virtual minute
+			time.Sleep(time.Millisecond)
+		}
+		u.tmux.Act(u.cfg.Pane, func(t *tmuxfake.Term) {
+			mu.Lock()
+			loaded = true
+			mu.Unlock()
+			t.Write("\n> ")
+		})
+	}()
+	res := u.run()
+	u.wantResult(res, watch.ExitDone, "max_iterations")
+	if early {
+		t.Error("the prompt was pasted before the ready pattern showed")
+	}
+	if got := u.pastes(); len(got) != 1 || got[0] != "go" {
+		t.Errorf("pasted %q, want the prompt once", got)
+	}
+	if strings.Contains(u.out.String(), "did not become ready") {
+		t.Errorf("the ready timeout decided, not the pattern:\n%s", u.out.String())
+	}
+}

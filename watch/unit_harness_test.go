@@ -1,0 +1,162 @@
+package watch_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/clock"
+	"github.com/ralph-tmux/ralph.tmux/watch/state"
+	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
+	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxfake"
+	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
+)
+
+// unitStart is where the virtual clock of a unit test starts.
+var unitStart = time.Date(2026, 3, 14, 9, 0, 0, 0, time.Local)
+
+// unit is one loop run against the fake tmux, in virtual time: its waits
+// take none, so a test of hours of backoff and limits takes milliseconds.
+type unit struct {
+	t     *testing.T
+	tmux  *tmuxfake.Client
+	clock *clock.Fake
+	store *state.Store
+	cfg   watch.Config
+	out   tmuxtest.Buffer
+
+	mu       sync.Mutex
+	launches []time.Time // when (virtual) each agent was started
+}
+
+// newUnit sets up a loop in type mode whose agent, at its nth start, runs
+// agent(n); the loop's other commands (a held pane, a shell) run nothing.
+func newUnit(t *testing.T, prompt string, agent func(n int) *tmuxfake.Program) *unit {
+	t.Helper()
+	u := &unit{t: t, clock: clock.NewAuto(unitStart)}
+	u.tmux = tmuxfake.New(func(argv []string) *tmuxfake.Program {
+		if len(argv) == 0 || argv[0] != "agent" {
+			return nil
+		}
+		u.mu.Lock()
+		u.launches = append(u.launches, u.clock.Now())
+		n := len(u.launches)
+		u.mu.Unlock()
+		return agent(n)
+	})
+	dir := t.TempDir()
+	pane, err := u.tmux.NewWindow(tmux.NewWindowRequest{Session: "main", Name: "loop", Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	promptFile := filepath.Join(dir, "PROMPT.md")
+	if err := os.WriteFile(promptFile, []byte(prompt), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if u.store, err = state.Open(filepath.Join(dir, "state"), "unit"); err != nil {
+		t.Fatal(err)
+	}
+	u.cfg = watch.Config{
+		Name:              "unit",
+		Pane:              pane,
+		Dir:               dir,
+		Command:           []string{"agent"},
+		PromptFile:        promptFile,
+		PromptMode:        watch.ModeType,
+		MaxIterations:     1,
+		InactivityTimeout: time.Hour,
+		PollInterval:      200 * time.Millisecond,
+		ReadyTimeout:      time.Hour, // virtual: the stable screen decides, never the timeout
+		Lines:             20,
+	}
+	return u
+}
+
+// run runs the loop to its end; a few real seconds are plenty.
+func (u *unit) run() watch.Result {
+	u.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	loop := &watch.Loop{Config: u.cfg, Tmux: u.tmux, Store: u.store, Clock: u.clock, Out: &u.out, Err: &u.out}
+	res := loop.Run(ctx)
+	u.tmux.Close()
+	if ctx.Err() != nil {
+		u.t.Fatalf("loop still running after 10s; output:\n%s", u.out.String())
+	}
+	return res
+}
+
+// started is when each agent was started, in virtual time.
+func (u *unit) started() []time.Time {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return append([]time.Time(nil), u.launches...)
+}
+
+// pastes are the texts pasted into the pane, in order.
+func (u *unit) pastes() []string {
+	var texts []string
+	for _, c := range u.tmux.Calls("paste") {
+		texts = append(texts, c.Args[0])
+	}
+	return texts
+}
+
+// keys are the keys sent to the pane, in order.
+func (u *unit) keys() []string {
+	var keys []string
+	for _, c := range u.tmux.Calls("send-keys") {
+		keys = append(keys, c.Args...)
+	}
+	return keys
+}
+
+func (u *unit) state() *state.State {
+	u.t.Helper()
+	st, err := u.store.Load()
+	if err != nil {
+		u.t.Fatal(err)
+	}
+	return st
+}
+
+// logLines are the lines of iterations.log.
+func (u *unit) logLines() []string {
+	data, err := os.ReadFile(u.store.Path(state.LogFile))
+	if err != nil {
+		u.t.Fatal(err)
+	}
+	return strings.Split(strings.TrimSpace(string(data)), "\n")
+}
+
+// wantLog checks that iterations.log holds lines with these parts, in this order.
+func (u *unit) wantLog(parts ...string) {
+	u.t.Helper()
+	lines := u.logLines()
+	i := 0
+	for _, line := range lines {
+		if i < len(parts) && strings.Contains(line, parts[i]) {
+			i++
+		}
+	}
+	if i < len(parts) {
+		u.t.Errorf("iterations.log lacks %q (in order); log:\n%s", parts[i], strings.Join(lines, "\n"))
+	}
+}
+
+func (u *unit) wantResult(got watch.Result, code int, reason string) {
+	u.t.Helper()
+	if got.Code != code || got.Reason != reason {
+		u.t.Errorf("result = %+v, want code %d reason %q; output:\n%s", got, code, reason, u.out.String())
+	}
+}
+
+// repl is an agent at a "> " prompt that answers each submitted line with reply.
+func repl(reply func(t *tmuxfake.Term, input string)) *tmuxfake.Program {
+	return tmuxfake.REPL("> ", reply)
+}
