@@ -80,15 +80,62 @@ func newUnit(t *testing.T, prompt string, agent func(n int) *tmuxfake.Program) *
 // run runs the loop to its end; a few real seconds are plenty.
 func (u *unit) run() watch.Result {
 	u.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	loop := &watch.Loop{Config: u.cfg, Tmux: u.tmux, Store: u.store, Clock: u.clock, Out: &u.out, Err: &u.out}
-	res := loop.Run(ctx)
-	u.tmux.Close()
-	if ctx.Err() != nil {
+	res, ok := u.runFor(10 * time.Second)
+	if !ok {
 		u.t.Fatalf("loop still running after 10s; output:\n%s", u.out.String())
 	}
 	return res
+}
+
+// runFor runs the loop; ok is false when it ran longer than timeout (real).
+func (u *unit) runFor(timeout time.Duration) (res watch.Result, ok bool) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	loop := &watch.Loop{Config: u.cfg, Tmux: u.tmux, Store: u.store, Clock: u.clock, Out: &u.out, Err: &u.out}
+	res = loop.Run(ctx)
+	u.tmux.Close()
+	return res, ctx.Err() == nil
+}
+
+// manual has the loop run on a clock that moves only when the test
+// advances it, so a test can tell exactly when it moves on.
+func (u *unit) manual() { u.clock = clock.NewFake(unitStart) }
+
+// start runs the loop in the background; its result comes on the channel.
+func (u *unit) start() <-chan watch.Result {
+	done := make(chan watch.Result, 1)
+	go func() {
+		res, ok := u.runFor(10 * time.Second)
+		if !ok {
+			u.t.Errorf("loop still running after 10s; output:\n%s", u.out.String())
+		}
+		done <- res
+	}()
+	return done
+}
+
+// waitFor waits (in real time, generously) until the loop's state says what
+// cond wants, and returns it.
+func (u *unit) waitFor(what string, cond func(*state.State) bool) *state.State {
+	u.t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		if st, err := u.store.Load(); err == nil && cond(st) {
+			return st
+		}
+	}
+	u.t.Fatalf("the loop never reached %s; output:\n%s", what, u.out.String())
+	return nil
+}
+
+// waitStarted waits until the agent has been started n times.
+func (u *unit) waitStarted(n int) {
+	u.t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		if len(u.started()) >= n {
+			return
+		}
+	}
+	u.t.Fatalf("the agent started %d times, never %d; output:\n%s", len(u.started()), n, u.out.String())
 }
 
 // started is when each agent was started, in virtual time.
