@@ -29,6 +29,7 @@ type unit struct {
 	store *state.Store
 	cfg   watch.Config
 	out   tmuxtest.Buffer
+	asked *askedClock // with manual: the timers the loop asked for
 
 	mu       sync.Mutex
 	launches []time.Time // when (virtual) each agent was started
@@ -91,7 +92,11 @@ func (u *unit) run() watch.Result {
 func (u *unit) runFor(timeout time.Duration) (res watch.Result, ok bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	loop := &watch.Loop{Config: u.cfg, Tmux: u.tmux, Store: u.store, Clock: u.clock, Out: &u.out, Err: &u.out}
+	var c watch.Clock = u.clock
+	if u.asked != nil {
+		c = u.asked
+	}
+	loop := &watch.Loop{Config: u.cfg, Tmux: u.tmux, Store: u.store, Clock: c, Out: &u.out, Err: &u.out}
 	res = loop.Run(ctx)
 	u.tmux.Close()
 	return res, ctx.Err() == nil
@@ -99,7 +104,52 @@ func (u *unit) runFor(timeout time.Duration) (res watch.Result, ok bool) {
 
 // manual has the loop run on a clock that moves only when the test
 // advances it, so a test can tell exactly when it moves on.
-func (u *unit) manual() { u.clock = clock.NewFake(unitStart) }
+func (u *unit) manual() {
+	u.clock = clock.NewFake(unitStart)
+	u.asked = &askedClock{Fake: u.clock}
+}
+
+// askedClock is a fake clock that notes when each timer asked of it falls
+// due, so a test knows the loop waits before it moves the clock.
+type askedClock struct {
+	*clock.Fake
+	mu  sync.Mutex
+	due []time.Time
+}
+
+// After implements clock.Clock.
+func (c *askedClock) After(d time.Duration) <-chan time.Time {
+	at := c.Now().Add(d) // only the test moves the clock, and only once this is noted
+	ch := c.Fake.After(d)
+	c.mu.Lock()
+	c.due = append(c.due, at)
+	c.mu.Unlock()
+	return ch
+}
+
+func (c *askedClock) asked(at time.Time) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, t := range c.due {
+		if t.Equal(at) {
+			return true
+		}
+	}
+	return false
+}
+
+// waitTimer waits until the loop (on a manual clock) has asked for a timer
+// that falls due d from now.
+func (u *unit) waitTimer(d time.Duration) {
+	u.t.Helper()
+	at := u.clock.Now().Add(d)
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		if u.asked.asked(at) {
+			return
+		}
+	}
+	u.t.Fatalf("the loop never waited %s; output:\n%s", d, u.out.String())
+}
 
 // start runs the loop in the background; its result comes on the channel.
 func (u *unit) start() <-chan watch.Result {

@@ -28,6 +28,7 @@ func TestUnitAFailedIterationWaitsExactlyItsBackoffBeforeTheNext(t *testing.T) {
 			return st.ConsecutiveFailures == n && st.Shown == watch.StatusBackoff.String()
 		})
 		wait := watch.Backoff(n)
+		u.waitTimer(wait)
 		u.clock.Advance(wait - time.Millisecond)
 		time.Sleep(20 * time.Millisecond) // a loop that did not wait would start the agent now
 		if got := len(u.started()); got != n {
