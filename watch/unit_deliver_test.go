@@ -80,3 +80,73 @@ func TestUnitThePromptWaitsForTheReadyPattern(t *testing.T) {
 		t.Errorf("the ready timeout decided, not the pattern:\n%s", u.out.String())
 	}
 }
+
+func TestUnitAnEnterThatDidNotTakeIsPressedAgainAndThePromptNeverPastedAgain(t *testing.T) {
+	// The agent drops the first Enter (it was still drawing): nothing shows.
+	u := newUnit(t, "go", func(int) *tmuxfake.Program {
+		enters := 0
+		p := repl(func(t *tmuxfake.Term, input string) {
+			t.Write("went: " + input)
+			t.Exit(0)
+		})
+		key := p.Key
+		p.Key = func(t *tmuxfake.Term, k string) {
+			if enters++; k == "Enter" && enters == 1 {
+				return
+			}
+			key(t, k)
+		}
+		return p
+	})
+	u.wantResult(u.run(), watch.ExitDone, "max_iterations")
+	if got := u.pastes(); len(got) != 1 {
+		t.Errorf("pasted %d times (%q), want once", len(got), got)
+	}
+	if want := []string{"Enter", "Enter"}; !reflect.DeepEqual(u.keys(), want) {
+		t.Errorf("keys %q, want Enter pressed again once", u.keys())
+	}
+	if got := u.tmux.Screen(u.cfg.Pane); !strings.Contains(got, "went: go") {
+		t.Errorf("the agent never had the prompt; screen:\n%s", got)
+	}
+}
+
+func TestUnitWithoutAPatternTheScreenMustBeStillBeforeThePromptGoesIn(t *testing.T) {
+	var pastedAt time.Time
+	var u *unit
+	u = newUnit(t, "go", func(int) *tmuxfake.Program {
+		p := repl(func(t *tmuxfake.Term, input string) { t.Exit(0) })
+		paste := p.Paste
+		p.Paste = func(t *tmuxfake.Term, text string) {
+			pastedAt = u.clock.Now()
+			paste(t, text)
+		}
+		return p
+	})
+	u.wantResult(u.run(), watch.ExitDone, "max_iterations")
+	if waited := pastedAt.Sub(u.started()[0]); waited < 700*time.Millisecond || waited > time.Minute {
+		t.Errorf("pasted %s after the agent drew its prompt, want once it was still 0.7s", waited)
+	}
+}
+
+func TestUnitAnAgentThatDrawsNothingGetsThePromptAtTheReadyTimeout(t *testing.T) {
+	var pastedAt time.Time
+	var u *unit
+	u = newUnit(t, "go", func(int) *tmuxfake.Program {
+		p := repl(func(t *tmuxfake.Term, input string) { t.Exit(0) })
+		paste := p.Paste
+		p.Start = nil // a blank screen, no output
+		p.Paste = func(t *tmuxfake.Term, text string) {
+			pastedAt = u.clock.Now()
+			paste(t, text)
+		}
+		return p
+	})
+	u.cfg.ReadyTimeout = 10 * time.Minute
+	u.wantResult(u.run(), watch.ExitDone, "max_iterations")
+	if waited := pastedAt.Sub(u.started()[0]); waited < u.cfg.ReadyTimeout {
+		t.Errorf("pasted %s after the agent started, want the ready timeout (%s) first", waited, u.cfg.ReadyTimeout)
+	}
+	if !strings.Contains(u.out.String(), "agent did not become ready within 10m0s, typing the prompt anyway") {
+		t.Errorf("no warning of the ready timeout:\n%s", u.out.String())
+	}
+}
