@@ -4,12 +4,10 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
-	"github.com/ralph-tmux/ralph.tmux/watch/clock"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxfake"
 )
 
@@ -36,40 +34,30 @@ func TestUnitThePromptIsPastedOnceAndSubmittedOnceAnIteration(t *testing.T) {
 }
 
 func TestUnitThePromptWaitsForTheReadyPattern(t *testing.T) {
-	// The agent draws a banner and, only when the test says it has loaded,
-	// its input box: the loop must poll until then and paste after.
-	var mu sync.Mutex
+	// The agent draws a banner, and its input box only once it has loaded:
+	// the loop must wait for the box, though the banner stands still.
 	loaded, early := false, false
-	u := newUnit(t, "go", func(int) *tmuxfake.Program {
-		return &tmuxfake.Program{
-			Start: func(t *tmuxfake.Term) { t.Write("loading plugins...") },
-			Paste: func(t *tmuxfake.Term, text string) {
-				mu.Lock()
-				early = early || !loaded
-				mu.Unlock()
-				t.Write(text)
-			},
-			Key: func(t *tmuxfake.Term, key string) {
-				t.Write("\ndone")
-				t.Exit(0)
-			},
+	var u *unit
+	u = newUnit(t, "go", func(int) *tmuxfake.Program {
+		p := repl(func(t *tmuxfake.Term, input string) { t.Exit(0) })
+		paste := p.Paste
+		p.Start = func(t *tmuxfake.Term) {
+			t.Write("loading plugins...")
+			u.plan(5*time.Second, func(t *tmuxfake.Term) {
+				loaded = true
+				t.Write("\n> ")
+			})
 		}
+		p.Paste = func(t *tmuxfake.Term, text string) {
+			early = early || !loaded
+			paste(t, text)
+		}
+		return p
 	})
-	u.cfg.ReadyPattern = regexp.MustCompile(`^> $`)
-	u.cfg.ReadyTimeout = 24 * time.Hour
-	go func() {
-		for clock.Since(u.clock, unitStart) < time.Minute { // the loop polls a virtual minute
-			time.Sleep(time.Millisecond)
-		}
-		u.tmux.Act(u.cfg.Pane, func(t *tmuxfake.Term) {
-			mu.Lock()
-			loaded = true
-			mu.Unlock()
-			t.Write("\n> ")
-		})
-	}()
-	res := u.run()
-	u.wantResult(res, watch.ExitDone, "max_iterations")
+	u.simulate()
+	u.cfg.ReadyPattern = regexp.MustCompile(`^>`)
+	u.cfg.ReadyTimeout = time.Hour
+	u.wantResult(u.run(), watch.ExitDone, "max_iterations")
 	if early {
 		t.Error("the prompt was pasted before the ready pattern showed")
 	}

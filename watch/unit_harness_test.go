@@ -2,6 +2,7 @@ package watch_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,30 +24,38 @@ var unitStart = time.Date(2026, 3, 14, 9, 0, 0, 0, time.Local)
 // unit is one loop run against the fake tmux, in virtual time: its waits
 // take none, so a test of hours of backoff and limits takes milliseconds.
 type unit struct {
-	t     *testing.T
-	tmux  *tmuxfake.Client
-	clock *clock.Fake
-	store *state.Store
-	cfg   watch.Config
-	out   tmuxtest.Buffer
-	asked *askedClock // with manual: the timers the loop asked for
+	t         *testing.T
+	tmux      *tmuxfake.Client
+	clock     *clock.Fake
+	store     *state.Store
+	cfg       watch.Config
+	out       tmuxtest.Buffer
+	vc        *virtual         // the loop's clock, over clock
+	simulated bool             // a driver moves the clock (see simulate)
+	wake      <-chan os.Signal // the loop's Wake
+	agent     func(n int) *tmuxfake.Program
 
 	mu       sync.Mutex
-	launches []time.Time // when (virtual) each agent was started
+	events   []string             // what the loop learnt of the agent, when (virtual)
+	launches []time.Time          // when (virtual) each agent was started
+	marks    map[string]time.Time // when (virtual) a program noted something
 }
 
 // newUnit sets up a loop in type mode whose agent, at its nth start, runs
-// agent(n); the loop's other commands (a held pane, a shell) run nothing.
+// agent(n) (set later by launch when nil); the loop's other commands (a
+// held pane, a shell) run nothing. The agent's program is "agent" unless
+// the test names another in cfg.Command.
 func newUnit(t *testing.T, prompt string, agent func(n int) *tmuxfake.Program) *unit {
 	t.Helper()
-	u := &unit{t: t, clock: clock.NewAuto(unitStart)}
+	u := &unit{t: t, clock: clock.NewAuto(unitStart), agent: agent}
+	u.vc = &virtual{Fake: u.clock}
 	u.tmux = tmuxfake.New(func(argv []string) *tmuxfake.Program {
-		if len(argv) == 0 || argv[0] != "agent" {
+		if len(argv) == 0 || argv[0] != u.cfg.Command[0] {
 			return nil
 		}
 		u.mu.Lock()
 		u.launches = append(u.launches, u.clock.Now())
-		n := len(u.launches)
+		n, agent := len(u.launches), u.agent
 		u.mu.Unlock()
 		return agent(n)
 	})
@@ -74,7 +83,19 @@ func newUnit(t *testing.T, prompt string, agent func(n int) *tmuxfake.Program) *
 		PollInterval:      200 * time.Millisecond,
 		ReadyTimeout:      time.Hour, // virtual: the stable screen decides, never the timeout
 		Lines:             20,
+		Events: func(e watch.Event) {
+			u.mu.Lock()
+			defer u.mu.Unlock()
+			u.events = append(u.events, fmt.Sprintf("%s %s %s %s", u.clock.Now().Format("15:04:05.000"), e.Kind, e.Via, e.Detail))
+		},
 	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			u.mu.Lock()
+			defer u.mu.Unlock()
+			t.Logf("what the loop learnt (virtual time, event, how):\n%s", strings.Join(u.events, "\n"))
+		}
+	})
 	return u
 }
 
@@ -92,63 +113,22 @@ func (u *unit) run() watch.Result {
 func (u *unit) runFor(timeout time.Duration) (res watch.Result, ok bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	var c watch.Clock = u.clock
-	if u.asked != nil {
-		c = u.asked
+	if u.simulated {
+		stop := make(chan struct{})
+		defer close(stop)
+		go u.drive(stop)
 	}
-	loop := &watch.Loop{Config: u.cfg, Tmux: u.tmux, Store: u.store, Clock: c, Out: &u.out, Err: &u.out}
+	loop := &watch.Loop{Config: u.cfg, Tmux: u.tmux, Store: u.store, Clock: u.vc, Out: &u.out, Err: &u.out, Wake: u.wake}
 	res = loop.Run(ctx)
 	u.tmux.Close()
 	return res, ctx.Err() == nil
 }
 
-// manual has the loop run on a clock that moves only when the test
-// advances it, so a test can tell exactly when it moves on.
-func (u *unit) manual() {
-	u.clock = clock.NewFake(unitStart)
-	u.asked = &askedClock{Fake: u.clock}
-}
-
-// askedClock is a fake clock that notes when each timer asked of it falls
-// due, so a test knows the loop waits before it moves the clock.
-type askedClock struct {
-	*clock.Fake
-	mu  sync.Mutex
-	due []time.Time
-}
-
-// After implements clock.Clock.
-func (c *askedClock) After(d time.Duration) <-chan time.Time {
-	at := c.Now().Add(d) // only the test moves the clock, and only once this is noted
-	ch := c.Fake.After(d)
-	c.mu.Lock()
-	c.due = append(c.due, at)
-	c.mu.Unlock()
-	return ch
-}
-
-func (c *askedClock) asked(at time.Time) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, t := range c.due {
-		if t.Equal(at) {
-			return true
-		}
-	}
-	return false
-}
-
-// waitTimer waits until the loop (on a manual clock) has asked for a timer
-// that falls due d from now.
-func (u *unit) waitTimer(d time.Duration) {
-	u.t.Helper()
-	at := u.clock.Now().Add(d)
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
-		if u.asked.asked(at) {
-			return
-		}
-	}
-	u.t.Fatalf("the loop never waited %s; output:\n%s", d, u.out.String())
+// launch sets what the agent runs at its nth start.
+func (u *unit) launch(agent func(n int) *tmuxfake.Program) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.agent = agent
 }
 
 // start runs the loop in the background; its result comes on the channel.
@@ -186,6 +166,24 @@ func (u *unit) waitStarted(n int) {
 		}
 	}
 	u.t.Fatalf("the agent started %d times, never %d; output:\n%s", len(u.started()), n, u.out.String())
+}
+
+// mark notes, from a program, that name happened now (virtual).
+func (u *unit) mark(name string) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.marks == nil {
+		u.marks = map[string]time.Time{}
+	}
+	u.marks[name] = u.clock.Now()
+}
+
+// marked is when name happened; ok is false when it has not.
+func (u *unit) marked(name string) (at time.Time, ok bool) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	at, ok = u.marks[name]
+	return at, ok
 }
 
 // started is when each agent was started, in virtual time.

@@ -60,11 +60,9 @@ func (t *Term) Raw(seq string) {
 	}
 }
 
-// Clear scrolls the visible screen into the history, as clear(1) does.
-func (t *Term) Clear() {
-	t.history = append(t.history, t.screen...)
-	t.screen = nil
-}
+// Clear erases the visible screen, as a full-screen program does to draw
+// it afresh; the history stays.
+func (t *Term) Clear() { t.screen = nil }
 
 // Exit ends the program with code; the loop's wrapper writes its exit marker.
 func (t *Term) Exit(code int) { t.end(code, 0) }

@@ -44,6 +44,7 @@ type Client struct {
 	Height int
 
 	mu      sync.Mutex
+	ops     int // calls of any method of tmux.Client
 	panes   map[string]*pane
 	next    int
 	calls   []Call
@@ -68,6 +69,14 @@ func (c *Client) Calls(ops ...string) []Call {
 		}
 	}
 	return out
+}
+
+// Ops counts the calls made of the tmux.Client methods, so that a test can
+// tell whether the code under test is busy or waits.
+func (c *Client) Ops() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.ops
 }
 
 // SetGlobal sets a global option for GlobalOption to read.
@@ -145,6 +154,7 @@ func (c *Client) Version() (string, error) { return "3.4", nil }
 func (c *Client) Pane(target string) (tmux.Pane, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.ops++
 	p, err := c.pane(target)
 	if err != nil {
 		return tmux.Pane{}, err
@@ -156,6 +166,7 @@ func (c *Client) Pane(target string) (tmux.Pane, error) {
 func (c *Client) NewWindow(req tmux.NewWindowRequest) (string, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.ops++
 	if c.panes == nil {
 		c.panes, c.globals = map[string]*pane{}, map[string]string{}
 	}
@@ -178,6 +189,7 @@ func (c *Client) height() int {
 func (c *Client) Respawn(req tmux.RespawnRequest) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.ops++
 	p, err := c.pane(req.Pane)
 	if err != nil {
 		return err
@@ -209,6 +221,7 @@ func (c *Client) Respawn(req tmux.RespawnRequest) error {
 func (c *Client) Capture(req tmux.CaptureRequest) (string, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.ops++
 	p, err := c.pane(req.Pane)
 	if err != nil {
 		return "", err
@@ -220,6 +233,7 @@ func (c *Client) Capture(req tmux.CaptureRequest) (string, error) {
 func (c *Client) Snapshot(req tmux.CaptureRequest) (tmux.Pane, string, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.ops++
 	p, err := c.pane(req.Pane)
 	if err != nil {
 		return tmux.Pane{}, "", err
@@ -231,6 +245,7 @@ func (c *Client) Snapshot(req tmux.CaptureRequest) (tmux.Pane, string, error) {
 func (c *Client) Paste(id, buffer string, text []byte) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.ops++
 	p, err := c.pane(id)
 	if err != nil {
 		return err
@@ -246,6 +261,7 @@ func (c *Client) Paste(id, buffer string, text []byte) error {
 func (c *Client) SendKeys(id string, keys ...string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.ops++
 	p, err := c.pane(id)
 	if err != nil {
 		return err
@@ -263,6 +279,7 @@ func (c *Client) SendKeys(id string, keys ...string) error {
 func (c *Client) SetPaneOptions(id string, options []tmux.Option) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.ops++
 	p, err := c.pane(id)
 	if err != nil {
 		return err
@@ -282,6 +299,7 @@ func (c *Client) SetPaneOptions(id string, options []tmux.Option) error {
 func (c *Client) PaneOption(id, name string) (string, bool, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.ops++
 	p, err := c.pane(id)
 	if err != nil {
 		return "", false, err
@@ -295,6 +313,7 @@ func (c *Client) PaneOption(id, name string) (string, bool, error) {
 func (c *Client) PipePane(id, command string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.ops++
 	p, err := c.pane(id)
 	if err != nil {
 		return err
@@ -312,7 +331,12 @@ func (c *Client) PipePane(id, command string) error {
 }
 
 // Nudge implements tmux.Client; a fake pane's exit status is never lost.
-func (c *Client) Nudge() error { return nil }
+func (c *Client) Nudge() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.ops++
+	return nil
+}
 
 // SocketPath implements tmux.Client.
 func (c *Client) SocketPath() (string, error) { return "/tmuxfake/default", nil }
@@ -321,6 +345,7 @@ func (c *Client) SocketPath() (string, error) { return "/tmuxfake/default", nil 
 func (c *Client) Message(id, text string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.ops++
 	c.record("message", id, text)
 	return nil
 }
@@ -329,6 +354,7 @@ func (c *Client) Message(id, text string) error {
 func (c *Client) GlobalOption(name string) (string, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.ops++
 	return c.globals[name], nil
 }
 
@@ -336,6 +362,7 @@ func (c *Client) GlobalOption(name string) (string, error) {
 func (c *Client) Cursor(id string) (tmux.Cursor, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.ops++
 	p, err := c.pane(id)
 	if err != nil {
 		return tmux.Cursor{}, err
@@ -347,32 +374,9 @@ func (c *Client) Cursor(id string) (tmux.Cursor, error) {
 func (c *Client) Later(d time.Duration, command string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.ops++
 	c.record("later", "", d.String(), command)
 	return nil
-}
-
-// Unwrap takes apart the loop's command form, /bin/sh -c SCRIPT ralph NONCE
-// [PROMPTFILE] ARGV…, whose script runs ARGV and then writes an exit marker:
-// it returns ARGV, the nonce and the prompt file. Any other command is its
-// own argv, with no nonce.
-func Unwrap(command []string) (argv []string, nonce, promptFile string) {
-	if len(command) < 5 || command[0] != "/bin/sh" || command[1] != "-c" || command[3] != "ralph" ||
-		!strings.Contains(command[2], "ralph-exit") {
-		return command, "", ""
-	}
-	if strings.Contains(command[2], "f=$2") && len(command) >= 6 {
-		return command[6:], command[4], command[5]
-	}
-	return command[5:], command[4], ""
-}
-
-// catTarget reads PATH from "exec cat > 'PATH'" (sh single quotes).
-func catTarget(command string) (string, bool) {
-	rest, ok := strings.CutPrefix(command, "exec cat > ")
-	if !ok || len(rest) < 2 || rest[0] != '\'' || rest[len(rest)-1] != '\'' {
-		return "", false
-	}
-	return strings.ReplaceAll(rest[1:len(rest)-1], `'\''`, "'"), true
 }
 
 func contains(list []string, s string) bool {
