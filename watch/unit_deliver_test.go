@@ -138,3 +138,26 @@ func TestUnitAnAgentThatDrawsNothingGetsThePromptAtTheReadyTimeout(t *testing.T)
 		t.Errorf("no warning of the ready timeout:\n%s", u.out.String())
 	}
 }
+
+func TestUnitTheDoneTokenEndsTheLoopButNotInTheEchoedPrompt(t *testing.T) {
+	u := newUnit(t, "work until finished, then print\nRALPH_DONE\n", func(n int) *tmuxfake.Program {
+		return repl(func(t *tmuxfake.Term, input string) {
+			if n == 2 {
+				t.Write("all tests pass\nRALPH_DONE\n")
+			} else {
+				t.Write("one more thing to fix\n")
+			}
+			t.Exit(0)
+		})
+	})
+	u.cfg.DonePattern = regexp.MustCompile(`^RALPH_DONE$`)
+	u.cfg.MaxIterations = 5
+	u.wantResult(u.run(), watch.ExitDone, "done_pattern")
+	if n := len(u.started()); n != 2 {
+		t.Errorf("the agent started %d times, want 2: the echoed prompt is no done token", n)
+	}
+	u.wantLog("[END] iteration 1 exit=0", "[END] iteration 2 exit=0", "[DONE] loop complete after 2 iterations reason=done_pattern")
+	if st := u.state(); st.ExitReason == nil || *st.ExitReason != "done_pattern" {
+		t.Errorf("state = %+v", st)
+	}
+}
