@@ -121,10 +121,15 @@ func (u *unit) simulate() {
 // plan has the agent act on its own (f, on its pane) d of virtual time from
 // now; it may be called from a program's hooks. Only a simulated clock runs it.
 func (u *unit) plan(d time.Duration, f func(t *tmuxfake.Term)) {
+	u.schedule(d, func() { u.tmux.Act(u.cfg.Pane, f) })
+}
+
+// schedule runs f d of virtual time from now, on a simulated clock.
+func (u *unit) schedule(d time.Duration, f func()) {
 	at := u.clock.Now().Add(d)
 	u.vc.mu.Lock()
 	defer u.vc.mu.Unlock()
-	u.vc.plans = append(u.vc.plans, plan{at: at, f: func() { u.tmux.Act(u.cfg.Pane, f) }})
+	u.vc.plans = append(u.vc.plans, plan{at: at, f: f})
 }
 
 // drive moves a simulated clock until stop: when the loop has been seen

@@ -144,3 +144,28 @@ func TestUnitAStillBusyScreenIsInactivityAndRestartsTheIteration(t *testing.T) {
 		t.Errorf("inactivity counted as %d failures", st.TotalFailures)
 	}
 }
+
+func TestUnitAClosedPaneOrAStoppedServerEndsTheLoopWithItsReason(t *testing.T) {
+	for _, tc := range []struct {
+		reason string
+		end    func(c *tmuxfake.Client, pane string)
+	}{
+		{"pane_closed", (*tmuxfake.Client).ClosePane},
+		{"server_gone", func(c *tmuxfake.Client, _ string) { c.StopServer() }},
+	} {
+		t.Run(tc.reason, func(t *testing.T) {
+			var u *unit
+			u = newUnit(t, "work", working(func(*tmuxfake.Term) {
+				u.schedule(time.Minute, func() { tc.end(u.tmux, u.cfg.Pane) })
+			}))
+			u.simulate()
+			u.cfg.Agent = knownAgent()
+			u.cfg.InactivityTimeout = 10 * time.Minute
+			u.wantResult(u.run(), watch.ExitFailed, tc.reason)
+			if st := u.state(); st.ExitReason == nil || *st.ExitReason != tc.reason {
+				t.Errorf("state = %+v, want exit reason %s", st, tc.reason)
+			}
+			u.wantLog("[START] iteration 1/1")
+		})
+	}
+}

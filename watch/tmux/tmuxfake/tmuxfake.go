@@ -44,7 +44,8 @@ type Client struct {
 	Height int
 
 	mu      sync.Mutex
-	ops     int // calls of any method of tmux.Client
+	stopped bool // StopServer: every call fails
+	ops     int  // calls of any method of tmux.Client
 	panes   map[string]*pane
 	next    int
 	calls   []Call
@@ -58,72 +59,15 @@ func New(launch func(argv []string) *Program) *Client {
 	return &Client{Launch: launch, panes: map[string]*pane{}, globals: map[string]string{}}
 }
 
-// Calls returns the recorded calls of the given operations, all when none is named.
-func (c *Client) Calls(ops ...string) []Call {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	var out []Call
-	for _, call := range c.calls {
-		if len(ops) == 0 || contains(ops, call.Op) {
-			out = append(out, call)
-		}
-	}
-	return out
-}
-
-// Ops counts the calls made of the tmux.Client methods, so that a test can
-// tell whether the code under test is busy or waits.
-func (c *Client) Ops() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.ops
-}
-
-// SetGlobal sets a global option for GlobalOption to read.
-func (c *Client) SetGlobal(name, value string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.globals[name] = value
-}
-
-// Act runs f on the pane's program, as if it acted on its own (a turn ends
-// later, a question appears); false when there is no such pane.
-func (c *Client) Act(id string, f func(t *Term)) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	p := c.panes[id]
-	if p == nil {
-		return false
-	}
-	f(p.term)
-	return true
-}
-
-// Screen is the pane's history and visible screen, as Capture with a deep start gives it.
-func (c *Client) Screen(id string) string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if p := c.panes[id]; p != nil {
-		return p.term.capture(-len(p.term.history))
-	}
-	return ""
-}
-
-// Close closes every pane's pipe.
-func (c *Client) Close() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, p := range c.panes {
-		p.term.closePipe()
-	}
-}
-
 func (c *Client) record(op, pane string, args ...string) {
 	c.calls = append(c.calls, Call{Op: op, Pane: pane, Args: args})
 }
 
 // pane finds a pane by id; the lock is held.
 func (c *Client) pane(id string) (*pane, error) {
+	if c.stopped {
+		return nil, noServer()
+	}
 	if p := c.panes[id]; p != nil {
 		return p, nil
 	}
@@ -167,6 +111,9 @@ func (c *Client) NewWindow(req tmux.NewWindowRequest) (string, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.ops++
+	if c.stopped {
+		return "", noServer()
+	}
 	if c.panes == nil {
 		c.panes, c.globals = map[string]*pane{}, map[string]string{}
 	}
@@ -214,6 +161,7 @@ func (c *Client) Respawn(req tmux.RespawnRequest) error {
 	if t.program.Start != nil {
 		t.program.Start(t)
 	}
+	c.reap(p)
 	return nil
 }
 
@@ -254,6 +202,7 @@ func (c *Client) Paste(id, buffer string, text []byte) error {
 	if t := p.term; !t.dead && t.program.Paste != nil {
 		t.program.Paste(t, string(text))
 	}
+	c.reap(p)
 	return nil
 }
 
@@ -272,6 +221,7 @@ func (c *Client) SendKeys(id string, keys ...string) error {
 			t.program.Key(t, k)
 		}
 	}
+	c.reap(p)
 	return nil
 }
 
@@ -335,6 +285,9 @@ func (c *Client) Nudge() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.ops++
+	if c.stopped {
+		return noServer()
+	}
 	return nil
 }
 
@@ -346,6 +299,9 @@ func (c *Client) Message(id, text string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.ops++
+	if c.stopped {
+		return noServer()
+	}
 	c.record("message", id, text)
 	return nil
 }
@@ -355,6 +311,9 @@ func (c *Client) GlobalOption(name string) (string, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.ops++
+	if c.stopped {
+		return "", noServer()
+	}
 	return c.globals[name], nil
 }
 
@@ -375,15 +334,9 @@ func (c *Client) Later(d time.Duration, command string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.ops++
+	if c.stopped {
+		return noServer()
+	}
 	c.record("later", "", d.String(), command)
 	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -21,12 +21,14 @@ func wrapper(nonce string, argv ...string) []string {
 	return append([]string{"/bin/sh", "-c", script, "ralph", nonce}, argv...)
 }
 
+// newPane is a pane that remains when its program exits, as the loop has it.
 func newPane(t *testing.T, c *tmuxfake.Client) string {
 	t.Helper()
 	id, err := c.NewWindow(tmux.NewWindowRequest{Session: "main", Name: "w", Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
+	c.SetPaneOptions(id, []tmux.Option{{Name: "remain-on-exit", Value: "on"}})
 	return id
 }
 
@@ -160,5 +162,61 @@ func TestUnwrapReadsTheLoopsCommandForms(t *testing.T) {
 	}
 	if argv, nonce, _ = tmuxfake.Unwrap([]string{"/bin/sh", "-c", "exec sleep 9"}); len(argv) != 3 || nonce != "" {
 		t.Errorf("another command: %q %q", argv, nonce)
+	}
+}
+
+func TestAPaneWithoutRemainOnExitClosesWithItsProgram(t *testing.T) {
+	c := tmuxfake.New(func([]string) *tmuxfake.Program {
+		return &tmuxfake.Program{Key: func(t *tmuxfake.Term, key string) { t.Kill(15) }}
+	})
+	kept, closed := newPane(t, c), newPane(t, c)
+	c.SetPaneOptions(closed, []tmux.Option{{Name: "remain-on-exit"}})
+	for _, id := range []string{kept, closed} {
+		c.Respawn(tmux.RespawnRequest{Pane: id, Command: []string{"agent"}})
+		c.SendKeys(id, "q")
+	}
+	if p, err := c.Pane(kept); err != nil || !p.Dead || p.DeadSignal != "15" || p.DeadStatus != "" {
+		t.Errorf("pane with remain-on-exit: %+v %v, want dead by signal 15", p, err)
+	}
+	if _, err := c.Pane(closed); !errors.Is(err, tmux.ErrNoPane) {
+		t.Errorf("pane without remain-on-exit: %v, want it gone", err)
+	}
+}
+
+func TestAClosedPaneAndAStoppedServerFailAsTmuxDoes(t *testing.T) {
+	c := tmuxfake.New(nil)
+	a, b := newPane(t, c), newPane(t, c)
+	c.ClosePane(a)
+	if _, _, err := c.Snapshot(tmux.CaptureRequest{Pane: a}); !errors.Is(err, tmux.ErrNoPane) || tmux.NoServer(err) {
+		t.Errorf("closed pane: %v", err)
+	}
+	if _, err := c.Pane(b); err != nil {
+		t.Errorf("the other pane: %v", err)
+	}
+	c.StopServer()
+	if err := c.SendKeys(b, "Enter"); !tmux.NoServer(err) {
+		t.Errorf("after the server stopped: %v, want no server", err)
+	}
+	if err := c.Message(b, "hi"); !tmux.NoServer(err) {
+		t.Errorf("message after the server stopped: %v", err)
+	}
+}
+
+func TestArgModeGivesThePromptAsTheLastArgument(t *testing.T) {
+	var argv []string
+	var stdin string
+	c := tmuxfake.New(func(a []string) *tmuxfake.Program {
+		return &tmuxfake.Program{Start: func(t *tmuxfake.Term) { argv, stdin = t.Argv, t.Stdin }}
+	})
+	id := newPane(t, c)
+	prompt := filepath.Join(t.TempDir(), "prompt.txt")
+	os.WriteFile(prompt, []byte("do it;\n"), 0o600)
+	script := `set -m; n=$1; f=$2; shift 2; p=$(cat "$f"; printf x); p=${p%x}; "$@" "$p"; printf ralph-exit`
+	c.Respawn(tmux.RespawnRequest{Pane: id, Command: []string{"/bin/sh", "-c", script, "ralph", "n", prompt, "agent", "-p"}})
+	if !reflect.DeepEqual(argv, []string{"agent", "-p", "do it;\n"}) || stdin != "do it;\n" {
+		t.Errorf("argv %q stdin %q", argv, stdin)
+	}
+	if n := c.Ops(); n < 3 {
+		t.Errorf("ops = %d after three calls", n)
 	}
 }
