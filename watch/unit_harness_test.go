@@ -23,6 +23,11 @@ var unitStart = time.Date(2026, 3, 14, 9, 0, 0, 0, time.Local)
 
 // unit is one loop run against the fake tmux, in virtual time: its waits
 // take none, so a test of hours of backoff and limits takes milliseconds.
+// Its clock is automatic unless the test picks another: it jumps to each
+// timer as soon as the loop asks for it, which is right while nothing
+// happens but what the loop causes. manual lets the test move it, to tell
+// exactly when the loop goes on; simulate moves it as time passes, so the
+// agent can act on its own at set times (plan).
 type unit struct {
 	t         *testing.T
 	tmux      *tmuxfake.Client
