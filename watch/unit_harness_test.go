@@ -3,6 +3,7 @@ package watch_test
 import (
 	"context"
 	"fmt"
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"os"
 	"path/filepath"
 	"strings"
@@ -50,9 +51,9 @@ type unit struct {
 // agent(n) (set later by launch when nil); the loop's other commands (a
 // held pane, a shell) run nothing. The agent's program is "agent" unless
 // the test names another in cfg.Command.
-func newUnit(t *testing.T, prompt string, agent func(n int) *tmuxfake.Program) *unit {
+func newUnit(t *testing.T, prompt string, program func(n int) *tmuxfake.Program) *unit {
 	t.Helper()
-	u := &unit{t: t, clock: clock.NewAuto(unitStart), agent: agent}
+	u := &unit{t: t, clock: clock.NewAuto(unitStart), agent: program}
 	u.vc = &virtual{Fake: u.clock}
 	u.tmux = tmuxfake.New(func(argv []string) *tmuxfake.Program {
 		if len(argv) == 0 || argv[0] != u.cfg.Command[0] {
@@ -82,7 +83,7 @@ func newUnit(t *testing.T, prompt string, agent func(n int) *tmuxfake.Program) *
 		Dir:               dir,
 		Command:           []string{"agent"},
 		PromptFile:        promptFile,
-		PromptMode:        watch.ModeType,
+		PromptMode:        agent.ModeType,
 		MaxIterations:     1,
 		InactivityTimeout: time.Hour,
 		PollInterval:      200 * time.Millisecond,

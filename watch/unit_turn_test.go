@@ -1,6 +1,7 @@
 package watch_test
 
 import (
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"os"
 	"os/signal"
 	"regexp"
@@ -16,8 +17,8 @@ import (
 
 // knownAgent is a profile whose screen says when the agent is at work and
 // when it waits at its prompt.
-func knownAgent() watch.Profile {
-	return watch.Profile{
+func knownAgent() agent.Profile {
+	return agent.Profile{
 		Name:      "fake",
 		Ready:     regexp.MustCompile(`(?m)^>$`),
 		Busy:      regexp.MustCompile(`esc to interrupt`),
@@ -79,7 +80,7 @@ func TestUnitTheAgentsTurnEndHookEndsTheTurnWhileTheScreenStillLooksBusy(t *test
 	u.wake = wake
 	u.launch(working(func(*tmuxfake.Term) { u.plan(time.Minute, hook) }))
 	u.cfg.Agent = knownAgent()
-	u.cfg.Agent.TurnHook = watch.HookCodexNotify
+	u.cfg.Agent.TurnHook = agent.HookCodexNotify
 	u.cfg.Command = []string{"codex"} // the hook goes after the agent's own program word
 	u.cfg.TurnHook, u.cfg.Executable = true, "/usr/bin/ralph-watch"
 	u.cfg.InactivityTimeout = 10 * time.Minute
@@ -91,7 +92,7 @@ func TestUnitTheAgentsTurnEndHookEndsTheTurnWhileTheScreenStillLooksBusy(t *test
 				iteration = v
 			}
 		}
-		if err := watch.TurnEnded(u.store, iteration); err != nil {
+		if err := agent.TurnEnded(u.store, iteration); err != nil {
 			u.t.Errorf("record the turn end: %v", err)
 		}
 	}

@@ -2,6 +2,7 @@ package watch_test
 
 import (
 	"fmt"
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"strings"
 	"testing"
 	"time"
@@ -20,7 +21,7 @@ func failing(code int) func(int) *tmuxfake.Program {
 
 func TestUnitAFailedIterationWaitsExactlyItsBackoffBeforeTheNext(t *testing.T) {
 	u := newUnit(t, "go", failing(3))
-	u.cfg.PromptMode = watch.ModeArg
+	u.cfg.PromptMode = agent.ModeArg
 	u.cfg.MaxIterations = 10
 	u.manual()
 	done := u.start()
@@ -63,7 +64,7 @@ func TestUnitASuccessResetsTheFailureCount(t *testing.T) {
 			t.Exit(1)
 		}}
 	})
-	u.cfg.PromptMode = watch.ModeArg
+	u.cfg.PromptMode = agent.ModeArg
 	u.cfg.MaxIterations = 3
 	u.wantResult(u.run(), watch.ExitDone, "max_iterations")
 	if st := u.state(); st.ConsecutiveFailures != 1 || st.TotalFailures != 2 {
@@ -117,7 +118,7 @@ func TestUnitTheLoopStartsAgainExactlyAtTheLimitsReset(t *testing.T) {
 			t.Exit(0)
 		}}
 	})
-	u.cfg.PromptMode = watch.ModeArg
+	u.cfg.PromptMode = agent.ModeArg
 	u.cfg.Agent = knownAgent()
 	u.manual()
 	done := u.start()
