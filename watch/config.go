@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 )
 
@@ -55,6 +56,9 @@ type Config struct {
 	ProgressFile                   string // a section is appended to it per iteration
 	Worktree, WorktreeBranch       string // the loop's own git worktree, if any
 	StallLimit                     int    // stop after this many iterations in a row that changed nothing; 0: never
+
+	Budget Budget         // the most the loop may spend (--max-tokens, --max-cost); zero: no limit
+	Prices receipt.Prices // what models cost, for receipts; nil: receipt.DefaultPrices
 
 	Agent         Profile       // what the agent's screen shows; generic knows nothing
 	DialogTimeout time.Duration // restart when a question waits this long; 0: wait

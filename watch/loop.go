@@ -62,6 +62,7 @@ type Loop struct {
 	baseline       string // the working tree's fingerprint when the iteration started; "": unknown
 	commitWarned   bool
 	pauseFileFound bool
+	spend          spending // the iteration's receipt so far, and the budget (receipts.go)
 }
 
 // Result is how a loop ended: the process exit code and the recorded reason.
@@ -90,6 +91,7 @@ const (
 	endDialog     // a question went unanswered for the dialog timeout
 	endStartup    // a start-up dialog: the prompt must not be typed into it
 	endTurnFailed // the agent's hook said its turn failed (an API error): a failure
+	endBudget     // the loop's spend reached its budget while the iteration ran
 )
 
 // iteration is what one iteration saw.
@@ -233,6 +235,7 @@ func (l *Loop) record() {
 	}
 	l.st.EndCommand = l.EndCommand
 	l.st.ReadyTimeout = int(l.ReadyTimeout / time.Second)
+	l.st.MaxTokens, l.st.MaxCostUSD = l.Budget.Tokens, l.Budget.CostUSD
 	l.st.DonePattern = nil
 	if l.DonePattern != nil {
 		p := l.DonePattern.String()
@@ -334,6 +337,7 @@ func (l *Loop) run(ctx context.Context) Result {
 			CheckFailures: l.feedback}, l.CheckFailAction, l.IncludeIterationCount)
 
 		now := l.Clock.Now()
+		l.beginReceipt(now)
 		l.sayf("starting iteration %s", l.progress())
 		l.st.CurrentIteration = l.iteration
 		l.st.LastIterationStarted = state.Stamp(now)
@@ -390,6 +394,8 @@ func (l *Loop) settle(ctx context.Context, it outcome, started time.Time) (Resul
 		return l.paused(), true
 	case endStopped:
 		return l.stopped(), true
+	case endBudget:
+		return l.budgetEnded(), true
 	}
 	done := it.match != "" || end == endDoneFile
 	if !done {
@@ -630,6 +636,9 @@ func (l *Loop) beforeIteration(ctx context.Context) (Result, bool) {
 		return l.limit("max_time", fmt.Sprintf("max time (%s) reached", l.MaxTime)), true
 	case l.MaxIterations > 0 && l.iteration >= l.MaxIterations:
 		return l.limit("max_iterations", fmt.Sprintf("max iterations (%d) reached", l.MaxIterations)), true
+	}
+	if res, stop := l.budgetStop(); stop {
+		return res, true
 	}
 	l.baseline = ""
 	if l.StallLimit > 0 {
@@ -1255,6 +1264,9 @@ func (l *Loop) monitor(ctx context.Context, it *iteration, started time.Time) en
 			if l.MaxTime > 0 && l.Clock.Now().Sub(l.start) >= l.MaxTime {
 				return endMaxTime
 			}
+			if end, ok := l.budgetEnding(); ok {
+				return end
+			}
 			if end, ok := l.hookEnding(it); ok { // its signal was lost
 				return end
 			}
@@ -1420,7 +1432,7 @@ func (l *Loop) showStatus(status Status) {
 	now := l.Clock.Now()
 	changed := status != l.shown
 	l.shown = status
-	shown := Shown{Status: status, Name: l.Name, Iteration: l.iteration, Max: l.MaxIterations, Reason: l.reason}
+	shown := Shown{Status: status, Name: l.Name, Iteration: l.iteration, Max: l.MaxIterations, Reason: l.reason, Cost: l.spend.shown}
 	switch status {
 	case StatusRunning, StatusBackoff:
 		shown.Reason = ""

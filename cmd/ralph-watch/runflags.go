@@ -23,6 +23,7 @@ type runFlags struct {
 	endCommand                                      string
 	detach, replace, cleanState, noRun, tmuxNoOp    bool
 	worktree                                        bool
+	pricesFile                                      string
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
@@ -76,6 +77,9 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&c.StallLimit, "stall-limit", 0, "stop after this many iterations in a row that changed nothing in git (0: never)")
 	fs.StringVar(&f.pauseFile, "pause-file", "", "pause the loop when this file appears (it is removed)")
 	fs.Var(commandString{&f.endCommand}, "end-command", "run in the pane when the loop ends with its agent gone (default $SHELL, else /bin/sh; none: leave the pane)")
+	fs.Int64Var(&c.Budget.Tokens, "max-tokens", 0, "stop the loop once its iterations used this many tokens, ending an iteration that goes over (0: no limit)")
+	fs.Float64Var(&c.Budget.CostUSD, "max-cost", 0, "stop the loop once its estimated cost reaches this many US dollars, ending an iteration that goes over (0: no limit)")
+	fs.StringVar(&f.pricesFile, "prices", "", "JSON file of model prices (US dollars per million tokens) over the built-in table")
 }
 
 // defaults the duration flags whose zero value is not their default.
