@@ -57,7 +57,7 @@ func (b Budget) Reached(spent Spend) (why string, reached bool) {
 		return fmt.Sprintf("budget reached: %d tokens of %d", spent.Tokens, b.Tokens), true
 	}
 	if b.CostUSD > 0 && spent.CostUSD >= b.CostUSD {
-		return fmt.Sprintf("budget reached: $%.2f of $%.2f", spent.CostUSD, b.CostUSD), true
+		return fmt.Sprintf("budget reached: %s of %s", receipt.Dollars(spent.CostUSD), receipt.Dollars(b.CostUSD)), true
 	}
 	return "", false
 }
@@ -66,11 +66,11 @@ func (b Budget) Reached(spent Spend) (why string, reached bool) {
 func (b Budget) String() string {
 	switch {
 	case b.Tokens > 0 && b.CostUSD > 0:
-		return fmt.Sprintf("%d tokens, $%.2f", b.Tokens, b.CostUSD)
+		return fmt.Sprintf("%d tokens, %s", b.Tokens, receipt.Dollars(b.CostUSD))
 	case b.Tokens > 0:
 		return fmt.Sprintf("%d tokens", b.Tokens)
 	case b.CostUSD > 0:
-		return fmt.Sprintf("$%.2f", b.CostUSD)
+		return receipt.Dollars(b.CostUSD)
 	}
 	return "none"
 }

@@ -60,7 +60,7 @@ func writeSpend(w io.Writer, l *Loop) {
 		fmt.Fprintf(w, "Budget: %s (%s)\n", b, why)
 		return
 	}
-	fmt.Fprintf(w, "Budget: %s (spent %d tokens, $%.2f)\n", b, spent.Tokens, spent.CostUSD)
+	fmt.Fprintf(w, "Budget: %s (spent %d tokens, %s)\n", b, spent.Tokens, receipt.Dollars(spent.CostUSD))
 }
 
 // spentText is a total in words: "120034 tokens, $0.42".
@@ -72,7 +72,7 @@ func spentText(t receipt.Receipt) string {
 	if t.CostUSD == nil {
 		return s + ", cost unknown"
 	}
-	return s + fmt.Sprintf(", $%.2f", *t.CostUSD)
+	return s + ", " + receipt.Dollars(*t.CostUSD)
 }
 
 // costColumn is list's COST cell: "58k tok $1.20", "-" when nothing was reported.
