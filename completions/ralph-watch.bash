@@ -57,6 +57,9 @@ _ralph_watch_flags() {
         --stall-limit=
         --pause-file=
         --end-command=
+        --max-tokens=
+        --max-cost=
+        --prices=
         --iteration-timeout=
         --max-time=
         --restart-delay=
@@ -126,7 +129,7 @@ _ralph_watch_value() {
     -t | --target)
         COMPREPLY=($(compgen -W "$(tmux "$@" list-panes -a -F '#{pane_id}' 2>/dev/null)" -- "$cur"))
         ;;
-    -S | --socket-path | --prompt-file | --done-file | --progress-file | --pause-file)
+    -S | --socket-path | --prompt-file | --done-file | --progress-file | --pause-file | --prices)
         compopt -o filenames 2>/dev/null
         # One word a line: a file name with spaces stays one word.
         mapfile -t COMPREPLY < <(compgen -f -- "$cur")
