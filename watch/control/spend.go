@@ -16,6 +16,9 @@ import (
 // Receipts are the loop's receipts, oldest first; none when it has none or
 // they cannot be read.
 func (l *Loop) Receipts() []receipt.Receipt {
+	if l.Store == nil { // a loop known only by its state
+		return nil
+	}
 	rs, _ := receipt.Load(l.Store.Path(state.ReceiptsFile))
 	return rs
 }
