@@ -42,7 +42,7 @@ type spending struct {
 // beginReceipt notes where the iteration that starts now begins.
 func (l *Loop) beginReceipt(now time.Time) {
 	l.spend = spending{iteration: l.iteration, since: now, warned: l.spend.warned, shown: l.spend.shown}
-	l.spend.tree, _ = WorkTree(l.Dir)
+	l.spend.tree, _ = WorkTree(l.Dir, l.Store.Path(state.WorkTreeIndex))
 	if l.spend.shown == "" { // a resumed loop shows what it spent before
 		all, _ := receipt.Load(l.Store.Path(state.ReceiptsFile))
 		l.spend.shown = receipt.Total(all).Compact()
@@ -90,7 +90,7 @@ func (l *Loop) recordReceipt(runs []CheckRun) {
 		l.warnf("read the agent's session for iteration %d: %v", l.iteration, err)
 	}
 	if from := l.spend.tree; from != "" {
-		if to, err := WorkTree(l.Dir); err == nil {
+		if to, err := WorkTree(l.Dir, l.Store.Path(state.WorkTreeIndex)); err == nil {
 			r.Changes, _ = TreeDiff(l.Dir, from, to)
 		}
 	}
@@ -180,36 +180,45 @@ func (l *Loop) overBudget(why string) Result {
 
 // WorkTree records dir's work tree as git would commit it with `git add
 // -A` (tracked and untracked files, not ignored ones) and returns the
-// tree's id. The index and HEAD are left alone: a copy of the index is used.
-func WorkTree(dir string) (string, error) {
+// tree's id. The index and HEAD are left alone: git keeps what it knows of
+// the files in its own index file at index, made from a copy of the
+// repository's, so that only files changed since are read again.
+func WorkTree(dir, index string) (string, error) {
 	if !InGitRepo(dir) {
 		return "", ErrNotGit
 	}
-	index, err := git(dir, "rev-parse", "--git-path", "index")
-	if err != nil {
-		return "", err
+	if _, err := os.Stat(index); err != nil {
+		if err := copyIndex(dir, index); err != nil {
+			return "", err
+		}
 	}
-	if index = strings.TrimSpace(index); !filepath.IsAbs(index) {
-		index = filepath.Join(dir, index)
-	}
-	tmp, err := os.CreateTemp("", "ralph-index-")
-	if err != nil {
-		return "", err
-	}
-	defer os.Remove(tmp.Name())
-	// A copy keeps what git knows of unchanged files: only changed ones are read.
-	if data, err := os.ReadFile(index); err == nil {
-		tmp.Write(data)
-	}
-	if err := tmp.Close(); err != nil {
-		return "", err
-	}
-	env := append(os.Environ(), "GIT_INDEX_FILE="+tmp.Name())
+	env := append(os.Environ(), "GIT_INDEX_FILE="+index)
+	defer os.Chmod(index, 0o600) // git writes it as any file: the state folder's are the owner's alone
 	if _, err := gitWith(dir, env, "add", "-A"); err != nil {
 		return "", err
 	}
 	tree, err := gitWith(dir, env, "write-tree")
 	return strings.TrimSpace(tree), err
+}
+
+// copyIndex starts the index file at to from the repository's index (none
+// if it has none yet).
+func copyIndex(dir, to string) error {
+	from, err := git(dir, "rev-parse", "--git-path", "index")
+	if err != nil {
+		return err
+	}
+	if from = strings.TrimSpace(from); !filepath.IsAbs(from) {
+		from = filepath.Join(dir, from)
+	}
+	data, err := os.ReadFile(from)
+	if os.IsNotExist(err) {
+		return nil // git starts an empty one
+	}
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(to, data, 0o600)
 }
 
 // TreeDiff is what changed from one tree to another.

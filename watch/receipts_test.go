@@ -221,3 +221,35 @@ func TestAnIterationThatGoesOverTheBudgetIsEnded(t *testing.T) {
 		t.Errorf("the agent runs on in the pane (%+v, %v)", p, err)
 	}
 }
+
+func TestWorkTreeSeesUntrackedFilesAndLeavesTheIndexAlone(t *testing.T) {
+	h := newHarness(t, "x", nil)
+	h.gitInit()
+	os.WriteFile(filepath.Join(h.srv.Dir, "a.txt"), []byte("one\ntwo\n"), 0o644)
+	h.git("add", "a.txt")
+	h.git("commit", "-q", "-m", "a")
+	index := filepath.Join(h.srv.Dir, "home", "worktree.index")
+	before, err := watch.WorkTree(h.srv.Dir, index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(h.srv.Dir, "a.txt"), []byte("one\n2\n3\n"), 0o644)
+	os.WriteFile(filepath.Join(h.srv.Dir, "new.txt"), []byte("new\n"), 0o644)
+	after, err := watch.WorkTree(h.srv.Dir, index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := watch.TreeDiff(h.srv.Dir, before, after)
+	if err != nil || d != (receipt.DiffStat{Files: 2, Insertions: 3, Deletions: 1}) {
+		t.Errorf("diff %+v (%v), want 2 files +3 -1", d, err)
+	}
+	if status := h.git("status", "--porcelain"); status != " M a.txt\n?? new.txt\n" {
+		t.Errorf("the index changed: git status says\n%s", status)
+	}
+	if info, err := os.Stat(index); err != nil || info.Mode().Perm() != 0o600 {
+		t.Errorf("index file: %v, %v; want mode 0600", info, err)
+	}
+	if _, err := watch.WorkTree(t.TempDir(), index); err != watch.ErrNotGit {
+		t.Errorf("outside git: %v, want %v", err, watch.ErrNotGit)
+	}
+}
