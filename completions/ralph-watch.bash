@@ -59,6 +59,9 @@ _ralph_watch_flags() {
         --end-command=
         --cast-limit=
         --no-cast
+        --max-tokens=
+        --max-cost=
+        --prices=
         --iteration-timeout=
         --max-time=
         --restart-delay=
@@ -133,7 +136,7 @@ _ralph_watch_value() {
     -t | --target)
         COMPREPLY=($(compgen -W "$(tmux "$@" list-panes -a -F '#{pane_id}' 2>/dev/null)" -- "$cur"))
         ;;
-    -S | --socket-path | --prompt-file | --done-file | --progress-file | --pause-file)
+    -S | --socket-path | --prompt-file | --done-file | --progress-file | --pause-file | --prices)
         compopt -o filenames 2>/dev/null
         # One word a line: a file name with spaces stays one word.
         mapfile -t COMPREPLY < <(compgen -f -- "$cur")

@@ -19,7 +19,7 @@ ARGV=("${@:4}")
 # The run flags a person may set as @ralph-FLAG, one to one, with the
 # plugin's defaults; the rest come from ralph-watch's own defaults and the
 # project's .ralph/config.
-FLAGS=(max-iterations done-pattern check-done-continuous prompt-mode agent inactivity-timeout iteration-timeout max-time ready-pattern end-command)
+FLAGS=(max-iterations done-pattern check-done-continuous prompt-mode agent inactivity-timeout iteration-timeout max-time ready-pattern end-command max-tokens max-cost)
 declare -A DEFAULTS=([max-iterations]=20 [done-pattern]=RALPH_DONE [check-done-continuous]=on)
 
 # flag_value FLAG VALUE: VALUE as ralph-watch takes it (tmux's on/off for a

@@ -24,6 +24,7 @@ func (l *Loop) afterIteration(ctx context.Context, it outcome, d time.Duration) 
 	if ctx.Err() != nil {
 		return false
 	}
+	l.recordReceipt(runs)
 	reason, code := endReason(it), ""
 	if it.ending == endExit {
 		code = strconv.Itoa(it.code)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/between"
+	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 )
 
@@ -50,6 +51,9 @@ type Config struct {
 	ProgressFile                   string // a section is appended to it per iteration
 	Worktree, WorktreeBranch       string // the loop's own git worktree, if any
 	StallLimit                     int    // stop after this many iterations in a row that changed nothing; 0: never
+
+	Budget Budget         // the most the loop may spend (--max-tokens, --max-cost); zero: no limit
+	Prices receipt.Prices // what models cost, for receipts; nil: receipt.DefaultPrices
 
 	Agent         agent.Profile // what the agent's screen shows; generic knows nothing
 	DialogTimeout time.Duration // restart when a question waits this long; 0: wait

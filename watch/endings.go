@@ -25,6 +25,7 @@ const (
 	endDialog                    // a question went unanswered for the dialog timeout
 	endStartup                   // a start-up dialog: the prompt must not be typed into it
 	endTurnFailed                // the agent's hook said its turn failed (an API error): a failure
+	endBudget                    // the loop's spend reached its budget while the iteration ran
 )
 
 // then is what the loop does after an ending.
@@ -62,6 +63,7 @@ var endings = map[ending]endingRule{
 	endServerGone: {then: stop, reason: "server_gone", status: StatusFailed, code: ExitFailed, shown: "tmux server is gone"},
 	endStartup:    {then: stop, reason: "startup-dialog", status: StatusFailed, code: ExitFailed, logged: "startup-dialog"},
 	endMaxTime:    {then: stop, reason: "max_time"},
+	endBudget:     {then: stop, reason: "budget", status: StatusLimit, code: ExitLimit},
 	endLimit:      {then: stop}, // not an iteration: no checks, no hooks; the loop waits for the reset
 	endDialog: {shown: "question unanswered for %s, restarting", logged: "dialog_timeout=%s",
 		timer: func(l *Loop) string { return l.DialogTimeout.String() }},

@@ -52,6 +52,7 @@ type Loop struct {
 	commitWarned   bool
 	pauseFileFound bool
 	casts          castLog // the iteration's recording (casts.go)
+	spend          spending // the iteration's receipt so far, and the budget (receipts.go)
 }
 
 // Result is how a loop ended: the process exit code and the recorded reason.
@@ -146,6 +147,7 @@ func (l *Loop) run(ctx context.Context) Result {
 			CheckFailures: l.feedback}, l.CheckFailAction, l.IncludeIterationCount)
 
 		now := l.Clock.Now()
+		l.beginReceipt(now)
 		l.sayf("starting iteration %s", l.progress())
 		l.st.CurrentIteration = l.iteration
 		l.st.LastIterationStarted = state.Stamp(now)
@@ -206,6 +208,9 @@ func (l *Loop) beforeIteration(ctx context.Context) (Result, bool) {
 		return l.limit("max_time", fmt.Sprintf("max time (%s) reached", l.MaxTime)), true
 	case l.MaxIterations > 0 && l.iteration >= l.MaxIterations:
 		return l.limit("max_iterations", fmt.Sprintf("max iterations (%d) reached", l.MaxIterations)), true
+	}
+	if res, stop := l.budgetStop(); stop {
+		return res, true
 	}
 	l.baseline = ""
 	if l.StallLimit > 0 {

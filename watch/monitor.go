@@ -130,6 +130,9 @@ func (l *Loop) monitor(ctx context.Context, it *iteration, started time.Time) en
 			if l.MaxTime > 0 && l.Clock.Now().Sub(l.start) >= l.MaxTime {
 				return endMaxTime
 			}
+			if end, ok := l.budgetEnding(); ok {
+				return end
+			}
 			if end, ok := l.hookEnding(it); ok { // its signal was lost
 				return end
 			}

@@ -27,6 +27,7 @@ func (l *Loop) record() {
 	}
 	l.st.EndCommand = l.EndCommand
 	l.st.ReadyTimeout = int(l.ReadyTimeout / time.Second)
+	l.st.MaxTokens, l.st.MaxCostUSD = l.Budget.Tokens, l.Budget.CostUSD
 	l.st.DonePattern = nil
 	if l.DonePattern != nil {
 		p := l.DonePattern.String()
@@ -48,7 +49,7 @@ func (l *Loop) showStatus(status Status) {
 	now := l.Clock.Now()
 	changed := status != l.shown
 	l.shown = status
-	shown := Shown{Status: status, Name: l.Name, Iteration: l.iteration, Max: l.MaxIterations, Reason: l.reason}
+	shown := Shown{Status: status, Name: l.Name, Iteration: l.iteration, Max: l.MaxIterations, Reason: l.reason, Cost: l.spend.shown}
 	switch status {
 	case StatusRunning, StatusBackoff:
 		shown.Reason = ""

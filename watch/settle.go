@@ -164,6 +164,8 @@ func (l *Loop) stopOn(ctx context.Context, it outcome) (Result, bool) {
 	switch it.ending {
 	case endLimit:
 		return l.waitForLimit(ctx, it.detail)
+	case endBudget:
+		return l.budgetEnded(), true
 	case endMaxTime:
 		return l.limit(endings[endMaxTime].reason, fmt.Sprintf("max time (%s) reached", l.MaxTime)), true
 	case endStartup:

@@ -142,6 +142,7 @@ type Shown struct {
 	Note      string // after the mark, e.g. the limit's reset time
 	Reason    string // how it ended, or what it waits for
 	Ended     time.Time
+	Cost      string // what the loop has spent, in short ("58k tok $1.20"); "": nothing reported
 }
 
 // Progress is "3/10", or "3" with no limit.
@@ -179,6 +180,7 @@ const (
 	OptionStatus    = "@ralph-status"
 	OptionReason    = "@ralph-reason"
 	OptionEnded     = "@ralph-ended"
+	OptionCost      = "@ralph-cost" // the loop's spend so far: "58k tok $1.20"
 	// LingerOption is the global option: seconds an ended loop's pane
 	// options stay (default DefaultLinger; 0 keeps them).
 	LingerOption = "@ralph-ended-linger"
@@ -188,7 +190,7 @@ const (
 const DefaultLinger = 300 * time.Second
 
 // PaneOptionNames are every option a loop sets on its pane.
-var PaneOptionNames = []string{OptionState, OptionLive, OptionName, OptionIteration, OptionMax, OptionStatus, OptionReason, OptionEnded}
+var PaneOptionNames = []string{OptionState, OptionLive, OptionName, OptionIteration, OptionMax, OptionStatus, OptionReason, OptionEnded, OptionCost}
 
 // Options are the pane options that show s; an empty value unsets.
 func (s Shown) Options() []tmux.Option {
@@ -210,6 +212,7 @@ func (s Shown) Options() []tmux.Option {
 		{Name: OptionStatus, Value: s.Text()},
 		{Name: OptionReason, Value: s.Reason},
 		{Name: OptionEnded, Value: ended},
+		{Name: OptionCost, Value: s.Cost},
 	}
 }
 

@@ -87,7 +87,7 @@ func TestStatusListAndLogsDescribeAFinishedLoop(t *testing.T) {
 	}
 	c.want([]string{"status", "--json", "finished"}, 0, `"watcher_alive": false`, "")
 	list := c.want([]string{"list"}, 0, "NAME", "")
-	if !regexp.MustCompile(`(?m)^NAME +RALPH_STATUS +WORKER_STATUS +ITERATION +FAILURES\nfinished +limit +exited +2/2 +0/0\n$`).MatchString(list) {
+	if !regexp.MustCompile(`(?m)^NAME +RALPH_STATUS +WORKER_STATUS +ITERATION +FAILURES +COST\nfinished +limit +exited +2/2 +0/0 +-\n$`).MatchString(list) {
 		t.Errorf("list:\n%s", list)
 	}
 	if ls := c.want([]string{"ls"}, 0, "", ""); ls != list {
@@ -95,8 +95,8 @@ func TestStatusListAndLogsDescribeAFinishedLoop(t *testing.T) {
 	}
 	c.want([]string{"list", "--names"}, 0, "finished\n", "")
 	logs := c.want([]string{"logs", "finished"}, 0, "[START] iteration 1/2", "")
-	if n := strings.Count(logs, "\n"); n != 5 {
-		t.Errorf("log has %d lines, want 5:\n%s", n, logs)
+	if n := strings.Count(logs, "\n"); n != 7 { // START, END and COST twice, DONE
+		t.Errorf("log has %d lines, want 7:\n%s", n, logs)
 	}
 	if last := c.want([]string{"logs", "--lines", "1", "finished"}, 0, "", ""); !strings.HasSuffix(last, "[DONE] loop complete after 2 iterations reason=max_iterations\n") || strings.Count(last, "\n") != 1 {
 		t.Errorf("logs --lines 1: %q", last)

@@ -32,13 +32,19 @@ file, and watch until the agent exits, goes quiet or prints the done pattern.
 Flags may also come from RALPH_* environment variables and .ralph/config,
 whose commands (checks, hooks) run only once you trust it: ralph-watch trust.
 
+Each iteration's receipt (tokens, cost, files changed, checks) goes into the
+loop's receipts.jsonl and a [COST] line of its log; --max-tokens and
+--max-cost stop the loop before, or during, an iteration that would go over.
+
 Exit status: 0 done, 1 failed, 2 usage error, 3 limit reached before the done
-signal, 130 interrupted (the loop is left paused, the agent runs on).
+signal or budget reached, 130 interrupted (the loop is left paused, the agent
+runs on).
 
 Examples:
   ralph-watch run --prompt-file PROMPT.md --max-iterations 20 \
       --done-pattern RALPH_DONE -- claude
-  ralph-watch run -t %3 --prompt-mode arg --max-iterations 5 -- claude -p`),
+  ralph-watch run -t %3 --prompt-mode arg --max-iterations 5 -- claude -p
+  ralph-watch run --max-tokens 2000000 --max-cost 20 -- claude`),
 		FlagSet: fs, // RALPH_* and .ralph/config are read by readSettings, which tells them apart
 		Exec: func(ctx context.Context, args []string) error {
 			return runLoop(ctx, e, f, fs, args)

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"math"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
+	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
 )
 
@@ -38,6 +40,8 @@ func checkRunFlags(e env, f *runFlags, command []string) (*tmux.Exec, error) {
 		{cfg.CheckTimeout <= 0, "--check-timeout must be more than 0"},
 		{cfg.CheckOutputChars < 0, "--check-output-chars must not be negative"},
 		{cfg.StallLimit < 0, "--stall-limit must not be negative"},
+		{cfg.Budget.Tokens < 0, "--max-tokens must not be negative"},
+		{cfg.Budget.CostUSD < 0 || math.IsNaN(cfg.Budget.CostUSD) || math.IsInf(cfg.Budget.CostUSD, 0), "--max-cost must be a number of US dollars, not negative"},
 	} {
 		if refused.is {
 			return nil, control.Errorf(watch.ExitUsage, "%s", refused.msg)
@@ -72,6 +76,9 @@ func checkRunFlags(e env, f *runFlags, command []string) (*tmux.Exec, error) {
 				return nil, control.Errorf(watch.ExitUsage, "%s: %v", p.name, err)
 			}
 		}
+	}
+	if err := applyPrices(e, f); err != nil {
+		return nil, err
 	}
 	client, err := tmuxClient(f)
 	if err != nil {
@@ -190,6 +197,23 @@ func applyAgent(e env, f *runFlags) error {
 	}
 	if exe, err := e.Executable(); err == nil {
 		cfg.Executable = exe
+	}
+	return nil
+}
+
+// applyPrices reads --prices over the built-in table, and warns of a budget
+// the agent cannot be held to: it reports no usage.
+func applyPrices(e env, f *runFlags) error {
+	cfg := &f.cfg
+	if f.pricesFile != "" {
+		prices, err := receipt.LoadPrices(f.pricesFile)
+		if err != nil {
+			return control.Errorf(watch.ExitUsage, "--prices: %v", err)
+		}
+		cfg.Prices = prices
+	}
+	if cfg.Budget.Set() && !watch.ReportsUsage(cfg.Agent.Name) {
+		fmt.Fprintf(e.Stderr, "ralph-watch: warning: %s reports no usage: --max-tokens and --max-cost cannot stop the loop\n", cfg.Agent.Name)
 	}
 	return nil
 }

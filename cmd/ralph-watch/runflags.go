@@ -25,6 +25,7 @@ type runFlags struct {
 	detach, replace, cleanState, noRun, tmuxNoOp    bool
 	worktree                                        bool
 	noCast                                          bool
+	pricesFile                                      string
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
@@ -80,6 +81,9 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.Var(sizeFlag{&c.CastLimit}, "cast-limit", "keep at most this `size` of iteration casts for replay, oldest dropped first: 20MB, 500KB or bytes")
 	fs.BoolVar(&f.noCast, "no-cast", false, "record no casts of the iterations (nothing to replay)")
 	fs.Var(commandString{&f.endCommand}, "end-command", "run in the pane when the loop ends with its agent gone (default $SHELL, else /bin/sh; none: leave the pane)")
+	fs.Int64Var(&c.Budget.Tokens, "max-tokens", 0, "stop the loop once its iterations used this many tokens, ending an iteration that goes over (0: no limit)")
+	fs.Float64Var(&c.Budget.CostUSD, "max-cost", 0, "stop the loop once its estimated cost reaches this many US dollars, ending an iteration that goes over (0: no limit)")
+	fs.StringVar(&f.pricesFile, "prices", "", "JSON file of model prices (US dollars per million tokens) over the built-in table")
 }
 
 // defaults the duration flags whose zero value is not their default.

@@ -34,8 +34,9 @@ func statusCommand(e env) *ffcli.Command {
 		ShortHelp:  "show a loop's status (inside a looped pane, that pane's loop)",
 		LongHelp: strings.TrimSpace(`
 Show a loop's state: status, iteration with average and time remaining,
-start times, failures, done pattern and exit reason. With no NAME inside a
-looped pane, that pane's loop.
+start times, failures, done pattern, what it spent (tokens and cost, in all
+and in its last iteration) against its budget, and exit reason. With no NAME
+inside a looped pane, that pane's loop.
 
 Examples:
   ralph-watch status myproj-3
@@ -65,7 +66,7 @@ func listCommand(e env, name string) *ffcli.Command {
 		ShortHelp:  "list the loops (ls and list are the same)",
 		LongHelp: strings.TrimSpace(`
 One row per loop: name, status, worker status (its agent: running, exited, removed),
-iteration and failures (consecutive/total).
+iteration, failures (consecutive/total) and cost (tokens and dollars spent).
 
 Examples:
   ralph-watch list

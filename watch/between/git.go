@@ -17,9 +17,13 @@ import (
 var ErrNotGit = errors.New("not in a git repository")
 
 // git runs git in dir and returns its standard output.
-func git(dir string, args ...string) (string, error) {
+func git(dir string, args ...string) (string, error) { return gitWith(dir, nil, args...) }
+
+// gitWith runs git in dir with env (nil: the watcher's) and returns its
+// standard output.
+func gitWith(dir string, env []string, args ...string) (string, error) {
 	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
+	cmd.Dir, cmd.Env = dir, env
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {

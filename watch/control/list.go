@@ -47,10 +47,10 @@ func WriteTable(w io.Writer, loops []*Loop) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tRALPH_STATUS\tWORKER_STATUS\tITERATION\tFAILURES")
+	fmt.Fprintln(tw, "NAME\tRALPH_STATUS\tWORKER_STATUS\tITERATION\tFAILURES\tCOST")
 	for _, l := range loops {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d/%d\n", l.Name, l.Status(), l.Pane, progress(l.State),
-			l.State.ConsecutiveFailures, l.State.TotalFailures)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d/%d\t%s\n", l.Name, l.Status(), l.Pane, progress(l.State),
+			l.State.ConsecutiveFailures, l.State.TotalFailures, costColumn(l))
 	}
 	return tw.Flush()
 }

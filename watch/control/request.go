@@ -7,6 +7,7 @@ import (
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
+	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 )
 
@@ -71,7 +72,8 @@ func showPaneStatus(l *Loop, status watch.Status, now time.Time) {
 	if l.Pane == PaneRemoved {
 		return
 	}
-	shown := watch.Shown{Status: status, Name: l.Name, Iteration: l.State.CurrentIteration, Max: l.State.MaxIterations, Reason: l.State.Reason}
+	shown := watch.Shown{Status: status, Name: l.Name, Iteration: l.State.CurrentIteration, Max: l.State.MaxIterations, Reason: l.State.Reason,
+		Cost: receipt.Total(l.Receipts()).Compact()}
 	if !status.Live() {
 		shown.Ended = now
 	}

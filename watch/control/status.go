@@ -23,6 +23,7 @@ func (l *Loop) JSON() map[string]any {
 	m["pane_alive"] = l.Pane == PaneRunning
 	m["worker_status"] = l.Pane
 	m["ralph_status"] = l.Status()
+	m["receipts"] = receiptsJSON(l.Receipts())
 	return m
 }
 
@@ -63,6 +64,7 @@ func WriteStatus(w io.Writer, l *Loop, now time.Time) {
 		fmt.Fprintf(w, "Iterations without change: %d\n", st.UnchangedIterations)
 	}
 	writeChecks(w, st.LastChecks())
+	writeSpend(w, l)
 	writeCommandSources(w, st.CommandSources)
 	fmt.Fprintf(w, "Exit reason: %s\n", l.ExitReason())
 	if ended {

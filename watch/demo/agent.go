@@ -158,6 +158,12 @@ func (a *Agent) step(s *Step) (code int, stop bool) {
 		if err := os.WriteFile(a.expand(s.Arg), a.last, 0o644); err != nil {
 			return a.fail(s, err)
 		}
+	case "append":
+		path, line, _ := strings.Cut(s.Arg, " ")
+		line = strings.ReplaceAll(a.expand(line), "{{now}}", time.Now().UTC().Format(time.RFC3339Nano))
+		if err := appendLine(a.expand(path), line); err != nil {
+			return a.fail(s, err)
+		}
 	case "spinner":
 		a.spinner(s.dur)
 	case "flood":
@@ -464,4 +470,17 @@ func (a *Agent) runHooks(event, fields string) error {
 		}
 	}
 	return nil
+}
+
+// appendLine adds line and a newline to the file at path, made if missing.
+func appendLine(path, line string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(line + "\n")
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }

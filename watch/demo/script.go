@@ -81,6 +81,10 @@ func parseStep(line string) (Step, error) {
 		if arg == "" {
 			err = errors.New("save needs a path")
 		}
+	case "append": // append PATH LINE: a session file an agent writes ({{now}} is the time)
+		if path, _, _ := strings.Cut(arg, " "); path == "" {
+			err = errors.New("append needs a path and a line")
+		}
 	case "hook":
 		event, input, _ := strings.Cut(arg, " ")
 		if event == "" {

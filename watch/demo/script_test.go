@@ -28,6 +28,7 @@ func TestParseScriptErrors(t *testing.T) {
 		{"ready now", "takes no argument"},
 		{"save", "needs a path"},
 		{"hook", "needs an event name"},
+		{"append", "needs a path and a line"},
 		{"iter 2", "needs a step"},
 		{"iter x print a", `line 1: "iter x print a"`},
 		{"from 2 dance", "unknown step"},
@@ -238,5 +239,23 @@ func TestOutputSteps(t *testing.T) {
 	_, b := run(t, "garbage 300", "")
 	if a != b {
 		t.Error("garbage is not deterministic")
+	}
+}
+
+func TestAppendWritesASessionFileLineByLine(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "session-{{iteration}}.jsonl")
+	before := time.Now()
+	code, _ := run(t, "append "+path+` {"i":{{iteration}},"at":"{{now}}"}`+"\nappend "+path+" second line", "7")
+	data, err := os.ReadFile(strings.ReplaceAll(path, "{{iteration}}", "7"))
+	if code != 0 || err != nil {
+		t.Fatalf("exit %d, %v", code, err)
+	}
+	lines := strings.Split(string(data), "\n")
+	if len(lines) != 3 || lines[1] != "second line" || lines[2] != "" || !strings.HasPrefix(lines[0], `{"i":7,"at":"`) {
+		t.Fatalf("file:\n%s", data)
+	}
+	at, err := time.Parse(time.RFC3339Nano, strings.TrimSuffix(strings.TrimPrefix(lines[0], `{"i":7,"at":"`), `"}`))
+	if err != nil || at.Before(before.Add(-time.Minute)) || at.After(time.Now().Add(time.Minute)) {
+		t.Errorf("{{now}} gave %v (%v), want the time it was written", at, err)
 	}
 }

@@ -140,7 +140,7 @@ func (r Receipt) LogLine() string {
 		fmt.Fprintf(&b, " tokens in=%d out=%d cache=%d/%d turns=%d tools=%d",
 			u.Input, u.Output, u.CacheRead, u.CacheWrite, u.Turns, u.ToolCalls)
 		if r.CostUSD != nil {
-			fmt.Fprintf(&b, " cost=%s", dollars(*r.CostUSD))
+			fmt.Fprintf(&b, " cost=%s", Dollars(*r.CostUSD))
 		} else {
 			b.WriteString(" cost=unknown")
 		}
@@ -165,7 +165,7 @@ func (r Receipt) Compact() string {
 	}
 	s := count(r.Usage.Sum()) + " tok"
 	if r.CostUSD != nil {
-		s += " " + dollars(*r.CostUSD)
+		s += " " + Dollars(*r.CostUSD)
 	}
 	return s
 }
@@ -185,9 +185,9 @@ func count(n int64) string {
 	return fmt.Sprintf("%.1fG", float64(n)/1e9)
 }
 
-// dollars is an amount to the cent, with more digits under ten cents so a
+// Dollars is an amount to the cent, with more digits under ten cents so a
 // cheap turn does not read as free.
-func dollars(usd float64) string {
+func Dollars(usd float64) string {
 	switch {
 	case usd > 0 && usd < 0.01:
 		return fmt.Sprintf("$%.4f", usd)

@@ -17,4 +17,5 @@ const (
 	ChecksDir      = "checks"               // each check's output, one file per iteration and check
 	ReceiptsFile   = "receipts.jsonl"       // one receipt per iteration: tokens, cost, changes
 	LockFile       = "lock"                 // held by the live watcher: a dead one never blocks
+	WorkTreeIndex  = "worktree.index"       // git's index of the work tree as the receipts last saw it
 )

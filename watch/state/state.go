@@ -88,6 +88,9 @@ type State struct {
 	WorktreeBranch      string `json:"worktree_branch,omitempty"`
 	// Where each command the loop runs (checks, hooks) came from.
 	CommandSources []CommandSource `json:"command_sources,omitempty"`
+	// The loop's budget (--max-tokens, --max-cost); 0: none.
+	MaxTokens  int64   `json:"max_tokens,omitempty"`
+	MaxCostUSD float64 `json:"max_cost_usd,omitempty"`
 }
 
 // MaxCheckHistory bounds how many iterations' check results state.json keeps;

@@ -1,0 +1,94 @@
+package control
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
+	"github.com/ralph-tmux/ralph.tmux/watch/state"
+)
+
+// What a loop spent, as status, status --json and list show it: its
+// receipts' totals, its last iteration's receipt, and its budget.
+
+// Receipts are the loop's receipts, oldest first; none when it has none or
+// they cannot be read.
+func (l *Loop) Receipts() []receipt.Receipt {
+	if l.Store == nil { // a loop known only by its state
+		return nil
+	}
+	rs, _ := receipt.Load(l.Store.Path(state.ReceiptsFile))
+	return rs
+}
+
+// budget is the loop's budget, as its state records it.
+func budget(st *state.State) watch.Budget {
+	return watch.Budget{Tokens: st.MaxTokens, CostUSD: st.MaxCostUSD}
+}
+
+// receiptsJSON is the "receipts" object of status --json: how many
+// iterations have one, every token they used, their cost (null when not
+// known), their totals and the last one.
+func receiptsJSON(rs []receipt.Receipt) map[string]any {
+	m := map[string]any{"iterations": len(rs), "tokens": int64(0), "cost_usd": nil, "totals": nil, "last": nil}
+	if len(rs) == 0 {
+		return m
+	}
+	t := receipt.Total(rs)
+	m["tokens"], m["totals"], m["last"] = t.Usage.Sum(), t, rs[len(rs)-1]
+	if t.CostUSD != nil {
+		m["cost_usd"] = *t.CostUSD
+	}
+	return m
+}
+
+// writeSpend shows what the loop spent (in all, and in its last iteration)
+// and its budget.
+func writeSpend(w io.Writer, l *Loop) {
+	rs := l.Receipts()
+	if len(rs) > 0 {
+		t := receipt.Total(rs)
+		fmt.Fprintf(w, "Spent: %s over %d %s\n", spentText(t), len(rs), plural(len(rs), "iteration"))
+		fmt.Fprintf(w, "  total: %s\n", strings.TrimPrefix(t.LogLine(), fmt.Sprintf("iteration %d ", t.Iteration)))
+		fmt.Fprintf(w, "  last:  %s\n", rs[len(rs)-1].LogLine())
+	}
+	b := budget(l.State)
+	if !b.Set() {
+		return
+	}
+	spent := watch.SpendOf(rs)
+	if why, reached := b.Reached(spent); reached {
+		fmt.Fprintf(w, "Budget: %s (%s)\n", b, why)
+		return
+	}
+	fmt.Fprintf(w, "Budget: %s (spent %d tokens, %s)\n", b, spent.Tokens, receipt.Dollars(spent.CostUSD))
+}
+
+// spentText is a total in words: "120034 tokens, $0.42".
+func spentText(t receipt.Receipt) string {
+	if t.Source == "" {
+		return "no usage reported"
+	}
+	s := fmt.Sprintf("%d tokens", t.Usage.Sum())
+	if t.CostUSD == nil {
+		return s + ", cost unknown"
+	}
+	return s + ", " + receipt.Dollars(*t.CostUSD)
+}
+
+// costColumn is list's COST cell: "58k tok $1.20", "-" when nothing was reported.
+func costColumn(l *Loop) string {
+	if s := receipt.Total(l.Receipts()).Compact(); s != "" {
+		return s
+	}
+	return "-"
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}
