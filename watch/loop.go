@@ -51,7 +51,7 @@ type Loop struct {
 	baseline       string // the working tree's fingerprint when the iteration started; "": unknown
 	commitWarned   bool
 	pauseFileFound bool
-	casts          castLog // the iteration's recording (casts.go)
+	casts          castLog  // the iteration's recording (casts.go)
 	spend          spending // the iteration's receipt so far, and the budget (receipts.go)
 }
 

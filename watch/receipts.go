@@ -175,4 +175,3 @@ func (l *Loop) overBudget(why string) Result {
 	l.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=budget", l.iteration))
 	return l.end(StatusLimit, "budget", ExitLimit)
 }
-

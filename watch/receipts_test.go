@@ -1,10 +1,10 @@
 package watch_test
 
 import (
-	"github.com/ralph-tmux/ralph.tmux/watch/between"
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/ralph-tmux/ralph.tmux/watch/between"
 	"math"
 	"os"
 	"path/filepath"
