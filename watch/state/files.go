@@ -15,4 +15,5 @@ const (
 	TranscriptFile = "transcript"           // the path of the agent's own session transcript
 	CastsDir       = "casts"                // one asciicast v2 file per iteration
 	ReceiptsFile   = "receipts.jsonl"       // one receipt per iteration: tokens, cost, changes
+	RearmLock      = "rearm.lock"           // held while resume or restore brings a loop back, so only one does
 )
