@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -59,8 +60,8 @@ func (c *cli) wantGoneOn(name string, before, next int) {
 			c.t.Errorf("%s: log has %q %d times:\n%s", name, want, n, log)
 		}
 	}
-	if !strings.Contains(log, "[RESTORE] recreated pane "+st.PaneID+" in window ralph:"+name) {
-		c.t.Errorf("%s: log does not say its pane was recreated:\n%s", name, log)
+	if !regexp.MustCompile(`\[RESTORE\] (recreated|took) pane ` + st.PaneID + ` (in|of) window ralph:` + name).MatchString(log) {
+		c.t.Errorf("%s: log does not say where its pane is now:\n%s", name, log)
 	}
 }
 
@@ -118,7 +119,8 @@ func TestResumeStartsTheServerAndTakesAPaneWithT(t *testing.T) {
 
 // restore re-arms the loops that were live when the server died, whether
 // their watcher saw it (server_gone) or died with it (a reboot: the state
-// says running, no watcher holds it); a loop the person stopped or paused,
+// says running, no watcher holds it), taking the window of its name that
+// tmux-resurrect brought back, else making one; a loop the person stopped or paused,
 // and a loop of another server, stay as they were; a second restore finds
 // every loop watched and re-arms nothing.
 func TestRestoreReArmsOnlyTheLoopsLiveWhenTheServerDied(t *testing.T) {
@@ -132,7 +134,7 @@ func TestRestoreReArmsOnlyTheLoopsLiveWhenTheServerDied(t *testing.T) {
 	}
 	c.want([]string{"stop", "stopped"}, 0, "stopped ralph loop for stopped", "")
 	c.want([]string{"pause", "paused"}, 0, "paused ralph loop for paused", "")
-	watcher := c.state("rebooted").WatcherPID
+	watcher, folder := c.state("rebooted").WatcherPID, c.state("rebooted").Dir
 	syscall.Kill(watcher, syscall.SIGKILL)
 	tmuxtest.Eventually(t, 10*time.Second, "the watcher to die", func() bool {
 		return syscall.Kill(watcher, 0) != nil
@@ -145,14 +147,16 @@ func TestRestoreReArmsOnlyTheLoopsLiveWhenTheServerDied(t *testing.T) {
 
 	c.want([]string{"restore", "-S", c.srv.Socket}, 1, "", "no tmux server")
 	c.newServer()
+	c.srv.Must("new-session", "-d", "-s", "ralph", "-n", "rebooted", "-c", "/")
 	dry := c.want([]string{"restore", "--dry-run", "-S", c.srv.Socket}, 0, "", "")
 	if dry != "would re-arm gone (iteration 2, server_gone)\nwould re-arm rebooted (iteration 2, monitor_disconnected (worker removed))\n" {
 		t.Errorf("restore --dry-run said:\n%s", dry)
 	}
 	out := c.want([]string{"restore", "-S", c.srv.Socket}, 0, "", "")
-	for _, name := range []string{"gone", "rebooted"} {
-		if !strings.Contains(out, "re-armed "+name+": recreated pane %") {
-			t.Errorf("restore does not say it re-armed %s:\n%s", name, out)
+	took := strings.TrimSpace(c.srv.Must("display", "-p", "-t", "=ralph:=rebooted", "#{pane_id}"))
+	for _, want := range []string{"re-armed gone: recreated pane %", "re-armed rebooted: took pane " + took + " of window ralph:rebooted; iteration 2 was cut short"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("restore does not say %q:\n%s", want, out)
 		}
 	}
 	if strings.Count(out, "\n") != 2 {
@@ -165,6 +169,9 @@ func TestRestoreReArmsOnlyTheLoopsLiveWhenTheServerDied(t *testing.T) {
 	c.wantGoneOn("rebooted", 2, 3)
 	if log := c.log("rebooted"); !strings.Contains(log, "iteration 2 was cut short") {
 		t.Errorf("rebooted: log does not say iteration 2 was cut short:\n%s", log)
+	}
+	if dir := c.state("rebooted").Dir; dir != folder {
+		t.Errorf("the loop ran in %s after the restart, in %s before", dir, folder)
 	}
 	if st := c.state("stopped"); st.Status != state.Stopped {
 		t.Errorf("the stopped loop is %s", st.Status)

@@ -172,27 +172,31 @@ func holdRearm(l *Loop) (func(), error) {
 }
 
 // revive gives a loop whose pane is gone the pane -t named, else a window
-// named after it in RestoreSession (starting the server on the loop's socket
-// if none runs), in the loop's folder, and records it: an iteration the
-// restart cut short is over, and the watcher loops the new pane.
+// named after it in RestoreSession (one tmux-resurrect brought back, or a
+// new one, starting the server on the loop's socket if none runs), in the
+// loop's folder, and records it: an iteration the restart cut short is
+// over, and the watcher loops the new pane.
 func (r Rearm) revive(l *Loop) (string, error) {
 	dir := folderOf(l.State)
+	window := RestoreSession + ":" + l.Name
 	var pane, where string
-	if r.Target == "" {
+	if r.Target != "" {
+		p, err := r.target(l)
+		if err == nil {
+			err = respawnIn(l, p, dir)
+		}
+		if err != nil {
+			return "", err
+		}
+		pane, where = p.ID, fmt.Sprintf("moved to pane %s", p.ID)
+	} else if p, err := l.Tmux.Pane("=" + RestoreSession + ":=" + l.Name); err == nil && r.free(l, p) == nil && respawnIn(l, p, dir) == nil {
+		pane, where = p.ID, fmt.Sprintf("took pane %s of window %s", p.ID, window)
+	} else {
 		id, err := l.Tmux.NewWindow(tmux.NewWindowRequest{Session: RestoreSession, Name: l.Name, Dir: dir})
 		if err != nil {
 			return "", Errorf(watch.ExitFailed, "create window: %v", err)
 		}
-		pane, where = id, fmt.Sprintf("recreated pane %s in window %s:%s", id, RestoreSession, l.Name)
-	} else {
-		p, err := r.target(l)
-		if err != nil {
-			return "", err
-		}
-		if err := l.Tmux.Respawn(tmux.RespawnRequest{Pane: p.ID, Dir: dir}); err != nil { // the watcher takes the pane's folder
-			return "", Errorf(watch.ExitFailed, "respawn pane %s: %v", p.ID, err)
-		}
-		pane, where = p.ID, fmt.Sprintf("moved to pane %s", p.ID)
+		pane, where = id, fmt.Sprintf("recreated pane %s in window %s", id, window)
 	}
 	cut := 0
 	now := r.Clock.Now()
@@ -215,7 +219,16 @@ func (r Rearm) revive(l *Loop) (string, error) {
 	return where, nil
 }
 
-// target is the pane -t names, on the loop's server, if a loop may move there.
+// respawnIn restarts pane p's shell in the loop's folder, where the watcher
+// finds it; what ran there ends, as it would at the next iteration.
+func respawnIn(l *Loop, p tmux.Pane, dir string) error {
+	if err := l.Tmux.Respawn(tmux.RespawnRequest{Pane: p.ID, Dir: dir}); err != nil {
+		return Errorf(watch.ExitFailed, "respawn pane %s: %v", p.ID, err)
+	}
+	return nil
+}
+
+// target is the pane -t names, on the loop's server, if the loop may move there.
 func (r Rearm) target(l *Loop) (tmux.Pane, error) {
 	p, err := l.Tmux.Pane(r.Target)
 	switch {
@@ -226,14 +239,20 @@ func (r Rearm) target(l *Loop) (tmux.Pane, error) {
 	case err != nil:
 		return p, Errorf(watch.ExitUsage, "%v", err)
 	}
+	return p, r.free(l, p)
+}
+
+// free says why the loop may not take pane p: another loop lives there, or
+// this command runs in it and its respawn would end it.
+func (r Rearm) free(l *Loop, p tmux.Pane) error {
 	if live, _, _ := l.Tmux.PaneOption(p.ID, watch.OptionLive); live == "1" {
 		other, _, _ := l.Tmux.PaneOption(p.ID, watch.OptionName)
-		return p, Errorf(watch.ExitUsage, "pane %s is looped by '%s'", p.ID, other)
+		return Errorf(watch.ExitUsage, "pane %s is looped by '%s'", p.ID, other)
 	}
 	if r.Inside != nil && r.Inside(p) {
-		return p, Errorf(watch.ExitUsage, "pane %s runs this command, which its respawn would end; resume from another pane", p.ID)
+		return Errorf(watch.ExitUsage, "pane %s runs this command, which its respawn would end; resume from another pane", p.ID)
 	}
-	return p, nil
+	return nil
 }
 
 // folderOf is where a loop's agent ran: recorded since loops survive
