@@ -178,6 +178,9 @@ func holdRearm(l *Loop) (func(), error) {
 // over, and the watcher loops the new pane.
 func (r Rearm) revive(l *Loop) (string, error) {
 	dir := folderOf(l.State)
+	if info, err := os.Stat(dir); err != nil || !info.IsDir() { // tmux would open the pane in $HOME: the agent must not work there
+		return "", Errorf(watch.ExitFailed, "the folder of '%s' is gone: %s", l.Name, dir)
+	}
 	window := RestoreSession + ":" + l.Name
 	var pane, where string
 	if r.Target != "" {

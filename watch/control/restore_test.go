@@ -109,3 +109,21 @@ func TestResumableTakesALoopWhosePaneOrServerWentAway(t *testing.T) {
 		}
 	}
 }
+
+// A loop whose folder is gone gets no pane: tmux would open it in $HOME,
+// and the agent would work there.
+func TestResumeRefusesALoopWhoseFolderIsGone(t *testing.T) {
+	gone := filepath.Join(t.TempDir(), "project")
+	_, l := newLoop(t, &state.State{Status: state.Failed, ExitReason: reason("server_gone"), Dir: gone,
+		TmuxSocket: filepath.Join(t.TempDir(), "default"), WatcherArgs: []string{"--target", "%1", "--"}})
+	var out, warn strings.Builder
+	started := false
+	r := Rearm{Clock: clock.NewAuto(start), Executable: func() (string, error) { started = true; return "", os.ErrNotExist }}
+	err := r.Resume(l, &out, &warn)
+	if err == nil || err.Error() != "the folder of 'l' is gone: "+gone || started || out.Len() != 0 {
+		t.Errorf("err %v, started %v, out %q", err, started, out.String())
+	}
+	if log, _ := os.ReadFile(l.Store.Path(state.LogFile)); len(log) != 0 {
+		t.Errorf("the log says something happened:\n%s", log)
+	}
+}
