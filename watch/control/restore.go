@@ -66,7 +66,13 @@ func (r Rearm) Restore(root, socket string, dryRun bool, out, warn io.Writer) er
 	refused := false
 	for _, name := range names {
 		l, err := Find(root, name)
-		if err != nil || !Restorable(l, socket) {
+		if err != nil {
+			continue
+		}
+		if l.Watched && l.State.Status == state.Running && sameFile(l.State.TmuxSocket, socket) && PaneGone(l) {
+			l.Watched = !unwatched(l, r.Clock, answerWait) // its watcher has yet to see the server go
+		}
+		if !Restorable(l, socket) {
 			continue
 		}
 		if dryRun {
@@ -130,10 +136,10 @@ func PaneGone(l *Loop) bool {
 
 // rearm takes the loop's re-arm lock, gives it a pane if its own is gone,
 // starts its watcher and waits until the watcher holds the loop, so a second
-// resume or restore finds it watched. pid 0: someone else re-armed it.
+// resume or restore finds it watched. pid 0: another command re-arms it.
 func (r Rearm) rearm(l *Loop) (where string, pid int, err error) {
 	release, err := holdRearm(l)
-	if err != nil {
+	if err != nil || release == nil {
 		return "", 0, err
 	}
 	defer release()
@@ -158,7 +164,8 @@ func (r Rearm) rearm(l *Loop) (where string, pid int, err error) {
 	return where, pid, nil
 }
 
-// holdRearm takes the loop's re-arm lock, or says another command has it.
+// holdRearm takes the loop's re-arm lock and returns its release; nil when
+// another command holds it.
 func holdRearm(l *Loop) (func(), error) {
 	f, err := os.OpenFile(l.Store.Path(state.RearmLock), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
@@ -166,7 +173,7 @@ func holdRearm(l *Loop) (func(), error) {
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()
-		return nil, Errorf(watch.ExitFailed, "loop '%s' is being resumed by another command", l.Name)
+		return nil, nil
 	}
 	return func() { f.Close() }, nil
 }

@@ -127,3 +127,30 @@ func TestResumeRefusesALoopWhoseFolderIsGone(t *testing.T) {
 		t.Errorf("the log says something happened:\n%s", log)
 	}
 }
+
+// While one command re-arms a loop, another leaves it to it: resume says
+// so, restore says nothing, and neither starts a second watcher.
+func TestALoopBeingReArmedIsLeftToTheCommandDoingIt(t *testing.T) {
+	socket := filepath.Join(t.TempDir(), "default")
+	root, l := newLoop(t, &state.State{Status: state.Failed, ExitReason: reason("server_gone"), Dir: t.TempDir(),
+		TmuxSocket: socket, WatcherArgs: []string{"--target", "%1", "--"}})
+	release, err := holdRearm(l)
+	if err != nil || release == nil {
+		t.Fatalf("take the re-arm lock: %v", err)
+	}
+	defer release()
+	started := false
+	r := Rearm{Clock: clock.NewAuto(start), Executable: func() (string, error) { started = true; return "", os.ErrNotExist }}
+	var out, warn strings.Builder
+	if err := r.Resume(l, &out, &warn); err != nil || warn.String() != "ralph-watch: warning: loop 'l' was resumed by another command\n" {
+		t.Errorf("resume: err %v, warnings %q", err, warn.String())
+	}
+	out.Reset()
+	warn.Reset()
+	if err := r.Restore(root, socket, false, &out, &warn); err != nil || out.Len()+warn.Len() != 0 {
+		t.Errorf("restore: err %v, out %q, warnings %q", err, out.String(), warn.String())
+	}
+	if started {
+		t.Error("a second watcher was started")
+	}
+}
