@@ -129,6 +129,41 @@ check_binary() {
 	fi
 }
 
+# resurrect_installed: tmux-resurrect loaded already, or sits beside this
+# plugin where tpm puts plugins (it may load after this one).
+resurrect_installed() {
+	[ -n "$(tmux show-options -gqv @resurrect-restore-script-path)" ] ||
+		[ -e "$PLUGIN_DIR/../tmux-resurrect/resurrect.tmux" ]
+}
+
+# chain_hook OPTION COMMAND: add the shell line COMMAND to the one OPTION
+# holds (tmux-resurrect evals it), after what is there, once.
+chain_hook() {
+	local have
+	have="$(tmux show-options -gqv "$1")"
+	case "$have" in
+	*"$2"*) return ;;
+	"") tmux set-option -gq "$1" "$(tmux_arg "$2")" ;;
+	*) tmux set-option -gq "$1" "$(tmux_arg "$have; $2")" ;;
+	esac
+}
+
+# restore_loops: with @ralph-restore on, re-arm the loops that were live
+# when this server's last run ended: after tmux-resurrect's restore when it
+# is installed, else at once, once per server (sourcing again re-arms nothing).
+restore_loops() {
+	[ "$(get_tmux_option @ralph-restore off)" = on ] || return 0
+	local run
+	run="$(run_shell_command "$SCRIPTS_DIR/restore.sh")"
+	if resurrect_installed; then
+		chain_hook @resurrect-hook-post-restore-all "tmux run-shell -b $(sh_quote "$run")"
+		return
+	fi
+	[ -z "$(tmux show-options -gqv @ralph-restore-ran)" ] || return 0
+	tmux set-option -gq @ralph-restore-ran 1
+	tmux run-shell -b "$run"
+}
+
 main() {
 	# Popups and pane options came with tmux 3.2; probe rather than parse -V.
 	if ! tmux list-commands display-popup >/dev/null 2>&1; then
@@ -139,6 +174,7 @@ main() {
 	bind_keys
 	interpolate
 	check_binary
+	restore_loops
 }
 
 main

@@ -5,7 +5,7 @@
 # _ralph_watch_subcommands SUBCOMMAND: what follows it as a subcommand.
 _ralph_watch_subcommands() {
     case $1 in
-    '') echo run status list ls logs pause resume stop send clean init template demo version completion doctor hook trust replay ;;
+    '') echo run status list ls logs pause resume restore stop send clean init template demo version completion doctor hook trust replay ;;
     demo) echo agent ;;
     esac
 }
@@ -81,6 +81,17 @@ _ralph_watch_flags() {
     logs) flags=(
         --live
         --lines=
+    ) ;;
+    resume) flags=(
+        -t=
+        --target=
+    ) ;;
+    restore) flags=(
+        --dry-run
+        -L=
+        --socket-name=
+        -S=
+        --socket-path=
     ) ;;
     stop) flags=(
         --kill

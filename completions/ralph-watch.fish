@@ -5,7 +5,7 @@
 # The subcommand typed so far (demo agent is "demo agent"), else nothing.
 function __ralph_watch_subcommand
     set -l words (commandline -opc)
-    if set -q words[2]; and contains -- $words[2] run status list ls logs pause resume stop send clean init template demo version completion doctor hook trust replay
+    if set -q words[2]; and contains -- $words[2] run status list ls logs pause resume restore stop send clean init template demo version completion doctor hook trust replay
         if test "$words[2]" = demo; and contains -- agent $words[3..-1]
             echo demo agent
         else
@@ -91,6 +91,7 @@ complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a ls -d 'list the loo
 complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a logs -d "print a loop's iterations log"
 complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a pause -d 'pause a loop; the agent runs on'
 complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a resume -d 'resume a paused or disconnected loop'
+complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a restore -d 're-arm the loops live when the tmux server went away'
 complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a stop -d 'end a loop (and with --kill its agent)'
 complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a send -d "type a message into a loop's pane"
 complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a clean -d "remove a loop's state"
@@ -176,6 +177,13 @@ complete -c ralph-watch -n '__ralph_watch_using list ls' -l json -d 'print the l
 complete -c ralph-watch -n '__ralph_watch_using list ls' -l names -d 'print only the loop names'
 complete -c ralph-watch -n '__ralph_watch_using logs' -l live -d 'follow the log until the loop ends'
 complete -c ralph-watch -n '__ralph_watch_using logs' -l lines -x -d 'print only the last N lines'
+complete -c ralph-watch -n '__ralph_watch_using resume' -s t -x -a '(__ralph_watch_panes)' -d 'pane for a loop whose pane is gone (short for --target)'
+complete -c ralph-watch -n '__ralph_watch_using resume' -l target -x -a '(__ralph_watch_panes)' -d 'pane for a loop whose pane is gone'
+complete -c ralph-watch -n '__ralph_watch_using restore' -l dry-run -d 'only say which loops would be re-armed'
+complete -c ralph-watch -n '__ralph_watch_using restore' -s L -x -d 'tmux server socket name (short for --socket-name)'
+complete -c ralph-watch -n '__ralph_watch_using restore' -l socket-name -x -d 'tmux server socket name, as tmux -L'
+complete -c ralph-watch -n '__ralph_watch_using restore' -s S -r -F -d 'tmux server socket path (short for --socket-path)'
+complete -c ralph-watch -n '__ralph_watch_using restore' -l socket-path -r -F -d 'tmux server socket path, as tmux -S'
 complete -c ralph-watch -n '__ralph_watch_using stop' -l kill -d 'end the agent too'
 complete -c ralph-watch -n '__ralph_watch_using clean' -l all -d 'clean every loop no watcher holds'
 complete -c ralph-watch -n '__ralph_watch_using init' -l force -d 'overwrite an existing PROMPT.md'

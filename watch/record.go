@@ -19,6 +19,7 @@ func (l *Loop) record() {
 	l.st.InactivityTimeout = int(l.InactivityTimeout / time.Second)
 	l.st.CheckDoneContinuous = l.CheckDoneContinuous
 	l.st.PaneID, l.st.TmuxSocket, l.st.Command = l.Pane, l.Socket, l.Command
+	l.st.Dir = l.Dir
 	l.st.WatcherPID, l.st.WatcherArgs, l.st.WatcherDir = os.Getpid(), l.WatcherArgs, l.WatcherDir
 	l.st.Agent = l.Agent.Name
 	l.st.Worktree, l.st.WorktreeBranch = l.Worktree, l.WorktreeBranch

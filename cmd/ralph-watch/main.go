@@ -59,6 +59,7 @@ Examples:
 			logsCommand(e),
 			pauseCommand(e),
 			resumeCommand(e),
+			restoreCommand(e),
 			stopCommand(e),
 			sendCommand(e),
 			cleanCommand(e),

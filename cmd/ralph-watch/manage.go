@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
 	"strings"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
@@ -37,35 +36,46 @@ Examples:
 }
 
 func resumeCommand(e env) *ffcli.Command {
+	fs := flag.NewFlagSet("resume", flag.ContinueOnError)
+	var target string
+	fs.StringVar(&target, "t", "", "pane for a loop whose pane is gone (short for --target)")
+	fs.StringVar(&target, "target", "", "pane for a loop whose pane is gone (default: a new window in session \"ralph\")")
 	return &ffcli.Command{
 		Name:       "resume",
-		ShortUsage: "ralph-watch resume NAME",
+		ShortUsage: "ralph-watch resume [-t PANE] NAME",
 		ShortHelp:  "resume a paused or disconnected loop where it left off",
 		LongHelp: strings.TrimSpace(`
 Resume a paused loop, or one whose watcher died, at the same iteration: a
 watcher starts in the background and waits for a running agent first.
 
-Example:
-  ralph-watch resume myproj-3`),
-		FlagSet: flag.NewFlagSet("resume", flag.ContinueOnError),
+A loop whose pane or tmux server went away (a reboot, kill-server) goes on
+at the next iteration in a new pane: a window named after the loop in
+session "ralph", on the loop's socket (the server is started if none runs),
+or the pane -t names. Its logs and receipts are kept and added to.
+
+Examples:
+  ralph-watch resume myproj-3
+  ralph-watch resume -t %7 myproj-3`),
+		FlagSet: fs,
 		Exec: func(ctx context.Context, args []string) error {
 			l, err := loopArg(e, args, "resume")
 			if err != nil {
 				return err
 			}
-			if ok, err := control.Resumable(l, e.Stderr, clock.Real{}); !ok {
-				return err
-			}
-			if err := checkResumeTrust(e, l.State); err != nil {
-				return err
-			}
-			pid, err := control.StartWatcher(e.Executable, l.Store, l.State.WatcherArgs, l.State.WatcherDir, true)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(e.Stdout, "resumed ralph loop for %s (watcher pid %d)\n", l.Name, pid)
-			return nil
+			return rearm(e, target).Resume(l, e.Stdout, e.Stderr)
 		},
+	}
+}
+
+// rearm is how resume and restore bring loops back: into target when a
+// loop's pane is gone, once its config file is trusted.
+func rearm(e env, target string) control.Rearm {
+	return control.Rearm{
+		Target:     target,
+		Check:      func(st *state.State) error { return checkResumeTrust(e, st) },
+		Executable: e.Executable,
+		Inside:     insidePane,
+		Clock:      clock.Real{},
 	}
 }
 

@@ -42,16 +42,20 @@ func Pause(l *Loop, out, warn io.Writer, clk clock.Clock) error {
 }
 
 // Resumable reports whether a watcher may be started for the loop: it is
-// paused or disconnected, any watcher of it has gone, and its state says
-// how the watcher was started. A loop still watched is a warning on warn.
+// paused or disconnected, or ended because its pane or server went away,
+// any watcher of it has gone, and its state says how the watcher was
+// started. A loop still watched is a warning on warn.
 func Resumable(l *Loop, warn io.Writer, clk clock.Clock) (bool, error) {
+	if l.Watched && l.State.Status == state.Running && PaneGone(l) { // its watcher is on its way out
+		l.Watched = !unwatched(l, clk, answerWait)
+	}
 	switch {
 	case l.State.Status == state.Running && l.Watched:
 		fmt.Fprintf(warn, "ralph-watch: warning: loop '%s' is not paused\n", l.Name)
 		return false, nil
-	case l.State.Status != state.Running && l.State.Status != state.Paused:
+	case l.State.Status != state.Running && l.State.Status != state.Paused && !endedByGone(l.State):
 		return false, Errorf(watch.ExitFailed, "ralph loop for '%s' has status '%s'", l.Name, l.Status())
-	case l.Watched && !unwatched(l, clk, answerWait): // paused, and its watcher still finishing
+	case l.Watched && !unwatched(l, clk, answerWait): // paused or ended, and its watcher still finishing
 		return false, Errorf(watch.ExitFailed, "loop '%s' still has a watcher", l.Name)
 	}
 	if len(l.State.WatcherArgs) == 0 {

@@ -18,4 +18,5 @@ const (
 	ReceiptsFile   = "receipts.jsonl"       // one receipt per iteration: tokens, cost, changes
 	LockFile       = "lock"                 // held by the live watcher: a dead one never blocks
 	WorkTreeIndex  = "worktree.index"       // git's index of the work tree as the receipts last saw it
+	RearmLock      = "rearm.lock"           // held while resume or restore brings a loop back, so only one does
 )

@@ -40,6 +40,7 @@ type State struct {
 	CheckDoneContinuous  bool     `json:"check_done_continuous"`
 	ExitReason           *string  `json:"exit_reason"`
 	PaneID               string   `json:"pane_id"`
+	Dir                  string   `json:"dir,omitempty"` // where the agent runs: a pane recreated after a restart opens there
 	TmuxSocket           string   `json:"tmux_socket"`
 	Command              []string `json:"command"`
 	WatcherPID           int      `json:"watcher_pid"`

@@ -1,0 +1,307 @@
+package control
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/clock"
+	"github.com/ralph-tmux/ralph.tmux/watch/state"
+	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
+)
+
+// RestoreSession is the session a loop's recreated window goes in.
+const RestoreSession = "ralph"
+
+// Rearm is how resume and restore bring a loop back under a watcher, with a
+// new pane when its pane or its tmux server went away.
+type Rearm struct {
+	Target     string                   // the pane for a loop whose pane is gone; "": a new window in RestoreSession
+	Check      func(*state.State) error // refuses a loop before anything changes (its config file's trust)
+	Executable func() (string, error)   // this program, to start the watcher
+	Inside     func(tmux.Pane) bool     // whether this process runs in the pane, which a respawn would end
+	Clock      clock.Clock
+}
+
+// Resume starts a watcher for a paused or disconnected loop, or one whose
+// pane or server went away (a pane is made for it first), at the next
+// iteration; what it did is a line on out.
+func (r Rearm) Resume(l *Loop, out, warn io.Writer) error {
+	if ok, err := Resumable(l, warn, r.Clock); !ok {
+		return err
+	}
+	if r.Check != nil {
+		if err := r.Check(l.State); err != nil {
+			return err
+		}
+	}
+	where, pid, err := r.rearm(l)
+	if err != nil {
+		return err
+	}
+	if pid == 0 {
+		fmt.Fprintf(warn, "ralph-watch: warning: loop '%s' was resumed by another command\n", l.Name)
+		return nil
+	}
+	if where != "" {
+		fmt.Fprintf(out, "%s\n", where)
+	}
+	fmt.Fprintf(out, "resumed ralph loop for %s (watcher pid %d)\n", l.Name, pid)
+	return nil
+}
+
+// Restore re-arms every loop under root that was live when its tmux server,
+// the one at socket, went away: ended by server_gone, or running with no
+// watcher. One line per loop on out; with dryRun it only says which.
+func (r Rearm) Restore(root, socket string, dryRun bool, out, warn io.Writer) error {
+	names, err := Names(root)
+	if err != nil {
+		return err
+	}
+	refused := false
+	for _, name := range names {
+		l, err := Find(root, name)
+		if err != nil {
+			continue
+		}
+		if l.Watched && l.State.Status == state.Running && sameFile(l.State.TmuxSocket, socket) && PaneGone(l) {
+			l.Watched = !unwatched(l, r.Clock, answerWait) // its watcher has yet to see the server go
+		}
+		if !Restorable(l, socket) {
+			continue
+		}
+		if dryRun {
+			fmt.Fprintf(out, "would re-arm %s (iteration %d, %s)\n", name, l.State.CurrentIteration, l.ExitReason())
+			continue
+		}
+		var where string
+		var pid int
+		if r.Check != nil {
+			err = r.Check(l.State)
+		}
+		if err == nil {
+			where, pid, err = r.rearm(l)
+		}
+		switch {
+		case err != nil:
+			fmt.Fprintf(warn, "ralph-watch: error: cannot re-arm %s: %v\n", name, err)
+			refused = true
+		case pid > 0 && where == "":
+			fmt.Fprintf(out, "re-armed %s (watcher pid %d)\n", name, pid)
+		case pid > 0:
+			fmt.Fprintf(out, "re-armed %s: %s (watcher pid %d)\n", name, where, pid)
+		}
+	}
+	if refused {
+		return Errorf(watch.ExitFailed, "")
+	}
+	return nil
+}
+
+// Restorable reports whether a loop was live when its server, the one at
+// socket, went away, and nothing watches it now. A loop the person paused
+// or stopped was not.
+func Restorable(l *Loop, socket string) bool {
+	st := l.State
+	if l.Watched || len(st.WatcherArgs) == 0 || !sameFile(st.TmuxSocket, socket) {
+		return false
+	}
+	return st.Status == state.Running || st.Status == state.Failed && reasonIs(st, "server_gone")
+}
+
+// endedByGone reports whether a loop ended because its pane or server went
+// away: resume brings it back.
+func endedByGone(st *state.State) bool {
+	return st.Status == state.Failed && (reasonIs(st, "server_gone") || reasonIs(st, "pane_closed"))
+}
+
+func reasonIs(st *state.State, reason string) bool {
+	return st.ExitReason != nil && *st.ExitReason == reason
+}
+
+// PaneGone reports whether a loop's pane is gone: its server has no pane of
+// that id, or one that is not the loop's (a new server numbers panes afresh).
+func PaneGone(l *Loop) bool {
+	if l.Pane == PaneRemoved {
+		return true
+	}
+	name, _, err := l.Tmux.PaneOption(l.State.PaneID, watch.OptionName)
+	return err != nil || name != l.Name
+}
+
+// rearm takes the loop's re-arm lock, gives it a pane if its own is gone,
+// starts its watcher and waits until the watcher holds the loop, so a second
+// resume or restore finds it watched. pid 0: another command re-arms it.
+func (r Rearm) rearm(l *Loop) (where string, pid int, err error) {
+	release, err := holdRearm(l)
+	if err != nil || release == nil {
+		return "", 0, err
+	}
+	defer release()
+	if l.Store.Locked() {
+		return "", 0, nil
+	}
+	if st, err := l.Store.Load(); err == nil {
+		l.State = st
+	}
+	switch {
+	case PaneGone(l):
+		if where, err = r.revive(l); err != nil {
+			return "", 0, err
+		}
+	case r.Target != "":
+		return "", 0, Errorf(watch.ExitUsage, "loop '%s' still has its pane %s; -t is for a loop whose pane is gone", l.Name, l.State.PaneID)
+	}
+	if pid, err = StartWatcher(r.Executable, l.Store, l.State.WatcherArgs, l.State.WatcherDir, true); err != nil {
+		return "", 0, err
+	}
+	waitFor(l, r.Clock, exitWait, func(*state.State) bool { return l.Store.Locked() })
+	return where, pid, nil
+}
+
+// holdRearm takes the loop's re-arm lock and returns its release; nil when
+// another command holds it.
+func holdRearm(l *Loop) (func(), error) {
+	f, err := os.OpenFile(l.Store.Path(state.RearmLock), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, failed(err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		return nil, nil
+	}
+	return func() { f.Close() }, nil
+}
+
+// revive gives a loop whose pane is gone the pane -t named, else a window
+// named after it in RestoreSession (one tmux-resurrect brought back, or a
+// new one, starting the server on the loop's socket if none runs), in the
+// loop's folder, and records it: an iteration the restart cut short is
+// over, and the watcher loops the new pane.
+func (r Rearm) revive(l *Loop) (string, error) {
+	dir := folderOf(l.State)
+	if info, err := os.Stat(dir); err != nil || !info.IsDir() { // tmux would open the pane in $HOME: the agent must not work there
+		return "", Errorf(watch.ExitFailed, "the folder of '%s' is gone: %s", l.Name, dir)
+	}
+	window := RestoreSession + ":" + l.Name
+	var pane, where string
+	if r.Target != "" {
+		p, err := r.target(l)
+		if err == nil {
+			err = respawnIn(l, p, dir)
+		}
+		if err != nil {
+			return "", err
+		}
+		pane, where = p.ID, fmt.Sprintf("moved to pane %s", p.ID)
+	} else if p, err := l.Tmux.Pane("=" + RestoreSession + ":=" + l.Name); err == nil && r.free(l, p) == nil && respawnIn(l, p, dir) == nil {
+		pane, where = p.ID, fmt.Sprintf("took pane %s of window %s", p.ID, window)
+	} else {
+		id, err := l.Tmux.NewWindow(tmux.NewWindowRequest{Session: RestoreSession, Name: l.Name, Dir: dir})
+		if err != nil {
+			return "", Errorf(watch.ExitFailed, "create window: %v", err)
+		}
+		pane, where = id, fmt.Sprintf("recreated pane %s in window %s", id, window)
+	}
+	cut := 0
+	now := r.Clock.Now()
+	err := withoutWatcher(l, func(st *state.State) {
+		if st.LastIterationStarted != "" && st.LastIterationEnded == "" {
+			st.LastIterationEnded, cut = state.Stamp(now), st.CurrentIteration
+		}
+		st.PaneID, st.ShellPID, st.PromptUntyped = pane, 0, false
+		st.RemainOnExit = &state.PaneOption{} // a new pane: unset again when the loop ends
+		st.WatcherArgs = withTarget(st.WatcherArgs, pane)
+	})
+	if err != nil {
+		return "", err
+	}
+	l.Pane = PaneRunning
+	if cut > 0 {
+		where += fmt.Sprintf("; iteration %d was cut short", cut)
+	}
+	l.Store.Log(now, "RESTORE", where)
+	return where, nil
+}
+
+// respawnIn restarts pane p's shell in the loop's folder, where the watcher
+// finds it; what ran there ends, as it would at the next iteration.
+func respawnIn(l *Loop, p tmux.Pane, dir string) error {
+	if err := l.Tmux.Respawn(tmux.RespawnRequest{Pane: p.ID, Dir: dir}); err != nil {
+		return Errorf(watch.ExitFailed, "respawn pane %s: %v", p.ID, err)
+	}
+	return nil
+}
+
+// target is the pane -t names, on the loop's server, if the loop may move there.
+func (r Rearm) target(l *Loop) (tmux.Pane, error) {
+	p, err := l.Tmux.Pane(r.Target)
+	switch {
+	case tmux.NoServer(err):
+		return p, Errorf(watch.ExitUsage, "no tmux server running on %s", l.State.TmuxSocket)
+	case errors.Is(err, tmux.ErrNoPane):
+		return p, Errorf(watch.ExitUsage, "no such pane: %s", r.Target)
+	case err != nil:
+		return p, Errorf(watch.ExitUsage, "%v", err)
+	}
+	return p, r.free(l, p)
+}
+
+// free says why the loop may not take pane p: another loop lives there, or
+// this command runs in it and its respawn would end it.
+func (r Rearm) free(l *Loop, p tmux.Pane) error {
+	if live, _, _ := l.Tmux.PaneOption(p.ID, watch.OptionLive); live == "1" {
+		other, _, _ := l.Tmux.PaneOption(p.ID, watch.OptionName)
+		return Errorf(watch.ExitUsage, "pane %s is looped by '%s'", p.ID, other)
+	}
+	if r.Inside != nil && r.Inside(p) {
+		return Errorf(watch.ExitUsage, "pane %s runs this command, which its respawn would end; resume from another pane", p.ID)
+	}
+	return nil
+}
+
+// folderOf is where a loop's agent ran: recorded since loops survive
+// restarts; before that, where its watcher was started.
+func folderOf(st *state.State) string {
+	if st.Dir != "" {
+		return st.Dir
+	}
+	return st.WatcherDir
+}
+
+// withTarget is a watcher's arguments looping pane instead.
+func withTarget(args []string, pane string) []string {
+	out := append([]string(nil), args...)
+	for i, a := range out {
+		switch {
+		case a == "--":
+			return append([]string{"--target", pane}, out...)
+		case (a == "--target" || a == "-t") && i+1 < len(out):
+			out[i+1] = pane
+			return out
+		case strings.HasPrefix(a, "--target="):
+			out[i] = "--target=" + pane
+			return out
+		}
+	}
+	return append([]string{"--target", pane}, out...)
+}
+
+// sameFile reports whether two paths name one file (a socket reached
+// through a symbolic link is the same server).
+func sameFile(a, b string) bool {
+	if a == "" || b == "" {
+		return false
+	}
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	ea, errA := filepath.EvalSymlinks(a)
+	eb, errB := filepath.EvalSymlinks(b)
+	return errA == nil && errB == nil && ea == eb
+}
