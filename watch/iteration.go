@@ -92,6 +92,9 @@ func (l *Loop) iterate(ctx context.Context, prompt string) (r outcome) {
 		l.warnf("save prompt: %v", err)
 	}
 	pane, err := l.Tmux.Pane(l.Pane)
+	if err == nil && !l.sameServer(pane) {
+		err = errNewServer
+	}
 	if err != nil {
 		r.ending = l.goneEnding(err)
 		return r

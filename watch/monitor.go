@@ -173,6 +173,9 @@ func (l *Loop) monitor(ctx context.Context, it *iteration, started time.Time) en
 func (l *Loop) look(it *iteration, det *agent.Detector) (pane tmux.Pane, end ending, ended bool, next time.Duration, err error) {
 	now := l.Clock.Now()
 	pane, screen, err := l.Tmux.Snapshot(l.captureRequest())
+	if err == nil && !l.sameServer(pane) {
+		err = errNewServer
+	}
 	if err != nil || pane.Dead {
 		return pane, endNone, false, 0, err
 	}
@@ -196,20 +199,28 @@ const serverGoneWait = 200 * time.Millisecond
 
 // goneEnding tells a closed pane from a dead server.
 func (l *Loop) goneEnding(err error) ending {
-	if tmux.NoServer(err) {
+	if tmux.NoServer(err) || errors.Is(err, errNewServer) {
 		return endServerGone
 	}
 	if errors.Is(err, tmux.ErrNoPane) {
 		// A server shutting down drops its panes first: ask again a moment later.
 		<-l.Clock.After(serverGoneWait)
 	}
-	if _, perr := l.Tmux.Pane(l.Pane); perr != nil {
-		if tmux.NoServer(perr) {
-			return endServerGone
-		}
-		return endPaneGone
+	pane, perr := l.Tmux.Pane(l.Pane)
+	if tmux.NoServer(perr) || perr == nil && !l.sameServer(pane) {
+		return endServerGone
 	}
 	return endPaneGone
+}
+
+// errNewServer: the pane id answers from another tmux server than the
+// loop's (it was restarted and hands out the old ids again): the loop's
+// server is gone.
+var errNewServer = errors.New("the tmux server was restarted")
+
+// sameServer says whether pane lives in the server the loop started in.
+func (l *Loop) sameServer(pane tmux.Pane) bool {
+	return pane.ServerPID == 0 || l.st.ServerPID == 0 || pane.ServerPID == l.st.ServerPID
 }
 
 func (l *Loop) doneFileExists() bool {

@@ -53,7 +53,11 @@ func (l *Loop) open() (Result, bool) {
 	if err := l.Tmux.SetPaneOptions(l.Pane, []tmux.Option{{Name: "remain-on-exit", Value: "on"}}); err != nil {
 		return l.lost(err), false
 	}
-	if pane, err := l.Tmux.Pane(l.Pane); err == nil && pane.Dead {
+	pane, err := l.Tmux.Pane(l.Pane)
+	if err == nil {
+		l.st.ServerPID = pane.ServerPID // the server the pane is in now; another is not the loop's
+	}
+	if err == nil && pane.Dead {
 		return Result{}, true // tmux pipes no dead pane: the stream opens with the next agent
 	}
 	l.openStream()

@@ -153,6 +153,7 @@ func TestUnitAClosedPaneOrAStoppedServerEndsTheLoopWithItsReason(t *testing.T) {
 	}{
 		{"pane_closed", (*tmuxfake.Client).ClosePane},
 		{"server_gone", func(c *tmuxfake.Client, _ string) { c.StopServer() }},
+		{"server_gone", func(c *tmuxfake.Client, _ string) { c.RestartServer() }}, // the same pane id, a new server
 	} {
 		t.Run(tc.reason, func(t *testing.T) {
 			var u *unit

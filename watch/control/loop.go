@@ -52,7 +52,8 @@ func Find(root, name string) (*Loop, error) {
 	}
 	l := &Loop{Name: name, Store: store, State: st, Watched: store.Locked(), Pane: PaneRemoved, Tmux: serverOf(st)}
 	if st.PaneID != "" && st.TmuxSocket != "" {
-		if p, err := l.Tmux.Pane(st.PaneID); err == nil {
+		// A restarted server hands out the old pane ids: its pane is not the loop's.
+		if p, err := l.Tmux.Pane(st.PaneID); err == nil && (st.ServerPID == 0 || p.ServerPID == st.ServerPID) {
 			l.Pane = map[bool]string{true: PaneExited, false: PaneRunning}[p.Dead || p.PID == st.ShellPID]
 		}
 	}

@@ -81,6 +81,9 @@ type State struct {
 	RemainOnExit *PaneOption `json:"remain_on_exit,omitempty"`
 	// ShellPID is the pane's process once the end command replaced the agent.
 	ShellPID int `json:"shell_pid,omitempty"`
+	// ServerPID is the tmux server the loop's pane lives in: a new server
+	// reuses pane ids, so a pane of another server is not the loop's.
+	ServerPID int `json:"server_pid,omitempty"`
 	// Checks run after iterations, the latest last (at most MaxCheckHistory).
 	Checks []Checks `json:"checks,omitempty"`
 	// Iterations in a row that changed neither HEAD nor the working tree.

@@ -85,6 +85,14 @@ func (c *Client) StopServer() {
 	}
 }
 
+// RestartServer makes the panes answer from a new server, as a tmux server
+// started again hands out the old pane ids: the same ids, another server pid.
+func (c *Client) RestartServer() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.server++
+}
+
 // reap closes a pane whose program ended, unless the pane's remain-on-exit
 // is on, as tmux does (the fake knows no window or global options).
 func (c *Client) reap(p *pane) {

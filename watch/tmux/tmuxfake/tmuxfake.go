@@ -45,6 +45,7 @@ type Client struct {
 
 	mu      sync.Mutex
 	stopped bool // StopServer: every call fails
+	server  int  // the server's pid as panes report it; RestartServer changes it
 	ops     int  // calls of any method of tmux.Client
 	panes   map[string]*pane
 	next    int
@@ -80,9 +81,9 @@ type pane struct {
 	term                *Term
 }
 
-func (p *pane) info() tmux.Pane {
+func (c *Client) info(p *pane) tmux.Pane {
 	t := p.term
-	info := tmux.Pane{ID: p.id, Dead: t.dead, Path: t.Dir, Session: p.session, Window: p.window}
+	info := tmux.Pane{ID: p.id, Dead: t.dead, Path: t.Dir, Session: p.session, Window: p.window, ServerPID: 1000 + c.server}
 	if t.dead && t.signal > 0 {
 		info.DeadSignal = strconv.Itoa(t.signal)
 	} else if t.dead {
@@ -103,7 +104,7 @@ func (c *Client) Pane(target string) (tmux.Pane, error) {
 	if err != nil {
 		return tmux.Pane{}, err
 	}
-	return p.info(), nil
+	return c.info(p), nil
 }
 
 // NewWindow implements tmux.Client: a live pane whose program does nothing.
@@ -186,7 +187,7 @@ func (c *Client) Snapshot(req tmux.CaptureRequest) (tmux.Pane, string, error) {
 	if err != nil {
 		return tmux.Pane{}, "", err
 	}
-	return p.info(), p.term.capture(req.Start), nil
+	return c.info(p), p.term.capture(req.Start), nil
 }
 
 // Paste implements tmux.Client: the program's Paste hook is told the text.
