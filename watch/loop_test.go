@@ -92,6 +92,17 @@ func (h *harness) wantOutput(lines ...string) {
 	}
 }
 
+// wantLogged fails the test unless iterations.log holds every one of lines.
+func (h *harness) wantLogged(lines ...string) {
+	h.t.Helper()
+	data, _ := os.ReadFile(h.store.Path(state.LogFile))
+	for _, l := range lines {
+		if !strings.Contains(string(data), l) {
+			h.t.Errorf("iterations.log lacks %q:\n%s", l, data)
+		}
+	}
+}
+
 func (h *harness) wantResult(got watch.Result, code int, reason string) {
 	h.t.Helper()
 	if got.Code != code || got.Reason != reason {

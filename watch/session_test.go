@@ -35,6 +35,33 @@ func (h *harness) pauseWhen(timeout time.Duration, what string, cond func() bool
 	return h.runWoken(wake, timeout)
 }
 
+// pauseAfterIteration1 runs the loop and pauses it between iterations 1 and 2.
+func (h *harness) pauseAfterIteration1() {
+	h.t.Helper()
+	h.cfg.RestartDelay = 3 * time.Second // the pause lands between iterations
+	res := h.pauseWhen(60*time.Second, "iteration 1's end", func() bool {
+		return strings.Contains(h.out.String(), "iteration 1 completed")
+	})
+	h.wantResult(res, watch.ExitInterrupted, "paused")
+}
+
+// newDoneHarness is a loop of an agent running script, which ends on the
+// token RALPH_DONE, looked for all along or at each iteration's end.
+func newDoneHarness(t *testing.T, script string, continuous bool) *harness {
+	h := newHarness(t, "finish the plan", nil)
+	h.cfg.Command = h.agent(script)
+	h.cfg.DonePattern = regexp.MustCompile(`RALPH_DONE`)
+	h.cfg.CheckDoneContinuous = continuous
+	return h
+}
+
+// resume runs the paused loop again and checks how it ended.
+func (h *harness) resume(code int, reason string) {
+	h.t.Helper()
+	h.cfg.Resume = true
+	h.wantResult(h.run(60*time.Second), code, reason)
+}
+
 func TestAPromptArrivesExactlyOnce(t *testing.T) {
 	lines80 := strings.Repeat("a line of a long prompt\n", 80)
 	big := strings.Repeat("a raw-mode agent reads this without echo; ", 2500)[:100<<10]
@@ -88,10 +115,7 @@ func TestTheWindowIsNamedAfterTheAgent(t *testing.T) {
 }
 
 func TestADoneSignalSurvivesPauseAndResume(t *testing.T) {
-	h := newHarness(t, "finish the plan", nil)
-	h.cfg.Command = h.agent("ready\nread\nprint all tasks complete\nprint RALPH_DONE\nquiet\n")
-	h.cfg.DonePattern = regexp.MustCompile(`RALPH_DONE`)
-	h.cfg.CheckDoneContinuous = false // done counts at the iteration's end: a pause comes first
+	h := newDoneHarness(t, "ready\nread\nprint all tasks complete\nprint RALPH_DONE\nquiet\n", false) // done counts at the iteration's end: a pause comes first
 	h.cfg.InactivityTimeout = 3 * time.Second
 	h.cfg.IterationTimeout = 60 * time.Second
 	res := h.pauseWhen(60*time.Second, "the done token", func() bool {
@@ -101,9 +125,7 @@ func TestADoneSignalSurvivesPauseAndResume(t *testing.T) {
 	if st := h.state(); st.DoneMatch != "RALPH_DONE" || st.Shown != "paused" {
 		t.Fatalf("paused state: done match %q, shown %q", st.DoneMatch, st.Shown)
 	}
-	h.cfg.Resume = true
-	res = h.run(60 * time.Second)
-	h.wantResult(res, watch.ExitDone, "done_pattern")
+	h.resume(watch.ExitDone, "done_pattern")
 	if st := h.state(); st.CurrentIteration != 1 || st.Shown != "done" {
 		t.Errorf("ended at iteration %d shown %q, want 1 done; output:\n%s", st.CurrentIteration, st.Shown, h.out.String())
 	}
@@ -116,21 +138,12 @@ func TestADoneSignalSurvivesPauseAndResume(t *testing.T) {
 // no dead pane, so the resumed watcher reads the output once the next agent
 // runs, and that agent's done token ends the loop at once.
 func TestAResumeOnADeadPaneStillSeesTheDoneToken(t *testing.T) {
-	h := newHarness(t, "finish the plan", nil)
-	h.cfg.Command = h.agent("ready\nread\nprint working\niter 2 print all tasks complete\niter 2 print RALPH_DONE\niter 2 sleep 120s\nexit 0\n")
-	h.cfg.DonePattern = regexp.MustCompile(`RALPH_DONE`)
-	h.cfg.CheckDoneContinuous = true
-	h.cfg.RestartDelay = 3 * time.Second // the pause lands between iterations
-	res := h.pauseWhen(60*time.Second, "iteration 1's end", func() bool {
-		return strings.Contains(h.out.String(), "iteration 1 completed")
-	})
-	h.wantResult(res, watch.ExitInterrupted, "paused")
+	h := newDoneHarness(t, "ready\nread\nprint working\niter 2 print all tasks complete\niter 2 print RALPH_DONE\niter 2 sleep 120s\nexit 0\n", true)
+	h.pauseAfterIteration1()
 	if p, err := h.srv.Client.Pane(h.cfg.Pane); err != nil || !p.Dead {
 		t.Fatalf("the pane should be dead while paused: %+v %v", p, err)
 	}
-	h.cfg.Resume = true
-	res = h.run(60 * time.Second)
-	h.wantResult(res, watch.ExitDone, "done_pattern")
+	h.resume(watch.ExitDone, "done_pattern")
 	if strings.Contains(h.out.String(), "will not be checked") {
 		t.Errorf("the resumed watcher gave up on the pane's output:\n%s", h.out.String())
 	}
@@ -140,18 +153,10 @@ func TestAResumeOnADeadPaneStillSeesTheDoneToken(t *testing.T) {
 // The pane goes back to a shell, and gets its own remain-on-exit back, not
 // the "on" the first watcher left on it when it paused.
 func TestAResumedLoopEndsAtAShellWithThePanesOwnRemainOnExit(t *testing.T) {
-	h := newHarness(t, "finish the plan", nil)
-	h.cfg.Command = h.agent("ready\nread\nprint working\niter 2 print RALPH_DONE\nexit 0\n")
-	h.cfg.DonePattern = regexp.MustCompile(`RALPH_DONE`)
-	h.cfg.CheckDoneContinuous = true
+	h := newDoneHarness(t, "ready\nread\nprint working\niter 2 print RALPH_DONE\nexit 0\n", true)
 	h.cfg.EndCommand = "/bin/sh"
-	h.cfg.RestartDelay = 3 * time.Second
-	res := h.pauseWhen(60*time.Second, "iteration 1's end", func() bool {
-		return strings.Contains(h.out.String(), "iteration 1 completed")
-	})
-	h.wantResult(res, watch.ExitInterrupted, "paused")
-	h.cfg.Resume = true
-	h.wantResult(h.run(60*time.Second), watch.ExitDone, "done_pattern")
+	h.pauseAfterIteration1()
+	h.resume(watch.ExitDone, "done_pattern")
 	if p, err := h.srv.Client.Pane(h.cfg.Pane); err != nil || p.Dead {
 		t.Errorf("the pane is left dead after the loop: %+v %v", p, err)
 	}
