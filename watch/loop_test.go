@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -54,6 +55,17 @@ func newHarness(t *testing.T, prompt string, command []string) *harness {
 }
 
 func (h *harness) agent(script string) []string { return h.srv.FakeAgent("agent", script) }
+
+// savePrompt is the fake agent's step that saves the prompt it read, for received.
+func (h *harness) savePrompt() string {
+	return "save " + filepath.Join(h.srv.Dir, "got-{{iteration}}") + "\n"
+}
+
+// received is the prompt the agent of iteration i saved with savePrompt; "" if none.
+func (h *harness) received(i int) string {
+	data, _ := os.ReadFile(filepath.Join(h.srv.Dir, "got-"+strconv.Itoa(i)))
+	return string(data)
+}
 
 // run runs the loop to its end, failing the test if it takes over timeout.
 func (h *harness) run(timeout time.Duration) watch.Result {
@@ -123,18 +135,13 @@ func TestTypeModeDeliversThePromptByteForByte(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			h := newHarness(t, tc.prompt, nil)
-			got := filepath.Join(h.srv.Dir, "got-{{iteration}}")
-			h.cfg.Command = h.agent("ready\nread\nsave " + got + "\nexit 0\n")
+			h.cfg.Command = h.agent("ready\nread\n" + h.savePrompt() + "exit 0\n")
 			h.cfg.MaxIterations = 2
 			res := h.run(60 * time.Second)
 			h.wantResult(res, watch.ExitDone, "max_iterations")
-			for _, i := range []string{"1", "2"} {
-				data, err := os.ReadFile(strings.ReplaceAll(got, "{{iteration}}", i))
-				if err != nil {
-					t.Fatalf("iteration %s: %v\n%s", i, err, h.out.String())
-				}
-				if string(data) != tc.prompt {
-					t.Errorf("iteration %s received %d bytes, want %d; first difference at %d", i, len(data), len(tc.prompt), firstDiff(string(data), tc.prompt))
+			for i := 1; i <= 2; i++ {
+				if got := h.received(i); got != tc.prompt {
+					t.Errorf("iteration %d received %d bytes, want %d; first difference at %d\n%s", i, len(got), len(tc.prompt), firstDiff(got, tc.prompt), h.out.String())
 				}
 			}
 			h.wantOutput("[ralph] test: starting iteration 1/2", "[ralph] test: iteration 2 completed (exit: 0", "[ralph] test: loop complete after 2 iterations")

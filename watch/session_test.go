@@ -77,14 +77,12 @@ func TestAPromptArrivesExactlyOnce(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			h := newHarness(t, c.prompt, nil)
-			got := filepath.Join(h.srv.Dir, "got")
-			h.cfg.Command = h.agent(c.script + "save " + got + "\nexit 0\n")
+			h.cfg.Command = h.agent(c.script + h.savePrompt() + "exit 0\n")
 			h.cfg.MaxIterations = 1
 			h.wantResult(h.run(90*time.Second), watch.ExitDone, "max_iterations")
-			data, _ := os.ReadFile(got)
-			if string(data) != c.prompt {
+			if got := h.received(1); got != c.prompt {
 				t.Errorf("agent received %d bytes (%d copies?), want the %d-byte prompt once; output:\n%s",
-					len(data), strings.Count(string(data), c.prompt[:20]), len(c.prompt), h.out.String())
+					len(got), strings.Count(got, c.prompt[:20]), len(c.prompt), h.out.String())
 			}
 			if strings.Contains(h.out.String(), "pasting it again") && !strings.Contains(c.name, "drops") {
 				t.Errorf("pasted again:\n%s", h.out.String())
@@ -336,8 +334,7 @@ func attach(t *testing.T, srv *tmuxtest.Server) {
 
 func TestAReadyPatternWithATrailingSpaceMatchesAndTheWaitShows(t *testing.T) {
 	h := newHarness(t, "go", nil)
-	got := filepath.Join(h.srv.Dir, "got")
-	h.cfg.Command = h.agent("print loading\nsleep 3s\nready\nread\nsave " + got + "\nexit 0\n")
+	h.cfg.Command = h.agent("print loading\nsleep 3s\nready\nread\n" + h.savePrompt() + "exit 0\n")
 	h.cfg.ReadyPattern = regexp.MustCompile(`^❯ `)
 	h.cfg.ReadyTimeout = 40 * time.Second
 	h.cfg.MaxIterations = 1
@@ -357,8 +354,8 @@ func TestAReadyPatternWithATrailingSpaceMatchesAndTheWaitShows(t *testing.T) {
 	if strings.Contains(h.out.String(), "did not become ready") {
 		t.Errorf("the ready pattern did not match:\n%s", h.out.String())
 	}
-	if data, _ := os.ReadFile(got); string(data) != "go" {
-		t.Errorf("agent received %q", data)
+	if got := h.received(1); got != "go" {
+		t.Errorf("agent received %q", got)
 	}
 	if want := "starting|the agent to be ready (ready pattern '^❯ ')|starting"; <-shown != want {
 		t.Errorf("while waiting: want %q", want)
