@@ -79,14 +79,7 @@ func TestTheAgentsStopHookEndsTheTurn(t *testing.T) {
 	h.cfg.InactivityTimeout = 5 * time.Minute
 	h.cfg.PollInterval = 10 * time.Second // the hook's signal, not a look at the screen, must end it
 	h.cfg.MaxIterations = 2
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	loop := &watch.Loop{Config: h.cfg, Tmux: h.srv.Client, Store: h.store, Out: &h.out, Err: &h.out, Wake: wake}
-	res := loop.Run(ctx)
-	if ctx.Err() != nil {
-		t.Fatalf("loop still running; output:\n%s", h.out.String())
-	}
-	h.wantResult(res, watch.ExitDone, "max_iterations")
+	h.wantResult(h.runWoken(wake, 90*time.Second), watch.ExitDone, "max_iterations")
 	h.wantOutput("iteration 1 completed (turn ended", "iteration 2 completed (turn ended")
 	settings, err := os.ReadFile(h.store.Path(state.ClaudeSettings))
 	if err != nil || !strings.Contains(string(settings), `hook' 'turn-end' '--state'`) {
@@ -106,8 +99,7 @@ func TestAQuestionIsNotInactivity(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan watch.Result)
 		go func() {
-			loop := &watch.Loop{Config: h.cfg, Tmux: h.srv.Client, Store: h.store, Out: &h.out, Err: &h.out}
-			done <- loop.Run(ctx)
+			done <- h.loop(nil).Run(ctx)
 		}()
 		tmuxtest.Eventually(t, 30*time.Second, "the pane marked as needing input", func() bool {
 			return h.srv.Option(h.cfg.Pane, "@ralph-state") == "needs-input"

@@ -132,7 +132,7 @@ func TestInterruptLeavesTheLoopPausedAndTheAgentRunning(t *testing.T) {
 	h := newHarness(t, "go", nil)
 	h.cfg.Command = h.agent("ready\nread\nprint working on it\nquiet\n")
 	ctx, cancel := context.WithCancel(context.Background())
-	loop := &watch.Loop{Config: h.cfg, Tmux: h.srv.Client, Store: h.store, Out: &h.out, Err: &h.out}
+	loop := h.loop(nil)
 	go func() {
 		tmuxtest.Eventually(t, 30*time.Second, "the agent to work", func() bool {
 			return strings.Contains(h.srv.Capture(h.cfg.Pane), "working on it")
@@ -249,7 +249,7 @@ func TestAPauseRequestEndsABackoffWaitAtOnce(t *testing.T) {
 		requested <- time.Now()
 		wake <- syscall.SIGUSR1
 	}()
-	loop := &watch.Loop{Config: h.cfg, Tmux: h.srv.Client, Store: h.store, Out: &h.out, Err: &h.out, Wake: wake}
+	loop := h.loop(wake)
 	done := make(chan watch.Result, 1)
 	go func() { done <- loop.Run(context.Background()) }()
 	select {

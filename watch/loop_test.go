@@ -67,6 +67,12 @@ func (h *harness) received(i int) string {
 	return string(data)
 }
 
+// loop is the loop the harness is set up for; wake tells it of a request
+// or a hook's report, or is nil.
+func (h *harness) loop(wake <-chan os.Signal) *watch.Loop {
+	return &watch.Loop{Config: h.cfg, Tmux: h.srv.Client, Store: h.store, Out: &h.out, Err: &h.out, Wake: wake}
+}
+
 // run runs the loop to its end, failing the test if it takes over timeout.
 func (h *harness) run(timeout time.Duration) watch.Result {
 	h.t.Helper()
@@ -78,8 +84,7 @@ func (h *harness) runWoken(wake <-chan os.Signal, timeout time.Duration) watch.R
 	h.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	loop := &watch.Loop{Config: h.cfg, Tmux: h.srv.Client, Store: h.store, Out: &h.out, Err: &h.out, Wake: wake}
-	res := loop.Run(ctx)
+	res := h.loop(wake).Run(ctx)
 	if ctx.Err() != nil {
 		h.t.Fatalf("loop still running after %s; output:\n%s", timeout, h.out.String())
 	}
