@@ -90,11 +90,16 @@ func TestTheAgentsStopHookEndsTheTurn(t *testing.T) {
 func TestAQuestionIsNotInactivity(t *testing.T) {
 	t.Parallel()
 	question := "print   ? for shortcuts\nready\nread\necho\nprint Bash command\nprint   rm -rf build\nprint Do you want to proceed?\nprint ❯ 1. Yes\nprint   2. No\nquiet\n"
-	t.Run("waits for the answer", func(t *testing.T) {
-		t.Parallel()
+	// asked is a loop whose agent asks a question and waits.
+	asked := func(t *testing.T) *harness {
 		h := newHarness(t, "do the work", nil)
 		h.cfg.Command = h.agent(question)
 		h.asAgent("claude")
+		return h
+	}
+	t.Run("waits for the answer", func(t *testing.T) {
+		t.Parallel()
+		h := asked(t)
 		h.cfg.InactivityTimeout = 2 * time.Second
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan watch.Result)
@@ -118,9 +123,7 @@ func TestAQuestionIsNotInactivity(t *testing.T) {
 	})
 	t.Run("restarts after the dialog timeout", func(t *testing.T) {
 		t.Parallel()
-		h := newHarness(t, "do the work", nil)
-		h.cfg.Command = h.agent(question)
-		h.asAgent("claude")
+		h := asked(t)
 		h.cfg.DialogTimeout = 2 * time.Second
 		h.cfg.MaxIterations = 2
 		res := h.run(90 * time.Second)

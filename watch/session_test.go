@@ -231,12 +231,20 @@ func TestAnEndedLoopLeavesThePaneAtAShell(t *testing.T) {
 	}
 }
 
-func TestAnEndedLoopLeavesTheStatusLineAfterItsLinger(t *testing.T) {
+// endedWithALinger is a loop of one iteration that has ended, with the
+// status line's linger set to 2 s.
+func endedWithALinger(t *testing.T) *harness {
+	t.Helper()
 	h := newHarness(t, "go", []string{"/bin/sh", "-c", "exit 0"})
 	h.cfg.PromptMode = agent.ModeArg
 	h.cfg.MaxIterations = 1
 	h.srv.Must("set-option", "-g", watch.LingerOption, "2")
 	h.wantResult(h.run(30*time.Second), watch.ExitDone, "max_iterations")
+	return h
+}
+
+func TestAnEndedLoopLeavesTheStatusLineAfterItsLinger(t *testing.T) {
+	h := endedWithALinger(t)
 	if got := h.srv.Option(h.cfg.Pane, "@ralph-state") + "|" + h.srv.Option(h.cfg.Pane, "@ralph-live"); got != "done|" {
 		t.Errorf("just ended: state|live = %q, want done|", got)
 	}
@@ -249,11 +257,7 @@ func TestAnEndedLoopLeavesTheStatusLineAfterItsLinger(t *testing.T) {
 }
 
 func TestTheLingerKeepsALoopThatTookThePaneSince(t *testing.T) {
-	h := newHarness(t, "go", []string{"/bin/sh", "-c", "exit 0"})
-	h.cfg.PromptMode = agent.ModeArg
-	h.cfg.MaxIterations = 1
-	h.srv.Must("set-option", "-g", watch.LingerOption, "2")
-	h.wantResult(h.run(30*time.Second), watch.ExitDone, "max_iterations")
+	h := endedWithALinger(t)
 	h.srv.Must("set-option", "-p", "-t", h.cfg.Pane, "@ralph-ended", "1") // as another loop's end would
 	time.Sleep(4 * time.Second)
 	if got := h.srv.Option(h.cfg.Pane, "@ralph-state"); got != "done" {
