@@ -8,6 +8,22 @@ import (
 	"time"
 )
 
+// trial runs the loop l in a fresh pane (no old output in its history) until
+// it ends by itself, and tells when it ended.
+func (s *subject) trial(l loopSpec) (time.Time, error) {
+	pane, err := s.srv.newPane()
+	if err != nil {
+		return time.Time{}, err
+	}
+	defer s.srv.tmux("kill-pane", "-t", pane)
+	l.pane = pane
+	cmd, err := s.start(l)
+	if err != nil {
+		return time.Time{}, err
+	}
+	return cmd.finish(60 * time.Second)
+}
+
 // doneLatency times, over trials, how long a loop takes to stop after its
 // agent printed the done token.
 func (s *subject) doneLatency(trials int) (map[string][]float64, error) {
@@ -17,18 +33,9 @@ func (s *subject) doneLatency(trials int) (map[string][]float64, error) {
 	}
 	var ms []float64
 	for i := 0; i < trials; i++ {
-		pane, err := s.srv.newPane() // a fresh pane: no old token in its history
-		if err != nil {
-			return nil, err
-		}
 		stamp := s.file(fmt.Sprintf("done-%d.stamp", i))
-		cmd, err := s.start(loopSpec{pane: pane, prompt: prompt, mode: "arg", done: true, maxIterations: 1,
+		ended, err := s.trial(loopSpec{prompt: prompt, mode: "arg", done: true, maxIterations: 1,
 			agent: []string{s.bins.agent, "done", stamp}})
-		if err != nil {
-			return nil, err
-		}
-		ended, err := cmd.finish(60 * time.Second)
-		s.srv.tmux("kill-pane", "-t", pane)
 		if err != nil {
 			return nil, err
 		}
@@ -93,19 +100,9 @@ func (s *subject) delivery(trials int) (map[string][]float64, error) {
 	}
 	var transfer, fromReady []float64
 	for i := 0; i < trials; i++ {
-		pane, err := s.srv.newPane()
-		if err != nil {
-			return nil, err
-		}
 		stamp := s.file(fmt.Sprintf("deliver-%d.stamp", i))
-		cmd, err := s.start(loopSpec{pane: pane, prompt: prompt, mode: "type", maxIterations: 1,
-			agent: []string{s.bins.agent, "receive", strconv.Itoa(deliverSize), stamp}})
-		if err != nil {
-			return nil, err
-		}
-		_, err = cmd.finish(60 * time.Second)
-		s.srv.tmux("kill-pane", "-t", pane)
-		if err != nil {
+		if _, err := s.trial(loopSpec{prompt: prompt, mode: "type", maxIterations: 1,
+			agent: []string{s.bins.agent, "receive", strconv.Itoa(deliverSize), stamp}}); err != nil {
 			return nil, err
 		}
 		data, err := os.ReadFile(stamp)
