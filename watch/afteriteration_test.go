@@ -33,6 +33,15 @@ func (h *harness) file(name string) string {
 	return string(data)
 }
 
+// wantRan fails the test unless the iterations that ran, as the agent
+// wrote them to the file ran, are want.
+func (h *harness) wantRan(want string) {
+	h.t.Helper()
+	if got := h.file("ran"); got != want {
+		h.t.Errorf("iterations run: %q, want %q", got, want)
+	}
+}
+
 func (h *harness) iterationsLog() string {
 	data, _ := os.ReadFile(h.store.Path(state.LogFile))
 	return string(data)
@@ -95,12 +104,8 @@ func TestFailedChecksFeedTheNextPromptAndHoldBackTheDoneSignal(t *testing.T) {
 	}
 	h.wantOutput(`[ralph] test: check "test -f fixed`, "[ralph] test: iteration 1 checks: 1 of 2 checks passed",
 		"done signal ignored: not all checks passed", "[ralph] test: iteration 2 checks: 2 of 2 checks passed", "done pattern matched, stopping loop")
-	for _, line := range []string{`[CHECK] iteration 1 pass exit=0 duration=0s check="echo fine"`, `[CHECK] iteration 1 fail exit=1`,
-		"[CHECK] iteration 1 done signal rejected", `[CHECK] iteration 2 pass exit=0 duration=0s check="test -f fixed`} {
-		if !strings.Contains(h.iterationsLog(), line) {
-			t.Errorf("iterations.log lacks %q:\n%s", line, h.iterationsLog())
-		}
-	}
+	h.wantLogged(`[CHECK] iteration 1 pass exit=0 duration=0s check="echo fine"`, `[CHECK] iteration 1 fail exit=1`,
+		"[CHECK] iteration 1 done signal rejected", `[CHECK] iteration 2 pass exit=0 duration=0s check="test -f fixed`)
 }
 
 func TestFailActionsAndTruncationShapeTheNextPrompt(t *testing.T) {
@@ -172,9 +177,7 @@ func TestHooksGetTheLoopsEnvironmentAndNeverStopIt(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(h.srv.Dir, "fail-hook")); err == nil {
 		t.Error("on-fail ran for a loop that ended done")
 	}
-	if !strings.Contains(h.iterationsLog(), "[HOOK] iteration 2 on-iteration-end failed exit=5") {
-		t.Errorf("iterations.log:\n%s", h.iterationsLog())
-	}
+	h.wantLogged("[HOOK] iteration 2 on-iteration-end failed exit=5")
 	hooks, _ := os.ReadFile(h.store.Path(state.HooksLog))
 	if strings.Count(string(hooks), "hook output\n") != 2 {
 		t.Errorf("hooks.log:\n%s", hooks)
@@ -270,15 +273,9 @@ func TestExit42PausesTheLoopAndResumeGoesOn(t *testing.T) {
 		t.Errorf("state after exit 42: %+v", st)
 	}
 	h.wantOutput("the agent exited 42, pausing loop")
-	if !strings.Contains(h.iterationsLog(), "[PAUSE] loop paused reason=agent_exit_42") {
-		t.Errorf("iterations.log:\n%s", h.iterationsLog())
-	}
-	h.cfg.Resume = true
-	res = h.run(60 * time.Second)
-	h.wantResult(res, watch.ExitDone, "max_iterations")
-	if got := h.file("ran"); got != "1\n2\n3\n" {
-		t.Errorf("iterations run: %q", got)
-	}
+	h.wantLogged("[PAUSE] loop paused reason=agent_exit_42")
+	h.resume(watch.ExitDone, "max_iterations")
+	h.wantRan("1\n2\n3\n")
 }
 
 func TestAPauseFilePausesTheLoopAndIsRemoved(t *testing.T) {
@@ -299,17 +296,11 @@ func TestAPauseFilePausesTheLoopAndIsRemoved(t *testing.T) {
 		t.Errorf("state: status %s iteration %d ended %q", st.Status, st.CurrentIteration, st.LastIterationEnded)
 	}
 	h.wantOutput("pause file " + pause + " found, pausing loop")
-	if !strings.Contains(h.iterationsLog(), "[PAUSE] loop paused reason=pause_file") {
-		t.Errorf("iterations.log:\n%s", h.iterationsLog())
-	}
+	h.wantLogged("[PAUSE] loop paused reason=pause_file")
 	// Present before an iteration, it pauses the loop before one starts.
 	os.WriteFile(pause, nil, 0o644)
-	h.cfg.Resume = true
-	res = h.run(60 * time.Second)
-	h.wantResult(res, watch.ExitInterrupted, "paused")
-	if got := h.file("ran"); got != "1\n2\n" {
-		t.Errorf("iterations run: %q", got)
-	}
+	h.resume(watch.ExitInterrupted, "paused")
+	h.wantRan("1\n2\n")
 }
 
 func TestADoneFileCountsOnlyWithPassingChecks(t *testing.T) {

@@ -79,14 +79,7 @@ func TestTheAgentsStopHookEndsTheTurn(t *testing.T) {
 	h.cfg.InactivityTimeout = 5 * time.Minute
 	h.cfg.PollInterval = 10 * time.Second // the hook's signal, not a look at the screen, must end it
 	h.cfg.MaxIterations = 2
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	loop := &watch.Loop{Config: h.cfg, Tmux: h.srv.Client, Store: h.store, Out: &h.out, Err: &h.out, Wake: wake}
-	res := loop.Run(ctx)
-	if ctx.Err() != nil {
-		t.Fatalf("loop still running; output:\n%s", h.out.String())
-	}
-	h.wantResult(res, watch.ExitDone, "max_iterations")
+	h.wantResult(h.runWoken(wake, 90*time.Second), watch.ExitDone, "max_iterations")
 	h.wantOutput("iteration 1 completed (turn ended", "iteration 2 completed (turn ended")
 	settings, err := os.ReadFile(h.store.Path(state.ClaudeSettings))
 	if err != nil || !strings.Contains(string(settings), `hook' 'turn-end' '--state'`) {
@@ -97,17 +90,21 @@ func TestTheAgentsStopHookEndsTheTurn(t *testing.T) {
 func TestAQuestionIsNotInactivity(t *testing.T) {
 	t.Parallel()
 	question := "print   ? for shortcuts\nready\nread\necho\nprint Bash command\nprint   rm -rf build\nprint Do you want to proceed?\nprint ❯ 1. Yes\nprint   2. No\nquiet\n"
-	t.Run("waits for the answer", func(t *testing.T) {
-		t.Parallel()
+	// asked is a loop whose agent asks a question and waits.
+	asked := func(t *testing.T) *harness {
 		h := newHarness(t, "do the work", nil)
 		h.cfg.Command = h.agent(question)
 		h.asAgent("claude")
+		return h
+	}
+	t.Run("waits for the answer", func(t *testing.T) {
+		t.Parallel()
+		h := asked(t)
 		h.cfg.InactivityTimeout = 2 * time.Second
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan watch.Result)
 		go func() {
-			loop := &watch.Loop{Config: h.cfg, Tmux: h.srv.Client, Store: h.store, Out: &h.out, Err: &h.out}
-			done <- loop.Run(ctx)
+			done <- h.loop(nil).Run(ctx)
 		}()
 		tmuxtest.Eventually(t, 30*time.Second, "the pane marked as needing input", func() bool {
 			return h.srv.Option(h.cfg.Pane, "@ralph-state") == "needs-input"
@@ -126,9 +123,7 @@ func TestAQuestionIsNotInactivity(t *testing.T) {
 	})
 	t.Run("restarts after the dialog timeout", func(t *testing.T) {
 		t.Parallel()
-		h := newHarness(t, "do the work", nil)
-		h.cfg.Command = h.agent(question)
-		h.asAgent("claude")
+		h := asked(t)
 		h.cfg.DialogTimeout = 2 * time.Second
 		h.cfg.MaxIterations = 2
 		res := h.run(90 * time.Second)

@@ -132,7 +132,7 @@ func TestInterruptLeavesTheLoopPausedAndTheAgentRunning(t *testing.T) {
 	h := newHarness(t, "go", nil)
 	h.cfg.Command = h.agent("ready\nread\nprint working on it\nquiet\n")
 	ctx, cancel := context.WithCancel(context.Background())
-	loop := &watch.Loop{Config: h.cfg, Tmux: h.srv.Client, Store: h.store, Out: &h.out, Err: &h.out}
+	loop := h.loop(nil)
 	go func() {
 		tmuxtest.Eventually(t, 30*time.Second, "the agent to work", func() bool {
 			return strings.Contains(h.srv.Capture(h.cfg.Pane), "working on it")
@@ -180,24 +180,22 @@ func TestClosedPaneAndKilledServerEndTheLoopWithAClearReason(t *testing.T) {
 
 func TestATUIThatDropsEarlyInputStillGetsThePromptOnce(t *testing.T) {
 	h := newHarness(t, "exactly once", nil)
-	got := filepath.Join(h.srv.Dir, "got")
-	h.cfg.Command = h.agent("ready\ndrop-input 1500ms\nread\nsave " + got + "\nexit 0\n")
+	h.cfg.Command = h.agent("ready\ndrop-input 1500ms\nread\n" + h.savePrompt() + "exit 0\n")
 	h.cfg.MaxIterations = 1
 	h.wantResult(h.run(60*time.Second), watch.ExitDone, "max_iterations")
-	if data, _ := os.ReadFile(got); string(data) != "exactly once" {
-		t.Errorf("agent received %q, want the prompt once", data)
+	if got := h.received(1); got != "exactly once" {
+		t.Errorf("agent received %q, want the prompt once", got)
 	}
 }
 
 func TestReadyPatternWaitsForAnAgentThatIsSlowToTakeInput(t *testing.T) {
 	h := newHarness(t, "first line\nsecond line", nil)
-	got := filepath.Join(h.srv.Dir, "got")
-	h.cfg.Command = h.agent("print loading plugins\nsleep 2s\nprint READY>\nready\nread\nsave " + got + "\nexit 0\n")
+	h.cfg.Command = h.agent("print loading plugins\nsleep 2s\nprint READY>\nready\nread\n" + h.savePrompt() + "exit 0\n")
 	h.cfg.MaxIterations = 1
 	h.cfg.ReadyPattern = regexp.MustCompile(`READY>`)
 	h.wantResult(h.run(60*time.Second), watch.ExitDone, "max_iterations")
-	if data, _ := os.ReadFile(got); string(data) != "first line\nsecond line" {
-		t.Errorf("agent received %q", data)
+	if got := h.received(1); got != "first line\nsecond line" {
+		t.Errorf("agent received %q", got)
 	}
 }
 
@@ -227,13 +225,12 @@ func TestResizingAQuietPaneIsNotActivity(t *testing.T) {
 // agent that takes a while to draw must not be typed at before it does.
 func TestAnAgentSlowToStartGetsThePromptOnlyOnceItHasDrawn(t *testing.T) {
 	h := newHarness(t, "line one\nline two", nil)
-	got := filepath.Join(h.srv.Dir, "got-{{iteration}}")
-	h.cfg.Command = h.agent("sleep 2s\nprint slow agent ready\nready\nread\nsave " + got + "\nprint lots of output so the screen is full\nexit 0\n")
+	h.cfg.Command = h.agent("sleep 2s\nprint slow agent ready\nready\nread\n" + h.savePrompt() + "print lots of output so the screen is full\nexit 0\n")
 	h.cfg.MaxIterations = 2
 	h.wantResult(h.run(60*time.Second), watch.ExitDone, "max_iterations")
-	for _, i := range []string{"1", "2"} {
-		if data, _ := os.ReadFile(strings.ReplaceAll(got, "{{iteration}}", i)); string(data) != "line one\nline two" {
-			t.Errorf("iteration %s: agent received %q", i, data)
+	for i := 1; i <= 2; i++ {
+		if got := h.received(i); got != "line one\nline two" {
+			t.Errorf("iteration %d: agent received %q", i, got)
 		}
 	}
 }
@@ -252,7 +249,7 @@ func TestAPauseRequestEndsABackoffWaitAtOnce(t *testing.T) {
 		requested <- time.Now()
 		wake <- syscall.SIGUSR1
 	}()
-	loop := &watch.Loop{Config: h.cfg, Tmux: h.srv.Client, Store: h.store, Out: &h.out, Err: &h.out, Wake: wake}
+	loop := h.loop(wake)
 	done := make(chan watch.Result, 1)
 	go func() { done <- loop.Run(context.Background()) }()
 	select {

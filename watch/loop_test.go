@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -55,6 +56,23 @@ func newHarness(t *testing.T, prompt string, command []string) *harness {
 
 func (h *harness) agent(script string) []string { return h.srv.FakeAgent("agent", script) }
 
+// savePrompt is the fake agent's step that saves the prompt it read, for received.
+func (h *harness) savePrompt() string {
+	return "save " + filepath.Join(h.srv.Dir, "got-{{iteration}}") + "\n"
+}
+
+// received is the prompt the agent of iteration i saved with savePrompt; "" if none.
+func (h *harness) received(i int) string {
+	data, _ := os.ReadFile(filepath.Join(h.srv.Dir, "got-"+strconv.Itoa(i)))
+	return string(data)
+}
+
+// loop is the loop the harness is set up for; wake tells it of a request
+// or a hook's report, or is nil.
+func (h *harness) loop(wake <-chan os.Signal) *watch.Loop {
+	return &watch.Loop{Config: h.cfg, Tmux: h.srv.Client, Store: h.store, Out: &h.out, Err: &h.out, Wake: wake}
+}
+
 // run runs the loop to its end, failing the test if it takes over timeout.
 func (h *harness) run(timeout time.Duration) watch.Result {
 	h.t.Helper()
@@ -66,8 +84,7 @@ func (h *harness) runWoken(wake <-chan os.Signal, timeout time.Duration) watch.R
 	h.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	loop := &watch.Loop{Config: h.cfg, Tmux: h.srv.Client, Store: h.store, Out: &h.out, Err: &h.out, Wake: wake}
-	res := loop.Run(ctx)
+	res := h.loop(wake).Run(ctx)
 	if ctx.Err() != nil {
 		h.t.Fatalf("loop still running after %s; output:\n%s", timeout, h.out.String())
 	}
@@ -92,6 +109,17 @@ func (h *harness) wantOutput(lines ...string) {
 	}
 }
 
+// wantLogged fails the test unless iterations.log holds every one of lines.
+func (h *harness) wantLogged(lines ...string) {
+	h.t.Helper()
+	data, _ := os.ReadFile(h.store.Path(state.LogFile))
+	for _, l := range lines {
+		if !strings.Contains(string(data), l) {
+			h.t.Errorf("iterations.log lacks %q:\n%s", l, data)
+		}
+	}
+}
+
 func (h *harness) wantResult(got watch.Result, code int, reason string) {
 	h.t.Helper()
 	if got.Code != code || got.Reason != reason {
@@ -112,18 +140,13 @@ func TestTypeModeDeliversThePromptByteForByte(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			h := newHarness(t, tc.prompt, nil)
-			got := filepath.Join(h.srv.Dir, "got-{{iteration}}")
-			h.cfg.Command = h.agent("ready\nread\nsave " + got + "\nexit 0\n")
+			h.cfg.Command = h.agent("ready\nread\n" + h.savePrompt() + "exit 0\n")
 			h.cfg.MaxIterations = 2
 			res := h.run(60 * time.Second)
 			h.wantResult(res, watch.ExitDone, "max_iterations")
-			for _, i := range []string{"1", "2"} {
-				data, err := os.ReadFile(strings.ReplaceAll(got, "{{iteration}}", i))
-				if err != nil {
-					t.Fatalf("iteration %s: %v\n%s", i, err, h.out.String())
-				}
-				if string(data) != tc.prompt {
-					t.Errorf("iteration %s received %d bytes, want %d; first difference at %d", i, len(data), len(tc.prompt), firstDiff(string(data), tc.prompt))
+			for i := 1; i <= 2; i++ {
+				if got := h.received(i); got != tc.prompt {
+					t.Errorf("iteration %d received %d bytes, want %d; first difference at %d\n%s", i, len(got), len(tc.prompt), firstDiff(got, tc.prompt), h.out.String())
 				}
 			}
 			h.wantOutput("[ralph] test: starting iteration 1/2", "[ralph] test: iteration 2 completed (exit: 0", "[ralph] test: loop complete after 2 iterations")

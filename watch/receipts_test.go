@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/ralph-tmux/ralph.tmux/watch/between"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ralph-tmux/ralph.tmux/watch/between"
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
@@ -196,9 +197,7 @@ func TestACostBudgetAtPricesFromAFileStopsTheLoop(t *testing.T) {
 	if rs := h.receipts(); len(rs) != 1 || rs[0].CostUSD == nil || math.Abs(*rs[0].CostUSD-0.006485) > 1e-9 {
 		t.Errorf("receipts: %+v", rs)
 	}
-	if !strings.Contains(h.iterationsLog(), "cost=$0.0065 files=1") {
-		t.Errorf("iterations.log:\n%s", h.iterationsLog())
-	}
+	h.wantLogged("cost=$0.0065 files=1")
 }
 
 func TestAnIterationThatGoesOverTheBudgetIsEnded(t *testing.T) {

@@ -35,6 +35,33 @@ func (h *harness) pauseWhen(timeout time.Duration, what string, cond func() bool
 	return h.runWoken(wake, timeout)
 }
 
+// pauseAfterIteration1 runs the loop and pauses it between iterations 1 and 2.
+func (h *harness) pauseAfterIteration1() {
+	h.t.Helper()
+	h.cfg.RestartDelay = 3 * time.Second // the pause lands between iterations
+	res := h.pauseWhen(60*time.Second, "iteration 1's end", func() bool {
+		return strings.Contains(h.out.String(), "iteration 1 completed")
+	})
+	h.wantResult(res, watch.ExitInterrupted, "paused")
+}
+
+// newDoneHarness is a loop of an agent running script, which ends on the
+// token RALPH_DONE, looked for all along or at each iteration's end.
+func newDoneHarness(t *testing.T, script string, continuous bool) *harness {
+	h := newHarness(t, "finish the plan", nil)
+	h.cfg.Command = h.agent(script)
+	h.cfg.DonePattern = regexp.MustCompile(`RALPH_DONE`)
+	h.cfg.CheckDoneContinuous = continuous
+	return h
+}
+
+// resume runs the paused loop again and checks how it ended.
+func (h *harness) resume(code int, reason string) {
+	h.t.Helper()
+	h.cfg.Resume = true
+	h.wantResult(h.run(60*time.Second), code, reason)
+}
+
 func TestAPromptArrivesExactlyOnce(t *testing.T) {
 	lines80 := strings.Repeat("a line of a long prompt\n", 80)
 	big := strings.Repeat("a raw-mode agent reads this without echo; ", 2500)[:100<<10]
@@ -50,14 +77,12 @@ func TestAPromptArrivesExactlyOnce(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			h := newHarness(t, c.prompt, nil)
-			got := filepath.Join(h.srv.Dir, "got")
-			h.cfg.Command = h.agent(c.script + "save " + got + "\nexit 0\n")
+			h.cfg.Command = h.agent(c.script + h.savePrompt() + "exit 0\n")
 			h.cfg.MaxIterations = 1
 			h.wantResult(h.run(90*time.Second), watch.ExitDone, "max_iterations")
-			data, _ := os.ReadFile(got)
-			if string(data) != c.prompt {
+			if got := h.received(1); got != c.prompt {
 				t.Errorf("agent received %d bytes (%d copies?), want the %d-byte prompt once; output:\n%s",
-					len(data), strings.Count(string(data), c.prompt[:20]), len(c.prompt), h.out.String())
+					len(got), strings.Count(got, c.prompt[:20]), len(c.prompt), h.out.String())
 			}
 			if strings.Contains(h.out.String(), "pasting it again") && !strings.Contains(c.name, "drops") {
 				t.Errorf("pasted again:\n%s", h.out.String())
@@ -88,10 +113,7 @@ func TestTheWindowIsNamedAfterTheAgent(t *testing.T) {
 }
 
 func TestADoneSignalSurvivesPauseAndResume(t *testing.T) {
-	h := newHarness(t, "finish the plan", nil)
-	h.cfg.Command = h.agent("ready\nread\nprint all tasks complete\nprint RALPH_DONE\nquiet\n")
-	h.cfg.DonePattern = regexp.MustCompile(`RALPH_DONE`)
-	h.cfg.CheckDoneContinuous = false // done counts at the iteration's end: a pause comes first
+	h := newDoneHarness(t, "ready\nread\nprint all tasks complete\nprint RALPH_DONE\nquiet\n", false) // done counts at the iteration's end: a pause comes first
 	h.cfg.InactivityTimeout = 3 * time.Second
 	h.cfg.IterationTimeout = 60 * time.Second
 	res := h.pauseWhen(60*time.Second, "the done token", func() bool {
@@ -101,9 +123,7 @@ func TestADoneSignalSurvivesPauseAndResume(t *testing.T) {
 	if st := h.state(); st.DoneMatch != "RALPH_DONE" || st.Shown != "paused" {
 		t.Fatalf("paused state: done match %q, shown %q", st.DoneMatch, st.Shown)
 	}
-	h.cfg.Resume = true
-	res = h.run(60 * time.Second)
-	h.wantResult(res, watch.ExitDone, "done_pattern")
+	h.resume(watch.ExitDone, "done_pattern")
 	if st := h.state(); st.CurrentIteration != 1 || st.Shown != "done" {
 		t.Errorf("ended at iteration %d shown %q, want 1 done; output:\n%s", st.CurrentIteration, st.Shown, h.out.String())
 	}
@@ -116,21 +136,12 @@ func TestADoneSignalSurvivesPauseAndResume(t *testing.T) {
 // no dead pane, so the resumed watcher reads the output once the next agent
 // runs, and that agent's done token ends the loop at once.
 func TestAResumeOnADeadPaneStillSeesTheDoneToken(t *testing.T) {
-	h := newHarness(t, "finish the plan", nil)
-	h.cfg.Command = h.agent("ready\nread\nprint working\niter 2 print all tasks complete\niter 2 print RALPH_DONE\niter 2 sleep 120s\nexit 0\n")
-	h.cfg.DonePattern = regexp.MustCompile(`RALPH_DONE`)
-	h.cfg.CheckDoneContinuous = true
-	h.cfg.RestartDelay = 3 * time.Second // the pause lands between iterations
-	res := h.pauseWhen(60*time.Second, "iteration 1's end", func() bool {
-		return strings.Contains(h.out.String(), "iteration 1 completed")
-	})
-	h.wantResult(res, watch.ExitInterrupted, "paused")
+	h := newDoneHarness(t, "ready\nread\nprint working\niter 2 print all tasks complete\niter 2 print RALPH_DONE\niter 2 sleep 120s\nexit 0\n", true)
+	h.pauseAfterIteration1()
 	if p, err := h.srv.Client.Pane(h.cfg.Pane); err != nil || !p.Dead {
 		t.Fatalf("the pane should be dead while paused: %+v %v", p, err)
 	}
-	h.cfg.Resume = true
-	res = h.run(60 * time.Second)
-	h.wantResult(res, watch.ExitDone, "done_pattern")
+	h.resume(watch.ExitDone, "done_pattern")
 	if strings.Contains(h.out.String(), "will not be checked") {
 		t.Errorf("the resumed watcher gave up on the pane's output:\n%s", h.out.String())
 	}
@@ -140,18 +151,10 @@ func TestAResumeOnADeadPaneStillSeesTheDoneToken(t *testing.T) {
 // The pane goes back to a shell, and gets its own remain-on-exit back, not
 // the "on" the first watcher left on it when it paused.
 func TestAResumedLoopEndsAtAShellWithThePanesOwnRemainOnExit(t *testing.T) {
-	h := newHarness(t, "finish the plan", nil)
-	h.cfg.Command = h.agent("ready\nread\nprint working\niter 2 print RALPH_DONE\nexit 0\n")
-	h.cfg.DonePattern = regexp.MustCompile(`RALPH_DONE`)
-	h.cfg.CheckDoneContinuous = true
+	h := newDoneHarness(t, "ready\nread\nprint working\niter 2 print RALPH_DONE\nexit 0\n", true)
 	h.cfg.EndCommand = "/bin/sh"
-	h.cfg.RestartDelay = 3 * time.Second
-	res := h.pauseWhen(60*time.Second, "iteration 1's end", func() bool {
-		return strings.Contains(h.out.String(), "iteration 1 completed")
-	})
-	h.wantResult(res, watch.ExitInterrupted, "paused")
-	h.cfg.Resume = true
-	h.wantResult(h.run(60*time.Second), watch.ExitDone, "done_pattern")
+	h.pauseAfterIteration1()
+	h.resume(watch.ExitDone, "done_pattern")
 	if p, err := h.srv.Client.Pane(h.cfg.Pane); err != nil || p.Dead {
 		t.Errorf("the pane is left dead after the loop: %+v %v", p, err)
 	}
@@ -228,12 +231,20 @@ func TestAnEndedLoopLeavesThePaneAtAShell(t *testing.T) {
 	}
 }
 
-func TestAnEndedLoopLeavesTheStatusLineAfterItsLinger(t *testing.T) {
+// endedWithALinger is a loop of one iteration that has ended, with the
+// status line's linger set to 2 s.
+func endedWithALinger(t *testing.T) *harness {
+	t.Helper()
 	h := newHarness(t, "go", []string{"/bin/sh", "-c", "exit 0"})
 	h.cfg.PromptMode = agent.ModeArg
 	h.cfg.MaxIterations = 1
 	h.srv.Must("set-option", "-g", watch.LingerOption, "2")
 	h.wantResult(h.run(30*time.Second), watch.ExitDone, "max_iterations")
+	return h
+}
+
+func TestAnEndedLoopLeavesTheStatusLineAfterItsLinger(t *testing.T) {
+	h := endedWithALinger(t)
 	if got := h.srv.Option(h.cfg.Pane, "@ralph-state") + "|" + h.srv.Option(h.cfg.Pane, "@ralph-live"); got != "done|" {
 		t.Errorf("just ended: state|live = %q, want done|", got)
 	}
@@ -246,11 +257,7 @@ func TestAnEndedLoopLeavesTheStatusLineAfterItsLinger(t *testing.T) {
 }
 
 func TestTheLingerKeepsALoopThatTookThePaneSince(t *testing.T) {
-	h := newHarness(t, "go", []string{"/bin/sh", "-c", "exit 0"})
-	h.cfg.PromptMode = agent.ModeArg
-	h.cfg.MaxIterations = 1
-	h.srv.Must("set-option", "-g", watch.LingerOption, "2")
-	h.wantResult(h.run(30*time.Second), watch.ExitDone, "max_iterations")
+	h := endedWithALinger(t)
 	h.srv.Must("set-option", "-p", "-t", h.cfg.Pane, "@ralph-ended", "1") // as another loop's end would
 	time.Sleep(4 * time.Second)
 	if got := h.srv.Option(h.cfg.Pane, "@ralph-state"); got != "done" {
@@ -331,8 +338,7 @@ func attach(t *testing.T, srv *tmuxtest.Server) {
 
 func TestAReadyPatternWithATrailingSpaceMatchesAndTheWaitShows(t *testing.T) {
 	h := newHarness(t, "go", nil)
-	got := filepath.Join(h.srv.Dir, "got")
-	h.cfg.Command = h.agent("print loading\nsleep 3s\nready\nread\nsave " + got + "\nexit 0\n")
+	h.cfg.Command = h.agent("print loading\nsleep 3s\nready\nread\n" + h.savePrompt() + "exit 0\n")
 	h.cfg.ReadyPattern = regexp.MustCompile(`^❯ `)
 	h.cfg.ReadyTimeout = 40 * time.Second
 	h.cfg.MaxIterations = 1
@@ -352,8 +358,8 @@ func TestAReadyPatternWithATrailingSpaceMatchesAndTheWaitShows(t *testing.T) {
 	if strings.Contains(h.out.String(), "did not become ready") {
 		t.Errorf("the ready pattern did not match:\n%s", h.out.String())
 	}
-	if data, _ := os.ReadFile(got); string(data) != "go" {
-		t.Errorf("agent received %q", data)
+	if got := h.received(1); got != "go" {
+		t.Errorf("agent received %q", got)
 	}
 	if want := "starting|the agent to be ready (ready pattern '^❯ ')|starting"; <-shown != want {
 		t.Errorf("while waiting: want %q", want)

@@ -96,8 +96,7 @@ func TestAThousandQuickIterationsLeakNothing(t *testing.T) {
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(n)*time.Second)
 	defer cancel()
-	loop := &watch.Loop{Config: h.cfg, Tmux: h.srv.Client, Store: h.store, Out: &h.out, Err: &h.out}
-	res := loop.Run(ctx)
+	res := h.loop(nil).Run(ctx)
 	took := time.Since(start)
 	close(stop)
 	<-sampled

@@ -98,17 +98,21 @@ func TestUnitAnEnterThatDidNotTakeIsPressedAgainAndThePromptNeverPastedAgain(t *
 	}
 }
 
+// timePastes makes p note in at when a paste reaches it, by the unit's clock.
+func (u *unit) timePastes(p *tmuxfake.Program, at *time.Time) *tmuxfake.Program {
+	paste := p.Paste
+	p.Paste = func(t *tmuxfake.Term, text string) {
+		*at = u.clock.Now()
+		paste(t, text)
+	}
+	return p
+}
+
 func TestUnitWithoutAPatternTheScreenMustBeStillBeforeThePromptGoesIn(t *testing.T) {
 	var pastedAt time.Time
 	var u *unit
 	u = newUnit(t, "go", func(int) *tmuxfake.Program {
-		p := repl(func(t *tmuxfake.Term, input string) { t.Exit(0) })
-		paste := p.Paste
-		p.Paste = func(t *tmuxfake.Term, text string) {
-			pastedAt = u.clock.Now()
-			paste(t, text)
-		}
-		return p
+		return u.timePastes(repl(func(t *tmuxfake.Term, input string) { t.Exit(0) }), &pastedAt)
 	})
 	u.wantResult(u.run(), watch.ExitDone, "max_iterations")
 	if waited := pastedAt.Sub(u.started()[0]); waited < 700*time.Millisecond || waited > time.Minute {
@@ -121,13 +125,8 @@ func TestUnitAnAgentThatDrawsNothingGetsThePromptAtTheReadyTimeout(t *testing.T)
 	var u *unit
 	u = newUnit(t, "go", func(int) *tmuxfake.Program {
 		p := repl(func(t *tmuxfake.Term, input string) { t.Exit(0) })
-		paste := p.Paste
 		p.Start = nil // a blank screen, no output
-		p.Paste = func(t *tmuxfake.Term, text string) {
-			pastedAt = u.clock.Now()
-			paste(t, text)
-		}
-		return p
+		return u.timePastes(p, &pastedAt)
 	})
 	u.cfg.ReadyTimeout = 10 * time.Minute
 	u.wantResult(u.run(), watch.ExitDone, "max_iterations")

@@ -82,16 +82,8 @@ func tooEarly(text string, canonical int) bool {
 // ttyCanonical tells whether the terminal of pid's standard input is in
 // line (canonical) mode: 1 yes, 0 no (raw, as TUIs set it), -1 unknown.
 func ttyCanonical(pid int) int {
-	if pid <= 0 {
-		return -1
-	}
-	f, err := os.OpenFile("/proc/"+strconv.Itoa(pid)+"/fd/0", os.O_RDONLY|syscall.O_NOCTTY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return -1
-	}
-	defer f.Close()
 	var t syscall.Termios
-	if _, _, errno := syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), syscall.TCGETS, uintptr(unsafe.Pointer(&t))); errno != 0 {
+	if !stdinIoctl(pid, syscall.TCGETS, unsafe.Pointer(&t)) {
 		return -1
 	}
 	if t.Lflag&syscall.ICANON != 0 {
@@ -104,17 +96,24 @@ func ttyCanonical(pid int) int {
 // terminal (its standard input); -1 when it cannot be told. In canonical
 // mode only whole lines count.
 func ttyQueued(pid int) int {
-	if pid <= 0 {
-		return -1
-	}
-	f, err := os.OpenFile("/proc/"+strconv.Itoa(pid)+"/fd/0", os.O_RDONLY|syscall.O_NOCTTY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return -1
-	}
-	defer f.Close()
 	var n int32
-	if _, _, errno := syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), syscall.TIOCINQ, uintptr(unsafe.Pointer(&n))); errno != 0 {
+	if !stdinIoctl(pid, syscall.TIOCINQ, unsafe.Pointer(&n)) {
 		return -1
 	}
 	return int(n)
+}
+
+// stdinIoctl asks the terminal of pid's standard input for req into arg,
+// reporting whether it answered; it never makes that terminal ours.
+func stdinIoctl(pid int, req uintptr, arg unsafe.Pointer) bool {
+	if pid <= 0 {
+		return false
+	}
+	f, err := os.OpenFile("/proc/"+strconv.Itoa(pid)+"/fd/0", os.O_RDONLY|syscall.O_NOCTTY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	_, _, errno := syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), req, uintptr(arg))
+	return errno == 0
 }

@@ -60,6 +60,14 @@ func New(launch func(argv []string) *Program) *Client {
 	return &Client{Launch: launch, panes: map[string]*pane{}, globals: map[string]string{}}
 }
 
+// enter locks the client and counts one call of tmux.Client; the caller
+// defers the unlock it returns.
+func (c *Client) enter() (unlock func()) {
+	c.mu.Lock()
+	c.ops++
+	return c.mu.Unlock
+}
+
 func (c *Client) record(op, pane string, args ...string) {
 	c.calls = append(c.calls, Call{Op: op, Pane: pane, Args: args})
 }
@@ -97,9 +105,7 @@ func (c *Client) Version() (string, error) { return "3.4", nil }
 
 // Pane implements tmux.Client.
 func (c *Client) Pane(target string) (tmux.Pane, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.ops++
+	defer c.enter()()
 	p, err := c.pane(target)
 	if err != nil {
 		return tmux.Pane{}, err
@@ -109,9 +115,7 @@ func (c *Client) Pane(target string) (tmux.Pane, error) {
 
 // NewWindow implements tmux.Client: a live pane whose program does nothing.
 func (c *Client) NewWindow(req tmux.NewWindowRequest) (string, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.ops++
+	defer c.enter()()
 	if c.stopped {
 		return "", noServer()
 	}
@@ -135,9 +139,7 @@ func (c *Client) height() int {
 // Respawn implements tmux.Client: the screen is cleared (the history too
 // when asked), the pipe stays, and the launched program starts.
 func (c *Client) Respawn(req tmux.RespawnRequest) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.ops++
+	defer c.enter()()
 	p, err := c.pane(req.Pane)
 	if err != nil {
 		return err
@@ -168,9 +170,7 @@ func (c *Client) Respawn(req tmux.RespawnRequest) error {
 
 // Capture implements tmux.Client.
 func (c *Client) Capture(req tmux.CaptureRequest) (string, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.ops++
+	defer c.enter()()
 	p, err := c.pane(req.Pane)
 	if err != nil {
 		return "", err
@@ -180,9 +180,7 @@ func (c *Client) Capture(req tmux.CaptureRequest) (string, error) {
 
 // Snapshot implements tmux.Client.
 func (c *Client) Snapshot(req tmux.CaptureRequest) (tmux.Pane, string, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.ops++
+	defer c.enter()()
 	p, err := c.pane(req.Pane)
 	if err != nil {
 		return tmux.Pane{}, "", err
@@ -192,9 +190,7 @@ func (c *Client) Snapshot(req tmux.CaptureRequest) (tmux.Pane, string, error) {
 
 // Paste implements tmux.Client: the program's Paste hook is told the text.
 func (c *Client) Paste(id, buffer string, text []byte) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.ops++
+	defer c.enter()()
 	p, err := c.pane(id)
 	if err != nil {
 		return err
@@ -209,9 +205,7 @@ func (c *Client) Paste(id, buffer string, text []byte) error {
 
 // SendKeys implements tmux.Client: the program's Key hook is told each key.
 func (c *Client) SendKeys(id string, keys ...string) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.ops++
+	defer c.enter()()
 	p, err := c.pane(id)
 	if err != nil {
 		return err
@@ -228,9 +222,7 @@ func (c *Client) SendKeys(id string, keys ...string) error {
 
 // SetPaneOptions implements tmux.Client.
 func (c *Client) SetPaneOptions(id string, options []tmux.Option) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.ops++
+	defer c.enter()()
 	p, err := c.pane(id)
 	if err != nil {
 		return err
@@ -248,9 +240,7 @@ func (c *Client) SetPaneOptions(id string, options []tmux.Option) error {
 
 // PaneOption implements tmux.Client.
 func (c *Client) PaneOption(id, name string) (string, bool, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.ops++
+	defer c.enter()()
 	p, err := c.pane(id)
 	if err != nil {
 		return "", false, err
@@ -262,9 +252,7 @@ func (c *Client) PaneOption(id, name string) (string, bool, error) {
 // PipePane implements tmux.Client for the one command the loop gives,
 // "exec cat > 'PATH'": what the pane's programs write goes to PATH.
 func (c *Client) PipePane(id, command string) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.ops++
+	defer c.enter()()
 	p, err := c.pane(id)
 	if err != nil {
 		return err
@@ -283,9 +271,7 @@ func (c *Client) PipePane(id, command string) error {
 
 // Nudge implements tmux.Client; a fake pane's exit status is never lost.
 func (c *Client) Nudge() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.ops++
+	defer c.enter()()
 	if c.stopped {
 		return noServer()
 	}
@@ -297,9 +283,7 @@ func (c *Client) SocketPath() (string, error) { return "/tmuxfake/default", nil 
 
 // Message implements tmux.Client: recorded.
 func (c *Client) Message(id, text string) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.ops++
+	defer c.enter()()
 	if c.stopped {
 		return noServer()
 	}
@@ -309,9 +293,7 @@ func (c *Client) Message(id, text string) error {
 
 // GlobalOption implements tmux.Client.
 func (c *Client) GlobalOption(name string) (string, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.ops++
+	defer c.enter()()
 	if c.stopped {
 		return "", noServer()
 	}
@@ -320,9 +302,7 @@ func (c *Client) GlobalOption(name string) (string, error) {
 
 // Cursor implements tmux.Client: after the last character written.
 func (c *Client) Cursor(id string) (tmux.Cursor, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.ops++
+	defer c.enter()()
 	p, err := c.pane(id)
 	if err != nil {
 		return tmux.Cursor{}, err
@@ -332,9 +312,7 @@ func (c *Client) Cursor(id string) (tmux.Cursor, error) {
 
 // Later implements tmux.Client: recorded, never run.
 func (c *Client) Later(d time.Duration, command string) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.ops++
+	defer c.enter()()
 	if c.stopped {
 		return noServer()
 	}
