@@ -34,6 +34,7 @@ type spending struct {
 	meter     *BudgetMeter
 	why       string // why the budget ended the iteration
 	warned    bool   // the person was told a cost budget misses unpriced tokens
+	recorded  bool   // the iteration's receipt is written
 	shown     string // the loop's spend as the status line shows it
 }
 
@@ -83,6 +84,10 @@ func (l *Loop) readReceipt() (receipt.Receipt, error) {
 // recordReceipt writes the receipt of the iteration that ended: its usage,
 // the work tree's change since it began, its checks.
 func (l *Loop) recordReceipt(runs []between.CheckRun) {
+	if l.receiptStart().recorded {
+		return
+	}
+	l.spend.recorded = true
 	r, err := l.readReceipt()
 	if err != nil {
 		l.warnf("read the agent's session for iteration %d: %v", l.iteration, err)

@@ -253,3 +253,18 @@ func TestWorkTreeSeesUntrackedFilesAndLeavesTheIndexAlone(t *testing.T) {
 		t.Errorf("outside git: %v, want %v", err, between.ErrNotGit)
 	}
 }
+
+// An iteration the loop's max time cuts short spent its tokens all the same:
+// its receipt is written, so a budget sees them.
+func TestAnIterationCutShortStillLeavesItsReceipt(t *testing.T) {
+	h := newHarness(t, "fix the test", nil)
+	run := h.spendingLoop(false) // it spends, then works on for minutes
+	h.cfg.MaxTime = 15 * time.Second
+	res := run(90 * time.Second)
+	h.wantResult(res, watch.ExitDone, "max_time")
+	rs := h.receipts()
+	if len(rs) != 1 || rs[0].Iteration != 1 || rs[0].Usage.Sum() != 6485 {
+		t.Fatalf("receipts = %+v, want iteration 1 with 6485 tokens", rs)
+	}
+	h.wantLogged("[COST] iteration 1 tokens in=15 out=70")
+}

@@ -25,6 +25,9 @@ func (l *Loop) settle(ctx context.Context, it outcome, started time.Time) (Resul
 
 	rule := endings[it.ending]
 	done := it.match != "" || it.ending == endDoneFile
+	if rule.then != goOn && !rule.agentRuns && !done && it.ending != endBudget { // budgetEnded ends the agent first
+		l.recordReceipt(nil) // its tokens were spent all the same: they count towards the budget
+	}
 	switch {
 	case rule.then == leave:
 		return l.leave(it), true
