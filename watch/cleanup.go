@@ -3,20 +3,10 @@ package watch
 import (
 	"os"
 	"strconv"
-	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
 )
-
-// awaitExit gives the agent up to d to exit on its own.
-func (l *Loop) awaitExit(d time.Duration) {
-	for deadline := l.Clock.Now().Add(d); l.Clock.Now().Before(deadline); <-l.Clock.After(50 * time.Millisecond) {
-		if p, err := l.Tmux.Pane(l.Pane); err != nil || p.Dead {
-			return
-		}
-	}
-}
 
 // endLeftovers ends what the last agent left behind once the loop is over:
 // children that ignore SIGHUP and SIGTERM outlive a dead agent, a closed pane

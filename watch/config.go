@@ -87,7 +87,6 @@ const (
 // Tunables of delivery that are not flags (yet).
 const (
 	killGrace      = 3 * time.Second
-	exitGrace      = time.Second // after a done token: the agent may be exiting
 	heartbeatEvery = 10 * time.Second
 	checkEvery     = 5 * time.Second // with a stream: how often what output cannot tell is checked (each wake costs)
 	maxFailures    = 5

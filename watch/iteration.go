@@ -126,6 +126,7 @@ func (l *Loop) iterate(ctx context.Context, prompt string) (r outcome) {
 			"RALPH_NAME=" + l.Name,
 			// For hooks the person configured: `ralph-watch hook NAME` finds the loop by these.
 			"RALPH_STATE_DIR=" + filepath.Dir(l.Store.Dir),
+			"RALPH_AFTER_EXIT=" + l.Store.Path(state.AfterExitFile),
 		},
 	})
 	if err != nil {

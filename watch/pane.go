@@ -2,6 +2,7 @@ package watch
 
 import (
 	"fmt"
+	"os"
 	"sync"
 	"time"
 
@@ -104,11 +105,14 @@ func (l *Loop) close(res Result) {
 	}
 	l.endLeftovers(res)
 	if res.Reason != "interrupted" && res.Reason != "paused" && res.Reason != "pane_closed" && res.Reason != "server_gone" {
-		if res.Reason == "done_pattern" {
-			l.awaitExit(exitGrace) // an agent that printed the done token may be on its way out
+		if l.EndCommand != "" { // an agent on its way out goes back to the shell when it exits
+			if err := l.Store.WriteFile(state.AfterExitFile, []byte(l.EndCommand)); err != nil {
+				l.warnf("leave the end command for the agent's exit: %v", err)
+			}
 		}
 		if pid := BackToShell(l.Tmux, l.Pane, l.Dir, l.EndCommand); pid > 0 {
-			l.st.ShellPID = pid // the pane runs a shell now, not the agent
+			os.Remove(l.Store.Path(state.AfterExitFile)) // the agent was gone already
+			l.st.ShellPID = pid                          // the pane runs a shell now, not the agent
 			l.save()
 		}
 		restore := l.prevRemain

@@ -365,3 +365,29 @@ func TestAReadyPatternWithATrailingSpaceMatchesAndTheWaitShows(t *testing.T) {
 		t.Errorf("while waiting: want %q", want)
 	}
 }
+
+// An agent that prints the done token and exits only later, after the loop
+// is over, leaves the pane at the end command, not dead, and the loop does
+// not wait for it.
+func TestAnAgentThatExitsAfterTheLoopEndedLeavesTheEndCommand(t *testing.T) {
+	h := newDoneHarness(t, "ready\nread\nprint working\nprint RALPH_DONE\nsleep 3s\nexit 0\n", true)
+	h.cfg.EndCommand = "/bin/sh"
+	h.wantResult(h.run(60*time.Second), watch.ExitDone, "done_pattern")
+	if p, err := h.srv.Client.Pane(h.cfg.Pane); err != nil || p.Dead {
+		t.Fatalf("the agent did not run on after the loop: %+v %v", p, err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		command := strings.TrimSpace(h.srv.Must("display-message", "-p", "-t", h.cfg.Pane, "#{pane_dead} #{pane_current_command}"))
+		if command == "0 sh" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("pane after the agent's exit: %q, want a live sh", command)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if _, err := os.Stat(h.store.Path(state.AfterExitFile)); !os.IsNotExist(err) {
+		t.Errorf("the end command's file outlived its use: %v", err)
+	}
+}

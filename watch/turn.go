@@ -187,6 +187,7 @@ func (l *Loop) clearHooks() {
 	for _, name := range agent.HookNames {
 		os.Remove(l.Store.Path(name))
 	}
+	os.Remove(l.Store.Path(state.AfterExitFile)) // the loop goes on: an agent's exit is the loop's to judge
 }
 
 // hookSilent notes that a hook the watcher installed did not report what

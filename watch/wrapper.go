@@ -17,7 +17,10 @@ import (
 // group: tmux names the window after it, not "sh", and a Ctrl-C the person
 // types reaches the agent alone, so the marker still comes.
 func (l *Loop) wrapped(nonce, promptPath string) []string {
-	const report = `rc=$?; printf '\033]7777;ralph-exit;%s;%s\007' "$n" "$rc"; exit "$rc"`
+	// Once the loop is over, an agent that exits later leaves the pane at the
+	// command the watcher left in RALPH_AFTER_EXIT's file, not dead.
+	const report = `rc=$?; printf '\033]7777;ralph-exit;%s;%s\007' "$n" "$rc"; ` +
+		`a=${RALPH_AFTER_EXIT:-}; if [ -n "$a" ] && [ -f "$a" ]; then c=$(cat "$a"); rm -f "$a"; eval "exec $c"; fi; exit "$rc"`
 	switch l.PromptMode {
 	case agent.ModeArg:
 		return append([]string{"/bin/sh", "-c",

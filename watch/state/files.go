@@ -15,6 +15,7 @@ const (
 	TranscriptFile = "transcript"           // the path of the agent's own session transcript
 	CastsDir       = "casts"                // one asciicast v2 file per iteration
 	ChecksDir      = "checks"               // each check's output, one file per iteration and check
+	AfterExitFile  = "after-exit"           // what the pane runs once the agent of a loop that is over exits
 	ReceiptsFile   = "receipts.jsonl"       // one receipt per iteration: tokens, cost, changes
 	LockFile       = "lock"                 // held by the live watcher: a dead one never blocks
 	WorkTreeIndex  = "worktree.index"       // git's index of the work tree as the receipts last saw it
