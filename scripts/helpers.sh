@@ -95,6 +95,21 @@ cancel() {
 	MENU+=("" "Cancel" q "")
 }
 
+# require_live_loop PANE NONE ENDED [NEXT]: reads PANE's loop (read_loop);
+# without one says NONE, for one that has ended says "NAME ENDED (how)"
+# (then "; NEXT"), and fails either way.
+require_live_loop() {
+	read_loop "$1"
+	if [ -z "$loop_name" ]; then
+		say "$2"
+		return 1
+	fi
+	if [ -z "$loop_live" ]; then
+		say "$loop_name $3 ($(loop_ending))${4:+; $4}"
+		return 1
+	fi
+}
+
 # read_loop PANE: the pane's loop as its watcher describes it in pane
 # options: loop_name, loop_state (the word), loop_reason (how it ended or
 # what it waits for) and loop_live ("1" while the loop lives: which states

@@ -9,15 +9,7 @@ pane="$1"
 RALPH_CLIENT="$2"
 action="${3:-ask}"
 
-read_loop "$pane"
-if [ -z "$loop_name" ]; then
-	say "no loop in pane $pane"
-	exit 0
-fi
-if [ -z "$loop_live" ]; then
-	say "$loop_name has already ended ($(loop_ending))"
-	exit 0
-fi
+require_live_loop "$pane" "no loop in pane $pane" "has already ended" || exit 0
 
 case "$action" in
 ask)
