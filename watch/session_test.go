@@ -376,18 +376,21 @@ func TestAnAgentThatExitsAfterTheLoopEndedLeavesTheEndCommand(t *testing.T) {
 	if p, err := h.srv.Client.Pane(h.cfg.Pane); err != nil || p.Dead {
 		t.Fatalf("the agent did not run on after the loop: %+v %v", p, err)
 	}
+	// The wrapper takes the file, then becomes the end command.
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		command := strings.TrimSpace(h.srv.Must("display-message", "-p", "-t", h.cfg.Pane, "#{pane_dead} #{pane_current_command}"))
-		if command == "0 sh" {
+		_, err := os.Stat(h.store.Path(state.AfterExitFile))
+		if command == "0 sh" && os.IsNotExist(err) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("pane after the agent's exit: %q, want a live sh", command)
+			t.Fatalf("pane after the agent's exit: %q, want a live sh; the end command's file: %v", command, err)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	if _, err := os.Stat(h.store.Path(state.AfterExitFile)); !os.IsNotExist(err) {
-		t.Errorf("the end command's file outlived its use: %v", err)
+	time.Sleep(500 * time.Millisecond) // the shell stays: it is the pane's now
+	if command := strings.TrimSpace(h.srv.Must("display-message", "-p", "-t", h.cfg.Pane, "#{pane_dead} #{pane_current_command}")); command != "0 sh" {
+		t.Errorf("pane after the end command started: %q, want a live sh", command)
 	}
 }
