@@ -65,6 +65,7 @@ func newUnit(t *testing.T, prompt string, program func(n int) *tmuxfake.Program)
 		u.mu.Unlock()
 		return agent(n)
 	})
+	u.tmux.Crashed = func(why string) { t.Errorf("%s", why) }
 	dir := t.TempDir()
 	pane, err := u.tmux.NewWindow(tmux.NewWindowRequest{Session: "main", Name: "loop", Dir: dir})
 	if err != nil {

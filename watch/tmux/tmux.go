@@ -28,8 +28,10 @@ type Client interface {
 	// Snapshot is Pane and Capture in one round trip, for the loop's polls.
 	Snapshot(req CaptureRequest) (Pane, string, error)
 	// Paste delivers text into the pane as a bracketed paste, byte for byte.
+	// Like every write into a pane it is refused inside tmux, in the same
+	// command, when the pane is dead (ErrPaneDead): see IfAlive.
 	Paste(pane, buffer string, text []byte) error
-	// SendKeys sends key names (Enter, C-u) to the pane.
+	// SendKeys sends key names (Enter, C-u) to the pane; ErrPaneDead as Paste.
 	SendKeys(pane string, keys ...string) error
 	// SetPaneOptions sets pane options (user options start with @); an empty value unsets.
 	SetPaneOptions(pane string, options []Option) error
@@ -266,20 +268,31 @@ func captureArgs(req CaptureRequest) []string {
 }
 
 // Paste implements Client: load-buffer from stdin, never parsed by tmux or a
-// shell, then a bracketed paste (-p) that keeps LF (-r) and deletes the buffer (-d).
+// shell, then PasteCommand, refused inside tmux when the pane is dead.
 func (c *Exec) Paste(pane, buffer string, text []byte) error {
 	if text == nil {
 		text = []byte{}
 	}
-	_, err := c.command(text, "load-buffer", "-b", buffer, "-", ";",
-		"paste-buffer", "-p", "-r", "-d", "-b", buffer, "-t", pane)
-	return err
+	out, err := c.command(text, append([]string{"load-buffer", "-b", buffer, "-", ";"}, PasteCommand(pane, buffer)...)...)
+	return writeError(out, err, pane)
 }
 
 // SendKeys implements Client.
 func (c *Exec) SendKeys(pane string, keys ...string) error {
-	_, err := c.command(nil, append([]string{"send-keys", "-t", pane}, keys...)...)
-	return err
+	out, err := c.command(nil, SendKeysCommand(pane, keys...)...)
+	return writeError(out, err, pane)
+}
+
+// writeError is a guarded write's outcome: ErrPaneDead when tmux refused
+// it, ErrNoPane when the pane is gone.
+func writeError(out string, err error, pane string) error {
+	if err != nil {
+		return paneError(err, pane)
+	}
+	if refused(out) {
+		return fmt.Errorf("%w: %s", ErrPaneDead, pane)
+	}
+	return nil
 }
 
 // SetPaneOptions implements Client, in one tmux call.

@@ -42,9 +42,13 @@ type Client struct {
 	Launch func(argv []string) *Program
 	// Height is the screen's height in lines; 24 if 0.
 	Height int
+	// Crashed is told when a write reaches a dead pane, which crashes tmux
+	// 3.3a; a test sets it to fail (the server is stopped either way).
+	Crashed func(why string)
 
 	mu      sync.Mutex
 	stopped bool // StopServer: every call fails
+	crashes []string
 	server  int  // the server's pid as panes report it; RestartServer changes it
 	ops     int  // calls of any method of tmux.Client
 	panes   map[string]*pane
@@ -195,8 +199,11 @@ func (c *Client) Paste(id, buffer string, text []byte) error {
 	if err != nil {
 		return err
 	}
+	if err := c.write(p, tmux.PasteCommand(id, buffer)); err != nil {
+		return err
+	}
 	c.record("paste", id, string(text))
-	if t := p.term; !t.dead && t.program.Paste != nil {
+	if t := p.term; t.program.Paste != nil {
 		t.program.Paste(t, string(text))
 	}
 	c.reap(p)
@@ -210,9 +217,12 @@ func (c *Client) SendKeys(id string, keys ...string) error {
 	if err != nil {
 		return err
 	}
+	if err := c.write(p, tmux.SendKeysCommand(id, keys...)); err != nil {
+		return err
+	}
 	c.record("send-keys", id, keys...)
 	for _, k := range keys {
-		if t := p.term; !t.dead && t.program.Key != nil {
+		if t := p.term; !t.dead && t.program.Key != nil { // a key can end the program
 			t.program.Key(t, k)
 		}
 	}

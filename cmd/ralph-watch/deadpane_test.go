@@ -1,0 +1,34 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// An agent that exits while the loop waits to type its prompt: on tmux 3.3a
+// the paste into the dead pane crashed the whole server. The write is now
+// refused inside tmux and the iteration ends as the agent's exit; the
+// checks run after it.
+func TestAnAgentThatExitsBeforeItsPromptNeverTakesTheServerDown(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	c.config("check echo checked\nrestart-delay 0\n")
+	c.want([]string{"trust"}, 0, "trusted "+filepath.Join(c.srv.Dir, ".ralph", "config"), "")
+	code, stdout, stderr := c.run(nil, "run", "-S", c.srv.Socket, "-t", c.srv.NewPane(), "--name", "p1",
+		"--max-iterations", "3", "--", "sh", "-c", "echo hi; sleep 1")
+	if out, err := c.srv.Tmux("list-sessions"); err != nil {
+		t.Fatalf("the tmux server is gone: %v %s\nstdout:\n%s\nstderr:\n%s", err, out, stdout, stderr)
+	}
+	if code != 0 || strings.Contains(stderr, "server is gone") {
+		t.Errorf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	log, _ := os.ReadFile(filepath.Join(c.srv.Dir, "state", "p1", "iterations.log"))
+	if n := strings.Count(string(log), "[START]"); n != 3 {
+		t.Errorf("%d iterations started, want 3:\n%s", n, log)
+	}
+	if n := strings.Count(string(log), "[CHECK]"); n < 3 {
+		t.Errorf("the checks ran %d times, want after each of 3 iterations:\n%s", n, log)
+	}
+}
