@@ -49,8 +49,8 @@ type Client struct {
 	mu      sync.Mutex
 	stopped bool // StopServer: every call fails
 	crashes []string
-	server  int  // the server's pid as panes report it; RestartServer changes it
-	ops     int  // calls of any method of tmux.Client
+	server  int // the server's pid as panes report it; RestartServer changes it
+	ops     int // calls of any method of tmux.Client
 	panes   map[string]*pane
 	next    int
 	calls   []Call
