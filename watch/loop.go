@@ -153,7 +153,7 @@ func (l *Loop) run(ctx context.Context) Result {
 		l.st.LastIterationStarted = state.Stamp(now)
 		l.st.LastIterationEnded = ""
 		l.st.Status = state.Running
-		l.st.WaitingUntil, l.note, l.st.DoneMatch = "", "", ""
+		l.st.WaitingUntil, l.note, l.st.DoneMatch, l.st.PromptLine = "", "", "", nil
 		if !l.turnEnded.IsZero() {
 			gap := now.Sub(l.turnEnded).Milliseconds()
 			l.st.TurnGapMS, l.turnEnded = &gap, time.Time{}

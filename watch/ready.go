@@ -99,6 +99,7 @@ func (l *Loop) deliver(ctx context.Context, it *iteration, prompt string) (endin
 	if l.DonePattern != nil {
 		it.scanner = agent.NewDoneScanner(l.DonePattern, prompt)
 	}
+	l.markPrompt()
 	return l.typeText(ctx, it, prompt)
 }
 

@@ -69,6 +69,10 @@ type State struct {
 	// DoneMatch is a done signal seen in an iteration the loop was paused
 	// in: resuming ends the loop on it (after the checks).
 	DoneMatch string `json:"done_match,omitempty"`
+	// PromptLine is the pane's line (history lines counted) on which the
+	// iteration's prompt went in: a watcher that comes back reads the pane
+	// from there for a done signal printed while none watched.
+	PromptLine *int `json:"prompt_line,omitempty"`
 	// EndCommand runs in the pane when the loop ends with its agent gone
 	// ("" or "none": the pane is left as it is).
 	EndCommand string `json:"end_command,omitempty"`

@@ -76,6 +76,9 @@ type Pane struct {
 	Width      int    // columns, 0 when unknown
 	Height     int    // rows, 0 when unknown
 	ServerPID  int    // the tmux server's pid: a restarted server reuses pane ids, not pids; 0 when unknown
+	// HistorySize is how many lines have scrolled into the history, and
+	// CursorY the cursor's row: their sum is the cursor's line in the pane.
+	HistorySize, CursorY int
 }
 
 // Option is one pane option.
@@ -167,7 +170,7 @@ func AtLeast(version string, major, minor int) bool {
 	return maj > major || maj == major && mnr >= minor
 }
 
-const paneFormat = "#{pane_id}\t#{pane_pid}\t#{pane_dead}\t#{pane_dead_status}\t#{pane_dead_signal}\t#{session_name}\t#{window_index}\t#{pane_width}\t#{pane_height}\t#{pid}\t#{pane_current_path}"
+const paneFormat = "#{pane_id}\t#{pane_pid}\t#{pane_dead}\t#{pane_dead_status}\t#{pane_dead_signal}\t#{session_name}\t#{window_index}\t#{pane_width}\t#{pane_height}\t#{pid}\t#{history_size}\t#{cursor_y}\t#{pane_current_path}"
 
 // Pane implements Client.
 func (c *Exec) Pane(target string) (Pane, error) {
@@ -204,16 +207,19 @@ func paneError(err error, target string) error {
 
 func parsePane(line, target string) (Pane, error) {
 	// display exits 0 with empty fields for a pane that does not exist.
-	f := strings.SplitN(line, "\t", 11)
-	if len(f) < 11 || f[0] == "" {
+	f := strings.SplitN(line, "\t", 13)
+	if len(f) < 13 || f[0] == "" {
 		return Pane{}, fmt.Errorf("%w: %s", ErrNoPane, target)
 	}
 	pid, _ := strconv.Atoi(f[1])
 	width, _ := strconv.Atoi(f[7])
 	height, _ := strconv.Atoi(f[8])
 	server, _ := strconv.Atoi(f[9])
+	history, _ := strconv.Atoi(f[10])
+	cursorY, _ := strconv.Atoi(f[11])
 	return Pane{ID: f[0], PID: pid, Dead: f[2] == "1", DeadStatus: f[3], DeadSignal: f[4],
-		Session: f[5], Window: f[6], Width: width, Height: height, ServerPID: server, Path: f[10]}, nil
+		Session: f[5], Window: f[6], Width: width, Height: height, ServerPID: server,
+		HistorySize: history, CursorY: cursorY, Path: f[12]}, nil
 }
 
 // NewWindow implements Client.

@@ -95,7 +95,8 @@ type pane struct {
 
 func (c *Client) info(p *pane) tmux.Pane {
 	t := p.term
-	info := tmux.Pane{ID: p.id, Dead: t.dead, Path: t.Dir, Session: p.session, Window: p.window, ServerPID: 1000 + c.server}
+	info := tmux.Pane{ID: p.id, Dead: t.dead, Path: t.Dir, Session: p.session, Window: p.window, ServerPID: 1000 + c.server,
+		HistorySize: len(t.history), CursorY: t.cursor().Y}
 	if t.dead && t.signal > 0 {
 		info.DeadSignal = strconv.Itoa(t.signal)
 	} else if t.dead {
