@@ -118,6 +118,7 @@ type outcome struct {
 	detail    string    // the limit text, or the start-up dialog's index
 	turnEnded time.Time // endTurn: when the agent finished
 	untyped   bool      // it ended (a pause) before the prompt was typed
+	between   bool      // it came between iterations: the last one is over
 }
 
 // iterate runs one iteration: end the old agent, respawn, deliver, watch.

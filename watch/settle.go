@@ -140,13 +140,13 @@ func (l *Loop) waitBetween(ctx context.Context, d time.Duration) (Result, bool) 
 		return Result{}, false
 	}
 	l.st.LastIterationEnded = state.Stamp(l.Clock.Now())
-	return l.leave(outcome{ending: end}), true
+	return l.leave(outcome{ending: end, between: true}), true
 }
 
 // leave pauses or stops the loop at once; a paused loop's agent runs on,
 // its iteration not over, for resume to take up.
 func (l *Loop) leave(it outcome) Result {
-	if endings[it.ending].agentRuns {
+	if endings[it.ending].agentRuns && !it.between { // between iterations, the last one is over and recorded
 		if l.st.WaitingUntil == "" { // else no iteration runs: the loop waits for a limit's reset
 			l.st.LastIterationEnded = "" // the agent runs on: the iteration is not over
 		}
