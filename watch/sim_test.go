@@ -89,10 +89,10 @@ type simAgent struct {
 	echo     bool // it shows what is pasted
 	dieAt    int  // the tick at which it dies, whatever it is doing; -1 never
 	dieCode  int
-	killed   bool   // it dies by SIGKILL
-	reply    string // token, plain, flood
+	killed   bool          // it dies by SIGKILL
+	reply    string        // token, plain, flood
 	delay    time.Duration // the reply comes this long after the Enter (0: at once)
-	exitCode int    // after its reply; -1: it stays at its prompt
+	exitCode int           // after its reply; -1: it stays at its prompt
 }
 
 // The ends of a loop and their exit codes (DESIGN.md's exit codes).
