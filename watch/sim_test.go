@@ -22,7 +22,7 @@ import (
 // The loop tested by simulation: whole scenarios drawn from a seed (agents
 // that are ready late or never, echo or not, die at any moment between the
 // loop's steps, print the done token in the prompt's echo or in their
-// reply; a person who pauses, resumes, stops, closes the pane or restarts
+// reply; a person who pauses, resumes, stops, types into the pane, closes the pane or restarts
 // the server; a prompt file that goes away), run on the in-memory tmux in
 // virtual time, with the invariants checked as they run and at the end.
 //
@@ -114,7 +114,8 @@ func simulate(t *testing.T, seed int64) {
 		agents  []simAgent
 		tokenAt = -1 // the iteration whose agent printed the token after the prompt
 		ticks   int  // calls naming the pane, all agents
-		action  = []string{"none", "none", "pause", "stop", "close", "server", "restart", "prompt"}[rng.IntN(8)]
+		action  = []string{"none", "none", "pause", "stop", "close", "server", "restart", "prompt", "type"}[rng.IntN(9)]
+		typing  bool // the person types into the pane at the next tick
 		actAt   = 5 + rng.IntN(120)
 		acted   = -1 // the tick the person acted at
 		pasted  = map[int][]string{}
@@ -136,7 +137,7 @@ func simulate(t *testing.T, seed int64) {
 		}
 		agents = append(agents, a)
 		current = n
-		return simProgram(a, n, func(d time.Duration, f func(*tmuxfake.Term)) {
+		return simProgram(a, n, func() bool { t := typing; typing = false; return t }, func(d time.Duration, f func(*tmuxfake.Term)) {
 			u.plan(d, func(t *tmuxfake.Term) {
 				if current == n && !t.Dead() { // still this agent, alive
 					f(t)
@@ -184,6 +185,8 @@ func simulate(t *testing.T, seed int64) {
 			return tmuxfake.ServerRestarted
 		case "prompt":
 			os.Remove(u.cfg.PromptFile)
+		case "type":
+			typing = true
 		}
 		return tmuxfake.NoFault
 	}
@@ -256,7 +259,7 @@ func simulate(t *testing.T, seed int64) {
 
 // simProgram is the agent a: a REPL that draws its prompt at its readyAt-th
 // tick, answers the submitted prompt, and dies at its dieAt-th tick.
-func simProgram(a simAgent, n int, later func(time.Duration, func(*tmuxfake.Term)), gotPaste func(iteration int, text string), printedToken func(iteration int)) *tmuxfake.Program {
+func simProgram(a simAgent, n int, personTypes func() bool, later func(time.Duration, func(*tmuxfake.Term)), gotPaste func(iteration int, text string), printedToken func(iteration int)) *tmuxfake.Program {
 	mine, ready := 0, false
 	iteration := 0
 	draw := func(t *tmuxfake.Term) {
@@ -327,6 +330,11 @@ func simProgram(a simAgent, n int, later func(time.Duration, func(*tmuxfake.Term
 	}
 	p.Tick = func(t *tmuxfake.Term) {
 		mine++
+		if personTypes() { // the person answers the agent, or types ahead
+			for _, k := range []string{"y", "e", "s", "Enter"} {
+				p.Key(t, k)
+			}
+		}
 		if !ready && a.readyAt > 0 && mine >= a.readyAt {
 			draw(t)
 		}
