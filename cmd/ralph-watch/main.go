@@ -72,6 +72,7 @@ Examples:
 			hookCommand(e),
 			trustCommand(e),
 			replayCommand(e),
+			finishCommand(e),
 		},
 		Exec: func(ctx context.Context, args []string) error {
 			if len(args) > 0 {
