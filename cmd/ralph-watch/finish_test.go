@@ -162,7 +162,7 @@ func TestFinishPRPushesTheBranchAndOpensAPullRequestWithGh(t *testing.T) {
 		t.Errorf("gh ran as\n%s\nwant\n%s", args, want)
 	}
 	gotBody, _ := os.ReadFile(record + ".body")
-	for _, part := range []string{"| 1 | exit=0 |", "| 2 | exit=0 |", "### Checks (iteration 2): 1 of 1 passed", "- pass `test -f work`",
+	for _, part := range []string{"| 1 | exit=0 |", "| 2 | exit=0, loop ended max_iterations |", "### Checks (iteration 2): 1 of 1 passed", "- pass `test -f work`",
 		"### Files changed (1)", "work | 2 ++", "ralph-watch replay wt N"} {
 		if !strings.Contains(string(gotBody), part) {
 			t.Errorf("the body lacks %q:\n%s", part, gotBody)

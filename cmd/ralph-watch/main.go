@@ -73,6 +73,7 @@ Examples:
 			trustCommand(e),
 			replayCommand(e),
 			finishCommand(e),
+			reportCommand(e),
 		},
 		Exec: func(ctx context.Context, args []string) error {
 			if len(args) > 0 {

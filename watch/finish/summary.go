@@ -142,7 +142,7 @@ func (s *Summary) Markdown() string {
 		if passed, all := it.ChecksPassed(); all > 0 {
 			checks = fmt.Sprintf("%d/%d", passed, all)
 		}
-		how := it.Ending
+		how := it.How()
 		if how == "" {
 			how = "-"
 		}

@@ -36,6 +36,9 @@ type Iteration struct {
 	Duration time.Duration // from the receipt, else from the log
 	Ending   string        // how it ended, as logged: "exit=0", "inactivity_timeout=180s", "done: done_pattern"
 	Failed   bool          // a [FAIL] line: the iteration counted as a failure
+	// LoopEnded is the loop's reason when it ended after this iteration
+	// ("done_pattern", "max_iterations"…).
+	LoopEnded string
 	Checks   []Check
 	Receipt  *receipt.Receipt // nil when none was written
 	Cast     string           // the cast's path, "" when there is none
@@ -46,6 +49,19 @@ type Check struct {
 	Command string
 	Passed  bool
 	Exit    int
+}
+
+// How is how the iteration ended, in words: as logged, and the loop's end
+// after it.
+func (it *Iteration) How() string {
+	how := it.Ending
+	if it.LoopEnded != "" {
+		if how != "" {
+			how += ", "
+		}
+		how += "loop ended " + it.LoopEnded
+	}
+	return how
 }
 
 // ChecksPassed counts the iteration's passing checks.
@@ -140,8 +156,8 @@ func iterations(log string, receipts []receipt.Receipt) []*Iteration {
 		if event == "DONE" {
 			if d := doneLine.FindStringSubmatch(msg); d != nil {
 				n, _ := strconv.Atoi(d[1])
-				if it := byN[n]; it != nil && it.Ending == "" {
-					it.Ending = "done: " + d[2]
+				if it := byN[n]; it != nil {
+					it.LoopEnded = d[2]
 					if it.Ended.IsZero() {
 						it.Ended = at
 					}
