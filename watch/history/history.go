@@ -39,9 +39,9 @@ type Iteration struct {
 	// LoopEnded is the loop's reason when it ended after this iteration
 	// ("done_pattern", "max_iterations"…).
 	LoopEnded string
-	Checks   []Check
-	Receipt  *receipt.Receipt // nil when none was written
-	Cast     string           // the cast's path, "" when there is none
+	Checks    []Check
+	Receipt   *receipt.Receipt // nil when none was written
+	Cast      string           // the cast's path, "" when there is none
 }
 
 // Check is one check's verdict after an iteration.

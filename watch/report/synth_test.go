@@ -59,7 +59,7 @@ func recordedRun(t testing.TB, name string, n, castKB int) string {
 		r := receipt.Receipt{Iteration: i, Agent: "claude", Started: at, Ended: end, Source: "/home/x/.claude/projects/p/s.jsonl",
 			Usage:   receipt.Usage{Turns: 4, ToolCalls: 9, Tokens: receipt.Tokens{Input: 1200, Output: int64(3000 + rnd.Intn(5000)), CacheRead: 40000}},
 			CostUSD: &usd, Changes: receipt.DiffStat{Files: 1 + i%4, Insertions: 10 + i, Deletions: i % 5},
-			Checks:  &receipt.CheckSum{Passed: map[bool]int{true: 2, false: 1}[checkPass], Failed: map[bool]int{true: 0, false: 1}[checkPass]}}
+			Checks: &receipt.CheckSum{Passed: map[bool]int{true: 2, false: 1}[checkPass], Failed: map[bool]int{true: 0, false: 1}[checkPass]}}
 		if err := receipt.Append(store.Path(state.ReceiptsFile), r); err != nil {
 			t.Fatal(err)
 		}
