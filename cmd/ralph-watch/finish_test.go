@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ralph-tmux/ralph.tmux/watch/state"
 )
 
 // finishRepo is a git repository on main with one commit, and a loop "wt"
@@ -218,4 +220,44 @@ func TestOnDoneRunsFinishForALoopThatEndsDone(t *testing.T) {
 		t.Errorf("main after the loop ended done:\n%s\nhooks.log:\n%s", got, hooks)
 	}
 	c.want([]string{"status", "od"}, 0, "Landed: merged", "")
+}
+
+// A loop that ran on a branch of its own, without --worktree, lands with
+// --into; main, checked out nowhere, is merged in a working tree of the
+// moment, which is gone afterwards.
+func TestFinishIntoLandsALoopThatRanOnABranchOfItsOwn(t *testing.T) {
+	c := newCLI(t)
+	repo := filepath.Join(c.srv.Dir, "repo")
+	os.Mkdir(repo, 0o755)
+	os.WriteFile(filepath.Join(repo, "README"), []byte("repo\n"), 0o644)
+	c.git(repo, "init", "-q", "-b", "main")
+	c.git(repo, "add", "-A")
+	c.git(repo, "commit", "-q", "-m", "start")
+	c.git(repo, "checkout", "-q", "-b", "feature")
+	c.wantEnv(gitEnv, []string{"run", "-S", c.srv.Socket, "-t", c.pane(repo), "--name", "own", "--commit", "--restart-delay", "0",
+		"--prompt-mode", "arg", "--max-iterations", "1", "--", "sh", "-c", "echo more >> README"}, 0, "", "")
+	c.wantEnv(gitEnv, []string{"finish", "own", "--merge"}, 2, "",
+		"ralph-watch: error: loop own ran on branch feature in "+repo+", not in a worktree of its own: say where it lands with --into BRANCH\n")
+	c.wantEnv(gitEnv, []string{"finish", "own", "--merge", "--into", "main", "--remove"}, 0,
+		"Branch feature ("+repo+"), onto main: 1 commit\n", "")
+	if got := c.git(repo, "log", "--format=%s", "main"); got != "ralph own: iteration 1\nstart\n" {
+		t.Errorf("main:\n%s", got)
+	}
+	if got := c.git(repo, "worktree", "list", "--porcelain"); strings.Count(got, "worktree ") != 1 {
+		t.Errorf("a working tree was left behind:\n%s", got)
+	}
+	if got := c.git(repo, "symbolic-ref", "--short", "HEAD"); got != "feature\n" {
+		t.Errorf("the person's checkout moved to %s", got)
+	}
+}
+
+// finish leaves a loop that still runs alone.
+func TestFinishRefusesALoopThatStillRuns(t *testing.T) {
+	c := newCLI(t)
+	repo, _ := c.finishRepo("wt")
+	c.wantEnv(gitEnv, []string{"run", "-S", c.srv.Socket, "-t", c.pane(repo), "--name", "wt", "--worktree", "--detach", "--restart-delay", "0",
+		"--prompt-mode", "arg", "--max-iterations", "3", "--", "sh", "-c", "sleep 30"}, 0, "", "")
+	c.until("wt", "the loop to run", func(st *state.State) bool { return st.Status == state.Running && st.CurrentIteration >= 1 })
+	c.wantEnv(gitEnv, []string{"finish", "wt", "--merge"}, 1, "", "ralph-watch: error: loop wt is still running: stop it first (ralph-watch stop wt)\n")
+	c.want([]string{"stop", "--kill", "wt"}, 0, "", "")
 }
