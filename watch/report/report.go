@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"os"
 	"regexp"
 	"strings"
 	"time"
@@ -76,8 +77,12 @@ func Write(w io.Writer, run *history.Run, opts Options) (Page, error) {
 		if it.Cast == "" {
 			continue
 		}
-		e, err := embedCast(it.Cast, it.N, trim{Tail: opts.CastTail})
-		if err == nil && opts.CastTail == 0 && e.Bytes > t.Bytes {
+		first := trim{Tail: opts.CastTail}
+		if info, err := os.Stat(it.Cast); err == nil && opts.CastTail == 0 && info.Size() > int64(t.Bytes)*2 {
+			first = t.withTail(DefaultTail) // far over its share: no need to read it whole first
+		}
+		e, err := embedCast(it.Cast, it.N, first)
+		if err == nil && opts.CastTail == 0 && e.Bytes > t.Bytes && first.Tail == 0 {
 			// Over its share: its last minutes, then its share of them.
 			e, err = embedCast(it.Cast, it.N, t.withTail(DefaultTail))
 		} else if err == nil && opts.CastTail > 0 && e.Bytes > t.Bytes {
