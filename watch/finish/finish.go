@@ -103,11 +103,14 @@ func Locate(run *history.Run, into string) (Place, error) {
 	if into != "" {
 		p.Base = into
 	}
-	common, err := git(p.Tree, "rev-parse", "--path-format=absolute", "--git-common-dir")
+	common, err := git(p.Tree, "rev-parse", "--git-common-dir")
 	if err != nil {
 		return p, failf("loop %s's working tree %s is gone or not in git: %v", run.Name, p.Tree, err)
 	}
-	p.Repo = filepath.Dir(common)
+	if !filepath.IsAbs(common) {
+		common = filepath.Join(p.Tree, common)
+	}
+	p.Repo = filepath.Dir(common) // the main working tree holds .git
 	if !p.Worktree && p.Base == "" {
 		return p, usagef("loop %s ran on branch %s in %s, not in a worktree of its own: say where it lands with --into BRANCH", run.Name, p.Branch, p.Tree)
 	}
