@@ -254,12 +254,12 @@ func took(d time.Duration) string {
 // outcome is the class of how an iteration ended: ok, done, fail, timeout.
 func outcome(it *history.Iteration) string {
 	switch {
+	case strings.Contains(it.Ending, "timeout"): // a failure too, but this one says why
+		return "timeout"
 	case it.Failed:
 		return "fail"
 	case it.LoopEnded != "":
 		return "done"
-	case strings.Contains(it.Ending, "timeout"):
-		return "timeout"
 	case it.Ending == "":
 		return "unknown"
 	}

@@ -59,7 +59,7 @@ func TestAReportOfTwentyIterationsHasTheTimelineTableCastsAndLog(t *testing.T) {
 	for _, want := range []string{
 		"<!DOCTYPE html>", "<title>ralph loop night: report</title>",
 		`<section id="timeline">`, `<svg class="timeline"`, `aria-label="timeline of 20 iterations"`,
-		`<section id="iterations">`, `<tr id="it-1" class="ok">`, `<tr id="it-7" class="ok">`, `<tr id="it-11" class="fail">`, `<tr id="it-20" class="done">`,
+		`<section id="iterations">`, `<tr id="it-1" class="ok">`, `<tr id="it-7" class="ok">`, `<tr id="it-11" class="timeout">`, `<tr id="it-20" class="done">`,
 		`<span class="fail" title="FAIL exit 1: go test ./...`, `<span class="pass" title="pass: go test ./...`,
 		`<polyline class="cost"`, `<line class="budget"`, "of a $1.80 budget",
 		`<details class="cast" id="cast-3" data-n="3">`, `<script type="application/x-asciicast" id="cast-data-3">`,
