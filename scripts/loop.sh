@@ -58,6 +58,25 @@ settings() {
 		RUN_ARGS+=("--$flag=$(flag_value "$flag" "$value")")
 		SHOWN+=("$(setting "$flag" "$value")")
 	done
+	finish_on_done
+}
+
+# finish_on_done: with @ralph-finish-on-done merge, rebase or pr, a loop
+# that ends done lands its work by itself: its on-done hook runs
+# ralph-watch finish (hooks are told the loop's name in RALPH_NAME).
+finish_on_done() {
+	local mode
+	mode="$(get_tmux_option @ralph-finish-on-done "")"
+	case "$mode" in
+	"") return ;;
+	merge | rebase | pr) ;;
+	*)
+		say "@ralph-finish-on-done '$mode' is not merge, rebase or pr; not set"
+		return
+		;;
+	esac
+	RUN_ARGS+=("--on-done=$(sh_words "$RALPH_WATCH" finish) \"\$RALPH_NAME\" --$mode")
+	SHOWN+=("$(setting finish-on-done "$mode")")
 }
 
 ask() {

@@ -23,6 +23,9 @@ func (l *Loop) record() {
 	l.st.WatcherPID, l.st.WatcherArgs, l.st.WatcherDir = os.Getpid(), l.WatcherArgs, l.WatcherDir
 	l.st.Agent = l.Agent.Name
 	l.st.Worktree, l.st.WorktreeBranch = l.Worktree, l.WorktreeBranch
+	if l.st.WorktreeBase == "" { // kept from the first start: a resume may see another branch checked out
+		l.st.WorktreeBase = l.WorktreeBase
+	}
 	if !l.Resume { // a resumed watcher sees every value as a flag; the first start knew better
 		l.st.CommandSources = l.CommandSources
 	}

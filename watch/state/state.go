@@ -94,6 +94,9 @@ type State struct {
 	UnchangedIterations int    `json:"unchanged_iterations,omitempty"`
 	Worktree            string `json:"worktree,omitempty"`
 	WorktreeBranch      string `json:"worktree_branch,omitempty"`
+	// WorktreeBase is the branch the worktree was made from, recorded when
+	// the loop first starts: where finish --merge lands the work.
+	WorktreeBase string `json:"worktree_base,omitempty"`
 	// Where each command the loop runs (checks, hooks) came from.
 	CommandSources []CommandSource `json:"command_sources,omitempty"`
 	// The loop's budget (--max-tokens, --max-cost); 0: none.
