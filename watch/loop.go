@@ -137,12 +137,12 @@ func (l *Loop) run(ctx context.Context) Result {
 		if res, stop := l.beforeIteration(ctx); stop {
 			return res
 		}
-		l.iteration++
 		text, err := ReadPrompt(l.PromptFile)
-		if err != nil {
+		if err != nil { // before the count: the iteration that cannot run is not counted as run
 			l.errorf("%v", err)
 			return l.end(StatusFailed, "prompt_file_missing", ExitFailed)
 		}
+		l.iteration++
 		prompt := Compose(text, PromptVars{Iteration: l.iteration, MaxIterations: l.MaxIterations, Name: l.Name,
 			CheckFailures: l.feedback}, l.CheckFailAction, l.IncludeIterationCount)
 

@@ -106,7 +106,7 @@ func (l *Loop) deliver(ctx context.Context, it *iteration, prompt string) (endin
 // readyWait says what a starting loop waits for, for status and the pane.
 func (l *Loop) readyWait() string {
 	if l.ReadyPattern != nil {
-		return fmt.Sprintf("the agent to be ready (ready pattern '%s')", l.ReadyPattern)
+		return "the agent to be ready (its input box to show)"
 	}
 	return "the agent to be ready (its screen still a moment)"
 }

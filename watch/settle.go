@@ -257,10 +257,13 @@ func (l *Loop) stopped() Result {
 			l.endAgent(pane)
 		}
 	}
-	rule := endings[endStopped]
+	rule, reason := endings[endStopped], endings[endStopped].reason
+	if l.killOnStop {
+		reason = ReasonKilled // the agent was ended with the loop
+	}
 	l.sayf("%s", rule.shown)
-	l.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=%s", l.iteration, rule.reason))
-	return l.end(rule.status, rule.reason, rule.code)
+	l.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=%s", l.iteration, reason))
+	return l.end(rule.status, reason, rule.code)
 }
 
 // end ends the loop: its reason recorded, its status shown, its end hook run.

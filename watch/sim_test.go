@@ -100,7 +100,7 @@ var simEndings = map[string][]int{
 	"done_pattern": {watch.ExitDone}, "max_iterations": {watch.ExitDone, watch.ExitLimit},
 	"consecutive_failures": {watch.ExitFailed}, "fatal_exit": {watch.ExitFailed},
 	"pane_closed": {watch.ExitFailed}, "server_gone": {watch.ExitFailed}, "prompt_file_missing": {watch.ExitFailed},
-	"paused": {watch.ExitInterrupted}, "killed": {watch.ExitInterrupted},
+	"paused": {watch.ExitInterrupted}, "stopped": {watch.ExitInterrupted}, "killed": {watch.ExitInterrupted},
 }
 
 // simulate runs one seed's scenario and checks the invariants.

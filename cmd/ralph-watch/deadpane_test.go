@@ -32,3 +32,18 @@ func TestAnAgentThatExitsBeforeItsPromptNeverTakesTheServerDown(t *testing.T) {
 		t.Errorf("the checks ran %d times, want after each of 3 iterations:\n%s", n, log)
 	}
 }
+
+// The setup the README and the template recommend, the done token named in
+// the prompt, runs without a warning: the prompt's echo never counts.
+func TestTheRecommendedDoneTokenInThePromptGivesNoWarning(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	if err := os.WriteFile(filepath.Join(c.srv.Dir, "PROMPT.md"), []byte("do the next task; when all are done print RALPH_DONE\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := c.run(nil, "run", "-S", c.srv.Socket, "-t", c.srv.NewPane(), "--prompt-mode", "arg",
+		"--max-iterations", "1", "--done-pattern", "RALPH_DONE", "--", "true")
+	if code != 3 || strings.Contains(stderr, "warning") {
+		t.Errorf("exit %d, want 3 and no warning\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+}

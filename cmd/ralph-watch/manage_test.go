@@ -176,7 +176,7 @@ func TestStopEndsTheLoopAndWithKillTheAgent(t *testing.T) {
 		}
 		c.want(args, 0, "stopped ralph loop for "+tc.name, "")
 		st := c.state(tc.name)
-		if st.Status != state.Stopped || st.ExitReason == nil || *st.ExitReason != "killed" {
+		if want := map[bool]string{false: "stopped", true: "killed"}[tc.kill]; st.Status != state.Stopped || st.ExitReason == nil || *st.ExitReason != want {
 			t.Errorf("%s: state %s %v", tc.name, st.Status, st.ExitReason)
 		}
 		shown := func() string {
