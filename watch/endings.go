@@ -109,5 +109,8 @@ func failureText(it outcome) (shown, logged string) {
 	if it.ending == endTurnFailed {
 		return "API error: " + it.detail, "turn_failed=" + strconv.Quote(it.detail)
 	}
+	if it.untaken {
+		return "exit: " + exitText(it.code) + " before it took the prompt", "exit=" + exitText(it.code) + " before_prompt"
+	}
 	return "exit: " + exitText(it.code), "exit=" + exitText(it.code)
 }

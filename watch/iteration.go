@@ -82,7 +82,9 @@ func (l *Loop) adoptUntyped(ctx context.Context, started time.Time) (r outcome) 
 		r.ending, r.detail, r.untyped = end, it.turn.detail, !it.typed
 		return r
 	}
-	return l.watchAgent(ctx, it, started)
+	r = l.watchAgent(ctx, it, started)
+	r.untaken = !it.took
+	return r
 }
 
 // watchAgent watches the agent until the iteration ends; when it exited,
@@ -119,6 +121,7 @@ type outcome struct {
 	turnEnded time.Time // endTurn: when the agent finished
 	untyped   bool      // it ended (a pause) before the prompt was typed
 	between   bool      // it came between iterations: the last one is over
+	untaken   bool      // type mode: the agent exited before it took the prompt
 }
 
 // iterate runs one iteration: end the old agent, respawn, deliver, watch.
@@ -191,6 +194,7 @@ func (l *Loop) iterate(ctx context.Context, prompt string) (r outcome) {
 		}
 	}
 	r = l.watchAgent(ctx, it, started)
+	r.untaken = l.PromptMode == agent.ModeType && !it.took
 	l.hooksBrokeStart(it, r)
 	return r
 }

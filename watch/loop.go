@@ -75,6 +75,7 @@ type iteration struct {
 	spoke    bool      // the agent has written something
 	ready    bool      // it took input: the prompt was typed
 	typed    bool      // the agent was ready and the prompt typed (type mode)
+	took     bool      // the agent took the prompt: the typing ended with it alive
 }
 
 // Run loops until the end and returns the exit code.

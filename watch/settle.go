@@ -64,10 +64,12 @@ func (l *Loop) account(it outcome, d time.Duration) (Result, bool) {
 		code := it.code
 		l.st.LastExitCode = &code
 		failure, fatal = exitFailure(code)
-		switch code {
-		case 0:
+		switch {
+		case it.untaken && code != ExitPause: // it did no work: a bad flag, a missing key, a program that reads no input
+			failure = true
+		case code == 0:
 			l.completed(d, "exit: 0", "exit=0")
-		case ExitPause:
+		case code == ExitPause:
 			l.log("END", fmt.Sprintf("iteration %d exit=%d pause", l.iteration, code))
 		}
 	}
@@ -111,7 +113,7 @@ func (l *Loop) judge(it outcome, done, passed bool) (Result, bool) {
 // next waits before the next iteration: a failure's backoff (or the loop's
 // end after too many in a row), then the restart delay.
 func (l *Loop) next(ctx context.Context, it outcome) (Result, bool) {
-	if it.ending == endExit && it.code != 0 || it.ending == endTurnFailed {
+	if it.ending == endExit && (it.code != 0 || it.untaken) || it.ending == endTurnFailed {
 		n := l.st.ConsecutiveFailures
 		shown, logged := failureText(it)
 		if n >= maxFailures {

@@ -14,6 +14,7 @@ func (l *Loop) typeText(ctx context.Context, it *iteration, text string) (end en
 	err := l.typist(it).Type(ctx, text)
 	switch {
 	case err == nil:
+		it.took = true
 		return endNone, false
 	case errors.Is(err, deliver.ErrInterrupted):
 		return endInterrupted, true

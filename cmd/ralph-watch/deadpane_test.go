@@ -9,8 +9,8 @@ import (
 
 // An agent that exits while the loop waits to type its prompt: on tmux 3.3a
 // the paste into the dead pane crashed the whole server. The write is now
-// refused inside tmux and the iteration ends as the agent's exit; the
-// checks run after it.
+// refused inside tmux and the iteration ends as the agent's exit, a failure
+// (it did no work) with the usual backoff; the checks run after it.
 func TestAnAgentThatExitsBeforeItsPromptNeverTakesTheServerDown(t *testing.T) {
 	t.Parallel()
 	c := newCLI(t)
@@ -27,6 +27,9 @@ func TestAnAgentThatExitsBeforeItsPromptNeverTakesTheServerDown(t *testing.T) {
 	log, _ := os.ReadFile(filepath.Join(c.srv.Dir, "state", "p1", "iterations.log"))
 	if n := strings.Count(string(log), "[START]"); n != 3 {
 		t.Errorf("%d iterations started, want 3:\n%s", n, log)
+	}
+	if n := strings.Count(string(log), "exit=0 before_prompt"); n != 3 {
+		t.Errorf("%d iterations failed for an agent that exited before it took the prompt, want 3:\n%s", n, log)
 	}
 	if n := strings.Count(string(log), "[CHECK]"); n < 3 {
 		t.Errorf("the checks ran %d times, want after each of 3 iterations:\n%s", n, log)
