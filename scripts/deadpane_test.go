@@ -43,3 +43,21 @@ func TestThePluginsKeysOnADeadPaneLeaveTheServerRunning(t *testing.T) {
 	srv.Must("resize-window", "-t", pane, "-x", "70", "-y", "20") // a width change reaches the dead pane
 	alive("a resize")
 }
+
+// The pane is closed while its loop menu is open: choosing to start says
+// the pane was closed, never that a prompt file is missing.
+func TestAPaneClosedWhileItsLoopMenuIsOpenIsSaidSo(t *testing.T) {
+	t.Parallel()
+	srv := tmuxtest.Start(t)
+	p := install(t, srv, filepath.Join(srv.Dir, "home", ".tmux", "plugins", "ralph.tmux"), true)
+	p.source()
+	p.attach()
+	_, pane := p.project("closing", "go\n")
+	srv.Must("split-window", "-d", "-t", pane) // the window stays when the pane goes
+	p.press("A")
+	tmuxtest.Eventually(t, 10*time.Second, "the loop menu", func() bool { return strings.Contains(p.shown(), "Start the loop") })
+	srv.Must("kill-pane", "-t", pane)
+	p.typeKeys("y")
+	p.waitMessage("pane " + pane + " was closed: nothing to loop")
+	p.noMessage("prompt file not found")
+}

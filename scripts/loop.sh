@@ -153,8 +153,17 @@ start_choice() {
 	choice "$SCRIPTS_DIR/loop.sh" "$label" "$key" "$START" "$@"
 }
 
+# still_there: the pane the menu was opened on still exists (it may have
+# been closed while the menu was open); else say so.
+still_there() {
+	[ "$(tmux display-message -p -t "$pane" '#{pane_id}' 2>/dev/null)" = "$pane" ] && return
+	say "pane $pane was closed: nothing to loop"
+	return 1
+}
+
 start() {
 	local out
+	still_there || return
 	need_ralph_watch || return
 	settings
 	if [ "${#ARGV[@]}" -gt 0 ]; then
@@ -180,6 +189,7 @@ refused() {
 # trust allows the commands of the folder's .ralph/config, as it is now, then starts.
 trust() {
 	local out
+	still_there || return
 	need_ralph_watch || return
 	settings
 	out="$(cd "$dir" && "$RALPH_WATCH" trust . 2>&1 </dev/null)" || {
@@ -192,6 +202,7 @@ trust() {
 # init writes ralph-watch's prompt template to the prompt file, never over one.
 init() {
 	local out
+	still_there || return
 	need_ralph_watch || return
 	settings
 	if out="$(mkdir -p "$(dirname "$prompt")" && set -C && "$RALPH_WATCH" template 2>&1 >"$prompt")"; then
