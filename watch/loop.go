@@ -154,7 +154,7 @@ func (l *Loop) run(ctx context.Context) Result {
 		l.st.LastIterationStarted = state.Stamp(now)
 		l.st.LastIterationEnded = ""
 		l.st.Status = state.Running
-		l.st.WaitingUntil, l.note, l.st.DoneMatch, l.st.PromptLine = "", "", "", nil
+		l.st.WaitingUntil, l.note, l.st.DoneMatch, l.st.PromptLine, l.st.Error = "", "", "", nil, ""
 		if !l.turnEnded.IsZero() {
 			gap := now.Sub(l.turnEnded).Milliseconds()
 			l.st.TurnGapMS, l.turnEnded = &gap, time.Time{}

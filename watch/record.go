@@ -61,6 +61,8 @@ func (l *Loop) showStatus(status Status) {
 		shown.Note, shown.Reason = l.note, strings.TrimPrefix(l.note, "waiting for ")
 	case StatusNeedsInput:
 		shown.Reason = "an answer in the pane (the agent is asking a question)"
+	case StatusFailed:
+		shown.Error = l.st.Error // the sentence, not only its code word
 	}
 	if !status.Live() {
 		shown.Ended = now
@@ -109,7 +111,11 @@ func (l *Loop) warnf(format string, args ...any) {
 }
 
 func (l *Loop) errorf(format string, args ...any) {
-	fmt.Fprintf(l.Err, "ralph-watch: error: %s\n", fmt.Sprintf(format, args...))
+	msg := fmt.Sprintf(format, args...)
+	fmt.Fprintf(l.Err, "ralph-watch: error: %s\n", msg)
+	if l.st != nil {
+		l.st.Error = msg // shown where the person looks: the tmux message, status, the popup
+	}
 }
 
 // seconds prints a duration in whole seconds, the way the swarm messages do.

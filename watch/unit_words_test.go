@@ -25,10 +25,14 @@ func TestUnitALostPromptFileCountsTheIterationsThatRan(t *testing.T) {
 	for _, c := range u.tmux.Calls("message") {
 		said = append(said, c.Args[0])
 	}
-	if !strings.Contains(strings.Join(said, "\n"), "failed (prompt_file_missing) after 1 iteration") {
+	if !strings.Contains(strings.Join(said, "\n"), "failed (prompt_file_missing) after 1 iteration: prompt file not found: "+u.cfg.PromptFile) {
 		t.Errorf("the person was told %q, want after 1 iteration", said)
 	}
-	if st := u.state(); st.CurrentIteration != 1 {
-		t.Errorf("state says iteration %d, want 1", st.CurrentIteration)
+	if st := u.state(); st.CurrentIteration != 1 || !strings.HasPrefix(st.Error, "prompt file not found: ") {
+		t.Errorf("state says iteration %d, error %q; want 1 and the sentence", st.CurrentIteration, st.Error)
+	}
+	// The popup lists @ralph-reason: the sentence is there too, not only its code word.
+	if reason, _, _ := u.tmux.PaneOption(u.cfg.Pane, watch.OptionReason); !strings.HasPrefix(reason, "prompt_file_missing: prompt file not found: ") {
+		t.Errorf("@ralph-reason = %q, want the code word and its sentence", reason)
 	}
 }

@@ -50,3 +50,16 @@ func TestTheRecommendedDoneTokenInThePromptGivesNoWarning(t *testing.T) {
 		t.Errorf("exit %d, want 3 and no warning\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 }
+
+// A failure's sentence shows where the person looks, not only its code
+// word: status says what went wrong.
+func TestStatusOfAFailedLoopSaysWhy(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	code, _, stderr := c.run(nil, "run", "-S", c.srv.Socket, "-t", c.srv.NewPane(), "--name", "typo", "--prompt-mode", "arg",
+		"--max-iterations", "2", "--", "claud-no-such-program")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1: %s", code, stderr)
+	}
+	c.want([]string{"status", "typo"}, 0, "Exit reason: fatal_exit\nError: command not found: claud-no-such-program (exit 127)\n", "")
+}

@@ -69,6 +69,9 @@ func WriteStatus(w io.Writer, l *Loop, now time.Time) {
 	writeCommandSources(w, st.CommandSources)
 	writeAfter(w, l)
 	fmt.Fprintf(w, "Exit reason: %s\n", l.ExitReason())
+	if st.Error != "" && !watch.StatusOf(st).Live() {
+		fmt.Fprintf(w, "Error: %s\n", st.Error)
+	}
 	if ended {
 		start, err1 := time.ParseInLocation(state.TimeFormat, st.Started, time.Local)
 		end, err2 := time.ParseInLocation(state.TimeFormat, st.LastIterationEnded, time.Local)

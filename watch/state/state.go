@@ -39,6 +39,9 @@ type State struct {
 	InactivityTimeout    int      `json:"inactivity_timeout"`
 	CheckDoneContinuous  bool     `json:"check_done_continuous"`
 	ExitReason           *string  `json:"exit_reason"`
+	// Error is the sentence that explains the loop's last error ("command
+	// not found: claud"), shown beside the reason's code word.
+	Error string `json:"error,omitempty"`
 	PaneID               string   `json:"pane_id"`
 	Dir                  string   `json:"dir,omitempty"` // where the agent runs: a pane recreated after a restart opens there
 	TmuxSocket           string   `json:"tmux_socket"`
