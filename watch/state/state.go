@@ -24,31 +24,31 @@ const (
 
 // State is the swarm schema plus where the loop runs and who watches it.
 type State struct {
-	WorkerName           string   `json:"worker_name"`
-	PromptFile           string   `json:"prompt_file"`
-	MaxIterations        int      `json:"max_iterations"`
-	CurrentIteration     int      `json:"current_iteration"`
-	Status               string   `json:"status"`
-	Started              string   `json:"started"`
-	LastIterationStarted string   `json:"last_iteration_started"`
-	LastIterationEnded   string   `json:"last_iteration_ended"`
-	IterationDurations   []int    `json:"iteration_durations"`
-	ConsecutiveFailures  int      `json:"consecutive_failures"`
-	TotalFailures        int      `json:"total_failures"`
-	DonePattern          *string  `json:"done_pattern"`
-	InactivityTimeout    int      `json:"inactivity_timeout"`
-	CheckDoneContinuous  bool     `json:"check_done_continuous"`
-	ExitReason           *string  `json:"exit_reason"`
+	WorkerName           string  `json:"worker_name"`
+	PromptFile           string  `json:"prompt_file"`
+	MaxIterations        int     `json:"max_iterations"`
+	CurrentIteration     int     `json:"current_iteration"`
+	Status               string  `json:"status"`
+	Started              string  `json:"started"`
+	LastIterationStarted string  `json:"last_iteration_started"`
+	LastIterationEnded   string  `json:"last_iteration_ended"`
+	IterationDurations   []int   `json:"iteration_durations"`
+	ConsecutiveFailures  int     `json:"consecutive_failures"`
+	TotalFailures        int     `json:"total_failures"`
+	DonePattern          *string `json:"done_pattern"`
+	InactivityTimeout    int     `json:"inactivity_timeout"`
+	CheckDoneContinuous  bool    `json:"check_done_continuous"`
+	ExitReason           *string `json:"exit_reason"`
 	// Error is the sentence that explains the loop's last error ("command
 	// not found: claud"), shown beside the reason's code word.
-	Error string `json:"error,omitempty"`
-	PaneID               string   `json:"pane_id"`
-	Dir                  string   `json:"dir,omitempty"` // where the agent runs: a pane recreated after a restart opens there
-	TmuxSocket           string   `json:"tmux_socket"`
-	Command              []string `json:"command"`
-	WatcherPID           int      `json:"watcher_pid"`
-	Heartbeat            string   `json:"heartbeat"`
-	LastExitCode         *int     `json:"last_exit_code"`
+	Error        string   `json:"error,omitempty"`
+	PaneID       string   `json:"pane_id"`
+	Dir          string   `json:"dir,omitempty"` // where the agent runs: a pane recreated after a restart opens there
+	TmuxSocket   string   `json:"tmux_socket"`
+	Command      []string `json:"command"`
+	WatcherPID   int      `json:"watcher_pid"`
+	Heartbeat    string   `json:"heartbeat"`
+	LastExitCode *int     `json:"last_exit_code"`
 	// How the watcher was started, so resume can start it again the same way.
 	WatcherArgs []string `json:"watcher_args,omitempty"`
 	WatcherDir  string   `json:"watcher_dir,omitempty"`
