@@ -100,7 +100,7 @@ unwrap_shell() {
 # what SCRIPT added (the prompt, in arg mode). SCRIPT takes the prompt file
 # as a second word to shift in arg and stdin modes.
 unwrap_loop() {
-	local stat fields wrapper=() k=5
+	local stat fields wrapper=() k=5 added at count
 	stat="$(<"/proc/$1/stat")" 2>/dev/null || return 0
 	read -ra fields <<<"${stat##*) }"
 	mapfile -d '' -t wrapper <"/proc/${fields[1]}/cmdline" 2>/dev/null
@@ -109,6 +109,12 @@ unwrap_loop() {
 	[ "${#wrapper[@]}" -gt "$k" ] || return 0
 	FG_ARGV=("${wrapper[@]:k}")
 	FROM_LOOP=1
+	# Leave out the words the loop added for its hooks (RALPH_ADDED_ARGS=AT:COUNT).
+	added="$(tr '\0' '\n' <"/proc/${fields[1]}/environ" 2>/dev/null | sed -n 's/^RALPH_ADDED_ARGS=//p')"
+	if [[ "$added" =~ ^([0-9]+):([0-9]+)$ ]]; then
+		at="${BASH_REMATCH[1]}" count="${BASH_REMATCH[2]}"
+		FG_ARGV=("${FG_ARGV[@]:0:at}" "${FG_ARGV[@]:at+count}")
+	fi
 }
 
 # is_interactive_shell: FG_ARGV is a shell (one /etc/shells or the

@@ -323,6 +323,31 @@ func TestLoopKeyLoopsWhatRunsInThePane(t *testing.T) {
 		}
 	})
 
+	t.Run("the loop's own hook arguments are never read as what runs", func(t *testing.T) {
+		claude := srv.FakeAgentAs("claude", "claude", "print waiting for you\nready\nread\necho\nprint working on it\nsleep 120s\nexit 0\n")
+		_, pane := p.project("hooked", "do the next task\n")
+		atPrompt(pane)
+		srv.Must("send-keys", "-t", pane, "-l", command(claude))
+		srv.Must("send-keys", "-t", pane, "Enter")
+		tmuxtest.Eventually(t, 10*time.Second, "claude to start", func() bool {
+			return strings.Contains(srv.Capture(pane), "waiting for you")
+		})
+		p.press("A")
+		p.choose("Loop what runs here", "y")
+		p.waitOption(pane, "@ralph-state", "running")
+		tmuxtest.Eventually(t, 30*time.Second, "the looped agent to work", func() bool {
+			return strings.Contains(srv.Capture(pane), "working on it")
+		})
+		// The loop runs claude with its own --settings; what runs here, as
+		// the loop key reads it, is the person's command.
+		read := exec.Command("bash", "-c", `source ./foreground.sh; foreground "$1"; printf '%s\n' "$FG_KIND" "${FG_ARGV[@]}"`, "bash", pane)
+		read.Env = append(append([]string(nil), srv.Env...), "TMUX="+srv.Socket+",0,0")
+		out, err := read.CombinedOutput()
+		if want := "program\n" + strings.Join(claude, "\n") + "\n"; err != nil || string(out) != want {
+			t.Errorf("foreground read %q (%v), want %q", out, err, want)
+		}
+	})
+
 	t.Run("a rewritten process title is said, @ralph-command offered", func(t *testing.T) {
 		_, pane := p.project("retitled", "go\n")
 		atPrompt(pane)

@@ -167,6 +167,9 @@ func (l *Loop) iterate(ctx context.Context, prompt string) (r outcome) {
 			// For hooks the person configured: `ralph-watch hook NAME` finds the loop by these.
 			"RALPH_STATE_DIR=" + filepath.Dir(l.Store.Dir),
 			"RALPH_AFTER_EXIT=" + l.Store.Path(state.AfterExitFile),
+			// The words the loop added for its hooks, AT:COUNT in the command:
+			// the loop key leaves them out when it loops this agent again.
+			"RALPH_ADDED_ARGS=" + addedArgs(l.plainCommand, l.Command),
 		},
 	})
 	if err != nil {

@@ -1,6 +1,8 @@
 package watch
 
 import (
+	"fmt"
+
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 )
 
@@ -18,6 +20,19 @@ func (l *Loop) addArgs(args ...string) bool {
 	}
 	l.Command = out
 	return true
+}
+
+// addedArgs says where the loop's own words stand in command, "AT:COUNT",
+// compared with the person's plain one; "" when it added none.
+func addedArgs(plain, command []string) string {
+	if plain == nil || len(command) <= len(plain) {
+		return ""
+	}
+	at := 0
+	for at < len(plain) && plain[at] == command[at] {
+		at++
+	}
+	return fmt.Sprintf("%d:%d", at, len(command)-len(plain))
 }
 
 // program names the agent's program for messages: claude, not the env in

@@ -15,7 +15,7 @@ func (c *Exec) Message(pane, text string) error {
 			args = append(args, ";")
 		}
 		// -d: shown long enough to read a sentence (tmux's default is 750 ms).
-		args = append(args, "display-message", "-d", "8000", "-c", client, Escape(EscapeFormat(text)))
+		args = append(args, "display-message", "-c", client, Escape(EscapeFormat(text)))
 	}
 	if len(args) == 0 {
 		return nil
