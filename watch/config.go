@@ -61,6 +61,7 @@ type Config struct {
 	LimitWait     time.Duration // wait after a usage limit whose reset time is not written
 	TurnHook      bool          // install the agent's own turn-end hook where it has one
 	Executable    string        // this program, for hooks that call back
+	Path          string        // the PATH the loop was started with: every agent it starts gets it, a resume too
 
 	EndCommand string // run in the pane when the loop ends with its agent gone; "": leave it
 

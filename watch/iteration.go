@@ -160,17 +160,8 @@ func (l *Loop) iterate(ctx context.Context, prompt string) (r outcome) {
 		// An agent's screen is read for its state: an old dialog or limit
 		// message left in the history must not be read again.
 		ClearHistory: l.Agent.Knows(),
-		Env: []string{
-			"RALPH_ITERATION=" + strconv.Itoa(l.iteration),
-			"RALPH_MAX_ITERATIONS=" + strconv.Itoa(l.MaxIterations),
-			"RALPH_NAME=" + l.Name,
-			// For hooks the person configured: `ralph-watch hook NAME` finds the loop by these.
-			"RALPH_STATE_DIR=" + filepath.Dir(l.Store.Dir),
-			"RALPH_AFTER_EXIT=" + l.Store.Path(state.AfterExitFile),
-			// The words the loop added for its hooks, AT:COUNT in the command:
-			// the loop key leaves them out when it loops this agent again.
-			"RALPH_ADDED_ARGS=" + addedArgs(l.plainCommand, l.Command),
-		},
+		Env:          l.agentEnv(),
+		Path:         l.st.Path, // as at the loop's start, whoever resumed it
 	})
 	if err != nil {
 		if _, perr := l.Tmux.Pane(l.Pane); perr != nil {
@@ -200,4 +191,19 @@ func (l *Loop) iterate(ctx context.Context, prompt string) (r outcome) {
 	r.untaken = l.PromptMode == agent.ModeType && !it.took
 	l.hooksBrokeStart(it, r)
 	return r
+}
+
+// agentEnv is what the loop adds to each agent's environment.
+func (l *Loop) agentEnv() []string {
+	return []string{
+		"RALPH_ITERATION=" + strconv.Itoa(l.iteration),
+		"RALPH_MAX_ITERATIONS=" + strconv.Itoa(l.MaxIterations),
+		"RALPH_NAME=" + l.Name,
+		// For hooks the person configured: `ralph-watch hook NAME` finds the loop by these.
+		"RALPH_STATE_DIR=" + filepath.Dir(l.Store.Dir),
+		"RALPH_AFTER_EXIT=" + l.Store.Path(state.AfterExitFile),
+		// The words the loop added for its hooks, AT:COUNT in the command:
+		// the loop key leaves them out when it loops this agent again.
+		"RALPH_ADDED_ARGS=" + addedArgs(l.plainCommand, l.Command),
+	}
 }

@@ -29,6 +29,9 @@ func (l *Loop) record() {
 	if !l.Resume { // a resumed watcher sees every value as a flag; the first start knew better
 		l.st.CommandSources = l.CommandSources
 	}
+	if l.st.Path == "" { // kept from the first start: a resume from another shell must find the same programs
+		l.st.Path = l.Path
+	}
 	l.st.EndCommand = l.EndCommand
 	l.st.ReadyTimeout = int(l.ReadyTimeout / time.Second)
 	l.st.MaxTokens, l.st.MaxCostUSD = l.Budget.Tokens, l.Budget.CostUSD

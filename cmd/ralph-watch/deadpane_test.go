@@ -63,3 +63,32 @@ func TestStatusOfAFailedLoopSaysWhy(t *testing.T) {
 	}
 	c.want([]string{"status", "typo"}, 0, "Exit reason: fatal_exit\nError: command not found: claud-no-such-program (exit 127)\n", "")
 }
+
+// A loop started from a shell whose PATH finds the agent (a wrapper's
+// folder) runs the same agent when resumed from a shell whose PATH does not.
+func TestAResumeFromAnotherShellKeepsThePathTheLoopStartedWith(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	bin := filepath.Join(c.srv.Dir, "wrappers")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bin, "myagent"), []byte("#!/bin/sh\necho \"agent ran $RALPH_ITERATION\"\nexit 0\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var path string
+	for _, kv := range c.srv.Env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			path = v
+		}
+	}
+	code, stdout, stderr := c.run([]string{"PATH=" + bin + ":" + path}, "run", "-S", c.srv.Socket, "-t", c.srv.NewPane(), "--name", "wrapped",
+		"--no-run", "--prompt-mode", "arg", "--max-iterations", "2", "--restart-delay", "0", "--", "myagent")
+	if code != 0 {
+		t.Fatalf("run --no-run: exit %d\n%s%s", code, stdout, stderr)
+	}
+	st := c.resumeToEnd("wrapped", 2, "[END] iteration 1 exit=0", "[END] iteration 2 exit=0")
+	if st.TotalFailures != 0 {
+		t.Errorf("%d failures: the resumed loop did not find its agent\n%s", st.TotalFailures, c.log("wrapped"))
+	}
+}

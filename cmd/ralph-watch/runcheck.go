@@ -194,6 +194,7 @@ func applyAgent(e env, f *runFlags) error {
 	if exe, err := e.Executable(); err == nil {
 		cfg.Executable = exe
 	}
+	cfg.Path = e.Getenv("PATH") // kept in the state: a resume from another shell runs the same programs
 	return nil
 }
 

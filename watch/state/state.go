@@ -39,6 +39,9 @@ type State struct {
 	InactivityTimeout    int     `json:"inactivity_timeout"`
 	CheckDoneContinuous  bool    `json:"check_done_continuous"`
 	ExitReason           *string `json:"exit_reason"`
+	// Path is the PATH the loop was started with, given to every agent it
+	// starts, after a resume from another shell too.
+	Path string `json:"path,omitempty"`
 	// Error is the sentence that explains the loop's last error ("command
 	// not found: claud"), shown beside the reason's code word.
 	Error        string   `json:"error,omitempty"`

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"regexp"
 	"strconv"
@@ -96,6 +97,9 @@ type RespawnRequest struct {
 	Env          []string // NAME=value
 	Command      []string // run without a shell when it has more than one word
 	ClearHistory bool
+	// Path is the command's PATH. tmux gives a new pane the PATH of the
+	// client that asks (not -e's), so it is the tmux command's own.
+	Path string
 }
 
 // CaptureRequest selects what to capture.
@@ -112,11 +116,22 @@ type Exec struct {
 }
 
 func (c *Exec) command(stdin []byte, args ...string) (string, error) {
+	return c.commandPath("", stdin, args...)
+}
+
+// commandPath is command with PATH set to path ("": this program's own).
+func (c *Exec) commandPath(path string, stdin []byte, args ...string) (string, error) {
 	bin := c.Binary
 	if bin == "" {
 		bin = "tmux"
 	}
 	cmd := exec.Command(bin, append(append([]string(nil), c.Server...), args...)...)
+	if path != "" {
+		if resolved, err := exec.LookPath(bin); err == nil {
+			cmd.Path = resolved // tmux is found by this program's PATH, the agent by path
+		}
+		cmd.Env = append(os.Environ(), "PATH="+path)
+	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if stdin != nil {
@@ -253,7 +268,7 @@ func (c *Exec) Respawn(req RespawnRequest) error {
 	if req.ClearHistory {
 		args = append(args, ";", "clear-history", "-t", req.Pane)
 	}
-	_, err := c.command(nil, args...)
+	_, err := c.commandPath(req.Path, nil, args...)
 	return err
 }
 
