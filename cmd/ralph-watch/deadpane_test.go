@@ -92,3 +92,41 @@ func TestAResumeFromAnotherShellKeepsThePathTheLoopStartedWith(t *testing.T) {
 		t.Errorf("%d failures: the resumed loop did not find its agent\n%s", st.TotalFailures, c.log("wrapped"))
 	}
 }
+
+// A new loop of an ended loop's name (the loop key on the same pane and
+// folder) has its own history: the ended run's log, receipts and casts are
+// kept apart, and status says so.
+func TestANewLoopOfAnEndedLoopsNameStartsItsOwnHistory(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	pane := c.srv.NewPane()
+	loop := func() string {
+		code, stdout, stderr := c.run(nil, "run", "-S", c.srv.Socket, "-t", pane, "--name", "proj-0", "--prompt-mode", "arg",
+			"--max-iterations", "3", "--restart-delay", "0", "--", "true")
+		if code != 0 {
+			t.Fatalf("run: exit %d\n%s%s", code, stdout, stderr)
+		}
+		return stdout
+	}
+	loop()
+	if out := loop(); !strings.Contains(out, "kept the ended run of proj-0 in ") {
+		t.Errorf("the second run does not say where the first went:\n%s", out)
+	}
+	dir := filepath.Join(c.srv.Dir, "state", "proj-0")
+	log, _ := os.ReadFile(filepath.Join(dir, "iterations.log"))
+	if n := strings.Count(string(log), "[START]"); n != 3 {
+		t.Errorf("the new run's log has %d iterations, want its own 3:\n%s", n, log)
+	}
+	if receipts, _ := os.ReadFile(filepath.Join(dir, "receipts.jsonl")); strings.Count(string(receipts), "\n") != 3 {
+		t.Errorf("the new run has %d receipts, want 3", strings.Count(string(receipts), "\n"))
+	}
+	runs, _ := filepath.Glob(filepath.Join(dir, "runs", "*", "iterations.log"))
+	if len(runs) != 1 {
+		t.Fatalf("earlier runs kept: %q, want one", runs)
+	}
+	if old, _ := os.ReadFile(runs[0]); strings.Count(string(old), "[START]") != 3 {
+		t.Errorf("the ended run's log was not kept whole:\n%s", old)
+	}
+	c.want([]string{"status", "proj-0"}, 0, "Spent: no usage reported over 3 iterations\n", "")
+	c.want([]string{"status", "proj-0"}, 0, "Earlier runs: 1, kept apart in "+filepath.Join(dir, "runs")+"\n", "")
+}

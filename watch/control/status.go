@@ -3,6 +3,7 @@ package control
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"github.com/ralph-tmux/ralph.tmux/watch/between"
 	"io"
 	"strconv"
@@ -71,6 +72,9 @@ func WriteStatus(w io.Writer, l *Loop, now time.Time) {
 	fmt.Fprintf(w, "Exit reason: %s\n", l.ExitReason())
 	if st.Error != "" && !watch.StatusOf(st).Live() {
 		fmt.Fprintf(w, "Error: %s\n", st.Error)
+	}
+	if runs := l.Store.Runs(); len(runs) > 0 {
+		fmt.Fprintf(w, "Earlier runs: %d, kept apart in %s\n", len(runs), filepath.Dir(runs[0]))
 	}
 	if ended {
 		start, err1 := time.ParseInLocation(state.TimeFormat, st.Started, time.Local)

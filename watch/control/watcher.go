@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strings"
 	"syscall"
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
@@ -83,6 +84,16 @@ func ClaimName(root, name string, how Claim, out io.Writer, clk clock.Clock) (*s
 			fmt.Fprintf(out, "cleared ralph state for %s\n", name)
 		case old.State.Status == state.Running || old.State.Status == state.Paused:
 			return nil, Errorf(watch.ExitUsage, "loop '%s' already exists (%s); use 'ralph-watch resume %s', --replace or --clean-state", name, old.Status(), name)
+		default: // an ended run: kept apart, so the new one's log, receipts and casts are its own
+			label := strings.NewReplacer(":", "", " ", "T").Replace(old.State.Started)
+			if label == "" {
+				label = clk.Now().Format("20060102T150405")
+			}
+			dir, err := old.Store.Archive(label)
+			if err != nil {
+				return nil, Errorf(watch.ExitFailed, "keep the ended run of %s apart: %v", name, err)
+			}
+			fmt.Fprintf(out, "kept the ended run of %s in %s\n", name, dir)
 		}
 	}
 	store, err := state.Open(root, name)

@@ -24,4 +24,5 @@ const (
 	PRBodyFile     = "pr-body.md"           // the body finish --pr gave the pull request
 	ReportFile     = "report.html"          // report's page of the run, unless -o put it elsewhere
 	ReportRecord   = "report.json"          // where report last wrote the page, and when
+	RunsDir        = "runs"                 // earlier runs of the loop's name, one folder each (see Store.Archive)
 )

@@ -184,6 +184,48 @@ func List(root string) ([]string, error) {
 // Remove deletes the loop's folder.
 func (s *Store) Remove() error { return os.RemoveAll(s.Dir) }
 
+// Archive keeps an ended run apart, so that a new loop of the same name
+// starts its own history: everything of the folder but its locks and the
+// earlier runs moves into runs/LABEL. It returns that folder.
+func (s *Store) Archive(label string) (string, error) {
+	entries, err := os.ReadDir(s.Dir)
+	if err != nil {
+		return "", err
+	}
+	dir := filepath.Join(s.Dir, RunsDir, label)
+	for n := 2; ; n++ { // two runs started in the same second keep apart
+		if _, err := os.Lstat(dir); os.IsNotExist(err) {
+			break
+		}
+		dir = filepath.Join(s.Dir, RunsDir, fmt.Sprintf("%s-%d", label, n))
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	for _, e := range entries {
+		switch e.Name() {
+		case LockFile, RearmLock, RunsDir:
+			continue
+		}
+		if err := os.Rename(filepath.Join(s.Dir, e.Name()), filepath.Join(dir, e.Name())); err != nil {
+			return "", err
+		}
+	}
+	return dir, nil
+}
+
+// Runs are the loop's earlier runs, oldest first (see Archive).
+func (s *Store) Runs() []string {
+	entries, _ := os.ReadDir(filepath.Join(s.Dir, RunsDir))
+	var runs []string
+	for _, e := range entries {
+		if e.IsDir() {
+			runs = append(runs, filepath.Join(s.Dir, RunsDir, e.Name()))
+		}
+	}
+	return runs
+}
+
 // Requests a command can make of a running watcher.
 const (
 	RequestPause    = "pause"
