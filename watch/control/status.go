@@ -3,9 +3,9 @@ package control
 import (
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"github.com/ralph-tmux/ralph.tmux/watch/between"
 	"io"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
