@@ -31,7 +31,33 @@ func (l *Loop) adopt(ctx context.Context, started time.Time) outcome {
 	if it.match != "" { // the agent said it is done: nothing it does now changes that
 		return outcome{ending: endDone, match: it.match}
 	}
+	if l.st.PromptPending && l.PromptMode == agent.ModeType {
+		if end, stop := l.finishTyping(ctx, it); stop {
+			return outcome{ending: end}
+		}
+	}
 	return l.watchAgent(ctx, it, started)
+}
+
+// finishTyping completes a prompt the last watcher was typing when it
+// stopped: still in the agent's input box, it is submitted; not there, it
+// is typed again; either way once.
+func (l *Loop) finishTyping(ctx context.Context, it *iteration) (ending, bool) {
+	l.st.PromptPending = false
+	prompt, err := os.ReadFile(l.Store.Path(state.PromptCopy))
+	if err != nil {
+		return endNone, false
+	}
+	text := string(prompt)
+	if screen, err := l.capture(); err == nil && agent.ShowsInput(screen, text) {
+		text = "" // it is there: Enter alone
+		l.sayf("the prompt is still in the input box; submitting it")
+	} else {
+		l.sayf("the prompt did not reach the agent; typing it again")
+	}
+	end, stop := l.typeText(ctx, it, text)
+	l.save()
+	return end, stop
 }
 
 // doneSincePrompt reads what the pane holds from the line the prompt went

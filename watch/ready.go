@@ -99,8 +99,14 @@ func (l *Loop) deliver(ctx context.Context, it *iteration, prompt string) (endin
 	if l.DonePattern != nil {
 		it.scanner = agent.NewDoneScanner(l.DonePattern, prompt)
 	}
-	l.markPrompt()
-	return l.typeText(ctx, it, prompt)
+	l.st.PromptPending = true
+	l.markPrompt() // saves
+	end, stop := l.typeText(ctx, it, prompt)
+	if end != endInterrupted { // interrupted while typing: the next watcher finishes it
+		l.st.PromptPending = false
+		l.save()
+	}
+	return end, stop
 }
 
 // readyWait says what a starting loop waits for, for status and the pane.

@@ -2,6 +2,7 @@ package watch_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"os"
@@ -38,6 +39,7 @@ type unit struct {
 	out       tmuxtest.Buffer
 	vc        *virtual         // the loop's clock, over clock
 	simulated bool             // a driver moves the clock (see simulate)
+	interrupt func()           // ends the running loop as SIGINT would (set while it runs)
 	quiet     int              // >0: the driver steps after this many polls with no call, without reading stacks (loops run side by side)
 	wake      <-chan os.Signal // the loop's Wake
 	agent     func(n int) *tmuxfake.Program
@@ -121,6 +123,9 @@ func (u *unit) run() watch.Result {
 func (u *unit) runFor(timeout time.Duration) (res watch.Result, ok bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
+	u.mu.Lock()
+	u.interrupt = cancel
+	u.mu.Unlock()
 	if u.simulated {
 		stop := make(chan struct{})
 		defer close(stop)
@@ -129,7 +134,7 @@ func (u *unit) runFor(timeout time.Duration) (res watch.Result, ok bool) {
 	loop := &watch.Loop{Config: u.cfg, Tmux: u.tmux, Store: u.store, Clock: u.vc, Out: &u.out, Err: &u.out, Wake: u.wake}
 	res = loop.Run(ctx)
 	u.tmux.Close()
-	return res, ctx.Err() == nil
+	return res, !errors.Is(ctx.Err(), context.DeadlineExceeded) // an interrupt the test made is no timeout
 }
 
 // launch sets what the agent runs at its nth start.

@@ -36,3 +36,39 @@ func TestUnitALostPromptFileCountsTheIterationsThatRan(t *testing.T) {
 		t.Errorf("@ralph-reason = %q, want the code word and its sentence", reason)
 	}
 }
+
+// The watcher stops between the paste and the Enter (interrupted, or killed
+// with the state saying so): the next watcher finds the prompt still in the
+// input box and submits it, never pasting it twice.
+func TestUnitAPromptLeftInTheInputBoxIsSubmittedByTheNextWatcher(t *testing.T) {
+	var u *unit
+	u = newUnit(t, "go", func(int) *tmuxfake.Program {
+		p := repl(func(t *tmuxfake.Term, input string) {
+			t.Write("went: " + input)
+			t.Exit(0)
+		})
+		paste := p.Paste
+		p.Paste = func(t *tmuxfake.Term, text string) {
+			paste(t, text)
+			u.mu.Lock()
+			u.interrupt() // the watcher goes before its Enter
+			u.mu.Unlock()
+		}
+		return p
+	})
+	u.wantResult(u.run(), watch.ExitInterrupted, "interrupted")
+	if st := u.state(); !st.PromptPending {
+		t.Fatalf("the state does not say the prompt was being typed: %+v", st)
+	}
+	u.cfg.Resume = true
+	u.wantResult(u.run(), watch.ExitDone, "max_iterations")
+	if got := u.pastes(); len(got) != 1 {
+		t.Errorf("pasted %d times (%q), want once", len(got), got)
+	}
+	if got := u.tmux.Screen(u.cfg.Pane); !strings.Contains(got, "went: go") {
+		t.Errorf("the agent never had the prompt submitted; screen:\n%s", got)
+	}
+	if !strings.Contains(u.out.String(), "the prompt is still in the input box; submitting it") {
+		t.Errorf("output:\n%s", u.out.String())
+	}
+}

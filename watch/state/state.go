@@ -79,6 +79,10 @@ type State struct {
 	// iteration's prompt went in: a watcher that comes back reads the pane
 	// from there for a done signal printed while none watched.
 	PromptLine *int `json:"prompt_line,omitempty"`
+	// PromptPending: the prompt was being typed when the watcher stopped
+	// (killed between the paste and Enter): the next one submits it, or
+	// types it again, once.
+	PromptPending bool `json:"prompt_pending,omitempty"`
 	// EndCommand runs in the pane when the loop ends with its agent gone
 	// ("" or "none": the pane is left as it is).
 	EndCommand string `json:"end_command,omitempty"`
