@@ -50,7 +50,7 @@ func WriteTable(w io.Writer, loops []*Loop) error {
 	fmt.Fprintln(tw, "NAME\tRALPH_STATUS\tWORKER_STATUS\tITERATION\tFAILURES\tCOST\tLANDED\tREPORT")
 	for _, l := range loops {
 		landed, report := afterColumns(l)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d/%d\t%s\t%s\t%s\n", l.Name, l.Status(), l.Pane, progress(l.State),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d/%d\t%s\t%s\t%s\n", l.Name, l.Status(), l.WorkerStatus(), progress(l.State),
 			l.State.ConsecutiveFailures, l.State.TotalFailures, costColumn(l), landed, report)
 	}
 	return tw.Flush()

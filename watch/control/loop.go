@@ -15,6 +15,9 @@ const (
 	PaneRunning = "running" // its agent (or what the pane runs) is alive
 	PaneExited  = "exited"  // the pane is dead, or back at the shell it ended in
 	PaneRemoved = "removed" // the pane or its server is gone
+	// PaneLeftRunning is WorkerStatus's word for an agent left running by a
+	// loop that has ended (stopped, done with the agent at its prompt).
+	PaneLeftRunning = "left-running"
 )
 
 // Loop is a loop found on disk, with what is known of it live.
@@ -118,4 +121,22 @@ func (l *Loop) ExitReason() string {
 		return "(none - still running)"
 	}
 	return "(none)"
+}
+
+// WorkerStatus is list's WORKER_STATUS: what the loop's pane runs (running,
+// exited, removed), and left-running for an agent that runs on after its
+// loop ended, so that "running" never stands beside a loop that is over.
+func (l *Loop) WorkerStatus() string {
+	if l.Pane == PaneRunning && !watch.StatusOf(l.State).Live() {
+		return PaneLeftRunning
+	}
+	return l.Pane
+}
+
+// earlierRuns are the loop's ended runs kept apart (state.Store.Runs).
+func (l *Loop) earlierRuns() []string {
+	if l.Store == nil {
+		return nil
+	}
+	return l.Store.Runs()
 }

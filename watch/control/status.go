@@ -22,7 +22,7 @@ func (l *Loop) JSON() map[string]any {
 	json.Unmarshal(data, &m)
 	m["watcher_alive"] = l.Watched
 	m["pane_alive"] = l.Pane == PaneRunning
-	m["worker_status"] = l.Pane
+	m["worker_status"] = l.WorkerStatus()
 	m["ralph_status"] = l.Status()
 	m["receipts"] = receiptsJSON(l.Receipts())
 	afterJSON(m, l)
@@ -73,7 +73,7 @@ func WriteStatus(w io.Writer, l *Loop, now time.Time) {
 	if st.Error != "" && !watch.StatusOf(st).Live() {
 		fmt.Fprintf(w, "Error: %s\n", st.Error)
 	}
-	if runs := l.Store.Runs(); len(runs) > 0 {
+	if runs := l.earlierRuns(); len(runs) > 0 {
 		fmt.Fprintf(w, "Earlier runs: %d, kept apart in %s\n", len(runs), filepath.Dir(runs[0]))
 	}
 	if ended {

@@ -28,3 +28,23 @@ func TestStatusShowsTheAgentsStateTheLimitWaitAndTheTurnGap(t *testing.T) {
 		t.Errorf("a generic loop shows an agent:\n%s", out.String())
 	}
 }
+
+func TestWorkerStatusNeverSaysRunningBesideALoopThatIsOver(t *testing.T) {
+	reason := "stopped"
+	for _, tc := range []struct {
+		name string
+		st   state.State
+		pane string
+		want string
+	}{
+		{"a live loop's agent", state.State{Status: state.Running}, PaneRunning, "running"},
+		{"a stopped loop's agent runs on", state.State{Status: state.Stopped, ExitReason: &reason}, PaneRunning, "left-running"},
+		{"a done loop's pane at its shell", state.State{Status: state.Stopped, ExitReason: &reason}, PaneExited, "exited"},
+		{"a closed pane", state.State{Status: state.Failed}, PaneRemoved, "removed"},
+	} {
+		l := &Loop{Name: "a", Pane: tc.pane, State: &tc.st}
+		if got := l.WorkerStatus(); got != tc.want {
+			t.Errorf("%s: WORKER_STATUS %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
