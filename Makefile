@@ -17,10 +17,14 @@ all: build
 build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/ralph-watch
 
-# The whole suite, against real tmux servers on private sockets.
+# The whole suite, against real tmux servers on private sockets (the soak
+# tests: make soak). Its tests wait on tmux and agents far more than they
+# compute, so more of them run at once than there are cores. go test's
+# usual output, then the ten slowest tests (bench/slowest).
+TESTPARALLEL ?= 8
 test:
 	$(GO) vet ./...
-	$(GO) test -count=1 -timeout 30m ./...
+	$(GO) run ./bench/slowest -n 10 -- $(GO) test -json -count=1 -timeout 30m -parallel $(TESTPARALLEL) ./...
 
 # The newest release of each agent pinned in watch/doctor/versions, from
 # the npm registry, installed into a cache (testdata/agents/install --latest):
@@ -43,10 +47,13 @@ test-latest: build
 bench:
 	$(GO) run ./bench -json bin/bench.json
 
-# The load tests at length (1,000 iterations; 50 loops of 20 iterations),
-# printing what they measured.
+# The load tests (1,000 iterations; 50 loops of 20 iterations), which make
+# test skips, printing what they measured; CI runs them after make test.
 soak:
-	RALPH_SOAK=1 $(GO) test -count=1 -timeout 30m -run 'TestAThousandQuickIterationsLeakNothing|TestFiftyLoopsAtOnce|TestAStateFileIsNeverSeenHalfWritten' -v ./watch/... ./cmd/... | grep -E '^(soak:|--- |ok|FAIL)'
+	@mkdir -p bin
+	@RALPH_SOAK=1 $(GO) test -count=1 -timeout 30m -run 'TestAThousandQuickIterationsLeakNothing|TestFiftyLoopsAtOnce|TestAStateFileIsNeverSeenHalfWritten' -v ./watch/... ./cmd/... >bin/soak.log 2>&1; \
+	rc=$$?; grep -E '^(soak:|--- |ok|FAIL|panic)' bin/soak.log; \
+	[ $$rc = 0 ] || echo "make soak failed: the whole output is in bin/soak.log"; exit $$rc
 
 # A loop of the built-in demo agent in a private tmux server.
 demo: build

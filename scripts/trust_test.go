@@ -15,6 +15,7 @@ import (
 // plain start; the check has not run. Chosen, the file is trusted and the
 // loop starts; the check runs after its iteration.
 func TestLoopKeyShowsUntrustedCommandsAndTrustsThemOnRequest(t *testing.T) {
+	t.Parallel()
 	srv := tmuxtest.Start(t)
 	p := install(t, srv, filepath.Join(srv.Dir, "home", ".tmux", "plugins", "ralph.tmux"), true)
 	dir := filepath.Join(srv.Dir, "cloned")

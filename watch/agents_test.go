@@ -78,12 +78,12 @@ func (fx agentFixture) find(t *testing.T) string {
 // each ended as the way says, and the prompt, which shows the token too,
 // never stops the loop.
 func TestRealAgentsEndEachTurnAndStopOnlyOnTheRepliedToken(t *testing.T) {
+	t.Parallel()
 	tmuxtest.Require(t)
 	for _, fx := range []agentFixture{claudeCode, codexCLI, geminiCLI} {
 		t.Run(fx.name, func(t *testing.T) {
 			exe := fx.find(t)
 			tmuxtest.Build(t, "cmd/ralph-watch") // once, before the parallel runs
-			wake := turnHookWake(t)
 			for _, end := range fx.ends {
 				for _, token := range []bool{false, true} {
 					name := map[bool]string{false: ", no token", true: ", token"}[token]
@@ -92,7 +92,7 @@ func TestRealAgentsEndEachTurnAndStopOnlyOnTheRepliedToken(t *testing.T) {
 						reply := map[bool]string{false: "Still working on it.", true: "All tasks complete.\nRALPH_DONE_42"}[token]
 						r := newAgentRun(t, fx, exe, loopPrompt, reply)
 						defer r.explain()
-						r.endTurns(end, wake, token)
+						r.endTurns(end, turnHookWake(t), token) // a wake of its own: a shared one wakes one loop of many
 						r.wantRepliedTokenOnly(r.run(fx.timeout), end, token)
 					})
 				}
@@ -259,7 +259,8 @@ func (r *agentRun) endTurns(end turnEnd, wake <-chan os.Signal, token bool) {
 	}
 }
 
-// turnHookWake wakes the loops of a test when an agent's hook calls back.
+// turnHookWake wakes a loop when an agent's hook calls back: every call
+// gets every SIGUSR1 of the process, so each loop needs its own.
 func turnHookWake(t *testing.T) <-chan os.Signal {
 	wake := make(chan os.Signal, 1)
 	signal.Notify(wake, syscall.SIGUSR1)

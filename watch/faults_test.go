@@ -17,6 +17,7 @@ import (
 // reason on record, or be survived with the state still right.
 
 func TestAKilledWindowOrSessionEndsTheLoopAsPaneClosed(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		kill func(h *harness)
@@ -48,6 +49,7 @@ func TestAKilledWindowOrSessionEndsTheLoopAsPaneClosed(t *testing.T) {
 }
 
 func TestAPromptFileThatCannotBeReadMidLoopEndsItFailed(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, swap, want string
 	}{
@@ -78,6 +80,7 @@ func TestAPromptFileThatCannotBeReadMidLoopEndsItFailed(t *testing.T) {
 }
 
 func TestAnAgentPrintingGarbageOrFloodsIsWatchedToTheEnd(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, script string
 		timeout      time.Duration
@@ -115,6 +118,7 @@ func TestAnAgentPrintingGarbageOrFloodsIsWatchedToTheEnd(t *testing.T) {
 }
 
 func TestNoChildOfTheAgentIgnoringHangupsOutlivesTheLoop(t *testing.T) {
+	t.Parallel()
 	agent := "ignore HUP TERM\nchild\nready\nread\n"
 	for _, tc := range []struct {
 		name, script, reason string

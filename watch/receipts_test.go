@@ -78,6 +78,7 @@ func (h *harness) receipts() []receipt.Receipt {
 const sonnet45 = (15*3 + 70*15 + 6200*0.30 + 200*3.75) / 1e6
 
 func TestReceiptsTotalWhatAClaudeTranscriptReportsInStateStatusJSONAndList(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, "fix the test", nil)
 	run := h.spendingLoop(true)
 	h.cfg.MaxIterations = 2
@@ -159,6 +160,7 @@ func TestReceiptsTotalWhatAClaudeTranscriptReportsInStateStatusJSONAndList(t *te
 }
 
 func TestATokenBudgetStopsTheLoopBeforeTheNextIteration(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, "fix the test", nil)
 	run := h.spendingLoop(true)
 	h.cfg.Budget = watch.Budget{Tokens: 10000} // iteration 1 stays under it, iteration 2 goes over
@@ -180,6 +182,7 @@ func TestATokenBudgetStopsTheLoopBeforeTheNextIteration(t *testing.T) {
 }
 
 func TestACostBudgetAtPricesFromAFileStopsTheLoop(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, "fix the test", nil)
 	run := h.spendingLoop(true)
 	path := filepath.Join(h.srv.Dir, "home", "prices.json")
@@ -201,9 +204,11 @@ func TestACostBudgetAtPricesFromAFileStopsTheLoop(t *testing.T) {
 }
 
 func TestAnIterationThatGoesOverTheBudgetIsEnded(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, "fix the test", nil)
 	run := h.spendingLoop(false) // it spends, then works on for minutes
 	h.cfg.Budget = watch.Budget{Tokens: 5000}
+	h.cfg.PollInterval, h.cfg.CheckEvery, h.cfg.BudgetEvery = time.Second, 500*time.Millisecond, 500*time.Millisecond
 	started := time.Now()
 	res := run(90 * time.Second)
 	h.wantResult(res, watch.ExitLimit, "budget")
@@ -223,6 +228,7 @@ func TestAnIterationThatGoesOverTheBudgetIsEnded(t *testing.T) {
 }
 
 func TestWorkTreeSeesUntrackedFilesAndLeavesTheIndexAlone(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, "x", nil)
 	h.gitInit()
 	os.WriteFile(filepath.Join(h.srv.Dir, "a.txt"), []byte("one\ntwo\n"), 0o644)
@@ -257,9 +263,11 @@ func TestWorkTreeSeesUntrackedFilesAndLeavesTheIndexAlone(t *testing.T) {
 // An iteration the loop's max time cuts short spent its tokens all the same:
 // its receipt is written, so a budget sees them.
 func TestAnIterationCutShortStillLeavesItsReceipt(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, "fix the test", nil)
 	run := h.spendingLoop(false) // it spends, then works on for minutes
-	h.cfg.MaxTime = 15 * time.Second
+	h.cfg.PollInterval, h.cfg.CheckEvery = time.Second, 500*time.Millisecond
+	h.cfg.MaxTime = 8 * time.Second // long enough to spend first, even under load
 	res := run(90 * time.Second)
 	h.wantResult(res, watch.ExitDone, "max_time")
 	rs := h.receipts()

@@ -15,16 +15,14 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 )
 
-// soakIterations is how many iterations the soak runs: a quick run in every
-// go test, a long one with RALPH_SOAK=1 (make soak).
-func soakIterations(quick, long int) int {
-	if os.Getenv("RALPH_SOAK") == "1" {
-		return long
+// requireSoak skips a soak test unless RALPH_SOAK=1 (make soak, which CI
+// runs after make test): it takes minutes, and it measures the whole test
+// process, so it runs alone.
+func requireSoak(t *testing.T) {
+	t.Helper()
+	if os.Getenv("RALPH_SOAK") != "1" {
+		t.Skip("a soak test: make soak runs it")
 	}
-	if testing.Short() {
-		return quick / 4
-	}
-	return quick
 }
 
 // usage is what the test process holds at one moment.
@@ -58,7 +56,8 @@ func measure() usage {
 }
 
 func TestAThousandQuickIterationsLeakNothing(t *testing.T) {
-	n := soakIterations(200, 1000)
+	requireSoak(t)
+	n := 1000
 	h := newHarness(t, "go", []string{"true"})
 	h.cfg.PromptMode = agent.ModeArg
 	h.cfg.MaxIterations = n
@@ -122,9 +121,7 @@ func TestAThousandQuickIterationsLeakNothing(t *testing.T) {
 		before.fds, early.fds, late.fds, after.fds, before.goroutines, early.goroutines, late.goroutines, after.goroutines,
 		before.rssKB, early.rssKB, late.rssKB, after.rssKB)
 	t.Log(report)
-	if os.Getenv("RALPH_SOAK") == "1" {
-		fmt.Println("soak:", report)
-	}
+	fmt.Println("soak:", report)
 	if after.fds > before.fds {
 		t.Errorf("file descriptors leaked: %d before, %d after", before.fds, after.fds)
 	}

@@ -147,6 +147,7 @@ func TestUnitAStillBusyScreenIsInactivityAndRestartsTheIteration(t *testing.T) {
 }
 
 func TestUnitAClosedPaneOrAStoppedServerEndsTheLoopWithItsReason(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		reason string
 		end    func(c *tmuxfake.Client, pane string)

@@ -35,6 +35,7 @@ func (c *cli) config(text string) {
 }
 
 func TestChecksAndHintsFromTheConfigFileSurviveResume(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	c.config("# guardrails\ncheck test -f fixed\ncheck-hint create the file named fixed\ncheck echo fine\nprompt-mode arg\nrestart-delay 0\n")
 	c.want([]string{"trust"}, 0, "trusted "+filepath.Join(c.srv.Dir, ".ralph", "config"), "")
@@ -70,6 +71,7 @@ func TestChecksAndHintsFromTheConfigFileSurviveResume(t *testing.T) {
 }
 
 func TestCommandLineChecksReplaceTheConfigFilesWithTheirHints(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	c.config("check false\ncheck-hint not this one\nprompt-mode arg\nrestart-delay 0\n")
 	c.runLoop("cl", "--max-iterations", "1", "--check", "exit 0", "--", "true")
@@ -82,6 +84,7 @@ func TestCommandLineChecksReplaceTheConfigFilesWithTheirHints(t *testing.T) {
 }
 
 func TestAWorktreeIsMadeOnceReusedAndKeptByClean(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	repo := filepath.Join(c.srv.Dir, "repo")
 	os.Mkdir(repo, 0o755)

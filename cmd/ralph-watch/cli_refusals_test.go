@@ -10,6 +10,7 @@ import (
 )
 
 func TestBadInputIsRefusedWithOneLineAndExit2BeforeAnythingIsSpawned(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	pane := c.srv.NewPane()
 	os.Mkdir(filepath.Join(c.srv.Dir, "adir"), 0o755)

@@ -97,6 +97,7 @@ func (c *cli) panes() string {
 }
 
 func TestRunOutsideTmuxLoopsANewWindowInSessionRalph(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	code, stdout, stderr := c.run(nil, "run", "-S", c.srv.Socket, "--name", "outside", "--prompt-mode", "arg",
 		"--max-iterations", "1", "--", "sh", "-c", "echo hello from $RALPH_NAME")
@@ -113,6 +114,7 @@ func TestRunOutsideTmuxLoopsANewWindowInSessionRalph(t *testing.T) {
 }
 
 func TestTmuxFlagIsANoOpWithANote(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	code, _, stderr := c.run(nil, "run", "--tmux", "-S", c.srv.Socket, "-t", c.srv.NewPane(), "--prompt-mode", "arg", "--max-iterations", "1", "--", "true")
 	if code != 0 || !strings.Contains(stderr, "Note: --tmux does nothing: ralph loops always run in tmux") {
@@ -121,6 +123,7 @@ func TestTmuxFlagIsANoOpWithANote(t *testing.T) {
 }
 
 func TestLimitReachedWithoutTheDoneSignalExits3(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	code, stdout, stderr := c.run(nil, "run", "-S", c.srv.Socket, "-t", c.srv.NewPane(), "--prompt-mode", "arg",
 		"--max-iterations", "2", "--restart-delay", "0", "--done-pattern", "NEVER_[0-9]", "--", "true")
@@ -130,6 +133,7 @@ func TestLimitReachedWithoutTheDoneSignalExits3(t *testing.T) {
 }
 
 func TestFlagsBeatEnvironmentWhichBeatsTheConfigFile(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	os.MkdirAll(filepath.Join(c.srv.Dir, ".ralph"), 0o755)
 	os.WriteFile(filepath.Join(c.srv.Dir, ".ralph", "config"), []byte("max-iterations 2\ninactivity-timeout 90\nprompt-mode arg\nrestart-delay 0\n"), 0o644)
@@ -161,6 +165,7 @@ func TestFlagsBeatEnvironmentWhichBeatsTheConfigFile(t *testing.T) {
 }
 
 func TestASecondWatcherIsRefusedAndInterruptLeavesThePausedLoop(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	pane := c.srv.NewPane()
 	agent := c.srv.FakeAgent("agent", "ready\nread\nprint working\nquiet\n")
@@ -193,6 +198,7 @@ func TestASecondWatcherIsRefusedAndInterruptLeavesThePausedLoop(t *testing.T) {
 }
 
 func TestDetachReturnsAtOnceAndTheLoopRunsInTheBackground(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	start := time.Now()
 	code, stdout, stderr := c.run(nil, "run", "--detach", "-S", c.srv.Socket, "-t", c.srv.NewPane(), "--name", "bg",
@@ -214,6 +220,7 @@ func TestDetachReturnsAtOnceAndTheLoopRunsInTheBackground(t *testing.T) {
 }
 
 func TestRunTypedInTheLoopedPaneMovesItselfToTheBackground(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	pane := c.srv.NewPane()
 	cmdline := c.bin + " run --name self --prompt-mode arg --max-iterations 2 --restart-delay 0 -- sh -c 'echo looped $RALPH_ITERATION; sleep 1'"
@@ -232,6 +239,7 @@ func TestRunTypedInTheLoopedPaneMovesItselfToTheBackground(t *testing.T) {
 }
 
 func TestVersionHelpAndUnknownCommands(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	for _, tc := range []struct {
 		args       []string
@@ -253,6 +261,7 @@ func TestVersionHelpAndUnknownCommands(t *testing.T) {
 }
 
 func TestDemoWithoutATerminalPrintsTheLogAndFinalStatus(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	code, stdout, stderr := c.run(nil, "demo", "--attach", "no")
 	if code != 0 {
@@ -267,6 +276,7 @@ func TestDemoWithoutATerminalPrintsTheLogAndFinalStatus(t *testing.T) {
 }
 
 func TestDemoOnATerminalAttachesAndEndsByItself(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	cmd := c.command([]string{"TERM=xterm-256color"}, "demo")
 	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 30, Cols: 100})
@@ -299,6 +309,7 @@ func TestDemoOnATerminalAttachesAndEndsByItself(t *testing.T) {
 }
 
 func TestHookTurnEndRecordsTheIterationAndNeverFailsTheAgent(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	dir := filepath.Join(c.srv.Dir, "state", "looped")
 	os.MkdirAll(dir, 0o700)

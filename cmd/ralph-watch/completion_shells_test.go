@@ -150,6 +150,7 @@ func commonCases(t *testing.T, s *shellEnv, tree commandTree) []struct {
 }
 
 func TestBashCompletesSubcommandsFlagsValuesLoopsAndPanes(t *testing.T) {
+	t.Parallel()
 	requireShell(t, "bash")
 	s := newShellEnv(t)
 	file, _ := filepath.Abs("../../completions/ralph-watch.bash")
@@ -177,6 +178,7 @@ func TestBashCompletesSubcommandsFlagsValuesLoopsAndPanes(t *testing.T) {
 
 // A prompt file whose name has spaces is offered as one word, not split.
 func TestBashCompletesAFileNameWithSpacesAsOneWord(t *testing.T) {
+	t.Parallel()
 	requireShell(t, "bash")
 	s := newShellEnv(t)
 	for _, name := range []string{"my prompt.md", "my plan  two.md"} {
@@ -201,6 +203,7 @@ func TestBashCompletesAFileNameWithSpacesAsOneWord(t *testing.T) {
 }
 
 func TestFishCompletesSubcommandsFlagsValuesLoopsAndPanes(t *testing.T) {
+	t.Parallel()
 	requireShell(t, "fish")
 	s := newShellEnv(t)
 	file, _ := filepath.Abs("../../completions/ralph-watch.fish")
@@ -287,6 +290,7 @@ func (s *shellEnv) zshCompletes(t *testing.T, fpathDir, line string, want ...str
 }
 
 func TestZshLoadsTheCompletionWithCompinitAndCompletes(t *testing.T) {
+	t.Parallel()
 	requireShell(t, "zsh")
 	s := newShellEnv(t)
 	dir, _ := filepath.Abs("../../completions")

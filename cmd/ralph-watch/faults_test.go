@@ -19,6 +19,7 @@ import (
 // damaged state file, a full disk. What the person sees is asserted.
 
 func TestSIGTERMLeavesTheLoopPausedTheAgentRunningAndResumeGoesOn(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	pane := c.srv.NewPane()
 	agent := c.srv.FakeAgent("agent", "ready\nread\nprint working {{iteration}}\nsleep 3s\nexit 0\n")
@@ -50,6 +51,7 @@ func TestSIGTERMLeavesTheLoopPausedTheAgentRunningAndResumeGoesOn(t *testing.T) 
 }
 
 func TestAWatcherKilledInBackoffShowsDisconnectedAndResumeLosesNothing(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	// Iterations 1 and 2 fail, so the watcher waits 2s before iteration 3.
 	pane := c.detach("backoff", "--prompt-mode", "arg", "--max-iterations", "4", "--",
@@ -73,6 +75,7 @@ func TestAWatcherKilledInBackoffShowsDisconnectedAndResumeLosesNothing(t *testin
 }
 
 func TestACorruptOrForeignStateFileGivesAClearWayOut(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	for _, tc := range []struct{ name, data string }{
 		{"half", `{"worker_name": "half", "status": "runn`},
@@ -115,6 +118,7 @@ func TestACorruptOrForeignStateFileGivesAClearWayOut(t *testing.T) {
 }
 
 func TestAFullDiskAtAStateWriteStopsTheLoopAndKeepsThePreviousState(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	pane := c.srv.NewPane()
 	args := []string{"run", "-S", c.srv.Socket, "-t", pane, "--name", "full", "--prompt-mode", "arg", "--restart-delay", "0", "--max-iterations", "1", "--", "true"}

@@ -14,6 +14,7 @@ import (
 // Claude Code runs each hook with its JSON on stdin; what the hook records
 // is what the loop reads, tagged with the iteration.
 func TestHookRecordsEachEventFromTheAgentsJSON(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	dir := filepath.Join(c.srv.Dir, "state", "looped")
 	os.MkdirAll(dir, 0o700)
@@ -66,6 +67,7 @@ func TestHookRecordsEachEventFromTheAgentsJSON(t *testing.T) {
 // agent's RALPH_NAME and RALPH_STATE_DIR tell which loop it reports to, and
 // outside a loop it does nothing.
 func TestAHandConfiguredHookFindsItsLoopByName(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	root := filepath.Join(c.srv.Dir, "state")
 	dir := filepath.Join(root, "byname")

@@ -14,6 +14,7 @@ import (
 // the three completions where each shell finds them by itself; make
 // uninstall removes every one.
 func TestMakeInstallAndUninstall(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("make"); err != nil {
 		t.Skip("make not installed")
 	}
@@ -100,6 +101,7 @@ _completion_loader ralph-watch; complete -p ralph-watch`)
 // proxy, its dependencies from the module cache, into a private module
 // cache so nothing outside the test changes.
 func TestGoInstallAtLatestReportsTheModuleVersion(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the module from a local proxy")
 	}

@@ -17,6 +17,7 @@ func claudeFolder(dir string) string {
 }
 
 func TestABudgetFromTheCommandLineStopsTheLoopAndStatusLogsAndListShowTheSpend(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	// No hook tells this Claude's transcript: it is found where Claude Code keeps it.
 	projects := filepath.Join(c.srv.Dir, "home", ".claude", "projects", claudeFolder(c.srv.Dir))

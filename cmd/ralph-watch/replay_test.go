@@ -65,6 +65,7 @@ func markers(events []cast.Event) []string {
 // loop's markers; replay --dump of the last one is the screen the loop
 // saved, and replay plays the recorded output.
 func TestEachIterationIsRecordedAndReplayReproducesItsLastScreen(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	pane := c.srv.NewPane()
 	size := strings.TrimSpace(c.srv.Must("display", "-p", "-t", pane, "#{pane_width}x#{pane_height}"))
@@ -166,6 +167,7 @@ quiet
 // Past --cast-limit the oldest casts go first and the newest stays;
 // --no-cast records none, and replay says so.
 func TestCastLimitDropsTheOldestAndNoCastRecordsNone(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	agent := c.srv.FakeAgent("agent", "ready\nread\nflood 3k\nexit 0\n")
 	c.want(append([]string{"run", "-S", c.srv.Socket, "-t", c.srv.NewPane(), "--name", "small", "--restart-delay", "0",
@@ -199,6 +201,7 @@ func TestCastLimitDropsTheOldestAndNoCastRecordsNone(t *testing.T) {
 // A pane resized while the agent runs leaves a resize event in the cast
 // once the loop sees it, and the dump ends at the new size.
 func TestAResizedPaneIsRecordedInTheCast(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	agent := c.srv.FakeAgent("agent", "print before the resize\nsleep 2s\nprint after the resize\nsleep 1s\nexit 0\n")
 	pane := c.detach("resized", append([]string{"--prompt-mode", "arg", "--max-iterations", "1", "--poll-interval", "200ms", "--"}, agent...)...)

@@ -69,6 +69,7 @@ func (c *cli) wantGoneOn(name string, before, next int) {
 // socket (whose own pane takes the loop's old pane id), resume recreates the
 // pane in a window named after the loop and goes on at the next iteration.
 func TestResumeAfterTheServerWasKilledGoesOnInANewWindow(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	old := c.detach("phoenix", loopArgs(2)...)
 	c.until("phoenix", "iteration 2", func(st *state.State) bool { return st.CurrentIteration == 2 })
@@ -93,6 +94,7 @@ func TestResumeAfterTheServerWasKilledGoesOnInANewWindow(t *testing.T) {
 // resume starts the server on the loop's socket when none runs; -t puts the
 // loop in a pane of the person's choosing, and only when its own is gone.
 func TestResumeStartsTheServerAndTakesAPaneWithT(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	c.detach("alone", loopArgs(1)...)
 	c.until("alone", "iteration 1", func(st *state.State) bool { return st.CurrentIteration == 1 })
@@ -125,6 +127,7 @@ func TestResumeStartsTheServerAndTakesAPaneWithT(t *testing.T) {
 // and a loop of another server, stay as they were; a second restore finds
 // every loop watched and re-arms nothing.
 func TestRestoreReArmsOnlyTheLoopsLiveWhenTheServerDied(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	c.detach("gone", loopArgs(2)...)
 	c.detach("rebooted", loopArgs(2)...)

@@ -12,6 +12,7 @@ import (
 )
 
 func TestNothingFromPathsPromptsOrCheckOutputReachesAShellAndOnlyTheGivenPaneIsTouched(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	dir := filepath.Join(c.srv.Dir, `it's a "dir" #{pane_id} $(touch pwned1) ;`)
 	if err := os.MkdirAll(dir, 0o755); err != nil {

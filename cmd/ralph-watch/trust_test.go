@@ -131,6 +131,7 @@ func TestQuoteCommandShowsControlCharacters(t *testing.T) {
 // A cloned repository's .ralph/config names a check and a hook: nothing of
 // it runs until the person trusts the file, byte for byte.
 func TestAnUntrustedConfigRunsNothingUntilTrusted(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	file := filepath.Join(c.srv.Dir, ".ralph", "config")
 	c.config("check touch checked\non-done touch hooked\nprompt-mode arg\nrestart-delay 0\n")
@@ -211,6 +212,7 @@ func TestAnUntrustedConfigRunsNothingUntilTrusted(t *testing.T) {
 // resumed (from the background or after a pause), whatever became of the
 // trust since; what the file gained since needs trust like a new run.
 func TestAResumedLoopKeepsWhatWasTrustedAndRefusesWhatWasAdded(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	file := filepath.Join(c.srv.Dir, ".ralph", "config")
 	c.config("check touch checked\nprompt-mode arg\nrestart-delay 0\n")
