@@ -159,8 +159,16 @@ type agentRun struct {
 // reply. The loop uses the agent's profile and types the prompt, two
 // iterations, each ending when the agent's turn does (inactivity is set
 // beyond any test's timeout).
+// realAgents holds a place for each real agent running: each is a Node
+// program that keeps a core busy while it starts, so no more run at once
+// than a 2-core machine carries without slowing them past their timeouts
+// (the tests of fakes around them run on).
+var realAgents = make(chan struct{}, 2)
+
 func newAgentRun(t *testing.T, fx agentFixture, exe, prompt, reply string) *agentRun {
 	t.Helper()
+	realAgents <- struct{}{}
+	t.Cleanup(func() { <-realAgents })
 	srv := tmuxtest.Start(t)
 	r := &agentRun{t: t, fx: fx, srv: srv, proj: filepath.Join(srv.Dir, "proj"), log: filepath.Join(srv.Dir, "api.log")}
 	api, err := fakeapi.Start(fakeapi.Options{Reply: reply, Log: r.log})
