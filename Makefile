@@ -59,17 +59,33 @@ soak:
 demo: build
 	./$(BIN) demo
 
-# Short fuzzing runs of the parsers that see untrusted text.
+# Short fuzzing runs of every fuzz function, in the package where it lives
+# (PACKAGE:FUNCTION; TestMakeFuzzFuzzesEveryFuzzFunction keeps the list whole).
+FUZZTIME ?= 30s
+FUZZ = \
+	./cmd/ralph-watch:FuzzConfigFileListsEveryCommandItSets \
+	./watch:FuzzCompose \
+	./watch/agent:FuzzClassify \
+	./watch/agent:FuzzDoneScanner \
+	./watch/agent:FuzzHookDetail \
+	./watch/agent:FuzzNormalizer \
+	./watch/agent:FuzzParseReset \
+	./watch/agent:FuzzPlaceArgs \
+	./watch/between:FuzzTailText \
+	./watch/cast:FuzzRead \
+	./watch/control:FuzzLastLines \
+	./watch/receipt:FuzzLoadReceipts \
+	./watch/receipt:FuzzParseShortstat \
+	./watch/receipt:FuzzReadClaude \
+	./watch/receipt:FuzzReadCodex \
+	./watch/receipt:FuzzReadGemini \
+	./watch/state:FuzzLoad
 fuzz:
-	$(GO) test -run '^$$' -fuzz FuzzNormalizer -fuzztime 30s ./watch
-	$(GO) test -run '^$$' -fuzz FuzzDoneScanner -fuzztime 30s ./watch
-	$(GO) test -run '^$$' -fuzz FuzzTailText -fuzztime 30s ./watch
-	$(GO) test -run '^$$' -fuzz FuzzCompose -fuzztime 30s ./watch
-	$(GO) test -run '^$$' -fuzz FuzzClassify -fuzztime 30s ./watch
-	$(GO) test -run '^$$' -fuzz FuzzParseReset -fuzztime 30s ./watch
-	$(GO) test -run '^$$' -fuzz FuzzPlaceArgs -fuzztime 30s ./watch
-	$(GO) test -run '^$$' -fuzz FuzzLoad -fuzztime 30s ./watch/state
-	$(GO) test -run '^$$' -fuzz FuzzLastLines -fuzztime 30s ./watch/control
+	@set -e; for target in $(FUZZ); do \
+		pkg=$${target%%:*}; fn=$${target#*:}; \
+		echo "fuzz $$fn in $$pkg ($(FUZZTIME))"; \
+		$(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) "$$pkg"; \
+	done
 
 lint:
 	@test -z "$$(gofmt -l .)" || { gofmt -l .; echo 'gofmt: files above need formatting'; exit 1; }
