@@ -4,9 +4,11 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
 )
 
-// TestMain gives git, which the loops of these tests run to commit, one
+// TestMain removes what the tests built (tmuxtest.Main) and gives git, which the loops of these tests run to commit, one
 // author and no person's configuration. It is set once for the whole test
 // binary: the tests run in parallel, where t.Setenv cannot be used.
 func TestMain(m *testing.M) {
@@ -19,7 +21,7 @@ func TestMain(m *testing.M) {
 			panic(err)
 		}
 	}
-	os.Exit(m.Run())
+	os.Exit(tmuxtest.Main(m))
 }
 
 // shQuote quotes s as one word for sh.

@@ -145,12 +145,35 @@ func Eventually(t testing.TB, timeout time.Duration, what string, cond func() bo
 var (
 	buildMu sync.Mutex
 	built   = map[string]string{}
+	binDir  string      // where Build builds, made on its first call
+	inMain  atomic.Bool // Main runs the tests: binDir is removed at their end
 )
 
-// Build builds a main package of this module once per test binary and
-// returns the executable's path.
+// Main runs a package's tests and then removes what Build built: a
+// package whose tests call Build has
+//
+//	func TestMain(m *testing.M) { os.Exit(tmuxtest.Main(m)) }
+func Main(m *testing.M) int {
+	inMain.Store(true)
+	code := m.Run()
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	if binDir != "" {
+		if err := os.RemoveAll(binDir); err != nil {
+			fmt.Fprintln(os.Stderr, "tmuxtest:", err)
+		}
+		binDir, built = "", map[string]string{}
+	}
+	return code
+}
+
+// Build builds a main package of this module once per test binary, into a
+// folder that Main removes, and returns the executable's path.
 func Build(t testing.TB, pkg string) string {
 	t.Helper()
+	if !inMain.Load() {
+		t.Fatal("tmuxtest.Build: the package's TestMain must run its tests with tmuxtest.Main, which removes what Build built")
+	}
 	buildMu.Lock()
 	defer buildMu.Unlock()
 	if path, ok := built[pkg]; ok {
@@ -160,11 +183,17 @@ func Build(t testing.TB, pkg string) string {
 	if err != nil {
 		t.Fatalf("find module root: %v", err)
 	}
-	dir, err := os.MkdirTemp("", "ralph-bin-")
-	if err != nil {
+	if binDir == "" {
+		if binDir, err = os.MkdirTemp("", "ralph-bin-"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A folder per package: two may share a base name, and the executable
+	// keeps it (an agent is told by its program's name).
+	out := filepath.Join(binDir, strings.ReplaceAll(pkg, "/", "-"), filepath.Base(pkg))
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	out := filepath.Join(dir, filepath.Base(pkg))
 	cmd := exec.Command("go", "build", "-o", out, "./"+pkg)
 	cmd.Dir = strings.TrimSpace(string(root))
 	if msg, err := cmd.CombinedOutput(); err != nil {
