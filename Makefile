@@ -87,9 +87,31 @@ fuzz:
 		$(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) "$$pkg"; \
 	done
 
-lint:
+# The linters, pinned, built from the Go module proxy into a cache the
+# first time (a folder per set of versions, so a new pin builds anew).
+STATICCHECK_VERSION = v0.8.2
+ERRCHECK_VERSION    = v1.30.0
+GOIMPORTS_VERSION   = v0.52.0
+LINTBIN ?= $(HOME)/.cache/ralph-ci/lint/staticcheck-$(STATICCHECK_VERSION)_errcheck-$(ERRCHECK_VERSION)_goimports-$(GOIMPORTS_VERSION)
+LINTERS = $(LINTBIN)/staticcheck $(LINTBIN)/errcheck $(LINTBIN)/goimports
+
+$(LINTBIN)/staticcheck:
+	GOBIN='$(LINTBIN)' $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+$(LINTBIN)/errcheck:
+	GOBIN='$(LINTBIN)' $(GO) install github.com/kisielk/errcheck@$(ERRCHECK_VERSION)
+$(LINTBIN)/goimports:
+	GOBIN='$(LINTBIN)' $(GO) install golang.org/x/tools/cmd/goimports@$(GOIMPORTS_VERSION)
+
+# gofmt, goimports (standard library, other modules, this module: three
+# groups), go vet, staticcheck, errcheck (best-effort calls are marked
+# `_ =` where they are made; .errcheck-excludes lists the kinds that always
+# are, with the reasons), shellcheck.
+lint: $(LINTERS)
 	@test -z "$$(gofmt -l .)" || { gofmt -l .; echo 'gofmt: files above need formatting'; exit 1; }
+	@test -z "$$('$(LINTBIN)/goimports' -l -local github.com/ralph-tmux/ralph.tmux .)" || { '$(LINTBIN)/goimports' -l -local github.com/ralph-tmux/ralph.tmux .; echo 'goimports: files above need their imports grouped (goimports -w -local github.com/ralph-tmux/ralph.tmux)'; exit 1; }
 	$(GO) vet ./...
+	'$(LINTBIN)/staticcheck' ./...
+	'$(LINTBIN)/errcheck' -ignoretests -exclude .errcheck-excludes ./...
 	shellcheck -x ralph.tmux scripts/*.sh
 
 install: build

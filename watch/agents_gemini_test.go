@@ -5,7 +5,6 @@ package watch_test
 
 import (
 	"encoding/json"
-	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
 )
 

@@ -12,7 +12,6 @@ package watch_test
 import (
 	"context"
 	"fmt"
-	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -25,6 +24,7 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/doctor"
 	"github.com/ralph-tmux/ralph.tmux/watch/fakeapi"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+
 	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"

@@ -1,7 +1,6 @@
 package watch_test
 
 import (
-	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"os"
 	"os/signal"
 	"regexp"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxfake"
 )

@@ -2,13 +2,13 @@ package control
 
 import (
 	"fmt"
-	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"io"
 	"os"
 	"os/exec"
 	"syscall"
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 )

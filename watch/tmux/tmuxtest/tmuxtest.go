@@ -70,12 +70,12 @@ func Start(t testing.TB) *Server {
 		for _, pid := range private.PanePIDs() {
 			syscall.Kill(-pid, syscall.SIGKILL) // the pane's process group
 		}
-		s.Tmux("kill-server")
+		_, _ = s.Tmux("kill-server")
 		if t.Failed() {
 			t.Logf("test folder kept: %s", dir)
 			return
 		}
-		os.RemoveAll(dir)
+		_ = os.RemoveAll(dir)
 	})
 	return s
 }
