@@ -112,6 +112,8 @@ func TestStatusWithoutANameInsideALoopedPane(t *testing.T) {
 	c := newCLI(t)
 	pane := c.detach("here", "--prompt-mode", "arg", "--max-iterations", "1", "--", "sh", "-c", "sleep 30")
 	c.until("here", "the loop to start", func(st *state.State) bool { return st.CurrentIteration == 1 })
+	// The pane's options follow the state by a moment.
+	tmuxtest.Eventually(t, 30*time.Second, "the pane to name its loop", func() bool { return c.srv.Option(pane, "@ralph-name") == "here" })
 	tmuxEnv := []string{"TMUX=" + c.srv.Socket + ",1,0", "TMUX_PANE=" + pane}
 	code, stdout, stderr := c.run(tmuxEnv, "status")
 	if code != 0 || !strings.Contains(stdout, "Ralph Loop: here\nStatus: running\n") || !strings.Contains(stdout, "Exit reason: (none - still running)") {

@@ -9,6 +9,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -71,6 +73,7 @@ func Start(t testing.TB) *Server {
 			syscall.Kill(-pid, syscall.SIGKILL) // the pane's process group
 		}
 		_, _ = s.Tmux("kill-server")
+		s.killStrays()
 		if t.Failed() {
 			t.Logf("test folder kept: %s", dir)
 			return
@@ -78,6 +81,37 @@ func Start(t testing.TB) *Server {
 		_ = os.RemoveAll(dir)
 	})
 	return s
+}
+
+// killStrays ends the processes that run with this server's environment
+// and outlive its panes: a watcher started in the background is no pane's
+// process, and it would write into the test folder after it is removed.
+func (s *Server) killStrays() {
+	mark := []byte("RALPH_STATE_DIR=" + filepath.Join(s.Dir, "state"))
+	strays := func() (pids []int) {
+		entries, _ := os.ReadDir("/proc")
+		for _, e := range entries {
+			pid, err := strconv.Atoi(e.Name())
+			if err != nil || pid == os.Getpid() {
+				continue
+			}
+			env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
+			if err == nil && slices.ContainsFunc(bytes.Split(env, []byte{0}), func(kv []byte) bool { return bytes.Equal(kv, mark) }) {
+				pids = append(pids, pid)
+			}
+		}
+		return pids
+	}
+	for i := 0; i < 50; i++ { // each is gone from /proc once reaped: its parent, if not us, may take a moment
+		pids := strays()
+		if len(pids) == 0 {
+			return
+		}
+		for _, pid := range pids {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // cleanEnv is the test process's environment without tmux's and ralph's own variables.
@@ -189,8 +223,9 @@ func Build(t testing.TB, pkg string) string {
 		}
 	}
 	// A folder per package: two may share a base name, and the executable
-	// keeps it (an agent is told by its program's name).
-	out := filepath.Join(binDir, strings.ReplaceAll(pkg, "/", "-"), filepath.Base(pkg))
+	// keeps it (an agent is told by its program's name). A short one: the
+	// path shows in menus as wide as a terminal.
+	out := filepath.Join(binDir, strconv.Itoa(len(built)+1), filepath.Base(pkg))
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		t.Fatal(err)
 	}
