@@ -160,7 +160,7 @@ func TestLoopKeyLoopsWhatRunsInThePane(t *testing.T) {
 		pane := strings.TrimSpace(srv.Must("new-window", "-P", "-F", "#{pane_id}", "-t", "dead:", "-c", dir, "sleep 1; exit 3"))
 		srv.Must("set-option", "-p", "-t", pane, "remain-on-exit", "on")
 		tmuxtest.Eventually(t, 10*time.Second, "the pane to die", func() bool {
-			srv.Tmux("run-shell", "true") // tmux may see the exit only when another child exits
+			_, _ = srv.Tmux("run-shell", "true") // tmux may see the exit only when another child exits
 			out, _ := srv.Tmux("display-message", "-p", "-t", pane, "#{pane_dead_status}")
 			return strings.TrimSpace(out) == "3"
 		})
@@ -386,7 +386,7 @@ func TestLoopKeyLoopsARunningClaudeCodeAsItWasStarted(t *testing.T) {
 	p.choose("Loop what runs here", "y")
 	p.waitOption(pane, "@ralph-state", "running")
 	name := srv.Option(pane, "@ralph-name")
-	defer p.ralphWatch("stop", "--kill", name).Run()
+	defer func() { _ = p.ralphWatch("stop", "--kill", name).Run() }()
 	if st := loopState(t, srv, name); !slices.Equal(st.Command, argv) {
 		t.Errorf("looped command %q, want %q", st.Command, argv)
 	}

@@ -329,12 +329,15 @@ func TestBootstrapBuildsTheBinaryOrSaysWhatIsMissing(t *testing.T) {
 func copySources(t *testing.T, dir string) {
 	t.Helper()
 	for _, root := range []string{"../go.mod", "../go.sum", "../cmd", "../watch", "../completions"} {
-		filepath.Walk(root, func(path string, info os.FileInfo, err error) error {
+		err := filepath.Walk(root, func(path string, info os.FileInfo, err error) error {
 			if err != nil || info.IsDir() || strings.HasSuffix(path, "_test.go") || strings.Contains(path, "testdata") {
 				return err
 			}
 			copyFile(t, path, filepath.Join(dir, strings.TrimPrefix(path, "../")))
 			return nil
 		})
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -21,7 +21,7 @@ var styles = regexp.MustCompile(`#\[[^]]*\]`)
 func loopOptions(srv *tmuxtest.Server, pane string, options map[string]string) {
 	for name, value := range options {
 		if value == "" {
-			srv.Tmux("set-option", "-p", "-u", "-t", pane, name)
+			_, _ = srv.Tmux("set-option", "-p", "-u", "-t", pane, name)
 			continue
 		}
 		srv.Must("set-option", "-p", "-t", pane, name, value)

@@ -22,8 +22,12 @@ func TestLoopKeyShowsUntrustedCommandsAndTrustsThemOnRequest(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(dir, ".ralph"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(dir, "PROMPT.md"), []byte("do the next task\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, ".ralph", "config"), []byte("check touch checked\n"), 0o644)
+	if err := os.WriteFile(filepath.Join(dir, "PROMPT.md"), []byte("do the next task\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".ralph", "config"), []byte("check touch checked\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	agent := srv.FakeAgent("agent", "ready\nread\nprint working\nexit 0\n")
 	p.configure(map[string]string{
 		"@ralph-command":        shQuote(agent[0]) + " " + shQuote(agent[1]),
@@ -48,7 +52,9 @@ func TestLoopKeyShowsUntrustedCommandsAndTrustsThemOnRequest(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(srv.Dir, "state", "trust.json")); err == nil {
 		t.Fatal("trusted before the person chose to")
 	}
-	p.tty.Write([]byte("t"))
+	if _, err := p.tty.Write([]byte("t")); err != nil {
+		t.Fatal(err)
+	}
 	tmuxtest.Eventually(t, 60*time.Second, "the trusted check to run", func() bool {
 		_, err := os.Stat(filepath.Join(dir, "checked"))
 		return err == nil

@@ -53,7 +53,9 @@ func (h *harness) gitInit() {
 	if _, err := exec.LookPath("git"); err != nil {
 		h.t.Skip("git not installed")
 	}
-	os.WriteFile(filepath.Join(h.srv.Dir, ".gitignore"), []byte("state/\nhome/\ntmp/\n*.script\n"), 0o644)
+	if err := os.WriteFile(filepath.Join(h.srv.Dir, ".gitignore"), []byte("state/\nhome/\ntmp/\n*.script\n"), 0o644); err != nil {
+		h.t.Fatal(err)
+	}
 	h.git("init", "-q", "-b", "main")
 	h.git("add", "-A")
 	h.git("commit", "-q", "-m", "start")
@@ -304,7 +306,9 @@ func TestAPauseFilePausesTheLoopAndIsRemoved(t *testing.T) {
 	h.wantOutput("pause file " + pause + " found, pausing loop")
 	h.wantLogged("[PAUSE] loop paused reason=pause_file")
 	// Present before an iteration, it pauses the loop before one starts.
-	os.WriteFile(pause, nil, 0o644)
+	if err := os.WriteFile(pause, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	h.resume(watch.ExitInterrupted, "paused")
 	h.wantRan("1\n2\n")
 }

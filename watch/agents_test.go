@@ -175,12 +175,14 @@ func newAgentRun(t *testing.T, fx agentFixture, exe, prompt, reply string) *agen
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { api.Close() })
+	t.Cleanup(func() { _ = api.Close() })
 	r.api = api
 	if err := os.MkdirAll(r.proj, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(r.proj, "plan.md"), []byte("# Plan\n\n- [x] task 1\n- [x] task 2\n"), 0o644)
+	if err := os.WriteFile(filepath.Join(r.proj, "plan.md"), []byte("# Plan\n\n- [x] task 1\n- [x] task 2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	// The server runs with HOME=srv.Dir/home.
 	if r.setup, err = doctor.Prepare(fx.name, filepath.Join(srv.Dir, "home"), r.proj, api.URL); err != nil {
 		t.Fatal(err)
@@ -191,7 +193,7 @@ func newAgentRun(t *testing.T, fx agentFixture, exe, prompt, reply string) *agen
 		srv.Must("set-environment", "-g", name, value)
 	}
 	for _, name := range r.setup.Unset {
-		srv.Tmux("set-environment", "-g", "-u", name)
+		_, _ = srv.Tmux("set-environment", "-g", "-u", name)
 	}
 	// Without focus events Claude Code shows, then hides, a notice about them
 	// 10 and 18 s after it starts; that would only make the idle iterations longer.
@@ -210,7 +212,9 @@ func newAgentRun(t *testing.T, fx agentFixture, exe, prompt, reply string) *agen
 	t.Cleanup(func() {
 		if pid, err := srv.Tmux("display-message", "-p", "-t", pane, "#{pane_pid}"); err == nil {
 			var n int
-			fmt.Sscan(pid, &n)
+			if _, err := fmt.Sscan(pid, &n); err != nil {
+				t.Fatal(err)
+			}
 			agent.EndTree(n, 3*time.Second)
 		}
 	})

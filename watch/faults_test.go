@@ -22,8 +22,8 @@ func TestAKilledWindowOrSessionEndsTheLoopAsPaneClosed(t *testing.T) {
 		name string
 		kill func(h *harness)
 	}{
-		{"window killed", func(h *harness) { h.srv.Tmux("kill-window", "-t", h.cfg.Pane) }},
-		{"session killed", func(h *harness) { h.srv.Tmux("kill-session", "-t", "main") }},
+		{"window killed", func(h *harness) { _, _ = h.srv.Tmux("kill-window", "-t", h.cfg.Pane) }},
+		{"session killed", func(h *harness) { _, _ = h.srv.Tmux("kill-session", "-t", "main") }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -125,7 +125,7 @@ func TestNoChildOfTheAgentIgnoringHangupsOutlivesTheLoop(t *testing.T) {
 		end                  func(h *harness)
 	}{
 		{"the agent exits", agent + "exit 0\n", "max_iterations", nil},
-		{"the pane is closed", agent + "quiet\n", "pane_closed", func(h *harness) { h.srv.Tmux("kill-pane", "-t", h.cfg.Pane) }},
+		{"the pane is closed", agent + "quiet\n", "pane_closed", func(h *harness) { _, _ = h.srv.Tmux("kill-pane", "-t", h.cfg.Pane) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

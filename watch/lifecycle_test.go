@@ -163,8 +163,8 @@ func TestClosedPaneAndKilledServerEndTheLoopWithAClearReason(t *testing.T) {
 		name, reason string
 		kill         func(h *harness)
 	}{
-		{"pane closed", "pane_closed", func(h *harness) { h.srv.Tmux("kill-pane", "-t", h.cfg.Pane) }},
-		{"server killed", "server_gone", func(h *harness) { h.srv.Tmux("kill-server") }},
+		{"pane closed", "pane_closed", func(h *harness) { _, _ = h.srv.Tmux("kill-pane", "-t", h.cfg.Pane) }},
+		{"server killed", "server_gone", func(h *harness) { _, _ = h.srv.Tmux("kill-server") }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -222,7 +222,7 @@ func TestResizingAQuietPaneIsNotActivity(t *testing.T) {
 			case <-stop:
 				return
 			case <-time.After(250 * time.Millisecond):
-				h.srv.Tmux("resize-window", "-t", h.cfg.Pane, "-x", []string{"40", "120"}[i%2])
+				_, _ = h.srv.Tmux("resize-window", "-t", h.cfg.Pane, "-x", []string{"40", "120"}[i%2])
 			}
 		}
 	}()
@@ -262,7 +262,9 @@ func TestAPauseRequestEndsABackoffWaitAtOnce(t *testing.T) {
 		tmuxtest.Eventually(t, 60*time.Second, "the 8 s backoff", func() bool {
 			return strings.Contains(h.out.String(), "retrying in 8s")
 		})
-		h.store.Request(state.RequestPause)
+		if err := h.store.Request(state.RequestPause); err != nil {
+			t.Error(err)
+		}
 		requested <- time.Now()
 		wake <- syscall.SIGUSR1
 	}()

@@ -242,7 +242,7 @@ func TestDonePatternSurvivesAWidthChange(t *testing.T) {
 	go func() {
 		for i := 0; i < 20; i++ {
 			time.Sleep(300 * time.Millisecond)
-			h.srv.Tmux("resize-window", "-t", h.cfg.Pane, "-x", []string{"40", "120"}[i%2])
+			_, _ = h.srv.Tmux("resize-window", "-t", h.cfg.Pane, "-x", []string{"40", "120"}[i%2])
 		}
 	}()
 	res := h.run(60 * time.Second)

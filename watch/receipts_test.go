@@ -134,7 +134,9 @@ func TestReceiptsTotalWhatAClaudeTranscriptReportsInStateStatusJSONAndList(t *te
 		}
 	}
 	var js bytes.Buffer
-	control.WriteJSON(&js, l.JSON())
+	if err := control.WriteJSON(&js, l.JSON()); err != nil {
+		t.Fatal(err)
+	}
 	var got struct {
 		Receipts struct {
 			Iterations int     `json:"iterations"`
@@ -152,7 +154,9 @@ func TestReceiptsTotalWhatAClaudeTranscriptReportsInStateStatusJSONAndList(t *te
 		t.Errorf("status --json receipts: %+v\n%s", r, js.String())
 	}
 	var list bytes.Buffer
-	control.WriteTable(&list, []*control.Loop{l})
+	if err := control.WriteTable(&list, []*control.Loop{l}); err != nil {
+		t.Fatal(err)
+	}
 	if lines := strings.Split(list.String(), "\n"); !strings.HasSuffix(lines[0], "FAILURES  COST") ||
 		!strings.HasSuffix(lines[1], "0/0       13k tok $0.0074") {
 		t.Errorf("list:\n%s", list.String())
@@ -187,7 +191,9 @@ func TestACostBudgetAtPricesFromAFileStopsTheLoop(t *testing.T) {
 	run := h.spendingLoop(true)
 	path := filepath.Join(h.srv.Dir, "home", "prices.json")
 	// A dollar a token: one iteration costs $0.006485 at these prices.
-	os.WriteFile(path, []byte(`{"claude-sonnet-4-5*": {"input": 1, "output": 1, "cache_read": 1, "cache_write": 1}}`), 0o644)
+	if err := os.WriteFile(path, []byte(`{"claude-sonnet-4-5*": {"input": 1, "output": 1, "cache_read": 1, "cache_write": 1}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	prices, err := receipt.LoadPrices(path)
 	if err != nil {
 		t.Fatal(err)
@@ -231,7 +237,9 @@ func TestWorkTreeSeesUntrackedFilesAndLeavesTheIndexAlone(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, "x", nil)
 	h.gitInit()
-	os.WriteFile(filepath.Join(h.srv.Dir, "a.txt"), []byte("one\ntwo\n"), 0o644)
+	if err := os.WriteFile(filepath.Join(h.srv.Dir, "a.txt"), []byte("one\ntwo\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	h.git("add", "a.txt")
 	h.git("commit", "-q", "-m", "a")
 	index := filepath.Join(h.srv.Dir, "home", "worktree.index")
@@ -239,8 +247,12 @@ func TestWorkTreeSeesUntrackedFilesAndLeavesTheIndexAlone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(h.srv.Dir, "a.txt"), []byte("one\n2\n3\n"), 0o644)
-	os.WriteFile(filepath.Join(h.srv.Dir, "new.txt"), []byte("new\n"), 0o644)
+	if err := os.WriteFile(filepath.Join(h.srv.Dir, "a.txt"), []byte("one\n2\n3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(h.srv.Dir, "new.txt"), []byte("new\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	after, err := between.WorkTree(h.srv.Dir, index)
 	if err != nil {
 		t.Fatal(err)

@@ -30,7 +30,9 @@ func (h *harness) pauseWhen(timeout time.Duration, what string, cond func() bool
 	wake := make(chan os.Signal, 1)
 	go func() {
 		tmuxtest.Eventually(h.t, timeout, what, cond)
-		h.store.Request(state.RequestPause)
+		if err := h.store.Request(state.RequestPause); err != nil {
+			h.t.Error(err)
+		}
 		wake <- syscall.SIGUSR1
 	}()
 	return h.runWoken(wake, timeout)
@@ -333,11 +335,11 @@ func attach(t *testing.T, srv *tmuxtest.Server) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	go io.Copy(io.Discard, tty)
+	go func() { _, _ = io.Copy(io.Discard, tty) }()
 	t.Cleanup(func() {
 		tty.Close()
 		cmd.Process.Kill()
-		cmd.Wait()
+		_ = cmd.Wait()
 	})
 	tmuxtest.Eventually(t, 10*time.Second, "the client to attach", func() bool {
 		out, _ := srv.Tmux("list-clients", "-F", "#{client_name}")

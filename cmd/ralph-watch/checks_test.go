@@ -28,7 +28,9 @@ func (c *cli) git(dir string, args ...string) string {
 
 func (c *cli) config(text string) {
 	c.t.Helper()
-	os.MkdirAll(filepath.Join(c.srv.Dir, ".ralph"), 0o755)
+	if err := os.MkdirAll(filepath.Join(c.srv.Dir, ".ralph"), 0o755); err != nil {
+		c.t.Fatal(err)
+	}
 	if err := os.WriteFile(filepath.Join(c.srv.Dir, ".ralph", "config"), []byte(text), 0o644); err != nil {
 		c.t.Fatal(err)
 	}
@@ -87,8 +89,12 @@ func TestAWorktreeIsMadeOnceReusedAndKeptByClean(t *testing.T) {
 	t.Parallel()
 	c := newCLI(t)
 	repo := filepath.Join(c.srv.Dir, "repo")
-	os.Mkdir(repo, 0o755)
-	os.WriteFile(filepath.Join(repo, "README"), []byte("repo\n"), 0o644)
+	if err := os.Mkdir(repo, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(repo, "README"), []byte("repo\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	c.git(repo, "init", "-q", "-b", "main")
 	c.git(repo, "add", "-A")
 	c.git(repo, "commit", "-q", "-m", "start")

@@ -135,8 +135,12 @@ func TestLimitReachedWithoutTheDoneSignalExits3(t *testing.T) {
 func TestFlagsBeatEnvironmentWhichBeatsTheConfigFile(t *testing.T) {
 	t.Parallel()
 	c := newCLI(t)
-	os.MkdirAll(filepath.Join(c.srv.Dir, ".ralph"), 0o755)
-	os.WriteFile(filepath.Join(c.srv.Dir, ".ralph", "config"), []byte("max-iterations 2\ninactivity-timeout 90\nprompt-mode arg\nrestart-delay 0\n"), 0o644)
+	if err := os.MkdirAll(filepath.Join(c.srv.Dir, ".ralph"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(c.srv.Dir, ".ralph", "config"), []byte("max-iterations 2\ninactivity-timeout 90\nprompt-mode arg\nrestart-delay 0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	base := []string{"run", "-S", c.srv.Socket, "-t", c.srv.NewPane(), "--name", "prec"}
 	for _, tc := range []struct {
 		name string
@@ -286,7 +290,7 @@ func TestDemoOnATerminalAttachesAndEndsByItself(t *testing.T) {
 	defer f.Close()
 	var screen bytes.Buffer
 	copied := make(chan struct{})
-	go func() { io.Copy(&screen, f); close(copied) }()
+	go func() { _, _ = io.Copy(&screen, f); close(copied) }() // until the terminal closes
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {
@@ -312,8 +316,12 @@ func TestHookTurnEndRecordsTheIterationAndNeverFailsTheAgent(t *testing.T) {
 	t.Parallel()
 	c := newCLI(t)
 	dir := filepath.Join(c.srv.Dir, "state", "looped")
-	os.MkdirAll(dir, 0o700)
-	os.WriteFile(filepath.Join(dir, "state.json"), []byte(`{"worker_name":"looped","watcher_pid":0}`), 0o600)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "state.json"), []byte(`{"worker_name":"looped","watcher_pid":0}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	// Codex passes its event as a last argument; it is ignored.
 	code, _, stderr := c.run([]string{"RALPH_ITERATION=4"}, "hook", "turn-end", "--state", dir, `{"type":"agent-turn-complete"}`)
 	if code != 0 || stderr != "" {
@@ -323,7 +331,7 @@ func TestHookTurnEndRecordsTheIterationAndNeverFailsTheAgent(t *testing.T) {
 		t.Errorf("turn-end file = %q, %v; want the iteration", b, err)
 	}
 	// Codex notifies for its title side thread too, before the turn ends.
-	os.Remove(filepath.Join(dir, "turn-end"))
+	_ = os.Remove(filepath.Join(dir, "turn-end"))
 	title := `{"type":"agent-turn-complete","input-messages":["Generate a concise, single-line task title for: fix"]}`
 	if code, _, _ := c.run([]string{"RALPH_ITERATION=5"}, "hook", "turn-end", "--state", dir, title); code != 0 {
 		t.Errorf("hook for a side thread: exit %d", code)

@@ -167,7 +167,9 @@ func TestBashCompletesSubcommandsFlagsValuesLoopsAndPanes(t *testing.T) {
 		{"ralph-watch trust sta", []string{"state"}},
 		{"ralph-watch doctor --agent ", agent.Names()},
 	}...)
-	os.WriteFile(filepath.Join(s.srv.Dir, "my prompt.md"), nil, 0o644)
+	if err := os.WriteFile(filepath.Join(s.srv.Dir, "my prompt.md"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range cases {
 		got := s.shell(t, nil, "bash", append([]string{"-c", bashDriver, file}, bashWords(tc.line)...)...)
 		if !slices.Equal(got, tc.want) {
@@ -238,7 +240,9 @@ func (s *shellEnv) zshPane(t *testing.T, fpathDir string) string {
 	t.Helper()
 	zsh := requireShell(t, "zsh")
 	zdotdir := filepath.Join(s.srv.Dir, "zdotdir")
-	os.MkdirAll(zdotdir, 0o700)
+	if err := os.MkdirAll(zdotdir, 0o700); err != nil {
+		t.Fatal(err)
+	}
 	rc := "fpath=(" + fpathDir + " $fpath)\nautoload -Uz compinit && compinit -u -D\nunsetopt list_ambiguous # list at the first Tab\nPS1='zsh> '\n" +
 		"print -r -- \"loaded: ${_comps[ralph-watch]}\"\n"
 	if err := os.WriteFile(filepath.Join(zdotdir, ".zshrc"), []byte(rc), 0o600); err != nil {

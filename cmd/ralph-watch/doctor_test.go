@@ -129,7 +129,7 @@ func TestDoctorFailsAnAgentWhoseEchoedPromptStopsTheLoop(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, "hook", "loop.log")); err != nil {
 			t.Errorf("kept folder lacks the loop's log: %v", err)
 		}
-		os.RemoveAll(dir)
+		_ = os.RemoveAll(dir)
 	}
 }
 

@@ -85,7 +85,9 @@ func TestACorruptOrForeignStateFileGivesAClearWayOut(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(c.srv.Dir, "state", tc.name)
-			os.MkdirAll(dir, 0o700)
+			if err := os.MkdirAll(dir, 0o700); err != nil {
+				t.Fatal(err)
+			}
 			file := filepath.Join(dir, "state.json")
 			if err := os.WriteFile(file, []byte(tc.data), 0o600); err != nil {
 				t.Fatal(err)
@@ -108,8 +110,12 @@ func TestACorruptOrForeignStateFileGivesAClearWayOut(t *testing.T) {
 		})
 	}
 	// run --replace starts afresh over a corrupt state.
-	os.MkdirAll(filepath.Join(c.srv.Dir, "state", "again"), 0o700)
-	os.WriteFile(filepath.Join(c.srv.Dir, "state", "again", "state.json"), []byte("{"), 0o600)
+	if err := os.MkdirAll(filepath.Join(c.srv.Dir, "state", "again"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(c.srv.Dir, "state", "again", "state.json"), []byte("{"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	c.want([]string{"run", "--replace", "-S", c.srv.Socket, "-t", c.srv.NewPane(), "--name", "again", "--prompt-mode", "arg",
 		"--max-iterations", "1", "--", "true"}, 0, "loop complete after 1 iterations", "")
 	if st := c.state("again"); st.CurrentIteration != 1 || st.ExitReason == nil || *st.ExitReason != "max_iterations" {

@@ -296,7 +296,7 @@ func TestNoRunReplaceAndCleanState(t *testing.T) {
 func TestInitWritesThePromptTemplateOnlyWhenAsked(t *testing.T) {
 	t.Parallel()
 	c := newCLI(t)
-	os.Remove(filepath.Join(c.srv.Dir, "PROMPT.md"))
+	_ = os.Remove(filepath.Join(c.srv.Dir, "PROMPT.md"))
 	c.want([]string{"init"}, 0, "created PROMPT.md\n", "")
 	data, _ := os.ReadFile(filepath.Join(c.srv.Dir, "PROMPT.md"))
 	if string(data) != promptTemplate {
@@ -367,6 +367,6 @@ func TestLogsLiveFollowsUntilTheLoopEnds(t *testing.T) {
 			t.Errorf("logs --live lacks %q:\n%s", want, out)
 		}
 	}
-	os.Remove(filepath.Join(c.srv.Dir, "state", "tail", "iterations.log"))
+	_ = os.Remove(filepath.Join(c.srv.Dir, "state", "tail", "iterations.log"))
 	c.want([]string{"logs", "tail"}, 1, "", "ralph-watch: error: no iteration log found for worker 'tail'")
 }

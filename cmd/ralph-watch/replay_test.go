@@ -32,7 +32,9 @@ func (c *cli) readCast(name string, iteration int) (cast.Header, []cast.Event) {
 	if err := cast.Validate(f); err != nil {
 		c.t.Fatalf("%s is not asciicast v2: %v", path, err)
 	}
-	f.Seek(0, 0)
+	if _, err := f.Seek(0, 0); err != nil {
+		c.t.Fatal(err)
+	}
 	h, events, err := cast.Read(f)
 	if err != nil {
 		c.t.Fatal(err)

@@ -29,7 +29,7 @@ func loopArgs(stuckAt int) []string {
 // until the loops whose watchers still run have recorded server_gone.
 func (c *cli) killServer(gone ...string) {
 	c.t.Helper()
-	c.srv.Tmux("kill-server")
+	_, _ = c.srv.Tmux("kill-server")
 	for _, name := range gone {
 		c.until(name, "server_gone", func(st *state.State) bool { return st.ExitReason != nil && *st.ExitReason == "server_gone" })
 	}
@@ -144,9 +144,13 @@ func TestRestoreReArmsOnlyTheLoopsLiveWhenTheServerDied(t *testing.T) {
 		return syscall.Kill(watcher, 0) != nil
 	})
 	other := filepath.Join(c.srv.Dir, "state", "other")
-	os.MkdirAll(other, 0o700)
-	os.WriteFile(filepath.Join(other, "state.json"), []byte(`{"worker_name":"other","status":"failed","exit_reason":"server_gone",
-		"tmux_socket":"/nonexistent/socket","watcher_args":["--target","%1"]}`), 0o600)
+	if err := os.MkdirAll(other, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(other, "state.json"), []byte(`{"worker_name":"other","status":"failed","exit_reason":"server_gone",
+		"tmux_socket":"/nonexistent/socket","watcher_args":["--target","%1"]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	c.killServer("gone")
 
 	c.want([]string{"restore", "-S", c.srv.Socket}, 1, "", "no tmux server")

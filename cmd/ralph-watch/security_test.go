@@ -19,7 +19,9 @@ func TestNothingFromPathsPromptsOrCheckOutputReachesAShellAndOnlyTheGivenPaneIsT
 		t.Fatal(err)
 	}
 	prompt := "do it $(touch pwned2) `touch pwned2` #{pane_id} #(touch pwned2) ;"
-	os.WriteFile(filepath.Join(dir, "PROMPT.md"), []byte(prompt), 0o644)
+	if err := os.WriteFile(filepath.Join(dir, "PROMPT.md"), []byte(prompt), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	where := filepath.Join(c.srv.Dir, "where")
 	got := filepath.Join(c.srv.Dir, "got")
 	pane := strings.TrimSpace(c.srv.Must("new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "main:", "-c", tmux.Escape(tmux.EscapeFormat(dir))))
