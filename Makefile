@@ -51,7 +51,7 @@ bench:
 # test skips, printing what they measured; CI runs them after make test.
 soak:
 	@mkdir -p bin
-	@RALPH_SOAK=1 $(GO) test -count=1 -timeout 30m -run 'TestAThousandQuickIterationsLeakNothing|TestFiftyLoopsAtOnce|TestAStateFileIsNeverSeenHalfWritten' -v ./watch/... ./cmd/... >bin/soak.log 2>&1; \
+	@RALPH_SOAK=1 $(GO) test -p 1 -count=1 -timeout 30m -run 'TestAThousandQuickIterationsLeakNothing|TestFiftyLoopsAtOnce|TestAStateFileIsNeverSeenHalfWritten' -v ./watch/... ./cmd/... >bin/soak.log 2>&1; \
 	rc=$$?; grep -E '^(soak:|--- |ok|FAIL|panic)' bin/soak.log; \
 	[ $$rc = 0 ] || echo "make soak failed: the whole output is in bin/soak.log"; exit $$rc
 
