@@ -50,7 +50,9 @@ func report(r io.Reader, w io.Writer) (tests []timing, failed bool, err error) {
 		switch e.Action {
 		case "output", "build-output":
 			if e.Test != "" {
-				held[k] = append(held[k], e.Output)
+				if !strings.HasPrefix(e.Output, "=== ") { // go test without -v prints no === RUN, PAUSE, CONT
+					held[k] = append(held[k], e.Output)
+				}
 				continue
 			}
 			if e.Output == "PASS\n" || strings.HasPrefix(e.Output, "=== ") {

@@ -14,6 +14,7 @@ func TestReportPrintsWhatGoTestPrintsAndTimesTopLevelTests(t *testing.T) {
 {"Action":"pass","Package":"p","Test":"TestA","Elapsed":1.5}
 {"Action":"run","Package":"p","Test":"TestB"}
 {"Action":"run","Package":"p","Test":"TestB/sub"}
+{"Action":"output","Package":"p","Test":"TestB/sub","Output":"=== RUN   TestB/sub\n"}
 {"Action":"output","Package":"p","Test":"TestB/sub","Output":"    b_test.go:9: broken\n"}
 {"Action":"output","Package":"p","Test":"TestB/sub","Output":"    --- FAIL: TestB/sub (0.20s)\n"}
 {"Action":"fail","Package":"p","Test":"TestB/sub","Elapsed":0.2}
