@@ -32,9 +32,8 @@ func (c *cli) shown(name, word string) *state.State {
 	if row := c.listRow(name); !strings.HasPrefix(row, name+" "+word+" ") {
 		c.t.Errorf("list row %q, want %s", row, word)
 	}
-	if got := c.srv.Option(st.PaneID, "@ralph-state"); got != word {
-		c.t.Errorf("@ralph-state = %q, want %s", got, word)
-	}
+	// The pane's options follow the state by a moment.
+	tmuxtest.Eventually(c.t, 10*time.Second, "@ralph-state "+word, func() bool { return c.srv.Option(st.PaneID, "@ralph-state") == word })
 	return st
 }
 
@@ -92,7 +91,9 @@ func TestAWaitingLoopShowsTheIterationToComeAndWaitsOnAfterAPause(t *testing.T) 
 func TestAStartingLoopSaysWhatItWaitsForAndCanBeStopped(t *testing.T) {
 	t.Parallel()
 	c := newCLI(t)
-	agent := c.srv.FakeAgent("agent", "print loading\nready\nread\nquiet\n")
+	// A spinner: a still screen, with the agent idle, would be ready by those
+	// signals (in a second or two) whatever the pattern, and the loop no longer starting.
+	agent := c.srv.FakeAgent("agent", "print loading\nready\nspinner 10m\n")
 	c.detach("slow", append([]string{"--ready-pattern", "NEVER", "--ready-timeout", "60s", "--max-iterations", "3", "--"}, agent...)...)
 	c.shown("slow", "starting")
 	status := c.want([]string{"status", "slow"}, 0, "Waiting for: the agent to be ready (ready pattern 'NEVER', ", "")
