@@ -17,10 +17,14 @@ all: build
 build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/ralph-watch
 
-# The whole suite, against real tmux servers on private sockets.
+# The whole suite, against real tmux servers on private sockets (the soak
+# tests: make soak). Its tests wait on tmux and agents far more than they
+# compute, so more of them run at once than there are cores. go test's
+# usual output, then the ten slowest tests (bench/slowest).
+TESTPARALLEL ?= 8
 test:
 	$(GO) vet ./...
-	$(GO) test -count=1 -timeout 30m ./...
+	$(GO) run ./bench/slowest -n 10 -- $(GO) test -json -count=1 -timeout 30m -parallel $(TESTPARALLEL) ./...
 
 # The newest release of each agent pinned in watch/doctor/versions, from
 # the npm registry, installed into a cache (testdata/agents/install --latest):
@@ -43,10 +47,13 @@ test-latest: build
 bench:
 	$(GO) run ./bench -json bin/bench.json
 
-# The load tests at length (1,000 iterations; 50 loops of 20 iterations),
-# printing what they measured.
+# The load tests (1,000 iterations; 50 loops of 20 iterations), which make
+# test skips, printing what they measured; CI runs them after make test.
 soak:
-	RALPH_SOAK=1 $(GO) test -count=1 -timeout 30m -run 'TestAThousandQuickIterationsLeakNothing|TestFiftyLoopsAtOnce|TestAStateFileIsNeverSeenHalfWritten' -v ./watch/... ./cmd/... | grep -E '^(soak:|--- |ok|FAIL)'
+	@mkdir -p bin
+	@RALPH_SOAK=1 $(GO) test -p 1 -count=1 -timeout 30m -run 'TestAThousandQuickIterationsLeakNothing|TestFiftyLoopsAtOnce|TestAStateFileIsNeverSeenHalfWritten' -v ./watch/... ./cmd/... >bin/soak.log 2>&1; \
+	rc=$$?; grep -E '^(soak:|--- |ok|FAIL|panic)' bin/soak.log; \
+	[ $$rc = 0 ] || echo "make soak failed: the whole output is in bin/soak.log"; exit $$rc
 
 # The loop tested by simulation (watch/sim_test.go): SEEDS seeded scenarios
 # on the in-memory tmux, or one with SEED=N. make test runs 2,000.
@@ -60,21 +67,59 @@ sim:
 demo: build
 	./$(BIN) demo
 
-# Short fuzzing runs of the parsers that see untrusted text.
+# Short fuzzing runs of every fuzz function, in the package where it lives
+# (PACKAGE:FUNCTION; TestMakeFuzzFuzzesEveryFuzzFunction keeps the list whole).
+FUZZTIME ?= 30s
+FUZZ = \
+	./cmd/ralph-watch:FuzzConfigFileListsEveryCommandItSets \
+	./watch:FuzzCompose \
+	./watch/agent:FuzzClassify \
+	./watch/agent:FuzzDoneScanner \
+	./watch/agent:FuzzHookDetail \
+	./watch/agent:FuzzNormalizer \
+	./watch/agent:FuzzParseReset \
+	./watch/agent:FuzzPlaceArgs \
+	./watch/between:FuzzTailText \
+	./watch/cast:FuzzRead \
+	./watch/control:FuzzLastLines \
+	./watch/receipt:FuzzLoadReceipts \
+	./watch/receipt:FuzzParseShortstat \
+	./watch/receipt:FuzzReadClaude \
+	./watch/receipt:FuzzReadCodex \
+	./watch/receipt:FuzzReadGemini \
+	./watch/state:FuzzLoad
 fuzz:
-	$(GO) test -run '^$$' -fuzz FuzzNormalizer -fuzztime 30s ./watch
-	$(GO) test -run '^$$' -fuzz FuzzDoneScanner -fuzztime 30s ./watch
-	$(GO) test -run '^$$' -fuzz FuzzTailText -fuzztime 30s ./watch
-	$(GO) test -run '^$$' -fuzz FuzzCompose -fuzztime 30s ./watch
-	$(GO) test -run '^$$' -fuzz FuzzClassify -fuzztime 30s ./watch
-	$(GO) test -run '^$$' -fuzz FuzzParseReset -fuzztime 30s ./watch
-	$(GO) test -run '^$$' -fuzz FuzzPlaceArgs -fuzztime 30s ./watch
-	$(GO) test -run '^$$' -fuzz FuzzLoad -fuzztime 30s ./watch/state
-	$(GO) test -run '^$$' -fuzz FuzzLastLines -fuzztime 30s ./watch/control
+	@set -e; for target in $(FUZZ); do \
+		pkg=$${target%%:*}; fn=$${target#*:}; \
+		echo "fuzz $$fn in $$pkg ($(FUZZTIME))"; \
+		$(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) "$$pkg"; \
+	done
 
-lint:
+# The linters, pinned, built from the Go module proxy into a cache the
+# first time (a folder per set of versions, so a new pin builds anew).
+STATICCHECK_VERSION = v0.8.2
+ERRCHECK_VERSION    = v1.30.0
+GOIMPORTS_VERSION   = v0.52.0
+LINTBIN ?= $(HOME)/.cache/ralph-ci/lint/staticcheck-$(STATICCHECK_VERSION)_errcheck-$(ERRCHECK_VERSION)_goimports-$(GOIMPORTS_VERSION)
+LINTERS = $(LINTBIN)/staticcheck $(LINTBIN)/errcheck $(LINTBIN)/goimports
+
+$(LINTBIN)/staticcheck:
+	GOBIN='$(LINTBIN)' $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+$(LINTBIN)/errcheck:
+	GOBIN='$(LINTBIN)' $(GO) install github.com/kisielk/errcheck@$(ERRCHECK_VERSION)
+$(LINTBIN)/goimports:
+	GOBIN='$(LINTBIN)' $(GO) install golang.org/x/tools/cmd/goimports@$(GOIMPORTS_VERSION)
+
+# gofmt, goimports (standard library, other modules, this module: three
+# groups), go vet, staticcheck, errcheck (best-effort calls are marked
+# `_ =` where they are made; .errcheck-excludes lists the kinds that always
+# are, with the reasons), shellcheck.
+lint: $(LINTERS)
 	@test -z "$$(gofmt -l .)" || { gofmt -l .; echo 'gofmt: files above need formatting'; exit 1; }
+	@test -z "$$('$(LINTBIN)/goimports' -l -local github.com/ralph-tmux/ralph.tmux .)" || { '$(LINTBIN)/goimports' -l -local github.com/ralph-tmux/ralph.tmux .; echo 'goimports: files above need their imports grouped (goimports -w -local github.com/ralph-tmux/ralph.tmux)'; exit 1; }
 	$(GO) vet ./...
+	'$(LINTBIN)/staticcheck' ./...
+	'$(LINTBIN)/errcheck' -exclude .errcheck-excludes ./...
 	shellcheck -x ralph.tmux scripts/*.sh
 
 install: build

@@ -118,7 +118,9 @@ func TestReferencePollerRestartsExitedAgentsAndStopsOnTheDoneToken(t *testing.T)
 	ref := tmuxtest.Build(t, "bench/refpoll")
 	agent := tmuxtest.Build(t, "bench/agent")
 	prompt := filepath.Join(srv.Dir, "prompt")
-	os.WriteFile(prompt, []byte("print RALPH_DONE_42 when done"), 0o644)
+	if err := os.WriteFile(prompt, []byte("print RALPH_DONE_42 when done"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	refpoll := func(args ...string) (string, error) {
 		cmd := exec.Command(ref, append([]string{"-S", srv.Socket, "-t", srv.NewPane(), "-prompt-file", prompt, "-interval", "100ms"}, args...)...)
 		cmd.Env = srv.Env

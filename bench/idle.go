@@ -24,7 +24,7 @@ func (s *subject) idle(o options, n int) (map[string][]float64, error) {
 			c.stop()
 		}
 		for _, p := range panes {
-			s.srv.tmux("kill-pane", "-t", p)
+			_, _ = s.srv.tmux("kill-pane", "-t", p)
 		}
 	}()
 	for i := 0; i < n; i++ {

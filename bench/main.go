@@ -29,14 +29,13 @@ const (
 
 // options are the harness's knobs.
 type options struct {
-	jsonPath        string
-	idle            time.Duration // each idle window
-	samples         int           // idle windows are cut into this many samples
-	trials, loops   int
-	deliveryTrials  int
-	keep            bool
-	only            string
-	ralphExtraFlags []string
+	jsonPath       string
+	idle           time.Duration // each idle window
+	samples        int           // idle windows are cut into this many samples
+	trials, loops  int
+	deliveryTrials int
+	keep           bool
+	only           string
 }
 
 func main() {
@@ -64,7 +63,7 @@ func run(o options, out io.Writer) error {
 	if o.keep {
 		fmt.Fprintln(out, "work folder:", work)
 	} else {
-		defer os.RemoveAll(work)
+		defer func() { _ = os.RemoveAll(work) }()
 	}
 	bins, err := build(work)
 	if err != nil {

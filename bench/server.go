@@ -79,7 +79,7 @@ func (s *server) newPane() (string, error) {
 }
 
 // kill kills this private server, and nothing else.
-func (s *server) kill() { s.once.Do(func() { s.tmux("kill-server") }) }
+func (s *server) kill() { s.once.Do(func() { _, _ = s.tmux("kill-server") }) }
 
 // panePIDs are the processes the panes run: not the server's own helpers.
 func (s *server) panePIDs() map[int]bool {

@@ -74,7 +74,7 @@ func (s *subject) start(l loopSpec) (*loop, error) {
 	}
 	lp := &loop{cmd: cmd, ended: make(chan struct{})}
 	go func() {
-		cmd.Wait()
+		_ = cmd.Wait()
 		lp.at = time.Now()
 		log.Close()
 		close(lp.ended)

@@ -15,7 +15,7 @@ func (s *subject) trial(l loopSpec) (time.Time, error) {
 	if err != nil {
 		return time.Time{}, err
 	}
-	defer s.srv.tmux("kill-pane", "-t", pane)
+	defer func() { _, _ = s.srv.tmux("kill-pane", "-t", pane) }()
 	l.pane = pane
 	cmd, err := s.start(l)
 	if err != nil {
@@ -63,7 +63,7 @@ func (s *subject) turnOver(trials int) (map[string][]float64, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer s.srv.tmux("kill-pane", "-t", pane)
+	defer func() { _, _ = s.srv.tmux("kill-pane", "-t", pane) }()
 	log := s.file("turn.log")
 	cmd, err := s.start(loopSpec{pane: pane, prompt: prompt, mode: "arg", maxIterations: trials + 1, restartNow: true,
 		agent: []string{s.bins.agent, "turn", log}})

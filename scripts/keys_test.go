@@ -66,6 +66,7 @@ quiet
 // resumed limit wait goes back to waiting), the loop key says it is looping,
 // the stop key ends it. None of them calls it ended.
 func TestKeysWorkWhileALoopNeedsInputOrWaitsForALimit(t *testing.T) {
+	t.Parallel()
 	reset := time.Now().Add(3 * time.Hour).Unix()
 	for _, tc := range []struct {
 		name, state, script string
@@ -115,6 +116,7 @@ func TestKeysWorkWhileALoopNeedsInputOrWaitsForALimit(t *testing.T) {
 // command line read from the pane's foreground process; when a program
 // rewrote its process title the menu says so and offers @ralph-command.
 func TestLoopKeyLoopsWhatRunsInThePane(t *testing.T) {
+	t.Parallel()
 	srv := tmuxtest.Start(t)
 	p := install(t, srv, filepath.Join(srv.Dir, "home", ".tmux", "plugins", "ralph.tmux"), true)
 	agent := srv.FakeAgent("agent", "print waiting for you\nready\nread\necho\nprint working on it\nsleep 120s\nexit 0\n")
@@ -158,7 +160,7 @@ func TestLoopKeyLoopsWhatRunsInThePane(t *testing.T) {
 		pane := strings.TrimSpace(srv.Must("new-window", "-P", "-F", "#{pane_id}", "-t", "dead:", "-c", dir, "sleep 1; exit 3"))
 		srv.Must("set-option", "-p", "-t", pane, "remain-on-exit", "on")
 		tmuxtest.Eventually(t, 10*time.Second, "the pane to die", func() bool {
-			srv.Tmux("run-shell", "true") // tmux may see the exit only when another child exits
+			_, _ = srv.Tmux("run-shell", "true") // tmux may see the exit only when another child exits
 			out, _ := srv.Tmux("display-message", "-p", "-t", pane, "#{pane_dead_status}")
 			return strings.TrimSpace(out) == "3"
 		})
@@ -371,6 +373,7 @@ func TestLoopKeyLoopsWhatRunsInThePane(t *testing.T) {
 // writes asks for that same token. @ralph-check-done-continuous off passes
 // --check-done-continuous=false.
 func TestDoneIsNoticedAtOnceWithThePluginDefaults(t *testing.T) {
+	t.Parallel()
 	srv := tmuxtest.Start(t)
 	p := install(t, srv, filepath.Join(srv.Dir, "home", ".tmux", "plugins", "ralph.tmux"), true)
 	agent := srv.FakeAgent("agent", "ready\nread\necho\nprint working on it\nsleep 1s\nprint RALPH_DONE\nsleep 120s\n")
@@ -419,6 +422,7 @@ func TestDoneIsNoticedAtOnceWithThePluginDefaults(t *testing.T) {
 // rewrite their process title): the loop key loops it word for word.
 // Offline: onboarding done, the folder trusted, the API on a closed port.
 func TestLoopKeyLoopsARunningClaudeCodeAsItWasStarted(t *testing.T) {
+	t.Parallel()
 	claude := os.Getenv("RALPH_TEST_CLAUDE")
 	if claude == "" {
 		t.Skip("RALPH_TEST_CLAUDE is not set (a Claude Code to run offline)")
@@ -452,7 +456,7 @@ func TestLoopKeyLoopsARunningClaudeCodeAsItWasStarted(t *testing.T) {
 	p.choose("Loop what runs here", "y")
 	p.waitOption(pane, "@ralph-state", "running")
 	name := srv.Option(pane, "@ralph-name")
-	defer p.ralphWatch("stop", "--kill", name).Run()
+	defer func() { _ = p.ralphWatch("stop", "--kill", name).Run() }()
 	if st := loopState(t, srv, name); !slices.Equal(st.Command, argv) {
 		t.Errorf("looped command %q, want %q", st.Command, argv)
 	}

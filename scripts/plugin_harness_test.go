@@ -77,7 +77,7 @@ func (p *plugin) attach() {
 		p.t.Fatal(err)
 	}
 	p.tty = tty
-	go io.Copy(&p.screen, tty)
+	go func() { _, _ = io.Copy(&p.screen, tty) }()
 	p.t.Cleanup(func() {
 		if p.t.Failed() {
 			var shown []string
@@ -90,7 +90,7 @@ func (p *plugin) attach() {
 		}
 		tty.Close()
 		cmd.Process.Kill()
-		cmd.Wait()
+		_ = cmd.Wait()
 	})
 	tmuxtest.Eventually(p.t, 10*time.Second, "the client to attach", func() bool {
 		out, _ := p.srv.Tmux("list-clients", "-F", "#{client_name}")

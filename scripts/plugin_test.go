@@ -32,6 +32,7 @@ var pluginKeys = strings.Fields(`C-s C-r y Y o C-o / C-f C-g M-h C-u C-d F g C S
 	P M-p M-P M-c h j k l C-h C-j C-k C-l | - \ _ < > H J K L R a C-a u I U M-u`)
 
 func TestDefaultKeysShadowNoDefaultTmuxBindingNorPopularPlugin(t *testing.T) {
+	t.Parallel()
 	srv := tmuxtest.Start(t)
 	bound := map[string]bool{}
 	for _, line := range strings.Split(srv.Must("list-keys", "-T", "prefix"), "\n") {
@@ -73,6 +74,7 @@ exit 0
 // the status line; the pause key pauses and resumes it, the stop key ends
 // it; the plugin sourced again changes nothing.
 func TestKeysLoopPauseResumeAndStopThePane(t *testing.T) {
+	t.Parallel()
 	srv := tmuxtest.Start(t)
 	p := install(t, srv, filepath.Join(srv.Dir, "home", ".tmux", "plugins", "ralph.tmux"), true)
 	dir := filepath.Join(srv.Dir, `it's a "dir" #{pane_id} $(touch pwned) ;`)
@@ -182,6 +184,7 @@ exit 0
 // starting prompt where there is none, marks the window while it loops,
 // announces the loop's end on the client, and shows it in the popup.
 func TestMissingPromptIsWrittenAndTheLoopsEndIsAnnounced(t *testing.T) {
+	t.Parallel()
 	srv := tmuxtest.Start(t)
 	config := filepath.Join(srv.Dir, `my config's #{S} ;`)
 	p := install(t, srv, filepath.Join(config, "tmux", "plugins", "ralph.tmux"), true)
@@ -246,11 +249,13 @@ func TestMissingPromptIsWrittenAndTheLoopsEndIsAnnounced(t *testing.T) {
 // into bin/ and says so; without Go it says what to install; a ralph-watch
 // whose release differs from the plugin's tag is reported.
 func TestBootstrapBuildsTheBinaryOrSaysWhatIsMissing(t *testing.T) {
+	t.Parallel()
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("go not on PATH")
 	}
 	t.Run("builds", func(t *testing.T) {
+		t.Parallel()
 		if testing.Short() {
 			t.Skip("a full go build")
 		}
@@ -258,6 +263,13 @@ func TestBootstrapBuildsTheBinaryOrSaysWhatIsMissing(t *testing.T) {
 		p := install(t, srv, filepath.Join(srv.Dir, "home", ".tmux", "plugins", "ralph.tmux"), false)
 		copySources(t, p.dir)
 		srv.Must("set-environment", "-g", "PATH", filepath.Dir(goBin)+":/usr/bin:/bin")
+		// Go's caches, as a person who has built Go before has them: the
+		// build is the plugin's, not a first download and compile of everything.
+		for _, name := range []string{"GOCACHE", "GOMODCACHE"} {
+			if out, err := exec.Command(goBin, "env", name).Output(); err == nil && strings.TrimSpace(string(out)) != "" {
+				srv.Must("set-environment", "-g", name, strings.TrimSpace(string(out)))
+			}
+		}
 		p.attach()
 		p.source()
 		p.waitMessage("building ralph-watch")
@@ -274,6 +286,7 @@ func TestBootstrapBuildsTheBinaryOrSaysWhatIsMissing(t *testing.T) {
 		}
 	})
 	t.Run("no go", func(t *testing.T) {
+		t.Parallel()
 		srv := tmuxtest.Start(t)
 		p := install(t, srv, filepath.Join(srv.Dir, "home", ".tmux", "plugins", "ralph.tmux"), false)
 		copySources(t, p.dir)
@@ -288,6 +301,7 @@ func TestBootstrapBuildsTheBinaryOrSaysWhatIsMissing(t *testing.T) {
 		p.waitMessage("ralph-watch not found")
 	})
 	t.Run("version mismatch", func(t *testing.T) {
+		t.Parallel()
 		srv := tmuxtest.Start(t)
 		p := install(t, srv, filepath.Join(srv.Dir, "home", ".tmux", "plugins", "ralph.tmux"), false)
 		for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "v"}, {"tag", "v9.9.9"}} {
@@ -315,12 +329,15 @@ func TestBootstrapBuildsTheBinaryOrSaysWhatIsMissing(t *testing.T) {
 func copySources(t *testing.T, dir string) {
 	t.Helper()
 	for _, root := range []string{"../go.mod", "../go.sum", "../cmd", "../watch", "../completions"} {
-		filepath.Walk(root, func(path string, info os.FileInfo, err error) error {
+		err := filepath.Walk(root, func(path string, info os.FileInfo, err error) error {
 			if err != nil || info.IsDir() || strings.HasSuffix(path, "_test.go") || strings.Contains(path, "testdata") {
 				return err
 			}
 			copyFile(t, path, filepath.Join(dir, strings.TrimPrefix(path, "../")))
 			return nil
 		})
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 // the one chosen: pause, resume, stop (the agent too), and attach, which
 // takes the client to the loop's pane and closes the popup.
 func TestPopupListsEveryLoopAndActsOnTheChosenOne(t *testing.T) {
+	t.Parallel()
 	srv := tmuxtest.Start(t)
 	p := install(t, srv, filepath.Join(srv.Dir, "home", ".tmux", "plugins", "ralph.tmux"), true)
 	agent := srv.FakeAgent("agent", slowAgent)
@@ -65,6 +66,7 @@ func TestPopupListsEveryLoopAndActsOnTheChosenOne(t *testing.T) {
 // The stop key's "end the agent too" leaves the pane at a shell in its
 // folder, never dead; @ralph-end-command, when set, is what it runs.
 func TestStopKeyEndingTheAgentLeavesAShell(t *testing.T) {
+	t.Parallel()
 	srv := tmuxtest.Start(t)
 	p := install(t, srv, filepath.Join(srv.Dir, "home", ".tmux", "plugins", "ralph.tmux"), true)
 	agent := srv.FakeAgent("agent", slowAgent)
@@ -106,6 +108,7 @@ func (p *plugin) typeKeys(keys string) {
 // The popup offers ralph-watch doctor only when the installed ralph-watch
 // has that subcommand (it came later than the popup), and runs it on d.
 func TestPopupOffersDoctorOnlyWhenTheBinaryHasIt(t *testing.T) {
+	t.Parallel()
 	srv := tmuxtest.Start(t)
 	p := install(t, srv, filepath.Join(srv.Dir, "home", ".tmux", "plugins", "ralph.tmux"), true)
 	p.source()

@@ -65,7 +65,7 @@ func (p *plugin) startLoop(name string) {
 // recorded it, and starts a new server on the same socket with config.
 func (p *plugin) restart(config string, gone ...string) {
 	p.t.Helper()
-	p.srv.Tmux("kill-server")
+	_, _ = p.srv.Tmux("kill-server")
 	for _, name := range gone {
 		tmuxtest.Eventually(p.t, 30*time.Second, name+": server_gone", func() bool { return p.reason(name) == "server_gone" })
 	}
@@ -98,6 +98,7 @@ func (p *plugin) wantResumed(name string) {
 // attach is told; the loop the person stopped stays stopped, and sourcing
 // the plugin again re-arms nothing twice.
 func TestPluginReArmsTheLoopsOfAKilledServerWhenItStartsAgain(t *testing.T) {
+	t.Parallel()
 	srv := tmuxtest.Start(t)
 	p := install(t, srv, filepath.Join(srv.Dir, "home", ".tmux", "plugins", "ralph.tmux"), true)
 	p.startLoop("phoenix")
@@ -131,6 +132,7 @@ func TestPluginReArmsTheLoopsOfAKilledServerWhenItStartsAgain(t *testing.T) {
 
 // With @ralph-restore off (the default) nothing is re-armed.
 func TestPluginLeavesLoopsAloneWithoutRalphRestore(t *testing.T) {
+	t.Parallel()
 	srv := tmuxtest.Start(t)
 	p := install(t, srv, filepath.Join(srv.Dir, "home", ".tmux", "plugins", "ralph.tmux"), true)
 	p.startLoop("phoenix")
@@ -147,6 +149,7 @@ func TestPluginLeavesLoopsAloneWithoutRalphRestore(t *testing.T) {
 // command, once however often it is sourced; the hook, run as resurrect
 // runs it, runs both and re-arms the loop.
 func TestPluginReArmsAfterTmuxResurrectsRestore(t *testing.T) {
+	t.Parallel()
 	srv := tmuxtest.Start(t)
 	plugins := filepath.Join(srv.Dir, "home", ".tmux", "plugins")
 	p := install(t, srv, filepath.Join(plugins, "ralph.tmux"), true)

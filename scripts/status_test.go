@@ -21,7 +21,7 @@ var styles = regexp.MustCompile(`#\[[^]]*\]`)
 func loopOptions(srv *tmuxtest.Server, pane string, options map[string]string) {
 	for name, value := range options {
 		if value == "" {
-			srv.Tmux("set-option", "-p", "-u", "-t", pane, name)
+			_, _ = srv.Tmux("set-option", "-p", "-u", "-t", pane, name)
 			continue
 		}
 		srv.Must("set-option", "-p", "-t", pane, name, value)
@@ -34,6 +34,7 @@ func loopOptions(srv *tmuxtest.Server, pane string, options map[string]string) {
 // @ralph-status-width), marks only windows whose loop lives, and forgets a
 // loop whose options the watcher removed.
 func TestStatusLineStaysReadableWithManyLoops(t *testing.T) {
+	t.Parallel()
 	srv := tmuxtest.Start(t)
 	p := install(t, srv, filepath.Join(srv.Dir, "home", ".tmux", "plugins", "ralph.tmux"), false)
 	p.configure(map[string]string{
@@ -103,6 +104,7 @@ func TestStatusLineStaysReadableWithManyLoops(t *testing.T) {
 // A finished loop stays in the status line for @ralph-ended-linger, then
 // leaves it; ralph-watch clean removes it at once.
 func TestEndedLoopsLeaveTheStatusLine(t *testing.T) {
+	t.Parallel()
 	srv := tmuxtest.Start(t)
 	p := install(t, srv, filepath.Join(srv.Dir, "home", ".tmux", "plugins", "ralph.tmux"), true)
 	agent := srv.FakeAgent("agent", "ready\nread\nprint working\nsleep 500ms\nprint RALPH_DONE\nsleep 120s\n")

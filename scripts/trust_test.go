@@ -15,14 +15,19 @@ import (
 // plain start; the check has not run. Chosen, the file is trusted and the
 // loop starts; the check runs after its iteration.
 func TestLoopKeyShowsUntrustedCommandsAndTrustsThemOnRequest(t *testing.T) {
+	t.Parallel()
 	srv := tmuxtest.Start(t)
 	p := install(t, srv, filepath.Join(srv.Dir, "home", ".tmux", "plugins", "ralph.tmux"), true)
 	dir := filepath.Join(srv.Dir, "cloned")
 	if err := os.MkdirAll(filepath.Join(dir, ".ralph"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(dir, "PROMPT.md"), []byte("do the next task\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, ".ralph", "config"), []byte("check touch checked\n"), 0o644)
+	if err := os.WriteFile(filepath.Join(dir, "PROMPT.md"), []byte("do the next task\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".ralph", "config"), []byte("check touch checked\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	agent := srv.FakeAgent("agent", "ready\nread\nprint working\nexit 0\n")
 	p.configure(map[string]string{
 		"@ralph-command":        shQuote(agent[0]) + " " + shQuote(agent[1]),
@@ -34,13 +39,11 @@ func TestLoopKeyShowsUntrustedCommandsAndTrustsThemOnRequest(t *testing.T) {
 
 	p.press("A")
 	p.choose("Trust and start", "")
-	screen := p.screen.String()
 	for _, want := range []string{dir + "/.ralph/config would run:", "check 'touch checked'"} {
-		if !strings.Contains(screen, want) {
-			t.Errorf("the menu lacks %q", want)
-		}
+		// The client may still be drawing the menu's other lines.
+		tmuxtest.Eventually(t, 10*time.Second, "the menu line "+want, func() bool { return strings.Contains(p.screen.String(), want) })
 	}
-	if strings.Contains(screen, "Start the loop") {
+	if strings.Contains(p.screen.String(), "Start the loop") {
 		t.Errorf("the menu offers to start without trust")
 	}
 	if _, err := os.Stat(filepath.Join(dir, "checked")); err == nil {
@@ -49,7 +52,9 @@ func TestLoopKeyShowsUntrustedCommandsAndTrustsThemOnRequest(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(srv.Dir, "state", "trust.json")); err == nil {
 		t.Fatal("trusted before the person chose to")
 	}
-	p.tty.Write([]byte("t"))
+	if _, err := p.tty.Write([]byte("t")); err != nil {
+		t.Fatal(err)
+	}
 	tmuxtest.Eventually(t, 60*time.Second, "the trusted check to run", func() bool {
 		_, err := os.Stat(filepath.Join(dir, "checked"))
 		return err == nil

@@ -53,12 +53,9 @@ func (h *harness) gitInit() {
 	if _, err := exec.LookPath("git"); err != nil {
 		h.t.Skip("git not installed")
 	}
-	for _, kv := range []string{"GIT_AUTHOR_NAME=ralph test", "GIT_AUTHOR_EMAIL=ralph@example.invalid",
-		"GIT_COMMITTER_NAME=ralph test", "GIT_COMMITTER_EMAIL=ralph@example.invalid", "GIT_CONFIG_GLOBAL=/dev/null"} {
-		k, v, _ := strings.Cut(kv, "=")
-		h.t.Setenv(k, v)
+	if err := os.WriteFile(filepath.Join(h.srv.Dir, ".gitignore"), []byte("state/\nhome/\ntmp/\n*.script\n"), 0o644); err != nil {
+		h.t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(h.srv.Dir, ".gitignore"), []byte("state/\nhome/\ntmp/\n*.script\n"), 0o644)
 	h.git("init", "-q", "-b", "main")
 	h.git("add", "-A")
 	h.git("commit", "-q", "-m", "start")
@@ -76,6 +73,7 @@ func (h *harness) git(args ...string) string {
 }
 
 func TestFailedChecksFeedTheNextPromptAndHoldBackTheDoneSignal(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, "go\n", nil)
 	// Every iteration claims to be done; the check passes from iteration 2 on.
 	h.argAgent(`printf %s "$1" > prompt-$RALPH_ITERATION; [ "$RALPH_ITERATION" -ge 2 ] && touch fixed; echo RALPH_DONE`)
@@ -109,6 +107,7 @@ func TestFailedChecksFeedTheNextPromptAndHoldBackTheDoneSignal(t *testing.T) {
 }
 
 func TestFailActionsAndTruncationShapeTheNextPrompt(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ action, want string }{
 		{watch.FailAppend, "go {{other}}\n\nCheck \"seq 1 1000; exit 2\" failed with exit code 2.\nOutput file: LOG\n" + between.Truncated + "\n\n999\n1000"},
 		{watch.FailPrepend, "Check \"seq 1 1000; exit 2\" failed with exit code 2.\nOutput file: LOG\n" + between.Truncated + "\n\n999\n1000\n\ngo {{other}}"},
@@ -133,6 +132,7 @@ func TestFailActionsAndTruncationShapeTheNextPrompt(t *testing.T) {
 }
 
 func TestPlaceholdersAndTheIterationCount(t *testing.T) {
+	t.Parallel()
 	prompt := "it={{iteration}} max={{max_iterations}} left={{remaining}} name={{name}} fail=[{{check_failures}}] {{unknown}} {{ iteration }} {iteration}\n"
 	h := newHarness(t, prompt, nil)
 	h.argAgent(`printf %s "$1" > prompt-$RALPH_ITERATION`)
@@ -151,6 +151,7 @@ func TestPlaceholdersAndTheIterationCount(t *testing.T) {
 }
 
 func TestHooksGetTheLoopsEnvironmentAndNeverStopIt(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, "go", nil)
 	h.argAgent(`exit 0`)
 	h.cfg.MaxIterations = 2
@@ -186,6 +187,7 @@ func TestHooksGetTheLoopsEnvironmentAndNeverStopIt(t *testing.T) {
 }
 
 func TestCommitAfterPassingChecksAndTheProgressFile(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, "go", nil)
 	h.gitInit()
 	h.argAgent(`echo "$RALPH_ITERATION" > "work-$RALPH_ITERATION"`)
@@ -216,6 +218,7 @@ func TestCommitAfterPassingChecksAndTheProgressFile(t *testing.T) {
 }
 
 func TestCommitOutsideGitOnlyWarns(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, "go", nil)
 	h.argAgent(`touch work`)
 	h.cfg.MaxIterations = 2
@@ -228,6 +231,7 @@ func TestCommitOutsideGitOnlyWarns(t *testing.T) {
 }
 
 func TestAStalledLoopStopsWithReasonStalled(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, "go", nil)
 	h.gitInit()
 	// Only the first iteration changes anything; later ones rewrite the same content.
@@ -248,6 +252,7 @@ func TestAStalledLoopStopsWithReasonStalled(t *testing.T) {
 }
 
 func TestCommittingIsProgressButAnUnchangedTreeIsNot(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, "go", nil)
 	h.gitInit()
 	// Iterations 1 and 2 change files and commit them; 3 and 4 do nothing.
@@ -262,6 +267,7 @@ func TestCommittingIsProgressButAnUnchangedTreeIsNot(t *testing.T) {
 }
 
 func TestExit42PausesTheLoopAndResumeGoesOn(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, "go", nil)
 	h.argAgent(`echo "$RALPH_ITERATION" >> ran; [ "$RALPH_ITERATION" = 2 ] && exit 42; exit 0`)
 	h.cfg.MaxIterations = 3
@@ -279,11 +285,13 @@ func TestExit42PausesTheLoopAndResumeGoesOn(t *testing.T) {
 }
 
 func TestAPauseFilePausesTheLoopAndIsRemoved(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, "go", nil)
 	pause := filepath.Join(h.srv.Dir, "pause")
 	h.argAgent("")
 	h.cfg.Command = []string{"/bin/sh", "-c", `echo "$RALPH_ITERATION" >> ran; [ "$RALPH_ITERATION" = 2 ] && touch "$0"; sleep 30`, pause}
-	h.cfg.IterationTimeout = 15 * time.Second // beyond the monitor's 5 s checks: the file is seen mid-iteration
+	h.cfg.CheckEvery = 200 * time.Millisecond
+	h.cfg.IterationTimeout = 3 * time.Second // far beyond the monitor's checks: the file is seen mid-iteration
 	h.cfg.MaxIterations = 5
 	h.cfg.PauseFile = pause
 	res := h.run(60 * time.Second)
@@ -298,12 +306,15 @@ func TestAPauseFilePausesTheLoopAndIsRemoved(t *testing.T) {
 	h.wantOutput("pause file " + pause + " found, pausing loop")
 	h.wantLogged("[PAUSE] loop paused reason=pause_file")
 	// Present before an iteration, it pauses the loop before one starts.
-	os.WriteFile(pause, nil, 0o644)
+	if err := os.WriteFile(pause, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	h.resume(watch.ExitInterrupted, "paused")
 	h.wantRan("1\n2\n")
 }
 
 func TestADoneFileCountsOnlyWithPassingChecks(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, "go", nil)
 	done := filepath.Join(h.srv.Dir, "done")
 	h.cfg.DoneFile = done

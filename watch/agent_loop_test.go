@@ -66,6 +66,7 @@ func TestAnAgentIdleAtItsPromptEndsTheTurnWithoutWaitingForInactivity(t *testing
 }
 
 func TestTheAgentsStopHookEndsTheTurn(t *testing.T) {
+	t.Parallel()
 	wake := make(chan os.Signal, 1)
 	signal.Notify(wake, syscall.SIGUSR1) // the hook wakes this process's loop
 	defer signal.Stop(wake)
@@ -133,8 +134,9 @@ func TestAQuestionIsNotInactivity(t *testing.T) {
 }
 
 func TestAUsageLimitWaitsForTheResetAndDoesNotCountTheIteration(t *testing.T) {
-	defer watch.SetMinLimitWait(0)()
+	t.Parallel()
 	h := newHarness(t, "do the work", nil)
+	h.cfg.MinLimitWait = time.Nanosecond // the reset, not a minute
 	reset := time.Now().Add(3 * time.Second).Unix()
 	limited := h.srv.FakeAgent("limited", fmt.Sprintf("print Claude AI usage limit reached|%d\nexit 1\n", reset))
 	working := h.srv.FakeAgent("working", "print working\nexit 0\n")

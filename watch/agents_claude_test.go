@@ -48,6 +48,7 @@ func unwrapPaste(text string) string {
 // the input box, then in full in the transcript, and reaches the API byte
 // for byte; the token in its middle never stops the loop.
 func TestClaudeCodeLongPromptReachesTheAPIByteForByte(t *testing.T) {
+	t.Parallel()
 	claude := claudeCode.find(t)
 	var lines []string
 	for i := 1; i <= 30; i++ {
@@ -75,6 +76,7 @@ func TestClaudeCodeLongPromptReachesTheAPIByteForByte(t *testing.T) {
 // Code takes 10+ s on a loaded machine) got the prompt in a cooked tty, where
 // it sat unsent. The check now waits for the new agent's own output.
 func TestClaudeCodeSlowStart(t *testing.T) {
+	t.Parallel()
 	claude := claudeCode.find(t)
 	r := newAgentRun(t, claudeCode, claude, loopPrompt, "All tasks complete.\nRALPH_DONE_42")
 	defer r.explain()
@@ -92,6 +94,7 @@ func TestClaudeCodeSlowStart(t *testing.T) {
 // its screen shows "API Error: … (429)"); the loop waits for the limit
 // instead of counting a failure.
 func TestClaudeCodeRateLimitedTurnWaitsForTheLimit(t *testing.T) {
+	t.Parallel()
 	claude := claudeCode.find(t)
 	tmuxtest.Require(t)
 	r := newAgentRun(t, claudeCode, claude, loopPrompt, "!limit 3600")
@@ -119,6 +122,7 @@ func TestClaudeCodeRateLimitedTurnWaitsForTheLimit(t *testing.T) {
 // /proc) tell that it is ready and that its turn is over, long before any
 // timeout.
 func TestClaudeCodeWithStringsNoProfileMatchesIsReadAndEndedByTheIdleSignals(t *testing.T) {
+	t.Parallel()
 	claude := claudeCode.find(t)
 	tmuxtest.Require(t)
 	r := newAgentRun(t, claudeCode, claude, loopPrompt, "Still working on it.")

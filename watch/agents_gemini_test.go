@@ -5,7 +5,6 @@ package watch_test
 
 import (
 	"encoding/json"
-	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
 )
 
@@ -32,6 +32,7 @@ var geminiCLI = agentFixture{
 // finds the loop by the RALPH_NAME and RALPH_STATE_DIR every looped agent
 // has. Then each turn ends by its AfterAgent hook, not its screen.
 func TestGeminiHooksConfiguredByHandEndEachTurn(t *testing.T) {
+	t.Parallel()
 	gemini := geminiCLI.find(t)
 	tmuxtest.Require(t)
 	r := newAgentRun(t, geminiCLI, gemini, loopPrompt, "Still working on it.")

@@ -12,7 +12,6 @@ package watch_test
 import (
 	"context"
 	"fmt"
-	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -25,6 +24,7 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/doctor"
 	"github.com/ralph-tmux/ralph.tmux/watch/fakeapi"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
@@ -78,12 +78,12 @@ func (fx agentFixture) find(t *testing.T) string {
 // each ended as the way says, and the prompt, which shows the token too,
 // never stops the loop.
 func TestRealAgentsEndEachTurnAndStopOnlyOnTheRepliedToken(t *testing.T) {
+	t.Parallel()
 	tmuxtest.Require(t)
 	for _, fx := range []agentFixture{claudeCode, codexCLI, geminiCLI} {
 		t.Run(fx.name, func(t *testing.T) {
 			exe := fx.find(t)
 			tmuxtest.Build(t, "cmd/ralph-watch") // once, before the parallel runs
-			wake := turnHookWake(t)
 			for _, end := range fx.ends {
 				for _, token := range []bool{false, true} {
 					name := map[bool]string{false: ", no token", true: ", token"}[token]
@@ -92,7 +92,7 @@ func TestRealAgentsEndEachTurnAndStopOnlyOnTheRepliedToken(t *testing.T) {
 						reply := map[bool]string{false: "Still working on it.", true: "All tasks complete.\nRALPH_DONE_42"}[token]
 						r := newAgentRun(t, fx, exe, loopPrompt, reply)
 						defer r.explain()
-						r.endTurns(end, wake, token)
+						r.endTurns(end, turnHookWake(t), token) // a wake of its own: a shared one wakes one loop of many
 						r.wantRepliedTokenOnly(r.run(fx.timeout), end, token)
 					})
 				}
@@ -159,20 +159,30 @@ type agentRun struct {
 // reply. The loop uses the agent's profile and types the prompt, two
 // iterations, each ending when the agent's turn does (inactivity is set
 // beyond any test's timeout).
+// realAgents holds a place for each real agent running: each is a Node
+// program that keeps a core busy while it starts, so no more run at once
+// than a 2-core machine carries without slowing them past their timeouts
+// (the tests of fakes around them run on).
+var realAgents = make(chan struct{}, 2)
+
 func newAgentRun(t *testing.T, fx agentFixture, exe, prompt, reply string) *agentRun {
 	t.Helper()
+	realAgents <- struct{}{}
+	t.Cleanup(func() { <-realAgents })
 	srv := tmuxtest.Start(t)
 	r := &agentRun{t: t, fx: fx, srv: srv, proj: filepath.Join(srv.Dir, "proj"), log: filepath.Join(srv.Dir, "api.log")}
 	api, err := fakeapi.Start(fakeapi.Options{Reply: reply, Log: r.log})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { api.Close() })
+	t.Cleanup(func() { _ = api.Close() })
 	r.api = api
 	if err := os.MkdirAll(r.proj, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(r.proj, "plan.md"), []byte("# Plan\n\n- [x] task 1\n- [x] task 2\n"), 0o644)
+	if err := os.WriteFile(filepath.Join(r.proj, "plan.md"), []byte("# Plan\n\n- [x] task 1\n- [x] task 2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	// The server runs with HOME=srv.Dir/home.
 	if r.setup, err = doctor.Prepare(fx.name, filepath.Join(srv.Dir, "home"), r.proj, api.URL); err != nil {
 		t.Fatal(err)
@@ -183,7 +193,7 @@ func newAgentRun(t *testing.T, fx agentFixture, exe, prompt, reply string) *agen
 		srv.Must("set-environment", "-g", name, value)
 	}
 	for _, name := range r.setup.Unset {
-		srv.Tmux("set-environment", "-g", "-u", name)
+		_, _ = srv.Tmux("set-environment", "-g", "-u", name)
 	}
 	// Without focus events Claude Code shows, then hides, a notice about them
 	// 10 and 18 s after it starts; that would only make the idle iterations longer.
@@ -202,7 +212,9 @@ func newAgentRun(t *testing.T, fx agentFixture, exe, prompt, reply string) *agen
 	t.Cleanup(func() {
 		if pid, err := srv.Tmux("display-message", "-p", "-t", pane, "#{pane_pid}"); err == nil {
 			var n int
-			fmt.Sscan(pid, &n)
+			if _, err := fmt.Sscan(pid, &n); err != nil {
+				t.Fatal(err)
+			}
 			agent.EndTree(n, 3*time.Second)
 		}
 	})
@@ -259,7 +271,8 @@ func (r *agentRun) endTurns(end turnEnd, wake <-chan os.Signal, token bool) {
 	}
 }
 
-// turnHookWake wakes the loops of a test when an agent's hook calls back.
+// turnHookWake wakes a loop when an agent's hook calls back: every call
+// gets every SIGUSR1 of the process, so each loop needs its own.
 func turnHookWake(t *testing.T) <-chan os.Signal {
 	wake := make(chan os.Signal, 1)
 	signal.Notify(wake, syscall.SIGUSR1)

@@ -75,8 +75,9 @@ func (b Budget) String() string {
 	return "none"
 }
 
-// budgetEvery is how often a running iteration's session file is read
-// for the budget: it can be megabytes, and a few seconds late is soon enough.
+// budgetEvery (Config.BudgetEvery's default) is how often a running
+// iteration's session file is read for the budget: it can be megabytes, and
+// a few seconds late is soon enough.
 const budgetEvery = 5 * time.Second
 
 // BudgetMeter watches the spend while an iteration runs: it reads the

@@ -57,7 +57,7 @@ func (l *Loop) startCast(pane tmux.Pane) {
 		return
 	}
 	l.casts.rec, l.casts.width, l.casts.height, l.casts.marked = rec, w, h, map[string]bool{}
-	l.stream.setTee(func(raw []byte) { rec.Output(l.Clock.Now(), raw) }) // an error shows when the cast ends
+	l.stream.setTee(func(raw []byte) { _ = rec.Output(l.Clock.Now(), raw) }) // an error shows when the cast ends
 }
 
 // endCast closes the iteration's cast, if one is open, and drops the
@@ -94,7 +94,7 @@ func (l *Loop) castMark(kind EventKind) {
 		return
 	}
 	l.casts.marked[label] = true
-	l.casts.rec.Marker(l.Clock.Now(), label)
+	_ = l.casts.rec.Marker(l.Clock.Now(), label)
 }
 
 // castResize records a new pane size the loop saw.
@@ -104,7 +104,7 @@ func (l *Loop) castResize(pane tmux.Pane) {
 		return
 	}
 	c.width, c.height = pane.Width, pane.Height
-	c.rec.Resize(l.Clock.Now(), c.width, c.height)
+	_ = c.rec.Resize(l.Clock.Now(), c.width, c.height)
 }
 
 // castFailed warns once per loop: a cast is a record, never a reason for

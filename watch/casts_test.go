@@ -19,6 +19,7 @@ import (
 // told by the agent's own hook). The stream's reader writes the output
 // while the loop writes the markers: run it with -race too.
 func TestEachIterationsCastHoldsItsOutputAndMarkersInOrder(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, "do the work", nil)
 	_, run := h.hooked(newRelease)
 	h.cfg.Agent.IdleGrace = 0

@@ -70,6 +70,12 @@ type Config struct {
 	Events func(Event) // told what the loop learns of the agent; nil: nobody listens
 
 	CommandSources []state.CommandSource // where each command (check, hook) came from, for status
+
+	// Waits that are not flags; zero (nil) takes the default. Tests shorten them.
+	CheckEvery   time.Duration           // with a stream: how often what output cannot tell is checked; 0: 5 s
+	BudgetEvery  time.Duration           // how often a running iteration's spend is read; 0: 5 s
+	MinLimitWait time.Duration           // the least wait for a usage limit's reset; 0: a minute
+	BackoffWait  func(int) time.Duration // the wait after the n-th failure in a row; nil: Backoff
 }
 
 // Criterion reports whether the loop has a way to finish other than its limits.
@@ -90,7 +96,7 @@ const (
 const (
 	killGrace      = 3 * time.Second
 	heartbeatEvery = 10 * time.Second
-	checkEvery     = 5 * time.Second // with a stream: how often what output cannot tell is checked (each wake costs)
+	checkEvery     = 5 * time.Second // Config.CheckEvery's default (each wake costs)
 	maxFailures    = 5
 	quietAfter     = 15 * time.Millisecond  // output paused this long: judge held-back lines
 	maxLimitWait   = 8 * 24 * time.Hour     // a reset further off is misread
@@ -98,6 +104,6 @@ const (
 	hookQuiet      = 150 * time.Millisecond // after a turn-end hook, output paused this long is all there is
 )
 
-// minLimitWait keeps a misread reset time from relaunching into a limit at
-// once (a variable so tests can wait less).
-var minLimitWait = time.Minute
+// minLimitWait (Config.MinLimitWait's default) keeps a misread reset time
+// from relaunching into a limit at once.
+const minLimitWait = time.Minute

@@ -16,6 +16,7 @@ import (
 // exits fast; every one of 50 quick exits must still be read right, both
 // from the pane (with the reaping nudge) and from the wrapper's marker.
 func TestFiftyQuickExitsAreEachReadRight(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		stream bool

@@ -17,12 +17,13 @@ import (
 // reason on record, or be survived with the state still right.
 
 func TestAKilledWindowOrSessionEndsTheLoopAsPaneClosed(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		kill func(h *harness)
 	}{
-		{"window killed", func(h *harness) { h.srv.Tmux("kill-window", "-t", h.cfg.Pane) }},
-		{"session killed", func(h *harness) { h.srv.Tmux("kill-session", "-t", "main") }},
+		{"window killed", func(h *harness) { _, _ = h.srv.Tmux("kill-window", "-t", h.cfg.Pane) }},
+		{"session killed", func(h *harness) { _, _ = h.srv.Tmux("kill-session", "-t", "main") }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -48,6 +49,7 @@ func TestAKilledWindowOrSessionEndsTheLoopAsPaneClosed(t *testing.T) {
 }
 
 func TestAPromptFileThatCannotBeReadMidLoopEndsItFailed(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, swap, want string
 	}{
@@ -78,6 +80,7 @@ func TestAPromptFileThatCannotBeReadMidLoopEndsItFailed(t *testing.T) {
 }
 
 func TestAnAgentPrintingGarbageOrFloodsIsWatchedToTheEnd(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, script string
 		timeout      time.Duration
@@ -115,13 +118,14 @@ func TestAnAgentPrintingGarbageOrFloodsIsWatchedToTheEnd(t *testing.T) {
 }
 
 func TestNoChildOfTheAgentIgnoringHangupsOutlivesTheLoop(t *testing.T) {
+	t.Parallel()
 	agent := "ignore HUP TERM\nchild\nready\nread\n"
 	for _, tc := range []struct {
 		name, script, reason string
 		end                  func(h *harness)
 	}{
 		{"the agent exits", agent + "exit 0\n", "max_iterations", nil},
-		{"the pane is closed", agent + "quiet\n", "pane_closed", func(h *harness) { h.srv.Tmux("kill-pane", "-t", h.cfg.Pane) }},
+		{"the pane is closed", agent + "quiet\n", "pane_closed", func(h *harness) { _, _ = h.srv.Tmux("kill-pane", "-t", h.cfg.Pane) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -117,6 +117,7 @@ quiet
 `
 
 func TestHooksTellReadySubmitAndTurnEndWhenTheScreenSaysNothing(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, "do the work", nil)
 	ev, run := h.hooked(newRelease)
 	h.cfg.Agent.IdleGrace = 0 // only a hook may end the turn
@@ -145,6 +146,7 @@ func TestHooksTellReadySubmitAndTurnEndWhenTheScreenSaysNothing(t *testing.T) {
 }
 
 func TestAFailedTurnByHookIsAFailureAndARateLimitWaits(t *testing.T) {
+	t.Parallel()
 	t.Run("API error", func(t *testing.T) {
 		h := newHarness(t, "do the work", nil)
 		ev, run := h.hooked("print   ? for shortcuts\nhook SessionStart\nready\nread\necho\nspinner 300ms\n" +
@@ -162,8 +164,8 @@ func TestAFailedTurnByHookIsAFailureAndARateLimitWaits(t *testing.T) {
 		}
 	})
 	t.Run("rate limit", func(t *testing.T) {
-		defer watch.SetMinLimitWait(0)()
 		h := newHarness(t, "do the work", nil)
+		h.cfg.MinLimitWait = time.Nanosecond // the reset, not a minute
 		_, run := h.hooked("")
 		limited := h.srv.FakeAgent("limited", "print   ? for shortcuts\nhook SessionStart\nready\nread\necho\nspinner 300ms\n"+
 			`hook StopFailure {"error":"rate_limit","error_details":"429 rate limited"}`+"\nquiet\n")
@@ -193,6 +195,7 @@ func TestAFailedTurnByHookIsAFailureAndARateLimitWaits(t *testing.T) {
 // The screen ends its turns all the same, and the loop says once that it
 // reads the screen from now on.
 func TestAHookThatNeverFiresFallsBackToTheScreenOnce(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, "do the work", nil)
 	ev, run := h.hooked(claudeLike) // draws Claude's screen, runs no hook
 	h.cfg.MaxIterations = 3
@@ -238,6 +241,7 @@ func TestScreenSignalsStandInWhenTheProfilesStringsDoNotMatch(t *testing.T) {
 // when its screen draws a dialog no profile knows; the question is not
 // inactivity, and the dialog timeout restarts it.
 func TestAPermissionReportedByHookNeedsInput(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, "do the work", nil)
 	ev, run := h.hooked("print   ? for shortcuts\nhook SessionStart\nready\nread\necho\nspinner 300ms\n" +
 		`hook PermissionRequest {"tool_name":"Bash"}` + "\nprint ┃ A brand-new permission dialog\nprint ┃ [allow] [deny]\nquiet\n")
@@ -274,6 +278,7 @@ func TestAPermissionReportedByHookNeedsInput(t *testing.T) {
 // once ("Settings file not found"). One failed iteration, said once, and the
 // loop goes on without the hooks' arguments, by the screen.
 func TestAnAgentThatCannotStartWithItsHooksRunsWithoutThem(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, "do the work", nil)
 	_, run := h.hooked("")
 	agent := h.srv.FakeAgent("claudelike", claudeLike)

@@ -40,10 +40,10 @@ func (h *harness) script(name, text string) string {
 // agent's own program word, and each turn ends by that hook: never by the
 // screen (the agent shows no idle marker) nor by inactivity.
 func TestEveryLaunchFormGetsTheTurnHook(t *testing.T) {
+	t.Parallel()
 	tmuxtest.Require(t)
 	tmuxtest.Build(t, "testdata/fakeagent")
 	exe := tmuxtest.Build(t, "cmd/ralph-watch")
-	wake := turnHookWake(t)
 	forms := []struct {
 		name    string
 		command func(h *harness, claude, script string) []string
@@ -79,7 +79,7 @@ echo "npx: no package $pkg" >&2; exit 1
 	for _, form := range forms {
 		t.Run(form.name, func(t *testing.T) {
 			t.Parallel()
-			endsByTheHook(t, exe, wake, form.command)
+			endsByTheHook(t, exe, turnHookWake(t), form.command) // a wake of its own: a shared one wakes one loop of many
 		})
 	}
 }
@@ -120,6 +120,7 @@ func endsByTheHook(t *testing.T, exe string, wake <-chan os.Signal, command func
 // env -i clears RALPH_ITERATION from the agent's environment: its hooks,
 // given the loop's state folder, read the iteration there and still report.
 func TestEnvDashIStillGetsItsHooks(t *testing.T) {
+	t.Parallel()
 	tmuxtest.Require(t)
 	endsByTheHook(t, tmuxtest.Build(t, "cmd/ralph-watch"), turnHookWake(t), func(h *harness, claude, script string) []string {
 		return []string{"env", "-i", "PATH=/usr/bin:/bin", claude, script}
@@ -130,6 +131,7 @@ func TestEnvDashIStillGetsItsHooks(t *testing.T) {
 // loop says once that the hook is lost and how to get it back, and each
 // turn ends by what the screen shows.
 func TestAnUnknownWrapperLosesTheHookOnceAndEndsTurnsByTheScreen(t *testing.T) {
+	t.Parallel()
 	tmuxtest.Require(t)
 	h := newHarness(t, "do the work", nil)
 	claude := h.agentNamed("claude", claudeLike)
@@ -157,10 +159,10 @@ func TestAnUnknownWrapperLosesTheHookOnceAndEndsTurnsByTheScreen(t *testing.T) {
 // --settings) and through a one-line shell command: the Stop hook lands
 // after claude and ends each turn.
 func TestClaudeCodeThroughEnvAndAShellLineGetsItsStopHook(t *testing.T) {
+	t.Parallel()
 	claude := claudeCode.find(t)
 	tmuxtest.Require(t)
 	exe := tmuxtest.Build(t, "cmd/ralph-watch")
-	wake := turnHookWake(t)
 	forms := map[string]func(r *agentRun) []string{
 		"env": func(r *agentRun) []string {
 			return []string{"env", "HOME=" + filepath.Join(r.srv.Dir, "home"), r.env("ANTHROPIC_API_KEY"),
@@ -179,7 +181,8 @@ func TestClaudeCodeThroughEnvAndAShellLineGetsItsStopHook(t *testing.T) {
 			r.cfg.Agent, _ = agent.Lookup("claude")
 			r.cfg.ReadyPattern = r.cfg.Agent.Ready
 			r.cfg.InactivityTimeout = 5 * time.Minute // beyond the test: only the turn's end may end it
-			r.useTurnHook(wake)
+			// A wake of its own: a shared one wakes one loop of many.
+			r.useTurnHook(turnHookWake(t))
 			r.cfg.Executable = exe
 			res := r.run(240 * time.Second)
 			if res.Code != watch.ExitLimit || res.Reason != "max_iterations" {
@@ -199,6 +202,7 @@ func TestClaudeCodeThroughEnvAndAShellLineGetsItsStopHook(t *testing.T) {
 
 // A program env cannot find is named in the message, not env.
 func TestAMissingProgramBehindEnvIsNamed(t *testing.T) {
+	t.Parallel()
 	tmuxtest.Require(t)
 	h := newHarness(t, "do the work", []string{"env", "A=1", "ralph-no-such-agent"})
 	res := h.run(30 * time.Second)
@@ -209,6 +213,7 @@ func TestAMissingProgramBehindEnvIsNamed(t *testing.T) {
 // Codex started through env (tried as a new user would: exit 125 every
 // iteration, env given -c notify=[…]) gets its notify program after codex.
 func TestCodexThroughEnvGetsItsNotifyHook(t *testing.T) {
+	t.Parallel()
 	codex := codexCLI.find(t)
 	tmuxtest.Require(t)
 	r := newAgentRun(t, codexCLI, codex, loopPrompt, "Still working on it.")

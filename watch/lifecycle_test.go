@@ -19,6 +19,7 @@ import (
 )
 
 func TestAnAgentIgnoringHangupsDoesNotSurviveItsIteration(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, "go", nil)
 	h.cfg.Command = h.agent("ignore HUP TERM\nchild\nready\nread\nquiet\n")
 	h.cfg.MaxIterations = 2
@@ -55,6 +56,7 @@ func processesOf(t *testing.T, a, b string) []string {
 }
 
 func TestPaneOptionsFollowTheLoopAndRemainOnExitIsRestored(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, "go", nil)
 	h.cfg.Command = h.agent("ready\nread\nsleep 1500ms\nexit 0\n")
 	h.cfg.MaxIterations = 2
@@ -85,6 +87,7 @@ func TestPaneOptionsFollowTheLoopAndRemainOnExitIsRestored(t *testing.T) {
 }
 
 func TestStateAndLogFollowTheSwarmSchema(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, "go", []string{"/bin/sh", "-c", "exit 0"})
 	h.cfg.PromptMode = agent.ModeArg
 	h.cfg.MaxIterations = 2
@@ -118,6 +121,7 @@ func TestStateAndLogFollowTheSwarmSchema(t *testing.T) {
 }
 
 func TestPromptFileDeletedMidLoopFails(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, "go", nil)
 	h.cfg.Command = []string{"/bin/sh", "-c", `rm -f "$0"; exit 0`, h.cfg.PromptFile}
 	h.cfg.PromptMode = agent.ModeArg
@@ -129,6 +133,7 @@ func TestPromptFileDeletedMidLoopFails(t *testing.T) {
 }
 
 func TestInterruptLeavesTheLoopPausedAndTheAgentRunning(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, "go", nil)
 	h.cfg.Command = h.agent("ready\nread\nprint working on it\nquiet\n")
 	ctx, cancel := context.WithCancel(context.Background())
@@ -153,12 +158,13 @@ func TestInterruptLeavesTheLoopPausedAndTheAgentRunning(t *testing.T) {
 }
 
 func TestClosedPaneAndKilledServerEndTheLoopWithAClearReason(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, reason string
 		kill         func(h *harness)
 	}{
-		{"pane closed", "pane_closed", func(h *harness) { h.srv.Tmux("kill-pane", "-t", h.cfg.Pane) }},
-		{"server killed", "server_gone", func(h *harness) { h.srv.Tmux("kill-server") }},
+		{"pane closed", "pane_closed", func(h *harness) { _, _ = h.srv.Tmux("kill-pane", "-t", h.cfg.Pane) }},
+		{"server killed", "server_gone", func(h *harness) { _, _ = h.srv.Tmux("kill-server") }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -179,6 +185,7 @@ func TestClosedPaneAndKilledServerEndTheLoopWithAClearReason(t *testing.T) {
 }
 
 func TestATUIThatDropsEarlyInputStillGetsThePromptOnce(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, "exactly once", nil)
 	h.cfg.Command = h.agent("ready\ndrop-input 1500ms\nread\n" + h.savePrompt() + "exit 0\n")
 	h.cfg.MaxIterations = 1
@@ -189,6 +196,7 @@ func TestATUIThatDropsEarlyInputStillGetsThePromptOnce(t *testing.T) {
 }
 
 func TestReadyPatternWaitsForAnAgentThatIsSlowToTakeInput(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, "first line\nsecond line", nil)
 	h.cfg.Command = h.agent("print loading plugins\nsleep 2s\nprint READY>\nready\nread\n" + h.savePrompt() + "exit 0\n")
 	h.cfg.MaxIterations = 1
@@ -200,6 +208,7 @@ func TestReadyPatternWaitsForAnAgentThatIsSlowToTakeInput(t *testing.T) {
 }
 
 func TestResizingAQuietPaneIsNotActivity(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, "go", nil)
 	h.cfg.Command = h.agent("ready\nread\nprint " + strings.Repeat("a long line that wraps at forty columns ", 4) + "\nquiet\n")
 	h.cfg.MaxIterations = 1
@@ -213,7 +222,7 @@ func TestResizingAQuietPaneIsNotActivity(t *testing.T) {
 			case <-stop:
 				return
 			case <-time.After(250 * time.Millisecond):
-				h.srv.Tmux("resize-window", "-t", h.cfg.Pane, "-x", []string{"40", "120"}[i%2])
+				_, _ = h.srv.Tmux("resize-window", "-t", h.cfg.Pane, "-x", []string{"40", "120"}[i%2])
 			}
 		}
 	}()
@@ -224,6 +233,7 @@ func TestResizingAQuietPaneIsNotActivity(t *testing.T) {
 // After a respawn the last agent's screen is still in the pane's history; an
 // agent that takes a while to draw must not be typed at before it does.
 func TestAnAgentSlowToStartGetsThePromptOnlyOnceItHasDrawn(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, "line one\nline two", nil)
 	h.cfg.Command = h.agent("sleep 2s\nprint slow agent ready\nready\nread\n" + h.savePrompt() + "print lots of output so the screen is full\nexit 0\n")
 	h.cfg.MaxIterations = 2
@@ -236,16 +246,25 @@ func TestAnAgentSlowToStartGetsThePromptOnlyOnceItHasDrawn(t *testing.T) {
 }
 
 func TestAPauseRequestEndsABackoffWaitAtOnce(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, "go", []string{"/bin/sh", "-c", "exit 1"})
 	h.cfg.PromptMode = agent.ModeArg
 	h.cfg.MaxIterations = 10
+	h.cfg.BackoffWait = func(n int) time.Duration { // the first three at once, then a minute: far more than a pause may take
+		if n < 4 {
+			return 10 * time.Millisecond
+		}
+		return time.Minute
+	}
 	wake := make(chan os.Signal, 1)
 	requested := make(chan time.Time, 1)
 	go func() {
-		tmuxtest.Eventually(t, 60*time.Second, "the 8 s backoff", func() bool {
-			return strings.Contains(h.out.String(), "retrying in 8s")
+		tmuxtest.Eventually(t, 60*time.Second, "the minute of backoff", func() bool {
+			return strings.Contains(h.out.String(), "retrying in 60s")
 		})
-		h.store.Request(state.RequestPause)
+		if err := h.store.Request(state.RequestPause); err != nil {
+			t.Error(err)
+		}
 		requested <- time.Now()
 		wake <- syscall.SIGUSR1
 	}()
@@ -255,11 +274,11 @@ func TestAPauseRequestEndsABackoffWaitAtOnce(t *testing.T) {
 	select {
 	case res := <-done:
 		h.wantResult(res, watch.ExitInterrupted, "paused")
-		// Generous: the backoff it must cut short is 8 s.
-		if waited := time.Since(<-requested); waited > 5*time.Second {
-			t.Errorf("the pause took %s to end an 8 s backoff", waited)
+		// Generous: the backoff it must cut short is a minute.
+		if waited := time.Since(<-requested); waited > 30*time.Second {
+			t.Errorf("the pause took %s to end a minute of backoff", waited)
 		}
-	case <-time.After(60 * time.Second):
+	case <-time.After(90 * time.Second):
 		t.Fatalf("loop did not end; output:\n%s", h.out.String())
 	}
 	if st := h.state(); st.Status != state.Paused || st.CurrentIteration != 4 {
@@ -268,6 +287,7 @@ func TestAPauseRequestEndsABackoffWaitAtOnce(t *testing.T) {
 }
 
 func TestTheLoopReportsWhatItLearnsOfTheAgentInOrder(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, "hello", nil)
 	h.cfg.Command = h.agent("ready\nread\nprint working\\n\nsleep 1s\nexit 0\n")
 	h.cfg.MaxIterations = 1

@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -18,8 +19,8 @@ func (l *Loop) waitForLimit(ctx context.Context, text string) (Result, bool) {
 	if !ok || until.Sub(now) > maxLimitWait {
 		until = now.Add(l.LimitWait)
 	}
-	if until.Sub(now) < minLimitWait {
-		until = now.Add(minLimitWait)
+	if least := cmp.Or(l.MinLimitWait, minLimitWait); until.Sub(now) < least {
+		until = now.Add(least)
 	}
 	l.iteration--
 	l.st.CurrentIteration = l.iteration

@@ -131,6 +131,7 @@ func (h *harness) wantResult(got watch.Result, code int, reason string) {
 const trickyPrompt = "line one;\n\tindented with a tab;\nunicode: ünïcødé ✓ 日本語\n#{pane_id} $HOME ~ $(echo no) `no`\nEnter C-c \\; ';' \"quoted\"\n\nlast line without newline;"
 
 func TestTypeModeDeliversThePromptByteForByte(t *testing.T) {
+	t.Parallel()
 	big := strings.Repeat("a line of a hundred kilobytes of prompt, with tabs\tand ünïcødé; ", 1700)[:100<<10]
 	for _, tc := range []struct{ name, prompt string }{
 		{"tricky", trickyPrompt},
@@ -186,6 +187,7 @@ func TestArgAndStdinModesPassThePromptByteForByte(t *testing.T) {
 }
 
 func TestPromptIsReReadEveryIterationAndMayBeEmpty(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, "first", nil)
 	got := filepath.Join(h.srv.Dir, "got-{{iteration}}")
 	h.cfg.Command = []string{"/bin/sh", "-c", `cat > "$(echo "$0" | sed "s/{{iteration}}/$RALPH_ITERATION/")"; [ "$RALPH_ITERATION" = 1 ] && printf '' > "$1"; exit 0`, got, h.cfg.PromptFile}
@@ -205,6 +207,7 @@ func TestPromptIsReReadEveryIterationAndMayBeEmpty(t *testing.T) {
 const donePrompt = "Work through the plan in PLAN.md. When every task is finished, print RALPH_DONE_42 on a line of its own.\n"
 
 func TestDonePatternIgnoresTheEchoedPromptAndStopsOnTheAgentsToken(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ name, before string }{
 		{"plain output", ""},
 		{"clear", "print \\e[H\\e[2J"},
@@ -231,6 +234,7 @@ func TestDonePatternIgnoresTheEchoedPromptAndStopsOnTheAgentsToken(t *testing.T)
 }
 
 func TestDonePatternSurvivesAWidthChange(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, donePrompt, nil)
 	h.cfg.Command = h.agent("ready\nread\necho\nsleep 1500ms\nredraw\nprint working\niter 2 print RALPH_DONE_42\nexit 0\n")
 	h.cfg.MaxIterations = 3
@@ -238,7 +242,7 @@ func TestDonePatternSurvivesAWidthChange(t *testing.T) {
 	go func() {
 		for i := 0; i < 20; i++ {
 			time.Sleep(300 * time.Millisecond)
-			h.srv.Tmux("resize-window", "-t", h.cfg.Pane, "-x", []string{"40", "120"}[i%2])
+			_, _ = h.srv.Tmux("resize-window", "-t", h.cfg.Pane, "-x", []string{"40", "120"}[i%2])
 		}
 	}()
 	res := h.run(60 * time.Second)
@@ -249,6 +253,7 @@ func TestDonePatternSurvivesAWidthChange(t *testing.T) {
 }
 
 func TestDonePatternCheckedAfterExitWithoutContinuous(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, donePrompt, nil)
 	h.cfg.Command = []string{"/bin/sh", "-c", `echo "you said: $1"; [ "$RALPH_ITERATION" = 3 ] && echo RALPH_DONE_42; exit 0`, "sh"}
 	h.cfg.PromptMode = agent.ModeArg
@@ -261,6 +266,7 @@ func TestDonePatternCheckedAfterExitWithoutContinuous(t *testing.T) {
 }
 
 func TestLimitWithoutDoneSignalExits3(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, donePrompt, []string{"/bin/sh", "-c", "echo $0; exit 0"})
 	h.cfg.PromptMode = agent.ModeArg
 	h.cfg.MaxIterations = 2
@@ -270,6 +276,7 @@ func TestLimitWithoutDoneSignalExits3(t *testing.T) {
 }
 
 func TestDoneFileStopsTheLoop(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, "go", nil)
 	done := filepath.Join(h.srv.Dir, "DONE")
 	h.cfg.Command = []string{"/bin/sh", "-c", `[ "$RALPH_ITERATION" = 2 ] && touch "$0"; exit 0`, done}
@@ -283,6 +290,7 @@ func TestDoneFileStopsTheLoop(t *testing.T) {
 }
 
 func TestInactivityRestartsTheIterationWithoutCountingAFailure(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, "go", nil)
 	h.cfg.Command = h.agent("ready\nread\nprint thinking\nquiet\n")
 	h.cfg.MaxIterations = 2
@@ -299,6 +307,7 @@ func TestInactivityRestartsTheIterationWithoutCountingAFailure(t *testing.T) {
 }
 
 func TestIterationTimeoutEndsAnAgentWhoseSpinnerNeverSettles(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, "go", nil)
 	h.cfg.Command = h.agent("ready\nread\nspinner 1h\n")
 	h.cfg.MaxIterations = 1
@@ -311,18 +320,19 @@ func TestIterationTimeoutEndsAnAgentWhoseSpinnerNeverSettles(t *testing.T) {
 	}
 }
 
+// The waits themselves (1, 2, 4, 8 s) are TestUnitAFailedIterationWaitsExactlyItsBackoffBeforeTheNext's;
+// here they are a hundredth of that.
 func TestFailuresBackOffAndStopAfterFive(t *testing.T) {
-	if testing.Short() {
-		t.Skip("waits 15 s of backoff")
-	}
+	t.Parallel()
 	h := newHarness(t, "go", []string{"/bin/sh", "-c", "exit 3"})
 	h.cfg.PromptMode = agent.ModeArg
 	h.cfg.MaxIterations = 10
+	h.cfg.BackoffWait = func(n int) time.Duration { return watch.Backoff(n) / 100 }
 	h.wantResult(h.run(90*time.Second), watch.ExitFailed, "consecutive_failures")
 	h.wantOutput(
-		"iteration 1 failed (exit: 3), retrying in 1s (attempt 1/5)",
-		"iteration 2 failed (exit: 3), retrying in 2s (attempt 2/5)",
-		"iteration 4 failed (exit: 3), retrying in 8s (attempt 4/5)",
+		"iteration 1 failed (exit: 3), retrying in 0s (attempt 1/5)",
+		"iteration 2 failed (exit: 3), retrying in 0s (attempt 2/5)",
+		"iteration 4 failed (exit: 3), retrying in 0s (attempt 4/5)",
 		"[ralph] test: 5 consecutive failures, stopping loop",
 	)
 	if st := h.state(); st.Status != state.Failed || st.TotalFailures != 5 {
@@ -331,6 +341,7 @@ func TestFailuresBackOffAndStopAfterFive(t *testing.T) {
 }
 
 func TestSuccessResetsTheFailureCount(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, "go", []string{"/bin/sh", "-c", `[ "$RALPH_ITERATION" = 2 ] && exit 0; exit 1`})
 	h.cfg.PromptMode = agent.ModeArg
 	h.cfg.MaxIterations = 3
@@ -343,6 +354,7 @@ func TestSuccessResetsTheFailureCount(t *testing.T) {
 }
 
 func TestCommandNotFoundStopsAtOnce(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, "go", []string{"ralph-no-such-agent"})
 	h.cfg.PromptMode = agent.ModeArg
 	h.wantResult(h.run(30*time.Second), watch.ExitFailed, "fatal_exit")

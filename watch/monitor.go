@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"os"
@@ -51,7 +52,7 @@ func (l *Loop) request() (ending, bool) {
 // interval while output flows, and again when the inactivity timeout would
 // run out, so a still pane costs no tmux call at all. What output cannot
 // tell (the pane closed, the server gone, a done file, a lost request) is
-// checked every checkEvery without tmux: the pane's process is looked up in
+// checked every CheckEvery without tmux: the pane's process is looked up in
 // /proc, and only a change there costs a look. Without a stream it polls
 // the screen every poll interval, as it must.
 func (l *Loop) monitor(ctx context.Context, it *iteration, started time.Time) ending {
@@ -69,7 +70,7 @@ func (l *Loop) monitor(ctx context.Context, it *iteration, started time.Time) en
 	var soon <-chan time.Time // a look because output arrived
 	checkInterval := l.PollInterval
 	if l.stream != nil {
-		checkInterval = max(checkInterval, checkEvery)
+		checkInterval = max(checkInterval, cmp.Or(l.CheckEvery, checkEvery))
 	}
 	check := l.Clock.After(checkInterval)
 	var quiet <-chan time.Time // fires when output has paused after arriving

@@ -51,8 +51,7 @@ func (l *Loop) notify(s Shown) {
 	if msg == "" {
 		return
 	}
-
-	l.Tmux.Message(l.Pane, msg)
+	_ = l.Tmux.Message(l.Pane, msg)
 	if pane, err := l.Tmux.Pane(l.Pane); err == nil && !pane.Dead {
 		ringBell(pane.PID)
 	}
@@ -69,7 +68,7 @@ func (l *Loop) notify(s Shown) {
 		l.warnf("run %s: %v", NotifyOption, err)
 		return
 	}
-	go cmd.Wait() // reaped, not left a zombie while the loop goes on
+	go func() { _ = cmd.Wait() }() // reaped, not left a zombie while the loop goes on
 }
 
 // ringBell writes BEL to the terminal of the pane's process, as if the agent
@@ -83,6 +82,6 @@ func ringBell(pid int) {
 	if err != nil {
 		return
 	}
-	f.Write([]byte("\a"))
+	_, _ = f.Write([]byte("\a"))
 	f.Close()
 }

@@ -111,14 +111,14 @@ func (l *Loop) close(res Result) {
 			}
 		}
 		if pid := BackToShell(l.Tmux, l.Pane, l.Dir, l.EndCommand); pid > 0 {
-			os.Remove(l.Store.Path(state.AfterExitFile)) // the agent was gone already
-			l.st.ShellPID = pid                          // the pane runs a shell now, not the agent
+			_ = os.Remove(l.Store.Path(state.AfterExitFile)) // the agent was gone already
+			l.st.ShellPID = pid                              // the pane runs a shell now, not the agent
 			l.save()
 		}
 		restore := l.prevRemain
 		if !l.hadRemain {
 			restore = "" // unset: back to the window's value
 		}
-		l.Tmux.SetPaneOptions(l.Pane, []tmux.Option{{Name: "remain-on-exit", Value: restore}})
+		_ = l.Tmux.SetPaneOptions(l.Pane, []tmux.Option{{Name: "remain-on-exit", Value: restore}})
 	}
 }

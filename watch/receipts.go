@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -148,7 +149,7 @@ func (l *Loop) budgetEnding() (ending, bool) {
 		return endExit, false
 	}
 	if l.receiptStart().meter == nil {
-		l.spend.meter = &BudgetMeter{Budget: l.Budget, Before: l.spent(), Every: budgetEvery, Clock: l.Clock, Read: l.readReceipt}
+		l.spend.meter = &BudgetMeter{Budget: l.Budget, Before: l.spent(), Every: cmp.Or(l.BudgetEvery, budgetEvery), Clock: l.Clock, Read: l.readReceipt}
 	}
 	why, reached := l.spend.meter.Check()
 	if !reached {

@@ -78,6 +78,7 @@ func (h *harness) receipts() []receipt.Receipt {
 const sonnet45 = (15*3 + 70*15 + 6200*0.30 + 200*3.75) / 1e6
 
 func TestReceiptsTotalWhatAClaudeTranscriptReportsInStateStatusJSONAndList(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, "fix the test", nil)
 	run := h.spendingLoop(true)
 	h.cfg.MaxIterations = 2
@@ -133,7 +134,9 @@ func TestReceiptsTotalWhatAClaudeTranscriptReportsInStateStatusJSONAndList(t *te
 		}
 	}
 	var js bytes.Buffer
-	control.WriteJSON(&js, l.JSON())
+	if err := control.WriteJSON(&js, l.JSON()); err != nil {
+		t.Fatal(err)
+	}
 	var got struct {
 		Receipts struct {
 			Iterations int     `json:"iterations"`
@@ -151,7 +154,9 @@ func TestReceiptsTotalWhatAClaudeTranscriptReportsInStateStatusJSONAndList(t *te
 		t.Errorf("status --json receipts: %+v\n%s", r, js.String())
 	}
 	var list bytes.Buffer
-	control.WriteTable(&list, []*control.Loop{l})
+	if err := control.WriteTable(&list, []*control.Loop{l}); err != nil {
+		t.Fatal(err)
+	}
 	if lines := strings.Split(list.String(), "\n"); !strings.Contains(lines[0], "FAILURES  COST") ||
 		!strings.Contains(lines[1], "0/0       13k tok $0.0074") {
 		t.Errorf("list:\n%s", list.String())
@@ -159,6 +164,7 @@ func TestReceiptsTotalWhatAClaudeTranscriptReportsInStateStatusJSONAndList(t *te
 }
 
 func TestATokenBudgetStopsTheLoopBeforeTheNextIteration(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, "fix the test", nil)
 	run := h.spendingLoop(true)
 	h.cfg.Budget = watch.Budget{Tokens: 10000} // iteration 1 stays under it, iteration 2 goes over
@@ -180,11 +186,14 @@ func TestATokenBudgetStopsTheLoopBeforeTheNextIteration(t *testing.T) {
 }
 
 func TestACostBudgetAtPricesFromAFileStopsTheLoop(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, "fix the test", nil)
 	run := h.spendingLoop(true)
 	path := filepath.Join(h.srv.Dir, "home", "prices.json")
 	// A dollar a token: one iteration costs $0.006485 at these prices.
-	os.WriteFile(path, []byte(`{"claude-sonnet-4-5*": {"input": 1, "output": 1, "cache_read": 1, "cache_write": 1}}`), 0o644)
+	if err := os.WriteFile(path, []byte(`{"claude-sonnet-4-5*": {"input": 1, "output": 1, "cache_read": 1, "cache_write": 1}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	prices, err := receipt.LoadPrices(path)
 	if err != nil {
 		t.Fatal(err)
@@ -201,9 +210,11 @@ func TestACostBudgetAtPricesFromAFileStopsTheLoop(t *testing.T) {
 }
 
 func TestAnIterationThatGoesOverTheBudgetIsEnded(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, "fix the test", nil)
 	run := h.spendingLoop(false) // it spends, then works on for minutes
 	h.cfg.Budget = watch.Budget{Tokens: 5000}
+	h.cfg.PollInterval, h.cfg.CheckEvery, h.cfg.BudgetEvery = time.Second, 500*time.Millisecond, 500*time.Millisecond
 	started := time.Now()
 	res := run(90 * time.Second)
 	h.wantResult(res, watch.ExitLimit, "budget")
@@ -223,9 +234,12 @@ func TestAnIterationThatGoesOverTheBudgetIsEnded(t *testing.T) {
 }
 
 func TestWorkTreeSeesUntrackedFilesAndLeavesTheIndexAlone(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, "x", nil)
 	h.gitInit()
-	os.WriteFile(filepath.Join(h.srv.Dir, "a.txt"), []byte("one\ntwo\n"), 0o644)
+	if err := os.WriteFile(filepath.Join(h.srv.Dir, "a.txt"), []byte("one\ntwo\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	h.git("add", "a.txt")
 	h.git("commit", "-q", "-m", "a")
 	index := filepath.Join(h.srv.Dir, "home", "worktree.index")
@@ -233,8 +247,12 @@ func TestWorkTreeSeesUntrackedFilesAndLeavesTheIndexAlone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(h.srv.Dir, "a.txt"), []byte("one\n2\n3\n"), 0o644)
-	os.WriteFile(filepath.Join(h.srv.Dir, "new.txt"), []byte("new\n"), 0o644)
+	if err := os.WriteFile(filepath.Join(h.srv.Dir, "a.txt"), []byte("one\n2\n3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(h.srv.Dir, "new.txt"), []byte("new\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	after, err := between.WorkTree(h.srv.Dir, index)
 	if err != nil {
 		t.Fatal(err)
@@ -257,9 +275,11 @@ func TestWorkTreeSeesUntrackedFilesAndLeavesTheIndexAlone(t *testing.T) {
 // An iteration the loop's max time cuts short spent its tokens all the same:
 // its receipt is written, so a budget sees them.
 func TestAnIterationCutShortStillLeavesItsReceipt(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, "fix the test", nil)
 	run := h.spendingLoop(false) // it spends, then works on for minutes
-	h.cfg.MaxTime = 15 * time.Second
+	h.cfg.PollInterval, h.cfg.CheckEvery = time.Second, 500*time.Millisecond
+	h.cfg.MaxTime = 8 * time.Second // long enough to spend first, even under load
 	res := run(90 * time.Second)
 	h.wantResult(res, watch.ExitDone, "max_time")
 	rs := h.receipts()

@@ -72,7 +72,7 @@ func (l *Loop) showStatus(status Status) {
 	}
 	status.Record(l.st, shown.Reason, now)
 	l.save()
-	l.Tmux.SetPaneOptions(l.Pane, shown.Options())
+	_ = l.Tmux.SetPaneOptions(l.Pane, shown.Options())
 	l.lastShown = shown
 	if changed && status.Live() { // an ended loop's notice waits for its pane's shell
 		l.notify(shown)
@@ -82,7 +82,7 @@ func (l *Loop) showStatus(status Status) {
 // saveScreen keeps the pane's last screen of the iteration for a post-mortem.
 func (l *Loop) saveScreen() {
 	if screen, err := l.Tmux.Capture(tmux.CaptureRequest{Pane: l.Pane, Start: -1000, Join: true}); err == nil {
-		os.WriteFile(l.Store.Path(state.LastScreen), []byte(screen), 0o600)
+		_ = os.WriteFile(l.Store.Path(state.LastScreen), []byte(screen), 0o600)
 	}
 }
 

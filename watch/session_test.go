@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+
 	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
@@ -29,7 +30,9 @@ func (h *harness) pauseWhen(timeout time.Duration, what string, cond func() bool
 	wake := make(chan os.Signal, 1)
 	go func() {
 		tmuxtest.Eventually(h.t, timeout, what, cond)
-		h.store.Request(state.RequestPause)
+		if err := h.store.Request(state.RequestPause); err != nil {
+			h.t.Error(err)
+		}
 		wake <- syscall.SIGUSR1
 	}()
 	return h.runWoken(wake, timeout)
@@ -63,6 +66,7 @@ func (h *harness) resume(code int, reason string) {
 }
 
 func TestAPromptArrivesExactlyOnce(t *testing.T) {
+	t.Parallel()
 	lines80 := strings.Repeat("a line of a long prompt\n", 80)
 	big := strings.Repeat("a raw-mode agent reads this without echo; ", 2500)[:100<<10]
 	for _, c := range []struct{ name, prompt, script string }{
@@ -92,6 +96,7 @@ func TestAPromptArrivesExactlyOnce(t *testing.T) {
 }
 
 func TestTheWindowIsNamedAfterTheAgent(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, "go", nil)
 	h.cfg.Command = h.agent("ready\nread\nprint working\nsleep 5s\nexit 0\n")
 	h.cfg.MaxIterations = 1
@@ -113,6 +118,7 @@ func TestTheWindowIsNamedAfterTheAgent(t *testing.T) {
 }
 
 func TestADoneSignalSurvivesPauseAndResume(t *testing.T) {
+	t.Parallel()
 	h := newDoneHarness(t, "ready\nread\nprint all tasks complete\nprint RALPH_DONE\nquiet\n", false) // done counts at the iteration's end: a pause comes first
 	h.cfg.InactivityTimeout = 3 * time.Second
 	h.cfg.IterationTimeout = 60 * time.Second
@@ -136,6 +142,7 @@ func TestADoneSignalSurvivesPauseAndResume(t *testing.T) {
 // no dead pane, so the resumed watcher reads the output once the next agent
 // runs, and that agent's done token ends the loop at once.
 func TestAResumeOnADeadPaneStillSeesTheDoneToken(t *testing.T) {
+	t.Parallel()
 	h := newDoneHarness(t, "ready\nread\nprint working\niter 2 print all tasks complete\niter 2 print RALPH_DONE\niter 2 sleep 120s\nexit 0\n", true)
 	h.pauseAfterIteration1()
 	if p, err := h.srv.Client.Pane(h.cfg.Pane); err != nil || !p.Dead {
@@ -151,6 +158,7 @@ func TestAResumeOnADeadPaneStillSeesTheDoneToken(t *testing.T) {
 // The pane goes back to a shell, and gets its own remain-on-exit back, not
 // the "on" the first watcher left on it when it paused.
 func TestAResumedLoopEndsAtAShellWithThePanesOwnRemainOnExit(t *testing.T) {
+	t.Parallel()
 	h := newDoneHarness(t, "ready\nread\nprint working\niter 2 print RALPH_DONE\nexit 0\n", true)
 	h.cfg.EndCommand = "/bin/sh"
 	h.pauseAfterIteration1()
@@ -164,8 +172,9 @@ func TestAResumedLoopEndsAtAShellWithThePanesOwnRemainOnExit(t *testing.T) {
 }
 
 func TestResumingALoopPausedInALimitWaitWaitsForTheReset(t *testing.T) {
-	defer watch.SetMinLimitWait(0)()
+	t.Parallel()
 	h := newHarness(t, "do the work", nil)
+	h.cfg.MinLimitWait = time.Nanosecond // the reset, not a minute
 	reset := time.Now().Add(8 * time.Second).Truncate(time.Second).Add(time.Second)
 	limited := h.srv.FakeAgent("limited", fmt.Sprintf("print Claude AI usage limit reached|%d\nexit 1\n", reset.Unix()))
 	ran := filepath.Join(h.srv.Dir, "ran")
@@ -175,8 +184,7 @@ func TestResumingALoopPausedInALimitWaitWaitsForTheReset(t *testing.T) {
 	h.cfg.PromptMode = agent.ModeArg
 	h.cfg.MaxIterations = 1
 	notes := filepath.Join(h.srv.Dir, "notes")
-	h.srv.Must("set-option", "-g", watch.NotifyOption, `printf '%s|%s\n' "$RALPH_STATE" "$RALPH_REASON" >> "$NOTES"`)
-	t.Setenv("NOTES", notes)
+	h.srv.Must("set-option", "-g", watch.NotifyOption, `printf '%s|%s\n' "$RALPH_STATE" "$RALPH_REASON" >> `+shQuote(notes))
 	res := h.pauseWhen(60*time.Second, "the limit wait", func() bool {
 		return strings.Contains(h.out.String(), "waiting for limit reset")
 	})
@@ -213,6 +221,7 @@ func TestResumingALoopPausedInALimitWaitWaitsForTheReset(t *testing.T) {
 }
 
 func TestAnEndedLoopLeavesThePaneAtAShell(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, "go", []string{"/bin/sh", "-c", "clear; echo worked; exit 0"})
 	h.cfg.PromptMode = agent.ModeArg
 	h.cfg.MaxIterations = 1
@@ -244,6 +253,7 @@ func endedWithALinger(t *testing.T) *harness {
 }
 
 func TestAnEndedLoopLeavesTheStatusLineAfterItsLinger(t *testing.T) {
+	t.Parallel()
 	h := endedWithALinger(t)
 	if got := h.srv.Option(h.cfg.Pane, "@ralph-state") + "|" + h.srv.Option(h.cfg.Pane, "@ralph-live"); got != "done|" {
 		t.Errorf("just ended: state|live = %q, want done|", got)
@@ -257,6 +267,7 @@ func TestAnEndedLoopLeavesTheStatusLineAfterItsLinger(t *testing.T) {
 }
 
 func TestTheLingerKeepsALoopThatTookThePaneSince(t *testing.T) {
+	t.Parallel()
 	h := endedWithALinger(t)
 	h.srv.Must("set-option", "-p", "-t", h.cfg.Pane, "@ralph-ended", "1") // as another loop's end would
 	time.Sleep(4 * time.Second)
@@ -266,6 +277,7 @@ func TestTheLingerKeepsALoopThatTookThePaneSince(t *testing.T) {
 }
 
 func TestTheLoopTellsThePersonOncePerEvent(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, "go", nil)
 	// A question that waits, is answered (any key), then the agent finishes.
 	h.cfg.Command = h.agent("ready\nread\nprint Do you want to proceed?\nprint ❯ 1. Yes\nprint   2. No\nread\nprint done with it\nexit 0\n")
@@ -274,8 +286,7 @@ func TestTheLoopTellsThePersonOncePerEvent(t *testing.T) {
 	h.cfg.MaxIterations = 1
 	h.cfg.InactivityTimeout = 60 * time.Second
 	notes := filepath.Join(h.srv.Dir, "notes")
-	h.srv.Must("set-option", "-g", watch.NotifyOption, `printf '%s|%s\n' "$RALPH_STATE" "$RALPH_MESSAGE" >> "$NOTES"`)
-	t.Setenv("NOTES", notes)
+	h.srv.Must("set-option", "-g", watch.NotifyOption, `printf '%s|%s\n' "$RALPH_STATE" "$RALPH_MESSAGE" >> `+shQuote(notes))
 	// A person's client, looking at another window: the loop's bell flag rises.
 	attach(t, h.srv)
 	other := strings.TrimSpace(h.srv.Must("new-window", "-d", "-P", "-F", "#{window_id}"))
@@ -324,11 +335,11 @@ func attach(t *testing.T, srv *tmuxtest.Server) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	go io.Copy(io.Discard, tty)
+	go func() { _, _ = io.Copy(io.Discard, tty) }()
 	t.Cleanup(func() {
 		tty.Close()
 		cmd.Process.Kill()
-		cmd.Wait()
+		_ = cmd.Wait()
 	})
 	tmuxtest.Eventually(t, 10*time.Second, "the client to attach", func() bool {
 		out, _ := srv.Tmux("list-clients", "-F", "#{client_name}")
@@ -337,6 +348,7 @@ func attach(t *testing.T, srv *tmuxtest.Server) {
 }
 
 func TestAReadyPatternWithATrailingSpaceMatchesAndTheWaitShows(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, "go", nil)
 	h.cfg.Command = h.agent("print loading\nsleep 3s\nready\nread\n" + h.savePrompt() + "exit 0\n")
 	h.cfg.ReadyPattern = regexp.MustCompile(`^❯ `)
@@ -370,6 +382,7 @@ func TestAReadyPatternWithATrailingSpaceMatchesAndTheWaitShows(t *testing.T) {
 // is over, leaves the pane at the end command, not dead, and the loop does
 // not wait for it.
 func TestAnAgentThatExitsAfterTheLoopEndedLeavesTheEndCommand(t *testing.T) {
+	t.Parallel()
 	h := newDoneHarness(t, "ready\nread\nprint working\nprint RALPH_DONE\nsleep 3s\nexit 0\n", true)
 	h.cfg.EndCommand = "/bin/sh"
 	h.wantResult(h.run(60*time.Second), watch.ExitDone, "done_pattern")

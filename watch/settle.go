@@ -121,7 +121,11 @@ func (l *Loop) next(ctx context.Context, it outcome) (Result, bool) {
 			l.sayf("%d consecutive failures, stopping loop", n)
 			return l.end(StatusFailed, "consecutive_failures", ExitFailed), true
 		}
-		wait := Backoff(n)
+		backoff := Backoff
+		if l.BackoffWait != nil {
+			backoff = l.BackoffWait
+		}
+		wait := backoff(n)
 		l.sayf("iteration %d failed (%s), retrying in %s (attempt %d/%d)", l.iteration, shown, seconds(wait), n, maxFailures)
 		l.log("FAIL", fmt.Sprintf("iteration %d %s attempt=%d/%d backoff=%s", l.iteration, logged, n, maxFailures, seconds(wait)))
 		l.save()

@@ -31,14 +31,14 @@ type Stream struct {
 
 // OpenStream pipes pane's output into a new FIFO at path.
 func OpenStream(client tmux.Client, pane, path string) (*Stream, error) {
-	os.Remove(path)
+	_ = os.Remove(path)
 	if err := syscall.Mkfifo(path, 0o600); err != nil {
 		return nil, fmt.Errorf("create output fifo: %w", err)
 	}
 	// Read-write: opening never blocks and the FIFO never reads EOF between writers.
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
-		os.Remove(path)
+		_ = os.Remove(path)
 		return nil, fmt.Errorf("open output fifo: %w", err)
 	}
 	s := &Stream{fifo: path, f: f, notify: make(chan struct{}, 1)}
@@ -102,8 +102,8 @@ func (s *Stream) Bytes() int64 {
 // Close stops the pipe (when client is given) and removes the FIFO.
 func (s *Stream) Close(client tmux.Client, pane string) {
 	if client != nil {
-		client.PipePane(pane, "") // fails on a dead pane; the pipe then ends with the pane
+		_ = client.PipePane(pane, "") // fails on a dead pane; the pipe then ends with the pane
 	}
 	s.f.Close()
-	os.Remove(s.fifo)
+	_ = os.Remove(s.fifo)
 }

@@ -185,9 +185,9 @@ func (l *Loop) hookRecord(name string) (agent.HookRecord, bool) {
 // clearHooks removes the hooks' records before an agent starts.
 func (l *Loop) clearHooks() {
 	for _, name := range agent.HookNames {
-		os.Remove(l.Store.Path(name))
+		_ = os.Remove(l.Store.Path(name))
 	}
-	os.Remove(l.Store.Path(state.AfterExitFile)) // the loop goes on: an agent's exit is the loop's to judge
+	_ = os.Remove(l.Store.Path(state.AfterExitFile)) // the loop goes on: an agent's exit is the loop's to judge
 }
 
 // hookSilent notes that a hook the watcher installed did not report what

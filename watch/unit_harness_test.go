@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"

@@ -1,7 +1,6 @@
 package watch_test
 
 import (
-	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"os"
 	"os/signal"
 	"regexp"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxfake"
 )
@@ -147,6 +147,7 @@ func TestUnitAStillBusyScreenIsInactivityAndRestartsTheIteration(t *testing.T) {
 }
 
 func TestUnitAClosedPaneOrAStoppedServerEndsTheLoopWithItsReason(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		reason string
 		end    func(c *tmuxfake.Client, pane string)

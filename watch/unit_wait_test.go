@@ -2,12 +2,12 @@ package watch_test
 
 import (
 	"fmt"
-	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxfake"
 )

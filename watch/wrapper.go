@@ -124,7 +124,7 @@ func (l *Loop) exitCode(it *iteration) int {
 			}
 		}
 		if pane.Dead {
-			l.Tmux.Nudge()
+			_ = l.Tmux.Nudge()
 		}
 		<-l.Clock.After(10 * time.Millisecond)
 	}

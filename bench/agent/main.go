@@ -70,7 +70,7 @@ func main() {
 func ready() {
 	cmd := exec.Command("stty", "raw", "-echo")
 	cmd.Stdin = os.Stdin
-	cmd.Run()
+	_ = cmd.Run()
 	fmt.Print("\x1b[?2004hagent ready\r\n❯ ")
 }
 
@@ -115,7 +115,7 @@ func receive(size int, path string) {
 		}
 	}
 	last := time.Now()
-	os.WriteFile(path, []byte(fmt.Sprintf("%d %d %d\n", readyAt.UnixNano(), first.UnixNano(), last.UnixNano())), 0o644)
+	_ = os.WriteFile(path, []byte(fmt.Sprintf("%d %d %d\n", readyAt.UnixNano(), first.UnixNano(), last.UnixNano())), 0o644)
 	fmt.Printf("received %d bytes\r\n", got)
 	if !submitted {
 		readUntilEnter()
@@ -125,7 +125,7 @@ func receive(size int, path string) {
 }
 
 func stamp(path string, t time.Time) {
-	os.WriteFile(path, []byte(strconv.FormatInt(t.UnixNano(), 10)+"\n"), 0o644)
+	_ = os.WriteFile(path, []byte(strconv.FormatInt(t.UnixNano(), 10)+"\n"), 0o644)
 }
 
 func appendLine(path, what string, t time.Time) {

@@ -38,7 +38,7 @@ func main() {
 	fs.DurationVar(&restartDelay, "restart-delay", time.Second, "pause between iterations")
 	fs.IntVar(&lines, "lines", 20, "lines hashed")
 	fs.IntVar(&maxIterations, "max-iterations", 0, "0: no limit")
-	fs.Parse(os.Args[1:])
+	_ = fs.Parse(os.Args[1:])
 	if pane == "" || promptFile == "" || fs.NArg() == 0 {
 		fmt.Fprintln(os.Stderr, "usage: refpoll -S SOCKET -t PANE -prompt-file F [flags] -- COMMAND [ARG...]")
 		os.Exit(2)

@@ -28,13 +28,16 @@ func (c *cli) git(dir string, args ...string) string {
 
 func (c *cli) config(text string) {
 	c.t.Helper()
-	os.MkdirAll(filepath.Join(c.srv.Dir, ".ralph"), 0o755)
+	if err := os.MkdirAll(filepath.Join(c.srv.Dir, ".ralph"), 0o755); err != nil {
+		c.t.Fatal(err)
+	}
 	if err := os.WriteFile(filepath.Join(c.srv.Dir, ".ralph", "config"), []byte(text), 0o644); err != nil {
 		c.t.Fatal(err)
 	}
 }
 
 func TestChecksAndHintsFromTheConfigFileSurviveResume(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	c.config("# guardrails\ncheck test -f fixed\ncheck-hint create the file named fixed\ncheck echo fine\nprompt-mode arg\nrestart-delay 0\n")
 	c.want([]string{"trust"}, 0, "trusted "+filepath.Join(c.srv.Dir, ".ralph", "config"), "")
@@ -70,6 +73,7 @@ func TestChecksAndHintsFromTheConfigFileSurviveResume(t *testing.T) {
 }
 
 func TestCommandLineChecksReplaceTheConfigFilesWithTheirHints(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	c.config("check false\ncheck-hint not this one\nprompt-mode arg\nrestart-delay 0\n")
 	c.runLoop("cl", "--max-iterations", "1", "--check", "exit 0", "--", "true")
@@ -82,10 +86,15 @@ func TestCommandLineChecksReplaceTheConfigFilesWithTheirHints(t *testing.T) {
 }
 
 func TestAWorktreeIsMadeOnceReusedAndKeptByClean(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	repo := filepath.Join(c.srv.Dir, "repo")
-	os.Mkdir(repo, 0o755)
-	os.WriteFile(filepath.Join(repo, "README"), []byte("repo\n"), 0o644)
+	if err := os.Mkdir(repo, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(repo, "README"), []byte("repo\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	c.git(repo, "init", "-q", "-b", "main")
 	c.git(repo, "add", "-A")
 	c.git(repo, "commit", "-q", "-m", "start")

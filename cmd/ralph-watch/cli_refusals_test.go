@@ -10,16 +10,21 @@ import (
 )
 
 func TestBadInputIsRefusedWithOneLineAndExit2BeforeAnythingIsSpawned(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	pane := c.srv.NewPane()
-	os.Mkdir(filepath.Join(c.srv.Dir, "adir"), 0o755)
+	if err := os.Mkdir(filepath.Join(c.srv.Dir, "adir"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if err := syscall.Mkfifo(filepath.Join(c.srv.Dir, "fifo"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(c.srv.Dir, "huge.md"), bytes.Repeat([]byte("x"), 50<<20), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(c.srv.Dir, "binary.md"), []byte("\x7fELF\x02\x01\x01\x00\x00\x00"), 0o644)
+	if err := os.WriteFile(filepath.Join(c.srv.Dir, "binary.md"), []byte("\x7fELF\x02\x01\x01\x00\x00\x00"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	ok := []string{"run", "-S", c.srv.Socket, "-t", pane}
 	outside := []string{"run", "-S", c.srv.Socket, "-t", c.pane(c.srv.Dir)}
 	for _, tc := range []struct {

@@ -150,6 +150,7 @@ func commonCases(t *testing.T, s *shellEnv, tree commandTree) []struct {
 }
 
 func TestBashCompletesSubcommandsFlagsValuesLoopsAndPanes(t *testing.T) {
+	t.Parallel()
 	requireShell(t, "bash")
 	s := newShellEnv(t)
 	file, _ := filepath.Abs("../../completions/ralph-watch.bash")
@@ -166,7 +167,9 @@ func TestBashCompletesSubcommandsFlagsValuesLoopsAndPanes(t *testing.T) {
 		{"ralph-watch trust sta", []string{"state"}},
 		{"ralph-watch doctor --agent ", agent.Names()},
 	}...)
-	os.WriteFile(filepath.Join(s.srv.Dir, "my prompt.md"), nil, 0o644)
+	if err := os.WriteFile(filepath.Join(s.srv.Dir, "my prompt.md"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range cases {
 		got := s.shell(t, nil, "bash", append([]string{"-c", bashDriver, file}, bashWords(tc.line)...)...)
 		if !slices.Equal(got, tc.want) {
@@ -177,6 +180,7 @@ func TestBashCompletesSubcommandsFlagsValuesLoopsAndPanes(t *testing.T) {
 
 // A prompt file whose name has spaces is offered as one word, not split.
 func TestBashCompletesAFileNameWithSpacesAsOneWord(t *testing.T) {
+	t.Parallel()
 	requireShell(t, "bash")
 	s := newShellEnv(t)
 	for _, name := range []string{"my prompt.md", "my plan  two.md"} {
@@ -201,6 +205,7 @@ func TestBashCompletesAFileNameWithSpacesAsOneWord(t *testing.T) {
 }
 
 func TestFishCompletesSubcommandsFlagsValuesLoopsAndPanes(t *testing.T) {
+	t.Parallel()
 	requireShell(t, "fish")
 	s := newShellEnv(t)
 	file, _ := filepath.Abs("../../completions/ralph-watch.fish")
@@ -235,7 +240,9 @@ func (s *shellEnv) zshPane(t *testing.T, fpathDir string) string {
 	t.Helper()
 	zsh := requireShell(t, "zsh")
 	zdotdir := filepath.Join(s.srv.Dir, "zdotdir")
-	os.MkdirAll(zdotdir, 0o700)
+	if err := os.MkdirAll(zdotdir, 0o700); err != nil {
+		t.Fatal(err)
+	}
 	rc := "fpath=(" + fpathDir + " $fpath)\nautoload -Uz compinit && compinit -u -D\nunsetopt list_ambiguous # list at the first Tab\nPS1='zsh> '\n" +
 		"print -r -- \"loaded: ${_comps[ralph-watch]}\"\n"
 	if err := os.WriteFile(filepath.Join(zdotdir, ".zshrc"), []byte(rc), 0o600); err != nil {
@@ -287,6 +294,7 @@ func (s *shellEnv) zshCompletes(t *testing.T, fpathDir, line string, want ...str
 }
 
 func TestZshLoadsTheCompletionWithCompinitAndCompletes(t *testing.T) {
+	t.Parallel()
 	requireShell(t, "zsh")
 	s := newShellEnv(t)
 	dir, _ := filepath.Abs("../../completions")

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
+
 	"github.com/ralph-tmux/ralph.tmux/completions"
 )
 

@@ -19,7 +19,9 @@ func FuzzConfigFileListsEveryCommandItSets(f *testing.F) {
 	f.Add("max-iterations 3\n# check nothing\n\tcheck tabbed\n")
 	f.Fuzz(func(t *testing.T, text string) {
 		dir := t.TempDir()
-		os.Mkdir(filepath.Join(dir, ".ralph"), 0o755)
+		if err := os.Mkdir(filepath.Join(dir, ".ralph"), 0o755); err != nil {
+			t.Fatal(err)
+		}
 		if err := os.WriteFile(filepath.Join(dir, ".ralph", "config"), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,9 +15,9 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
-	"github.com/ralph-tmux/ralph.tmux/watch/control"
-
 	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"github.com/ralph-tmux/ralph.tmux/watch/control"
 	"github.com/ralph-tmux/ralph.tmux/watch/demo"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
@@ -101,7 +100,7 @@ func runDemo(ctx context.Context, e env, iterations int, attach bool) error {
 	if err != nil {
 		return control.Errorf(watch.ExitFailed, "%v", err)
 	}
-	defer os.RemoveAll(dir)
+	defer func() { _ = os.RemoveAll(dir) }()
 	promptFile := filepath.Join(dir, "PROMPT.md")
 	if err := os.WriteFile(promptFile, []byte(demoPrompt), 0o644); err != nil {
 		return control.Errorf(watch.ExitFailed, "%v", err)
@@ -112,8 +111,8 @@ func runDemo(ctx context.Context, e env, iterations int, attach bool) error {
 	if out, err := start.CombinedOutput(); err != nil {
 		return control.Errorf(watch.ExitFailed, "start demo tmux server: %v: %s", err, out)
 	}
-	defer exec.Command("tmux", "-S", socket, "kill-server").Run()
-	exec.Command("tmux", "-S", socket, "set-option", "-t", "demo", "status-right", " #{E:@ralph-status} · ralph demo ").Run()
+	defer func() { _ = exec.Command("tmux", "-S", socket, "kill-server").Run() }()
+	_ = exec.Command("tmux", "-S", socket, "set-option", "-t", "demo", "status-right", " #{E:@ralph-status} · ralph demo ").Run()
 	pane, err := client.Pane("demo:")
 	if err != nil {
 		return control.Errorf(watch.ExitFailed, "find demo pane: %v", err)
@@ -147,10 +146,10 @@ func runDemo(ctx context.Context, e env, iterations int, attach bool) error {
 	go func() {
 		res := <-done
 		time.Sleep(2 * time.Second) // let the watcher see the final screen
-		exec.Command("tmux", "-S", socket, "detach-client", "-s", "demo").Run()
+		_ = exec.Command("tmux", "-S", socket, "detach-client", "-s", "demo").Run()
 		done <- res
 	}()
-	attachCmd.Run()
+	_ = attachCmd.Run()
 	res := <-done
 	fmt.Fprint(e.Stdout, out.String())
 	return demoReport(e, store, res)

@@ -5,16 +5,15 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"os/exec"
 	"regexp"
 	"strings"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
-	"github.com/ralph-tmux/ralph.tmux/watch/control"
-
 	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"github.com/ralph-tmux/ralph.tmux/watch/control"
 	"github.com/ralph-tmux/ralph.tmux/watch/doctor"
 )
 
@@ -116,7 +115,7 @@ func runDoctor(ctx context.Context, e env, checks []doctor.Options, asJSON, mark
 		}
 		switch {
 		case asJSON:
-			rep.WriteJSON(e.Stdout)
+			_ = rep.WriteJSON(e.Stdout)
 		case markdown:
 			fmt.Fprint(e.Stdout, rep.MarkdownRow())
 		default:

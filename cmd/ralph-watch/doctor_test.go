@@ -64,6 +64,7 @@ func fakeClaude(t *testing.T, runs map[string]string) string {
 }
 
 func TestDoctorPassesAnAgentThatGivesEverySignal(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	agent := fakeClaude(t, fakeClaudeRuns)
 	code, out, errOut := c.run(nil, "doctor", "--agent", "claude", "--", agent)
@@ -107,6 +108,7 @@ func TestDoctorPassesAnAgentThatGivesEverySignal(t *testing.T) {
 // An agent whose echo is all the done pattern sees, and that never shows
 // a limit: the loop would stop on its own prompt, and doctor says so.
 func TestDoctorFailsAnAgentWhoseEchoedPromptStopsTheLoop(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	runs := map[string]string{
 		"hook":   strings.Replace(fakeClaudeRuns["hook"], "echo\n", "echo\nprint RALPH_DONE (from the prompt)\n", 1),
@@ -127,11 +129,12 @@ func TestDoctorFailsAnAgentWhoseEchoedPromptStopsTheLoop(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, "hook", "loop.log")); err != nil {
 			t.Errorf("kept folder lacks the loop's log: %v", err)
 		}
-		os.RemoveAll(dir)
+		_ = os.RemoveAll(dir)
 	}
 }
 
 func TestDoctorRefusesBadInputWithExit2(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	for _, tc := range []struct {
 		args []string
@@ -158,6 +161,7 @@ func TestDoctorRefusesBadInputWithExit2(t *testing.T) {
 // The real agents the tests drive ($RALPH_TEST_CLAUDE, …; else their program
 // on PATH), each checked by doctor offline: a loop of each must work.
 func TestDoctorPassesTheRealClaudeCodexAndGemini(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("real agents skipped in -short mode")
 	}

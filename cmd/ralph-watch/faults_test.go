@@ -19,6 +19,7 @@ import (
 // damaged state file, a full disk. What the person sees is asserted.
 
 func TestSIGTERMLeavesTheLoopPausedTheAgentRunningAndResumeGoesOn(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	pane := c.srv.NewPane()
 	agent := c.srv.FakeAgent("agent", "ready\nread\nprint working {{iteration}}\nsleep 3s\nexit 0\n")
@@ -50,6 +51,7 @@ func TestSIGTERMLeavesTheLoopPausedTheAgentRunningAndResumeGoesOn(t *testing.T) 
 }
 
 func TestAWatcherKilledInBackoffShowsDisconnectedAndResumeLosesNothing(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	// Iterations 1 and 2 fail, so the watcher waits 2s before iteration 3.
 	pane := c.detach("backoff", "--prompt-mode", "arg", "--max-iterations", "4", "--",
@@ -73,6 +75,7 @@ func TestAWatcherKilledInBackoffShowsDisconnectedAndResumeLosesNothing(t *testin
 }
 
 func TestACorruptOrForeignStateFileGivesAClearWayOut(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	for _, tc := range []struct{ name, data string }{
 		{"half", `{"worker_name": "half", "status": "runn`},
@@ -82,7 +85,9 @@ func TestACorruptOrForeignStateFileGivesAClearWayOut(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(c.srv.Dir, "state", tc.name)
-			os.MkdirAll(dir, 0o700)
+			if err := os.MkdirAll(dir, 0o700); err != nil {
+				t.Fatal(err)
+			}
 			file := filepath.Join(dir, "state.json")
 			if err := os.WriteFile(file, []byte(tc.data), 0o600); err != nil {
 				t.Fatal(err)
@@ -105,8 +110,12 @@ func TestACorruptOrForeignStateFileGivesAClearWayOut(t *testing.T) {
 		})
 	}
 	// run --replace starts afresh over a corrupt state.
-	os.MkdirAll(filepath.Join(c.srv.Dir, "state", "again"), 0o700)
-	os.WriteFile(filepath.Join(c.srv.Dir, "state", "again", "state.json"), []byte("{"), 0o600)
+	if err := os.MkdirAll(filepath.Join(c.srv.Dir, "state", "again"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(c.srv.Dir, "state", "again", "state.json"), []byte("{"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	c.want([]string{"run", "--replace", "-S", c.srv.Socket, "-t", c.srv.NewPane(), "--name", "again", "--prompt-mode", "arg",
 		"--max-iterations", "1", "--", "true"}, 0, "loop complete after 1 iterations", "")
 	if st := c.state("again"); st.CurrentIteration != 1 || st.ExitReason == nil || *st.ExitReason != "max_iterations" {
@@ -115,6 +124,7 @@ func TestACorruptOrForeignStateFileGivesAClearWayOut(t *testing.T) {
 }
 
 func TestAFullDiskAtAStateWriteStopsTheLoopAndKeepsThePreviousState(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	pane := c.srv.NewPane()
 	args := []string{"run", "-S", c.srv.Socket, "-t", pane, "--name", "full", "--prompt-mode", "arg", "--restart-delay", "0", "--max-iterations", "1", "--", "true"}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/peterbourgon/ff/v3"
+
 	"github.com/ralph-tmux/ralph.tmux/watch/between"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 )

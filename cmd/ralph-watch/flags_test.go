@@ -1,12 +1,12 @@
 package main
 
 import (
-	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
 )
 

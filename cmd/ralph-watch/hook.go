@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
-	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"io"
 	"os"
 	"path/filepath"
@@ -15,9 +14,9 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
-	"github.com/ralph-tmux/ralph.tmux/watch/control"
-
 	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"github.com/ralph-tmux/ralph.tmux/watch/control"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 )
 

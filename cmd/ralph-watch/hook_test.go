@@ -14,17 +14,22 @@ import (
 // Claude Code runs each hook with its JSON on stdin; what the hook records
 // is what the loop reads, tagged with the iteration.
 func TestHookRecordsEachEventFromTheAgentsJSON(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	dir := filepath.Join(c.srv.Dir, "state", "looped")
-	os.MkdirAll(dir, 0o700)
-	os.WriteFile(filepath.Join(dir, "state.json"), []byte(`{"worker_name":"looped","watcher_pid":0}`), 0o600)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "state.json"), []byte(`{"worker_name":"looped","watcher_pid":0}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	store := &state.Store{Dir: dir}
 	hook := func(name, input string) (int, string, string) {
 		t.Helper()
 		cmd := c.command([]string{"RALPH_ITERATION=7"}, "hook", name, "--state", dir)
 		var stdout, stderr bytes.Buffer
 		cmd.Stdin, cmd.Stdout, cmd.Stderr = strings.NewReader(input), &stdout, &stderr
-		cmd.Run()
+		_ = cmd.Run()
 		return cmd.ProcessState.ExitCode(), stdout.String(), stderr.String()
 	}
 	for _, tc := range []struct {
@@ -40,7 +45,7 @@ func TestHookRecordsEachEventFromTheAgentsJSON(t *testing.T) {
 		{agent.HookTurnFailed, `{"hook_event_name":"StopFailure","error":"rate_limit","error_details":"429 too many requests"}`, true, "rate_limit: 429 too many requests"},
 		{agent.HookTurnEnd, `not json`, true, ""},
 	} {
-		os.Remove(store.Path(tc.name))
+		_ = os.Remove(store.Path(tc.name))
 		code, stdout, stderr := hook(tc.name, tc.input)
 		if code != 0 || stdout != "" || stderr != "" {
 			t.Errorf("hook %s: exit %d, stdout %q, stderr %q; want 0 and silence", tc.name, code, stdout, stderr)
@@ -66,11 +71,16 @@ func TestHookRecordsEachEventFromTheAgentsJSON(t *testing.T) {
 // agent's RALPH_NAME and RALPH_STATE_DIR tell which loop it reports to, and
 // outside a loop it does nothing.
 func TestAHandConfiguredHookFindsItsLoopByName(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	root := filepath.Join(c.srv.Dir, "state")
 	dir := filepath.Join(root, "byname")
-	os.MkdirAll(dir, 0o700)
-	os.WriteFile(filepath.Join(dir, "state.json"), []byte(`{"worker_name":"byname","watcher_pid":0}`), 0o600)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "state.json"), []byte(`{"worker_name":"byname","watcher_pid":0}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	code, stdout, stderr := c.run([]string{"RALPH_ITERATION=2", "RALPH_NAME=byname", "RALPH_STATE_DIR=" + root}, "hook", "turn-end")
 	if code != 0 || stdout != "" || stderr != "" {
 		t.Errorf("hook turn-end: exit %d, stdout %q, stderr %q", code, stdout, stderr)

@@ -14,6 +14,7 @@ import (
 // the three completions where each shell finds them by itself; make
 // uninstall removes every one.
 func TestMakeInstallAndUninstall(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("make"); err != nil {
 		t.Skip("make not installed")
 	}
@@ -87,12 +88,15 @@ _completion_loader ralph-watch; complete -p ralph-watch`)
 	}
 
 	makeIt("uninstall")
-	filepath.WalkDir(dest, func(path string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(dest, func(path string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
 			t.Errorf("left after uninstall: %s", path)
 		}
 		return nil
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 // go install MODULE/cmd/ralph-watch@latest works and the binary reports
@@ -100,6 +104,7 @@ _completion_loader ralph-watch; complete -p ralph-watch`)
 // proxy, its dependencies from the module cache, into a private module
 // cache so nothing outside the test changes.
 func TestGoInstallAtLatestReportsTheModuleVersion(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the module from a local proxy")
 	}
@@ -114,7 +119,9 @@ func TestGoInstallAtLatestReportsTheModuleVersion(t *testing.T) {
 	proxy := t.TempDir()
 	const mod, ver = "github.com/ralph-tmux/ralph.tmux", "v0.1.0"
 	dir := filepath.Join(proxy, mod, "@v")
-	os.MkdirAll(dir, 0o755)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if out, err := exec.Command("git", "-C", root, "archive", "--format=zip", "--prefix="+mod+"@"+ver+"/", "-o", filepath.Join(dir, ver+".zip"), "HEAD").CombinedOutput(); err != nil {
 		t.Fatalf("git archive: %v\n%s", err, out)
 	}
@@ -122,9 +129,15 @@ func TestGoInstallAtLatestReportsTheModuleVersion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(dir, ver+".mod"), gomod, 0o644)
-	os.WriteFile(filepath.Join(dir, ver+".info"), []byte(`{"Version":"`+ver+`","Time":"2026-01-01T00:00:00Z"}`), 0o644)
-	os.WriteFile(filepath.Join(dir, "list"), []byte(ver+"\n"), 0o644)
+	if err := os.WriteFile(filepath.Join(dir, ver+".mod"), gomod, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ver+".info"), []byte(`{"Version":"`+ver+`","Time":"2026-01-01T00:00:00Z"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "list"), []byte(ver+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 
 	gobin := t.TempDir()
 	cmd := exec.Command("go", "install", mod+"/cmd/ralph-watch@latest")

@@ -9,6 +9,7 @@ import (
 // --foreground, nohup) is named at start in type mode: no prompt can be
 // typed into it. With --foreground nothing is said.
 func TestALauncherThatHidesTheTerminalIsNamedAtStart(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	for _, tc := range []struct {
 		command []string

@@ -72,6 +72,7 @@ func (c *cli) want(args []string, code int, inStdout, inStderr string) string {
 }
 
 func TestStatusListAndLogsDescribeAFinishedLoop(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	c.want([]string{"run", "-S", c.srv.Socket, "-t", c.srv.NewPane(), "--name", "finished", "--restart-delay", "0",
 		"--prompt-mode", "arg", "--max-iterations", "2", "--done-pattern", "NEVER", "--", "sh", "-c", "sleep 1"}, 3, "", "")
@@ -107,9 +108,12 @@ func TestStatusListAndLogsDescribeAFinishedLoop(t *testing.T) {
 }
 
 func TestStatusWithoutANameInsideALoopedPane(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	pane := c.detach("here", "--prompt-mode", "arg", "--max-iterations", "1", "--", "sh", "-c", "sleep 30")
 	c.until("here", "the loop to start", func(st *state.State) bool { return st.CurrentIteration == 1 })
+	// The pane's options follow the state by a moment.
+	tmuxtest.Eventually(t, 30*time.Second, "the pane to name its loop", func() bool { return c.srv.Option(pane, "@ralph-name") == "here" })
 	tmuxEnv := []string{"TMUX=" + c.srv.Socket + ",1,0", "TMUX_PANE=" + pane}
 	code, stdout, stderr := c.run(tmuxEnv, "status")
 	if code != 0 || !strings.Contains(stdout, "Ralph Loop: here\nStatus: running\n") || !strings.Contains(stdout, "Exit reason: (none - still running)") {
@@ -119,6 +123,7 @@ func TestStatusWithoutANameInsideALoopedPane(t *testing.T) {
 }
 
 func TestPauseAndResumeGoOnCountingWithNothingLost(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	agent := c.srv.FakeAgent("agent", "ready\nread\nprint working {{iteration}}\nsleep 1500ms\nexit 0\n")
 	c.detach("pr", append([]string{"--max-iterations", "4", "--"}, agent...)...)
@@ -148,6 +153,7 @@ func TestPauseAndResumeGoOnCountingWithNothingLost(t *testing.T) {
 }
 
 func TestAKilledWatcherShowsDisconnectedAndResumeAdoptsItsIteration(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	agent := c.srv.FakeAgent("agent", "ready\nread\nprint busy {{iteration}}\nsleep 4s\nexit 0\n")
 	pane := c.detach("orphan", append([]string{"--max-iterations", "2", "--"}, agent...)...)
@@ -162,6 +168,7 @@ func TestAKilledWatcherShowsDisconnectedAndResumeAdoptsItsIteration(t *testing.T
 }
 
 func TestStopEndsTheLoopAndWithKillTheAgent(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	agent := c.srv.FakeAgent("agent", "ready\nread\nprint working\nquiet\n")
 	for _, tc := range []struct {
@@ -201,6 +208,7 @@ func TestStopEndsTheLoopAndWithKillTheAgent(t *testing.T) {
 }
 
 func TestSendTypesAMessageIntoTheLoopsPaneByteForByte(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	got := filepath.Join(c.srv.Dir, "second")
 	agent := c.srv.FakeAgent("agent", "ready\nread\nprint first prompt taken\nread\nsave "+got+"\nquiet\n")
@@ -220,6 +228,7 @@ func TestSendTypesAMessageIntoTheLoopsPaneByteForByte(t *testing.T) {
 }
 
 func TestCleanRemovesStateOnly(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	c.want([]string{"clean", "--all"}, 0, "", "")
 	c.want([]string{"clean"}, 2, "", "must specify a loop name or use --all")
@@ -235,6 +244,9 @@ func TestCleanRemovesStateOnly(t *testing.T) {
 	tmuxtest.Eventually(t, 30*time.Second, "the agent to work", func() bool { return strings.Contains(c.srv.Capture(pane), "working") })
 	c.want([]string{"clean", "busy"}, 1, "", "loop 'busy' is being watched")
 	c.want([]string{"stop", "busy"}, 0, "", "")
+	// stop returns once the state says stopped; the watcher exits a moment later.
+	watcher := c.state("busy").WatcherPID
+	tmuxtest.Eventually(t, 30*time.Second, "the watcher to exit", func() bool { return !alive(watcher) })
 	c.want([]string{"clean", "--all"}, 0, "cleaned ralph state for busy", "loop 'busy' is still running (only ralph state removed)")
 	if dead := strings.TrimSpace(c.srv.Must("display", "-p", "-t", pane, "#{pane_dead}")); dead != "0" {
 		t.Errorf("clean touched the agent")
@@ -242,6 +254,7 @@ func TestCleanRemovesStateOnly(t *testing.T) {
 }
 
 func TestNoRunReplaceAndCleanState(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	pane := c.srv.NewPane()
 	base := []string{"run", "-S", c.srv.Socket, "-t", pane, "--name", "prep", "--restart-delay", "0", "--prompt-mode", "arg", "--max-iterations", "2"}
@@ -281,8 +294,9 @@ func TestNoRunReplaceAndCleanState(t *testing.T) {
 }
 
 func TestInitWritesThePromptTemplateOnlyWhenAsked(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
-	os.Remove(filepath.Join(c.srv.Dir, "PROMPT.md"))
+	_ = os.Remove(filepath.Join(c.srv.Dir, "PROMPT.md"))
 	c.want([]string{"init"}, 0, "created PROMPT.md\n", "")
 	data, _ := os.ReadFile(filepath.Join(c.srv.Dir, "PROMPT.md"))
 	if string(data) != promptTemplate {
@@ -304,6 +318,7 @@ func TestInitWritesThePromptTemplateOnlyWhenAsked(t *testing.T) {
 }
 
 func TestLoopsOnTwoServersAtOnceKeepTheirOwnState(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	other := tmuxtest.Start(t)
 	a := c.command(nil, "run", "-S", c.srv.Socket, "-t", c.srv.NewPane(), "--name", "one", "--prompt-mode", "arg", "--max-iterations", "3", "--restart-delay", "0", "--", "sh", "-c", "sleep 0.5")
@@ -335,17 +350,23 @@ func alive(pid int) bool {
 }
 
 func TestLogsLiveFollowsUntilTheLoopEnds(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
-	agent := c.srv.FakeAgent("agent", "ready\nread\nsleep 1s\nexit 0\n")
+	// Iteration 1 waits for a message: the loop is surely running when resume is tried.
+	agent := c.srv.FakeAgent("agent", "ready\nread\niter 1 print waiting for a message\niter 1 read\nsleep 1s\nexit 0\n")
 	c.detach("tail", append([]string{"--max-iterations", "3", "--"}, agent...)...)
 	c.until("tail", "iteration 1", func(st *state.State) bool { return st.CurrentIteration >= 1 })
 	c.want([]string{"resume", "tail"}, 0, "", "ralph-watch: warning: loop 'tail' is not paused")
+	tmuxtest.Eventually(t, 30*time.Second, "iteration 1 to wait for a message", func() bool {
+		return strings.Contains(c.srv.Capture(c.state("tail").PaneID), "waiting for a message")
+	})
+	c.want([]string{"send", "tail", "go on"}, 0, "sent message to tail", "")
 	out := c.want([]string{"logs", "--live", "tail"}, 0, "[START] iteration 1/3", "")
 	for _, want := range []string{"[END] iteration 3 exit=0", "[DONE] loop complete after 3 iterations reason=max_iterations\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("logs --live lacks %q:\n%s", want, out)
 		}
 	}
-	os.Remove(filepath.Join(c.srv.Dir, "state", "tail", "iterations.log"))
+	_ = os.Remove(filepath.Join(c.srv.Dir, "state", "tail", "iterations.log"))
 	c.want([]string{"logs", "tail"}, 1, "", "ralph-watch: error: no iteration log found for worker 'tail'")
 }

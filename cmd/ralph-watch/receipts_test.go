@@ -17,6 +17,7 @@ func claudeFolder(dir string) string {
 }
 
 func TestABudgetFromTheCommandLineStopsTheLoopAndStatusLogsAndListShowTheSpend(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	// No hook tells this Claude's transcript: it is found where Claude Code keeps it.
 	projects := filepath.Join(c.srv.Dir, "home", ".claude", "projects", claudeFolder(c.srv.Dir))
@@ -27,7 +28,9 @@ func TestABudgetFromTheCommandLineStopsTheLoopAndStatusLogsAndListShowTheSpend(t
 		`append %s {"type":"assistant","timestamp":"{{now}}","message":{"id":"msg_{{iteration}}","model":"claude-test-1","content":[{"type":"text","text":"ok"}],"usage":{"input_tokens":4000,"output_tokens":1000}}}`+"\nprint done\nexit 0\n",
 		filepath.Join(projects, "session.jsonl")))
 	prices := filepath.Join(c.srv.Dir, "prices.json")
-	os.WriteFile(prices, []byte(`{"claude-test-*": {"input": 10, "output": 20, "cache_read": 1, "cache_write": 12.5}}`), 0o644)
+	if err := os.WriteFile(prices, []byte(`{"claude-test-*": {"input": 10, "output": 20, "cache_read": 1, "cache_write": 12.5}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	code, stdout, stderr := c.run(nil, append([]string{"run", "-S", c.srv.Socket, "-t", c.pane(c.srv.Dir), "--name", "spent",
 		"--agent", "claude", "--prompt-mode", "arg", "--turn-hook=false", "--restart-delay", "0", "--max-iterations", "5",
 		"--max-tokens", "10000", "--prices", prices, "--"}, agent...)...)

@@ -32,7 +32,9 @@ func (c *cli) readCast(name string, iteration int) (cast.Header, []cast.Event) {
 	if err := cast.Validate(f); err != nil {
 		c.t.Fatalf("%s is not asciicast v2: %v", path, err)
 	}
-	f.Seek(0, 0)
+	if _, err := f.Seek(0, 0); err != nil {
+		c.t.Fatal(err)
+	}
 	h, events, err := cast.Read(f)
 	if err != nil {
 		c.t.Fatal(err)
@@ -65,6 +67,7 @@ func markers(events []cast.Event) []string {
 // loop's markers; replay --dump of the last one is the screen the loop
 // saved, and replay plays the recorded output.
 func TestEachIterationIsRecordedAndReplayReproducesItsLastScreen(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	pane := c.srv.NewPane()
 	size := strings.TrimSpace(c.srv.Must("display", "-p", "-t", pane, "#{pane_width}x#{pane_height}"))
@@ -166,6 +169,7 @@ quiet
 // Past --cast-limit the oldest casts go first and the newest stays;
 // --no-cast records none, and replay says so.
 func TestCastLimitDropsTheOldestAndNoCastRecordsNone(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	agent := c.srv.FakeAgent("agent", "ready\nread\nflood 3k\nexit 0\n")
 	c.want(append([]string{"run", "-S", c.srv.Socket, "-t", c.srv.NewPane(), "--name", "small", "--restart-delay", "0",
@@ -199,6 +203,7 @@ func TestCastLimitDropsTheOldestAndNoCastRecordsNone(t *testing.T) {
 // A pane resized while the agent runs leaves a resize event in the cast
 // once the loop sees it, and the dump ends at the new size.
 func TestAResizedPaneIsRecordedInTheCast(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	agent := c.srv.FakeAgent("agent", "print before the resize\nsleep 2s\nprint after the resize\nsleep 1s\nexit 0\n")
 	pane := c.detach("resized", append([]string{"--prompt-mode", "arg", "--max-iterations", "1", "--poll-interval", "200ms", "--"}, agent...)...)

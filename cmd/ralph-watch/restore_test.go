@@ -29,7 +29,7 @@ func loopArgs(stuckAt int) []string {
 // until the loops whose watchers still run have recorded server_gone.
 func (c *cli) killServer(gone ...string) {
 	c.t.Helper()
-	c.srv.Tmux("kill-server")
+	_, _ = c.srv.Tmux("kill-server")
 	for _, name := range gone {
 		c.until(name, "server_gone", func(st *state.State) bool { return st.ExitReason != nil && *st.ExitReason == "server_gone" })
 	}
@@ -69,6 +69,7 @@ func (c *cli) wantGoneOn(name string, before, next int) {
 // socket (whose own pane takes the loop's old pane id), resume recreates the
 // pane in a window named after the loop and goes on at the next iteration.
 func TestResumeAfterTheServerWasKilledGoesOnInANewWindow(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	old := c.detach("phoenix", loopArgs(2)...)
 	c.until("phoenix", "iteration 2", func(st *state.State) bool { return st.CurrentIteration == 2 })
@@ -93,6 +94,7 @@ func TestResumeAfterTheServerWasKilledGoesOnInANewWindow(t *testing.T) {
 // resume starts the server on the loop's socket when none runs; -t puts the
 // loop in a pane of the person's choosing, and only when its own is gone.
 func TestResumeStartsTheServerAndTakesAPaneWithT(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	c.detach("alone", loopArgs(1)...)
 	c.until("alone", "iteration 1", func(st *state.State) bool { return st.CurrentIteration == 1 })
@@ -125,6 +127,7 @@ func TestResumeStartsTheServerAndTakesAPaneWithT(t *testing.T) {
 // and a loop of another server, stay as they were; a second restore finds
 // every loop watched and re-arms nothing.
 func TestRestoreReArmsOnlyTheLoopsLiveWhenTheServerDied(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	c.detach("gone", loopArgs(2)...)
 	c.detach("rebooted", loopArgs(2)...)
@@ -141,9 +144,13 @@ func TestRestoreReArmsOnlyTheLoopsLiveWhenTheServerDied(t *testing.T) {
 		return syscall.Kill(watcher, 0) != nil
 	})
 	other := filepath.Join(c.srv.Dir, "state", "other")
-	os.MkdirAll(other, 0o700)
-	os.WriteFile(filepath.Join(other, "state.json"), []byte(`{"worker_name":"other","status":"failed","exit_reason":"server_gone",
-		"tmux_socket":"/nonexistent/socket","watcher_args":["--target","%1"]}`), 0o600)
+	if err := os.MkdirAll(other, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(other, "state.json"), []byte(`{"worker_name":"other","status":"failed","exit_reason":"server_gone",
+		"tmux_socket":"/nonexistent/socket","watcher_args":["--target","%1"]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	c.killServer("gone")
 
 	c.want([]string{"restore", "-S", c.srv.Socket}, 1, "", "no tmux server")

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/ralph-tmux/ralph.tmux/watch/between"
 	"os"
 	"os/signal"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"github.com/peterbourgon/ff/v3/ffcli"
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/between"
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
@@ -154,7 +154,7 @@ func trustedSettings(e env, f *runFlags, fs *flag.FlagSet) ([]state.CommandSourc
 		return nil, err
 	}
 	if given := e.Getenv(sourcesEnv); given != "" {
-		os.Unsetenv(sourcesEnv) // for this watcher alone, not the checks and hooks it runs
+		_ = os.Unsetenv(sourcesEnv) // for this watcher alone, not the checks and hooks it runs
 		var sources []state.CommandSource
 		if json.Unmarshal([]byte(given), &sources) == nil {
 			return sources, nil

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"math"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
 	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"

@@ -2,12 +2,12 @@ package main
 
 import (
 	"flag"
-	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"io"
 	"strings"
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 )
 
 // runFlags are run's flags: most fill cfg as typed; the rest say where and

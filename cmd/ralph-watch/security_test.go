@@ -12,13 +12,16 @@ import (
 )
 
 func TestNothingFromPathsPromptsOrCheckOutputReachesAShellAndOnlyTheGivenPaneIsTouched(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	dir := filepath.Join(c.srv.Dir, `it's a "dir" #{pane_id} $(touch pwned1) ;`)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	prompt := "do it $(touch pwned2) `touch pwned2` #{pane_id} #(touch pwned2) ;"
-	os.WriteFile(filepath.Join(dir, "PROMPT.md"), []byte(prompt), 0o644)
+	if err := os.WriteFile(filepath.Join(dir, "PROMPT.md"), []byte(prompt), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	where := filepath.Join(c.srv.Dir, "where")
 	got := filepath.Join(c.srv.Dir, "got")
 	pane := strings.TrimSpace(c.srv.Must("new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "main:", "-c", tmux.Escape(tmux.EscapeFormat(dir))))

@@ -32,13 +32,13 @@ func (c *cli) shown(name, word string) *state.State {
 	if row := c.listRow(name); !strings.HasPrefix(row, name+" "+word+" ") {
 		c.t.Errorf("list row %q, want %s", row, word)
 	}
-	if got := c.srv.Option(st.PaneID, "@ralph-state"); got != word {
-		c.t.Errorf("@ralph-state = %q, want %s", got, word)
-	}
+	// The pane's options follow the state by a moment.
+	tmuxtest.Eventually(c.t, 10*time.Second, "@ralph-state "+word, func() bool { return c.srv.Option(st.PaneID, "@ralph-state") == word })
 	return st
 }
 
 func TestANeedsInputLoopCanBePausedResumedAndStopped(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	agent := c.srv.FakeAgent("agent", "ready\nread\nprint Do you want to proceed?\nprint ❯ 1. Yes\nprint   2. No\nquiet\n")
 	pane := c.detach("ask", append([]string{"--agent", "claude", "--turn-hook=false", "--ready-pattern", "^❯ ", "--max-iterations", "3", "--"}, agent...)...)
@@ -59,6 +59,7 @@ func TestANeedsInputLoopCanBePausedResumedAndStopped(t *testing.T) {
 }
 
 func TestAWaitingLoopShowsTheIterationToComeAndWaitsOnAfterAPause(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	reset := time.Now().Add(2 * time.Hour)
 	agent := c.srv.FakeAgentAs("claude", "limited", fmt.Sprintf("print Claude AI usage limit reached|%d\nexit 1\n", reset.Unix()))
@@ -88,8 +89,11 @@ func TestAWaitingLoopShowsTheIterationToComeAndWaitsOnAfterAPause(t *testing.T) 
 }
 
 func TestAStartingLoopSaysWhatItWaitsForAndCanBeStopped(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
-	agent := c.srv.FakeAgent("agent", "print loading\nready\nread\nquiet\n")
+	// A spinner: a still screen, with the agent idle, would be ready by those
+	// signals (in a second or two) whatever the pattern, and the loop no longer starting.
+	agent := c.srv.FakeAgent("agent", "print loading\nready\nspinner 10m\n")
 	c.detach("slow", append([]string{"--ready-pattern", "NEVER", "--ready-timeout", "60s", "--max-iterations", "3", "--"}, agent...)...)
 	c.shown("slow", "starting")
 	status := c.want([]string{"status", "slow"}, 0, "Waiting for: the agent to be ready (its input box to show, ", "")
@@ -114,6 +118,7 @@ func TestAStartingLoopSaysWhatItWaitsForAndCanBeStopped(t *testing.T) {
 }
 
 func TestStoppingAnEndedLoopSaysSoInOneLine(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	c.runLoop("over", "--prompt-mode", "arg", "--max-iterations", "1", "--done-pattern", "FIN", "--", "sh", "-c", "echo FIN")
 	code, stdout, stderr := c.run(nil, "stop", "over")
@@ -124,6 +129,7 @@ func TestStoppingAnEndedLoopSaysSoInOneLine(t *testing.T) {
 }
 
 func TestCleanTakesAnEndedLoopOffTheStatusLineAtOnce(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	c.runLoop("gone", "--prompt-mode", "arg", "--max-iterations", "1", "--", "sh", "-c", "true")
 	st := c.state("gone")
@@ -142,6 +148,7 @@ func TestCleanTakesAnEndedLoopOffTheStatusLineAtOnce(t *testing.T) {
 }
 
 func TestDoneIsNoticedAtOnceWithTheDefaults(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	// The agent prints the token and sits there: only a match while it runs ends the loop soon.
 	agent := c.srv.FakeAgent("agent", "ready\nread\nprint all tasks complete\nprint RALPH_DONE\nquiet\n")

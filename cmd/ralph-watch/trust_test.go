@@ -40,8 +40,12 @@ func TestReadSettingsTellsWhereEachCommandCameFrom(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			if tc.file != "" {
-				os.Mkdir(filepath.Join(dir, ".ralph"), 0o755)
-				os.WriteFile(filepath.Join(dir, ".ralph", "config"), []byte(tc.file), 0o644)
+				if err := os.Mkdir(filepath.Join(dir, ".ralph"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(dir, ".ralph", "config"), []byte(tc.file), 0o644); err != nil {
+					t.Fatal(err)
+				}
 			}
 			for _, name := range []string{"RALPH_CHECK", "RALPH_ON_DONE", "RALPH_ON_FAIL", "RALPH_ON_ITERATION_END"} {
 				t.Setenv(name, tc.env[name])
@@ -131,6 +135,7 @@ func TestQuoteCommandShowsControlCharacters(t *testing.T) {
 // A cloned repository's .ralph/config names a check and a hook: nothing of
 // it runs until the person trusts the file, byte for byte.
 func TestAnUntrustedConfigRunsNothingUntilTrusted(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	file := filepath.Join(c.srv.Dir, ".ralph", "config")
 	c.config("check touch checked\non-done touch hooked\nprompt-mode arg\nrestart-delay 0\n")
@@ -175,8 +180,8 @@ func TestAnUntrustedConfigRunsNothingUntilTrusted(t *testing.T) {
 	}
 	c.want([]string{"status", "cloned"}, 0, "Commands:\n  check 'touch checked' (from config file "+file+")\n  on-done 'touch hooked' (from config file "+file+")\n", "")
 	c.want([]string{"status", "--json", "cloned"}, 0, `"from": "config file",`, "")
-	os.Remove(filepath.Join(c.srv.Dir, "checked"))
-	os.Remove(filepath.Join(c.srv.Dir, "hooked"))
+	_ = os.Remove(filepath.Join(c.srv.Dir, "checked"))
+	_ = os.Remove(filepath.Join(c.srv.Dir, "hooked"))
 
 	c.config("check touch checked\non-done touch hooked\nprompt-mode arg\nrestart-delay 0\n# one more line\n")
 	refuse("edited after trust", strings.Replace(refused, "config would", "config (changed since it was trusted) would", 1))
@@ -185,7 +190,9 @@ func TestAnUntrustedConfigRunsNothingUntilTrusted(t *testing.T) {
 
 	// A link to the folder is the same file: trusting through it is one entry.
 	link := filepath.Join(c.srv.Dir, "link")
-	os.Symlink(c.srv.Dir, link)
+	if err := os.Symlink(c.srv.Dir, link); err != nil {
+		t.Fatal(err)
+	}
 	c.want([]string{"trust", link}, 0, "trusted "+filepath.Join(link, ".ralph", "config"), "")
 	if list := c.want([]string{"trust", "--list"}, 0, file+"  trusted ", ""); strings.Count(list, "\n") != 1 || !strings.Contains(list, "unchanged") {
 		t.Errorf("trust --list:\n%s", list)
@@ -211,6 +218,7 @@ func TestAnUntrustedConfigRunsNothingUntilTrusted(t *testing.T) {
 // resumed (from the background or after a pause), whatever became of the
 // trust since; what the file gained since needs trust like a new run.
 func TestAResumedLoopKeepsWhatWasTrustedAndRefusesWhatWasAdded(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	file := filepath.Join(c.srv.Dir, ".ralph", "config")
 	c.config("check touch checked\nprompt-mode arg\nrestart-delay 0\n")

@@ -65,7 +65,7 @@ func Fingerprint(dir string) (string, error) {
 		fmt.Fprintf(h, "%s\x00", path)
 		if f, err := os.Open(filepath.Join(top, path)); err == nil {
 			if info, err := f.Stat(); err == nil && info.Mode().IsRegular() {
-				io.Copy(h, f)
+				_, _ = io.Copy(h, f)
 			}
 			f.Close()
 		}
@@ -142,7 +142,7 @@ func EnsureWorktree(dir, name string) (path, runDir string, created bool, err er
 	// The worktrees are nobody's files in the main working tree.
 	ignore := filepath.Join(root, ".gitignore")
 	if _, err := os.Stat(ignore); err != nil {
-		os.WriteFile(ignore, []byte("*\n"), 0o644)
+		_ = os.WriteFile(ignore, []byte("*\n"), 0o644)
 	}
 	branch := WorktreeBranch(name)
 	if _, err := git(dir, "rev-parse", "-q", "--verify", "refs/heads/"+branch); err == nil {

@@ -107,9 +107,13 @@ func TestCommitCommitsEverythingOrNothing(t *testing.T) {
 func TestEnsureWorktreeMakesItOnceAndReusesIt(t *testing.T) {
 	dir := gitRepo(t)
 	sub := filepath.Join(dir, "sub")
-	os.Mkdir(sub, 0o755)
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	writeFile(t, filepath.Join(sub, "f"), []byte("f"), 0o644)
-	Commit(dir, "sub")
+	if _, err := Commit(dir, "sub"); err != nil {
+		t.Fatal(err)
+	}
 	path, runDir, created, err := EnsureWorktree(sub, "loop1")
 	if err != nil || !created {
 		t.Fatalf("first: created %v, %v", created, err)

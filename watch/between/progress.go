@@ -50,7 +50,7 @@ func FileTail(path string, maxChars int) string {
 	}
 	cut := info.Size() > keep
 	if cut {
-		f.Seek(-keep, io.SeekEnd)
+		_, _ = f.Seek(-keep, io.SeekEnd)
 	}
 	data, _ := io.ReadAll(f)
 	return TailText(data, cut, maxChars)

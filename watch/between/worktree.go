@@ -24,7 +24,7 @@ func WorkTree(dir, index string) (string, error) {
 		}
 	}
 	env := append(os.Environ(), "GIT_INDEX_FILE="+index)
-	defer os.Chmod(index, 0o600) // git writes it as any file: the state folder's are the owner's alone
+	defer func() { _ = os.Chmod(index, 0o600) }() // git writes it as any file: the state folder's are the owner's alone
 	if _, err := gitWith(dir, env, "add", "-A"); err != nil {
 		return "", err
 	}

@@ -49,14 +49,22 @@ func TestAsciinemaPlaysARecordedIterationUnchanged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.Marker(at(0), MarkPromptDelivered)
+	if err := r.Marker(at(0), MarkPromptDelivered); err != nil {
+		t.Fatal(err)
+	}
 	for i, ms := 0, 0; len(raw[i:]) > 0; ms += 3 {
 		n := min(37, len(raw[i:])) // 37 splits UTF-8 sequences and escapes alike
-		r.Output(at(ms), raw[i:i+n])
+		if err := r.Output(at(ms), raw[i:i+n]); err != nil {
+			t.Fatal(err)
+		}
 		i += n
 	}
-	r.Resize(at(900), width-10, height-5)
-	r.Marker(at(1000), MarkDoneMatched)
+	if err := r.Resize(at(900), width-10, height-5); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Marker(at(1000), MarkDoneMatched); err != nil {
+		t.Fatal(err)
+	}
 	if err := r.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -71,13 +71,13 @@ func dumpEvents(ctx context.Context, h Header, events []Event) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("dump cast: %v", err)
 	}
-	defer os.RemoveAll(dir)
+	defer func() { _ = os.RemoveAll(dir) }()
 	script, err := writeScript(dir, tmuxPath, parts)
 	if err != nil {
 		return "", fmt.Errorf("dump cast: %v", err)
 	}
 	t := privateTmux{path: tmuxPath, env: dumpEnv(dir)}
-	defer t.run(context.Background(), "kill-server")
+	defer func() { _, _ = t.run(context.Background(), "kill-server") }()
 	first := sizes[0]
 	if _, err := t.run(ctx, "-f", "/dev/null", "new-session", "-d", "-s", "dump",
 		"-x", strconv.Itoa(first.width), "-y", strconv.Itoa(first.height), "sh", script); err != nil {

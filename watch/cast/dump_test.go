@@ -67,7 +67,9 @@ func TestDumpShowsTheScreenTheRecordedPaneEndedOn(t *testing.T) {
 		}
 		raw = raw[n:]
 	}
-	r.Marker(at(10000), MarkTurnEnd)
+	if err := r.Marker(at(10000), MarkTurnEnd); err != nil {
+		t.Fatal(err)
+	}
 	if err := r.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -90,9 +92,15 @@ func TestDumpFollowsAResize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.Output(at(1), []byte(strings.Repeat("A", 60)))
-	r.Resize(at(2), 30, 5)
-	r.Output(at(3), []byte("\r\nhello"))
+	if err := r.Output(at(1), []byte(strings.Repeat("A", 60))); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Resize(at(2), 30, 5); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Output(at(3), []byte("\r\nhello")); err != nil {
+		t.Fatal(err)
+	}
 	if err := r.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +126,9 @@ func TestDumpOfAnEmptyCastIsEmpty(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.Close()
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if got, err := Dump(path); err != nil || got != "" {
 		t.Errorf("Dump = %q, %v; want an empty screen", got, err)
 	}
@@ -132,8 +142,12 @@ func TestDumpOfACastCutInsideAnEscapeSequence(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r.Output(at(1), []byte("kept\r\n"+tail))
-		r.Close()
+		if err := r.Output(at(1), []byte("kept\r\n"+tail)); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Close(); err != nil {
+			t.Fatal(err)
+		}
 		got, err := Dump(path)
 		if err != nil {
 			t.Fatalf("tail %q: %v", tail, err)
@@ -153,12 +167,20 @@ func TestDumpWaitsPastTheRecordingsOwnTerminalQueries(t *testing.T) {
 	}
 	// Agents ask the terminal for the cursor position and its attributes;
 	// tmux answers into the pane, where Dump's own sync must not mistake them.
-	r.Output(at(1), []byte("\x1b[6n\x1b[c\x1b]11;?\x07"))
-	for i := 0; i < 4000; i++ {
-		r.Output(at(2), []byte(strings.Repeat("filler ", 10)+"\r\n"))
+	if err := r.Output(at(1), []byte("\x1b[6n\x1b[c\x1b]11;?\x07")); err != nil {
+		t.Fatal(err)
 	}
-	r.Output(at(3), []byte("\x1b[6nfinal line\r\n"))
-	r.Close()
+	for i := 0; i < 4000; i++ {
+		if err := r.Output(at(2), []byte(strings.Repeat("filler ", 10)+"\r\n")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.Output(at(3), []byte("\x1b[6nfinal line\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
 	got, err := Dump(path)
 	if err != nil {
 		t.Fatal(err)

@@ -95,7 +95,7 @@ func (r *Recorder) Close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if len(r.tail) > 0 && !r.cut {
-		r.event(r.start.Add(r.last), Output, string(r.tail)) // no more bytes will complete it
+		_ = r.event(r.start.Add(r.last), Output, string(r.tail)) // no more bytes will complete it
 		r.tail = nil
 	}
 	if err := r.f.Close(); err != nil && r.err == nil {

@@ -118,7 +118,9 @@ func TestIncompleteSequenceAtCloseIsKept(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.Output(at(1), []byte("ab\xe6\xbc"))
+	if err := r.Output(at(1), []byte("ab\xe6\xbc")); err != nil {
+		t.Fatal(err)
+	}
 	if err := r.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +143,9 @@ func TestCapCutsOutputAndLeavesOneMarker(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	r.Marker(at(600), MarkTurnEnd)
+	if err := r.Marker(at(600), MarkTurnEnd); err != nil {
+		t.Fatal(err)
+	}
 	if !r.Cut() {
 		t.Error("Cut() = false after writing past the limit")
 	}
@@ -187,11 +191,15 @@ func TestMarkersFromAnotherGoroutineKeepLinesWhole(t *testing.T) {
 	go func() {
 		defer close(done)
 		for i := 0; i < 200; i++ {
-			r.Marker(at(i), MarkTurnEnd)
+			if err := r.Marker(at(i), MarkTurnEnd); err != nil {
+				t.Error(err)
+			}
 		}
 	}()
 	for i := 0; i < 200; i++ {
-		r.Output(at(i), []byte("漢字 output line\r\n"))
+		if err := r.Output(at(i), []byte("漢字 output line\r\n")); err != nil {
+			t.Error(err)
+		}
 	}
 	<-done
 	if err := r.Close(); err != nil {

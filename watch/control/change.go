@@ -3,13 +3,13 @@ package control
 import (
 	"context"
 	"fmt"
-	"github.com/ralph-tmux/ralph.tmux/watch/agent"
-	"github.com/ralph-tmux/ralph.tmux/watch/deliver"
 	"io"
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
+	"github.com/ralph-tmux/ralph.tmux/watch/deliver"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 )
 
@@ -34,7 +34,7 @@ func Pause(l *Loop, out, warn io.Writer, clk clock.Clock) error {
 		if err := withoutWatcher(l, func(st *state.State) { watch.StatusPaused.Record(st, "request", clk.Now()) }); err != nil {
 			return err
 		}
-		l.Store.Log(clk.Now(), "PAUSE", "loop paused reason=request")
+		_ = l.Store.Log(clk.Now(), "PAUSE", "loop paused reason=request")
 		showPaneStatus(l, watch.StatusPaused, clk.Now())
 	}
 	fmt.Fprintf(out, "paused ralph loop for %s\n", l.Name)
@@ -90,7 +90,7 @@ func Stop(l *Loop, kill bool, out io.Writer, clk clock.Clock) error {
 		}); err != nil {
 			return err
 		}
-		l.Store.Log(clk.Now(), "DONE", fmt.Sprintf("loop complete after %d iterations reason=%s", l.State.CurrentIteration, *l.State.ExitReason))
+		_ = l.Store.Log(clk.Now(), "DONE", fmt.Sprintf("loop complete after %d iterations reason=%s", l.State.CurrentIteration, *l.State.ExitReason))
 		if kill {
 			endAgent(l, clk)
 		}
@@ -130,7 +130,7 @@ func endAgent(l *Loop, clk clock.Clock) {
 		clock.Sleep(context.Background(), clk, lookEvery)
 	}
 	if pid := watch.BackToShell(l.Tmux, l.State.PaneID, l.State.Worktree, l.State.EndCommand); pid > 0 { // "": the pane's own folder
-		withoutWatcher(l, func(st *state.State) { st.ShellPID = pid })
+		_ = withoutWatcher(l, func(st *state.State) { st.ShellPID = pid }) // the shell runs all the same; status shows it by its pane
 	}
 }
 

@@ -74,7 +74,9 @@ func TestAWatcherIsAskedToPauseAndAwaited(t *testing.T) {
 	if got := watcher.TakeRequest(); got != state.RequestPause {
 		t.Fatalf("request %q, want %q", got, state.RequestPause)
 	}
-	watcher.Save(&state.State{Status: state.Paused})
+	if err := watcher.Save(&state.State{Status: state.Paused}); err != nil {
+		t.Error(err)
+	}
 	clk.Advance(lookEvery)
 	if err := <-done; err != nil || out.String() != "paused ralph loop for l\n" {
 		t.Errorf("err %v, out %q", err, out.String())
@@ -134,7 +136,9 @@ func TestANameOfAResumableLoopIsRefusedUnlessReplacedOrCleaned(t *testing.T) {
 func TestCleanRefusesAWatchedLoopAndRemovesTheOthers(t *testing.T) {
 	root, l := newLoop(t, &state.State{Status: state.Stopped})
 	other, _ := state.Open(root, "m")
-	os.WriteFile(other.Path(state.StateFile), []byte("not json"), 0o600)
+	if err := os.WriteFile(other.Path(state.StateFile), []byte("not json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	if err := l.Store.Lock(); err != nil {
 		t.Fatal(err)
 	}

@@ -96,7 +96,7 @@ func follow(ctx context.Context, w io.Writer, store *state.Store, path string, o
 	for {
 		watching := store.Locked()
 		if f, err := os.Open(path); err == nil {
-			f.Seek(offset, io.SeekStart)
+			_, _ = f.Seek(offset, io.SeekStart)
 			n, _ := io.Copy(w, f)
 			offset += n
 			f.Close()

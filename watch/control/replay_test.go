@@ -33,11 +33,17 @@ func TestCastFindsTheNewestOrTheOneAskedForAndNamesTheOthers(t *testing.T) {
 		t.Errorf("no casts folder: %v", err)
 	}
 	dir := store.Path(state.CastsDir)
-	os.Mkdir(dir, 0o700)
-	for _, n := range []int{3, 4, 5, 9} {
-		os.WriteFile(filepath.Join(dir, cast.FileName(n)), nil, 0o600)
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(dir, "notes.txt"), nil, 0o600) // not a cast
+	for _, n := range []int{3, 4, 5, 9} {
+		if err := os.WriteFile(filepath.Join(dir, cast.FileName(n)), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), nil, 0o600); err != nil { // not a cast
+		t.Fatal(err)
+	}
 	if path, n, err := Cast(l, 0); err != nil || n != 9 || path != filepath.Join(dir, "9.cast") {
 		t.Errorf("newest: %s %d %v", path, n, err)
 	}

@@ -77,9 +77,9 @@ func showPaneStatus(l *Loop, status watch.Status, now time.Time) {
 	if !status.Live() {
 		shown.Ended = now
 	}
-	l.Tmux.SetPaneOptions(l.State.PaneID, shown.Options())
+	_ = l.Tmux.SetPaneOptions(l.State.PaneID, shown.Options())
 	if d := watch.Linger(l.Tmux); !status.Live() && d > 0 {
-		l.Tmux.Later(d, watch.ForgetCommand(l.State.PaneID, shown.Ended))
+		_ = l.Tmux.Later(d, watch.ForgetCommand(l.State.PaneID, shown.Ended))
 	}
 }
 
@@ -90,6 +90,6 @@ func forgetPane(l *Loop) {
 		return
 	}
 	if name, _, _ := l.Tmux.PaneOption(l.State.PaneID, watch.OptionName); name == l.Name {
-		l.Tmux.SetPaneOptions(l.State.PaneID, watch.Unset())
+		_ = l.Tmux.SetPaneOptions(l.State.PaneID, watch.Unset())
 	}
 }

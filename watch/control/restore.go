@@ -225,7 +225,7 @@ func (r Rearm) revive(l *Loop) (string, error) {
 	if cut > 0 {
 		where += fmt.Sprintf("; iteration %d was cut short", cut)
 	}
-	l.Store.Log(now, "RESTORE", where)
+	_ = l.Store.Log(now, "RESTORE", where)
 	return where, nil
 }
 

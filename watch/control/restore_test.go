@@ -66,7 +66,9 @@ func TestAWatchedLoopIsNeverRestorable(t *testing.T) {
 func TestRestorableKnowsASocketByAnyPath(t *testing.T) {
 	dir := t.TempDir()
 	socket := filepath.Join(dir, "default")
-	os.WriteFile(socket, nil, 0o600)
+	if err := os.WriteFile(socket, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	link := filepath.Join(dir, "link")
 	if err := os.Symlink(dir, link); err != nil {
 		t.Fatal(err)

@@ -44,7 +44,9 @@ func TestStatusAndListShowTheSpendAgainstTheBudget(t *testing.T) {
 		t.Errorf("status --json receipts: %v", m)
 	}
 	out.Reset()
-	WriteTable(&out, []*Loop{l, {Name: "quiet", Store: nil, State: &state.State{}}})
+	if err := WriteTable(&out, []*Loop{l, {Name: "quiet", Store: nil, State: &state.State{}}}); err != nil {
+		t.Fatal(err)
+	}
 	lines := strings.Split(out.String(), "\n")
 	if !strings.HasSuffix(lines[0], " COST    LANDED  REPORT") || !strings.HasSuffix(lines[1], " 1k tok  -       -") || !strings.HasSuffix(lines[2], " -       -       -") {
 		t.Errorf("list:\n%s", out.String())

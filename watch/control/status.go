@@ -3,7 +3,6 @@ package control
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/ralph-tmux/ralph.tmux/watch/between"
 	"io"
 	"path/filepath"
 	"strconv"
@@ -12,6 +11,7 @@ import (
 	"unicode"
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/between"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 )
 
@@ -19,7 +19,7 @@ import (
 func (l *Loop) JSON() map[string]any {
 	data, _ := json.Marshal(l.State)
 	var m map[string]any
-	json.Unmarshal(data, &m)
+	_ = json.Unmarshal(data, &m)
 	m["watcher_alive"] = l.Watched
 	m["pane_alive"] = l.Pane == PaneRunning
 	m["worker_status"] = l.WorkerStatus()

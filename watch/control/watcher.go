@@ -2,7 +2,6 @@ package control
 
 import (
 	"fmt"
-	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"io"
 	"os"
 	"os/exec"
@@ -10,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 )

@@ -22,7 +22,7 @@ func TestTtyProbesReadTheTerminalOfAProgramsStandardInput(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer cmd.Wait()
+	defer func() { _ = cmd.Wait() }()
 	defer cmd.Process.Kill()
 	pid := cmd.Process.Pid
 

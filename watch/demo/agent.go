@@ -142,7 +142,7 @@ func (a *Agent) step(s *Step) (code int, stop bool) {
 		}
 		buf := make([]byte, s.n)
 		a.rng.Read(buf)
-		a.Out.Write(buf)
+		_, _ = a.Out.Write(buf)
 	case "ignore":
 		signal.Ignore(s.sigs...)
 	case "child":

@@ -59,7 +59,7 @@ func (a *Agent) flood(n int) {
 		if k < len(block) && k%len(line) != 0 {
 			chunk = append(block[:k-1:k-1], '\n')
 		}
-		a.Out.Write(chunk)
+		_, _ = a.Out.Write(chunk)
 		n -= k
 	}
 }

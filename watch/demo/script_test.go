@@ -90,7 +90,9 @@ func run(t *testing.T, script, iteration string, inputs ...input) (int, string) 
 	go func() {
 		for _, in := range inputs {
 			time.Sleep(in.delay)
-			inW.WriteString(in.data)
+			if _, err := inW.WriteString(in.data); err != nil {
+				t.Error(err)
+			}
 		}
 		inW.Close()
 	}()

@@ -33,7 +33,7 @@ func makeRaw(f *os.File) (restore func(), err error) {
 	if errno != 0 {
 		return noop, errno
 	}
-	return func() { conn.Control(func(fd uintptr) { ioctl(fd, syscall.TCSETS, &old) }) }, nil
+	return func() { _ = conn.Control(func(fd uintptr) { _ = ioctl(fd, syscall.TCSETS, &old) }) }, nil
 }
 
 func ioctl(fd uintptr, req uintptr, t *syscall.Termios) syscall.Errno {

@@ -130,7 +130,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	keep := false
 	defer func() {
 		if !keep {
-			os.RemoveAll(dir)
+			_ = os.RemoveAll(dir)
 		}
 	}()
 
@@ -154,7 +154,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		if err := r.prepare(srv, dir, profile, command, o); err != nil {
 			return nil, err
 		}
-		defer r.api.Close()
+		defer func() { _ = r.api.Close() }()
 	}
 	rep.Version = version(ctx, command, runs[0].env(srv))
 	if pinned, ok := PinnedRelease(profile.Name); ok {

@@ -21,7 +21,7 @@ func TestResolvePicksTheProfileAndTheCommand(t *testing.T) {
 	if err := os.Chdir(dir); err != nil {
 		t.Fatal(err)
 	}
-	defer os.Chdir(wd)
+	defer func() { _ = os.Chdir(wd) }()
 	for _, tc := range []struct {
 		agent   string
 		command []string

@@ -34,7 +34,7 @@ func startServer(name, dir string) (*server, error) {
 		return nil, err
 	}
 	// Without focus events Claude Code shows, then hides, a notice about them.
-	p.Run("set-option", "-g", "focus-events", "on")
+	_, _ = p.Run("set-option", "-g", "focus-events", "on")
 	return &server{Private: p, name: name}, nil
 }
 
@@ -71,9 +71,9 @@ func (s *server) endAgents() {
 func (s *server) kill() {
 	socket, err := s.Client.SocketPath()
 	s.endAgents()
-	s.Run("kill-server")
+	_, _ = s.Run("kill-server")
 	if err == nil && strings.Contains(filepath.Base(socket), "ralph-doctor-") {
-		os.Remove(socket)
+		_ = os.Remove(socket)
 	}
 }
 

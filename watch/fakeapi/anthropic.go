@@ -58,7 +58,7 @@ func (req *anthropicRequest) lastUser() (texts []string, toolResult bool) {
 			return []string{s}, false
 		}
 		var blocks []anthropicBlock
-		json.Unmarshal(m.Content, &blocks)
+		_ = json.Unmarshal(m.Content, &blocks)
 		for _, b := range blocks {
 			switch b.Type {
 			case "text":
@@ -77,7 +77,7 @@ func systemHead(raw json.RawMessage) string {
 	var s string
 	if json.Unmarshal(raw, &s) != nil {
 		var blocks []anthropicBlock
-		json.Unmarshal(raw, &blocks)
+		_ = json.Unmarshal(raw, &blocks)
 		var parts []string
 		for _, b := range blocks {
 			parts = append(parts, b.Text)

@@ -65,7 +65,7 @@ func (s *Server) serve(provider string, newCodec func() codec) http.HandlerFunc 
 		}
 		body, err := io.ReadAll(r.Body)
 		if s.opts.Dump != "" {
-			os.WriteFile(filepath.Join(s.opts.Dump, fmt.Sprintf("%d.json", s.serial.Load()+1)), body, 0o644)
+			_ = os.WriteFile(filepath.Join(s.opts.Dump, fmt.Sprintf("%d.json", s.serial.Load()+1)), body, 0o644)
 		}
 		c := newCodec()
 		if err == nil {
@@ -153,7 +153,7 @@ func (s *sse) send(events ...event) {
 			fmt.Fprintf(s.bw, "event: %s\n", e.name)
 		}
 		fmt.Fprintf(s.bw, "data: %s\n\n", b)
-		s.bw.Flush()
+		_ = s.bw.Flush()
 		if f, ok := s.w.(http.Flusher); ok {
 			f.Flush()
 		}

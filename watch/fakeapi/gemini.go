@@ -66,10 +66,10 @@ func (s *Server) geminiModels(w http.ResponseWriter, r *http.Request) {
 	case "generateContent", "streamGenerateContent":
 		s.serve("gemini", func() codec { return &gemini{model: model, stream: method == "streamGenerateContent"} })(w, r)
 	case "countTokens":
-		io.Copy(io.Discard, r.Body)
+		_, _ = io.Copy(io.Discard, r.Body)
 		writeJSON(w, map[string]any{"totalTokens": 100})
 	default:
-		io.Copy(io.Discard, r.Body)
+		_, _ = io.Copy(io.Discard, r.Body)
 		s.record(&Request{Provider: "gemini", Path: r.Method + " " + r.URL.Path})
 		writeJSON(w, map[string]any{})
 	}
@@ -216,7 +216,7 @@ func sample(raw json.RawMessage) any {
 		Required   []string                   `json:"required"`
 		Items      json.RawMessage            `json:"items"`
 	}
-	json.Unmarshal(raw, &sc)
+	_ = json.Unmarshal(raw, &sc)
 	if len(sc.Enum) > 0 {
 		for _, e := range sc.Enum {
 			if e == "user" {

@@ -138,7 +138,9 @@ func TestOpenAIResponses(t *testing.T) {
 	_, data = sseData(t, body)
 	call := get(data[len(data)-1], "response", "output", 0)
 	var args map[string]any
-	json.Unmarshal([]byte(get(call, "arguments").(string)), &args)
+	if err := json.Unmarshal([]byte(get(call, "arguments").(string)), &args); err != nil {
+		t.Fatal(err)
+	}
 	if get(call, "type") != "function_call" || get(call, "name") != "exec_command" ||
 		args["cmd"] != "touch x" || args["sandbox_permissions"] != "require_escalated" {
 		t.Errorf("function call %v", call)
@@ -156,7 +158,9 @@ func TestOpenAIResponses(t *testing.T) {
 			ResetsAt int64  `json:"resets_at"`
 		} `json:"error"`
 	}
-	json.Unmarshal([]byte(body), &e)
+	if err := json.Unmarshal([]byte(body), &e); err != nil {
+		t.Fatal(err)
+	}
 	if resp.StatusCode != 429 || e.Error.Type != "usage_limit_reached" || e.Error.ResetsAt < time.Now().Unix() {
 		t.Errorf("limit: status %d, body %s", resp.StatusCode, body)
 	}
@@ -200,7 +204,9 @@ func TestGeminiGenerateContent(t *testing.T) {
 		"generationConfig":{"responseMimeType":"application/json","responseJsonSchema":{"type":"OBJECT",
 		"properties":{"next_speaker":{"type":"STRING","enum":["model","user"]},"score":{"type":"INTEGER"}},"required":["next_speaker","score"]}}}`)
 	var side map[string]any
-	json.Unmarshal([]byte(get(mustJSON(t, body), "candidates", 0, "content", "parts", 0, "text").(string)), &side)
+	if err := json.Unmarshal([]byte(get(mustJSON(t, body), "candidates", 0, "content", "parts", 0, "text").(string)), &side); err != nil {
+		t.Fatal(err)
+	}
 	if side["next_speaker"] != "user" || side["score"] != 1.0 {
 		t.Errorf("side request answered %s", body)
 	}

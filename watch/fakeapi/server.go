@@ -157,14 +157,14 @@ func (s *Server) handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/v1/messages", s.serve("anthropic", func() codec { return &anthropic{} }))
 	mux.HandleFunc("/v1/messages/count_tokens", func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
+		_, _ = io.Copy(io.Discard, r.Body)
 		writeJSON(w, map[string]any{"input_tokens": 100})
 	})
 	mux.HandleFunc("/v1/responses", s.serve("openai", func() codec { return &openai{} }))
 	mux.HandleFunc("/v1beta/models/", s.geminiModels)
 	mux.HandleFunc("/v1/models/", s.geminiModels)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
+		_, _ = io.Copy(io.Discard, r.Body)
 		s.record(&Request{Provider: "other", Path: r.Method + " " + r.URL.Path})
 		writeJSON(w, map[string]any{})
 	})
@@ -207,7 +207,7 @@ func (s *Server) record(e *Request) {
 		fmt.Fprintf(os.Stderr, "fakeapi: log: %v\n", err)
 		return
 	}
-	f.Write(append(line, '\n'))
+	_, _ = f.Write(append(line, '\n'))
 	f.Close()
 }
 

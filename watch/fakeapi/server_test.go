@@ -24,7 +24,7 @@ func start(t *testing.T, o Options) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { s.Close() })
+	t.Cleanup(func() { _ = s.Close() })
 	return s
 }
 
@@ -35,7 +35,7 @@ func post(t *testing.T, url, body string) (*http.Response, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
 		t.Fatal(err)
@@ -46,7 +46,7 @@ func post(t *testing.T, url, body string) (*http.Response, string) {
 func TestStartRefusesAnAddressOffLoopback(t *testing.T) {
 	for _, addr := range []string{"0.0.0.0:0", ":0", "example.com:80", "nonsense"} {
 		if s, err := Start(Options{Addr: addr}); err == nil {
-			s.Close()
+			_ = s.Close()
 			t.Errorf("Start(%q) listened", addr)
 		}
 	}
@@ -84,13 +84,17 @@ func TestSetReplyChangesTheNextTurnAndRequestsRecordWhatCame(t *testing.T) {
 
 func TestAReplyFileIsReadAtEveryRequest(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "reply")
-	os.WriteFile(file, []byte("from the file"), 0o644)
+	if err := os.WriteFile(file, []byte("from the file"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	s := start(t, Options{Reply: "from the option", ReplyFile: file})
 	req := `{"input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"go"}]}]}`
 	if _, body := post(t, s.URL+"/v1/responses", req); !strings.Contains(body, "from the file") {
 		t.Errorf("reply %s", body)
 	}
-	os.WriteFile(file, []byte("changed"), 0o644)
+	if err := os.WriteFile(file, []byte("changed"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if _, body := post(t, s.URL+"/v1/responses", req); !strings.Contains(body, "changed") {
 		t.Errorf("reply after the file changed %s", body)
 	}
@@ -132,7 +136,7 @@ func TestTheCommandPrintsItsURLAndAnswersWithItsReply(t *testing.T) {
 	}
 	defer func() {
 		cmd.Process.Kill()
-		cmd.Wait()
+		_ = cmd.Wait()
 	}()
 	url, err := bufio.NewReader(out).ReadString('\n')
 	url = strings.TrimSpace(url)

@@ -74,8 +74,10 @@ func TestCostIsKnownOnlyWhenEveryTokenHasAPrice(t *testing.T) {
 
 func TestLoadPricesAddsAndReplacesOverTheDefaults(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "prices.json")
-	os.WriteFile(path, []byte(`{"claude-opus-5*": {"input": 5, "output": 25, "cache_read": 0.5, "cache_write": 6.25},
-		"gpt-5": {"input": 1, "output": 8}}`), 0o600)
+	if err := os.WriteFile(path, []byte(`{"claude-opus-5*": {"input": 5, "output": 25, "cache_read": 0.5, "cache_write": 6.25},
+		"gpt-5": {"input": 1, "output": 8}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	p, err := LoadPrices(path)
 	if err != nil {
 		t.Fatal(err)
@@ -94,7 +96,9 @@ func TestLoadPricesAddsAndReplacesOverTheDefaults(t *testing.T) {
 	}
 
 	for name, bad := range map[string]string{"not JSON": `{`, "negative": `{"x": {"input": -1}}`, "a list": `[]`} {
-		os.WriteFile(path, []byte(bad), 0o600)
+		if err := os.WriteFile(path, []byte(bad), 0o600); err != nil {
+			t.Fatal(err)
+		}
 		if _, err := LoadPrices(path); err == nil {
 			t.Errorf("%s: no error", name)
 		}

@@ -69,8 +69,13 @@ func TestReceiptsSurviveTheFileAndAddUp(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-	f.WriteString("{\"iteration\": 3, \"usage\": broken\n")
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("{\"iteration\": 3, \"usage\": broken\n"); err != nil {
+		t.Fatal(err)
+	}
 	f.Close()
 
 	got, err := Load(path)

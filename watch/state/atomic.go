@@ -19,7 +19,7 @@ func writeAtomic(path, pattern string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name())
+	defer func() { _ = os.Remove(tmp.Name()) }()
 	if _, err := tmp.Write(data); err != nil {
 		tmp.Close()
 		return err

@@ -51,12 +51,12 @@ func TestAStateFileIsNeverSeenHalfWritten(t *testing.T) {
 		for time.Now().Before(deadline) {
 			if _, err := s.Load(); err != nil {
 				cmd.Process.Kill()
-				cmd.Wait()
+				_ = cmd.Wait()
 				t.Fatalf("read during writes: %v", err)
 			}
 		}
 		cmd.Process.Kill() // SIGKILL, anywhere in Save
-		cmd.Wait()
+		_ = cmd.Wait()
 		st, err := s.Load()
 		if err != nil {
 			t.Fatalf("after kill %d: %v", k, err)

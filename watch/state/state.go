@@ -253,7 +253,7 @@ func (s *Store) TakeRequest() string {
 	if err != nil {
 		return ""
 	}
-	os.Remove(s.Path(RequestFile))
+	_ = os.Remove(s.Path(RequestFile))
 	return string(data)
 }
 
@@ -327,7 +327,7 @@ func (s *Store) Locked() bool {
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		return true
 	}
-	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 	return false
 }
 

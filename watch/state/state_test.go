@@ -178,7 +178,7 @@ func TestSaveIntoAReadOnlyFolderFailsAndKeepsThePreviousState(t *testing.T) {
 	if err := os.Chmod(s.Dir, 0o500); err != nil {
 		t.Fatal(err)
 	}
-	defer os.Chmod(s.Dir, 0o700)
+	defer func() { _ = os.Chmod(s.Dir, 0o700) }()
 	changed := sampleState()
 	changed.CurrentIteration = 99
 	if err := s.Save(changed); err == nil {

@@ -74,7 +74,9 @@ func TestTrustingAtOnceLosesNoEntry(t *testing.T) {
 
 func TestACorruptTrustFileIsAnErrorNotTrust(t *testing.T) {
 	root := t.TempDir()
-	os.WriteFile(filepath.Join(root, TrustFile), []byte(`{"/p": "x"`), 0o600)
+	if err := os.WriteFile(filepath.Join(root, TrustFile), []byte(`{"/p": "x"`), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	if ok, err := IsTrusted(root, "/p", "x"); ok || err == nil {
 		t.Errorf("corrupt file: trusted %v, err %v", ok, err)
 	}

@@ -32,7 +32,7 @@ func StartPrivate(server, env []string, session, dir string, args ...string) (*P
 		return nil, fmt.Errorf("start a private tmux server: %w", err)
 	}
 	if _, err := p.Run("set-option", "-g", "history-limit", "5000"); err != nil {
-		p.Run("kill-server")
+		_, _ = p.Run("kill-server")
 		return nil, err
 	}
 	return p, nil

@@ -28,7 +28,9 @@ func newPane(t *testing.T, c *tmuxfake.Client) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.SetPaneOptions(id, []tmux.Option{{Name: "remain-on-exit", Value: "on"}})
+	if err := c.SetPaneOptions(id, []tmux.Option{{Name: "remain-on-exit", Value: "on"}}); err != nil {
+		t.Fatal(err)
+	}
 	return id
 }
 
@@ -64,12 +66,18 @@ func TestAProgramAnswersPasteAndEnterAndItsExitIsPipedWithTheMarker(t *testing.T
 	if !reflect.DeepEqual(argv, []string{"agent", "-x"}) {
 		t.Errorf("program launched with %q, want the agent's own argv", argv)
 	}
-	c.Paste(id, "buf", []byte("hello"))
+	if err := c.Paste(id, "buf", []byte("hello")); err != nil {
+		t.Error(err)
+	}
 	if screen, _ := c.Capture(tmux.CaptureRequest{Pane: id}); screen != "> hello\n" {
 		t.Errorf("screen after the paste = %q", screen)
 	}
-	c.SendKeys(id, "Enter")
-	c.PipePane(id, "")
+	if err := c.SendKeys(id, "Enter"); err != nil {
+		t.Error(err)
+	}
+	if err := c.PipePane(id, ""); err != nil {
+		t.Error(err)
+	}
 	p, _ := c.Pane(id)
 	if !p.Dead || p.DeadStatus != "3" || p.PID != 0 {
 		t.Errorf("pane after the exit = %+v, want dead with status 3 and no pid", p)
@@ -97,11 +105,15 @@ func TestPipedOutputReachesTheReaderWithTheExitMarker(t *testing.T) {
 	})
 	id := newPane(t, c)
 	path := filepath.Join(t.TempDir(), "out.txt")
-	os.WriteFile(path, nil, 0o600)
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	if err := c.PipePane(id, "exec cat > '"+path+"'"); err != nil {
 		t.Fatal(err)
 	}
-	c.Respawn(tmux.RespawnRequest{Pane: id, Command: wrapper("n2", "agent")})
+	if err := c.Respawn(tmux.RespawnRequest{Pane: id, Command: wrapper("n2", "agent")}); err != nil {
+		t.Fatal(err)
+	}
 	c.Close()
 	f, _ := os.Open(path)
 	got, _ := io.ReadAll(f)
@@ -117,7 +129,9 @@ func TestCaptureHonoursItsStartAndRespawnClearsTheScreen(t *testing.T) {
 	})
 	c.Height = 2
 	id := newPane(t, c)
-	c.Respawn(tmux.RespawnRequest{Pane: id, Command: []string{"a", "b", "c", "d"}})
+	if err := c.Respawn(tmux.RespawnRequest{Pane: id, Command: []string{"a", "b", "c", "d"}}); err != nil {
+		t.Fatal(err)
+	}
 	for start, want := range map[int]string{0: "c\nd\n", -1: "b\nc\nd\n", -9: "a\nb\nc\nd\n"} {
 		if got, _ := c.Capture(tmux.CaptureRequest{Pane: id, Start: start}); got != want {
 			t.Errorf("capture from %d = %q, want %q", start, got, want)
@@ -126,7 +140,9 @@ func TestCaptureHonoursItsStartAndRespawnClearsTheScreen(t *testing.T) {
 	if cur, _ := c.Cursor(id); cur != (tmux.Cursor{X: 1, Y: 1, Visible: true}) {
 		t.Errorf("cursor = %+v", cur)
 	}
-	c.Respawn(tmux.RespawnRequest{Pane: id, Command: []string{"e"}, ClearHistory: true})
+	if err := c.Respawn(tmux.RespawnRequest{Pane: id, Command: []string{"e"}, ClearHistory: true}); err != nil {
+		t.Fatal(err)
+	}
 	if got, _ := c.Capture(tmux.CaptureRequest{Pane: id, Start: -9}); got != "e\n" {
 		t.Errorf("after a respawn clearing the history: %q", got)
 	}
@@ -135,11 +151,15 @@ func TestCaptureHonoursItsStartAndRespawnClearsTheScreen(t *testing.T) {
 func TestOptionsUnknownPanesAndOtherPipes(t *testing.T) {
 	c := tmuxfake.New(nil)
 	id := newPane(t, c)
-	c.SetPaneOptions(id, []tmux.Option{{Name: "remain-on-exit", Value: "on"}})
+	if err := c.SetPaneOptions(id, []tmux.Option{{Name: "remain-on-exit", Value: "on"}}); err != nil {
+		t.Fatal(err)
+	}
 	if v, ok, _ := c.PaneOption(id, "remain-on-exit"); v != "on" || !ok {
 		t.Errorf("option = %q %v", v, ok)
 	}
-	c.SetPaneOptions(id, []tmux.Option{{Name: "remain-on-exit"}})
+	if err := c.SetPaneOptions(id, []tmux.Option{{Name: "remain-on-exit"}}); err != nil {
+		t.Fatal(err)
+	}
 	if _, ok, _ := c.PaneOption(id, "remain-on-exit"); ok {
 		t.Error("an empty value did not unset the option")
 	}
@@ -170,10 +190,16 @@ func TestAPaneWithoutRemainOnExitClosesWithItsProgram(t *testing.T) {
 		return &tmuxfake.Program{Key: func(t *tmuxfake.Term, key string) { t.Kill(15) }}
 	})
 	kept, closed := newPane(t, c), newPane(t, c)
-	c.SetPaneOptions(closed, []tmux.Option{{Name: "remain-on-exit"}})
+	if err := c.SetPaneOptions(closed, []tmux.Option{{Name: "remain-on-exit"}}); err != nil {
+		t.Fatal(err)
+	}
 	for _, id := range []string{kept, closed} {
-		c.Respawn(tmux.RespawnRequest{Pane: id, Command: []string{"agent"}})
-		c.SendKeys(id, "q")
+		if err := c.Respawn(tmux.RespawnRequest{Pane: id, Command: []string{"agent"}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.SendKeys(id, "q"); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if p, err := c.Pane(kept); err != nil || !p.Dead || p.DeadSignal != "15" || p.DeadStatus != "" {
 		t.Errorf("pane with remain-on-exit: %+v %v, want dead by signal 15", p, err)
@@ -210,9 +236,13 @@ func TestArgModeGivesThePromptAsTheLastArgument(t *testing.T) {
 	})
 	id := newPane(t, c)
 	prompt := filepath.Join(t.TempDir(), "prompt.txt")
-	os.WriteFile(prompt, []byte("do it;\n"), 0o600)
+	if err := os.WriteFile(prompt, []byte("do it;\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	script := `set -m; n=$1; f=$2; shift 2; p=$(cat "$f"; printf x); p=${p%x}; "$@" "$p"; printf ralph-exit`
-	c.Respawn(tmux.RespawnRequest{Pane: id, Command: []string{"/bin/sh", "-c", script, "ralph", "n", prompt, "agent", "-p"}})
+	if err := c.Respawn(tmux.RespawnRequest{Pane: id, Command: []string{"/bin/sh", "-c", script, "ralph", "n", prompt, "agent", "-p"}}); err != nil {
+		t.Fatal(err)
+	}
 	if !reflect.DeepEqual(argv, []string{"agent", "-p", "do it;\n"}) || stdin != "do it;\n" {
 		t.Errorf("argv %q stdin %q", argv, stdin)
 	}

@@ -9,6 +9,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -70,14 +72,46 @@ func Start(t testing.TB) *Server {
 		for _, pid := range private.PanePIDs() {
 			syscall.Kill(-pid, syscall.SIGKILL) // the pane's process group
 		}
-		s.Tmux("kill-server")
+		_, _ = s.Tmux("kill-server")
+		s.killStrays()
 		if t.Failed() {
 			t.Logf("test folder kept: %s", dir)
 			return
 		}
-		os.RemoveAll(dir)
+		_ = os.RemoveAll(dir)
 	})
 	return s
+}
+
+// killStrays ends the processes that run with this server's environment
+// and outlive its panes: a watcher started in the background is no pane's
+// process, and it would write into the test folder after it is removed.
+func (s *Server) killStrays() {
+	mark := []byte("RALPH_STATE_DIR=" + filepath.Join(s.Dir, "state"))
+	strays := func() (pids []int) {
+		entries, _ := os.ReadDir("/proc")
+		for _, e := range entries {
+			pid, err := strconv.Atoi(e.Name())
+			if err != nil || pid == os.Getpid() {
+				continue
+			}
+			env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
+			if err == nil && slices.ContainsFunc(bytes.Split(env, []byte{0}), func(kv []byte) bool { return bytes.Equal(kv, mark) }) {
+				pids = append(pids, pid)
+			}
+		}
+		return pids
+	}
+	for i := 0; i < 50; i++ { // each is gone from /proc once reaped: its parent, if not us, may take a moment
+		pids := strays()
+		if len(pids) == 0 {
+			return
+		}
+		for _, pid := range pids {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // cleanEnv is the test process's environment without tmux's and ralph's own variables.
@@ -145,12 +179,35 @@ func Eventually(t testing.TB, timeout time.Duration, what string, cond func() bo
 var (
 	buildMu sync.Mutex
 	built   = map[string]string{}
+	binDir  string      // where Build builds, made on its first call
+	inMain  atomic.Bool // Main runs the tests: binDir is removed at their end
 )
 
-// Build builds a main package of this module once per test binary and
-// returns the executable's path.
+// Main runs a package's tests and then removes what Build built: a
+// package whose tests call Build has
+//
+//	func TestMain(m *testing.M) { os.Exit(tmuxtest.Main(m)) }
+func Main(m *testing.M) int {
+	inMain.Store(true)
+	code := m.Run()
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	if binDir != "" {
+		if err := os.RemoveAll(binDir); err != nil {
+			fmt.Fprintln(os.Stderr, "tmuxtest:", err)
+		}
+		binDir, built = "", map[string]string{}
+	}
+	return code
+}
+
+// Build builds a main package of this module once per test binary, into a
+// folder that Main removes, and returns the executable's path.
 func Build(t testing.TB, pkg string) string {
 	t.Helper()
+	if !inMain.Load() {
+		t.Fatal("tmuxtest.Build: the package's TestMain must run its tests with tmuxtest.Main, which removes what Build built")
+	}
 	buildMu.Lock()
 	defer buildMu.Unlock()
 	if path, ok := built[pkg]; ok {
@@ -160,11 +217,18 @@ func Build(t testing.TB, pkg string) string {
 	if err != nil {
 		t.Fatalf("find module root: %v", err)
 	}
-	dir, err := os.MkdirTemp("", "ralph-bin-")
-	if err != nil {
+	if binDir == "" {
+		if binDir, err = os.MkdirTemp("", "ralph-bin-"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A folder per package: two may share a base name, and the executable
+	// keeps it (an agent is told by its program's name). A short one: the
+	// path shows in menus as wide as a terminal.
+	out := filepath.Join(binDir, strconv.Itoa(len(built)+1), filepath.Base(pkg))
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	out := filepath.Join(dir, filepath.Base(pkg))
 	cmd := exec.Command("go", "build", "-o", out, "./"+pkg)
 	cmd.Dir = strings.TrimSpace(string(root))
 	if msg, err := cmd.CombinedOutput(); err != nil {
