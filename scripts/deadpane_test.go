@@ -22,7 +22,7 @@ func TestThePluginsKeysOnADeadPaneLeaveTheServerRunning(t *testing.T) {
 	srv.Must("set-option", "-p", "-t", pane, "remain-on-exit", "on")
 	srv.Must("respawn-pane", "-k", "-t", pane, "exit 3")
 	tmuxtest.Eventually(t, 10*time.Second, "the pane to die", func() bool {
-		srv.Tmux("run-shell", "true") // tmux may see the exit only when another child exits
+		_, _ = srv.Tmux("run-shell", "true") // tmux may see the exit only when another child exits
 		out, _ := srv.Tmux("display-message", "-p", "-t", pane, "#{pane_dead}")
 		return strings.TrimSpace(out) == "1"
 	})

@@ -17,9 +17,9 @@ import (
 func (p *plugin) gitProject(name string) (dir, pane string) {
 	p.t.Helper()
 	dir, pane = p.project(name, "do the next task\n")
-	os.MkdirAll(filepath.Join(dir, ".ralph"), 0o755)
-	os.WriteFile(filepath.Join(dir, ".ralph", "config"), []byte("worktree true\nprompt-mode arg\nmax-iterations 3\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, ".gitignore"), []byte(".ralph/\n"), 0o644)
+	_ = os.MkdirAll(filepath.Join(dir, ".ralph"), 0o755)
+	_ = os.WriteFile(filepath.Join(dir, ".ralph", "config"), []byte("worktree true\nprompt-mode arg\nmax-iterations 3\n"), 0o644)
+	_ = os.WriteFile(filepath.Join(dir, ".gitignore"), []byte(".ralph/\n"), 0o644)
 	for _, args := range [][]string{
 		{"init", "-q", "-b", "main"}, {"config", "user.name", "ralph test"}, {"config", "user.email", "ralph@example.invalid"},
 		{"add", "-A"}, {"commit", "-q", "-m", "start"},

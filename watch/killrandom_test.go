@@ -59,7 +59,7 @@ func TestAgentsKilledAtRandomMomentsNeverTakeTheServerDown(t *testing.T) {
 				if !regexp.MustCompile(`\[END\] iteration 1 exit=0|\[FAIL\] iteration 1 exit=(1|137|143|129) `).MatchString(last) {
 					t.Errorf("trial %d (mode %d, %s): the iteration ended %q\n%s", trial, mode, delay, last, h.out.String())
 				}
-				os.Remove(h.store.Path(state.LogFile))
+				_ = os.Remove(h.store.Path(state.LogFile))
 				h.out.Reset()
 			}
 			if killed == 0 {

@@ -172,7 +172,7 @@ func simulate(t *testing.T, seed int64) {
 		acted = ticks
 		switch action {
 		case "pause", "stop":
-			u.store.Request(map[string]string{"pause": state.RequestPause, "stop": state.RequestStop}[action])
+			_ = u.store.Request(map[string]string{"pause": state.RequestPause, "stop": state.RequestStop}[action])
 			select {
 			case wake <- syscall.SIGUSR1:
 			default:
@@ -184,7 +184,7 @@ func simulate(t *testing.T, seed int64) {
 		case "restart":
 			return tmuxfake.ServerRestarted
 		case "prompt":
-			os.Remove(u.cfg.PromptFile)
+			_ = os.Remove(u.cfg.PromptFile)
 		case "type":
 			typing = true
 		}

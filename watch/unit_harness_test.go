@@ -277,6 +277,6 @@ func memDir(t *testing.T) string {
 	if err != nil {
 		return t.TempDir()
 	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
 	return dir
 }

@@ -15,7 +15,7 @@ func TestUnitALostPromptFileCountsTheIterationsThatRan(t *testing.T) {
 	var u *unit
 	u = newUnit(t, "go", func(int) *tmuxfake.Program {
 		return repl(func(t *tmuxfake.Term, input string) {
-			os.Remove(u.cfg.PromptFile)
+			_ = os.Remove(u.cfg.PromptFile)
 			t.Exit(0)
 		})
 	})

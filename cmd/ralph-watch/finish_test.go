@@ -15,9 +15,9 @@ import (
 func (c *cli) finishRepo(name string) (repo, tree string) {
 	c.t.Helper()
 	repo = filepath.Join(c.srv.Dir, "repo")
-	os.Mkdir(repo, 0o755)
-	os.WriteFile(filepath.Join(repo, "README"), []byte("repo\n"), 0o644)
-	os.WriteFile(filepath.Join(repo, "work"), []byte("start\n"), 0o644)
+	_ = os.Mkdir(repo, 0o755)
+	_ = os.WriteFile(filepath.Join(repo, "README"), []byte("repo\n"), 0o644)
+	_ = os.WriteFile(filepath.Join(repo, "work"), []byte("start\n"), 0o644)
 	c.git(repo, "init", "-q", "-b", "main")
 	c.git(repo, "add", "-A")
 	c.git(repo, "commit", "-q", "-m", "start")
@@ -70,7 +70,7 @@ func TestFinishMergeFastForwardsMainShowsTheRunAndRemoves(t *testing.T) {
 func TestFinishMergeMakesAMergeCommitWhenMainMoved(t *testing.T) {
 	c := newCLI(t)
 	repo, _ := c.finishRepo("wt")
-	os.WriteFile(filepath.Join(repo, "other"), []byte("other\n"), 0o644)
+	_ = os.WriteFile(filepath.Join(repo, "other"), []byte("other\n"), 0o644)
 	c.git(repo, "add", "other")
 	c.git(repo, "commit", "-q", "-m", "main moved")
 	c.wantEnv(gitEnv, []string{"finish", "wt", "--merge"}, 0, "Merged ralph/wt into main", "")
@@ -82,7 +82,7 @@ func TestFinishMergeMakesAMergeCommitWhenMainMoved(t *testing.T) {
 func TestFinishMergeConflictIsRefusedNamingTheFilesAndAborted(t *testing.T) {
 	c := newCLI(t)
 	repo, tree := c.finishRepo("wt")
-	os.WriteFile(filepath.Join(repo, "work"), []byte("start\nmine\n"), 0o644)
+	_ = os.WriteFile(filepath.Join(repo, "work"), []byte("start\nmine\n"), 0o644)
 	c.git(repo, "commit", "-q", "-am", "main changed work")
 	before := c.git(repo, "rev-parse", "main")
 	c.wantEnv(gitEnv, []string{"finish", "wt", "--merge"}, 1, "Loop wt", "ralph-watch: error: merge ralph/wt into main: conflict in work; the merge was aborted and main is as it was\n")
@@ -106,9 +106,9 @@ func TestFinishMergeConflictIsRefusedNamingTheFilesAndAborted(t *testing.T) {
 func TestFinishRefusesUncommittedWorkUnlessCommitAndADirtyTarget(t *testing.T) {
 	c := newCLI(t)
 	repo, tree := c.finishRepo("wt")
-	os.WriteFile(filepath.Join(tree, "late"), []byte("late\n"), 0o644)
+	_ = os.WriteFile(filepath.Join(tree, "late"), []byte("late\n"), 0o644)
 	c.wantEnv(gitEnv, []string{"finish", "wt", "--merge"}, 1, "", "ralph-watch: error: "+tree+" has uncommitted changes (late): commit them, or say --commit to commit them first\n")
-	os.WriteFile(filepath.Join(repo, "README"), []byte("edited, not committed\n"), 0o644)
+	_ = os.WriteFile(filepath.Join(repo, "README"), []byte("edited, not committed\n"), 0o644)
 	c.wantEnv(gitEnv, []string{"finish", "wt", "--merge", "--commit"}, 1, "Committed late in ralph/wt",
 		"ralph-watch: error: "+repo+" (where main is checked out) has uncommitted changes (README): commit or stash them, then finish again\n")
 	if data, _ := os.ReadFile(filepath.Join(repo, "README")); string(data) != "edited, not committed\n" {
@@ -128,7 +128,7 @@ func TestFinishRefusesUncommittedWorkUnlessCommitAndADirtyTarget(t *testing.T) {
 func TestFinishRebaseReplaysTheLoopOnMainAndFastForwards(t *testing.T) {
 	c := newCLI(t)
 	repo, _ := c.finishRepo("wt")
-	os.WriteFile(filepath.Join(repo, "other"), []byte("other\n"), 0o644)
+	_ = os.WriteFile(filepath.Join(repo, "other"), []byte("other\n"), 0o644)
 	c.git(repo, "add", "other")
 	c.git(repo, "commit", "-q", "-m", "main moved")
 	c.wantEnv(gitEnv, []string{"finish", "wt", "--rebase"}, 0, "Rebased ralph/wt onto main and fast-forwarded main", "")
@@ -146,12 +146,12 @@ func TestFinishPRPushesTheBranchAndOpensAPullRequestWithGh(t *testing.T) {
 	c.git(repo, "remote", "add", "origin", bare)
 	// A fake gh: records its folder and arguments, copies the body, answers a URL.
 	bin := filepath.Join(c.srv.Dir, "fakebin")
-	os.Mkdir(bin, 0o755)
+	_ = os.Mkdir(bin, 0o755)
 	record := filepath.Join(c.srv.Dir, "gh-args")
 	script := "#!/bin/sh\npwd > " + record + "\nfor a in \"$@\"; do printf '%s\\n' \"$a\" >> " + record + "; done\n" +
 		"while [ $# -gt 0 ]; do [ \"$1\" = --body-file ] && cp \"$2\" " + record + ".body; shift; done\n" +
 		"echo https://forge.invalid/o/r/pull/7\n"
-	os.WriteFile(filepath.Join(bin, "gh"), []byte(script), 0o755)
+	_ = os.WriteFile(filepath.Join(bin, "gh"), []byte(script), 0o755)
 	env := append([]string{"PATH=" + bin + ":" + os.Getenv("PATH")}, gitEnv...)
 	c.wantEnv(env, []string{"finish", "wt", "--pr"}, 0, "Pushed ralph/wt and opened a pull request into main: https://forge.invalid/o/r/pull/7\n", "")
 	if got := c.git(bare, "log", "--format=%s", "ralph/wt"); got != "ralph wt: iteration 2\nralph wt: iteration 1\nstart\n" {
@@ -175,7 +175,7 @@ func TestFinishPRPushesTheBranchAndOpensAPullRequestWithGh(t *testing.T) {
 	}
 	c.want([]string{"status", "wt"}, 0, "Landed: pr", "")
 	// A push that fails is exit 1, and gh is not run.
-	os.Remove(record)
+	_ = os.Remove(record)
 	c.git(repo, "remote", "set-url", "origin", filepath.Join(c.srv.Dir, "nowhere.git"))
 	c.wantEnv(env, []string{"finish", "wt", "--pr"}, 1, "", "ralph-watch: error: push ralph/wt to origin: ")
 	if _, err := os.Stat(record); !os.IsNotExist(err) {
@@ -203,8 +203,8 @@ func TestFinishPatchWritesASeriesThatGitAmApplies(t *testing.T) {
 func TestOnDoneRunsFinishForALoopThatEndsDone(t *testing.T) {
 	c := newCLI(t)
 	repo := filepath.Join(c.srv.Dir, "repo")
-	os.Mkdir(repo, 0o755)
-	os.WriteFile(filepath.Join(repo, "README"), []byte("repo\n"), 0o644)
+	_ = os.Mkdir(repo, 0o755)
+	_ = os.WriteFile(filepath.Join(repo, "README"), []byte("repo\n"), 0o644)
 	c.git(repo, "init", "-q", "-b", "main")
 	c.git(repo, "add", "-A")
 	c.git(repo, "commit", "-q", "-m", "start")
@@ -228,8 +228,8 @@ func TestOnDoneRunsFinishForALoopThatEndsDone(t *testing.T) {
 func TestFinishIntoLandsALoopThatRanOnABranchOfItsOwn(t *testing.T) {
 	c := newCLI(t)
 	repo := filepath.Join(c.srv.Dir, "repo")
-	os.Mkdir(repo, 0o755)
-	os.WriteFile(filepath.Join(repo, "README"), []byte("repo\n"), 0o644)
+	_ = os.Mkdir(repo, 0o755)
+	_ = os.WriteFile(filepath.Join(repo, "README"), []byte("repo\n"), 0o644)
 	c.git(repo, "init", "-q", "-b", "main")
 	c.git(repo, "add", "-A")
 	c.git(repo, "commit", "-q", "-m", "start")

@@ -85,7 +85,7 @@ Examples:
 			}
 			rec := control.ReportRecord{Path: path, At: state.Stamp(time.Now()), Iterations: page.Iterations, Bytes: int64(page.Bytes)}
 			if data, err := json.MarshalIndent(rec, "", "  "); err == nil {
-				l.Store.WriteFile(state.ReportRecord, append(data, '\n'))
+				_ = l.Store.WriteFile(state.ReportRecord, append(data, '\n'))
 			}
 			trimmed := ""
 			if page.Trimmed > 0 {
@@ -119,6 +119,6 @@ func openFile(path string) error {
 	if err := cmd.Start(); err != nil {
 		return control.Errorf(watch.ExitFailed, "open %s: %v (open it in a browser yourself)", path, err)
 	}
-	go cmd.Wait()
+	go func() { _ = cmd.Wait() }()
 	return nil
 }

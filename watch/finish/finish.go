@@ -169,7 +169,7 @@ func Finish(run *history.Run, opts Options) error {
 	}
 	rec.At, rec.Branch, rec.Into = state.Stamp(opts.Now()), p.Branch, p.Base
 	if data, err := json.MarshalIndent(rec, "", "  "); err == nil {
-		run.Store.WriteFile(state.LandedFile, append(data, '\n'))
+		_ = run.Store.WriteFile(state.LandedFile, append(data, '\n'))
 	}
 	fmt.Fprintln(opts.Out, rec.Sentence())
 	return removeIfMerged(run, p, opts)
@@ -257,7 +257,7 @@ func merge(p Place) (Landed, error) {
 		}
 	} else if _, err := git(tree, "merge", "--no-ff", "--no-edit", "-q", "-m", fmt.Sprintf("Merge branch '%s' into %s", p.Branch, p.Base), p.Branch); err != nil {
 		files := unmerged(tree)
-		git(tree, "merge", "--abort")
+		_, _ = git(tree, "merge", "--abort")
 		if len(files) > 0 {
 			return Landed{}, failf("merge %s into %s: conflict in %s; the merge was aborted and %s is as it was", p.Branch, p.Base, strings.Join(files, ", "), p.Base)
 		}
@@ -290,12 +290,12 @@ func baseTree(p Place) (tree string, done func(), err error) {
 	}
 	tree = filepath.Join(tmp, "tree")
 	if _, err := git(p.Repo, "worktree", "add", "-q", tree, p.Base); err != nil {
-		os.RemoveAll(tmp)
+		_ = os.RemoveAll(tmp)
 		return "", nil, failf("check out %s to merge into: %v", p.Base, err)
 	}
 	return tree, func() {
-		git(p.Repo, "worktree", "remove", "--force", tree)
-		os.RemoveAll(tmp)
+		_, _ = git(p.Repo, "worktree", "remove", "--force", tree)
+		_ = os.RemoveAll(tmp)
 	}, nil
 }
 
@@ -305,7 +305,7 @@ func baseTree(p Place) (tree string, done func(), err error) {
 func rebase(p Place) (Landed, error) {
 	if _, err := git(p.Tree, "rebase", "-q", p.Base); err != nil {
 		files := unmerged(p.Tree)
-		git(p.Tree, "rebase", "--abort")
+		_, _ = git(p.Tree, "rebase", "--abort")
 		if len(files) > 0 {
 			return Landed{}, failf("rebase %s onto %s: conflict in %s; the rebase was aborted and %s is as it was", p.Branch, p.Base, strings.Join(files, ", "), p.Branch)
 		}

@@ -40,6 +40,6 @@ func Read(store *state.Store, st *state.State) (word, detail string) {
 
 func atoi(s string) int {
 	n := 0
-	fmt.Sscan(s, &n)
+	_, _ = fmt.Sscan(s, &n)
 	return n
 }

@@ -146,7 +146,7 @@ func TestTheReportRendersInHeadlessChromiumWithoutTheNetwork(t *testing.T) {
 	// The browser's own requests (its services, not the page's) are what a
 	// blank page makes; a page's request is to a host beyond them.
 	blank := filepath.Join(artifacts, "blank.html")
-	os.WriteFile(blank, []byte(`<!DOCTYPE html><p>blank`), 0o644)
+	_ = os.WriteFile(blank, []byte(`<!DOCTYPE html><p>blank`), 0o644)
 	browse(t, bin, profile, p, "file://"+blank, "--dump-dom")
 	if got := p.pageRequests(); len(got) > 0 {
 		t.Fatalf("a blank page made requests beyond the browser's own services: %v", got)
@@ -154,7 +154,7 @@ func TestTheReportRendersInHeadlessChromiumWithoutTheNetwork(t *testing.T) {
 
 	// The proxy sees what a page fetches: a page that loads an image does.
 	control := filepath.Join(artifacts, "fetches.html")
-	os.WriteFile(control, []byte(`<!DOCTYPE html><img src="http://fetch.example.invalid/x.png">`), 0o644)
+	_ = os.WriteFile(control, []byte(`<!DOCTYPE html><img src="http://fetch.example.invalid/x.png">`), 0o644)
 	browse(t, bin, profile, p, "file://"+control, "--dump-dom")
 	if got := p.pageRequests(); !strings.Contains(strings.Join(got, "\n"), "fetch.example.invalid") {
 		t.Fatalf("the proxy did not see a page's request (saw %q): it cannot tell", got)
@@ -162,7 +162,7 @@ func TestTheReportRendersInHeadlessChromiumWithoutTheNetwork(t *testing.T) {
 	p.forget("fetch.example.invalid")
 
 	dom := browse(t, bin, profile, p, "file://"+file+"#cast-3", "--dump-dom")
-	os.WriteFile(filepath.Join(artifacts, "dom.html"), []byte(dom), 0o644)
+	_ = os.WriteFile(filepath.Join(artifacts, "dom.html"), []byte(dom), 0o644)
 	if got := strings.Count(dom, `<g class="iteration"`); got != 20 {
 		t.Errorf("the rendered timeline has %d bars, want 20", got)
 	}

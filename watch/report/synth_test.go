@@ -37,23 +37,23 @@ func recordedRun(t testing.TB, name string, n, castKB int) string {
 		Command: []string{"claude", "--model", "sonnet"}, Dir: "/nonexistent/project", MaxCostUSD: float64(n) * 0.09, Shown: "done"}
 	for i := 1; i <= n; i++ {
 		took := time.Duration(60+rnd.Intn(600)) * time.Second
-		store.Log(at, "START", fmt.Sprintf("iteration %d/%d", i, n+10))
+		_ = store.Log(at, "START", fmt.Sprintf("iteration %d/%d", i, n+10))
 		writeCast(t, store.Path(state.CastsDir), name, i, at, took, castKB, rnd)
 		end := at.Add(took)
 		checkPass := i%7 != 0
 		verdict := map[bool]string{true: "pass", false: "fail"}[checkPass]
 		code := map[bool]int{true: 0, false: 1}[checkPass]
-		store.Log(end, "CHECK", fmt.Sprintf("iteration %d %s exit=%d duration=3s check=%q", i, verdict, code, "go test ./..."))
-		store.Log(end, "CHECK", fmt.Sprintf("iteration %d pass exit=0 duration=1s check=%q", i, "go vet ./..."))
+		_ = store.Log(end, "CHECK", fmt.Sprintf("iteration %d %s exit=%d duration=3s check=%q", i, verdict, code, "go test ./..."))
+		_ = store.Log(end, "CHECK", fmt.Sprintf("iteration %d pass exit=0 duration=1s check=%q", i, "go vet ./..."))
 		switch {
 		case i == n:
-			store.Log(end, "END", fmt.Sprintf("iteration %d exit=0 duration=%ds", i, int(took.Seconds())))
-			store.Log(end, "DONE", fmt.Sprintf("loop complete after %d iterations reason=done_pattern", i))
+			_ = store.Log(end, "END", fmt.Sprintf("iteration %d exit=0 duration=%ds", i, int(took.Seconds())))
+			_ = store.Log(end, "DONE", fmt.Sprintf("loop complete after %d iterations reason=done_pattern", i))
 		case i%11 == 0:
-			store.Log(end, "TIMEOUT", fmt.Sprintf("iteration %d inactivity_timeout=180s", i))
-			store.Log(end, "FAIL", fmt.Sprintf("iteration %d inactivity_timeout=180s attempt=1/5", i))
+			_ = store.Log(end, "TIMEOUT", fmt.Sprintf("iteration %d inactivity_timeout=180s", i))
+			_ = store.Log(end, "FAIL", fmt.Sprintf("iteration %d inactivity_timeout=180s attempt=1/5", i))
 		default:
-			store.Log(end, "END", fmt.Sprintf("iteration %d exit=0 duration=%ds", i, int(took.Seconds())))
+			_ = store.Log(end, "END", fmt.Sprintf("iteration %d exit=0 duration=%ds", i, int(took.Seconds())))
 		}
 		usd := 0.02 + rnd.Float64()*0.1
 		r := receipt.Receipt{Iteration: i, Agent: "claude", Started: at, Ended: end, Source: "/home/x/.claude/projects/p/s.jsonl",
@@ -82,8 +82,8 @@ func writeCast(t testing.TB, dir, name string, i int, at time.Time, took time.Du
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec.Output(at, []byte("\x1b[2J\x1b[H\x1b[1;36m╭─ agent ─────────────╮\x1b[0m\r\n"))
-	rec.Marker(at.Add(time.Second), cast.MarkPromptDelivered)
+	_ = rec.Output(at, []byte("\x1b[2J\x1b[H\x1b[1;36m╭─ agent ─────────────╮\x1b[0m\r\n"))
+	_ = rec.Marker(at.Add(time.Second), cast.MarkPromptDelivered)
 	written, steps := 0, max(1, kb*1024/120)
 	for s := 0; s < steps; s++ {
 		when := at.Add(time.Duration(int64(took) * int64(s+1) / int64(steps+1)))
@@ -91,11 +91,11 @@ func writeCast(t testing.TB, dir, name string, i int, at time.Time, took time.Du
 		if s%9 == 0 {
 			line += "</script><!-- not markup -->\r\n"
 		}
-		rec.Output(when, []byte(line))
+		_ = rec.Output(when, []byte(line))
 		written += len(line)
 	}
-	rec.Output(at.Add(took-time.Second), []byte(fmt.Sprintf("\x1b[1mITERATION %d FINISHED\x1b[0m\r\n", i)))
-	rec.Marker(at.Add(took), cast.MarkTurnEnd)
+	_ = rec.Output(at.Add(took-time.Second), []byte(fmt.Sprintf("\x1b[1mITERATION %d FINISHED\x1b[0m\r\n", i)))
+	_ = rec.Marker(at.Add(took), cast.MarkTurnEnd)
 	if err := rec.Close(); err != nil {
 		t.Fatal(err)
 	}

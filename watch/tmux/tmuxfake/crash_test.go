@@ -13,7 +13,7 @@ func TestAWriteIntoADeadPaneIsRefusedWhenGuardedAndCrashesWhenNot(t *testing.T) 
 	var crashed []string
 	c.Crashed = func(why string) { crashed = append(crashed, why) }
 	id, _ := c.NewWindow(tmux.NewWindowRequest{Session: "s"})
-	c.SetPaneOptions(id, []tmux.Option{{Name: "remain-on-exit", Value: "on"}})
+	_ = c.SetPaneOptions(id, []tmux.Option{{Name: "remain-on-exit", Value: "on"}})
 	if err := c.Respawn(tmux.RespawnRequest{Pane: id, Command: []string{"agent"}}); err != nil {
 		t.Fatal(err)
 	}
