@@ -9,7 +9,7 @@
 # (nothing to read: a dead pane, no /proc).
 foreground() {
 	local pane_pid pid
-	FG_KIND=none FG_ARGV=() FG_NAME=""
+	FG_KIND=none FG_ARGV=() FG_NAME="" FG_SECRETS=()
 	pane_pid="$(tmux display-message -p -t "$1" '#{?pane_dead,,#{pane_pid}}')"
 	[ -n "$pane_pid" ] && [ -r "/proc/$pane_pid/stat" ] || return 0
 	pid="$(foreground_pid "$pane_pid")"
@@ -30,9 +30,34 @@ foreground() {
 		[ "$(resolve_program "$pid" "${FG_ARGV[0]}")" = "$(readlink -f "/proc/$pid/exe")" ]; then
 		FG_KIND=program
 		name_script "$pid"
+		carry_env "$pid" "$pane_pid"
 	else
 		FG_KIND=lost
 	fi
+}
+
+# carry_env PID PANE_PID: what differs in the program's environment from
+# the pane's shell's (a wrapper that set HOME or a base URL, then exec'd
+# the agent) goes into FG_ARGV as `env NAME=value …`, so the loop starts it
+# as it was started; a secret (a name with KEY, TOKEN, SECRET, PASSWORD or
+# CREDENTIAL) is never written into the loop's command: its name goes in
+# FG_SECRETS for the menu to say.
+carry_env() {
+	local -A shell=()
+	local kv name carried=()
+	[ "$1" != "$2" ] && [ -r "/proc/$1/environ" ] && [ -r "/proc/$2/environ" ] || return 0
+	while IFS= read -r -d '' kv; do shell["${kv%%=*}"]="$kv"; done <"/proc/$2/environ"
+	while IFS= read -r -d '' kv; do
+		name="${kv%%=*}"
+		[ "${shell[$name]:-}" = "$kv" ] && continue
+		case "$name" in
+		_ | SHLVL | PWD | OLDPWD | LINES | COLUMNS | RALPH_* | TMUX_PANE | PATH) continue ;; # PATH: a shell sets its own at start; the loop keeps the one it started with
+		*KEY* | *TOKEN* | *SECRET* | *PASSWORD* | *CREDENTIAL*) FG_SECRETS+=("$name") ;;
+		*) carried+=("$kv") ;;
+		esac
+	done <"/proc/$1/environ"
+	[ "${#carried[@]}" -gt 0 ] && FG_ARGV=(env "${carried[@]}" "${FG_ARGV[@]}")
+	return 0
 }
 
 # foreground_pid PANE_PID: the leader of the terminal's foreground process

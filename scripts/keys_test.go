@@ -350,6 +350,43 @@ func TestLoopKeyLoopsWhatRunsInThePane(t *testing.T) {
 		}
 	})
 
+	t.Run("a wrapper's environment is carried, its secrets never written", func(t *testing.T) {
+		claude := srv.FakeAgentAs("claude", "claude", "print waiting for you\nready\nread\necho\nprint working on it\nsleep 120s\nexit 0\n")
+		home := filepath.Join(srv.Dir, "agent-home")
+		wrapper := filepath.Join(srv.Dir, "wrappers", "myclaude")
+		if err := os.MkdirAll(filepath.Dir(wrapper), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		script := "#!/bin/sh\nexport HOME=" + shQuote(home) + " ANTHROPIC_BASE_URL=http://127.0.0.1:9 ANTHROPIC_API_KEY=sk-not-on-disk\nexec " + command(claude) + " \"$@\"\n"
+		if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		_, pane := p.project("wrapped-env", "do the next task\n")
+		atPrompt(pane)
+		srv.Must("send-keys", "-t", pane, "-l", shQuote(wrapper)+" --model big")
+		srv.Must("send-keys", "-t", pane, "Enter")
+		tmuxtest.Eventually(t, 10*time.Second, "the wrapped agent to start", func() bool {
+			return strings.Contains(srv.Capture(pane), "waiting for you")
+		})
+		p.press("A")
+		p.choose("Loop what runs here", "y")
+		if !strings.Contains(p.shown(), "ANTHROPIC_API_KEY") {
+			t.Errorf("the menu does not say the key is not carried")
+		}
+		p.waitOption(pane, "@ralph-state", "running")
+		name := srv.Option(pane, "@ralph-name")
+		want := append([]string{"env", "HOME=" + home, "ANTHROPIC_BASE_URL=http://127.0.0.1:9"}, append(slices.Clone(claude), "--model", "big")...)
+		if st := loopState(t, srv, name); !slices.Equal(st.Command, want) {
+			t.Errorf("looped %q, want %q", st.Command, want)
+		}
+		files, _ := filepath.Glob(filepath.Join(srv.Dir, "state", name, "*"))
+		for _, f := range files {
+			if b, _ := os.ReadFile(f); strings.Contains(string(b), "sk-not-on-disk") {
+				t.Errorf("the secret was written to %s", f)
+			}
+		}
+	})
+
 	t.Run("a rewritten process title is said, @ralph-command offered", func(t *testing.T) {
 		_, pane := p.project("retitled", "go\n")
 		atPrompt(pane)

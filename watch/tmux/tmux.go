@@ -364,7 +364,8 @@ func (c *Exec) SocketPath() (string, error) {
 
 // Nudge implements Client.
 func (c *Exec) Nudge() error {
-	_, err := c.command(nil, "run-shell", "true")
+	// -b: the server does not wait for the child, so a lost exit cannot hold this call.
+	_, err := c.command(nil, "run-shell", "-b", "true")
 	return err
 }
 
