@@ -160,7 +160,10 @@ func TestLoopKeyLoopsWhatRunsInThePane(t *testing.T) {
 		pane := strings.TrimSpace(srv.Must("new-window", "-P", "-F", "#{pane_id}", "-t", "dead:", "-c", dir, "sleep 1; exit 3"))
 		srv.Must("set-option", "-p", "-t", pane, "remain-on-exit", "on")
 		tmuxtest.Eventually(t, 10*time.Second, "the pane to die", func() bool {
-			_, _ = srv.Tmux("run-shell", "true") // tmux may see the exit only when another child exits
+			// tmux may see the exit only when another child exits; -b: not
+			// waited for, as tmux can miss this child's exit too (a make test
+			// hung 10 minutes on it under load).
+			_, _ = srv.Tmux("run-shell", "-b", "true")
 			out, _ := srv.Tmux("display-message", "-p", "-t", pane, "#{pane_dead_status}")
 			return strings.TrimSpace(out) == "3"
 		})

@@ -198,7 +198,14 @@ func TestResumingALoopPausedInALimitWaitWaitsForTheReset(t *testing.T) {
 		tmuxtest.Eventually(t, 30*time.Second, "the wait to resume", func() bool {
 			return strings.Contains(h.out.String(), "resuming the wait")
 		})
-		resumed <- h.srv.Option(h.cfg.Pane, "@ralph-state") + " " + h.srv.Option(h.cfg.Pane, "@ralph-status")
+		// The pane's options follow what the loop says by a moment.
+		shown := ""
+		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			if shown = h.srv.Option(h.cfg.Pane, "@ralph-state") + " " + h.srv.Option(h.cfg.Pane, "@ralph-status"); strings.HasPrefix(shown, "waiting ") {
+				break
+			}
+		}
+		resumed <- shown
 	}()
 	h.wantResult(h.run(60*time.Second), watch.ExitDone, "max_iterations")
 	if got := <-resumed; !strings.HasPrefix(got, "waiting ⏳ 1/1 waiting for limit reset") {

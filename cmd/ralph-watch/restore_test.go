@@ -26,12 +26,14 @@ func loopArgs(stuckAt int) []string {
 }
 
 // killServer kills the test's tmux server as a reboot would, and waits
-// until the loops whose watchers still run have recorded server_gone.
+// until the loops whose watchers still run have recorded server_gone and
+// their watchers exited (a moment later: restore leaves a watched loop be).
 func (c *cli) killServer(gone ...string) {
 	c.t.Helper()
 	_, _ = c.srv.Tmux("kill-server")
 	for _, name := range gone {
-		c.until(name, "server_gone", func(st *state.State) bool { return st.ExitReason != nil && *st.ExitReason == "server_gone" })
+		st := c.until(name, "server_gone", func(st *state.State) bool { return st.ExitReason != nil && *st.ExitReason == "server_gone" })
+		tmuxtest.Eventually(c.t, 30*time.Second, name+"'s watcher to exit", func() bool { return !alive(st.WatcherPID) })
 	}
 }
 
