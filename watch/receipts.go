@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/between"
 	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
@@ -35,6 +36,7 @@ type spending struct {
 	why       string // why the budget ended the iteration
 	warned    bool   // the person was told a cost budget misses unpriced tokens
 	recorded  bool   // the iteration's receipt is written
+	turnOver  bool   // the agent finished its turn (or exited): its session file will hold it
 	shown     string // the loop's spend as the status line shows it
 }
 
@@ -88,6 +90,9 @@ func (l *Loop) recordReceipt(runs []between.CheckRun) {
 		return
 	}
 	l.spend.recorded = true
+	if l.spend.turnOver {
+		l.awaitTurnWritten()
+	}
 	r, err := l.readReceipt()
 	if err != nil {
 		l.warnf("read the agent's session for iteration %d: %v", l.iteration, err)
@@ -118,6 +123,70 @@ func (l *Loop) recordReceipt(runs []between.CheckRun) {
 	}
 	all, _ := receipt.Load(l.Store.Path(state.ReceiptsFile))
 	l.spend.shown = receipt.Total(all).Compact()
+}
+
+// How long the loop waits, at most, for an agent to write the turn that
+// ended into its session file, and how it looks: Claude Code writes a
+// turn's last message there a moment after it shows it, and may run its
+// Stop hook before.
+const (
+	turnWriteWait  = 3 * time.Second
+	turnWriteLook  = 100 * time.Millisecond
+	turnWriteStill = 300 * time.Millisecond // the file unchanged this long, the turn in it: written
+)
+
+// awaitTurnWritten waits, bounded, until the agent's session file holds the
+// turn that ended: for an agent whose Stop hook the loop installed, until
+// that hook reported (it tells the transcript); then until the transcript's
+// last line is the model's and the file stands still. A receipt read before
+// would miss the turn's last message.
+func (l *Loop) awaitTurnWritten() {
+	if l.Agent.Name != "claude" {
+		return
+	}
+	deadline := l.Clock.Now().Add(turnWriteWait)
+	if l.hooked[agent.HookTurnEnd] && !l.hooksLost {
+		for l.Clock.Now().Before(deadline) {
+			if _, ok := l.hookRecord(agent.HookTurnEnd); ok {
+				break
+			}
+			if pane, err := l.Tmux.Pane(l.Pane); err != nil || pane.Dead {
+				break // it will report nothing more
+			}
+			select {
+			case <-l.Wake:
+			case <-l.Clock.After(turnWriteLook):
+			}
+		}
+	}
+	path := l.transcriptPath()
+	if path == "" {
+		return
+	}
+	size, still := int64(-2), l.Clock.Now()
+	for {
+		written, n := receipt.ClaudeTurnWritten(path)
+		now := l.Clock.Now()
+		if n != size {
+			size, still = n, now
+		} else if written && now.Sub(still) >= turnWriteStill {
+			return
+		}
+		if !now.Before(deadline) {
+			return
+		}
+		<-l.Clock.After(turnWriteLook)
+	}
+}
+
+// transcriptPath is the Claude Code transcript of the current iteration:
+// the one its hooks told, else the newest of its folder.
+func (l *Loop) transcriptPath() string {
+	told, _ := os.ReadFile(l.Store.Path(state.TranscriptFile))
+	if path := strings.TrimSpace(string(told)); path != "" {
+		return path
+	}
+	return receipt.FindClaudeTranscript(receipt.ClaudeConfigDir(os.Getenv), l.Dir, l.receiptStart().since)
 }
 
 // spent is what the loop's iterations have spent, by their receipts.

@@ -1,0 +1,95 @@
+package watch_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/clock"
+	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
+	"github.com/ralph-tmux/ralph.tmux/watch/state"
+	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxfake"
+)
+
+// lateTranscript is a Claude Code whose transcript its hook told: at the
+// prompt it writes the prompt there, prints the done token, and writes its
+// answer (10 in, 5 out) lag later, or never when lag is 0; it runs on.
+func (u *unit) lateTranscript(lag time.Duration) string {
+	path := filepath.Join(u.cfg.Dir, "session.jsonl")
+	if err := u.store.WriteFile(state.TranscriptFile, []byte(path+"\n")); err != nil {
+		u.t.Fatal(err)
+	}
+	write := func(line string) {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		if err != nil {
+			u.t.Error(err)
+			return
+		}
+		defer f.Close()
+		fmt.Fprintf(f, line+"\n", u.clock.Now().UTC().Format(time.RFC3339Nano))
+	}
+	u.launch(func(int) *tmuxfake.Program {
+		return repl(func(t *tmuxfake.Term, input string) {
+			write(`{"type":"user","timestamp":"%s","message":{"role":"user","content":"work"}}`)
+			u.mark("done")
+			t.Write("all tests pass\nRALPH_DONE\n")
+			if lag > 0 {
+				u.schedule(lag, func() {
+					write(`{"type":"assistant","timestamp":"%s","message":{"id":"msg_1","model":"claude-sonnet-4-5","content":[{"type":"text","text":"RALPH_DONE"}],"usage":{"input_tokens":10,"output_tokens":5}}}`)
+				})
+			}
+		})
+	})
+	u.cfg.Agent = knownAgent()
+	u.cfg.Agent.Name = "claude"
+	u.cfg.DonePattern = regexp.MustCompile(`^RALPH_DONE$`)
+	u.cfg.CheckDoneContinuous = true
+	u.cfg.MaxIterations = 3
+	return path
+}
+
+func (u *unit) receipts() []receipt.Receipt {
+	u.t.Helper()
+	rs, err := receipt.Load(u.store.Path(state.ReceiptsFile))
+	if err != nil {
+		u.t.Fatal(err)
+	}
+	return rs
+}
+
+// The done token is on screen before Claude Code writes the turn to its
+// transcript: the receipt waits for the turn, and counts it.
+func TestUnitTheDoneIterationsReceiptWaitsForTheTranscriptToHoldTheTurn(t *testing.T) {
+	u := newUnit(t, "work until finished", nil)
+	u.simulate()
+	path := u.lateTranscript(300 * time.Millisecond)
+	u.wantResult(u.run(), watch.ExitDone, "done_pattern")
+	rs := u.receipts()
+	if len(rs) != 1 || rs[0].Source != path || rs[0].Usage.Input != 10 || rs[0].Usage.Output != 5 || rs[0].Usage.Turns != 1 {
+		t.Fatalf("receipts = %+v, want iteration 1 with 10 in, 5 out from %s", rs, path)
+	}
+	u.wantLog("[COST] iteration 1 tokens in=10 out=5")
+}
+
+// A transcript that never gets the turn holds the loop up a few seconds at
+// most.
+func TestUnitATranscriptThatNeverGetsTheTurnDelaysTheReceiptAFewSecondsAtMost(t *testing.T) {
+	u := newUnit(t, "work until finished", nil)
+	u.simulate()
+	u.lateTranscript(0)
+	u.wantResult(u.run(), watch.ExitDone, "done_pattern")
+	done, ok := u.marked("done")
+	if !ok {
+		t.Fatal("the agent never printed the done token")
+	}
+	if took := clock.Since(u.clock, done); took > 5*time.Second {
+		t.Errorf("the loop ended %s after the done token, want a few seconds at most", took)
+	}
+	if rs := u.receipts(); len(rs) != 1 || rs[0].Usage.Sum() != 0 {
+		t.Errorf("receipts = %+v, want one with nothing in it", rs)
+	}
+}
