@@ -38,6 +38,9 @@ type spending struct {
 	recorded  bool   // the iteration's receipt is written
 	turnOver  bool   // the agent finished its turn (or exited): its session file will hold it
 	shown     string // the loop's spend as the status line shows it
+	// environs are the environments the agent's processes ran with (see
+	// agentEnvs), kept from a look while they ran.
+	environs [][]string
 }
 
 // beginReceipt notes where the iteration that starts now begins.
@@ -69,11 +72,20 @@ func (l *Loop) readReceipt() (receipt.Receipt, error) {
 	s := l.receiptStart()
 	r := receipt.Receipt{Iteration: l.iteration, Agent: l.Agent.Name, Started: s.since, Ended: l.Clock.Now()}
 	transcript, _ := os.ReadFile(l.Store.Path(state.TranscriptFile)) // as the agent's hook told it
-	session := receipt.Session{Agent: l.Agent.Name, Getenv: os.Getenv, Dir: l.Dir,
+	session := receipt.Session{Agent: l.Agent.Name, Dir: l.Dir,
 		Transcript: strings.TrimSpace(string(transcript)), Since: s.since}
-	u, source, err := session.Read()
-	if errors.Is(err, fs.ErrNotExist) {
-		err = nil // a session that wrote nothing yet reports nothing
+	var u receipt.Usage
+	var source string
+	var err error
+	for _, getenv := range l.agentEnvs() {
+		session.Getenv = getenv
+		u, source, err = session.Read()
+		if errors.Is(err, fs.ErrNotExist) {
+			err = nil // a session that wrote nothing yet reports nothing
+		}
+		if source != "" || err != nil {
+			break
+		}
 	}
 	r.Usage, r.Source = u, source
 	prices := l.Prices
@@ -81,6 +93,57 @@ func (l *Loop) readReceipt() (receipt.Receipt, error) {
 		prices = receipt.DefaultPrices
 	}
 	return r.Priced(prices), err
+}
+
+// agentEnvs are the environments the agent may have run with, the likeliest
+// first: its own processes' (a wrapper or `env HOME=…` gives it another
+// HOME, CODEX_HOME, GEMINI_CLI_HOME than the watcher's), as they run now or
+// ran at an earlier look; then the command's own NAME=value words over the
+// watcher's environment; then the watcher's. Its session files are under
+// the folders these name.
+func (l *Loop) agentEnvs() []func(string) string {
+	l.noteAgentEnv(0)
+	var envs [][]string
+	envs = append(envs, l.spend.environs...)
+	if words := agent.CommandEnv(l.Command, false); len(words) > 0 {
+		envs = append(envs, words)
+	}
+	envs = append(envs, nil)
+	var getenvs []func(string) string
+	seen := map[string]bool{}
+	for _, env := range envs {
+		getenv := agent.Getenv(env, os.Getenv)
+		key := ""
+		for _, name := range []string{"HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME"} {
+			key += name + "=" + getenv(name) + "\x00"
+		}
+		if !seen[key] {
+			seen[key] = true
+			getenvs = append(getenvs, getenv)
+		}
+	}
+	return getenvs
+}
+
+// noteAgentEnv keeps the environments of the agent's processes under the
+// pane's process pid (0: the latest agent's) while they run, so that a
+// receipt read after the agent exited still finds its session files.
+func (l *Loop) noteAgentEnv(pid int) {
+	if !ReportsUsage(l.Agent.Name) {
+		return
+	}
+	if pid <= 0 {
+		pid = l.agentPID
+	}
+	if pid <= 0 { // an agent a previous watcher started
+		if pane, err := l.Tmux.Pane(l.Pane); err == nil && !pane.Dead {
+			pid = pane.PID
+		}
+	}
+	if envs := agent.Environs(pid); len(envs) > 0 {
+		l.receiptStart()
+		l.spend.environs = envs
+	}
 }
 
 // recordReceipt writes the receipt of the iteration that ended: its usage,
