@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"testing"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
 	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
+	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxfake"
 )
 
@@ -92,4 +94,56 @@ func TestUnitATranscriptThatNeverGetsTheTurnDelaysTheReceiptAFewSecondsAtMost(t 
 	if rs := u.receipts(); len(rs) != 1 || rs[0].Usage.Sum() != 0 {
 		t.Errorf("receipts = %+v, want one with nothing in it", rs)
 	}
+}
+
+// The watcher's beat: on the pane while its loop runs, renewed while it
+// does, gone once it pauses (no watcher runs a paused loop), so that the
+// status line marks only a loop whose watcher died.
+func TestUnitTheWatchersBeatIsOnThePaneWhileTheLoopRunsAndGoneWhenItPauses(t *testing.T) {
+	u := newUnit(t, "work", working(nil))
+	u.cfg.Agent = knownAgent()
+	u.cfg.BeatEvery = 50 * time.Millisecond // real time, as the status line's clock
+	u.manual()                              // the loop waits, in real time, while the agent works
+	done := u.start()
+	running := func(st *state.State) bool { return st.Shown == watch.StatusRunning.String() }
+	for st, _ := u.store.Load(); st == nil || !running(st); st, _ = u.store.Load() {
+		u.clock.Advance(50 * time.Millisecond) // until the prompt is in
+		time.Sleep(time.Millisecond)
+	}
+	beat := func() int64 {
+		v, _, _ := u.tmux.PaneOption(u.cfg.Pane, watch.OptionBeat)
+		n, _ := strconv.ParseInt(v, 10, 64)
+		return n
+	}
+	if b := beat(); b < time.Now().Unix()-2 || b > time.Now().Unix() {
+		t.Errorf("%s = %d while the loop runs, want about %d", watch.OptionBeat, b, time.Now().Unix())
+	}
+	u.tmux.SetPaneOptions(u.cfg.Pane, []tmux.Option{{Name: watch.OptionBeat, Value: "1"}}) // as an old beat
+	realSoon(t, "the beat renewed", func() bool { return beat() > 1 })
+	u.store.Request(state.RequestPause)
+	var res watch.Result
+	for paused := false; !paused; {
+		select {
+		case res = <-done:
+			paused = true
+		case <-time.After(time.Millisecond):
+			u.clock.Advance(time.Second) // to the loop's next look at its requests
+		}
+	}
+	u.wantResult(res, watch.ExitInterrupted, "paused")
+	time.Sleep(150 * time.Millisecond) // three beats' time: none comes
+	if v, ok, _ := u.tmux.PaneOption(u.cfg.Pane, watch.OptionBeat); ok && v != "" {
+		t.Errorf("%s = %q on a paused loop, want none", watch.OptionBeat, v)
+	}
+}
+
+// realSoon waits, in real time, until cond holds.
+func realSoon(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if cond() {
+			return
+		}
+	}
+	t.Fatalf("timed out waiting for %s", what)
 }
