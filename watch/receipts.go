@@ -222,6 +222,9 @@ func (l *Loop) awaitTurnWritten() {
 			}
 		}
 	}
+	if pane, err := l.Tmux.Pane(l.Pane); err != nil || pane.Dead {
+		return // the agent is gone: what it wrote is all there is
+	}
 	path := l.transcriptPath()
 	if path == "" {
 		return
@@ -249,7 +252,12 @@ func (l *Loop) transcriptPath() string {
 	if path := strings.TrimSpace(string(told)); path != "" {
 		return path
 	}
-	return receipt.FindClaudeTranscript(receipt.ClaudeConfigDir(os.Getenv), l.Dir, l.receiptStart().since)
+	for _, getenv := range l.agentEnvs() {
+		if path := receipt.FindClaudeTranscript(receipt.ClaudeConfigDir(getenv), l.Dir, l.receiptStart().since); path != "" {
+			return path
+		}
+	}
+	return ""
 }
 
 // spent is what the loop's iterations have spent, by their receipts.
