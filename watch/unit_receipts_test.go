@@ -6,10 +6,12 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
 	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
@@ -146,4 +148,40 @@ func realSoon(t *testing.T, what string, cond func() bool) {
 		}
 	}
 	t.Fatalf("timed out waiting for %s", what)
+}
+
+// An agent started as `env HOME=… codex` that is gone before the loop could
+// read its processes' environment: the command's own words tell its HOME.
+func TestUnitACodexThatExitedAtOnceIsFoundUnderTheHomeItsCommandGave(t *testing.T) {
+	u := newUnit(t, "write the file", nil)
+	other := filepath.Join(u.cfg.Dir, "other-home")
+	rollout := filepath.Join(other, ".codex", "sessions", "2026", "03", "14", "rollout-test.jsonl")
+	if err := os.MkdirAll(filepath.Dir(rollout), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fixture, err := os.ReadFile(filepath.Join("..", "testdata", "receipts", "codex-0.169.0.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.launch(func(int) *tmuxfake.Program {
+		return &tmuxfake.Program{Start: func(term *tmuxfake.Term) {
+			stamped := regexp.MustCompile(`"timestamp":"[^"]*"`).ReplaceAllString(string(fixture),
+				`"timestamp":"`+u.clock.Now().UTC().Format(time.RFC3339Nano)+`"`)
+			if err := os.WriteFile(rollout, []byte(strings.ReplaceAll(stamped, "/home/dev/proj", u.cfg.Dir)), 0o600); err != nil {
+				t.Error(err)
+			}
+			term.Exit(0)
+		}}
+	})
+	u.cfg.Command = []string{"env", "HOME=" + other, "codex", "exec"}
+	u.cfg.PromptMode = agent.ModeArg
+	u.cfg.Agent.Name = "codex"
+	u.wantResult(u.run(), watch.ExitDone, "max_iterations")
+	want, err := receipt.ReadCodexFile(filepath.Join("..", "testdata", "receipts", "codex-0.169.0.jsonl"), time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rs := u.receipts(); len(rs) != 1 || rs[0].Source != rollout || rs[0].Usage.Sum() != want.Sum() || want.Sum() == 0 {
+		t.Errorf("receipts = %+v, want one from %s with %d tokens", rs, rollout, want.Sum())
+	}
 }
