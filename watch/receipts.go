@@ -36,7 +36,7 @@ type spending struct {
 	why       string // why the budget ended the iteration
 	warned    bool   // the person was told a cost budget misses unpriced tokens
 	recorded  bool   // the iteration's receipt is written
-	turnOver  bool   // the agent finished its turn (or exited): its session file will hold it
+	turnOver  bool   // the agent finished its turn and runs on: its session file will hold the turn
 	shown     string // the loop's spend as the status line shows it
 	// environs are the environments the agent's processes ran with (see
 	// agentEnvs), kept from a look while they ran.
