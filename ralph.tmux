@@ -27,8 +27,17 @@ set_status_defaults() {
 	done
 	# Expands to #{@ralph-style-running} for a running loop; a second
 	# expansion reads that option (tmux does not look up a name it built).
-	tmux set-option -gq @ralph-style-of '##{@ralph-style-#{@ralph-state}}'
-	set_default @ralph-status-format '#[#{E:#{E:@ralph-style-of}}]#{window_index}:#{=/24/…:@ralph-status}#[default] '
+	# A live loop whose watcher died (kill -9) shows as stale: its watcher
+	# renews @ralph-beat (unix seconds) every 2 s; T: expands %s, the time.
+	set_default @ralph-style-stale fg=red
+	set_default @ralph-beat-timeout 10
+	tmux set-option -gq @ralph-stale '#{?@ralph-beat,#{e|>:#{e|-|:%s,#{@ralph-beat}},#{@ralph-beat-timeout}},0}'
+	set_default @ralph-stale-format '⚠ #{@ralph-iteration}#{?@ralph-max,/#{@ralph-max},} no watcher'
+	tmux set-option -gq @ralph-style-of '##{@ralph-style-#{?#{T:@ralph-stale},stale,#{@ralph-state}}}'
+	# Where a loop is: its window, and its session when loops of more than
+	# one session show (two windows 0 would read alike).
+	tmux set-option -gq @ralph-where '#{?#{e|>:#{n:#{S:#{?#{W:#{P:#{?@ralph-status,1,}}},1,}}},1},#{session_name}:,}#{window_index}:'
+	set_default @ralph-status-format '#[#{E:#{E:@ralph-style-of}}]#{E:@ralph-where}#{?#{T:@ralph-stale},#{E:@ralph-stale-format},#{=/24/…:@ralph-status}}#[default] '
 	set_default @ralph-window-format '⟳ '
 	set_default @ralph-status-width "$STATUS_WIDTH"
 }
@@ -46,9 +55,13 @@ status_width() {
 	printf '%s' "$width"
 }
 
-# status_segment: every loop, cut to @ralph-status-width cells (… marks the cut).
+# status_segment: every loop, cut to @ralph-status-width cells, the … that
+# marks the cut included (tmux adds the marker after the cells it keeps).
 status_segment() {
-	printf '#{=/%s/…:%s}' "$(status_width)" "$LOOPS"
+	local width
+	width="$(status_width)"
+	[ "$width" -ge 2 ] || width=2
+	printf '#{?#{==:#{=%s:%s},%s},%s,#{=/%s/…:%s}}' "$width" "$LOOPS" "$LOOPS" "$LOOPS" "$((width - 1))" "$LOOPS"
 }
 
 # fit_status OPTION VALUE: raise OPTION's -length (status-left or -right)

@@ -32,6 +32,9 @@ type Config struct {
 	Resume      bool     // continue the loop recorded in the state, adopting a running iteration
 	WatcherArgs []string // the run arguments, recorded so resume can start the watcher again
 	WatcherDir  string   // the folder they were given in
+	// BeatEvery is how often the watcher tells the status line it lives
+	// (@ralph-beat, unix seconds, while the loop goes on); 0: never.
+	BeatEvery time.Duration
 
 	DonePattern         *regexp.Regexp // nil: none
 	CheckDoneContinuous bool           // match while running, not only at the end

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
@@ -26,7 +27,9 @@ type Loop struct {
 	Wake  <-chan os.Signal // a command left a request (SIGUSR1)
 
 	killOnStop   bool
-	agentPID     int // the pane's process of the latest iteration
+	beatMu       sync.Mutex // one writer of @ralph-beat at a time: the beat never outlives the loop's status
+	beating      bool       // the status shown is one a running watcher beats for
+	agentPID     int        // the pane's process of the latest iteration
 	stream       *Stream
 	streamTried  bool   // the pane's output was asked for (a dead pane cannot be piped)
 	prevRemain   string // the pane's own remain-on-exit before the loop
@@ -82,7 +85,9 @@ type iteration struct {
 func (l *Loop) Run(ctx context.Context) Result {
 	res, ok := l.open()
 	if ok {
+		stop := l.beat()
 		res = l.run(ctx)
+		stop()
 		l.close(res)
 	}
 	if !l.shown.Live() { // the pane is back to a shell: the bell can ring in it

@@ -181,6 +181,7 @@ func (l *Loop) look(it *iteration, det *agent.Detector) (pane tmux.Pane, end end
 		return pane, endNone, false, 0, err
 	}
 	l.castResize(pane)
+	l.noteAgentEnv(pane.PID) // for its receipt, should it exit before it is read
 	end, ended, next = l.observe(it, det, screen, now)
 	return pane, end, ended, next, nil
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/between"
 	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
@@ -36,7 +37,11 @@ type spending struct {
 	why       string // why the budget ended the iteration
 	warned    bool   // the person was told a cost budget misses unpriced tokens
 	recorded  bool   // the iteration's receipt is written
+	turnOver  bool   // the agent finished its turn and runs on: its session file will hold the turn
 	shown     string // the loop's spend as the status line shows it
+	// environs are the environments the agent's processes ran with (see
+	// agentEnvs), kept from a look while they ran.
+	environs [][]string
 }
 
 // beginReceipt notes where the iteration that starts now begins.
@@ -68,11 +73,20 @@ func (l *Loop) readReceipt() (receipt.Receipt, error) {
 	s := l.receiptStart()
 	r := receipt.Receipt{Iteration: l.iteration, Agent: l.Agent.Name, Started: s.since, Ended: l.Clock.Now()}
 	transcript, _ := os.ReadFile(l.Store.Path(state.TranscriptFile)) // as the agent's hook told it
-	session := receipt.Session{Agent: l.Agent.Name, Getenv: os.Getenv, Dir: l.Dir,
+	session := receipt.Session{Agent: l.Agent.Name, Dir: l.Dir,
 		Transcript: strings.TrimSpace(string(transcript)), Since: s.since}
-	u, source, err := session.Read()
-	if errors.Is(err, fs.ErrNotExist) {
-		err = nil // a session that wrote nothing yet reports nothing
+	var u receipt.Usage
+	var source string
+	var err error
+	for _, getenv := range l.agentEnvs() {
+		session.Getenv = getenv
+		u, source, err = session.Read()
+		if errors.Is(err, fs.ErrNotExist) {
+			err = nil // a session that wrote nothing yet reports nothing
+		}
+		if source != "" || err != nil {
+			break
+		}
 	}
 	r.Usage, r.Source = u, source
 	prices := l.Prices
@@ -82,6 +96,57 @@ func (l *Loop) readReceipt() (receipt.Receipt, error) {
 	return r.Priced(prices), err
 }
 
+// agentEnvs are the environments the agent may have run with, the likeliest
+// first: its own processes' (a wrapper or `env HOME=…` gives it another
+// HOME, CODEX_HOME, GEMINI_CLI_HOME than the watcher's), as they run now or
+// ran at an earlier look; then the command's own NAME=value words over the
+// watcher's environment; then the watcher's. Its session files are under
+// the folders these name.
+func (l *Loop) agentEnvs() []func(string) string {
+	l.noteAgentEnv(0)
+	var envs [][]string
+	envs = append(envs, l.spend.environs...)
+	if words := agent.CommandEnv(l.Command, false); len(words) > 0 {
+		envs = append(envs, words)
+	}
+	envs = append(envs, nil)
+	var getenvs []func(string) string
+	seen := map[string]bool{}
+	for _, env := range envs {
+		getenv := agent.Getenv(env, os.Getenv)
+		key := ""
+		for _, name := range []string{"HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME"} {
+			key += name + "=" + getenv(name) + "\x00"
+		}
+		if !seen[key] {
+			seen[key] = true
+			getenvs = append(getenvs, getenv)
+		}
+	}
+	return getenvs
+}
+
+// noteAgentEnv keeps the environments of the agent's processes under the
+// pane's process pid (0: the latest agent's) while they run, so that a
+// receipt read after the agent exited still finds its session files.
+func (l *Loop) noteAgentEnv(pid int) {
+	if !ReportsUsage(l.Agent.Name) {
+		return
+	}
+	if pid <= 0 {
+		pid = l.agentPID
+	}
+	if pid <= 0 { // an agent a previous watcher started
+		if pane, err := l.Tmux.Pane(l.Pane); err == nil && !pane.Dead {
+			pid = pane.PID
+		}
+	}
+	if envs := agent.Environs(pid); len(envs) > 0 {
+		l.receiptStart()
+		l.spend.environs = envs
+	}
+}
+
 // recordReceipt writes the receipt of the iteration that ended: its usage,
 // the work tree's change since it began, its checks.
 func (l *Loop) recordReceipt(runs []between.CheckRun) {
@@ -89,6 +154,9 @@ func (l *Loop) recordReceipt(runs []between.CheckRun) {
 		return
 	}
 	l.spend.recorded = true
+	if l.spend.turnOver {
+		l.awaitTurnWritten()
+	}
 	r, err := l.readReceipt()
 	if err != nil {
 		l.warnf("read the agent's session for iteration %d: %v", l.iteration, err)
@@ -119,6 +187,78 @@ func (l *Loop) recordReceipt(runs []between.CheckRun) {
 	}
 	all, _ := receipt.Load(l.Store.Path(state.ReceiptsFile))
 	l.spend.shown = receipt.Total(all).Compact()
+}
+
+// How long the loop waits, at most, for an agent to write the turn that
+// ended into its session file, and how it looks: Claude Code writes a
+// turn's last message there a moment after it shows it, and may run its
+// Stop hook before.
+const (
+	turnWriteWait  = 3 * time.Second
+	turnWriteLook  = 100 * time.Millisecond
+	turnWriteStill = 300 * time.Millisecond // the file unchanged this long, the turn in it: written
+)
+
+// awaitTurnWritten waits, bounded, until the agent's session file holds the
+// turn that ended: for an agent whose Stop hook the loop installed, until
+// that hook reported (it tells the transcript); then until the transcript's
+// last line is the model's and the file stands still. A receipt read before
+// would miss the turn's last message.
+func (l *Loop) awaitTurnWritten() {
+	if l.Agent.Name != "claude" {
+		return
+	}
+	deadline := l.Clock.Now().Add(turnWriteWait)
+	if l.hooked[agent.HookTurnEnd] && !l.hooksLost {
+		for l.Clock.Now().Before(deadline) {
+			if _, ok := l.hookRecord(agent.HookTurnEnd); ok {
+				break
+			}
+			if pane, err := l.Tmux.Pane(l.Pane); err != nil || pane.Dead {
+				break // it will report nothing more
+			}
+			select {
+			case <-l.Wake:
+			case <-l.Clock.After(turnWriteLook):
+			}
+		}
+	}
+	if pane, err := l.Tmux.Pane(l.Pane); err != nil || pane.Dead {
+		return // the agent is gone: what it wrote is all there is
+	}
+	path := l.transcriptPath()
+	if path == "" {
+		return
+	}
+	size, still := int64(-2), l.Clock.Now()
+	for {
+		written, n := receipt.ClaudeTurnWritten(path)
+		now := l.Clock.Now()
+		if n != size {
+			size, still = n, now
+		} else if written && now.Sub(still) >= turnWriteStill {
+			return
+		}
+		if !now.Before(deadline) {
+			return
+		}
+		<-l.Clock.After(turnWriteLook)
+	}
+}
+
+// transcriptPath is the Claude Code transcript of the current iteration:
+// the one its hooks told, else the newest of its folder.
+func (l *Loop) transcriptPath() string {
+	told, _ := os.ReadFile(l.Store.Path(state.TranscriptFile))
+	if path := strings.TrimSpace(string(told)); path != "" {
+		return path
+	}
+	for _, getenv := range l.agentEnvs() {
+		if path := receipt.FindClaudeTranscript(receipt.ClaudeConfigDir(getenv), l.Dir, l.receiptStart().since); path != "" {
+			return path
+		}
+	}
+	return ""
 }
 
 // spent is what the loop's iterations have spent, by their receipts.

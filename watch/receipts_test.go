@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -287,4 +288,38 @@ func TestAnIterationCutShortStillLeavesItsReceipt(t *testing.T) {
 		t.Fatalf("receipts = %+v, want iteration 1 with 6485 tokens", rs)
 	}
 	h.wantLogged("[COST] iteration 1 tokens in=15 out=70")
+}
+
+// Claude Code shows the done token, runs its Stop hook, and writes the turn
+// to its transcript a moment later (about 100 ms, measured; 300 ms here):
+// the receipt of the iteration that ends the loop still counts that turn.
+func TestTheDoneIterationCountsTheTurnClaudeWritesToItsTranscriptAfterTheDoneLine(t *testing.T) {
+	h := newHarness(t, "fix the test", nil)
+	transcript := filepath.Join(h.srv.Dir, "home", "late-{{iteration}}.jsonl")
+	_, run := h.hooked(strings.Join([]string{
+		`hook SessionStart {"source":"startup"}`, // only the Stop hook tells the transcript
+		"print   ⏻ a footer no profile has seen",
+		"ready",
+		"read",
+		`hook UserPromptSubmit {"prompt":"x"}`,
+		"echo",
+		`append ` + transcript + ` {"type":"user","timestamp":"{{now}}","message":{"role":"user","content":"fix the test"}}`,
+		"print RALPH_DONE",
+		`hook Stop {"hook_event_name":"Stop","transcript_path":"` + transcript + `"}`,
+		"sleep 300ms",
+		`append ` + transcript + ` {"type":"assistant","timestamp":"{{now}}","message":{"id":"msg_{{iteration}}","model":"claude-sonnet-4-5-20250929","content":[{"type":"text","text":"RALPH_DONE"}],"usage":{"input_tokens":10,"output_tokens":5}}}`,
+		"quiet",
+	}, "\n") + "\n")
+	h.cfg.Agent.IdleGrace = 0
+	h.cfg.ReadyTimeout = time.Minute
+	h.cfg.DonePattern = regexp.MustCompile(`^RALPH_DONE$`)
+	h.cfg.CheckDoneContinuous = true // as the plugin runs it: the loop ends on the line
+	h.cfg.MaxIterations = 3
+	res := run(60 * time.Second)
+	h.wantResult(res, watch.ExitDone, "done_pattern")
+	rs := h.receipts()
+	if len(rs) != 1 || rs[0].Usage.Input != 10 || rs[0].Usage.Output != 5 || !strings.HasSuffix(rs[0].Source, "late-1.jsonl") {
+		t.Fatalf("receipts = %+v, want iteration 1 with 10 in and 5 out from late-1.jsonl\noutput:\n%s", rs, h.out.String())
+	}
+	h.wantLogged("[COST] iteration 1 tokens in=10 out=5")
 }

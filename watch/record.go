@@ -72,7 +72,12 @@ func (l *Loop) showStatus(status Status) {
 	}
 	status.Record(l.st, shown.Reason, now)
 	l.save()
+	l.beatMu.Lock()
+	if l.beating = l.BeatEvery > 0 && status.Live() && status != StatusPaused; l.beating {
+		shown.Beat = time.Now() // the status line compares it with its own clock
+	}
 	_ = l.Tmux.SetPaneOptions(l.Pane, shown.Options())
+	l.beatMu.Unlock()
 	l.lastShown = shown
 	if changed && status.Live() { // an ended loop's notice waits for its pane's shell
 		l.notify(shown)
@@ -84,6 +89,34 @@ func (l *Loop) saveScreen() {
 	if screen, err := l.Tmux.Capture(tmux.CaptureRequest{Pane: l.Pane, Start: -1000, Join: true}); err == nil {
 		_ = os.WriteFile(l.Store.Path(state.LastScreen), []byte(screen), 0o600)
 	}
+}
+
+// beat writes @ralph-beat every BeatEvery while the loop shows a status its
+// watcher beats for, until stop: a watcher that dies (kill -9) leaves a beat
+// that grows old, and the status line, comparing it with the time, says so.
+func (l *Loop) beat() (stop func()) {
+	if l.BeatEvery <= 0 {
+		return func() {}
+	}
+	done, over := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(over)
+		tick := time.NewTicker(l.BeatEvery) // the wall clock: the status line's is one
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case now := <-tick.C:
+				l.beatMu.Lock()
+				if l.beating {
+					l.Tmux.SetPaneOptions(l.Pane, []tmux.Option{{Name: OptionBeat, Value: strconv.FormatInt(now.Unix(), 10)}})
+				}
+				l.beatMu.Unlock()
+			}
+		}
+	}()
+	return func() { close(done); <-over }
 }
 
 func (l *Loop) save() {

@@ -144,6 +144,9 @@ type Shown struct {
 	Error     string // a failed loop's sentence: "command not found: claud"
 	Ended     time.Time
 	Cost      string // what the loop has spent, in short ("58k tok $1.20"); "": nothing reported
+	// Beat is when its watcher last said it lives; zero: no watcher beats
+	// for it (one that does not, or a paused or ended loop).
+	Beat time.Time
 }
 
 // explained is the reason with its sentence, where there is one.
@@ -190,25 +193,36 @@ const (
 	OptionReason    = "@ralph-reason"
 	OptionEnded     = "@ralph-ended"
 	OptionCost      = "@ralph-cost" // the loop's spend so far: "58k tok $1.20"
+	// OptionBeat is when the loop's watcher last said it lives (unix
+	// seconds), renewed every few seconds while it runs: the status line
+	// marks a live loop whose beat grew old (@ralph-beat-timeout).
+	OptionBeat = "@ralph-beat"
 	// LingerOption is the global option: seconds an ended loop's pane
 	// options stay (default DefaultLinger; 0 keeps them).
 	LingerOption = "@ralph-ended-linger"
 )
 
+// DefaultBeatEvery is how often a watcher renews @ralph-beat; the plugin's
+// @ralph-beat-timeout (10 s) leaves room for a few late beats.
+const DefaultBeatEvery = 2 * time.Second
+
 // DefaultLinger is how long an ended loop stays in the status line.
 const DefaultLinger = 300 * time.Second
 
 // PaneOptionNames are every option a loop sets on its pane.
-var PaneOptionNames = []string{OptionState, OptionLive, OptionName, OptionIteration, OptionMax, OptionStatus, OptionReason, OptionEnded, OptionCost}
+var PaneOptionNames = []string{OptionState, OptionLive, OptionName, OptionIteration, OptionMax, OptionStatus, OptionReason, OptionEnded, OptionCost, OptionBeat}
 
 // Options are the pane options that show s; an empty value unsets.
 func (s Shown) Options() []tmux.Option {
-	max, live, ended := "", "", ""
+	max, live, ended, beat := "", "", "", ""
 	if s.Max > 0 {
 		max = strconv.Itoa(s.Max)
 	}
 	if s.Status.Live() {
 		live = "1"
+		if !s.Beat.IsZero() {
+			beat = strconv.FormatInt(s.Beat.Unix(), 10)
+		}
 	} else if !s.Ended.IsZero() {
 		ended = strconv.FormatInt(s.Ended.Unix(), 10)
 	}
@@ -222,6 +236,7 @@ func (s Shown) Options() []tmux.Option {
 		{Name: OptionReason, Value: s.explained()},
 		{Name: OptionEnded, Value: ended},
 		{Name: OptionCost, Value: s.Cost},
+		{Name: OptionBeat, Value: beat},
 	}
 }
 

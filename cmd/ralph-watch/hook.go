@@ -109,7 +109,7 @@ Examples:
 			if !record {
 				return nil
 			}
-			if name == agent.HookSessionStart {
+			if name == agent.HookSessionStart || name == agent.HookTurnEnd { // the Stop hook tells it too
 				var in agent.HookInput
 				if json.Unmarshal(input, &in) == nil && in.TranscriptPath != "" {
 					if err := agent.RecordTranscript(store, in.TranscriptPath); err != nil {

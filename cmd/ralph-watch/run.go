@@ -123,6 +123,7 @@ func runLoop(ctx context.Context, e env, f *runFlags, fs *flag.FlagSet, command 
 	signal.Notify(wake, syscall.SIGUSR1)
 	defer signal.Stop(wake)
 	loop.Wake = wake
+	loop.BeatEvery = watch.DefaultBeatEvery // the status line tells when this process is gone
 	if res := loop.Run(ctx); res.Code != watch.ExitDone {
 		return control.Errorf(res.Code, "")
 	}

@@ -11,7 +11,9 @@ import (
 	"encoding/json"
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -168,4 +170,40 @@ func claudeFolder(cwd string) string {
 		}
 	}
 	return b.String()
+}
+
+// ClaudeTurnWritten says whether the Claude Code transcript at path holds
+// the end of a turn: its last conversation line is the model's, after the
+// last prompt or tool result, and asks for no tool. size is the file's
+// size, to tell when the agent has stopped writing it; -1 when unreadable.
+// Claude Code writes a turn's last message to its transcript a moment after
+// it shows it (and, at times, after its Stop hook ran).
+func ClaudeTurnWritten(path string) (written bool, size int64) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, -1
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return false, -1
+	}
+	_ = eachLine(f, func(line []byte) {
+		if !bytes.Contains(line, []byte(`"user"`)) && !bytes.Contains(line, []byte(`"assistant"`)) {
+			return
+		}
+		var l claudeLine
+		if json.Unmarshal(line, &l) != nil {
+			return
+		}
+		switch l.Type {
+		case "user":
+			written = false // a prompt or a tool's result: the model answers next
+		case "assistant":
+			var blocks []claudeBlock
+			_ = json.Unmarshal(l.Message.Content, &blocks)
+			written = !slices.ContainsFunc(blocks, func(b claudeBlock) bool { return b.Type == "tool_use" })
+		}
+	})
+	return written, info.Size()
 }
