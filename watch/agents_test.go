@@ -222,6 +222,7 @@ func newAgentRun(t *testing.T, fx agentFixture, exe, prompt, reply string) *agen
 		Lines:               20,
 		DonePattern:         regexp.MustCompile(`RALPH_DONE_[0-9]+`),
 		CheckDoneContinuous: true,
+		AgentHome:           filepath.Join(srv.Dir, "home"),
 	}
 	return r
 }

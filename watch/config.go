@@ -60,6 +60,9 @@ type Config struct {
 	LimitWait     time.Duration // wait after a usage limit whose reset time is not written
 	TurnHook      bool          // install the agent's own turn-end hook where it has one
 	Executable    string        // this program, for hooks that call back
+	// AgentHome is the agent's own home, whose configuration a hook overlay
+	// keeps (Gemini CLI's .gemini); "": $GEMINI_CLI_HOME, else $HOME.
+	AgentHome string
 
 	EndCommand string // run in the pane when the loop ends with its agent gone; "": leave it
 

@@ -120,14 +120,14 @@ func (l *Loop) iterate(ctx context.Context, prompt string) (r outcome) {
 		// An agent's screen is read for its state: an old dialog or limit
 		// message left in the history must not be read again.
 		ClearHistory: l.Agent.Knows(),
-		Env: []string{
+		Env: append([]string{
 			"RALPH_ITERATION=" + strconv.Itoa(l.iteration),
 			"RALPH_MAX_ITERATIONS=" + strconv.Itoa(l.MaxIterations),
 			"RALPH_NAME=" + l.Name,
 			// For hooks the person configured: `ralph-watch hook NAME` finds the loop by these.
 			"RALPH_STATE_DIR=" + filepath.Dir(l.Store.Dir),
 			"RALPH_AFTER_EXIT=" + l.Store.Path(state.AfterExitFile),
-		},
+		}, l.hookEnv...),
 	})
 	if err != nil {
 		if _, perr := l.Tmux.Pane(l.Pane); perr != nil {

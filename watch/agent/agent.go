@@ -56,6 +56,7 @@ type StartupDialog struct {
 const (
 	HookClaudeStop  = "claude-stop"  // a Stop hook in a --settings file
 	HookCodexNotify = "codex-notify" // the notify program, by -c notify=[…]
+	HookGeminiHome  = "gemini-home"  // hooks in a per-loop overlay of its home, by GEMINI_CLI_HOME
 )
 
 // State is what the screen says the agent is doing.
@@ -293,6 +294,7 @@ var profiles = map[string]Profile{
 		IdleGrace: 3 * time.Second,
 		Modes: map[string]ModeArgs{ModeType: {}, ModeArg: {Last: []string{"-p"}},
 			ModeStdin: {}},
+		TurnHook: HookGeminiHome,
 	},
 	// Not checked against the real programs (they need an account to start):
 	// only the markers their documentation and issue threads show.

@@ -116,6 +116,15 @@ func (p *Profile) Place(command, first, last []string) ([]string, string) {
 var HookAdvice = map[string][2]string{
 	HookClaudeStop:  {"Claude Code's hooks", "pass --settings FILE to claude yourself or run claude directly"},
 	HookCodexNotify: {"Codex's notify hook", "pass -c notify=[...] to codex yourself or run codex directly"},
+	HookGeminiHome:  {"Gemini CLI's hooks", "configure its hooks in ~/.gemini/settings.json yourself (ralph-watch hook --help)"},
+}
+
+// HookWiring says how the watcher wires each turn hook into the agent,
+// for doctor.
+var HookWiring = map[string]string{
+	HookClaudeStop:  "hooks by a per-loop --settings file",
+	HookCodexNotify: "notify program by -c notify=[…]",
+	HookGeminiHome:  "hooks by GEMINI_CLI_HOME, a per-loop overlay of ~/.gemini",
 }
 
 // parseLine is the launch inside a one-line shell command, command[at].

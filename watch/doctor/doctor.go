@@ -294,6 +294,7 @@ func (r *agentRun) prepare(srv *server, dir string, profile agent.Profile, comma
 		LimitWait:           time.Hour,
 		TurnHook:            r.hook,
 		Executable:          o.Executable,
+		AgentHome:           r.home,
 	}
 	return nil
 }

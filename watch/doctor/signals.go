@@ -209,10 +209,11 @@ func Evaluate(o Observed) []Signal {
 	case ok:
 		between("turn-end-hook", hook1, watch.EventSubmitted, watch.EventTurnEnd, "submit")
 		hookEnd.Via = e.Via
+		hookEnd.Detail += " (" + agent.HookWiring[p.TurnHook] + ")"
 	case !delivered(hook1):
 		fail("turn-end-hook", "not seen: no turn with the hook took its prompt", "")
 	default:
-		fail("turn-end-hook", "the agent's hook never reported the turn's end", "")
+		fail("turn-end-hook", "the agent's hook never reported the turn's end ("+agent.HookWiring[p.TurnHook]+")", "")
 	}
 	if e, ok := screen1.firstVia(watch.EventTurnEnd, watch.ViaScreen); ok {
 		between("turn-end-screen", screen1, watch.EventSubmitted, watch.EventTurnEnd, "submit")
