@@ -42,6 +42,9 @@ type agentFixture struct {
 	protocol string        // the fake API's protocol it speaks (fakeapi.Request.Provider)
 	ends     []turnEnd     // the ways its turns end that the table test tries
 	timeout  time.Duration // bound of a loop of two iterations
+	// newline: it sends the pasted prompt with its trailing newline
+	newline bool
+	unwrap  func(string) string // what it adds around the prompt, taken off; nil: nothing
 }
 
 // turnEnd is one way a loop learns that the agent's turn is over.
@@ -79,7 +82,7 @@ func (fx agentFixture) find(t *testing.T) string {
 // never stops the loop.
 func TestRealAgentsEndEachTurnAndStopOnlyOnTheRepliedToken(t *testing.T) {
 	tmuxtest.Require(t)
-	for _, fx := range []agentFixture{claudeCode, codexCLI, geminiCLI} {
+	for _, fx := range []agentFixture{claudeCode, codexCLI, geminiCLI, openCode, copilotCLI} {
 		t.Run(fx.name, func(t *testing.T) {
 			exe := fx.find(t)
 			tmuxtest.Build(t, "cmd/ralph-watch") // once, before the parallel runs
@@ -340,7 +343,11 @@ func (r *agentRun) prompts() []string {
 			if req.Provider != r.fx.protocol {
 				r.t.Errorf("%s spoke %s to the fake API (%s), want %s", r.fx.title, req.Provider, req.Path, r.fx.protocol)
 			}
-			got = append(got, unwrapPaste(req.Texts[len(req.Texts)-1]))
+			text := unwrapPaste(req.Texts[len(req.Texts)-1])
+			if r.fx.unwrap != nil {
+				text = r.fx.unwrap(text)
+			}
+			got = append(got, text)
 		}
 	}
 	return got
@@ -350,6 +357,9 @@ func (r *agentRun) prompts() []string {
 func (r *agentRun) wantPrompts(n int, want string) {
 	r.t.Helper()
 	got := r.prompts()
+	if r.fx.newline {
+		want += "\n"
+	}
 	if len(got) != n {
 		r.t.Errorf("%s sent %d turns to the API, want %d: %q", r.fx.title, len(got), n, got)
 	}

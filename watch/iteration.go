@@ -66,6 +66,7 @@ func (l *Loop) watchAgent(ctx context.Context, it *iteration, started time.Time)
 		}
 	}
 	if r.ending == endTurn && l.turnHook {
+		l.awaitDrawn(it)
 		l.quiet(it) // the hook may come before the last words are drawn
 	}
 	l.flush(it)

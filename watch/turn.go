@@ -264,6 +264,14 @@ func (l *Loop) installHooks() {
 		if !l.installGeminiHooks(call) {
 			return
 		}
+	case agent.HookOpenCode:
+		if !l.installOpenCodePlugin(call) {
+			return
+		}
+	case agent.HookCopilot:
+		if !l.installCopilotPlugin(call) {
+			return
+		}
 	default:
 		return
 	}
