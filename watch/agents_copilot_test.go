@@ -5,12 +5,12 @@ package watch_test
 // Copilot CLI 1.0.102, offline, the fake API as its own model provider.
 
 import (
-	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 )
 
 // copilotCLI's turns end by its agentStop hook, from the plugin each loop
@@ -26,11 +26,11 @@ var copilotCLI = agentFixture{
 		{name: "turn hook false", profile: true, via: watch.ViaScreen},
 	},
 	timeout: 240 * time.Second,
-	unwrap:  func(s string) string { return copilotDate.ReplaceAllString(s, "") },
+	unwrap: func(s string) string {
+		p, _ := agent.Lookup("copilot")
+		return p.PromptPrefix.ReplaceAllString(s, "") // the date it puts in front
+	},
 }
-
-// copilotDate is what Copilot CLI puts in front of each prompt.
-var copilotDate = regexp.MustCompile(`^<current_datetime>[^<]*</current_datetime>\n\n`)
 
 // At a usage limit Copilot CLI retries silently, its screen at "◉ Working";
 // its errorOccurred hook tells the API's error each time: the loop takes it

@@ -70,6 +70,9 @@ func (l *Loop) watchAgent(ctx context.Context, it *iteration, started time.Time)
 		l.quiet(it) // the hook may come before the last words are drawn
 	}
 	l.flush(it)
+	if r.ending == endTurn {
+		l.doneOnScreen(it) // an agent whose stream never holds the token whole
+	}
 	r.match, r.detail, r.turnEnded = it.match, it.turn.detail, it.turn.ended
 	return r
 }

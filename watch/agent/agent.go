@@ -47,6 +47,14 @@ type Profile struct {
 	// is longer than doctor's ready timeout (OpenCode: its server, its
 	// database and its plugins first).
 	SlowStart time.Duration
+	// PromptPrefix is what it puts in front of the prompt it sends the
+	// model (Copilot CLI: the date), for doctor's byte-for-byte check.
+	PromptPrefix *regexp.Regexp
+	// Typewriter: it draws its reply a few letters at a time, each piece
+	// placed by a cursor move ("RALPH_DO", then "NE"), so its output
+	// stream never holds the done token whole: at the turn's end the
+	// token is read from its screen.
+	Typewriter bool
 }
 
 // ModeArgs are the arguments a prompt mode needs: First right after the
@@ -323,7 +331,10 @@ var profiles = map[string]Profile{
 		IdleGrace: 3 * time.Second,
 		Modes: map[string]ModeArgs{ModeType: {}, ModeArg: {Last: []string{"-p"}},
 			ModeStdin: {}},
-		TurnHook: HookCopilot,
+		TurnHook:       HookCopilot,
+		DrawsAfterHook: true, // agentStop comes before the reply's last lines are drawn
+		Typewriter:     true,
+		PromptPrefix:   regexp.MustCompile(`^<current_datetime>[^<]*</current_datetime>\n\n`),
 	},
 	"opencode": { // OpenCode 1.18.33
 		Name:     "opencode",

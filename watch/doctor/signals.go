@@ -253,6 +253,8 @@ func Evaluate(o Observed) []Signal {
 		line, _, _ := strings.Cut(strings.TrimSpace(e.Detail), "\n")
 		line = strings.Join(strings.Fields(strings.Trim(line, " │■●⎿✕")), " ") // no frame, no padding
 		limit.Via, limit.Detail = e.Via, shorten(line, 70)
+	} else if p.Limit == nil && p.TurnHook != "" {
+		limit.Status, limit.Detail = Skip, "its screen shows none (it retries); a loop learns it from its hook"
 	} else if !delivered(screen2) {
 		fail("limit", "the turn answered with a usage limit never took its prompt", "")
 	} else {
@@ -268,6 +270,9 @@ func Evaluate(o Observed) []Signal {
 		fail("prompt", "no turn reached the model", "")
 	default:
 		for _, got := range o.Received {
+			if p.PromptPrefix != nil {
+				got = p.PromptPrefix.ReplaceAllString(got, "")
+			}
 			if strings.TrimSpace(got) != strings.TrimSpace(o.Prompt) {
 				fail("prompt", fmt.Sprintf("the model received %q", shorten(got, 70)), "")
 			}
