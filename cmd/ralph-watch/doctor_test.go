@@ -150,7 +150,7 @@ func TestDoctorRefusesBadInputWithExit2(t *testing.T) {
 		}
 	}
 	code, _, errOut := c.run([]string{"PATH=/usr/bin:/bin"}, "doctor")
-	if code != 2 || !strings.Contains(errOut, "none of claude, codex, gemini is on PATH") {
+	if code != 2 || !strings.Contains(errOut, "none of claude, codex, gemini, opencode, copilot is on PATH") {
 		t.Errorf("doctor with no agent on PATH: exit %d, %q", code, errOut)
 	}
 }
@@ -164,6 +164,7 @@ func TestDoctorPassesTheRealClaudeCodexAndGemini(t *testing.T) {
 	c := newCLI(t)
 	for _, a := range []struct{ agent, variable string }{
 		{"claude", "RALPH_TEST_CLAUDE"}, {"codex", "RALPH_TEST_CODEX"}, {"gemini", "RALPH_TEST_GEMINI"},
+		{"opencode", "RALPH_TEST_OPENCODE"}, {"copilot", "RALPH_TEST_COPILOT"},
 	} {
 		t.Run(a.agent, func(t *testing.T) {
 			path := os.Getenv(a.variable)

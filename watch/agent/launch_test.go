@@ -41,6 +41,8 @@ func TestParseLaunchFindsTheAgentsOwnProgramWord(t *testing.T) {
 		{"npx -y package@version", []string{"npx", "-y", "@anthropic-ai/claude-code@2.1.330"}, "claude", 2, ""},
 		{"npx --yes codex", []string{"npx", "--yes", "@openai/codex"}, "codex", 2, ""},
 		{"npx -p package program", []string{"npx", "-p", "@google/gemini-cli", "gemini"}, "gemini", 3, ""},
+		{"npx copilot", []string{"npx", "-y", "@github/copilot@1.0.102", "--model", "gpt-5"}, "copilot", 2, ""},
+		{"npx opencode", []string{"npx", "opencode-ai"}, "opencode", 1, ""},
 		{"npx --package=package program", []string{"npx", "--package=@anthropic-ai/claude-code", "claude"}, "claude", 2, ""},
 		{"npx npm config", []string{"npx", "--registry=http://r", "-y", "opencode-ai"}, "opencode", 3, ""},
 		{"npx -c runs a line", []string{"npx", "-c", "claude"}, "", 0, "shell line"},

@@ -227,6 +227,7 @@ var agentPackages = map[string]string{
 	"@google/gemini-cli":        "gemini",
 	"@sourcegraph/amp":          "amp",
 	"opencode-ai":               "opencode",
+	"@github/copilot":           "copilot",
 }
 
 // agentProgram is the agent program a program word (or an npm package
