@@ -93,6 +93,10 @@ func TestCommandForAddsWhatThePromptModeNeedsOnce(t *testing.T) {
 		{"claude", ModeArg, []string{"env", "HOME=/h", "claude"}, []string{"env", "HOME=/h", "claude", "-p"}},
 		{"codex", ModeArg, []string{"npx", "-y", "@openai/codex", "-m", "o3"}, []string{"npx", "-y", "@openai/codex", "exec", "-m", "o3"}},
 		{"claude", ModeArg, []string{"mywrap", "-p"}, []string{"mywrap", "-p"}},
+		{"opencode", ModeArg, []string{"opencode", "-m", "fake/m"}, []string{"opencode", "run", "-m", "fake/m"}},
+		{"opencode", ModeStdin, []string{"npx", "opencode-ai"}, []string{"npx", "opencode-ai", "run"}},
+		{"copilot", ModeArg, []string{"copilot", "--model", "gpt-5"}, []string{"copilot", "--model", "gpt-5", "-p"}},
+		{"copilot", ModeStdin, []string{"copilot"}, []string{"copilot"}},
 	}
 	for _, tt := range tests {
 		p, _ := Lookup(tt.agent)
