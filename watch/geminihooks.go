@@ -40,3 +40,15 @@ func (l *Loop) installGeminiHooks(call func(name string) []string) bool {
 	}
 	return true
 }
+
+// agentGetenv is the agent's environment as far as the watcher knows it:
+// what it gave the agent for its hooks (Gemini CLI's GEMINI_CLI_HOME, where
+// its chats then are), else the watcher's own.
+func (l *Loop) agentGetenv(name string) string {
+	for _, kv := range l.hookEnv {
+		if k, v, _ := strings.Cut(kv, "="); k == name {
+			return v
+		}
+	}
+	return os.Getenv(name)
+}

@@ -67,7 +67,7 @@ func (l *Loop) readReceipt() (receipt.Receipt, error) {
 	s := l.receiptStart()
 	r := receipt.Receipt{Iteration: l.iteration, Agent: l.Agent.Name, Started: s.since, Ended: l.Clock.Now()}
 	transcript, _ := os.ReadFile(l.Store.Path(state.TranscriptFile)) // as the agent's hook told it
-	session := receipt.Session{Agent: l.Agent.Name, Getenv: os.Getenv, Dir: l.Dir,
+	session := receipt.Session{Agent: l.Agent.Name, Getenv: l.agentGetenv, Dir: l.Dir,
 		Transcript: strings.TrimSpace(string(transcript)), Since: s.since}
 	u, source, err := session.Read()
 	if errors.Is(err, fs.ErrNotExist) {
