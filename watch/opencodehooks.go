@@ -23,7 +23,7 @@ func (l *Loop) installOpenCodePlugin(call func(name string) []string) bool {
 	path := l.Store.Path(state.OpenCodePlugin)
 	content, err := agent.OpenCodeConfig(os.Getenv(agent.OpenCodeConfigVar), path)
 	if err == nil {
-		err = os.WriteFile(path, agent.OpenCodePlugin(call), 0o600)
+		err = os.WriteFile(path, agent.OpenCodePlugin(l.Store.Dir, call), 0o600)
 	}
 	if err != nil {
 		l.warnf("cannot give OpenCode its plugin (%v): the turn end is read from the screen", err)

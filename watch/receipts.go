@@ -22,7 +22,7 @@ import (
 // ReportsUsage says whether agent keeps session files that package receipt
 // reads (what Session.Read knows): only these can be held to a budget.
 func ReportsUsage(agent string) bool {
-	return slices.Contains([]string{"claude", "codex", "gemini", "copilot"}, agent)
+	return slices.Contains([]string{"claude", "codex", "gemini", "copilot", "opencode"}, agent)
 }
 
 // spending is what the loop knows of the iteration's receipt before it is

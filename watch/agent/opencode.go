@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"path/filepath"
 	"strings"
 )
 
@@ -28,20 +29,37 @@ var OpenCodeEvents = []struct{ Event, Name string }{
 	{"question.asked", HookNeedsInput},        // its question tool
 }
 
+// OpenCodeUsageFile is where the plugin appends what OpenCode's events say
+// of each finished model response and tool call (OpenCode keeps them in a
+// SQLite database the watcher does not read): one JSON line each, read by
+// package receipt. Its path is left in the state folder's transcript file.
+const OpenCodeUsageFile = "opencode-usage.jsonl"
+
 // OpenCodePlugin is the plugin's source: each event runs `EXECUTABLE hook
 // NAME --state DIR` with the details as JSON on its stdin, as Claude Code's
-// hooks have them. Sessions with a parent (subagents) are not the turn.
-func OpenCodePlugin(call func(name string) []string) []byte {
+// hooks have them. Sessions with a parent (subagents) are not the turn, but
+// their tokens are counted. state is the loop's state folder.
+func OpenCodePlugin(state string, call func(name string) []string) []byte {
 	calls := map[string][]string{}
 	for _, e := range OpenCodeEvents {
 		calls[e.Name] = call(e.Name)
 	}
 	table, _ := json.Marshal(calls)
+	usage, _ := json.Marshal(filepath.Join(state, OpenCodeUsageFile))
+	transcript, _ := json.Marshal(filepath.Join(state, "transcript"))
 	return fmt.Appendf(nil, `// Written by ralph-watch for one loop: reports OpenCode's events to its watcher.
 import { spawn } from "node:child_process";
+import { appendFileSync, writeFileSync } from "node:fs";
 
 const calls = %s;
+const usage = %s;
 const children = new Set();
+const counted = new Set();
+try { writeFileSync(%s, usage + "\n"); } catch (e) {}
+
+function record(line) {
+  try { appendFileSync(usage, JSON.stringify({ timestamp: new Date().toISOString(), ...line }) + "\n"); } catch (e) {}
+}
 
 function report(name, input) {
   try {
@@ -59,6 +77,17 @@ export const RalphWatch = async () => ({
   event: async ({ event }) => {
     const p = event.properties || {};
     if (event.type === "session.created" && p.info && p.info.parentID) children.add(p.info.id);
+    if (event.type === "message.updated" && p.info && p.info.role === "assistant" && p.info.time &&
+        p.info.time.completed && p.info.tokens && !counted.has(p.info.id)) {
+      counted.add(p.info.id);
+      const t = p.info.tokens, c = t.cache || {};
+      record({ type: "response", model: p.info.modelID || "", input: t.input || 0, output: (t.output || 0) + (t.reasoning || 0),
+        cache_read: c.read || 0, cache_write: c.write || 0 });
+    }
+    if (event.type === "message.part.updated" && p.part && p.part.type === "tool" && p.part.callID && !counted.has(p.part.callID)) {
+      counted.add(p.part.callID);
+      record({ type: "tool", tool: p.part.tool || "" });
+    }
     if (p.sessionID && children.has(p.sessionID)) return;
     switch (event.type) {
       case "session.status": {
@@ -86,7 +115,7 @@ export const RalphWatch = async () => ({
     }
   },
 });
-`, table, HookPromptSubmit, HookTurnFailed, HookTurnEnd, HookTurnFailed, HookNeedsInput, HookNeedsInput)
+`, table, usage, transcript, HookPromptSubmit, HookTurnFailed, HookTurnEnd, HookTurnFailed, HookNeedsInput, HookNeedsInput)
 }
 
 // OpenCodeConfig adds the plugin at path to the config layer in person
