@@ -25,7 +25,8 @@ var copilotCLI = agentFixture{
 		{name: "turn hook true", profile: true, hook: true, via: watch.ViaHook},
 		{name: "turn hook false", profile: true, via: watch.ViaScreen},
 	},
-	timeout: 240 * time.Second,
+	timeout:  240 * time.Second,
+	receipts: "always",
 	unwrap: func(s string) string {
 		p, _ := agent.Lookup("copilot")
 		return p.PromptPrefix.ReplaceAllString(s, "") // the date it puts in front

@@ -23,8 +23,9 @@ var openCode = agentFixture{
 		{name: "turn hook true", profile: true, hook: true, via: watch.ViaHook},
 		{name: "turn hook false", profile: true, via: watch.ViaScreen},
 	},
-	timeout: 240 * time.Second,
-	newline: true, // it keeps the paste's last newline
+	timeout:  240 * time.Second,
+	receipts: "hook",
+	newline:  true, // it keeps the paste's last newline
 }
 
 // At a usage limit OpenCode retries on its own, showing the API's message

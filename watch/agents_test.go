@@ -27,6 +27,7 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/doctor"
 	"github.com/ralph-tmux/ralph.tmux/watch/fakeapi"
+	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
 )
@@ -45,6 +46,10 @@ type agentFixture struct {
 	// newline: it sends the pasted prompt with its trailing newline
 	newline bool
 	unwrap  func(string) string // what it adds around the prompt, taken off; nil: nothing
+	// receipts: each iteration's receipt must hold the model's tokens,
+	// "always" or only with the turn "hook" (OpenCode's plugin writes them);
+	// "": not checked
+	receipts string
 }
 
 // turnEnd is one way a loop learns that the agent's turn is over.
@@ -138,7 +143,25 @@ func (r *agentRun) wantRepliedTokenOnly(res watch.Result, end turnEnd, token boo
 	if end.hook {
 		r.wantHookEnded(2)
 	}
+	if r.fx.receipts == "always" || r.fx.receipts == "hook" && end.hook {
+		r.wantReceipts(2)
+	}
 	r.wantVia(2, end)
+}
+
+// wantReceipts checks that each of n iterations left a receipt with the
+// model's tokens, as the agent reported them.
+func (r *agentRun) wantReceipts(n int) {
+	r.t.Helper()
+	rs, err := receipt.Load(r.store().Path(state.ReceiptsFile))
+	if err != nil || len(rs) != n {
+		r.t.Fatalf("%d receipts (%v), want %d", len(rs), err, n)
+	}
+	for _, rc := range rs {
+		if rc.Usage.Turns < 1 || rc.Usage.Input < 1 || rc.Usage.Output < 1 {
+			r.t.Errorf("iteration %d's receipt has no model turn: %+v (from %q)", rc.Iteration, rc.Usage, rc.Source)
+		}
+	}
 }
 
 // agentRun is one loop of a real agent on a private server, against its

@@ -43,12 +43,16 @@ func (l *Loop) installGeminiHooks(call func(name string) []string) bool {
 
 // agentGetenv is the agent's environment as far as the watcher knows it:
 // what it gave the agent for its hooks (Gemini CLI's GEMINI_CLI_HOME, where
-// its chats then are), else the watcher's own.
+// its chats then are), its home when the loop was told it (AgentHome), else
+// the watcher's own.
 func (l *Loop) agentGetenv(name string) string {
 	for _, kv := range l.hookEnv {
 		if k, v, _ := strings.Cut(kv, "="); k == name {
 			return v
 		}
+	}
+	if name == "HOME" && l.AgentHome != "" {
+		return l.AgentHome
 	}
 	return os.Getenv(name)
 }
