@@ -157,7 +157,7 @@ func TestDoctorRefusesBadInputWithExit2(t *testing.T) {
 
 // The real agents the tests drive ($RALPH_TEST_CLAUDE, …; else their program
 // on PATH), each checked by doctor offline: a loop of each must work.
-func TestDoctorPassesTheRealClaudeCodexAndGemini(t *testing.T) {
+func TestDoctorPassesEachRealAgent(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real agents skipped in -short mode")
 	}
