@@ -10,7 +10,7 @@ BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/site-functions
 FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 
-.PHONY: all build test test-latest bench soak demo install uninstall lint fuzz clean
+.PHONY: all build test test-latest bench soak sim demo install uninstall lint fuzz clean player
 
 all: build
 
@@ -47,6 +47,14 @@ bench:
 # printing what they measured.
 soak:
 	RALPH_SOAK=1 $(GO) test -count=1 -timeout 30m -run 'TestAThousandQuickIterationsLeakNothing|TestFiftyLoopsAtOnce|TestAStateFileIsNeverSeenHalfWritten' -v ./watch/... ./cmd/... | grep -E '^(soak:|--- |ok|FAIL)'
+
+# The loop tested by simulation (watch/sim_test.go): SEEDS seeded scenarios
+# on the in-memory tmux, or one with SEED=N. make test runs 2,000.
+SEEDS ?= 10000
+sim:
+	@mkdir -p bin
+	@$(GO) test -count=1 -timeout 60m -run 'TestSimulatedLoops$$' -v ./watch $(if $(SEED),-sim.seed $(SEED),-sim.seeds $(SEEDS)) > bin/sim.log 2>&1; rc=$$?; \
+	grep -E '^(simulation:|ok|FAIL)|^ +(sim_test|--- FAIL|replay)' bin/sim.log; exit $$rc
 
 # A loop of the built-in demo agent in a private tmux server.
 demo: build
@@ -88,3 +96,12 @@ uninstall:
 
 clean:
 	rm -rf bin
+
+# The asciinema web player that report embeds in its pages, copied from its
+# npm package into watch/report/player/ (committed, so go build needs no npm).
+PLAYER_VERSION ?= 3.18.0
+player:
+	rm -rf bin/player && mkdir -p bin/player
+	cd bin/player && npm pack --silent asciinema-player@$(PLAYER_VERSION) >/dev/null && tar xzf asciinema-player-$(PLAYER_VERSION).tgz
+	cp bin/player/package/dist/bundle/asciinema-player.min.js bin/player/package/dist/bundle/asciinema-player.css bin/player/package/LICENSE watch/report/player/
+	echo "asciinema-player $(PLAYER_VERSION) (npm), dist/bundle/asciinema-player.min.js and .css, Apache-2.0 (LICENSE); refreshed by: make player" >watch/report/player/VERSION

@@ -5,7 +5,7 @@
 # _ralph_watch_subcommands SUBCOMMAND: what follows it as a subcommand.
 _ralph_watch_subcommands() {
     case $1 in
-    '') echo run status list ls logs pause resume restore stop send clean init template demo version completion doctor hook trust replay ;;
+    '') echo run status list ls logs pause resume restore stop send clean init template demo version completion doctor hook trust replay finish report ;;
     demo) echo agent ;;
     esac
 }
@@ -120,6 +120,21 @@ _ralph_watch_flags() {
         --idle-limit=
         --dump
     ) ;;
+    finish) flags=(
+        --merge
+        --rebase
+        --pr
+        --patch=
+        --remove
+        --commit
+        --into=
+        --remote=
+    ) ;;
+    report) flags=(
+        -o=
+        --open
+        --cast-tail=
+    ) ;;
     trust) flags=(
         --revoke
         --list
@@ -214,11 +229,11 @@ _ralph_watch() {
         _ralph_watch_value "$prev" "$cur" "${server[@]}"
         [[ $prefix ]] && COMPREPLY=("${COMPREPLY[@]/#/$prefix}")
     elif [[ $cur == -* ]]; then
-        # replay takes its flags after NAME and ITERATION too.
-        ((args == 0)) || [[ $sub == replay ]] && COMPREPLY=($(compgen -W "${flags//=/}" -- "$cur"))
+        # replay, finish and report take their flags after NAME too.
+        ((args == 0)) || [[ $sub == replay || $sub == finish || $sub == report ]] && COMPREPLY=($(compgen -W "${flags//=/}" -- "$cur"))
     elif ((args == 0)); then
         case $sub in
-        status | logs | pause | resume | stop | send | clean | replay)
+        status | logs | pause | resume | stop | send | clean | replay | finish | report)
             COMPREPLY=($(compgen -W "$(ralph-watch list --names 2>/dev/null)" -- "$cur"))
             ;;
         completion)

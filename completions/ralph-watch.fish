@@ -5,7 +5,7 @@
 # The subcommand typed so far (demo agent is "demo agent"), else nothing.
 function __ralph_watch_subcommand
     set -l words (commandline -opc)
-    if set -q words[2]; and contains -- $words[2] run status list ls logs pause resume restore stop send clean init template demo version completion doctor hook trust replay
+    if set -q words[2]; and contains -- $words[2] run status list ls logs pause resume restore stop send clean init template demo version completion doctor hook trust replay finish report
         if test "$words[2]" = demo; and contains -- agent $words[3..-1]
             echo demo agent
         else
@@ -110,10 +110,12 @@ complete -c ralph-watch -n '__ralph_watch_using trust' -l revoke -d "forget the 
 complete -c ralph-watch -n '__ralph_watch_using trust' -l list -d 'list the trusted config files'
 complete -c ralph-watch -n '__ralph_watch_using trust' -l check -d 'exit 1 and print the commands unless run would take the file'
 complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a replay -d "play an iteration's recorded pane output"
+complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a finish -d "land a loop's work: merge, rebase, pull request or patch"
+complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a report -d "write one self-contained HTML page of a loop's run"
 complete -c ralph-watch -n '__ralph_watch_using demo; and test (count (commandline -opc)) -eq 2' -a agent -d 'run the demo agent itself'
 
 # Arguments.
-complete -c ralph-watch -n '__ralph_watch_using status logs pause resume stop send clean replay; and __ralph_watch_no_name_yet' -a '(__ralph_watch_loops)' -d loop
+complete -c ralph-watch -n '__ralph_watch_using status logs pause resume stop send clean replay finish report; and __ralph_watch_no_name_yet' -a '(__ralph_watch_loops)' -d loop
 complete -c ralph-watch -n '__ralph_watch_using completion' -a 'bash zsh fish'
 complete -c ralph-watch -n __ralph_watch_after_dashdash -a '(__ralph_watch_command)'
 
@@ -196,3 +198,14 @@ complete -c ralph-watch -n '__ralph_watch_using doctor' -l markdown -d 'print ro
 complete -c ralph-watch -n '__ralph_watch_using replay' -l speed -x -d 'play this many times as fast as recorded'
 complete -c ralph-watch -n '__ralph_watch_using replay' -l idle-limit -x -d 'cap every pause in the output at this long'
 complete -c ralph-watch -n '__ralph_watch_using replay' -l dump -d "print the iteration's last screen as text"
+complete -c ralph-watch -n '__ralph_watch_using finish' -l merge -d "merge the loop's branch into the branch it came from"
+complete -c ralph-watch -n '__ralph_watch_using finish' -l rebase -d "rebase the loop's branch onto it, then fast-forward"
+complete -c ralph-watch -n '__ralph_watch_using finish' -l pr -d 'push the branch and open a pull request with gh'
+complete -c ralph-watch -n '__ralph_watch_using finish' -l patch -r -F -d 'write the commits as a patch series to FILE'
+complete -c ralph-watch -n '__ralph_watch_using finish' -l remove -d 'then remove the worktree and branch, once merged'
+complete -c ralph-watch -n '__ralph_watch_using finish' -l commit -d 'commit uncommitted changes in the worktree first'
+complete -c ralph-watch -n '__ralph_watch_using finish' -l into -x -d 'land on this branch'
+complete -c ralph-watch -n '__ralph_watch_using finish' -l remote -x -d '--pr: push to this remote'
+complete -c ralph-watch -n '__ralph_watch_using report' -s o -r -F -d 'write the page to this file'
+complete -c ralph-watch -n '__ralph_watch_using report' -l open -d 'open the page once written'
+complete -c ralph-watch -n '__ralph_watch_using report' -l cast-tail -x -d 'keep this much of the end of each cast'

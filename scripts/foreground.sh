@@ -24,7 +24,7 @@ foreground() {
 	[ -n "$FG_NAME" ] || FG_NAME="$(<"/proc/$pid/comm")"
 	if [ -n "$FROM_LOOP" ]; then
 		FG_KIND=program # the loop's own words for it, exactly as it ran them
-	elif is_interactive_shell; then
+	elif is_interactive_shell && ! runs_script "$pid"; then
 		FG_KIND=shell
 	elif [ -n "$(resolve_program "$pid" "${FG_ARGV[0]}")" ] &&
 		[ "$(resolve_program "$pid" "${FG_ARGV[0]}")" = "$(readlink -f "/proc/$pid/exe")" ]; then
@@ -121,6 +121,22 @@ is_interactive_shell() {
 	done
 	{ cat /etc/shells 2>/dev/null; tmux show-options -gv default-shell; printf '%s\n' "$SHELL"; } |
 		sed 's|.*/||' | grep -qxF -- "$base"
+}
+
+# runs_script PID: the shell in FG_ARGV was started on a script file (its
+# first word that is no option names a file, from the process's folder):
+# `bash FILE ARGS`, as the kernel starts a #!/bin/bash wrapper.
+runs_script() {
+	local word
+	for word in "${FG_ARGV[@]:1}"; do
+		case "$word" in
+		-*) continue ;;
+		/*) [ -f "$word" ] ;;
+		*) [ -f "/proc/$1/cwd/$word" ] ;;
+		esac
+		return
+	done
+	return 1
 }
 
 # resolve_program PID WORD: the file WORD named when process PID started

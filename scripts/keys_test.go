@@ -278,6 +278,51 @@ func TestLoopKeyLoopsWhatRunsInThePane(t *testing.T) {
 		srv.Must("set-option", "-gu", "@ralph-prompt-mode")
 	})
 
+	t.Run("a script run by its interpreter is looped as that program", func(t *testing.T) {
+		bin := filepath.Join(srv.Dir, "wrappers")
+		if err := os.MkdirAll(bin, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		// As people wrap an agent: set things up, then run the real one (no exec).
+		wrapper := "#!/bin/bash\nexport WRAPPED=1\n" + command(agent) + " \"$@\"\n"
+		if err := os.WriteFile(filepath.Join(bin, "claude"), []byte(wrapper), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(bin, "plain.sh"), []byte(command(agent)+" \"$@\"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(bin, "agent.py"), []byte("import subprocess, sys\nsys.exit(subprocess.call(sys.argv[1:]))\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range []struct {
+			name, line string
+			want       []string
+		}{
+			{"bash-wrapper", shQuote(filepath.Join(bin, "claude")) + " --flavour x9", []string{filepath.Join(bin, "claude"), "--flavour", "x9"}},
+			{"sh-file", "sh " + shQuote(filepath.Join(bin, "plain.sh")) + " --flavour x9", []string{"sh", filepath.Join(bin, "plain.sh"), "--flavour", "x9"}},
+			{"python-file", "python3 " + shQuote(filepath.Join(bin, "agent.py")) + " " + command(agent), append([]string{"python3", filepath.Join(bin, "agent.py")}, agent...)},
+		} {
+			if tc.name == "python-file" {
+				if _, err := exec.LookPath("python3"); err != nil {
+					continue
+				}
+			}
+			_, pane := p.project("script-"+tc.name, "go\n")
+			atPrompt(pane)
+			srv.Must("send-keys", "-t", pane, "-l", tc.line)
+			srv.Must("send-keys", "-t", pane, "Enter")
+			tmuxtest.Eventually(t, 10*time.Second, tc.name+" to start", func() bool {
+				return strings.Contains(srv.Capture(pane), "waiting for you")
+			})
+			p.press("A")
+			p.choose("Loop what runs here", "y")
+			p.waitOption(pane, "@ralph-state", "running")
+			if st := loopState(t, srv, srv.Option(pane, "@ralph-name")); !slices.Equal(st.Command, tc.want) {
+				t.Errorf("%s: looped command %q, want %q", tc.name, st.Command, tc.want)
+			}
+		}
+	})
+
 	t.Run("a rewritten process title is said, @ralph-command offered", func(t *testing.T) {
 		_, pane := p.project("retitled", "go\n")
 		atPrompt(pane)

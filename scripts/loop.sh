@@ -58,6 +58,25 @@ settings() {
 		RUN_ARGS+=("--$flag=$(flag_value "$flag" "$value")")
 		SHOWN+=("$(setting "$flag" "$value")")
 	done
+	finish_on_done
+}
+
+# finish_on_done: with @ralph-finish-on-done merge, rebase or pr, a loop
+# that ends done lands its work by itself: its on-done hook runs
+# ralph-watch finish (hooks are told the loop's name in RALPH_NAME).
+finish_on_done() {
+	local mode
+	mode="$(get_tmux_option @ralph-finish-on-done "")"
+	case "$mode" in
+	"") return ;;
+	merge | rebase | pr) ;;
+	*)
+		say "@ralph-finish-on-done '$mode' is not merge, rebase or pr; not set"
+		return
+		;;
+	esac
+	RUN_ARGS+=("--on-done=$(sh_words "$RALPH_WATCH" finish) \"\$RALPH_NAME\" --$mode")
+	SHOWN+=("$(setting finish-on-done "$mode")")
 }
 
 ask() {
@@ -134,8 +153,17 @@ start_choice() {
 	choice "$SCRIPTS_DIR/loop.sh" "$label" "$key" "$START" "$@"
 }
 
+# still_there: the pane the menu was opened on still exists (it may have
+# been closed while the menu was open); else say so.
+still_there() {
+	[ "$(tmux display-message -p -t "$pane" '#{pane_id}' 2>/dev/null)" = "$pane" ] && return
+	say "pane $pane was closed: nothing to loop"
+	return 1
+}
+
 start() {
 	local out
+	still_there || return
 	need_ralph_watch || return
 	settings
 	if [ "${#ARGV[@]}" -gt 0 ]; then
@@ -161,6 +189,7 @@ refused() {
 # trust allows the commands of the folder's .ralph/config, as it is now, then starts.
 trust() {
 	local out
+	still_there || return
 	need_ralph_watch || return
 	settings
 	out="$(cd "$dir" && "$RALPH_WATCH" trust . 2>&1 </dev/null)" || {
@@ -173,6 +202,7 @@ trust() {
 # init writes ralph-watch's prompt template to the prompt file, never over one.
 init() {
 	local out
+	still_there || return
 	need_ralph_watch || return
 	settings
 	if out="$(mkdir -p "$(dirname "$prompt")" && set -C && "$RALPH_WATCH" template 2>&1 >"$prompt")"; then

@@ -50,6 +50,7 @@ draw() {
 		screen+="$(printf '%s\n' "$log" | tail -n "$((rows - ${#ids[@]} - 12 > 3 ? rows - ${#ids[@]} - 12 : 3))")"$'\n'
 	fi
 	keys="1-9 ↑↓ choose · p pause/resume · s stop · a attach · "
+	[ -n "$chosen" ] && [ -z "${lives[chosen]}" ] && keys+="f finish · "
 	[ -n "$doctor" ] && keys+="d doctor · "
 	keys+="q: close"
 	printf '\033[H\033[2J%s\n%s\n%s' "$screen" "${message:+[ralph] $message}" "$keys"
@@ -99,6 +100,28 @@ act() {
 		k) message="$(stop_loop "$name" --kill)" ;;
 		*) message="not stopped" ;;
 		esac
+		;;
+	f)
+		[ -n "$chosen" ] || return 0
+		if [ -n "${lives[chosen]}" ]; then
+			message="$name is still looping: stop it first, then finish lands its work"
+			return 0
+		fi
+		printf '\n\nfinish %s? m: merge · r: rebase · p: pull request (gh) · other: cancel' "$name"
+		IFS= read -rsn1 key
+		case "$key" in
+		m) key=--merge ;;
+		r) key=--rebase ;;
+		p) key=--pr ;;
+		*)
+			message="not finished"
+			return 0
+			;;
+		esac
+		printf '\033[H\033[2Jralph-watch finish %s %s\n\n' "$name" "$key"
+		"$RALPH_WATCH" finish "$name" "$key" 2>&1 </dev/null
+		printf '\n(any key: back)'
+		IFS= read -rsn1 key
 		;;
 	d)
 		[ -n "$doctor" ] || return 0

@@ -50,6 +50,7 @@ type Config struct {
 	Commit                         bool   // commit all changes after an iteration whose checks pass
 	ProgressFile                   string // a section is appended to it per iteration
 	Worktree, WorktreeBranch       string // the loop's own git worktree, if any
+	WorktreeBase                   string // the branch the worktree came from
 	StallLimit                     int    // stop after this many iterations in a row that changed nothing; 0: never
 
 	Budget Budget         // the most the loop may spend (--max-tokens, --max-cost); zero: no limit

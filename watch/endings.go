@@ -28,6 +28,10 @@ const (
 	endBudget                    // the loop's spend reached its budget while the iteration ran
 )
 
+// ReasonKilled is a stop's reason when the agent was ended too (stop
+// --kill); a plain stop's is "stopped": the agent runs on.
+const ReasonKilled = "killed"
+
 // then is what the loop does after an ending.
 type then int
 
@@ -57,7 +61,7 @@ var endings = map[ending]endingRule{
 		shown: "interrupted, pausing loop (the agent runs on)", logged: "interrupt"},
 	endPaused: {then: leave, agentRuns: true, reason: "paused", status: StatusPaused, code: ExitInterrupted,
 		shown: "paused, exiting loop (the agent runs on)", logged: "request"},
-	endStopped: {then: leave, reason: "killed", status: StatusStopped, code: ExitInterrupted,
+	endStopped: {then: leave, reason: "stopped", status: StatusStopped, code: ExitInterrupted,
 		shown: "stopped, exiting loop"},
 	endPaneGone:   {then: stop, reason: "pane_closed", status: StatusFailed, code: ExitFailed, shown: "pane %s was closed"},
 	endServerGone: {then: stop, reason: "server_gone", status: StatusFailed, code: ExitFailed, shown: "tmux server is gone"},
@@ -104,6 +108,9 @@ func exitFailure(code int) (failure bool, fatal string) {
 func failureText(it outcome) (shown, logged string) {
 	if it.ending == endTurnFailed {
 		return "API error: " + it.detail, "turn_failed=" + strconv.Quote(it.detail)
+	}
+	if it.untaken {
+		return "exit: " + exitText(it.code) + " before it took the prompt", "exit=" + exitText(it.code) + " before_prompt"
 	}
 	return "exit: " + exitText(it.code), "exit=" + exitText(it.code)
 }

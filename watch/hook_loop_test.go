@@ -286,7 +286,7 @@ func TestAnAgentThatCannotStartWithItsHooksRunsWithoutThem(t *testing.T) {
 	h.cfg.MaxIterations = 3
 	res := run(60 * time.Second)
 	h.wantResult(res, watch.ExitDone, "max_iterations")
-	h.wantOutput("iteration 1 failed (exit: 1)", "running it without them from the next iteration",
+	h.wantOutput("iteration 1 failed (exit: 1 before it took the prompt)", "running it without them from the next iteration",
 		"iteration 2 completed (turn ended", "iteration 3 completed (turn ended")
 	if n := strings.Count(h.out.String(), "before it took input"); n != 1 {
 		t.Errorf("the fallback was told %d times, want once:\n%s", n, h.out.String())

@@ -22,10 +22,46 @@ func (l *Loop) adopt(ctx context.Context, started time.Time) outcome {
 		it.scanner = agent.NewDoneScanner(l.DonePattern, string(prompt))
 		if it.match = l.st.DoneMatch; it.match != "" {
 			l.sayf("the done signal came before the pause (%s)", it.match)
+		} else if match, ok := l.doneSincePrompt(it); ok {
+			it.match = match
+			l.sayf("the done signal came while no watcher ran (%s)", match)
 		}
 	}
 	l.st.DoneMatch = ""
+	if it.match != "" { // the agent said it is done: nothing it does now changes that
+		return outcome{ending: endDone, match: it.match}
+	}
 	return l.watchAgent(ctx, it, started)
+}
+
+// doneSincePrompt reads what the pane holds from the line the prompt went
+// in at (history included) for a done signal printed while no watcher read
+// the agent's output; an echo of the prompt still never counts.
+func (l *Loop) doneSincePrompt(it *iteration) (string, bool) {
+	pane, err := l.Tmux.Pane(l.Pane)
+	if err != nil || l.st.PromptLine == nil {
+		return "", false
+	}
+	// The history may have been trimmed since: then all of it is later than the prompt.
+	start := max(*l.st.PromptLine-pane.HistorySize, -pane.HistorySize)
+	text, err := l.Tmux.Capture(tmux.CaptureRequest{Pane: l.Pane, Start: start, Join: true})
+	if err != nil {
+		return "", false
+	}
+	if match, ok := it.scanner.Feed(agent.Normalize(text)); ok {
+		return match, true
+	}
+	return it.scanner.Flush()
+}
+
+// markPrompt notes the pane's line the prompt goes in at (state.PromptLine).
+func (l *Loop) markPrompt() {
+	l.st.PromptLine = nil
+	if pane, err := l.Tmux.Pane(l.Pane); err == nil {
+		line := pane.HistorySize + pane.CursorY
+		l.st.PromptLine = &line
+	}
+	l.save()
 }
 
 // adoptUntyped takes over an agent started before a pause that came before
@@ -46,7 +82,9 @@ func (l *Loop) adoptUntyped(ctx context.Context, started time.Time) (r outcome) 
 		r.ending, r.detail, r.untyped = end, it.turn.detail, !it.typed
 		return r
 	}
-	return l.watchAgent(ctx, it, started)
+	r = l.watchAgent(ctx, it, started)
+	r.untaken = !it.took
+	return r
 }
 
 // watchAgent watches the agent until the iteration ends; when it exited,
@@ -86,6 +124,8 @@ type outcome struct {
 	detail    string    // the limit text, or the start-up dialog's index
 	turnEnded time.Time // endTurn: when the agent finished
 	untyped   bool      // it ended (a pause) before the prompt was typed
+	between   bool      // it came between iterations: the last one is over
+	untaken   bool      // type mode: the agent exited before it took the prompt
 }
 
 // iterate runs one iteration: end the old agent, respawn, deliver, watch.
@@ -145,6 +185,9 @@ func (l *Loop) iterate(ctx context.Context, prompt string) (r outcome) {
 	if p, err := l.Tmux.Pane(l.Pane); err == nil {
 		l.agentPID = p.PID // to end what it leaves if the pane goes away
 	}
+	if l.PromptMode != agent.ModeType {
+		l.markPrompt() // it has the prompt from its start
+	}
 	started := l.Clock.Now()
 	it.started = started
 	l.event(it, EventStarted, "", strings.Join(l.Command, " "))
@@ -155,6 +198,7 @@ func (l *Loop) iterate(ctx context.Context, prompt string) (r outcome) {
 		}
 	}
 	r = l.watchAgent(ctx, it, started)
+	r.untaken = l.PromptMode == agent.ModeType && !it.took
 	l.hooksBrokeStart(it, r)
 	return r
 }

@@ -76,6 +76,7 @@ type iteration struct {
 	spoke    bool      // the agent has written something
 	ready    bool      // it took input: the prompt was typed
 	typed    bool      // the agent was ready and the prompt typed (type mode)
+	took     bool      // the agent took the prompt: the typing ended with it alive
 }
 
 // Run loops until the end and returns the exit code.
@@ -138,12 +139,12 @@ func (l *Loop) run(ctx context.Context) Result {
 		if res, stop := l.beforeIteration(ctx); stop {
 			return res
 		}
-		l.iteration++
 		text, err := ReadPrompt(l.PromptFile)
-		if err != nil {
+		if err != nil { // before the count: the iteration that cannot run is not counted as run
 			l.errorf("%v", err)
 			return l.end(StatusFailed, "prompt_file_missing", ExitFailed)
 		}
+		l.iteration++
 		prompt := Compose(text, PromptVars{Iteration: l.iteration, MaxIterations: l.MaxIterations, Name: l.Name,
 			CheckFailures: l.feedback}, l.CheckFailAction, l.IncludeIterationCount)
 
@@ -154,7 +155,7 @@ func (l *Loop) run(ctx context.Context) Result {
 		l.st.LastIterationStarted = state.Stamp(now)
 		l.st.LastIterationEnded = ""
 		l.st.Status = state.Running
-		l.st.WaitingUntil, l.note, l.st.DoneMatch = "", "", ""
+		l.st.WaitingUntil, l.note, l.st.DoneMatch, l.st.PromptLine, l.st.Error = "", "", "", nil, ""
 		if !l.turnEnded.IsZero() {
 			gap := now.Sub(l.turnEnded).Milliseconds()
 			l.st.TurnGapMS, l.turnEnded = &gap, time.Time{}

@@ -37,6 +37,9 @@ func notice(s Shown, iteration int) string {
 	if iteration != 1 {
 		msg += "s"
 	}
+	if s.Error != "" {
+		msg += ": " + s.Error
+	}
 	return msg
 }
 
@@ -48,6 +51,7 @@ func (l *Loop) notify(s Shown) {
 	if msg == "" {
 		return
 	}
+
 	l.Tmux.Message(l.Pane, msg)
 	if pane, err := l.Tmux.Pane(l.Pane); err == nil && !pane.Dead {
 		ringBell(pane.PID)

@@ -21,7 +21,7 @@ func TestNotifyCommandRunsWhenTheLoopEnds(t *testing.T) {
 		code               int
 	}{
 		{"done", `[ "$RALPH_ITERATION" = 2 ] && echo RALPH_DONE_1; exit 0`, "done|done_pattern|2|[ralph] test: done after 2 iterations", watch.ExitDone},
-		{"failed", `exit 127`, "failed|fatal_exit|1|[ralph] test: failed (fatal_exit) after 1 iteration", watch.ExitFailed},
+		{"failed", `exit 127`, "failed|fatal_exit|1|[ralph] test: failed (fatal_exit) after 1 iteration: command not found: exit (exit 127)", watch.ExitFailed},
 		{"limit", `exit 0`, "limit|max_iterations|3|[ralph] test: reached its limit (max_iterations) without the done signal after 3 iterations", watch.ExitLimit},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -99,13 +99,14 @@ func (l *Loop) deliver(ctx context.Context, it *iteration, prompt string) (endin
 	if l.DonePattern != nil {
 		it.scanner = agent.NewDoneScanner(l.DonePattern, prompt)
 	}
+	l.markPrompt()
 	return l.typeText(ctx, it, prompt)
 }
 
 // readyWait says what a starting loop waits for, for status and the pane.
 func (l *Loop) readyWait() string {
 	if l.ReadyPattern != nil {
-		return fmt.Sprintf("the agent to be ready (ready pattern '%s')", l.ReadyPattern)
+		return "the agent to be ready (its input box to show)"
 	}
 	return "the agent to be ready (its screen still a moment)"
 }

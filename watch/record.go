@@ -23,6 +23,9 @@ func (l *Loop) record() {
 	l.st.WatcherPID, l.st.WatcherArgs, l.st.WatcherDir = os.Getpid(), l.WatcherArgs, l.WatcherDir
 	l.st.Agent = l.Agent.Name
 	l.st.Worktree, l.st.WorktreeBranch = l.Worktree, l.WorktreeBranch
+	if l.st.WorktreeBase == "" { // kept from the first start: a resume may see another branch checked out
+		l.st.WorktreeBase = l.WorktreeBase
+	}
 	if !l.Resume { // a resumed watcher sees every value as a flag; the first start knew better
 		l.st.CommandSources = l.CommandSources
 	}
@@ -58,6 +61,8 @@ func (l *Loop) showStatus(status Status) {
 		shown.Note, shown.Reason = l.note, strings.TrimPrefix(l.note, "waiting for ")
 	case StatusNeedsInput:
 		shown.Reason = "an answer in the pane (the agent is asking a question)"
+	case StatusFailed:
+		shown.Error = l.st.Error // the sentence, not only its code word
 	}
 	if !status.Live() {
 		shown.Ended = now
@@ -106,7 +111,11 @@ func (l *Loop) warnf(format string, args ...any) {
 }
 
 func (l *Loop) errorf(format string, args ...any) {
-	fmt.Fprintf(l.Err, "ralph-watch: error: %s\n", fmt.Sprintf(format, args...))
+	msg := fmt.Sprintf(format, args...)
+	fmt.Fprintf(l.Err, "ralph-watch: error: %s\n", msg)
+	if l.st != nil {
+		l.st.Error = msg // shown where the person looks: the tmux message, status, the popup
+	}
 }
 
 // seconds prints a duration in whole seconds, the way the swarm messages do.

@@ -361,7 +361,7 @@ func TestAReadyPatternWithATrailingSpaceMatchesAndTheWaitShows(t *testing.T) {
 	if got := h.received(1); got != "go" {
 		t.Errorf("agent received %q", got)
 	}
-	if want := "starting|the agent to be ready (ready pattern '^❯ ')|starting"; <-shown != want {
+	if want := "starting|the agent to be ready (its input box to show)|starting"; <-shown != want {
 		t.Errorf("while waiting: want %q", want)
 	}
 }

@@ -64,10 +64,12 @@ func (l *Loop) account(it outcome, d time.Duration) (Result, bool) {
 		code := it.code
 		l.st.LastExitCode = &code
 		failure, fatal = exitFailure(code)
-		switch code {
-		case 0:
+		switch {
+		case it.untaken && code != ExitPause: // it did no work: a bad flag, a missing key, a program that reads no input
+			failure = true
+		case code == 0:
 			l.completed(d, "exit: 0", "exit=0")
-		case ExitPause:
+		case code == ExitPause:
 			l.log("END", fmt.Sprintf("iteration %d exit=%d pause", l.iteration, code))
 		}
 	}
@@ -111,7 +113,7 @@ func (l *Loop) judge(it outcome, done, passed bool) (Result, bool) {
 // next waits before the next iteration: a failure's backoff (or the loop's
 // end after too many in a row), then the restart delay.
 func (l *Loop) next(ctx context.Context, it outcome) (Result, bool) {
-	if it.ending == endExit && it.code != 0 || it.ending == endTurnFailed {
+	if it.ending == endExit && (it.code != 0 || it.untaken) || it.ending == endTurnFailed {
 		n := l.st.ConsecutiveFailures
 		shown, logged := failureText(it)
 		if n >= maxFailures {
@@ -140,13 +142,13 @@ func (l *Loop) waitBetween(ctx context.Context, d time.Duration) (Result, bool) 
 		return Result{}, false
 	}
 	l.st.LastIterationEnded = state.Stamp(l.Clock.Now())
-	return l.leave(outcome{ending: end}), true
+	return l.leave(outcome{ending: end, between: true}), true
 }
 
 // leave pauses or stops the loop at once; a paused loop's agent runs on,
 // its iteration not over, for resume to take up.
 func (l *Loop) leave(it outcome) Result {
-	if endings[it.ending].agentRuns {
+	if endings[it.ending].agentRuns && !it.between { // between iterations, the last one is over and recorded
 		if l.st.WaitingUntil == "" { // else no iteration runs: the loop waits for a limit's reset
 			l.st.LastIterationEnded = "" // the agent runs on: the iteration is not over
 		}
@@ -257,10 +259,13 @@ func (l *Loop) stopped() Result {
 			l.endAgent(pane)
 		}
 	}
-	rule := endings[endStopped]
+	rule, reason := endings[endStopped], endings[endStopped].reason
+	if l.killOnStop {
+		reason = ReasonKilled // the agent was ended with the loop
+	}
 	l.sayf("%s", rule.shown)
-	l.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=%s", l.iteration, rule.reason))
-	return l.end(rule.status, rule.reason, rule.code)
+	l.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=%s", l.iteration, reason))
+	return l.end(rule.status, reason, rule.code)
 }
 
 // end ends the loop: its reason recorded, its status shown, its end hook run.

@@ -141,8 +141,17 @@ type Shown struct {
 	Max       int    // 0: no limit
 	Note      string // after the mark, e.g. the limit's reset time
 	Reason    string // how it ended, or what it waits for
+	Error     string // a failed loop's sentence: "command not found: claud"
 	Ended     time.Time
 	Cost      string // what the loop has spent, in short ("58k tok $1.20"); "": nothing reported
+}
+
+// explained is the reason with its sentence, where there is one.
+func (s Shown) explained() string {
+	if s.Error == "" {
+		return s.Reason
+	}
+	return s.Reason + ": " + s.Error
 }
 
 // Progress is "3/10", or "3" with no limit.
@@ -210,7 +219,7 @@ func (s Shown) Options() []tmux.Option {
 		{Name: OptionState, Value: s.Status.String()},
 		{Name: OptionLive, Value: live},
 		{Name: OptionStatus, Value: s.Text()},
-		{Name: OptionReason, Value: s.Reason},
+		{Name: OptionReason, Value: s.explained()},
 		{Name: OptionEnded, Value: ended},
 		{Name: OptionCost, Value: s.Cost},
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/deliver"
+	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
 )
 
 // typeText types text into the agent's pane (see deliver.Typist.Type); stop
@@ -13,9 +14,14 @@ func (l *Loop) typeText(ctx context.Context, it *iteration, text string) (end en
 	err := l.typist(it).Type(ctx, text)
 	switch {
 	case err == nil:
+		it.took = true
 		return endNone, false
 	case errors.Is(err, deliver.ErrInterrupted):
 		return endInterrupted, true
+	case errors.Is(err, tmux.ErrPaneDead):
+		// tmux refused the write: the agent exited, which the watch that follows records.
+		l.warnf("the agent exited before its prompt was submitted")
+		return endNone, false
 	}
 	return l.goneEnding(err), true
 }

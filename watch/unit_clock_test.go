@@ -145,15 +145,15 @@ func (u *unit) drive(stop <-chan struct{}) {
 		case <-time.After(100 * time.Microsecond):
 		}
 		busy := u.vc.activity() + u.tmux.Ops()
-		if busy != last || !loopWaits() {
+		if busy != last || u.quiet == 0 && !loopWaits() {
 			last, still = busy, 0
 			continue
 		}
-		if still++; still < 2 {
+		if still++; still < max(2, u.quiet) {
 			continue
 		}
 		still = 0
-		if u.vc.step() {
+		if u.vc.step() && u.quiet == 0 {
 			time.Sleep(5 * time.Millisecond)
 		}
 	}

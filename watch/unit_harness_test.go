@@ -38,6 +38,7 @@ type unit struct {
 	out       tmuxtest.Buffer
 	vc        *virtual         // the loop's clock, over clock
 	simulated bool             // a driver moves the clock (see simulate)
+	quiet     int              // >0: the driver steps after this many polls with no call, without reading stacks (loops run side by side)
 	wake      <-chan os.Signal // the loop's Wake
 	agent     func(n int) *tmuxfake.Program
 
@@ -65,7 +66,8 @@ func newUnit(t *testing.T, prompt string, program func(n int) *tmuxfake.Program)
 		u.mu.Unlock()
 		return agent(n)
 	})
-	dir := t.TempDir()
+	u.tmux.Crashed = func(why string) { t.Errorf("%s", why) }
+	dir := memDir(t)
 	pane, err := u.tmux.NewWindow(tmux.NewWindowRequest{Session: "main", Name: "loop", Dir: dir})
 	if err != nil {
 		t.Fatal(err)
@@ -260,4 +262,16 @@ func (u *unit) wantResult(got watch.Result, code int, reason string) {
 // repl is an agent at a "> " prompt that answers each submitted line with reply.
 func repl(reply func(t *tmuxfake.Term, input string)) *tmuxfake.Program {
 	return tmuxfake.REPL("> ", reply)
+}
+
+// memDir is a test folder in memory where there is one (/dev/shm): the
+// state's atomic writes sync to disk, which virtual time must not wait for.
+func memDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("/dev/shm", "ralph-unit-")
+	if err != nil {
+		return t.TempDir()
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
 }

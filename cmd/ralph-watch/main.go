@@ -72,6 +72,8 @@ Examples:
 			hookCommand(e),
 			trustCommand(e),
 			replayCommand(e),
+			finishCommand(e),
+			reportCommand(e),
 		},
 		Exec: func(ctx context.Context, args []string) error {
 			if len(args) > 0 {

@@ -87,7 +87,7 @@ func TestStatusListAndLogsDescribeAFinishedLoop(t *testing.T) {
 	}
 	c.want([]string{"status", "--json", "finished"}, 0, `"watcher_alive": false`, "")
 	list := c.want([]string{"list"}, 0, "NAME", "")
-	if !regexp.MustCompile(`(?m)^NAME +RALPH_STATUS +WORKER_STATUS +ITERATION +FAILURES +COST\nfinished +limit +exited +2/2 +0/0 +-\n$`).MatchString(list) {
+	if !regexp.MustCompile(`(?m)^NAME +RALPH_STATUS +WORKER_STATUS +ITERATION +FAILURES +COST +LANDED +REPORT\nfinished +limit +exited +2/2 +0/0 +- +- +-\n$`).MatchString(list) {
 		t.Errorf("list:\n%s", list)
 	}
 	if ls := c.want([]string{"ls"}, 0, "", ""); ls != list {
@@ -176,7 +176,7 @@ func TestStopEndsTheLoopAndWithKillTheAgent(t *testing.T) {
 		}
 		c.want(args, 0, "stopped ralph loop for "+tc.name, "")
 		st := c.state(tc.name)
-		if st.Status != state.Stopped || st.ExitReason == nil || *st.ExitReason != "killed" {
+		if want := map[bool]string{false: "stopped", true: "killed"}[tc.kill]; st.Status != state.Stopped || st.ExitReason == nil || *st.ExitReason != want {
 			t.Errorf("%s: state %s %v", tc.name, st.Status, st.ExitReason)
 		}
 		shown := func() string {

@@ -43,7 +43,7 @@ func TestABudgetFromTheCommandLineStopsTheLoopAndStatusLogsAndListShowTheSpend(t
 		t.Errorf("status:\n%s", status)
 	}
 	c.want([]string{"status", "--json", "spent"}, 0, `"tokens": 10000`, "")
-	if row := c.listRow("spent"); !strings.HasSuffix(row, "10k tok $0.12") {
-		t.Errorf("list row %q, want the spend at its end", row)
+	if row := c.listRow("spent"); !strings.HasSuffix(row, "10k tok $0.12 - -") {
+		t.Errorf("list row %q, want the spend before LANDED and REPORT", row)
 	}
 }

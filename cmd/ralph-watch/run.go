@@ -183,6 +183,7 @@ func checkGit(f *runFlags, dir string) error {
 
 // useWorktree moves the loop into its own git worktree, made the first time.
 func useWorktree(e env, cfg *watch.Config) error {
+	cfg.WorktreeBase = between.CurrentBranch(cfg.Dir)
 	path, dir, created, err := between.EnsureWorktree(cfg.Dir, cfg.Name)
 	if err != nil {
 		return control.Errorf(watch.ExitFailed, "create worktree: %v", err)

@@ -63,8 +63,7 @@ func checkRunFlags(e env, f *runFlags, command []string) (*tmux.Exec, error) {
 	if cfg.PromptFile, err = filepath.Abs(f.promptFile); err != nil {
 		return nil, control.Errorf(watch.ExitUsage, "prompt file: %v", err)
 	}
-	prompt, err := watch.ReadPrompt(cfg.PromptFile)
-	if err != nil {
+	if _, err := watch.ReadPrompt(cfg.PromptFile); err != nil { // checked now: a loop that cannot read it never starts
 		return nil, control.Errorf(watch.ExitUsage, "%v", err)
 	}
 	for _, p := range []struct {
@@ -86,9 +85,6 @@ func checkRunFlags(e env, f *runFlags, command []string) (*tmux.Exec, error) {
 	}
 	if cfg.MaxIterations > 50 {
 		fmt.Fprintln(e.Stderr, "ralph-watch: warning: high iteration count (>50) may consume significant resources")
-	}
-	if agent.MatchesOwnText(cfg.DonePattern, prompt) {
-		fmt.Fprintln(e.Stderr, "ralph-watch: warning: the done pattern matches the prompt file's own text; only what the agent prints after the prompt counts")
 	}
 	return client, nil
 }

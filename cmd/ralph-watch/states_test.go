@@ -92,7 +92,7 @@ func TestAStartingLoopSaysWhatItWaitsForAndCanBeStopped(t *testing.T) {
 	agent := c.srv.FakeAgent("agent", "print loading\nready\nread\nquiet\n")
 	c.detach("slow", append([]string{"--ready-pattern", "NEVER", "--ready-timeout", "60s", "--max-iterations", "3", "--"}, agent...)...)
 	c.shown("slow", "starting")
-	status := c.want([]string{"status", "slow"}, 0, "Waiting for: the agent to be ready (ready pattern 'NEVER', ", "")
+	status := c.want([]string{"status", "slow"}, 0, "Waiting for: the agent to be ready (its input box to show, ", "")
 	if !strings.Contains(status, "s of 60s)\n") {
 		t.Errorf("status does not say how long of the ready timeout:\n%s", status)
 	}

@@ -92,6 +92,16 @@ func statusPaths(status string) []string {
 	return paths
 }
 
+// CurrentBranch is the branch checked out in dir, "" when HEAD is detached
+// or dir is not in a repository.
+func CurrentBranch(dir string) string {
+	out, err := git(dir, "symbolic-ref", "--short", "-q", "HEAD")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(out)
+}
+
 // WorktreeBranch is the branch a loop's worktree has.
 func WorktreeBranch(name string) string { return "ralph/" + name }
 

@@ -84,13 +84,13 @@ func Stop(l *Loop, kill bool, out io.Writer, clk clock.Clock) error {
 		}
 	} else {
 		if err := withoutWatcher(l, func(st *state.State) {
-			reason := "killed"
+			reason := map[bool]string{false: "stopped", true: watch.ReasonKilled}[kill]
 			st.ExitReason = &reason
 			watch.StatusStopped.Record(st, reason, clk.Now())
 		}); err != nil {
 			return err
 		}
-		l.Store.Log(clk.Now(), "DONE", fmt.Sprintf("loop complete after %d iterations reason=killed", l.State.CurrentIteration))
+		l.Store.Log(clk.Now(), "DONE", fmt.Sprintf("loop complete after %d iterations reason=%s", l.State.CurrentIteration, *l.State.ExitReason))
 		if kill {
 			endAgent(l, clk)
 		}

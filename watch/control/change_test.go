@@ -102,15 +102,17 @@ func TestStoppingAnEndedLoopSaysSoAndChangesNothing(t *testing.T) {
 	}
 }
 
-func TestStoppingAnUnwatchedLoopMarksItKilled(t *testing.T) {
-	_, l := newLoop(t, &state.State{Status: state.Paused, CurrentIteration: 4})
-	var out strings.Builder
-	if err := Stop(l, false, &out, clock.NewAuto(start)); err != nil {
-		t.Fatal(err)
-	}
-	st, _ := l.Store.Load()
-	if st.Status != state.Stopped || st.ExitReason == nil || *st.ExitReason != "killed" || out.String() != "stopped ralph loop for l\n" {
-		t.Errorf("state %s, out %q", st.Status, out.String())
+func TestStoppingAnUnwatchedLoopSaysStoppedOrKilled(t *testing.T) {
+	for kill, want := range map[bool]string{false: "stopped", true: "killed"} {
+		_, l := newLoop(t, &state.State{Status: state.Paused, CurrentIteration: 4})
+		var out strings.Builder
+		if err := Stop(l, kill, &out, clock.NewAuto(start)); err != nil {
+			t.Fatal(err)
+		}
+		st, _ := l.Store.Load()
+		if st.Status != state.Stopped || st.ExitReason == nil || *st.ExitReason != want || out.String() != "stopped ralph loop for l\n" {
+			t.Errorf("kill %v: state %s %v, out %q, want reason %s", kill, st.Status, st.ExitReason, out.String(), want)
+		}
 	}
 }
 

@@ -46,7 +46,7 @@ func TestStatusAndListShowTheSpendAgainstTheBudget(t *testing.T) {
 	out.Reset()
 	WriteTable(&out, []*Loop{l, {Name: "quiet", Store: nil, State: &state.State{}}})
 	lines := strings.Split(out.String(), "\n")
-	if !strings.HasSuffix(lines[0], " COST") || !strings.HasSuffix(lines[1], " 1k tok") || !strings.HasSuffix(lines[2], " -") {
+	if !strings.HasSuffix(lines[0], " COST    LANDED  REPORT") || !strings.HasSuffix(lines[1], " 1k tok  -       -") || !strings.HasSuffix(lines[2], " -       -       -") {
 		t.Errorf("list:\n%s", out.String())
 	}
 }

@@ -24,6 +24,7 @@ func (l *Loop) JSON() map[string]any {
 	m["worker_status"] = l.Pane
 	m["ralph_status"] = l.Status()
 	m["receipts"] = receiptsJSON(l.Receipts())
+	afterJSON(m, l)
 	return m
 }
 
@@ -66,7 +67,11 @@ func WriteStatus(w io.Writer, l *Loop, now time.Time) {
 	writeChecks(w, st.LastChecks())
 	writeSpend(w, l)
 	writeCommandSources(w, st.CommandSources)
+	writeAfter(w, l)
 	fmt.Fprintf(w, "Exit reason: %s\n", l.ExitReason())
+	if st.Error != "" && !watch.StatusOf(st).Live() {
+		fmt.Fprintf(w, "Error: %s\n", st.Error)
+	}
 	if ended {
 		start, err1 := time.ParseInLocation(state.TimeFormat, st.Started, time.Local)
 		end, err2 := time.ParseInLocation(state.TimeFormat, st.LastIterationEnded, time.Local)

@@ -84,6 +84,8 @@ func Send(ctx context.Context, client tmux.Client, pane, name, message string, w
 		return ctx.Err()
 	case tmux.NoServer(err):
 		return errors.New("tmux server is gone")
+	case errors.Is(err, tmux.ErrPaneDead):
+		return fmt.Errorf("the agent in pane %s has exited; nothing more was sent", pane)
 	case errors.Is(err, tmux.ErrNoPane):
 		<-t.Clock.After(serverGoneWait) // a server shutting down drops its panes first: ask again
 	}

@@ -23,4 +23,8 @@ const (
 	LockFile       = "lock"                 // held by the live watcher: a dead one never blocks
 	WorkTreeIndex  = "worktree.index"       // git's index of the work tree as the receipts last saw it
 	RearmLock      = "rearm.lock"           // held while resume or restore brings a loop back, so only one does
+	LandedFile     = "landed.json"          // how finish landed the loop's work: merged, rebased, a pull request, a patch
+	PRBodyFile     = "pr-body.md"           // the body finish --pr gave the pull request
+	ReportFile     = "report.html"          // report's page of the run, unless -o put it elsewhere
+	ReportRecord   = "report.json"          // where report last wrote the page, and when
 )

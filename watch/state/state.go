@@ -24,28 +24,31 @@ const (
 
 // State is the swarm schema plus where the loop runs and who watches it.
 type State struct {
-	WorkerName           string   `json:"worker_name"`
-	PromptFile           string   `json:"prompt_file"`
-	MaxIterations        int      `json:"max_iterations"`
-	CurrentIteration     int      `json:"current_iteration"`
-	Status               string   `json:"status"`
-	Started              string   `json:"started"`
-	LastIterationStarted string   `json:"last_iteration_started"`
-	LastIterationEnded   string   `json:"last_iteration_ended"`
-	IterationDurations   []int    `json:"iteration_durations"`
-	ConsecutiveFailures  int      `json:"consecutive_failures"`
-	TotalFailures        int      `json:"total_failures"`
-	DonePattern          *string  `json:"done_pattern"`
-	InactivityTimeout    int      `json:"inactivity_timeout"`
-	CheckDoneContinuous  bool     `json:"check_done_continuous"`
-	ExitReason           *string  `json:"exit_reason"`
-	PaneID               string   `json:"pane_id"`
-	Dir                  string   `json:"dir,omitempty"` // where the agent runs: a pane recreated after a restart opens there
-	TmuxSocket           string   `json:"tmux_socket"`
-	Command              []string `json:"command"`
-	WatcherPID           int      `json:"watcher_pid"`
-	Heartbeat            string   `json:"heartbeat"`
-	LastExitCode         *int     `json:"last_exit_code"`
+	WorkerName           string  `json:"worker_name"`
+	PromptFile           string  `json:"prompt_file"`
+	MaxIterations        int     `json:"max_iterations"`
+	CurrentIteration     int     `json:"current_iteration"`
+	Status               string  `json:"status"`
+	Started              string  `json:"started"`
+	LastIterationStarted string  `json:"last_iteration_started"`
+	LastIterationEnded   string  `json:"last_iteration_ended"`
+	IterationDurations   []int   `json:"iteration_durations"`
+	ConsecutiveFailures  int     `json:"consecutive_failures"`
+	TotalFailures        int     `json:"total_failures"`
+	DonePattern          *string `json:"done_pattern"`
+	InactivityTimeout    int     `json:"inactivity_timeout"`
+	CheckDoneContinuous  bool    `json:"check_done_continuous"`
+	ExitReason           *string `json:"exit_reason"`
+	// Error is the sentence that explains the loop's last error ("command
+	// not found: claud"), shown beside the reason's code word.
+	Error        string   `json:"error,omitempty"`
+	PaneID       string   `json:"pane_id"`
+	Dir          string   `json:"dir,omitempty"` // where the agent runs: a pane recreated after a restart opens there
+	TmuxSocket   string   `json:"tmux_socket"`
+	Command      []string `json:"command"`
+	WatcherPID   int      `json:"watcher_pid"`
+	Heartbeat    string   `json:"heartbeat"`
+	LastExitCode *int     `json:"last_exit_code"`
 	// How the watcher was started, so resume can start it again the same way.
 	WatcherArgs []string `json:"watcher_args,omitempty"`
 	WatcherDir  string   `json:"watcher_dir,omitempty"`
@@ -69,6 +72,10 @@ type State struct {
 	// DoneMatch is a done signal seen in an iteration the loop was paused
 	// in: resuming ends the loop on it (after the checks).
 	DoneMatch string `json:"done_match,omitempty"`
+	// PromptLine is the pane's line (history lines counted) on which the
+	// iteration's prompt went in: a watcher that comes back reads the pane
+	// from there for a done signal printed while none watched.
+	PromptLine *int `json:"prompt_line,omitempty"`
 	// EndCommand runs in the pane when the loop ends with its agent gone
 	// ("" or "none": the pane is left as it is).
 	EndCommand string `json:"end_command,omitempty"`
@@ -90,6 +97,9 @@ type State struct {
 	UnchangedIterations int    `json:"unchanged_iterations,omitempty"`
 	Worktree            string `json:"worktree,omitempty"`
 	WorktreeBranch      string `json:"worktree_branch,omitempty"`
+	// WorktreeBase is the branch the worktree was made from, recorded when
+	// the loop first starts: where finish --merge lands the work.
+	WorktreeBase string `json:"worktree_base,omitempty"`
 	// Where each command the loop runs (checks, hooks) came from.
 	CommandSources []CommandSource `json:"command_sources,omitempty"`
 	// The loop's budget (--max-tokens, --max-cost); 0: none.

@@ -14,7 +14,8 @@ func (c *Exec) Message(pane, text string) error {
 		if len(args) > 0 {
 			args = append(args, ";")
 		}
-		args = append(args, "display-message", "-c", client, Escape(EscapeFormat(text)))
+		// -d: shown long enough to read a sentence (tmux's default is 750 ms).
+		args = append(args, "display-message", "-d", "8000", "-c", client, Escape(EscapeFormat(text)))
 	}
 	if len(args) == 0 {
 		return nil

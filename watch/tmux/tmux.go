@@ -28,8 +28,10 @@ type Client interface {
 	// Snapshot is Pane and Capture in one round trip, for the loop's polls.
 	Snapshot(req CaptureRequest) (Pane, string, error)
 	// Paste delivers text into the pane as a bracketed paste, byte for byte.
+	// Like every write into a pane it is refused inside tmux, in the same
+	// command, when the pane is dead (ErrPaneDead): see IfAlive.
 	Paste(pane, buffer string, text []byte) error
-	// SendKeys sends key names (Enter, C-u) to the pane.
+	// SendKeys sends key names (Enter, C-u) to the pane; ErrPaneDead as Paste.
 	SendKeys(pane string, keys ...string) error
 	// SetPaneOptions sets pane options (user options start with @); an empty value unsets.
 	SetPaneOptions(pane string, options []Option) error
@@ -74,6 +76,9 @@ type Pane struct {
 	Width      int    // columns, 0 when unknown
 	Height     int    // rows, 0 when unknown
 	ServerPID  int    // the tmux server's pid: a restarted server reuses pane ids, not pids; 0 when unknown
+	// HistorySize is how many lines have scrolled into the history, and
+	// CursorY the cursor's row: their sum is the cursor's line in the pane.
+	HistorySize, CursorY int
 }
 
 // Option is one pane option.
@@ -165,7 +170,7 @@ func AtLeast(version string, major, minor int) bool {
 	return maj > major || maj == major && mnr >= minor
 }
 
-const paneFormat = "#{pane_id}\t#{pane_pid}\t#{pane_dead}\t#{pane_dead_status}\t#{pane_dead_signal}\t#{session_name}\t#{window_index}\t#{pane_width}\t#{pane_height}\t#{pid}\t#{pane_current_path}"
+const paneFormat = "#{pane_id}\t#{pane_pid}\t#{pane_dead}\t#{pane_dead_status}\t#{pane_dead_signal}\t#{session_name}\t#{window_index}\t#{pane_width}\t#{pane_height}\t#{pid}\t#{history_size}\t#{cursor_y}\t#{pane_current_path}"
 
 // Pane implements Client.
 func (c *Exec) Pane(target string) (Pane, error) {
@@ -202,16 +207,19 @@ func paneError(err error, target string) error {
 
 func parsePane(line, target string) (Pane, error) {
 	// display exits 0 with empty fields for a pane that does not exist.
-	f := strings.SplitN(line, "\t", 11)
-	if len(f) < 11 || f[0] == "" {
+	f := strings.SplitN(line, "\t", 13)
+	if len(f) < 13 || f[0] == "" {
 		return Pane{}, fmt.Errorf("%w: %s", ErrNoPane, target)
 	}
 	pid, _ := strconv.Atoi(f[1])
 	width, _ := strconv.Atoi(f[7])
 	height, _ := strconv.Atoi(f[8])
 	server, _ := strconv.Atoi(f[9])
+	history, _ := strconv.Atoi(f[10])
+	cursorY, _ := strconv.Atoi(f[11])
 	return Pane{ID: f[0], PID: pid, Dead: f[2] == "1", DeadStatus: f[3], DeadSignal: f[4],
-		Session: f[5], Window: f[6], Width: width, Height: height, ServerPID: server, Path: f[10]}, nil
+		Session: f[5], Window: f[6], Width: width, Height: height, ServerPID: server,
+		HistorySize: history, CursorY: cursorY, Path: f[12]}, nil
 }
 
 // NewWindow implements Client.
@@ -266,20 +274,31 @@ func captureArgs(req CaptureRequest) []string {
 }
 
 // Paste implements Client: load-buffer from stdin, never parsed by tmux or a
-// shell, then a bracketed paste (-p) that keeps LF (-r) and deletes the buffer (-d).
+// shell, then PasteCommand, refused inside tmux when the pane is dead.
 func (c *Exec) Paste(pane, buffer string, text []byte) error {
 	if text == nil {
 		text = []byte{}
 	}
-	_, err := c.command(text, "load-buffer", "-b", buffer, "-", ";",
-		"paste-buffer", "-p", "-r", "-d", "-b", buffer, "-t", pane)
-	return err
+	out, err := c.command(text, append([]string{"load-buffer", "-b", buffer, "-", ";"}, PasteCommand(pane, buffer)...)...)
+	return writeError(out, err, pane)
 }
 
 // SendKeys implements Client.
 func (c *Exec) SendKeys(pane string, keys ...string) error {
-	_, err := c.command(nil, append([]string{"send-keys", "-t", pane}, keys...)...)
-	return err
+	out, err := c.command(nil, SendKeysCommand(pane, keys...)...)
+	return writeError(out, err, pane)
+}
+
+// writeError is a guarded write's outcome: ErrPaneDead when tmux refused
+// it, ErrNoPane when the pane is gone.
+func writeError(out string, err error, pane string) error {
+	if err != nil {
+		return paneError(err, pane)
+	}
+	if refused(out) {
+		return fmt.Errorf("%w: %s", ErrPaneDead, pane)
+	}
+	return nil
 }
 
 // SetPaneOptions implements Client, in one tmux call.

@@ -1,6 +1,10 @@
 package tmuxfake
 
-import "github.com/ralph-tmux/ralph.tmux/watch/tmux"
+import (
+	"fmt"
+
+	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
+)
 
 // What a test does with the fake besides what the loop does: look at what
 // was asked of it, have a program act, close a pane, stop the server.
@@ -119,4 +123,34 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// write judges a write into p as tmux 3.3a would run the command the real
+// client sends (argv): guarded by tmux.IfAlive, it is refused on a dead
+// pane; unguarded, it crashes the server.
+func (c *Client) write(p *pane, argv []string) error {
+	if _, ok := tmux.Guarded(argv, p.id); ok {
+		if p.term.dead {
+			c.record("refused", p.id, argv...)
+			return fmt.Errorf("%w: %s", tmux.ErrPaneDead, p.id)
+		}
+		return nil
+	}
+	if !p.term.dead {
+		return nil
+	}
+	why := fmt.Sprintf("tmux 3.3a would crash here: %s into dead pane %s", argv[0], p.id)
+	c.crashes = append(c.crashes, why)
+	c.stopped = true
+	if c.Crashed != nil {
+		c.Crashed(why)
+	}
+	return noServer()
+}
+
+// Crashes says which writes would have crashed tmux 3.3a.
+func (c *Client) Crashes() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.crashes...)
 }

@@ -96,13 +96,14 @@ func (t *Term) respawn(req tmux.RespawnRequest) {
 	t.Env = req.Env
 }
 
-// capture is the screen from start (negative: that many history lines too).
+// capture is the screen from start (negative: that many history lines
+// too; positive: from that row of the screen).
 func (t *Term) capture(start int) string {
 	var lines []string
 	if start < 0 {
 		lines = t.history[max(0, len(t.history)+start):]
 	}
-	lines = append(append([]string(nil), lines...), t.screen...)
+	lines = append(append([]string(nil), lines...), t.screen[min(max(start, 0), len(t.screen)):]...)
 	if len(lines) == 0 {
 		return ""
 	}

@@ -25,7 +25,21 @@ type Program struct {
 	Start func(t *Term)              // right after the respawn
 	Paste func(t *Term, text string) // a bracketed paste
 	Key   func(t *Term, key string)  // one key of send-keys: "Enter", "C-u", or text
+	// Tick comes before each call that names the pane, so a program can
+	// act (exit, crash, draw) in the moments between the loop's steps.
+	Tick func(t *Term)
 }
+
+// Fault is what a test has happen to the server before a call (see Before).
+type Fault int
+
+// The faults a Before hook can cause.
+const (
+	NoFault         Fault = iota
+	PaneClosed            // the pane is killed, as kill-pane does
+	ServerStopped         // the server is gone
+	ServerRestarted       // a new server answers for the old pane ids
+)
 
 // Call is one operation the client was asked for, recorded in order.
 type Call struct {
@@ -42,11 +56,18 @@ type Client struct {
 	Launch func(argv []string) *Program
 	// Height is the screen's height in lines; 24 if 0.
 	Height int
+	// Before, when set, is told each call that names a pane, before it
+	// runs, with the client locked; the fault it returns happens first.
+	Before func(pane string) Fault
+	// Crashed is told when a write reaches a dead pane, which crashes tmux
+	// 3.3a; a test sets it to fail (the server is stopped either way).
+	Crashed func(why string)
 
 	mu      sync.Mutex
 	stopped bool // StopServer: every call fails
-	server  int  // the server's pid as panes report it; RestartServer changes it
-	ops     int  // calls of any method of tmux.Client
+	crashes []string
+	server  int // the server's pid as panes report it; RestartServer changes it
+	ops     int // calls of any method of tmux.Client
 	panes   map[string]*pane
 	next    int
 	calls   []Call
@@ -72,10 +93,30 @@ func (c *Client) record(op, pane string, args ...string) {
 	c.calls = append(c.calls, Call{Op: op, Pane: pane, Args: args})
 }
 
-// pane finds a pane by id; the lock is held.
+// pane finds a pane by id, after the test's fault and the program's tick;
+// the lock is held.
 func (c *Client) pane(id string) (*pane, error) {
+	if c.Before != nil && !c.stopped {
+		switch c.Before(id) {
+		case PaneClosed:
+			c.remove(id)
+		case ServerStopped:
+			c.stopped = true
+			for _, p := range c.panes {
+				p.term.closePipe()
+			}
+		case ServerRestarted:
+			c.server++
+		}
+	}
 	if c.stopped {
 		return nil, noServer()
+	}
+	if p := c.panes[id]; p != nil {
+		if t := p.term; !t.dead && t.program.Tick != nil {
+			t.program.Tick(t)
+			c.reap(p)
+		}
 	}
 	if p := c.panes[id]; p != nil {
 		return p, nil
@@ -91,7 +132,8 @@ type pane struct {
 
 func (c *Client) info(p *pane) tmux.Pane {
 	t := p.term
-	info := tmux.Pane{ID: p.id, Dead: t.dead, Path: t.Dir, Session: p.session, Window: p.window, ServerPID: 1000 + c.server}
+	info := tmux.Pane{ID: p.id, Dead: t.dead, Path: t.Dir, Session: p.session, Window: p.window, ServerPID: 1000 + c.server,
+		HistorySize: len(t.history), CursorY: t.cursor().Y}
 	if t.dead && t.signal > 0 {
 		info.DeadSignal = strconv.Itoa(t.signal)
 	} else if t.dead {
@@ -195,8 +237,11 @@ func (c *Client) Paste(id, buffer string, text []byte) error {
 	if err != nil {
 		return err
 	}
+	if err := c.write(p, tmux.PasteCommand(id, buffer)); err != nil {
+		return err
+	}
 	c.record("paste", id, string(text))
-	if t := p.term; !t.dead && t.program.Paste != nil {
+	if t := p.term; t.program.Paste != nil {
 		t.program.Paste(t, string(text))
 	}
 	c.reap(p)
@@ -210,9 +255,12 @@ func (c *Client) SendKeys(id string, keys ...string) error {
 	if err != nil {
 		return err
 	}
+	if err := c.write(p, tmux.SendKeysCommand(id, keys...)); err != nil {
+		return err
+	}
 	c.record("send-keys", id, keys...)
 	for _, k := range keys {
-		if t := p.term; !t.dead && t.program.Key != nil {
+		if t := p.term; !t.dead && t.program.Key != nil { // a key can end the program
 			t.program.Key(t, k)
 		}
 	}

@@ -1,0 +1,377 @@
+package watch_test
+
+import (
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/state"
+	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxfake"
+)
+
+// The loop tested by simulation: whole scenarios drawn from a seed (agents
+// that are ready late or never, echo or not, die at any moment between the
+// loop's steps, print the done token in the prompt's echo or in their
+// reply; a person who pauses, resumes, stops, types into the pane, closes the pane or restarts
+// the server; a prompt file that goes away), run on the in-memory tmux in
+// virtual time, with the invariants checked as they run and at the end.
+//
+//	go test ./watch -run TestSimulatedLoops -sim.seeds 10000   # more seeds (make sim SEEDS=10000)
+//	go test ./watch -run TestSimulatedLoops -sim.seed 1234 -v  # replay one
+var (
+	simSeeds = flag.Int("sim.seeds", 2000, "how many seeds TestSimulatedLoops runs")
+	simFirst = flag.Int64("sim.first", 1, "the first seed TestSimulatedLoops runs")
+	simSeed  = flag.Int64("sim.seed", 0, "run this one seed only")
+)
+
+// simRegressions are seeds that found a bug, kept so it stays fixed: seed, what it found.
+var simRegressions = []struct {
+	seed int64
+	bug  string
+}{
+	{109, "a pause between iterations recorded the finished iteration again at resume: two [END] lines"},
+	{217, "the same, after a backoff"},
+	{276, "the same"},
+}
+
+func TestSimulatedLoops(t *testing.T) {
+	seeds := make([]int64, 0, *simSeeds+len(simRegressions))
+	if *simSeed != 0 {
+		seeds = append(seeds, *simSeed)
+	} else {
+		for _, r := range simRegressions {
+			seeds = append(seeds, r.seed)
+		}
+		for s := *simFirst; s < *simFirst+int64(*simSeeds); s++ {
+			seeds = append(seeds, s)
+		}
+	}
+	begun, before := time.Now(), runtime.NumGoroutine()
+	var failed atomic.Int64
+	t.Run("seeds", func(t *testing.T) {
+		for _, seed := range seeds {
+			t.Run(strconv.FormatInt(seed, 10), func(t *testing.T) {
+				t.Parallel()
+				simulate(t, seed)
+				if t.Failed() {
+					failed.Add(1)
+					t.Logf("replay: go test ./watch -run TestSimulatedLoops -sim.seed %d -v", seed)
+				}
+			})
+		}
+	})
+	fmt.Printf("simulation: %d seeds in %.1fs, %d failed\n", len(seeds), time.Since(begun).Seconds(), failed.Load())
+	// Every loop has returned: what it started must have ended with it.
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before+2 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before+2 {
+		buf := make([]byte, 1<<20)
+		t.Errorf("%d goroutines left behind after the simulated loops:\n%s", n-before, buf[:runtime.Stack(buf, true)])
+	}
+}
+
+// simAgent is one start of the simulated agent, drawn from the seed.
+type simAgent struct {
+	readyAt  int  // ticks (the loop's looks at the pane) before it draws its prompt; -1 never
+	pasteOn  bool // it turns on bracketed paste
+	echo     bool // it shows what is pasted
+	dieAt    int  // the tick at which it dies, whatever it is doing; -1 never
+	dieCode  int
+	killed   bool          // it dies by SIGKILL
+	reply    string        // token, plain, flood
+	delay    time.Duration // the reply comes this long after the Enter (0: at once)
+	exitCode int           // after its reply; -1: it stays at its prompt
+}
+
+// The ends of a loop and their exit codes (DESIGN.md's exit codes).
+var simEndings = map[string][]int{
+	"done_pattern": {watch.ExitDone}, "max_iterations": {watch.ExitDone, watch.ExitLimit},
+	"consecutive_failures": {watch.ExitFailed}, "fatal_exit": {watch.ExitFailed},
+	"pane_closed": {watch.ExitFailed}, "server_gone": {watch.ExitFailed}, "prompt_file_missing": {watch.ExitFailed},
+	"paused": {watch.ExitInterrupted}, "stopped": {watch.ExitInterrupted}, "killed": {watch.ExitInterrupted},
+}
+
+// simulate runs one seed's scenario and checks the invariants.
+func simulate(t *testing.T, seed int64) {
+	rng := rand.New(rand.NewPCG(uint64(seed), 0x5eed))
+	prompt := "fix the next bug; then test\n"
+	if rng.IntN(2) == 0 {
+		prompt = "work until finished, then print\nRALPH_DONE\non a line of its own\n"
+	}
+	var (
+		agents  []simAgent
+		tokenAt = -1 // the iteration whose agent printed the token after the prompt
+		ticks   int  // calls naming the pane, all agents
+		action  = []string{"none", "none", "pause", "stop", "close", "server", "restart", "prompt", "type"}[rng.IntN(9)]
+		typing  bool // the person types into the pane at the next tick
+		actAt   = 5 + rng.IntN(120)
+		acted   = -1 // the tick the person acted at
+		pasted  = map[int][]string{}
+		current int // the agent start now in the pane
+	)
+	var u *unit
+	u = newUnit(t, prompt, func(n int) *tmuxfake.Program {
+		a := simAgent{readyAt: rng.IntN(6) - 1, pasteOn: rng.IntN(2) == 0, echo: rng.IntN(3) > 0,
+			dieAt: -1, reply: []string{"token", "plain", "plain", "flood"}[rng.IntN(4)], exitCode: []int{0, 0, 1, 2, -1}[rng.IntN(5)],
+			delay: []time.Duration{0, 0, 2 * time.Second, 30 * time.Second, 90 * time.Second}[rng.IntN(5)]}
+		if a.readyAt == -1 && rng.IntN(2) == 0 {
+			a.readyAt = 0
+		}
+		if rng.IntN(3) == 0 {
+			a.dieAt, a.dieCode, a.killed = rng.IntN(40), []int{0, 1, 127}[rng.IntN(3)], rng.IntN(2) == 0
+		}
+		if a.reply == "token" && a.exitCode == -1 {
+			a.exitCode = 0 // an agent that prints the token then idles is judged at the turn's end, not here
+		}
+		agents = append(agents, a)
+		current = n
+		return simProgram(a, n, func() bool { t := typing; typing = false; return t }, func(d time.Duration, f func(*tmuxfake.Term)) {
+			u.plan(d, func(t *tmuxfake.Term) {
+				if current == n && !t.Dead() { // still this agent, alive
+					f(t)
+				}
+			})
+		}, func(iteration int, text string) { pasted[n] = append(pasted[n], text) },
+			func(iteration int) {
+				if tokenAt < 0 {
+					tokenAt = iteration
+				}
+			})
+	})
+	if timed := seed%8 == 0 || isRegression(seed); timed {
+		// Time passes as it would: timers in order, the agent's late replies
+		// on time. The other seeds run every timer at once (a clock that
+		// jumps), which is fast and as hard on the loop's races.
+		u.simulate()
+		u.quiet = 4
+	}
+	u.cfg.DonePattern = regexp.MustCompile(`^RALPH_DONE$`)
+	u.cfg.MaxIterations = 3
+	u.cfg.InactivityTimeout = time.Minute
+	u.cfg.ReadyTimeout = 30 * time.Second
+	u.cfg.IterationTimeout = 10 * time.Minute
+	wake := make(chan os.Signal, 1)
+	u.wake = wake
+	u.tmux.Before = func(pane string) tmuxfake.Fault {
+		ticks++
+		if ticks != actAt || acted >= 0 {
+			return tmuxfake.NoFault
+		}
+		acted = ticks
+		switch action {
+		case "pause", "stop":
+			u.store.Request(map[string]string{"pause": state.RequestPause, "stop": state.RequestStop}[action])
+			select {
+			case wake <- syscall.SIGUSR1:
+			default:
+			}
+		case "close":
+			return tmuxfake.PaneClosed
+		case "server":
+			return tmuxfake.ServerStopped
+		case "restart":
+			return tmuxfake.ServerRestarted
+		case "prompt":
+			os.Remove(u.cfg.PromptFile)
+		case "type":
+			typing = true
+		}
+		return tmuxfake.NoFault
+	}
+	describe := func() string {
+		var b strings.Builder
+		fmt.Fprintf(&b, "seed %d: prompt %q, person %s at tick %d (acted %d)\n", seed, prompt, action, actAt, acted)
+		for i, a := range agents {
+			fmt.Fprintf(&b, "  agent %d: %+v\n", i+1, a)
+		}
+		return b.String() + "output:\n" + u.out.String()
+	}
+
+	res := u.run()
+	if res.Reason == "paused" { // the person resumes
+		u.cfg.Resume = true
+		res = u.run()
+	}
+
+	// The ending is one of the loop's, with its exit code.
+	if codes, ok := simEndings[res.Reason]; !ok || !slicesContains(codes, res.Code) {
+		t.Errorf("ended %q with code %d: not an ending of the loop's\n%s", res.Reason, res.Code, describe())
+	}
+	// The prompt reached each agent at most once, byte for byte.
+	for n, texts := range pasted {
+		if len(texts) > 1 {
+			t.Errorf("agent %d was given the prompt %d times\n%s", n, len(texts), describe())
+		}
+		for _, text := range texts {
+			if text != prompt {
+				t.Errorf("agent %d was given %q, want the prompt byte for byte\n%s", n, text, describe())
+			}
+		}
+	}
+	// A token after the prompt is never missed; one in its echo never counts.
+	terminal := action != "none" && action != "pause" && acted >= 0
+	switch {
+	case tokenAt < 0 && res.Reason == "done_pattern":
+		t.Errorf("done with no token after the prompt (the echo counted?)\n%s", describe())
+	case tokenAt >= 0 && res.Reason != "done_pattern" && !terminal:
+		t.Errorf("the agent of iteration %d printed the token, the loop ended %q\n%s", tokenAt, res.Reason, describe())
+	}
+	st, err := u.store.Load()
+	if err != nil {
+		t.Fatalf("state.json: %v\n%s", err, describe())
+	}
+	if res.Reason == "done_pattern" && st.CurrentIteration != tokenAt {
+		t.Errorf("done at iteration %d, the token came in iteration %d\n%s", st.CurrentIteration, tokenAt, describe())
+	}
+	// state.json agrees with iterations.log: the iterations started, one end each.
+	log, _ := os.ReadFile(u.store.Path(state.LogFile))
+	started, ended := map[int]bool{}, map[int]int{}
+	for _, line := range strings.Split(string(log), "\n") {
+		var n int
+		if _, err := fmt.Sscanf(afterTag(line, "[START]"), "iteration %d", &n); err == nil {
+			started[n] = true
+		}
+		if _, err := fmt.Sscanf(afterTag(line, "[END]"), "iteration %d", &n); err == nil {
+			ended[n]++
+		}
+	}
+	if len(started) != st.CurrentIteration {
+		t.Errorf("state.json says iteration %d, iterations.log started %d\n%s\n%s", st.CurrentIteration, len(started), log, describe())
+	}
+	for n, count := range ended {
+		if count > 1 {
+			t.Errorf("iteration %d has %d [END] lines\n%s\n%s", n, count, log, describe())
+		}
+	}
+}
+
+// simProgram is the agent a: a REPL that draws its prompt at its readyAt-th
+// tick, answers the submitted prompt, and dies at its dieAt-th tick.
+func simProgram(a simAgent, n int, personTypes func() bool, later func(time.Duration, func(*tmuxfake.Term)), gotPaste func(iteration int, text string), printedToken func(iteration int)) *tmuxfake.Program {
+	mine, ready := 0, false
+	iteration := 0
+	draw := func(t *tmuxfake.Term) {
+		ready = true
+		if a.pasteOn {
+			t.Raw("\033[?2004h")
+		}
+		t.Write("> ")
+	}
+	answer := func(t *tmuxfake.Term) {
+		switch a.reply {
+		case "token":
+			t.Write("all tasks complete\nRALPH_DONE\n")
+			printedToken(iteration)
+		case "flood":
+			for i := 0; i < 200; i++ {
+				t.Write(fmt.Sprintf("line %d of a long build log ..............................\n", i))
+			}
+		default:
+			t.Write("fixed one bug\n")
+		}
+		if a.exitCode >= 0 {
+			t.Exit(a.exitCode)
+		} else {
+			t.Write("> ")
+		}
+	}
+	input := ""
+	p := &tmuxfake.Program{
+		Start: func(t *tmuxfake.Term) {
+			for _, e := range t.Env {
+				if v, ok := strings.CutPrefix(e, "RALPH_ITERATION="); ok {
+					iteration, _ = strconv.Atoi(v)
+				}
+			}
+			t.Write("agent starting\n")
+			if a.readyAt == 0 {
+				draw(t)
+			}
+		},
+		Paste: func(t *tmuxfake.Term, text string) {
+			if !ready {
+				return // not reading yet: the text is lost
+			}
+			gotPaste(iteration, text)
+			input += text
+			if a.echo {
+				t.Write(text)
+			}
+		},
+		Key: func(t *tmuxfake.Term, key string) {
+			if !ready || key != "Enter" {
+				return
+			}
+			t.Write("\n")
+			if input == "" {
+				t.Write("> ")
+				return
+			}
+			input = ""
+			t.Write("working on it\n") // every agent shows its turn began
+			if a.delay == 0 {
+				answer(t)
+			} else {
+				later(a.delay, answer)
+			}
+		},
+	}
+	p.Tick = func(t *tmuxfake.Term) {
+		mine++
+		if personTypes() { // the person answers the agent, or types ahead
+			for _, k := range []string{"y", "e", "s", "Enter"} {
+				p.Key(t, k)
+			}
+		}
+		if !ready && a.readyAt > 0 && mine >= a.readyAt {
+			draw(t)
+		}
+
+		if a.dieAt >= 0 && mine >= a.dieAt {
+			if a.killed {
+				t.Kill(9)
+			} else {
+				t.Exit(a.dieCode)
+			}
+		}
+	}
+	return p
+}
+
+func isRegression(seed int64) bool {
+	for _, r := range simRegressions {
+		if r.seed == seed {
+			return true
+		}
+	}
+	return false
+}
+
+func afterTag(line, tag string) string {
+	_, rest, ok := strings.Cut(line, tag+" ")
+	if !ok {
+		return ""
+	}
+	return rest
+}
+
+func slicesContains(list []int, v int) bool {
+	for _, x := range list {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
