@@ -331,7 +331,10 @@ var profiles = map[string]Profile{
 		IdleGrace: 3 * time.Second,
 		Modes: map[string]ModeArgs{ModeType: {}, ModeArg: {Last: []string{"-p"}},
 			ModeStdin: {}},
-		TurnHook:       HookCopilot,
+		TurnHook: HookCopilot,
+		// A first start in a new home shows "● Loading:" where the footer goes
+		// for 10 s and more (it unpacks itself into ~/.cache/copilot first).
+		SlowStart:      40 * time.Second,
 		DrawsAfterHook: true, // agentStop comes before the reply's last lines are drawn
 		Typewriter:     true,
 		PromptPrefix:   regexp.MustCompile(`^<current_datetime>[^<]*</current_datetime>\n\n`),
