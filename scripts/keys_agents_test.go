@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -31,6 +32,16 @@ func TestLoopKeyLoopsARunningOpenCodeOrCopilotCLI(t *testing.T) {
 			}
 			t.Parallel()
 			srv := tmuxtest.Start(t)
+			// The agents (and the loop's, in a process group of its own)
+			// outlive their panes: end each pane's process tree first.
+			t.Cleanup(func() {
+				out, _ := srv.Tmux("list-panes", "-a", "-F", "#{pane_pid}")
+				for _, f := range strings.Fields(out) {
+					if pid, err := strconv.Atoi(f); err == nil {
+						agent.EndTree(pid, 3*time.Second)
+					}
+				}
+			})
 			p := install(t, srv, filepath.Join(srv.Dir, "home", ".tmux", "plugins", "ralph.tmux"), true)
 			dir := filepath.Join(srv.Dir, "project")
 			setup, err := doctor.Prepare(c.agent, filepath.Join(srv.Dir, "home"), dir, "http://127.0.0.1:9")
