@@ -148,7 +148,7 @@ _ralph_watch_flags() {
 _ralph_watch_values() {
     case $1 in
     --prompt-mode) echo type arg stdin ;;
-    --agent) echo claude codex gemini amp aider opencode generic ;;
+    --agent) echo claude codex gemini opencode copilot amp aider generic ;;
     --check-fail-action) echo append prepend replace ;;
     --attach) echo auto yes no ;;
     esac

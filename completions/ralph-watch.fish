@@ -63,7 +63,7 @@ function __ralph_watch_values
         case prompt-mode
             printf '%s\n' type arg stdin
         case agent
-            printf '%s\n' claude codex gemini amp aider opencode generic
+            printf '%s\n' claude codex gemini opencode copilot amp aider generic
         case check-fail-action
             printf '%s\n' append prepend replace
         case attach

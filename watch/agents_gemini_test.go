@@ -16,19 +16,23 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
 )
 
-// geminiCLI's turns end as its screen tells (the Thinking line gone, the
-// input box back): its hooks cannot be added for one run.
+// geminiCLI's turns end by its AfterAgent hook, which each loop gives it
+// through GEMINI_CLI_HOME (an overlay of its home, the person's files
+// untouched), or as its screen tells when the hook is off (the Thinking
+// line gone, the input box back).
 var geminiCLI = agentFixture{
 	name:     "gemini",
 	title:    "Gemini CLI",
 	variable: "RALPH_TEST_GEMINI",
 	protocol: "gemini",
-	ends:     []turnEnd{{name: "screen", profile: true, via: watch.ViaScreen}},
-	timeout:  300 * time.Second,
+	ends: []turnEnd{
+		{name: "turn hook true", profile: true, hook: true, via: watch.ViaHook},
+		{name: "turn hook false", profile: true, via: watch.ViaScreen},
+	},
+	timeout: 300 * time.Second,
 }
 
-// Gemini CLI's hooks cannot be added for one run (see NOTES.md), but a
-// person can configure them once: `ralph-watch hook NAME` with no --state
+// A person can also configure Gemini CLI's hooks once, by hand: `ralph-watch hook NAME` with no --state
 // finds the loop by the RALPH_NAME and RALPH_STATE_DIR every looped agent
 // has. Then each turn ends by its AfterAgent hook, not its screen.
 func TestGeminiHooksConfiguredByHandEndEachTurn(t *testing.T) {
@@ -57,4 +61,46 @@ func TestGeminiHooksConfiguredByHandEndEachTurn(t *testing.T) {
 	}
 	r.wantVia(2, turnEnd{via: watch.ViaHook})
 	r.wantPrompts(2, strings.TrimRight(loopPrompt, "\n"))
+}
+
+// Each loop gives Gemini CLI its hooks by an overlay of its home: its turns
+// end by AfterAgent, the person's settings.json is not written, and its
+// loops of two iterations take at most 1.5 times as long as Claude Code's on
+// the same machine in the same run (one after the other, twice each in
+// turn, so that a busy moment of the machine weighs on both).
+func TestGeminiLoopByItsHooksTakesAboutAsLongAsClaudeCodes(t *testing.T) {
+	gemini := geminiCLI.find(t)
+	claude := claudeCode.find(t)
+	tmuxtest.Require(t)
+	tmuxtest.Build(t, "cmd/ralph-watch")
+	wake := turnHookWake(t)
+	took := map[string]time.Duration{}
+	for range 2 {
+		for _, run := range []struct {
+			fx  agentFixture
+			exe string
+		}{{claudeCode, claude}, {geminiCLI, gemini}} {
+			r := newAgentRun(t, run.fx, run.exe, loopPrompt, "Still working on it.")
+			settings := filepath.Join(r.srv.Dir, "home", "."+run.fx.name, "settings.json")
+			before, _ := os.ReadFile(settings)
+			r.useTurnHook(wake)
+			started := time.Now()
+			res := r.run(run.fx.timeout)
+			took[run.fx.name] += time.Since(started)
+			r.explain()
+			if res.Code != watch.ExitLimit || res.Reason != "max_iterations" {
+				t.Errorf("%s: result %+v, want exit 3 max_iterations", run.fx.name, res)
+			}
+			r.wantVia(2, turnEnd{via: watch.ViaHook})
+			r.wantHookEnded(2)
+			if after, _ := os.ReadFile(settings); string(after) != string(before) {
+				t.Errorf("%s: the person's %s changed:\n%s\nto\n%s", run.fx.name, settings, before, after)
+			}
+		}
+	}
+	t.Logf("two loops of two iterations: Claude Code %s, Gemini CLI %s (%.2f×)", took["claude"].Round(100*time.Millisecond),
+		took["gemini"].Round(100*time.Millisecond), float64(took["gemini"])/float64(took["claude"]))
+	if took["gemini"] > took["claude"]*3/2 {
+		t.Errorf("Gemini CLI's loops took %s, over 1.5 × Claude Code's %s", took["gemini"], took["claude"])
+	}
 }

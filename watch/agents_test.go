@@ -27,6 +27,7 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/doctor"
 	"github.com/ralph-tmux/ralph.tmux/watch/fakeapi"
+	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
 )
@@ -42,6 +43,13 @@ type agentFixture struct {
 	protocol string        // the fake API's protocol it speaks (fakeapi.Request.Provider)
 	ends     []turnEnd     // the ways its turns end that the table test tries
 	timeout  time.Duration // bound of a loop of two iterations
+	// newline: it sends the pasted prompt with its trailing newline
+	newline bool
+	unwrap  func(string) string // what it adds around the prompt, taken off; nil: nothing
+	// receipts: each iteration's receipt must hold the model's tokens,
+	// "always" or only with the turn "hook" (OpenCode's plugin writes them);
+	// "": not checked
+	receipts string
 }
 
 // turnEnd is one way a loop learns that the agent's turn is over.
@@ -80,7 +88,7 @@ func (fx agentFixture) find(t *testing.T) string {
 func TestRealAgentsEndEachTurnAndStopOnlyOnTheRepliedToken(t *testing.T) {
 	t.Parallel()
 	tmuxtest.Require(t)
-	for _, fx := range []agentFixture{claudeCode, codexCLI, geminiCLI} {
+	for _, fx := range []agentFixture{claudeCode, codexCLI, geminiCLI, openCode, copilotCLI} {
 		t.Run(fx.name, func(t *testing.T) {
 			exe := fx.find(t)
 			tmuxtest.Build(t, "cmd/ralph-watch") // once, before the parallel runs
@@ -135,7 +143,25 @@ func (r *agentRun) wantRepliedTokenOnly(res watch.Result, end turnEnd, token boo
 	if end.hook {
 		r.wantHookEnded(2)
 	}
+	if r.fx.receipts == "always" || r.fx.receipts == "hook" && end.hook {
+		r.wantReceipts(2)
+	}
 	r.wantVia(2, end)
+}
+
+// wantReceipts checks that each of n iterations left a receipt with the
+// model's tokens, as the agent reported them.
+func (r *agentRun) wantReceipts(n int) {
+	r.t.Helper()
+	rs, err := receipt.Load(r.store().Path(state.ReceiptsFile))
+	if err != nil || len(rs) != n {
+		r.t.Fatalf("%d receipts (%v), want %d", len(rs), err, n)
+	}
+	for _, rc := range rs {
+		if rc.Usage.Turns < 1 || rc.Usage.Input < 1 || rc.Usage.Output < 1 {
+			r.t.Errorf("iteration %d's receipt has no model turn: %+v (from %q)", rc.Iteration, rc.Usage, rc.Source)
+		}
+	}
 }
 
 // agentRun is one loop of a real agent on a private server, against its
@@ -234,6 +260,7 @@ func newAgentRun(t *testing.T, fx agentFixture, exe, prompt, reply string) *agen
 		Lines:               20,
 		DonePattern:         regexp.MustCompile(`RALPH_DONE_[0-9]+`),
 		CheckDoneContinuous: true,
+		AgentHome:           filepath.Join(srv.Dir, "home"),
 	}
 	return r
 }
@@ -352,7 +379,11 @@ func (r *agentRun) prompts() []string {
 			if req.Provider != r.fx.protocol {
 				r.t.Errorf("%s spoke %s to the fake API (%s), want %s", r.fx.title, req.Provider, req.Path, r.fx.protocol)
 			}
-			got = append(got, unwrapPaste(req.Texts[len(req.Texts)-1]))
+			text := unwrapPaste(req.Texts[len(req.Texts)-1])
+			if r.fx.unwrap != nil {
+				text = r.fx.unwrap(text)
+			}
+			got = append(got, text)
 		}
 	}
 	return got
@@ -362,6 +393,9 @@ func (r *agentRun) prompts() []string {
 func (r *agentRun) wantPrompts(n int, want string) {
 	r.t.Helper()
 	got := r.prompts()
+	if r.fx.newline {
+		want += "\n"
+	}
 	if len(got) != n {
 		r.t.Errorf("%s sent %d turns to the API, want %d: %q", r.fx.title, len(got), n, got)
 	}

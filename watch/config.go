@@ -65,6 +65,9 @@ type Config struct {
 	TurnHook      bool          // install the agent's own turn-end hook where it has one
 	Executable    string        // this program, for hooks that call back
 	Path          string        // the PATH the loop was started with: every agent it starts gets it, a resume too
+	// AgentHome is the agent's own home, whose configuration a hook overlay
+	// keeps (Gemini CLI's .gemini); "": $GEMINI_CLI_HOME, else $HOME.
+	AgentHome string
 
 	EndCommand string // run in the pane when the loop ends with its agent gone; "": leave it
 

@@ -130,9 +130,13 @@ func (l *Loop) watchAgent(ctx context.Context, it *iteration, started time.Time)
 		}
 	}
 	if r.ending == endTurn && l.turnHook {
+		l.awaitDrawn(it)
 		l.quiet(it) // the hook may come before the last words are drawn
 	}
 	l.flush(it)
+	if r.ending == endTurn {
+		l.doneOnScreen(it) // an agent whose stream never holds the token whole
+	}
 	r.match, r.detail, r.turnEnded = it.match, it.turn.detail, it.turn.ended
 	return r
 }
@@ -186,7 +190,7 @@ func (l *Loop) iterate(ctx context.Context, prompt string) (r outcome) {
 		// An agent's screen is read for its state: an old dialog or limit
 		// message left in the history must not be read again.
 		ClearHistory: l.Agent.Knows(),
-		Env:          l.agentEnv(),
+		Env:          append(l.agentEnv(), l.hookEnv...),
 		Path:         l.st.Path, // as at the loop's start, whoever resumed it
 	})
 	if err != nil {

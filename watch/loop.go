@@ -42,6 +42,7 @@ type Loop struct {
 	hooked       map[string]bool // what the agent's installed hooks report (agent.HookTurnEnd, …)
 	hooksLost    bool            // they did not report: the screen tells from now on
 	plainCommand []string        // the command without the hooks' arguments
+	hookEnv      []string        // NAME=value the agent runs with for its hooks (Gemini CLI's overlay)
 	turnEnded    time.Time       // when the last iteration's turn ended, for the turn gap
 	note         string          // shown after the status mark, e.g. the limit's reset time
 	shown        Status          // the status last shown

@@ -24,7 +24,7 @@ import (
 // ReportsUsage says whether agent keeps session files that package receipt
 // reads (what Session.Read knows): only these can be held to a budget.
 func ReportsUsage(agent string) bool {
-	return slices.Contains([]string{"claude", "codex", "gemini"}, agent)
+	return slices.Contains([]string{"claude", "codex", "gemini", "copilot", "opencode"}, agent)
 }
 
 // spending is what the loop knows of the iteration's receipt before it is
@@ -113,7 +113,7 @@ func (l *Loop) agentEnvs() []func(string) string {
 	var getenvs []func(string) string
 	seen := map[string]bool{}
 	for _, env := range envs {
-		getenv := agent.Getenv(env, os.Getenv)
+		getenv := agent.Getenv(env, l.agentGetenv) // else what the loop gave it for its hooks, else the watcher's
 		key := ""
 		for _, name := range []string{"HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME"} {
 			key += name + "=" + getenv(name) + "\x00"

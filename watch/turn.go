@@ -222,7 +222,7 @@ func (l *Loop) hooksBrokeStart(it *iteration, r outcome) {
 			return // they reach us: something else failed
 		}
 	}
-	l.Command, l.plainCommand = l.plainCommand, nil
+	l.Command, l.plainCommand, l.hookEnv = l.plainCommand, nil, nil
 	l.turnHook, l.hooked, l.hooksLost = false, nil, true
 	l.event(it, EventFallback, ViaExit, "the agent exited before it took input, with the hooks' arguments")
 	l.log("HOOK", fmt.Sprintf("iteration %d the agent exited %d before it took input; running it without its hooks from now on", l.iteration, r.code))
@@ -260,6 +260,18 @@ func (l *Loop) installHooks() {
 			return
 		}
 		l.hooked[agent.HookTurnEnd] = true
+	case agent.HookGeminiHome:
+		if !l.installGeminiHooks(call) {
+			return
+		}
+	case agent.HookOpenCode:
+		if !l.installOpenCodePlugin(call) {
+			return
+		}
+	case agent.HookCopilot:
+		if !l.installCopilotPlugin(call) {
+			return
+		}
 	default:
 		return
 	}

@@ -62,7 +62,7 @@ func TestBadInputIsRefusedWithOneLineAndExit2BeforeAnythingIsSpawned(t *testing.
 		{"negative max iterations", append(ok, "--max-iterations", "-1", "--", "sh"), "--max-iterations must not be negative"},
 		{"no command", ok, "ralph-watch: error: no command provided (use -- command...)"},
 		{"unknown flag", append(ok, "--bogus", "--", "sh"), "ralph-watch: error: flag provided but not defined: --bogus"},
-		{"unknown agent", append(ok, "--agent", "hal", "--", "sh"), `ralph-watch: error: unknown --agent "hal": use aider, amp, claude, codex, gemini, generic, opencode`},
+		{"unknown agent", append(ok, "--agent", "hal", "--", "sh"), `ralph-watch: error: unknown --agent "hal": use aider, amp, claude, codex, copilot, gemini, generic, opencode`},
 		{"mode the agent lacks", append(ok, "--agent", "aider", "--prompt-mode", "stdin", "--", "aider"), "ralph-watch: error: aider does not take prompts in stdin mode"},
 		{"arg mode through a wrapper", append(ok, "--agent", "claude", "--prompt-mode", "arg", "--", "mywrap"), "ralph-watch: error: --prompt-mode arg needs claude … -p, and that cannot be added to 'mywrap' (not claude's own program)"},
 		{"stdin mode in a complex shell line", append(ok, "--agent", "codex", "--prompt-mode", "stdin", "--", "cd sub && codex"), "cannot be added to the shell line 'cd sub && codex' (it uses '&')"},

@@ -162,7 +162,7 @@ func TestBashCompletesSubcommandsFlagsValuesLoopsAndPanes(t *testing.T) {
 		{"ralph-watch run --prompt-mode=s", []string{"stdin"}},
 		{"ralph-watch stop alpha ", nil},
 		{"ralph-watch run --agent ", agent.Names()},
-		{"ralph-watch run --agent c", []string{"claude", "codex"}},
+		{"ralph-watch run --agent c", []string{"claude", "codex", "copilot"}},
 		{"ralph-watch run --prompt-file my", []string{"my prompt.md"}},
 		{"ralph-watch trust sta", []string{"state"}},
 		{"ralph-watch doctor --agent ", agent.Names()},

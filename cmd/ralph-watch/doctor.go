@@ -18,7 +18,7 @@ import (
 )
 
 // doctorAgents are checked, when found on PATH, by a doctor given no agent.
-var doctorAgents = []string{"claude", "codex", "gemini"}
+var doctorAgents = []string{"claude", "codex", "gemini", "opencode", "copilot"}
 
 func doctorCommand(e env) *ffcli.Command {
 	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
@@ -41,7 +41,8 @@ end by hook, turn end by screen, done token after the prompt only, usage
 limit recognised, prompt reaches the model intact.
 
 The agent is --agent's program on PATH, or COMMAND (an absolute path, npx …).
-With neither, each of claude, codex and gemini found on PATH is checked.
+With neither, each of claude, codex, gemini, opencode and copilot found on
+PATH is checked.
 A failed check keeps its screens and logs and names the folder.
 
 Exit status: 0 a loop would work, 1 it would not (the lines say what to

@@ -153,14 +153,14 @@ func TestDoctorRefusesBadInputWithExit2(t *testing.T) {
 		}
 	}
 	code, _, errOut := c.run([]string{"PATH=/usr/bin:/bin"}, "doctor")
-	if code != 2 || !strings.Contains(errOut, "none of claude, codex, gemini is on PATH") {
+	if code != 2 || !strings.Contains(errOut, "none of claude, codex, gemini, opencode, copilot is on PATH") {
 		t.Errorf("doctor with no agent on PATH: exit %d, %q", code, errOut)
 	}
 }
 
 // The real agents the tests drive ($RALPH_TEST_CLAUDE, …; else their program
 // on PATH), each checked by doctor offline: a loop of each must work.
-func TestDoctorPassesTheRealClaudeCodexAndGemini(t *testing.T) {
+func TestDoctorPassesEachRealAgent(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
 		t.Skip("real agents skipped in -short mode")
@@ -168,6 +168,7 @@ func TestDoctorPassesTheRealClaudeCodexAndGemini(t *testing.T) {
 	c := newCLI(t)
 	for _, a := range []struct{ agent, variable string }{
 		{"claude", "RALPH_TEST_CLAUDE"}, {"codex", "RALPH_TEST_CODEX"}, {"gemini", "RALPH_TEST_GEMINI"},
+		{"opencode", "RALPH_TEST_OPENCODE"}, {"copilot", "RALPH_TEST_COPILOT"},
 	} {
 		t.Run(a.agent, func(t *testing.T) {
 			path := os.Getenv(a.variable)

@@ -24,8 +24,8 @@ import (
 // never hold the agent up.
 const hookInputWait = 500 * time.Millisecond
 
-// hookCommand is what agents' own hooks call back: Claude Code's hooks and
-// Codex's notify program run `ralph-watch hook NAME --state DIR`.
+// hookCommand is what agents' own hooks call back: Claude Code's and Gemini
+// CLI's hooks and Codex's notify program run `ralph-watch hook NAME --state DIR`.
 func hookCommand(e env) *ffcli.Command {
 	fs := flag.NewFlagSet("hook", flag.ContinueOnError)
 	dir := fs.String("state", "", "the loop's state folder")
@@ -49,8 +49,8 @@ in iteration $RALPH_ITERATION reported an event, and wakes the watcher.
 
 Without --state the loop is found by $RALPH_NAME (and $RALPH_STATE_DIR), which
 every looped agent has: a hook configured by hand, in an agent whose hooks
-ralph-watch cannot install (Gemini CLI, Codex's hooks.json), is just
-'ralph-watch hook turn-end'. Outside a loop it does nothing.
+ralph-watch does not install (Codex's hooks.json, Gemini CLI with
+--turn-hook=false), is just 'ralph-watch hook turn-end'. Outside a loop it does nothing.
 
 The agent's JSON on stdin (Claude Code's hook input) gives the details: the
 error of a failed turn, the question, the transcript path (kept in the

@@ -58,7 +58,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.Var(durationFlag{&f.idleGrace}, "idle-grace", "end the turn when the agent sits idle at its prompt this long (default the profile's; 0: never)")
 	fs.Var(durationFlag{&c.DialogTimeout}, "dialog-timeout", "restart when a question waits this long (0: wait for an answer)")
 	fs.Var(durationFlag{&c.LimitWait}, "limit-wait", "wait after a usage limit whose reset time is not shown (default 30m)")
-	fs.BoolVar(&c.TurnHook, "turn-hook", true, "let the agent report the end of its turn by its own hook (Claude Code, Codex)")
+	fs.BoolVar(&c.TurnHook, "turn-hook", true, "let the agent report the end of its turn by its own hook (Claude Code, Codex, Gemini CLI)")
 	fs.BoolVar(&f.detach, "detach", false, "run the watcher in the background and return")
 	fs.BoolVar(&f.replace, "replace", false, "stop a loop of the same name (watcher and agent) and start afresh")
 	fs.BoolVar(&f.cleanState, "clean-state", false, "clear the state of a loop of the same name first")

@@ -39,6 +39,22 @@ type Profile struct {
 	Modes map[string]ModeArgs
 	// TurnHook names the agent's own end-of-turn signal the watcher installs.
 	TurnHook string
+	// DrawsAfterHook: its hook reports the turn's end before its screen
+	// shows the last words (OpenCode's plugin runs in its server, not its
+	// TUI); after the hook the watcher waits for the Finished line.
+	DrawsAfterHook bool
+	// SlowStart is how long its start can take on a busy machine, when that
+	// is longer than doctor's ready timeout (OpenCode: its server, its
+	// database and its plugins first).
+	SlowStart time.Duration
+	// PromptPrefix is what it puts in front of the prompt it sends the
+	// model (Copilot CLI: the date), for doctor's byte-for-byte check.
+	PromptPrefix *regexp.Regexp
+	// Typewriter: it draws its reply a few letters at a time, each piece
+	// placed by a cursor move ("RALPH_DO", then "NE"), so its output
+	// stream never holds the done token whole: at the turn's end the
+	// token is read from its screen.
+	Typewriter bool
 }
 
 // ModeArgs are the arguments a prompt mode needs: First right after the
@@ -54,8 +70,11 @@ type StartupDialog struct {
 
 // Turn-end hooks the watcher knows how to install.
 const (
-	HookClaudeStop  = "claude-stop"  // a Stop hook in a --settings file
-	HookCodexNotify = "codex-notify" // the notify program, by -c notify=[…]
+	HookClaudeStop  = "claude-stop"     // a Stop hook in a --settings file
+	HookCodexNotify = "codex-notify"    // the notify program, by -c notify=[…]
+	HookGeminiHome  = "gemini-home"     // hooks in a per-loop overlay of its home, by GEMINI_CLI_HOME
+	HookOpenCode    = "opencode-plugin" // a per-loop plugin, by OPENCODE_CONFIG_CONTENT
+	HookCopilot     = "copilot-plugin"  // a per-loop plugin with hooks, by --plugin-dir
 )
 
 // State is what the screen says the agent is doing.
@@ -293,8 +312,52 @@ var profiles = map[string]Profile{
 		IdleGrace: 3 * time.Second,
 		Modes: map[string]ModeArgs{ModeType: {}, ModeArg: {Last: []string{"-p"}},
 			ModeStdin: {}},
+		TurnHook: HookGeminiHome,
 	},
-	// Not checked against the real programs (they need an account to start):
+	"copilot": { // GitHub Copilot CLI 1.0.102, offline with its own model provider (BYOK)
+		Name:     "copilot",
+		Commands: []string{"copilot"},
+		// Idle, its footer lists its commands; busy, a "◉ Working" line stands there instead.
+		Ready:  regexp.MustCompile(`/ commands · \? help`),
+		Busy:   regexp.MustCompile(`(?m)^\s*\S Working\b`),
+		Dialog: regexp.MustCompile(`Do you want to (run this command|make this edit|create|allow|proceed)[^?]*\?`),
+		// It retries a refused request silently ("◉ Working"): only its
+		// errorOccurred hook tells of a limit; nothing on screen to read.
+		Startup: []StartupDialog{
+			{regexp.MustCompile(`Confirm folder trust|Do you trust the files in this folder\?`),
+				"whether to trust the folder",
+				"start copilot once in that folder and trust it for future sessions (~/.copilot/config.json, trustedFolders)"},
+		},
+		IdleGrace: 3 * time.Second,
+		Modes: map[string]ModeArgs{ModeType: {}, ModeArg: {Last: []string{"-p"}},
+			ModeStdin: {}},
+		TurnHook: HookCopilot,
+		// A first start in a new home shows "● Loading:" where the footer goes
+		// for 10 s and more (it unpacks itself into ~/.cache/copilot first).
+		SlowStart:      40 * time.Second,
+		DrawsAfterHook: true, // agentStop comes before the reply's last lines are drawn
+		Typewriter:     true,
+		PromptPrefix:   regexp.MustCompile(`^<current_datetime>[^<]*</current_datetime>\n\n`),
+	},
+	"opencode": { // OpenCode 1.18.33
+		Name:     "opencode",
+		Commands: []string{"opencode"},
+		// Its footer, idle or busy: the busy one also reads "esc interrupt".
+		Ready: regexp.MustCompile(`(?m)ctrl\+p commands\s*$`),
+		Busy:  regexp.MustCompile(`esc interrupt`),
+		// "▣  Build · gpt-5.2-codex · 4.6s" under the reply.
+		Finished: regexp.MustCompile(`(?m)^\s*▣ +\S.* · \d[\dhms. ]*s\s*$`),
+		Dialog:   regexp.MustCompile(`△ Permission required|Allow once +Allow always +Reject`),
+		// It retries a refused request, showing the API's message in its status line.
+		Limit:     regexp.MustCompile(`(?i)(usage limit|rate limit|quota|too many requests)[^\n]*\[retrying in `),
+		IdleGrace: 3 * time.Second,
+		// `opencode run "PROMPT"` wraps a prompt holding a space in double quotes;
+		// on stdin it takes it as is.
+		Modes:          map[string]ModeArgs{ModeType: {}, ModeArg: {First: []string{"run"}}, ModeStdin: {First: []string{"run"}}},
+		TurnHook:       HookOpenCode,
+		DrawsAfterHook: true,
+		SlowStart:      45 * time.Second,
+	}, // Not checked against the real programs (they need an account to start):
 	// only the markers their documentation and issue threads show.
 	"amp": {
 		Name:     "amp",
@@ -311,12 +374,5 @@ var profiles = map[string]Profile{
 		Dialog:   regexp.MustCompile(`\(Y\)es/\(N\)o`),
 		Limit:    regexp.MustCompile(`(?i)(RateLimitError|rate limit|quota)`),
 		Modes:    map[string]ModeArgs{ModeType: {}, ModeArg: {Last: []string{"--message"}}},
-	},
-	"opencode": {
-		Name:     "opencode",
-		Commands: []string{"opencode"},
-		Busy:     regexp.MustCompile(`(?i)esc (to )?interrupt`),
-		Limit:    regexp.MustCompile(`(?i)(rate limit|usage limit|quota exceeded)`),
-		Modes:    map[string]ModeArgs{ModeType: {}, ModeArg: {First: []string{"run"}}},
 	},
 }

@@ -93,6 +93,10 @@ func TestCommandForAddsWhatThePromptModeNeedsOnce(t *testing.T) {
 		{"claude", ModeArg, []string{"env", "HOME=/h", "claude"}, []string{"env", "HOME=/h", "claude", "-p"}},
 		{"codex", ModeArg, []string{"npx", "-y", "@openai/codex", "-m", "o3"}, []string{"npx", "-y", "@openai/codex", "exec", "-m", "o3"}},
 		{"claude", ModeArg, []string{"mywrap", "-p"}, []string{"mywrap", "-p"}},
+		{"opencode", ModeArg, []string{"opencode", "-m", "fake/m"}, []string{"opencode", "run", "-m", "fake/m"}},
+		{"opencode", ModeStdin, []string{"npx", "opencode-ai"}, []string{"npx", "opencode-ai", "run"}},
+		{"copilot", ModeArg, []string{"copilot", "--model", "gpt-5"}, []string{"copilot", "--model", "gpt-5", "-p"}},
+		{"copilot", ModeStdin, []string{"copilot"}, []string{"copilot"}},
 	}
 	for _, tt := range tests {
 		p, _ := Lookup(tt.agent)
@@ -187,6 +191,16 @@ func TestClassifyReadsTheRealAgentsScreens(t *testing.T) {
 		"gemini-0.61.0-idle": {I}, "gemini-0.61.0-limit-dialog": {L}, "gemini-0.61.0-limit-routing-loop": {W},
 		"gemini-0.61.0-limit": {L}, "gemini-0.61.0-pasted-multiline": {L}, "gemini-0.61.0-pasted": {U, I},
 		"gemini-0.61.0-permission-approved": {W, I}, "gemini-0.61.0-permission": {D}, "gemini-0.61.0-ready": {I},
+
+		"opencode-1.18.33-starting": {U}, "opencode-1.18.33-ready": {I}, "opencode-1.18.33-pasted": {I},
+		"opencode-1.18.33-busy": {W}, "opencode-1.18.33-idle": {F}, "opencode-1.18.33-limit": {L},
+		"opencode-1.18.33-limit-interrupted": {I, F}, "opencode-1.18.33-permission": {D},
+		"opencode-1.18.33-permission-approved": {F},
+
+		"copilot-1.0.102-starting": {U}, "copilot-1.0.102-dialog-trust": {S}, "copilot-1.0.102-ready": {I},
+		"copilot-1.0.102-pasted": {U}, "copilot-1.0.102-busy": {W}, "copilot-1.0.102-idle": {I},
+		"copilot-1.0.102-permission": {D}, "copilot-1.0.102-permission-approved": {I},
+		"copilot-1.0.102-limit-retrying": {W}, // the limit shows only to its errorOccurred hook
 	}
 	files, _ := filepath.Glob("testdata/screens/*-*.txt")
 	seen := 0

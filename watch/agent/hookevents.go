@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -122,7 +123,13 @@ var limitErrors = []string{"rate_limit"}
 // to record. Input that is not JSON is no reason to drop the report.
 func HookDetail(name string, input []byte) (detail string, record bool) {
 	var in HookInput
-	if len(strings.TrimSpace(string(input))) == 0 || json.Unmarshal(input, &in) != nil {
+	if len(strings.TrimSpace(string(input))) == 0 {
+		return "", true
+	}
+	if json.Unmarshal(input, &in) != nil {
+		if name == HookTurnFailed {
+			return copilotError(input)
+		}
 		return "", true
 	}
 	switch name {
@@ -145,6 +152,45 @@ func HookDetail(name string, input []byte) (detail string, record bool) {
 		return strings.TrimSpace(in.Error + ": " + text), true
 	}
 	return "", true
+}
+
+// limitText is an API error's text that is a usage or rate limit.
+var limitText = regexp.MustCompile(`(?i)usage.?limit|rate.?limit|quota|too many requests|\b429\b`)
+
+// copilotError judges Copilot CLI's errorOccurred input, whose error is an
+// object: {"errorContext":"model_call","recoverable":true,"error":{"message":
+// "{\"message\":\"The usage limit has been reached\",…}"}}. It fires at
+// each retry of a refused request: a limit is worth recording, another
+// error it retries by itself is not.
+func copilotError(input []byte) (detail string, record bool) {
+	var in struct {
+		Recoverable bool `json:"recoverable"`
+		Error       struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(input, &in) != nil {
+		return "", true
+	}
+	text := in.Error.Message
+	var body struct {
+		Message string `json:"message"`
+		Type    string `json:"type"`
+	}
+	if json.Unmarshal([]byte(text), &body) == nil && body.Message != "" {
+		text = body.Message
+		if body.Type != "" {
+			text += " (" + body.Type + ")"
+		}
+	}
+	text = strings.Join(strings.Fields(text), " ")
+	switch {
+	case limitText.MatchString(in.Error.Message):
+		return "rate_limit: " + text, true
+	case in.Recoverable:
+		return "", false
+	}
+	return strings.TrimSpace("error: " + text), true
 }
 
 // TurnFailure reads a turn-failed record's detail: whether it is a usage

@@ -89,3 +89,27 @@ func FuzzHookDetail(f *testing.F) {
 		}
 	})
 }
+
+// Copilot CLI's errorOccurred: a limit it retries is a limit; another
+// error it retries by itself is not recorded; one it gives up on is.
+func TestHookDetailReadsCopilotErrors(t *testing.T) {
+	for _, c := range []struct {
+		input  string
+		detail string
+		record bool
+		limit  bool
+	}{
+		{`{"errorContext":"model_call","recoverable":true,"error":{"message":"{\"message\":\"The usage limit has been reached\",\"plan_type\":\"plus\",\"type\":\"usage_limit_reached\"}","name":"Error"}}`,
+			"rate_limit: The usage limit has been reached (usage_limit_reached)", true, true},
+		{`{"recoverable":true,"error":{"message":"502 Bad Gateway"}}`, "", false, false},
+		{`{"recoverable":false,"error":{"message":"model not found"}}`, "error: model not found", true, false},
+	} {
+		detail, record := HookDetail(HookTurnFailed, []byte(c.input))
+		if detail != c.detail || record != c.record {
+			t.Errorf("%s: %q %v, want %q %v", c.input, detail, record, c.detail, c.record)
+		}
+		if limit, _ := TurnFailure(detail); record && limit != c.limit {
+			t.Errorf("%s: limit %v, want %v", c.input, limit, c.limit)
+		}
+	}
+}

@@ -116,6 +116,19 @@ func (p *Profile) Place(command, first, last []string) ([]string, string) {
 var HookAdvice = map[string][2]string{
 	HookClaudeStop:  {"Claude Code's hooks", "pass --settings FILE to claude yourself or run claude directly"},
 	HookCodexNotify: {"Codex's notify hook", "pass -c notify=[...] to codex yourself or run codex directly"},
+	HookGeminiHome:  {"Gemini CLI's hooks", "configure its hooks in ~/.gemini/settings.json yourself (ralph-watch hook --help)"},
+	HookOpenCode:    {"OpenCode's plugin", "let OPENCODE_CONFIG_CONTENT through to opencode"},
+	HookCopilot:     {"Copilot CLI's hooks", "pass --plugin-dir DIR to copilot yourself or run copilot directly"},
+}
+
+// HookWiring says how the watcher wires each turn hook into the agent,
+// for doctor.
+var HookWiring = map[string]string{
+	HookClaudeStop:  "hooks by a per-loop --settings file",
+	HookCodexNotify: "notify program by -c notify=[…]",
+	HookGeminiHome:  "hooks by GEMINI_CLI_HOME, a per-loop overlay of ~/.gemini",
+	HookOpenCode:    "events by a per-loop plugin named in OPENCODE_CONFIG_CONTENT",
+	HookCopilot:     "hooks by a per-loop --plugin-dir",
 }
 
 // parseLine is the launch inside a one-line shell command, command[at].

@@ -227,6 +227,7 @@ var agentPackages = map[string]string{
 	"@google/gemini-cli":        "gemini",
 	"@sourcegraph/amp":          "amp",
 	"opencode-ai":               "opencode",
+	"@github/copilot":           "copilot",
 }
 
 // agentProgram is the agent program a program word (or an npm package
@@ -249,5 +250,22 @@ func agentProgram(word string, pkg bool) string {
 			return name
 		}
 	}
-	return ""
+	return packageProgram(word)
+}
+
+// packageProgram is the agent program of a file inside a known agent's npm
+// package: the loop key reads `node …/node_modules/@github/copilot/npm-loader.js`
+// for a copilot started from a folder not on PATH.
+func packageProgram(path string) string {
+	const dir = "/node_modules/"
+	i := strings.LastIndex(path, dir)
+	if i < 0 {
+		return ""
+	}
+	parts := strings.SplitN(path[i+len(dir):], "/", 3)
+	pkg := parts[0]
+	if strings.HasPrefix(pkg, "@") && len(parts) > 1 {
+		pkg += "/" + parts[1]
+	}
+	return agentPackages[pkg]
 }

@@ -284,7 +284,7 @@ func (r *agentRun) prepare(srv *server, dir string, profile agent.Profile, comma
 		MaxIterations:       len(r.replies),
 		InactivityTimeout:   inactivityTimeout,
 		PollInterval:        500 * time.Millisecond,
-		ReadyTimeout:        readyTimeout,
+		ReadyTimeout:        max(readyTimeout, profile.SlowStart),
 		RestartDelay:        200 * time.Millisecond,
 		Lines:               20,
 		DonePattern:         regexp.MustCompile(donePattern),
@@ -294,6 +294,7 @@ func (r *agentRun) prepare(srv *server, dir string, profile agent.Profile, comma
 		LimitWait:           time.Hour,
 		TurnHook:            r.hook,
 		Executable:          o.Executable,
+		AgentHome:           r.home,
 	}
 	return nil
 }

@@ -84,7 +84,7 @@ func (s *server) kill() {
 func cleanEnv(environ []string) []string {
 	drop := map[string]bool{"HOME": true, "CI": true, "CONTINUOUS_INTEGRATION": true, "XDG_CONFIG_HOME": true,
 		"XDG_DATA_HOME": true, "XDG_STATE_HOME": true, "XDG_CACHE_HOME": true}
-	for _, agent := range []string{"claude", "codex", "gemini"} {
+	for _, agent := range []string{"claude", "codex", "gemini", "opencode", "copilot"} {
 		s := agentEnv(agent, "")
 		for _, name := range s.Unset {
 			drop[name] = true

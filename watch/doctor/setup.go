@@ -54,6 +54,24 @@ func agentEnv(agent, url string) Setup {
 			Unset: append([]string{"GOOGLE_API_KEY", "GOOGLE_CLOUD_PROJECT", "GOOGLE_GENAI_USE_VERTEXAI",
 				"GOOGLE_GENAI_USE_GCA", "GOOGLE_APPLICATION_CREDENTIALS", "GEMINI_MODEL", "GEMINI_CLI_HOME"}, proxies...),
 		}
+	case "opencode":
+		return Setup{
+			// npm offline: with a plugin OpenCode installs its plugin SDK
+			// into ~/.config/opencode first, and waits for npm's retries.
+			Env: []string{"OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_AUTOUPDATE=1", "npm_config_offline=true"},
+			Unset: append([]string{"OPENCODE_CONFIG", "OPENCODE_CONFIG_CONTENT", "OPENCODE_CONFIG_DIR",
+				"OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY"}, proxies...),
+		}
+	case "copilot":
+		return Setup{
+			// Offline, with the fake API as its own model provider (BYOK):
+			// no GitHub login, no telemetry, no update.
+			Env: []string{"COPILOT_OFFLINE=true", "COPILOT_PROVIDER_BASE_URL=" + url + "/v1",
+				"COPILOT_PROVIDER_WIRE_API=responses", "COPILOT_PROVIDER_API_KEY=sk-doctor-ralph-watch",
+				"COPILOT_MODEL=gpt-5.2-codex", "COPILOT_AUTO_UPDATE=false"},
+			Unset: append([]string{"COPILOT_HOME", "COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN",
+				"COPILOT_PROVIDER_TYPE", "COPILOT_PROVIDER_BEARER_TOKEN", "COPILOT_ALLOW_ALL"}, proxies...),
+		}
 	}
 	return Setup{
 		Env:   []string{"ANTHROPIC_BASE_URL=" + url, "OPENAI_BASE_URL=" + url + "/v1", "GOOGLE_GEMINI_BASE_URL=" + url},
@@ -105,6 +123,21 @@ wire_api = "responses"
 			return err
 		}
 		return writeJSON(filepath.Join(home, ".gemini", "trustedFolders.json"), trusted)
+	case "copilot":
+		return writeJSON(filepath.Join(home, ".copilot", "config.json"), map[string]any{"trustedFolders": projects})
+	case "opencode":
+		// The OpenAI provider speaks the Responses API, as Codex does.
+		return writeJSON(filepath.Join(home, ".config", "opencode", "opencode.json"), map[string]any{
+			"provider": map[string]any{"fake": map[string]any{
+				"npm": "@ai-sdk/openai", "name": "Fake",
+				"options": map[string]any{"baseURL": url + "/v1", "apiKey": "sk-doctor-ralph-watch"},
+				"models":  map[string]any{"gpt-5.2-codex": map[string]any{"name": "fake model"}},
+			}},
+			"model":       "fake/gpt-5.2-codex",
+			"small_model": "fake/gpt-5.2-codex",
+			"autoupdate":  false,
+			"share":       "disabled",
+		})
 	}
 	return nil
 }

@@ -209,10 +209,11 @@ func Evaluate(o Observed) []Signal {
 	case ok:
 		between("turn-end-hook", hook1, watch.EventSubmitted, watch.EventTurnEnd, "submit")
 		hookEnd.Via = e.Via
+		hookEnd.Detail += " (" + agent.HookWiring[p.TurnHook] + ")"
 	case !delivered(hook1):
 		fail("turn-end-hook", "not seen: no turn with the hook took its prompt", "")
 	default:
-		fail("turn-end-hook", "the agent's hook never reported the turn's end", "")
+		fail("turn-end-hook", "the agent's hook never reported the turn's end ("+agent.HookWiring[p.TurnHook]+")", "")
 	}
 	if e, ok := screen1.firstVia(watch.EventTurnEnd, watch.ViaScreen); ok {
 		between("turn-end-screen", screen1, watch.EventSubmitted, watch.EventTurnEnd, "submit")
@@ -252,6 +253,8 @@ func Evaluate(o Observed) []Signal {
 		line, _, _ := strings.Cut(strings.TrimSpace(e.Detail), "\n")
 		line = strings.Join(strings.Fields(strings.Trim(line, " │■●⎿✕")), " ") // no frame, no padding
 		limit.Via, limit.Detail = e.Via, shorten(line, 70)
+	} else if p.Limit == nil && p.TurnHook != "" {
+		limit.Status, limit.Detail = Skip, "its screen shows none (it retries); a loop learns it from its hook"
 	} else if !delivered(screen2) {
 		fail("limit", "the turn answered with a usage limit never took its prompt", "")
 	} else {
@@ -267,6 +270,9 @@ func Evaluate(o Observed) []Signal {
 		fail("prompt", "no turn reached the model", "")
 	default:
 		for _, got := range o.Received {
+			if p.PromptPrefix != nil {
+				got = p.PromptPrefix.ReplaceAllString(got, "")
+			}
 			if strings.TrimSpace(got) != strings.TrimSpace(o.Prompt) {
 				fail("prompt", fmt.Sprintf("the model received %q", shorten(got, 70)), "")
 			}

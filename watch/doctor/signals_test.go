@@ -79,7 +79,7 @@ func drop(events []watch.Event, n int, kind watch.EventKind, via ...string) []wa
 }
 
 func TestEvaluateReadsEachSignalFromTheLoopsEvents(t *testing.T) {
-	gemini, _ := agent.Lookup("gemini")
+	aider, _ := agent.Lookup("aider") // a profile whose agent has no hook ralph-watch installs
 	generic, _ := agent.Lookup("generic")
 	for _, tc := range []struct {
 		name   string
@@ -127,7 +127,7 @@ func TestEvaluateReadsEachSignalFromTheLoopsEvents(t *testing.T) {
 			o.Hook, o.Screen = drop(o.Hook, 1, watch.EventTurnEnd), drop(o.Screen, 1, watch.EventTurnEnd)
 		}, []string{"turn-end-hook", "turn-end-screen"}, nil, false, "--ready-pattern"},
 		{"no hook for this agent, the screen ends the turn", func(o *Observed) {
-			o.Profile = gemini
+			o.Profile = aider
 			o.Hook = append(drop(o.Hook, 1, watch.EventTurnEnd), ev(1, watch.EventTurnEnd, watch.ViaScreen, 6000))
 		}, nil, []string{"turn-end-hook"}, true, ""},
 		{"the echoed prompt matched", func(o *Observed) {
@@ -186,7 +186,7 @@ func TestEvaluateMeasuresFromTheRightEvents(t *testing.T) {
 		"paste":           "100ms after ready",
 		"submit":          "500ms after the paste",
 		"busy":            "200ms after submit",
-		"turn-end-hook":   "1.5s after submit",
+		"turn-end-hook":   "1.5s after submit (hooks by a per-loop --settings file)",
 		"turn-end-screen": "5.0s after submit",
 		"done":            "not in turn 1's echo; in turn 2's reply 1.6s after submit",
 		"limit":           "API Error: Request rejected (429)",

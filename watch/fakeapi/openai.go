@@ -1,6 +1,6 @@
 package fakeapi
 
-// The OpenAI Responses API, as Codex uses it.
+// The OpenAI Responses API, as Codex and OpenCode use it.
 
 import (
 	"encoding/json"
@@ -50,7 +50,7 @@ func (req *openaiRequest) lastUser() (texts []string, toolResult bool) {
 		switch {
 		case strings.HasSuffix(it.Type, "_call_output"):
 			toolResult = true
-		case it.Type == "message" && it.Role == "user":
+		case (it.Type == "message" || it.Type == "") && it.Role == "user": // OpenCode leaves the type out
 			for _, c := range it.Content {
 				if c.Type == "input_text" {
 					texts = append(texts, c.Text)
@@ -78,11 +78,15 @@ func (c *openai) plan(t turn) turn {
 			a = map[string]any{"command": t.command}
 		case "shell":
 			a = map[string]any{"command": []string{"bash", "-lc", t.command}}
+		case "bash": // OpenCode's
+			a = map[string]any{"command": t.command, "description": describe(t.command)}
 		default:
 			continue
 		}
-		a["sandbox_permissions"] = "require_escalated"
-		a["justification"] = describe(t.command)
+		if offered.Name != "bash" {
+			a["sandbox_permissions"] = "require_escalated"
+			a["justification"] = describe(t.command)
+		}
 		b, _ := json.Marshal(a)
 		c.tool, c.args = offered.Name, string(b)
 		return t

@@ -8,7 +8,7 @@ import (
 
 // Session says where an agent's own session files are, for one iteration.
 type Session struct {
-	Agent  string              // claude, codex, gemini; others report nothing
+	Agent  string              // claude, codex, gemini, copilot, opencode; others report nothing
 	Getenv func(string) string // the agent's environment: HOME, CODEX_HOME…
 	Dir    string              // the folder the agent runs in
 	// Transcript is the path a hook reported (Claude Code's
@@ -36,6 +36,10 @@ func (s Session) Read() (u Usage, source string, err error) {
 		source, read = FindCodexRollout(CodexHome(getenv), s.Dir, s.Since), ReadCodexFile
 	case "gemini":
 		source, read = FindGeminiChat(GeminiDir(getenv), s.Dir, s.Since), ReadGeminiFile
+	case "copilot":
+		source, read = FindCopilotSession(CopilotHome(getenv), s.Dir, s.Since), ReadCopilotFile
+	case "opencode": // its loop's plugin writes the file, and names it
+		source, read = strings.TrimSpace(s.Transcript), ReadOpenCodeFile
 	}
 	if source == "" {
 		return Usage{}, "", nil

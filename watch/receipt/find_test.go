@@ -122,6 +122,8 @@ func TestSessionReadFindsEachAgentsFile(t *testing.T) {
 	codex := copyFixture("codex-0.169.0.jsonl", filepath.Join(home, ".codex", "sessions", "2026", "11", "22", "rollout-x.jsonl"))
 	writeAt(t, filepath.Join(home, ".gemini", "tmp", "proj", ".project_root"), "/home/dev/proj\n", start)
 	gemini := copyFixture("gemini-0.61.0.jsonl", filepath.Join(home, ".gemini", "tmp", "proj", "chats", "session-x.jsonl"))
+	copilot := copyFixture("copilot-1.0.102.jsonl", filepath.Join(home, ".copilot", "session-state", "s1", "events.jsonl"))
+	opencode := copyFixture("opencode-1.18.33.jsonl", filepath.Join(home, "state", "opencode-usage.jsonl"))
 	getenv := func(k string) string {
 		if k == "HOME" {
 			return home
@@ -136,6 +138,9 @@ func TestSessionReadFindsEachAgentsFile(t *testing.T) {
 		{"claude", claude + "\n", claude, 2}, // as the state folder keeps it
 		{"codex", "", codex, 2},
 		{"gemini", "", gemini, 2},
+		{"copilot", "", copilot, 2},
+		{"opencode", opencode + "\n", opencode, 2}, // named by its loop's plugin
+		{"opencode", "", "", 0},                    // no plugin, nothing read
 		{"aider", "", "", 0},
 	} {
 		u, source, err := Session{Agent: tt.agent, Getenv: getenv, Dir: "/home/dev/proj", Transcript: tt.transcript, Since: start}.Read()

@@ -57,6 +57,14 @@ func TestReadersGiveWhatTheAgentsWrote(t *testing.T) {
 			withCounts(oneModel("gpt-5.2-codex", Tokens{Input: 100, Output: 5}), 1, 0)},
 		{"gemini 0.61.0: a message written twice counts once", ReadGeminiFile, "gemini-0.61.0.jsonl", time.Time{},
 			withCounts(oneModel("gemini-3.8-flash", Tokens{Input: 200, Output: 6}), 2, 1)},
+		{"copilot 1.0.102: a tool call, then the answer", ReadCopilotFile, "copilot-1.0.102.jsonl", time.Time{},
+			withCounts(oneModel("gpt-5.2-codex", Tokens{Input: 200, Output: 5}), 2, 1)},
+		{"opencode 1.18.33: a tool call, then the answer", ReadOpenCodeFile, "opencode-1.18.33.jsonl", time.Time{},
+			withCounts(oneModel("gpt-5.2-codex", Tokens{Input: 200, Output: 5}), 2, 1)},
+		{"opencode: only the responses after since", ReadOpenCodeFile, "opencode-1.18.33.jsonl", at("2026-11-24T21:47:23.1Z"),
+			withCounts(oneModel("gpt-5.2-codex", Tokens{Input: 100, Output: 4}), 1, 0)},
+		{"copilot: only the calls after since", ReadCopilotFile, "copilot-1.0.102.jsonl", at("2026-11-24T21:37:57Z"),
+			withCounts(oneModel("gpt-5.2-codex", Tokens{Input: 100, Output: 4}), 1, 0)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -11,6 +11,9 @@ const (
 	LastScreen     = "last-screen.txt"      // the pane's screen when the loop ended
 	OutputFIFO     = "output.fifo"          // the pane's output, through pipe-pane
 	ClaudeSettings = "claude-settings.json" // the hooks given to Claude Code with --settings
+	GeminiHome     = "gemini-home"          // Gemini CLI's home for the loop: links to the person's, settings with hooks
+	OpenCodePlugin = "opencode-plugin.js"   // the plugin that reports OpenCode's events
+	CopilotPlugin  = "copilot-plugin"       // the plugin folder whose hooks report Copilot CLI's turns
 	HooksLog       = "hooks.log"            // what --before/--after hooks printed
 	TranscriptFile = "transcript"           // the path of the agent's own session transcript
 	CastsDir       = "casts"                // one asciicast v2 file per iteration

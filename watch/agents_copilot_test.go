@@ -1,0 +1,62 @@
+package watch_test
+
+// GitHub Copilot CLI: its fixture, and the case only it has (a usage limit
+// it retries silently, told only by its errorOccurred hook). Checked with
+// Copilot CLI 1.0.102, offline, the fake API as its own model provider.
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+)
+
+// copilotCLI's turns end by its agentStop hook, from the plugin each loop
+// passes by --plugin-dir, or by its screen (the footer back, no "Working"
+// line) when the hook is off.
+var copilotCLI = agentFixture{
+	name:     "copilot",
+	title:    "Copilot CLI",
+	variable: "RALPH_TEST_COPILOT",
+	protocol: "openai",
+	ends: []turnEnd{
+		{name: "turn hook true", profile: true, hook: true, via: watch.ViaHook},
+		{name: "turn hook false", profile: true, via: watch.ViaScreen},
+	},
+	timeout:  240 * time.Second,
+	receipts: "always",
+	unwrap: func(s string) string {
+		p, _ := agent.Lookup("copilot")
+		return p.PromptPrefix.ReplaceAllString(s, "") // the date it puts in front
+	},
+}
+
+// At a usage limit Copilot CLI retries silently, its screen at "◉ Working";
+// its errorOccurred hook tells the API's error each time: the loop takes it
+// for a limit and waits, the iteration not counted.
+func TestCopilotUsageLimitIsToldByItsErrorHook(t *testing.T) {
+	copilot := copilotCLI.find(t)
+	r := newAgentRun(t, copilotCLI, copilot, loopPrompt, "!limit 3600")
+	defer r.explain()
+	r.cfg.LimitWait = time.Hour
+	r.useTurnHook(turnHookWake(t))
+	res := r.runUntil(120*time.Second, "waiting for limit reset")
+	if res.Reason != "interrupted" {
+		t.Errorf("result %+v, want the loop interrupted while it waits", res)
+	}
+	if out := r.out.String(); !strings.Contains(out, "usage limit reached (") {
+		t.Errorf("output lacks the limit line")
+	}
+	if _, via, ok := r.ev.first(1, watch.EventLimit); !ok || via != watch.ViaHook {
+		t.Errorf("limit known by %q (%v), want %q", via, ok, watch.ViaHook)
+	}
+	st, err := r.store().Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.CurrentIteration != 0 || st.ConsecutiveFailures != 0 {
+		t.Errorf("state after the limit: iteration %d, failures %d; want 0 and 0", st.CurrentIteration, st.ConsecutiveFailures)
+	}
+}
