@@ -72,7 +72,7 @@ func TestLoopKeyLoopsARunningOpenCodeOrCopilotCLI(t *testing.T) {
 			p.choose("Loop what runs here", "y")
 			p.waitOption(pane, "@ralph-state", "running")
 			name := srv.Option(pane, "@ralph-name")
-			defer p.ralphWatch("stop", "--kill", name).Run()
+			defer func() { _ = p.ralphWatch("stop", "--kill", name).Run() }()
 			st := loopState(t, srv, name)
 			if got := agent.Guess(st.Command); got != c.agent || !slices.Equal(st.Command[len(st.Command)-len(args):], args) {
 				t.Errorf("looped command %q (profile %s), want %s with %q", st.Command, got, c.agent, args)

@@ -68,7 +68,7 @@ func TestReceiptsFindCodexAndGeminiSessionsUnderTheHomeTheAgentRanWith(t *testin
 				t.Fatal(err)
 			}
 			if c.agent == "gemini" { // how Gemini CLI knows its project's folder
-				os.WriteFile(filepath.Join(filepath.Dir(filepath.Dir(session)), ".project_root"), []byte(h.srv.Dir), 0o644)
+				_ = os.WriteFile(filepath.Join(filepath.Dir(filepath.Dir(session)), ".project_root"), []byte(h.srv.Dir), 0o644)
 			}
 			fake := h.agentNamed(c.agent, sessionScript(t, c.fixture, session, h.srv.Dir)+"print done\nsleep 2s\nexit 0\n")
 			h.asAgent(c.agent)

@@ -110,7 +110,7 @@ func (l *Loop) beat() (stop func()) {
 			case now := <-tick.C:
 				l.beatMu.Lock()
 				if l.beating {
-					l.Tmux.SetPaneOptions(l.Pane, []tmux.Option{{Name: OptionBeat, Value: strconv.FormatInt(now.Unix(), 10)}})
+					_ = l.Tmux.SetPaneOptions(l.Pane, []tmux.Option{{Name: OptionBeat, Value: strconv.FormatInt(now.Unix(), 10)}})
 				}
 				l.beatMu.Unlock()
 			}

@@ -33,9 +33,9 @@ func TestUnitEachAgentGetsItsHooksForTheLoopAlone(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			home := t.TempDir()
 			settings := filepath.Join(home, ".gemini", "settings.json")
-			os.MkdirAll(filepath.Dir(settings), 0o700)
+			_ = os.MkdirAll(filepath.Dir(settings), 0o700)
 			const theirs = `{"ui": {"theme": "dark"}}`
-			os.WriteFile(settings, []byte(theirs), 0o600)
+			_ = os.WriteFile(settings, []byte(theirs), 0o600)
 			var mu sync.Mutex
 			var env []string
 			u := newUnit(t, "work", nil)

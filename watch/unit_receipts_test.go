@@ -120,9 +120,9 @@ func TestUnitTheWatchersBeatIsOnThePaneWhileTheLoopRunsAndGoneWhenItPauses(t *te
 	if b := beat(); b < time.Now().Unix()-2 || b > time.Now().Unix() {
 		t.Errorf("%s = %d while the loop runs, want about %d", watch.OptionBeat, b, time.Now().Unix())
 	}
-	u.tmux.SetPaneOptions(u.cfg.Pane, []tmux.Option{{Name: watch.OptionBeat, Value: "1"}}) // as an old beat
+	_ = u.tmux.SetPaneOptions(u.cfg.Pane, []tmux.Option{{Name: watch.OptionBeat, Value: "1"}}) // as an old beat
 	realSoon(t, "the beat renewed", func() bool { return beat() > 1 })
-	u.store.Request(state.RequestPause)
+	_ = u.store.Request(state.RequestPause)
 	var res watch.Result
 	for paused := false; !paused; {
 		select {

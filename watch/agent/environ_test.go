@@ -39,7 +39,7 @@ func TestEnvironsPutsTheAgentAWrapperStartedBeforeTheWrapper(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
 	var envs [][]string
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		if envs = Environs(cmd.Process.Pid); len(envs) == 2 {

@@ -67,7 +67,7 @@ func TestGeminiOverlayKeepsThePersonsFilesUntouched(t *testing.T) {
 	files := map[string]string{"settings.json": `{"ui": {"theme": "dark"}}`, "oauth_creds.json": `{"token": 1}`,
 		"trustedFolders.json": `{}`, "tmp/chat.json": `[]`}
 	for name, body := range files {
-		os.MkdirAll(filepath.Dir(filepath.Join(person, name)), 0o700)
+		_ = os.MkdirAll(filepath.Dir(filepath.Join(person, name)), 0o700)
 		if err := os.WriteFile(filepath.Join(person, name), []byte(body), 0o600); err != nil {
 			t.Fatal(err)
 		}

@@ -31,7 +31,7 @@ func TestClaudeTurnWrittenOnlyWhenTheModelsAnswerIsTheLastLine(t *testing.T) {
 		for _, l := range c.lines {
 			data = append(data, l+"\n"...)
 		}
-		os.WriteFile(path, data, 0o600)
+		_ = os.WriteFile(path, data, 0o600)
 		if got, size := ClaudeTurnWritten(path); got != c.want || size != int64(len(data)) {
 			t.Errorf("%s: written %v size %d, want %v and %d", c.name, got, size, c.want, len(data))
 		}
