@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"strconv"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxfake"
 )
@@ -62,11 +64,13 @@ func TestSimulatedLoops(t *testing.T) {
 		for _, seed := range seeds {
 			t.Run(strconv.FormatInt(seed, 10), func(t *testing.T) {
 				t.Parallel()
+				defer func() { // also after a Fatal
+					if t.Failed() {
+						failed.Add(1)
+						t.Logf("replay: go test ./watch -run TestSimulatedLoops -sim.seed %d -v", seed)
+					}
+				}()
 				simulate(t, seed)
-				if t.Failed() {
-					failed.Add(1)
-					t.Logf("replay: go test ./watch -run TestSimulatedLoops -sim.seed %d -v", seed)
-				}
 			})
 		}
 	})
@@ -124,7 +128,7 @@ func simulate(t *testing.T, seed int64) {
 	var u *unit
 	u = newUnit(t, prompt, func(n int) *tmuxfake.Program {
 		a := simAgent{readyAt: rng.IntN(6) - 1, pasteOn: rng.IntN(2) == 0, echo: rng.IntN(3) > 0,
-			dieAt: -1, reply: []string{"token", "plain", "plain", "flood"}[rng.IntN(4)], exitCode: []int{0, 0, 1, 2, -1}[rng.IntN(5)],
+			dieAt: -1, reply: []string{"token", "plain", "plain", "flood", "question", "limit"}[rng.IntN(6)], exitCode: []int{0, 0, 1, 2, -1}[rng.IntN(5)],
 			delay: []time.Duration{0, 0, 2 * time.Second, 30 * time.Second, 90 * time.Second}[rng.IntN(5)]}
 		if a.readyAt == -1 && rng.IntN(2) == 0 {
 			a.readyAt = 0
@@ -162,6 +166,12 @@ func simulate(t *testing.T, seed int64) {
 	u.cfg.InactivityTimeout = time.Minute
 	u.cfg.ReadyTimeout = 30 * time.Second
 	u.cfg.IterationTimeout = 10 * time.Minute
+	if seed%3 == 0 { // an agent the loop knows: its questions, limits and idle prompt read from its screen
+		u.cfg.Agent = agent.Profile{Name: "sim", Busy: regexp.MustCompile(`working on it`),
+			Dialog: regexp.MustCompile(`Do you want to proceed\?`), Limit: regexp.MustCompile(`You've hit your limit`),
+			IdleGrace: 3 * time.Second}
+		u.cfg.LimitWait = 30 * time.Minute
+	}
 	wake := make(chan os.Signal, 1)
 	u.wake = wake
 	u.tmux.Before = func(pane string) tmuxfake.Fault {
@@ -255,6 +265,12 @@ func simulate(t *testing.T, seed int64) {
 			t.Errorf("iteration %d has %d [END] lines\n%s\n%s", n, count, log, describe())
 		}
 	}
+	// Nothing left behind in the state folder: no half-written file, no FIFO.
+	for _, pattern := range []string{".state-*", "*.tmp", state.OutputFIFO} {
+		if left, _ := filepath.Glob(u.store.Path(pattern)); len(left) > 0 {
+			t.Errorf("left behind: %q\n%s", left, describe())
+		}
+	}
 }
 
 // simProgram is the agent a: a REPL that draws its prompt at its readyAt-th
@@ -269,11 +285,22 @@ func simProgram(a simAgent, n int, personTypes func() bool, later func(time.Dura
 		}
 		t.Write("> ")
 	}
+	asked := false
 	answer := func(t *tmuxfake.Term) {
-		switch a.reply {
+		reply := a.reply
+		if reply == "question" && asked {
+			reply = "plain" // answered: it goes on
+		}
+		switch reply {
 		case "token":
 			t.Write("all tasks complete\nRALPH_DONE\n")
 			printedToken(iteration)
+		case "question": // waits for the person's answer (the "type" action), as a permission dialog does
+			asked = true
+			t.Write("Do you want to proceed? (y/n)\n")
+			return
+		case "limit":
+			t.Write("You've hit your limit · try again in 2 minutes\n")
 		case "flood":
 			for i := 0; i < 200; i++ {
 				t.Write(fmt.Sprintf("line %d of a long build log ..............................\n", i))
