@@ -119,7 +119,7 @@ start_lines() {
 	program)
 		item "$(setting "running here" "$(sh_words "${FG_ARGV[@]}")")"
 		if [ "${#FG_SECRETS[@]}" -gt 0 ]; then # never written to disk: the loop would start it without them
-			item "$(setting "not carried" "${FG_SECRETS[*]} (secrets: export them in tmux, or use @ralph-command)")"
+			item "$(setting "not carried" "${FG_SECRETS[*]} (secrets stay off disk)")"
 		fi
 		item "$(setting @ralph-command "$command")"
 		item "the pane is respawned: this program and any half-typed input end"
