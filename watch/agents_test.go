@@ -19,6 +19,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -191,10 +192,24 @@ type agentRun struct {
 // (the tests of fakes around them run on).
 var realAgents = make(chan struct{}, 2)
 
+// placed are the tests holding a place: a test that starts several runs
+// (one after another) holds one place, not one a run, which would deadlock.
+var placed sync.Map
+
+func holdRealAgentPlace(t *testing.T) {
+	if _, held := placed.LoadOrStore(t, true); held {
+		return
+	}
+	realAgents <- struct{}{}
+	t.Cleanup(func() {
+		placed.Delete(t)
+		<-realAgents
+	})
+}
+
 func newAgentRun(t *testing.T, fx agentFixture, exe, prompt, reply string) *agentRun {
 	t.Helper()
-	realAgents <- struct{}{}
-	t.Cleanup(func() { <-realAgents })
+	holdRealAgentPlace(t)
 	srv := tmuxtest.Start(t)
 	r := &agentRun{t: t, fx: fx, srv: srv, proj: filepath.Join(srv.Dir, "proj"), log: filepath.Join(srv.Dir, "api.log")}
 	api, err := fakeapi.Start(fakeapi.Options{Reply: reply, Log: r.log})
