@@ -46,6 +46,9 @@ test-latest: build
 # tmux servers (a few minutes; not part of test). Table on stdout, JSON in bin/.
 bench:
 	$(GO) run ./bench -json bin/bench.json
+	@# Gemini CLI's loop against Claude Code's (hooks both), when both are installed: within 1.5x.
+	@RALPH_TIMING=1 $(GO) test -count=1 -run 'TestGeminiLoopByItsHooksTakesAboutAsLongAsClaudeCodes$$' -v ./watch >bin/gemini-timing.log 2>&1; \
+	rc=$$?; grep -E 'two loops of two iterations|over 1.5|^(ok|FAIL|--- SKIP)' bin/gemini-timing.log; exit $$rc
 
 # The load tests (1,000 iterations; 50 loops of 20 iterations), which make
 # test skips, printing what they measured; CI runs them after make test.

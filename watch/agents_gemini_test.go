@@ -100,7 +100,9 @@ func TestGeminiLoopByItsHooksTakesAboutAsLongAsClaudeCodes(t *testing.T) {
 	}
 	t.Logf("two loops of two iterations: Claude Code %s, Gemini CLI %s (%.2f×)", took["claude"].Round(100*time.Millisecond),
 		took["gemini"].Round(100*time.Millisecond), float64(took["gemini"])/float64(took["claude"]))
-	if took["gemini"] > took["claude"]*3/2 {
+	// A ratio of wall-clock times is a measurement, not a test: make bench
+	// asserts it (RALPH_TIMING=1) on a machine not busy with the whole suite.
+	if os.Getenv("RALPH_TIMING") != "" && took["gemini"] > took["claude"]*3/2 {
 		t.Errorf("Gemini CLI's loops took %s, over 1.5 × Claude Code's %s", took["gemini"], took["claude"])
 	}
 }
