@@ -35,7 +35,7 @@ test-latest: build
 	eval "$$(testdata/agents/install --latest $(PINNED_AGENTS))"; \
 	env | grep '^RALPH_TEST_' | sort; \
 	rc=0; \
-	$(GO) test -count=1 -timeout 30m -run 'RealAgent|Claude|Codex|Gemini' ./watch/... || rc=1; \
+	$(GO) test -count=1 -timeout 30m -run 'RealAgent|Claude|Codex|Gemini|OpenCode|Copilot' ./watch/... || rc=1; \
 	for a in $(PINNED_AGENTS); do \
 		bin=$$(printenv RALPH_TEST_$$(echo $$a | tr a-z A-Z)) || continue; \
 		./$(BIN) doctor --agent $$a -- "$$bin" || rc=1; \
