@@ -126,6 +126,9 @@ func TestEndedLoopsLeaveTheStatusLine(t *testing.T) {
 
 	srv.Must("set-option", "-g", "@ralph-ended-linger", "0") // kept for good, but for clean
 	_, cleaned := p.project("cleaned", "go\n")
+	tmuxtest.Eventually(t, 10*time.Second, "the shell's prompt", func() bool { // not a shell still starting
+		return strings.TrimSpace(srv.Capture(cleaned)) != ""
+	})
 	p.press("A")
 	p.choose("Start the loop", "y")
 	p.waitOption(cleaned, "@ralph-state", "done")

@@ -57,18 +57,18 @@ func TestUnitAPromptLeftInTheInputBoxIsSubmittedByTheNextWatcher(t *testing.T) {
 		return p
 	})
 	u.wantResult(u.run(), watch.ExitInterrupted, "interrupted")
-	if st := u.state(); !st.PromptPending {
-		t.Fatalf("the state does not say the prompt was being typed: %+v", st)
-	}
+	// The interrupt races the typist's next step on the jumping clock: the
+	// Enter may have gone first, and then nothing is pending.
+	pending := u.state().PromptPending
 	u.cfg.Resume = true
 	u.wantResult(u.run(), watch.ExitDone, "max_iterations")
 	if got := u.pastes(); len(got) != 1 {
 		t.Errorf("pasted %d times (%q), want once", len(got), got)
 	}
-	if got := u.tmux.Screen(u.cfg.Pane); !strings.Contains(got, "went: go") {
-		t.Errorf("the agent never had the prompt submitted; screen:\n%s", got)
+	if got := u.tmux.Screen(u.cfg.Pane); strings.Count(got, "went: go") != 1 {
+		t.Errorf("the agent had the prompt submitted %d times, want once; screen:\n%s", strings.Count(got, "went: go"), got)
 	}
-	if !strings.Contains(u.out.String(), "the prompt is still in the input box; submitting it") {
+	if pending && !strings.Contains(u.out.String(), "the prompt is still in the input box; submitting it") {
 		t.Errorf("output:\n%s", u.out.String())
 	}
 }
