@@ -91,12 +91,13 @@ FUZZ = \
 	./watch/receipt:FuzzReadCodex \
 	./watch/receipt:FuzzReadGemini \
 	./watch/state:FuzzLoad
+# One command a function (PKG:FUNCTION in FUZZ), each run where it lives.
+define newline
+
+
+endef
 fuzz:
-	@set -e; for target in $(FUZZ); do \
-		pkg=$${target%%:*}; fn=$${target#*:}; \
-		echo "fuzz $$fn in $$pkg ($(FUZZTIME))"; \
-		$(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) "$$pkg"; \
-	done
+	$(foreach target,$(FUZZ),$(GO) test -run '^$$' -fuzz '^$(word 2,$(subst :, ,$(target)))$$' -fuzztime $(FUZZTIME) $(word 1,$(subst :, ,$(target)))$(newline))
 
 # The linters, pinned, built from the Go module proxy into a cache the
 # first time (a folder per set of versions, so a new pin builds anew).

@@ -46,7 +46,7 @@ func TestMakeFuzzFuzzesEveryFuzzFunction(t *testing.T) {
 		t.Fatal(err)
 	}
 	listed := makeVariable(t, string(makefile), "FUZZ")
-	if !strings.Contains(string(makefile), "for target in $(FUZZ)") {
+	if !strings.Contains(string(makefile), "$(foreach target,$(FUZZ),") {
 		t.Error("the fuzz target does not run the FUZZ list")
 	}
 	var found []string
