@@ -13,6 +13,7 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/between"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // argAgent loops a shell script that gets the prompt as its first argument.
@@ -82,7 +83,7 @@ func TestFailedChecksFeedTheNextPromptAndHoldBackTheDoneSignal(t *testing.T) {
 	check := `test -f fixed || { echo "FAIL: not fixed yet"; exit 1; }`
 	h.cfg.Checks = []between.Check{{Command: "echo fine"}, {Command: check, Hint: "create the file named fixed"}}
 	res := h.run(60 * time.Second)
-	h.wantResult(res, watch.ExitDone, "done_pattern")
+	h.wantResult(res, words.ExitDone, "done_pattern")
 	log := h.store.Path("checks/1-test-f-fixed-echo-fail-not-fixed-yet-exi.log")
 	want := "go\n\nCheck \"test -f fixed || { echo \"FAIL: not fixed yet\"; exit 1; }\" failed with exit code 1.\n" +
 		"Hint: create the file named fixed\nOutput file: " + log + "\nFAIL: not fixed yet"
@@ -122,7 +123,7 @@ func TestFailActionsAndTruncationShapeTheNextPrompt(t *testing.T) {
 			h.cfg.CheckFailAction = tc.action
 			h.cfg.CheckOutputChars = 9
 			res := h.run(60 * time.Second)
-			h.wantResult(res, watch.ExitDone, "max_iterations")
+			h.wantResult(res, words.ExitDone, "max_iterations")
 			want := strings.ReplaceAll(tc.want, "LOG", h.store.Path("checks/1-seq-1-1000-exit-2.log"))
 			if got := h.file("prompt-2"); got != want {
 				t.Errorf("prompt of iteration 2:\n%q\nwant\n%q", got, want)
@@ -159,7 +160,7 @@ func TestHooksGetTheLoopsEnvironmentAndNeverStopIt(t *testing.T) {
 	h.cfg.OnDone = `env | grep ^RALPH_ | sort > done-hook`
 	h.cfg.OnFail = `touch fail-hook`
 	res := h.run(60 * time.Second)
-	h.wantResult(res, watch.ExitDone, "max_iterations")
+	h.wantResult(res, words.ExitDone, "max_iterations")
 	root := filepath.Dir(h.store.Dir)
 	for _, i := range []string{"1", "2"} {
 		env := h.file("hook-" + i)
@@ -196,7 +197,7 @@ func TestCommitAfterPassingChecksAndTheProgressFile(t *testing.T) {
 	h.cfg.ProgressFile = filepath.Join(h.srv.Dir, "progress.md")
 	h.cfg.Checks = []between.Check{{Command: `[ "$RALPH_ITERATION" != 1 ]`}}
 	res := h.run(60 * time.Second)
-	h.wantResult(res, watch.ExitDone, "max_iterations")
+	h.wantResult(res, words.ExitDone, "max_iterations")
 	if got := h.git("log", "--format=%s"); got != "ralph test: iteration 3\nralph test: iteration 2\nstart\n" {
 		t.Errorf("commits:\n%s", got)
 	}
@@ -224,7 +225,7 @@ func TestCommitOutsideGitOnlyWarns(t *testing.T) {
 	h.cfg.MaxIterations = 2
 	h.cfg.Commit = true
 	res := h.run(60 * time.Second)
-	h.wantResult(res, watch.ExitDone, "max_iterations")
+	h.wantResult(res, words.ExitDone, "max_iterations")
 	if n := strings.Count(h.out.String(), "ralph-watch: warning: --commit: "+h.srv.Dir+" is not in a git repository"); n != 1 {
 		t.Errorf("%d warnings; output:\n%s", n, h.out.String())
 	}
@@ -240,7 +241,7 @@ func TestAStalledLoopStopsWithReasonStalled(t *testing.T) {
 	h.cfg.StallLimit = 2
 	h.cfg.OnFail = `echo "$RALPH_EXIT_CODE $RALPH_REASON" > fail-hook`
 	res := h.run(60 * time.Second)
-	h.wantResult(res, watch.ExitFailed, "stalled")
+	h.wantResult(res, words.ExitFailed, "stalled")
 	st := h.state()
 	if st.CurrentIteration != 3 || st.Status != state.Failed || st.UnchangedIterations != 2 {
 		t.Errorf("state: iteration %d status %s unchanged %d", st.CurrentIteration, st.Status, st.UnchangedIterations)
@@ -260,7 +261,7 @@ func TestCommittingIsProgressButAnUnchangedTreeIsNot(t *testing.T) {
 	h.cfg.MaxIterations = 10
 	h.cfg.StallLimit = 2
 	res := h.run(60 * time.Second)
-	h.wantResult(res, watch.ExitFailed, "stalled")
+	h.wantResult(res, words.ExitFailed, "stalled")
 	if st := h.state(); st.CurrentIteration != 4 {
 		t.Errorf("stalled at iteration %d, want 4\n%s", st.CurrentIteration, h.out.String())
 	}
@@ -273,14 +274,14 @@ func TestExit42PausesTheLoopAndResumeGoesOn(t *testing.T) {
 	h.cfg.MaxIterations = 3
 	h.cfg.Checks = []between.Check{{Command: "true"}}
 	res := h.run(60 * time.Second)
-	h.wantResult(res, watch.ExitInterrupted, "paused")
+	h.wantResult(res, words.ExitInterrupted, "paused")
 	st := h.state()
 	if st.Status != state.Paused || st.CurrentIteration != 2 || st.ConsecutiveFailures != 0 || st.LastIterationEnded == "" || len(st.Checks) != 2 {
 		t.Errorf("state after exit 42: %+v", st)
 	}
 	h.wantOutput("the agent exited 42, pausing loop")
 	h.wantLogged("[PAUSE] loop paused reason=agent_exit_42")
-	h.resume(watch.ExitDone, "max_iterations")
+	h.resume(words.ExitDone, "max_iterations")
 	h.wantRan("1\n2\n3\n")
 }
 
@@ -295,7 +296,7 @@ func TestAPauseFilePausesTheLoopAndIsRemoved(t *testing.T) {
 	h.cfg.MaxIterations = 5
 	h.cfg.PauseFile = pause
 	res := h.run(60 * time.Second)
-	h.wantResult(res, watch.ExitInterrupted, "paused")
+	h.wantResult(res, words.ExitInterrupted, "paused")
 	if _, err := os.Stat(pause); err == nil {
 		t.Error("the pause file is still there")
 	}
@@ -309,7 +310,7 @@ func TestAPauseFilePausesTheLoopAndIsRemoved(t *testing.T) {
 	if err := os.WriteFile(pause, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	h.resume(watch.ExitInterrupted, "paused")
+	h.resume(words.ExitInterrupted, "paused")
 	h.wantRan("1\n2\n")
 }
 
@@ -324,7 +325,7 @@ func TestADoneFileCountsOnlyWithPassingChecks(t *testing.T) {
 	h.cfg.MaxIterations = 5
 	h.cfg.Checks = []between.Check{{Command: `[ "$RALPH_ITERATION" -ge 3 ]`}}
 	res := h.run(60 * time.Second)
-	h.wantResult(res, watch.ExitDone, "done_file")
+	h.wantResult(res, words.ExitDone, "done_file")
 	if st := h.state(); st.CurrentIteration != 3 {
 		t.Errorf("done at iteration %d, want 3\n%s", st.CurrentIteration, h.out.String())
 	}

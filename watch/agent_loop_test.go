@@ -15,6 +15,7 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // claudeLike is an interactive agent that draws Claude Code's markers: an
@@ -50,7 +51,7 @@ func TestAnAgentIdleAtItsPromptEndsTheTurnWithoutWaitingForInactivity(t *testing
 	h.cfg.InactivityTimeout = 5 * time.Minute // far beyond the test's timeout
 	h.cfg.MaxIterations = 2
 	res := h.run(90 * time.Second)
-	h.wantResult(res, watch.ExitDone, "max_iterations")
+	h.wantResult(res, words.ExitDone, "max_iterations")
 	h.wantOutput("iteration 1 completed (turn ended", "iteration 2 completed (turn ended")
 	st := h.state()
 	if st.TurnGapMS == nil || *st.TurnGapMS < 0 || st.LastTurnEnded == "" {
@@ -80,7 +81,7 @@ func TestTheAgentsStopHookEndsTheTurn(t *testing.T) {
 	h.cfg.InactivityTimeout = 5 * time.Minute
 	h.cfg.PollInterval = 10 * time.Second // the hook's signal, not a look at the screen, must end it
 	h.cfg.MaxIterations = 2
-	h.wantResult(h.runWoken(wake, 90*time.Second), watch.ExitDone, "max_iterations")
+	h.wantResult(h.runWoken(wake, 90*time.Second), words.ExitDone, "max_iterations")
 	h.wantOutput("iteration 1 completed (turn ended", "iteration 2 completed (turn ended")
 	settings, err := os.ReadFile(h.store.Path(state.ClaudeSettings))
 	if err != nil || !strings.Contains(string(settings), `hook' 'turn-end' '--state'`) {
@@ -113,7 +114,7 @@ func TestAQuestionIsNotInactivity(t *testing.T) {
 		time.Sleep(3 * h.cfg.InactivityTimeout)
 		cancel()
 		res := <-done
-		h.wantResult(res, watch.ExitInterrupted, "interrupted")
+		h.wantResult(res, words.ExitInterrupted, "interrupted")
 		if strings.Contains(h.out.String(), "inactivity timeout") || strings.Contains(h.out.String(), "iteration 2") {
 			t.Errorf("the loop restarted an agent waiting on a question:\n%s", h.out.String())
 		}
@@ -128,7 +129,7 @@ func TestAQuestionIsNotInactivity(t *testing.T) {
 		h.cfg.DialogTimeout = 2 * time.Second
 		h.cfg.MaxIterations = 2
 		res := h.run(90 * time.Second)
-		h.wantResult(res, watch.ExitDone, "max_iterations")
+		h.wantResult(res, words.ExitDone, "max_iterations")
 		h.wantOutput("question unanswered for 2s, restarting")
 	})
 }
@@ -148,7 +149,7 @@ func TestAUsageLimitWaitsForTheResetAndDoesNotCountTheIteration(t *testing.T) {
 	h.cfg.PromptMode = agent.ModeArg
 	h.cfg.MaxIterations = 1
 	res := h.run(60 * time.Second)
-	h.wantResult(res, watch.ExitDone, "max_iterations")
+	h.wantResult(res, words.ExitDone, "max_iterations")
 	h.wantOutput("usage limit reached (Claude AI usage limit reached|", "waiting for limit reset ("+time.Unix(reset, 0).Format("15:04")+")",
 		"iteration 1 completed (exit: 0")
 	if n := strings.Count(h.out.String(), "starting iteration 1/1"); n != 2 {
@@ -166,7 +167,7 @@ func TestAStartupDialogStopsTheLoopBeforeThePromptIsTyped(t *testing.T) {
 	h.cfg.Command = h.agent("print Do you trust the files in this folder?\nprint\nprint ❯ 1. Yes, proceed\nprint   2. No, exit\nready\nread\nsave " + got + "\nquiet\n")
 	h.asAgent("claude")
 	res := h.run(60 * time.Second)
-	h.wantResult(res, watch.ExitFailed, "startup-dialog")
+	h.wantResult(res, words.ExitFailed, "startup-dialog")
 	h.wantOutput("is asking whether to trust the folder; the prompt was not typed")
 	time.Sleep(500 * time.Millisecond)
 	if _, err := os.Stat(got); err == nil {

@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // claudeCode's turns end by its Stop hook, or by its idle screen (the input
@@ -28,8 +28,8 @@ var claudeCode = agentFixture{
 	protocol: "anthropic",
 	ends: []turnEnd{
 		{name: "no profile"},
-		{name: "turn hook true", profile: true, hook: true, via: watch.ViaHook, ready: []string{watch.ViaHook, watch.ViaPattern}},
-		{name: "turn hook false", profile: true, via: watch.ViaScreen, ready: []string{watch.ViaHook, watch.ViaPattern}},
+		{name: "turn hook true", profile: true, hook: true, via: words.ViaHook, ready: []string{words.ViaHook, words.ViaPattern}},
+		{name: "turn hook false", profile: true, via: words.ViaScreen, ready: []string{words.ViaHook, words.ViaPattern}},
 	},
 	timeout: 150 * time.Second,
 }
@@ -66,7 +66,7 @@ func TestClaudeCodeLongPromptReachesTheAPIByteForByte(t *testing.T) {
 	r.withoutProfile()
 	r.cfg.MaxIterations = 1
 	res := r.run(100 * time.Second)
-	if res.Code != watch.ExitLimit || res.Reason != "max_iterations" {
+	if res.Code != words.ExitLimit || res.Reason != "max_iterations" {
 		t.Errorf("result %+v, want exit 3 max_iterations", res)
 	}
 	r.wantPrompts(1, long)
@@ -86,7 +86,7 @@ func TestClaudeCodeSlowStart(t *testing.T) {
 	r.cfg.Command = []string{"/bin/sh", "-c", `sleep 3; exec "$0"`, claude}
 	r.cfg.MaxIterations = 1
 	res := r.run(90 * time.Second)
-	if res.Code != watch.ExitDone || res.Reason != "done_pattern" {
+	if res.Code != words.ExitDone || res.Reason != "done_pattern" {
 		t.Errorf("result %+v, want exit 0 done_pattern", res)
 	}
 	r.wantPrompts(1, strings.TrimRight(loopPrompt, "\n"))
@@ -108,9 +108,9 @@ func TestClaudeCodeRateLimitedTurnWaitsForTheLimit(t *testing.T) {
 	if !strings.Contains(r.out.String(), "usage limit reached (") {
 		t.Errorf("the limit was not recognised:\n%s", r.out.String())
 	}
-	at, via, ok := r.ev.first(1, watch.EventLimit)
+	at, via, ok := r.ev.first(1, words.EventLimit)
 	t.Logf("limit known at %s by %s", at.Round(time.Millisecond), via)
-	if !ok || via != watch.ViaHook && via != watch.ViaScreen {
+	if !ok || via != words.ViaHook && via != words.ViaScreen {
 		t.Errorf("no limit event by hook or screen: %s", r.ev.String())
 	}
 	if strings.Contains(r.out.String(), "failed (") {
@@ -133,10 +133,10 @@ func TestClaudeCodeWithStringsNoProfileMatchesIsReadAndEndedByTheIdleSignals(t *
 	r.cfg.Agent.Finished = nil
 	r.cfg.ReadyPattern = r.cfg.Agent.Ready
 	res := r.run(150 * time.Second)
-	if res.Code != watch.ExitLimit || res.Reason != "max_iterations" {
+	if res.Code != words.ExitLimit || res.Reason != "max_iterations" {
 		t.Errorf("result %+v, want exit 3 max_iterations", res)
 	}
-	r.wantVia(2, turnEnd{via: watch.ViaIdle, ready: []string{watch.ViaIdle}})
+	r.wantVia(2, turnEnd{via: words.ViaIdle, ready: []string{words.ViaIdle}})
 	r.wantPrompts(2, strings.TrimRight(loopPrompt, "\n"))
 }
 
@@ -150,7 +150,7 @@ func TestClaudeCodeTheDoneIterationsReceiptCountsItsTurn(t *testing.T) {
 	defer r.explain()
 	r.useTurnHook(turnHookWake(t))
 	res := r.run(claudeCode.timeout)
-	if res.Code != watch.ExitDone || res.Reason != "done_pattern" {
+	if res.Code != words.ExitDone || res.Reason != "done_pattern" {
 		t.Fatalf("result %+v, want the done pattern", res)
 	}
 	rs, err := receipt.Load(r.store().Path(state.ReceiptsFile))

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // codexCLI's turns end by its notify program (which also fires for its
@@ -23,8 +23,8 @@ var codexCLI = agentFixture{
 	variable: "RALPH_TEST_CODEX",
 	protocol: "openai",
 	ends: []turnEnd{
-		{name: "turn hook true", profile: true, hook: true, via: watch.ViaHook},
-		{name: "turn hook false", profile: true, via: watch.ViaScreen},
+		{name: "turn hook true", profile: true, hook: true, via: words.ViaHook},
+		{name: "turn hook false", profile: true, via: words.ViaScreen},
 	},
 	timeout: 240 * time.Second,
 }

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // copilotCLI's turns end by its agentStop hook, from the plugin each loop
@@ -22,8 +22,8 @@ var copilotCLI = agentFixture{
 	variable: "RALPH_TEST_COPILOT",
 	protocol: "openai",
 	ends: []turnEnd{
-		{name: "turn hook true", profile: true, hook: true, via: watch.ViaHook},
-		{name: "turn hook false", profile: true, via: watch.ViaScreen},
+		{name: "turn hook true", profile: true, hook: true, via: words.ViaHook},
+		{name: "turn hook false", profile: true, via: words.ViaScreen},
 	},
 	timeout:  240 * time.Second,
 	receipts: "always",
@@ -49,8 +49,8 @@ func TestCopilotUsageLimitIsToldByItsErrorHook(t *testing.T) {
 	if out := r.out.String(); !strings.Contains(out, "usage limit reached (") {
 		t.Errorf("output lacks the limit line")
 	}
-	if _, via, ok := r.ev.first(1, watch.EventLimit); !ok || via != watch.ViaHook {
-		t.Errorf("limit known by %q (%v), want %q", via, ok, watch.ViaHook)
+	if _, via, ok := r.ev.first(1, words.EventLimit); !ok || via != words.ViaHook {
+		t.Errorf("limit known by %q (%v), want %q", via, ok, words.ViaHook)
 	}
 	st, err := r.store().Load()
 	if err != nil {

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // geminiCLI's turns end by its AfterAgent hook, which each loop gives it
@@ -26,8 +26,8 @@ var geminiCLI = agentFixture{
 	variable: "RALPH_TEST_GEMINI",
 	protocol: "gemini",
 	ends: []turnEnd{
-		{name: "turn hook true", profile: true, hook: true, via: watch.ViaHook},
-		{name: "turn hook false", profile: true, via: watch.ViaScreen},
+		{name: "turn hook true", profile: true, hook: true, via: words.ViaHook},
+		{name: "turn hook false", profile: true, via: words.ViaScreen},
 	},
 	timeout: 300 * time.Second,
 }
@@ -56,10 +56,10 @@ func TestGeminiHooksConfiguredByHandEndEachTurn(t *testing.T) {
 	}
 	r.wake = turnHookWake(t)
 	res := r.run(300 * time.Second)
-	if res.Code != watch.ExitLimit || res.Reason != "max_iterations" {
+	if res.Code != words.ExitLimit || res.Reason != "max_iterations" {
 		t.Errorf("result %+v, want exit 3 max_iterations", res)
 	}
-	r.wantVia(2, turnEnd{via: watch.ViaHook})
+	r.wantVia(2, turnEnd{via: words.ViaHook})
 	r.wantPrompts(2, strings.TrimRight(loopPrompt, "\n"))
 }
 
@@ -88,10 +88,10 @@ func TestGeminiLoopByItsHooksTakesAboutAsLongAsClaudeCodes(t *testing.T) {
 			res := r.run(run.fx.timeout)
 			took[run.fx.name] += time.Since(started)
 			r.explain()
-			if res.Code != watch.ExitLimit || res.Reason != "max_iterations" {
+			if res.Code != words.ExitLimit || res.Reason != "max_iterations" {
 				t.Errorf("%s: result %+v, want exit 3 max_iterations", run.fx.name, res)
 			}
-			r.wantVia(2, turnEnd{via: watch.ViaHook})
+			r.wantVia(2, turnEnd{via: words.ViaHook})
 			r.wantHookEnded(2)
 			if after, _ := os.ReadFile(settings); string(after) != string(before) {
 				t.Errorf("%s: the person's %s changed:\n%s\nto\n%s", run.fx.name, settings, before, after)

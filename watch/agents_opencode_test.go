@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // openCode's turns end by the session.idle event its per-loop plugin
@@ -20,8 +20,8 @@ var openCode = agentFixture{
 	variable: "RALPH_TEST_OPENCODE",
 	protocol: "openai",
 	ends: []turnEnd{
-		{name: "turn hook true", profile: true, hook: true, via: watch.ViaHook},
-		{name: "turn hook false", profile: true, via: watch.ViaScreen},
+		{name: "turn hook true", profile: true, hook: true, via: words.ViaHook},
+		{name: "turn hook false", profile: true, via: words.ViaScreen},
 	},
 	timeout:  240 * time.Second,
 	receipts: "hook",
@@ -40,10 +40,10 @@ func TestOpenCodeUsageLimitIsRecognisedWhileItRetries(t *testing.T) {
 			r := newAgentRun(t, openCode, opencode, loopPrompt, "!limit 3600")
 			defer r.explain()
 			r.cfg.LimitWait = time.Hour
-			want := watch.ViaScreen
+			want := words.ViaScreen
 			if hook {
 				r.useTurnHook(turnHookWake(t))
-				want = watch.ViaHook
+				want = words.ViaHook
 			}
 			res := r.runUntil(120*time.Second, "waiting for limit reset")
 			if res.Reason != "interrupted" {
@@ -52,7 +52,7 @@ func TestOpenCodeUsageLimitIsRecognisedWhileItRetries(t *testing.T) {
 			if out := r.out.String(); !strings.Contains(out, "usage limit reached (") {
 				t.Errorf("output lacks the limit line")
 			}
-			if _, via, ok := r.ev.first(1, watch.EventLimit); !ok || via != want {
+			if _, via, ok := r.ev.first(1, words.EventLimit); !ok || via != want {
 				t.Errorf("limit known by %q (%v), want %q", via, ok, want)
 			}
 			st, err := r.store().Load()

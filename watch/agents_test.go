@@ -31,6 +31,7 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // loopPrompt is the prompt of the loops; its own text holds the done token.
@@ -117,7 +118,7 @@ func (r *agentRun) wantRepliedTokenOnly(res watch.Result, end turnEnd, token boo
 	r.t.Helper()
 	out := r.out.String()
 	if token {
-		if res.Code != watch.ExitDone || res.Reason != "done_pattern" {
+		if res.Code != words.ExitDone || res.Reason != "done_pattern" {
 			r.t.Errorf("result %+v, want exit 0 done_pattern", res)
 		}
 		if !strings.Contains(out, "done pattern matched, stopping loop") {
@@ -126,7 +127,7 @@ func (r *agentRun) wantRepliedTokenOnly(res watch.Result, end turnEnd, token boo
 		r.wantPrompts(1, strings.TrimRight(loopPrompt, "\n"))
 		return
 	}
-	if res.Code != watch.ExitLimit || res.Reason != "max_iterations" {
+	if res.Code != words.ExitLimit || res.Reason != "max_iterations" {
 		r.t.Errorf("result %+v, want exit 3 max_iterations", res)
 	}
 	ended := "completed (turn ended"
@@ -433,8 +434,8 @@ func (r *agentRun) wantHookEnded(n int) {
 func (r *agentRun) wantVia(n int, end turnEnd) {
 	r.t.Helper()
 	for i := 1; i <= n; i++ {
-		ready, readyVia, _ := r.ev.first(i, watch.EventReady)
-		turnEnd, endVia, _ := r.ev.first(i, watch.EventTurnEnd)
+		ready, readyVia, _ := r.ev.first(i, words.EventReady)
+		turnEnd, endVia, _ := r.ev.first(i, words.EventTurnEnd)
 		r.t.Logf("iteration %d: ready at %s (%s), turn end at %s (%s)",
 			i, ready.Round(time.Millisecond), readyVia, turnEnd.Round(time.Millisecond), endVia)
 		if len(end.ready) > 0 && !slices.Contains(end.ready, readyVia) {

@@ -9,6 +9,7 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch/cast"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // castLog is the loop's recording of the iteration that runs: the pane's
@@ -26,11 +27,11 @@ type castLog struct {
 const defaultCastWidth, defaultCastHeight = 80, 24
 
 // castMarks are the markers events leave in the cast.
-var castMarks = map[EventKind]string{
-	EventPasted:    cast.MarkPromptDelivered, // Enter follows at once; the agent's answer comes after
-	EventSubmitted: cast.MarkPromptDelivered,
-	EventDone:      cast.MarkDoneMatched,
-	EventTurnEnd:   cast.MarkTurnEnd,
+var castMarks = map[words.EventKind]string{
+	words.EventPasted:    cast.MarkPromptDelivered, // Enter follows at once; the agent's answer comes after
+	words.EventSubmitted: cast.MarkPromptDelivered,
+	words.EventDone:      cast.MarkDoneMatched,
+	words.EventTurnEnd:   cast.MarkTurnEnd,
 }
 
 // startCast begins the iteration's cast before the agent is started, so
@@ -82,12 +83,12 @@ func (l *Loop) endCast() {
 // castMark leaves the marker an event stands for, once per iteration: the
 // prompt delivered (seen pasted, else submitted; in arg and stdin modes
 // given at the start), the done token matched, the turn's end.
-func (l *Loop) castMark(kind EventKind) {
+func (l *Loop) castMark(kind words.EventKind) {
 	if l.casts.rec == nil {
 		return
 	}
 	label := castMarks[kind]
-	if kind == EventStarted && l.PromptMode != agent.ModeType {
+	if kind == words.EventStarted && l.PromptMode != agent.ModeType {
 		label = cast.MarkPromptDelivered
 	}
 	if label == "" || l.casts.marked[label] {

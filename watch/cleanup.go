@@ -5,7 +5,9 @@ import (
 	"strconv"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"github.com/ralph-tmux/ralph.tmux/watch/ended"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // endLeftovers ends what the last agent left behind once the loop is over:
@@ -14,9 +16,9 @@ import (
 // runs on, and a paused loop's agent is the person's.
 func (l *Loop) endLeftovers(res Result) {
 	switch res.Reason {
-	case "interrupted", "paused":
+	case words.ReasonInterrupted, words.ReasonPaused:
 		return
-	case "pane_closed", "server_gone":
+	case words.ReasonPaneClosed, words.ReasonServerGone:
 		if l.agentPID > 0 {
 			agent.EndSession(l.Clock, l.agentPID, killGrace)
 		}
@@ -37,5 +39,18 @@ func (l *Loop) endAgent(pane tmux.Pane) {
 	// unless its pid already belongs to someone else.
 	if _, err := os.Stat("/proc/" + strconv.Itoa(pane.PID)); err != nil {
 		agent.EndTreeOn(l.Clock, pane.PID, killGrace)
+	}
+}
+
+// linger has the server remove the ended loop's pane options after the
+// linger time, unless another loop took the pane meanwhile (its
+// @ralph-ended is then another or none). The watcher need not wait for it.
+func (l *Loop) linger() {
+	d := ended.Linger(l.Tmux)
+	if d <= 0 || l.lastShown.Ended.IsZero() {
+		return
+	}
+	if err := l.Tmux.Later(d, ended.Forget(l.Pane, l.lastShown.Ended)); err != nil {
+		l.warnf("schedule the removal of the ended loop from the status line: %v", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch/between"
 	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // Config is everything one loop needs; the command line fills it.
@@ -56,7 +57,7 @@ type Config struct {
 	WorktreeBase                   string // the branch the worktree came from
 	StallLimit                     int    // stop after this many iterations in a row that changed nothing; 0: never
 
-	Budget Budget         // the most the loop may spend (--max-tokens, --max-cost); zero: no limit
+	Budget receipt.Budget // the most the loop may spend (--max-tokens, --max-cost); zero: no limit
 	Prices receipt.Prices // what models cost, for receipts; nil: receipt.DefaultPrices
 
 	Agent         agent.Profile // what the agent's screen shows; generic knows nothing
@@ -73,7 +74,7 @@ type Config struct {
 
 	CastLimit int64 // bytes of iteration casts kept (casts/ in the state folder), oldest dropped first; 0: none recorded
 
-	Events func(Event) // told what the loop learns of the agent; nil: nobody listens
+	Events func(words.Event) // told what the loop learns of the agent; nil: nobody listens
 
 	CommandSources []state.CommandSource // where each command (check, hook) came from, for status
 
@@ -87,22 +88,12 @@ type Config struct {
 // Criterion reports whether the loop has a way to finish other than its limits.
 func (c *Config) Criterion() bool { return c.DonePattern != nil || c.DoneFile != "" }
 
-// Exit codes, as the command-line contract fixes them.
-const (
-	ExitDone        = 0
-	ExitFailed      = 1
-	ExitUsage       = 2
-	ExitLimit       = 3
-	ExitInterrupted = 130
-	// ExitPause is what an agent exits with to pause the loop instead of a restart.
-	ExitPause = 42
-)
-
 // Tunables of delivery that are not flags (yet).
 const (
 	killGrace      = 3 * time.Second
 	heartbeatEvery = 10 * time.Second
 	checkEvery     = 5 * time.Second // Config.CheckEvery's default (each wake costs)
+	budgetEvery    = 5 * time.Second // Config.BudgetEvery's default: a session file can be megabytes, a few seconds late is soon enough
 	maxFailures    = 5
 	quietAfter     = 15 * time.Millisecond  // output paused this long: judge held-back lines
 	maxLimitWait   = 8 * 24 * time.Hour     // a reset further off is misread

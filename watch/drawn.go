@@ -7,6 +7,7 @@ import (
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // drawnWait bounds the wait for an agent's screen to show the turn its
@@ -67,6 +68,6 @@ func (l *Loop) doneOnScreen(it *iteration) {
 	}
 	if ok {
 		it.match = m
-		l.event(it, EventDone, ViaScreen, m)
+		l.event(it, words.EventDone, words.ViaScreen, m)
 	}
 }

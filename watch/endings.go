@@ -1,6 +1,10 @@
 package watch
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
+)
 
 // How one iteration, or one step of it, ended. Each name means one thing.
 type ending int
@@ -28,10 +32,6 @@ const (
 	endBudget                    // the loop's spend reached its budget while the iteration ran
 )
 
-// ReasonKilled is a stop's reason when the agent was ended too (stop
-// --kill); a plain stop's is "stopped": the agent runs on.
-const ReasonKilled = "killed"
-
 // then is what the loop does after an ending.
 type then int
 
@@ -45,8 +45,8 @@ const (
 type endingRule struct {
 	then      then
 	agentRuns bool                 // the loop leaves the agent running: its iteration is not over
-	reason    string               // the loop's recorded reason when the ending ends it
-	status    Status               // the loop's status then
+	reason    words.Reason         // the loop's recorded reason when the ending ends it
+	status    words.Status         // the loop's status then
 	code      int                  // the exit code then
 	shown     string               // the line shown (for a stop, an error; for a timer, a format of its setting)
 	logged    string               // the record's cause, or for a timer a format of its setting
@@ -57,17 +57,17 @@ type endingRule struct {
 
 // endings says what each ending means; settle goes by it.
 var endings = map[ending]endingRule{
-	endInterrupted: {then: leave, agentRuns: true, reason: "interrupted", status: StatusPaused, code: ExitInterrupted,
+	endInterrupted: {then: leave, agentRuns: true, reason: words.ReasonInterrupted, status: words.StatusPaused, code: words.ExitInterrupted,
 		shown: "interrupted, pausing loop (the agent runs on)", logged: "interrupt"},
-	endPaused: {then: leave, agentRuns: true, reason: "paused", status: StatusPaused, code: ExitInterrupted,
+	endPaused: {then: leave, agentRuns: true, reason: words.ReasonPaused, status: words.StatusPaused, code: words.ExitInterrupted,
 		shown: "paused, exiting loop (the agent runs on)", logged: "request"},
-	endStopped: {then: leave, reason: "stopped", status: StatusStopped, code: ExitInterrupted,
+	endStopped: {then: leave, reason: words.ReasonStopped, status: words.StatusStopped, code: words.ExitInterrupted,
 		shown: "stopped, exiting loop"},
-	endPaneGone:   {then: stop, reason: "pane_closed", status: StatusFailed, code: ExitFailed, shown: "pane %s was closed"},
-	endServerGone: {then: stop, reason: "server_gone", status: StatusFailed, code: ExitFailed, shown: "tmux server is gone"},
-	endStartup:    {then: stop, reason: "startup-dialog", status: StatusFailed, code: ExitFailed, logged: "startup-dialog"},
-	endMaxTime:    {then: stop, reason: "max_time"},
-	endBudget:     {then: stop, reason: "budget", status: StatusLimit, code: ExitLimit},
+	endPaneGone:   {then: stop, reason: words.ReasonPaneClosed, status: words.StatusFailed, code: words.ExitFailed, shown: "pane %s was closed"},
+	endServerGone: {then: stop, reason: words.ReasonServerGone, status: words.StatusFailed, code: words.ExitFailed, shown: "tmux server is gone"},
+	endStartup:    {then: stop, reason: words.ReasonStartupDialog, status: words.StatusFailed, code: words.ExitFailed, logged: "startup-dialog"},
+	endMaxTime:    {then: stop, reason: words.ReasonMaxTime},
+	endBudget:     {then: stop, reason: words.ReasonBudget, status: words.StatusLimit, code: words.ExitLimit},
 	endLimit:      {then: stop}, // not an iteration: no checks, no hooks; the loop waits for the reset
 	endDialog: {shown: "question unanswered for %s, restarting", logged: "dialog_timeout=%s",
 		timer: func(l *Loop) string { return l.DialogTimeout.String() }},
@@ -94,7 +94,7 @@ func endReason(it outcome) string {
 // fatal one (the command is not there or not executable) with why.
 func exitFailure(code int) (failure bool, fatal string) {
 	switch code {
-	case 0, ExitPause:
+	case 0, words.ExitPause:
 		return false, ""
 	case 126:
 		return true, "command not executable"

@@ -1,6 +1,10 @@
 package watch
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
+)
 
 func TestEachEndingMeansOneThing(t *testing.T) {
 	for _, tc := range []struct {
@@ -40,7 +44,7 @@ func TestAnExitStatusCountsAsWhatItSays(t *testing.T) {
 		fatal   string
 	}{
 		{0, false, ""},
-		{ExitPause, false, ""},
+		{words.ExitPause, false, ""},
 		{1, true, ""},
 		{130, true, ""},
 		{126, true, "command not executable"},

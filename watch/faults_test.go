@@ -11,6 +11,7 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // Faults a loop left overnight meets: each must end the loop with a clear
@@ -36,7 +37,7 @@ func TestAKilledWindowOrSessionEndsTheLoopAsPaneClosed(t *testing.T) {
 				})
 				tc.kill(h)
 			}()
-			h.wantResult(h.run(30*time.Second), watch.ExitFailed, "pane_closed")
+			h.wantResult(h.run(30*time.Second), words.ExitFailed, "pane_closed")
 			h.wantOutput("ralph-watch: error: pane " + h.cfg.Pane + " was closed")
 			if st := h.state(); st.Status != state.Failed || st.CurrentIteration != 1 {
 				t.Errorf("state %s at iteration %d, want failed at 1", st.Status, st.CurrentIteration)
@@ -67,7 +68,7 @@ func TestAPromptFileThatCannotBeReadMidLoopEndsItFailed(t *testing.T) {
 			go func() { done <- h.run(30 * time.Second) }()
 			select {
 			case res := <-done:
-				h.wantResult(res, watch.ExitFailed, "prompt_file_missing")
+				h.wantResult(res, words.ExitFailed, "prompt_file_missing")
 			case <-time.After(40 * time.Second):
 				t.Fatalf("the loop hung on the prompt file; output:\n%s", h.out.String())
 			}
@@ -87,10 +88,10 @@ func TestAnAgentPrintingGarbageOrFloodsIsWatchedToTheEnd(t *testing.T) {
 		reason       string
 		code         int
 	}{
-		{"10 MB of random bytes at once, then the token", `head -c 10485760 /dev/urandom; printf '\033\\\n'; echo RALPH_DONE_7`, 0, "done_pattern", watch.ExitDone},
-		{"invalid UTF-8 and stray escapes", `printf '\377\376\300\200 \033]0;title \033[31m \033]8;;x\033\\ \033P\033[?1049h\n'; printf '\303\n'; echo RALPH_DONE_7`, 0, "done_pattern", watch.ExitDone},
-		{"an endless line", `yes RALPH_DONE_ | tr -d '\n'`, 3 * time.Second, "max_iterations", watch.ExitLimit},
-		{"10 MB in one line", `head -c 10485760 /dev/zero | tr '\0' x; exit 0`, 0, "max_iterations", watch.ExitLimit},
+		{"10 MB of random bytes at once, then the token", `head -c 10485760 /dev/urandom; printf '\033\\\n'; echo RALPH_DONE_7`, 0, "done_pattern", words.ExitDone},
+		{"invalid UTF-8 and stray escapes", `printf '\377\376\300\200 \033]0;title \033[31m \033]8;;x\033\\ \033P\033[?1049h\n'; printf '\303\n'; echo RALPH_DONE_7`, 0, "done_pattern", words.ExitDone},
+		{"an endless line", `yes RALPH_DONE_ | tr -d '\n'`, 3 * time.Second, "max_iterations", words.ExitLimit},
+		{"10 MB in one line", `head -c 10485760 /dev/zero | tr '\0' x; exit 0`, 0, "max_iterations", words.ExitLimit},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -143,7 +144,7 @@ func TestNoChildOfTheAgentIgnoringHangupsOutlivesTheLoop(t *testing.T) {
 				}()
 			}
 			res := h.run(60 * time.Second)
-			if res.Reason != tc.reason {
+			if string(res.Reason) != tc.reason {
 				t.Fatalf("loop ended %+v, want %s; output:\n%s", res, tc.reason, h.out.String())
 			}
 			// The loop has ended: nothing it started may be left.

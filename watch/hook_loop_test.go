@@ -12,22 +12,23 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // events collects what a loop tells its listener.
 type events struct {
 	mu  sync.Mutex
-	got []watch.Event
+	got []words.Event
 }
 
-func (e *events) add(ev watch.Event) {
+func (e *events) add(ev words.Event) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.got = append(e.got, ev)
 }
 
 // has reports whether iteration told kind, known via.
-func (e *events) has(iteration int, kind watch.EventKind, via string) bool {
+func (e *events) has(iteration int, kind words.EventKind, via string) bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for _, ev := range e.got {
@@ -54,7 +55,7 @@ func (e *events) timings() string {
 			fmt.Fprintf(&b, "/%s", ev.Via)
 		}
 		fmt.Fprintf(&b, " %.2fs", ev.After.Seconds())
-		if ev.Kind == watch.EventTurnEnd || ev.Kind == watch.EventExit {
+		if ev.Kind == words.EventTurnEnd || ev.Kind == words.EventExit {
 			b.WriteString("\n")
 			last = 0
 		}
@@ -63,7 +64,7 @@ func (e *events) timings() string {
 }
 
 // first returns when iteration first told kind, and how it was known.
-func (e *events) first(iteration int, kind watch.EventKind) (time.Duration, string, bool) {
+func (e *events) first(iteration int, kind words.EventKind) (time.Duration, string, bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for _, ev := range e.got {
@@ -125,16 +126,16 @@ func TestHooksTellReadySubmitAndTurnEndWhenTheScreenSaysNothing(t *testing.T) {
 	h.cfg.ReadyTimeout = time.Minute
 	h.cfg.MaxIterations = 2
 	res := run(60 * time.Second)
-	h.wantResult(res, watch.ExitDone, "max_iterations")
+	h.wantResult(res, words.ExitDone, "max_iterations")
 	h.wantOutput("iteration 1 completed (turn ended", "iteration 2 completed (turn ended")
 	if strings.Contains(h.out.String(), "did not become ready") || strings.Contains(h.out.String(), "did not report") {
 		t.Errorf("a hook was not heard:\n%s", h.out.String())
 	}
 	for i := 1; i <= 2; i++ {
 		for _, want := range []struct {
-			kind watch.EventKind
+			kind words.EventKind
 			via  string
-		}{{watch.EventReady, watch.ViaHook}, {watch.EventSubmitted, watch.ViaHook}, {watch.EventTurnEnd, watch.ViaHook}} {
+		}{{words.EventReady, words.ViaHook}, {words.EventSubmitted, words.ViaHook}, {words.EventTurnEnd, words.ViaHook}} {
 			if !ev.has(i, want.kind, want.via) {
 				t.Errorf("iteration %d: no %s event via %s; events: %s", i, want.kind, want.via, ev)
 			}
@@ -154,12 +155,12 @@ func TestAFailedTurnByHookIsAFailureAndARateLimitWaits(t *testing.T) {
 		h.cfg.Agent.IdleGrace = 0
 		h.cfg.MaxIterations = 2
 		res := run(60 * time.Second)
-		h.wantResult(res, watch.ExitDone, "max_iterations")
+		h.wantResult(res, words.ExitDone, "max_iterations")
 		h.wantOutput("iteration 1 failed (API error: 500 Internal Server Error), retrying in 1s (attempt 1/5)")
 		if st := h.state(); st.TotalFailures != 2 {
 			t.Errorf("total failures %d, want 2", st.TotalFailures)
 		}
-		if !ev.has(1, watch.EventTurnFailed, watch.ViaHook) {
+		if !ev.has(1, words.EventTurnFailed, words.ViaHook) {
 			t.Errorf("no turn-failed event; events: %s", ev)
 		}
 	})
@@ -183,7 +184,7 @@ func TestAFailedTurnByHookIsAFailureAndARateLimitWaits(t *testing.T) {
 		h.cfg.LimitWait = 2 * time.Second
 		h.cfg.MaxIterations = 1
 		res := run(60 * time.Second)
-		h.wantResult(res, watch.ExitDone, "max_iterations")
+		h.wantResult(res, words.ExitDone, "max_iterations")
 		h.wantOutput("usage limit reached (429 rate limited)", "iteration 1 completed (turn ended")
 		if st := h.state(); st.TotalFailures != 0 {
 			t.Errorf("a rate limit counted as a failure: %+v", st)
@@ -200,12 +201,12 @@ func TestAHookThatNeverFiresFallsBackToTheScreenOnce(t *testing.T) {
 	ev, run := h.hooked(claudeLike) // draws Claude's screen, runs no hook
 	h.cfg.MaxIterations = 3
 	res := run(90 * time.Second)
-	h.wantResult(res, watch.ExitDone, "max_iterations")
+	h.wantResult(res, words.ExitDone, "max_iterations")
 	h.wantOutput("iteration 1 completed (turn ended", "iteration 3 completed (turn ended")
 	if n := strings.Count(h.out.String(), "hook did not report"); n != 1 {
 		t.Errorf("the lost hook was told %d times, want once:\n%s", n, h.out.String())
 	}
-	if !ev.has(1, watch.EventFallback, watch.ViaScreen) || !ev.has(3, watch.EventTurnEnd, watch.ViaScreen) {
+	if !ev.has(1, words.EventFallback, words.ViaScreen) || !ev.has(3, words.EventTurnEnd, words.ViaScreen) {
 		t.Errorf("want a fallback in iteration 1 and turn ends by screen; events: %s", ev)
 	}
 	log, _ := os.ReadFile(h.store.Path(state.LogFile))
@@ -228,10 +229,10 @@ func TestScreenSignalsStandInWhenTheProfilesStringsDoNotMatch(t *testing.T) {
 	h.cfg.Events = ev.add
 	h.cfg.MaxIterations = 2
 	res := h.run(60 * time.Second)
-	h.wantResult(res, watch.ExitDone, "max_iterations")
+	h.wantResult(res, words.ExitDone, "max_iterations")
 	h.wantOutput("iteration 1 completed (turn ended", "iteration 2 completed (turn ended")
 	for i := 1; i <= 2; i++ {
-		if !ev.has(i, watch.EventReady, watch.ViaIdle) || !ev.has(i, watch.EventTurnEnd, watch.ViaIdle) {
+		if !ev.has(i, words.EventReady, words.ViaIdle) || !ev.has(i, words.EventTurnEnd, words.ViaIdle) {
 			t.Errorf("iteration %d: want ready and turn end by the idle signals; events: %s", i, ev)
 		}
 	}
@@ -261,7 +262,7 @@ func TestAPermissionReportedByHookNeedsInput(t *testing.T) {
 		seen <- ""
 	}()
 	res := run(60 * time.Second)
-	h.wantResult(res, watch.ExitDone, "max_iterations")
+	h.wantResult(res, words.ExitDone, "max_iterations")
 	if s := <-seen; s != "needs-input" {
 		t.Errorf("the pane never showed needs-input")
 	}
@@ -269,7 +270,7 @@ func TestAPermissionReportedByHookNeedsInput(t *testing.T) {
 	if strings.Contains(h.out.String(), "inactivity timeout") {
 		t.Errorf("a question counted as inactivity:\n%s", h.out.String())
 	}
-	if !ev.has(1, watch.EventDialog, watch.ViaHook) {
+	if !ev.has(1, words.EventDialog, words.ViaHook) {
 		t.Errorf("no dialog event by hook; events: %s", ev)
 	}
 }
@@ -290,7 +291,7 @@ func TestAnAgentThatCannotStartWithItsHooksRunsWithoutThem(t *testing.T) {
 	h.cfg.Command = []string{wrapper}
 	h.cfg.MaxIterations = 3
 	res := run(60 * time.Second)
-	h.wantResult(res, watch.ExitDone, "max_iterations")
+	h.wantResult(res, words.ExitDone, "max_iterations")
 	h.wantOutput("iteration 1 failed (exit: 1 before it took the prompt)", "running it without them from the next iteration",
 		"iteration 2 completed (turn ended", "iteration 3 completed (turn ended")
 	if n := strings.Count(h.out.String(), "before it took input"); n != 1 {

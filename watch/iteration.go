@@ -11,6 +11,7 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // adopt watches an iteration a previous watcher started: the agent may still
@@ -98,12 +99,12 @@ func (l *Loop) adoptUntyped(ctx context.Context, started time.Time) (r outcome) 
 	prompt, err := os.ReadFile(l.Store.Path(state.PromptCopy))
 	if err != nil {
 		l.warnf("the prompt of iteration %d is lost (%v); watching the agent", l.iteration, err)
-		l.showStatus(StatusRunning)
+		l.showStatus(words.StatusRunning)
 		return l.adopt(ctx, started)
 	}
 	it := &iteration{exitCode: -1, since: -1, started: l.Clock.Now()} // its output came before the watcher: it has spoken
 	l.reason = l.readyWait()
-	l.showStatus(StatusStarting)
+	l.showStatus(words.StatusStarting)
 	if end, stop := l.deliver(ctx, it, string(prompt)); stop {
 		r.ending, r.detail, r.untyped = end, it.turn.detail, !it.typed
 		return r
@@ -210,7 +211,7 @@ func (l *Loop) iterate(ctx context.Context, prompt string) (r outcome) {
 	}
 	started := l.Clock.Now()
 	it.started = started
-	l.event(it, EventStarted, "", strings.Join(l.Command, " "))
+	l.event(it, words.EventStarted, "", strings.Join(l.Command, " "))
 	if l.PromptMode == agent.ModeType {
 		if end, stop := l.deliver(ctx, it, prompt); stop {
 			r.ending, r.detail, r.untyped = end, it.turn.detail, !it.typed

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // The simulation's hardest moments on the installed tmux: the agent is
@@ -53,7 +53,7 @@ func TestAgentsKilledAtRandomMomentsNeverTakeTheServerDown(t *testing.T) {
 				if out, err := h.srv.Tmux("list-sessions"); err != nil {
 					t.Fatalf("trial %d (mode %d, %s): the tmux server is gone: %v %s\n%s", trial, mode, delay, err, out, h.out.String())
 				}
-				h.wantResult(res, watch.ExitDone, "max_iterations")
+				h.wantResult(res, words.ExitDone, "max_iterations")
 				log, _ := os.ReadFile(h.store.Path(state.LogFile))
 				last := lastIterationEnd(string(log))
 				if !regexp.MustCompile(`\[END\] iteration 1 exit=0|\[FAIL\] iteration 1 exit=(1|137|143|129) `).MatchString(last) {

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // hookedAgent draws no idle marker after its turn: only its Stop hook (from
@@ -107,7 +107,7 @@ func endsByTheHook(t *testing.T, exe string, wake <-chan os.Signal, command func
 	h.cfg.PollInterval = 10 * time.Second // the hook's signal, not a look at the screen, must end it
 	h.cfg.MaxIterations = 2
 	res := h.runWoken(wake, 90*time.Second)
-	h.wantResult(res, watch.ExitDone, "max_iterations")
+	h.wantResult(res, words.ExitDone, "max_iterations")
 	h.wantOutput("iteration 1 completed (turn ended", "iteration 2 completed (turn ended")
 	if strings.Contains(h.out.String(), "warning") {
 		t.Errorf("a warning for %q:\n%s", h.cfg.Command, h.out.String())
@@ -142,7 +142,7 @@ func TestAnUnknownWrapperLosesTheHookOnceAndEndsTurnsByTheScreen(t *testing.T) {
 	h.cfg.InactivityTimeout = 5 * time.Minute
 	h.cfg.MaxIterations = 2
 	res := h.run(90 * time.Second)
-	h.wantResult(res, watch.ExitDone, "max_iterations")
+	h.wantResult(res, words.ExitDone, "max_iterations")
 	h.wantOutput("iteration 1 completed (turn ended", "iteration 2 completed (turn ended")
 	warning := "ralph-watch: warning: cannot add Claude Code's hooks to '" + wrapper +
 		"' (not claude's own program): the turn end is read from the screen; pass --settings FILE to claude yourself or run claude directly"
@@ -185,7 +185,7 @@ func TestClaudeCodeThroughEnvAndAShellLineGetsItsStopHook(t *testing.T) {
 			r.useTurnHook(turnHookWake(t))
 			r.cfg.Executable = exe
 			res := r.run(240 * time.Second)
-			if res.Code != watch.ExitLimit || res.Reason != "max_iterations" {
+			if res.Code != words.ExitLimit || res.Reason != "max_iterations" {
 				t.Errorf("result %+v, want exit 3 max_iterations", res)
 			}
 			if n := strings.Count(r.out.String(), "completed (turn ended"); n != 2 {
@@ -206,7 +206,7 @@ func TestAMissingProgramBehindEnvIsNamed(t *testing.T) {
 	tmuxtest.Require(t)
 	h := newHarness(t, "do the work", []string{"env", "A=1", "ralph-no-such-agent"})
 	res := h.run(30 * time.Second)
-	h.wantResult(res, watch.ExitFailed, "fatal_exit")
+	h.wantResult(res, words.ExitFailed, "fatal_exit")
 	h.wantOutput("ralph-watch: error: command not found: ralph-no-such-agent (exit 127)")
 }
 
@@ -221,7 +221,7 @@ func TestCodexThroughEnvGetsItsNotifyHook(t *testing.T) {
 	r.cfg.Command = []string{"env", "NO_PROXY=127.0.0.1,localhost", codex, "--no-daemon"}
 	r.useTurnHook(turnHookWake(t))
 	res := r.run(240 * time.Second)
-	if res.Code != watch.ExitLimit || res.Reason != "max_iterations" {
+	if res.Code != words.ExitLimit || res.Reason != "max_iterations" {
 		t.Errorf("result %+v, want exit 3 max_iterations", res)
 	}
 	if n := strings.Count(r.out.String(), "completed (turn ended"); n != 2 {

@@ -16,6 +16,7 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 func TestAnAgentIgnoringHangupsDoesNotSurviveItsIteration(t *testing.T) {
@@ -24,7 +25,7 @@ func TestAnAgentIgnoringHangupsDoesNotSurviveItsIteration(t *testing.T) {
 	h.cfg.Command = h.agent("ignore HUP TERM\nchild\nready\nread\nquiet\n")
 	h.cfg.MaxIterations = 2
 	h.cfg.InactivityTimeout = time.Second
-	h.wantResult(h.run(60*time.Second), watch.ExitDone, "max_iterations")
+	h.wantResult(h.run(60*time.Second), words.ExitDone, "max_iterations")
 	if pids := processesOf(t, "RALPH_ITERATION=1", h.srv.Dir); len(pids) > 0 {
 		t.Errorf("iteration 1 left processes running: %v", pids)
 	}
@@ -74,7 +75,7 @@ func TestPaneOptionsFollowTheLoopAndRemainOnExitIsRestored(t *testing.T) {
 			t.Errorf("remain-on-exit while looping = %q, want on", got)
 		}
 	}()
-	h.wantResult(h.run(60*time.Second), watch.ExitDone, "max_iterations")
+	h.wantResult(h.run(60*time.Second), words.ExitDone, "max_iterations")
 	wg.Wait()
 	for name, want := range map[string]string{
 		"@ralph-name": "test", "@ralph-iteration": "2", "@ralph-max": "2",
@@ -125,7 +126,7 @@ func TestPromptFileDeletedMidLoopFails(t *testing.T) {
 	h := newHarness(t, "go", nil)
 	h.cfg.Command = []string{"/bin/sh", "-c", `rm -f "$0"; exit 0`, h.cfg.PromptFile}
 	h.cfg.PromptMode = agent.ModeArg
-	h.wantResult(h.run(30*time.Second), watch.ExitFailed, "prompt_file_missing")
+	h.wantResult(h.run(30*time.Second), words.ExitFailed, "prompt_file_missing")
 	h.wantOutput("ralph-watch: error: prompt file not found: " + h.cfg.PromptFile)
 	if st := h.state(); st.Status != state.Failed {
 		t.Errorf("status %s, want failed", st.Status)
@@ -145,7 +146,7 @@ func TestInterruptLeavesTheLoopPausedAndTheAgentRunning(t *testing.T) {
 		cancel()
 	}()
 	res := loop.Run(ctx)
-	h.wantResult(res, watch.ExitInterrupted, "interrupted")
+	h.wantResult(res, words.ExitInterrupted, "interrupted")
 	if st := h.state(); st.Status != state.Paused {
 		t.Errorf("status %s, want paused", st.Status)
 	}
@@ -176,7 +177,7 @@ func TestClosedPaneAndKilledServerEndTheLoopWithAClearReason(t *testing.T) {
 				})
 				tc.kill(h)
 			}()
-			h.wantResult(h.run(30*time.Second), watch.ExitFailed, tc.reason)
+			h.wantResult(h.run(30*time.Second), words.ExitFailed, tc.reason)
 			if st := h.state(); st.Status != state.Failed || st.ExitReason == nil || *st.ExitReason != tc.reason {
 				t.Errorf("state %s / %v, want failed / %s", st.Status, st.ExitReason, tc.reason)
 			}
@@ -189,7 +190,7 @@ func TestATUIThatDropsEarlyInputStillGetsThePromptOnce(t *testing.T) {
 	h := newHarness(t, "exactly once", nil)
 	h.cfg.Command = h.agent("ready\ndrop-input 1500ms\nread\n" + h.savePrompt() + "exit 0\n")
 	h.cfg.MaxIterations = 1
-	h.wantResult(h.run(60*time.Second), watch.ExitDone, "max_iterations")
+	h.wantResult(h.run(60*time.Second), words.ExitDone, "max_iterations")
 	if got := h.received(1); got != "exactly once" {
 		t.Errorf("agent received %q, want the prompt once", got)
 	}
@@ -201,7 +202,7 @@ func TestReadyPatternWaitsForAnAgentThatIsSlowToTakeInput(t *testing.T) {
 	h.cfg.Command = h.agent("print loading plugins\nsleep 2s\nprint READY>\nready\nread\n" + h.savePrompt() + "exit 0\n")
 	h.cfg.MaxIterations = 1
 	h.cfg.ReadyPattern = regexp.MustCompile(`READY>`)
-	h.wantResult(h.run(60*time.Second), watch.ExitDone, "max_iterations")
+	h.wantResult(h.run(60*time.Second), words.ExitDone, "max_iterations")
 	if got := h.received(1); got != "first line\nsecond line" {
 		t.Errorf("agent received %q", got)
 	}
@@ -226,7 +227,7 @@ func TestResizingAQuietPaneIsNotActivity(t *testing.T) {
 			}
 		}
 	}()
-	h.wantResult(h.run(60*time.Second), watch.ExitDone, "max_iterations")
+	h.wantResult(h.run(60*time.Second), words.ExitDone, "max_iterations")
 	h.wantOutput("inactivity timeout (2s), restarting")
 }
 
@@ -237,7 +238,7 @@ func TestAnAgentSlowToStartGetsThePromptOnlyOnceItHasDrawn(t *testing.T) {
 	h := newHarness(t, "line one\nline two", nil)
 	h.cfg.Command = h.agent("sleep 2s\nprint slow agent ready\nready\nread\n" + h.savePrompt() + "print lots of output so the screen is full\nexit 0\n")
 	h.cfg.MaxIterations = 2
-	h.wantResult(h.run(60*time.Second), watch.ExitDone, "max_iterations")
+	h.wantResult(h.run(60*time.Second), words.ExitDone, "max_iterations")
 	for i := 1; i <= 2; i++ {
 		if got := h.received(i); got != "line one\nline two" {
 			t.Errorf("iteration %d: agent received %q", i, got)
@@ -273,7 +274,7 @@ func TestAPauseRequestEndsABackoffWaitAtOnce(t *testing.T) {
 	go func() { done <- loop.Run(context.Background()) }()
 	select {
 	case res := <-done:
-		h.wantResult(res, watch.ExitInterrupted, "paused")
+		h.wantResult(res, words.ExitInterrupted, "paused")
 		// Generous: the backoff it must cut short is a minute.
 		if waited := time.Since(<-requested); waited > 30*time.Second {
 			t.Errorf("the pause took %s to end a minute of backoff", waited)
@@ -293,7 +294,7 @@ func TestTheLoopReportsWhatItLearnsOfTheAgentInOrder(t *testing.T) {
 	h.cfg.MaxIterations = 1
 	var mu sync.Mutex
 	var kinds []string
-	h.cfg.Events = func(e watch.Event) {
+	h.cfg.Events = func(e words.Event) {
 		mu.Lock()
 		defer mu.Unlock()
 		if e.Iteration != 1 {
@@ -301,7 +302,7 @@ func TestTheLoopReportsWhatItLearnsOfTheAgentInOrder(t *testing.T) {
 		}
 		kinds = append(kinds, string(e.Kind))
 	}
-	h.wantResult(h.run(30*time.Second), watch.ExitDone, "max_iterations")
+	h.wantResult(h.run(30*time.Second), words.ExitDone, "max_iterations")
 	mu.Lock()
 	defer mu.Unlock()
 	// paste-on comes between output and ready when the agent turns it on

@@ -13,6 +13,7 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // Loop supervises one pane: it runs iterations until done, a limit, a fatal
@@ -45,8 +46,8 @@ type Loop struct {
 	hookEnv      []string        // NAME=value the agent runs with for its hooks (Gemini CLI's overlay)
 	turnEnded    time.Time       // when the last iteration's turn ended, for the turn gap
 	note         string          // shown after the status mark, e.g. the limit's reset time
-	shown        Status          // the status last shown
-	lastShown    Shown
+	shown        words.Status    // the status last shown
+	lastShown    words.Shown
 	reason       string // how the loop ended, why it pauses, what it waits for
 
 	feedback       string // the last iteration's check failures, for the next prompt
@@ -62,7 +63,7 @@ type Loop struct {
 // Result is how a loop ended: the process exit code and the recorded reason.
 type Result struct {
 	Code   int
-	Reason string
+	Reason words.Reason
 }
 
 // iteration is what one iteration saw.
@@ -113,7 +114,7 @@ func (l *Loop) Prepare() error {
 	}
 	l.log("PAUSE", "loop prepared, not started")
 	l.reason = "not started ('ralph-watch resume' starts it)"
-	l.showStatus(StatusPaused)
+	l.showStatus(words.StatusPaused)
 	return nil
 }
 
@@ -133,7 +134,7 @@ func (l *Loop) run(ctx context.Context) Result {
 		if l.st.PromptUntyped && l.PromptMode == agent.ModeType {
 			it = l.adoptUntyped(ctx, started)
 		} else {
-			l.showStatus(StatusRunning)
+			l.showStatus(words.StatusRunning)
 			it = l.adopt(ctx, started)
 		}
 		if res, stop := l.settle(ctx, it, started); stop {
@@ -147,7 +148,7 @@ func (l *Loop) run(ctx context.Context) Result {
 		text, err := ReadPrompt(l.PromptFile)
 		if err != nil { // before the count: the iteration that cannot run is not counted as run
 			l.errorf("%v", err)
-			return l.end(StatusFailed, "prompt_file_missing", ExitFailed)
+			return l.end(words.StatusFailed, words.ReasonPromptFileMissing, words.ExitFailed)
 		}
 		l.iteration++
 		prompt := Compose(text, PromptVars{Iteration: l.iteration, MaxIterations: l.MaxIterations, Name: l.Name,
@@ -167,14 +168,14 @@ func (l *Loop) run(ctx context.Context) Result {
 		}
 		if err := l.trySave(); err != nil { // no iteration runs that the record would not show
 			l.errorf("cannot record iteration %d, stopping loop: %v", l.iteration, err)
-			return l.end(StatusFailed, "state_unwritable", ExitFailed)
+			return l.end(words.StatusFailed, words.ReasonStateUnwritable, words.ExitFailed)
 		}
 		l.log("START", "iteration "+l.progress())
 		if l.PromptMode == agent.ModeType {
 			l.reason = l.readyWait()
-			l.showStatus(StatusStarting) // until the agent takes the prompt
+			l.showStatus(words.StatusStarting) // until the agent takes the prompt
 		} else {
-			l.showStatus(StatusRunning)
+			l.showStatus(words.StatusRunning)
 		}
 
 		if res, stop := l.settle(ctx, l.iterate(ctx, prompt), now); stop {
@@ -212,9 +213,9 @@ func (l *Loop) beforeIteration(ctx context.Context) (Result, bool) {
 	}
 	switch {
 	case l.MaxTime > 0 && l.Clock.Now().Sub(l.start) >= l.MaxTime:
-		return l.limit("max_time", fmt.Sprintf("max time (%s) reached", l.MaxTime)), true
+		return l.limit(words.ReasonMaxTime, fmt.Sprintf("max time (%s) reached", l.MaxTime)), true
 	case l.MaxIterations > 0 && l.iteration >= l.MaxIterations:
-		return l.limit("max_iterations", fmt.Sprintf("max iterations (%d) reached", l.MaxIterations)), true
+		return l.limit(words.ReasonMaxIterations, fmt.Sprintf("max iterations (%d) reached", l.MaxIterations)), true
 	}
 	if res, stop := l.budgetStop(); stop {
 		return res, true

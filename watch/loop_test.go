@@ -14,6 +14,7 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // harness is one loop on a private server, with its output and state.
@@ -122,7 +123,7 @@ func (h *harness) wantLogged(lines ...string) {
 
 func (h *harness) wantResult(got watch.Result, code int, reason string) {
 	h.t.Helper()
-	if got.Code != code || got.Reason != reason {
+	if got.Code != code || string(got.Reason) != reason {
 		h.t.Errorf("result = %+v, want code %d reason %q; output:\n%s", got, code, reason, h.out.String())
 	}
 }
@@ -144,7 +145,7 @@ func TestTypeModeDeliversThePromptByteForByte(t *testing.T) {
 			h.cfg.Command = h.agent("ready\nread\n" + h.savePrompt() + "exit 0\n")
 			h.cfg.MaxIterations = 2
 			res := h.run(60 * time.Second)
-			h.wantResult(res, watch.ExitDone, "max_iterations")
+			h.wantResult(res, words.ExitDone, "max_iterations")
 			for i := 1; i <= 2; i++ {
 				if got := h.received(i); got != tc.prompt {
 					t.Errorf("iteration %d received %d bytes, want %d; first difference at %d\n%s", i, len(got), len(tc.prompt), firstDiff(got, tc.prompt), h.out.String())
@@ -177,7 +178,7 @@ func TestArgAndStdinModesPassThePromptByteForByte(t *testing.T) {
 			}
 			h.cfg.PromptMode = mode
 			h.cfg.MaxIterations = 1
-			h.wantResult(h.run(30*time.Second), watch.ExitDone, "max_iterations")
+			h.wantResult(h.run(30*time.Second), words.ExitDone, "max_iterations")
 			data, _ := os.ReadFile(got)
 			if string(data) != trickyPrompt {
 				t.Errorf("agent received %q\nwant %q", data, trickyPrompt)
@@ -193,7 +194,7 @@ func TestPromptIsReReadEveryIterationAndMayBeEmpty(t *testing.T) {
 	h.cfg.Command = []string{"/bin/sh", "-c", `cat > "$(echo "$0" | sed "s/{{iteration}}/$RALPH_ITERATION/")"; [ "$RALPH_ITERATION" = 1 ] && printf '' > "$1"; exit 0`, got, h.cfg.PromptFile}
 	h.cfg.PromptMode = agent.ModeStdin
 	h.cfg.MaxIterations = 2
-	h.wantResult(h.run(30*time.Second), watch.ExitDone, "max_iterations")
+	h.wantResult(h.run(30*time.Second), words.ExitDone, "max_iterations")
 	for i, want := range []string{"first", ""} {
 		data, err := os.ReadFile(strings.ReplaceAll(got, "{{iteration}}", string(rune('1'+i))))
 		if err != nil || string(data) != want {
@@ -224,7 +225,7 @@ func TestDonePatternIgnoresTheEchoedPromptAndStopsOnTheAgentsToken(t *testing.T)
 			h.cfg.DonePattern = regexp.MustCompile(`RALPH_DONE_[0-9]+`)
 			h.cfg.CheckDoneContinuous = true
 			res := h.run(60 * time.Second)
-			h.wantResult(res, watch.ExitDone, "done_pattern")
+			h.wantResult(res, words.ExitDone, "done_pattern")
 			if st := h.state(); st.CurrentIteration != 2 {
 				t.Errorf("stopped in iteration %d, want 2; output:\n%s", st.CurrentIteration, h.out.String())
 			}
@@ -246,7 +247,7 @@ func TestDonePatternSurvivesAWidthChange(t *testing.T) {
 		}
 	}()
 	res := h.run(60 * time.Second)
-	h.wantResult(res, watch.ExitDone, "done_pattern")
+	h.wantResult(res, words.ExitDone, "done_pattern")
 	if st := h.state(); st.CurrentIteration != 2 {
 		t.Errorf("stopped in iteration %d, want 2; output:\n%s", st.CurrentIteration, h.out.String())
 	}
@@ -259,7 +260,7 @@ func TestDonePatternCheckedAfterExitWithoutContinuous(t *testing.T) {
 	h.cfg.PromptMode = agent.ModeArg
 	h.cfg.MaxIterations = 5
 	h.cfg.DonePattern = regexp.MustCompile(`RALPH_DONE_[0-9]+`)
-	h.wantResult(h.run(30*time.Second), watch.ExitDone, "done_pattern")
+	h.wantResult(h.run(30*time.Second), words.ExitDone, "done_pattern")
 	if st := h.state(); st.CurrentIteration != 3 {
 		t.Errorf("stopped in iteration %d, want 3; output:\n%s", st.CurrentIteration, h.out.String())
 	}
@@ -271,7 +272,7 @@ func TestLimitWithoutDoneSignalExits3(t *testing.T) {
 	h.cfg.PromptMode = agent.ModeArg
 	h.cfg.MaxIterations = 2
 	h.cfg.DonePattern = regexp.MustCompile(`RALPH_DONE_[0-9]+`)
-	h.wantResult(h.run(30*time.Second), watch.ExitLimit, "max_iterations")
+	h.wantResult(h.run(30*time.Second), words.ExitLimit, "max_iterations")
 	h.wantOutput("max iterations (2) reached without the done signal")
 }
 
@@ -283,7 +284,7 @@ func TestDoneFileStopsTheLoop(t *testing.T) {
 	h.cfg.PromptMode = agent.ModeStdin
 	h.cfg.MaxIterations = 10
 	h.cfg.DoneFile = done
-	h.wantResult(h.run(30*time.Second), watch.ExitDone, "done_file")
+	h.wantResult(h.run(30*time.Second), words.ExitDone, "done_file")
 	if st := h.state(); st.CurrentIteration != 2 {
 		t.Errorf("stopped after iteration %d, want 2", st.CurrentIteration)
 	}
@@ -295,7 +296,7 @@ func TestInactivityRestartsTheIterationWithoutCountingAFailure(t *testing.T) {
 	h.cfg.Command = h.agent("ready\nread\nprint thinking\nquiet\n")
 	h.cfg.MaxIterations = 2
 	h.cfg.InactivityTimeout = time.Second
-	h.wantResult(h.run(60*time.Second), watch.ExitDone, "max_iterations")
+	h.wantResult(h.run(60*time.Second), words.ExitDone, "max_iterations")
 	h.wantOutput("[ralph] test: inactivity timeout (1s), restarting")
 	if st := h.state(); st.ConsecutiveFailures != 0 || st.TotalFailures != 0 {
 		t.Errorf("failures counted: %+v", st)
@@ -313,7 +314,7 @@ func TestIterationTimeoutEndsAnAgentWhoseSpinnerNeverSettles(t *testing.T) {
 	h.cfg.MaxIterations = 1
 	h.cfg.InactivityTimeout = time.Second
 	h.cfg.IterationTimeout = 3 * time.Second
-	h.wantResult(h.run(60*time.Second), watch.ExitDone, "max_iterations")
+	h.wantResult(h.run(60*time.Second), words.ExitDone, "max_iterations")
 	h.wantOutput("iteration timeout (3s), restarting")
 	if strings.Contains(h.out.String(), "inactivity timeout") {
 		t.Errorf("a live spinner counted as inactivity:\n%s", h.out.String())
@@ -328,7 +329,7 @@ func TestFailuresBackOffAndStopAfterFive(t *testing.T) {
 	h.cfg.PromptMode = agent.ModeArg
 	h.cfg.MaxIterations = 10
 	h.cfg.BackoffWait = func(n int) time.Duration { return watch.Backoff(n) / 100 }
-	h.wantResult(h.run(90*time.Second), watch.ExitFailed, "consecutive_failures")
+	h.wantResult(h.run(90*time.Second), words.ExitFailed, "consecutive_failures")
 	h.wantOutput(
 		"iteration 1 failed (exit: 3), retrying in 0s (attempt 1/5)",
 		"iteration 2 failed (exit: 3), retrying in 0s (attempt 2/5)",
@@ -345,7 +346,7 @@ func TestSuccessResetsTheFailureCount(t *testing.T) {
 	h := newHarness(t, "go", []string{"/bin/sh", "-c", `[ "$RALPH_ITERATION" = 2 ] && exit 0; exit 1`})
 	h.cfg.PromptMode = agent.ModeArg
 	h.cfg.MaxIterations = 3
-	h.wantResult(h.run(60*time.Second), watch.ExitDone, "max_iterations")
+	h.wantResult(h.run(60*time.Second), words.ExitDone, "max_iterations")
 	st := h.state()
 	if st.ConsecutiveFailures != 1 || st.TotalFailures != 2 {
 		t.Errorf("consecutive %d total %d, want 1 and 2", st.ConsecutiveFailures, st.TotalFailures)
@@ -357,7 +358,7 @@ func TestCommandNotFoundStopsAtOnce(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, "go", []string{"ralph-no-such-agent"})
 	h.cfg.PromptMode = agent.ModeArg
-	h.wantResult(h.run(30*time.Second), watch.ExitFailed, "fatal_exit")
+	h.wantResult(h.run(30*time.Second), words.ExitFailed, "fatal_exit")
 	h.wantOutput("ralph-watch: error: command not found: ralph-no-such-agent (exit 127)")
 	if st := h.state(); st.CurrentIteration != 1 {
 		t.Errorf("ran %d iterations, want 1", st.CurrentIteration)

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // NotifyOption is the global tmux option holding a shell command run when a
@@ -17,18 +19,18 @@ const NotifyOption = "@ralph-notify-command"
 // notice is what to tell the person of a status, "" when it needs no one:
 // a question waits, a limit pauses the loop, it failed or it finished. A
 // stop or pause the person asked for needs no notice.
-func notice(s Shown, iteration int) string {
+func notice(s words.Shown, iteration int) string {
 	var what string
 	switch s.Status {
-	case StatusNeedsInput:
+	case words.StatusNeedsInput:
 		return fmt.Sprintf("[ralph] %s: needs input in iteration %s (the agent is asking a question)", s.Name, s.Progress())
-	case StatusWaiting:
+	case words.StatusWaiting:
 		return fmt.Sprintf("[ralph] %s: usage limit reached, %s", s.Name, s.Note)
-	case StatusDone:
+	case words.StatusDone:
 		what = "done"
-	case StatusFailed:
+	case words.StatusFailed:
 		what = "failed (" + s.Reason + ")"
-	case StatusLimit:
+	case words.StatusLimit:
 		what = "reached its limit (" + s.Reason + ") without the done signal"
 	default:
 		return ""
@@ -46,7 +48,7 @@ func notice(s Shown, iteration int) string {
 // notify tells the person, once per event, where they are: a message on
 // the clients of the pane's session, the window's bell flag, and the
 // command in @ralph-notify-command.
-func (l *Loop) notify(s Shown) {
+func (l *Loop) notify(s words.Shown) {
 	msg := notice(s, l.iteration)
 	if msg == "" {
 		return

@@ -11,6 +11,7 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // A loop that ends on its own runs @ralph-notify-command with what happened
@@ -20,9 +21,9 @@ func TestNotifyCommandRunsWhenTheLoopEnds(t *testing.T) {
 		name, script, want string
 		code               int
 	}{
-		{"done", `[ "$RALPH_ITERATION" = 2 ] && echo RALPH_DONE_1; exit 0`, "done|done_pattern|2|[ralph] test: done after 2 iterations", watch.ExitDone},
-		{"failed", `exit 127`, "failed|fatal_exit|1|[ralph] test: failed (fatal_exit) after 1 iteration: command not found: exit (exit 127)", watch.ExitFailed},
-		{"limit", `exit 0`, "limit|max_iterations|3|[ralph] test: reached its limit (max_iterations) without the done signal after 3 iterations", watch.ExitLimit},
+		{"done", `[ "$RALPH_ITERATION" = 2 ] && echo RALPH_DONE_1; exit 0`, "done|done_pattern|2|[ralph] test: done after 2 iterations", words.ExitDone},
+		{"failed", `exit 127`, "failed|fatal_exit|1|[ralph] test: failed (fatal_exit) after 1 iteration: command not found: exit (exit 127)", words.ExitFailed},
+		{"limit", `exit 0`, "limit|max_iterations|3|[ralph] test: reached its limit (max_iterations) without the done signal after 3 iterations", words.ExitLimit},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			h := newHarness(t, "go on", []string{"/bin/sh", "-c", c.script})

@@ -7,8 +7,10 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
+	"github.com/ralph-tmux/ralph.tmux/watch/ended"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // open records the loop's start, takes over the pane's remain-on-exit and
@@ -22,7 +24,7 @@ func (l *Loop) open() (Result, bool) {
 		st, err := l.Store.Load()
 		if err != nil {
 			l.errorf("%v", err)
-			return Result{Code: ExitFailed, Reason: "no_state"}, false
+			return Result{Code: words.ExitFailed, Reason: words.ReasonNoState}, false
 		}
 		l.st, l.iteration = st, st.CurrentIteration
 		if t, err := time.ParseInLocation(state.TimeFormat, st.Started, time.Local); err == nil {
@@ -104,13 +106,13 @@ func (l *Loop) close(res Result) {
 		}()
 	}
 	l.endLeftovers(res)
-	if res.Reason != "interrupted" && res.Reason != "paused" && res.Reason != "pane_closed" && res.Reason != "server_gone" {
+	if r := res.Reason; r != words.ReasonInterrupted && r != words.ReasonPaused && r != words.ReasonPaneClosed && r != words.ReasonServerGone {
 		if l.EndCommand != "" { // an agent on its way out goes back to the shell when it exits
 			if err := l.Store.WriteFile(state.AfterExitFile, []byte(l.EndCommand)); err != nil {
 				l.warnf("leave the end command for the agent's exit: %v", err)
 			}
 		}
-		if pid := BackToShell(l.Tmux, l.Pane, l.Dir, l.EndCommand); pid > 0 {
+		if pid := ended.BackToShell(l.Tmux, l.Pane, l.Dir, l.EndCommand); pid > 0 {
 			_ = os.Remove(l.Store.Path(state.AfterExitFile)) // the agent was gone already
 			l.st.ShellPID = pid                              // the pane runs a shell now, not the agent
 			l.save()

@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // The pause says the agent runs on: it does, and prints the done token
@@ -23,14 +23,14 @@ func TestADoneSignalPrintedWhilePausedEndsTheLoopAtResume(t *testing.T) {
 	res := h.pauseWhen(30*time.Second, "the agent at work", func() bool {
 		return strings.Contains(h.srv.Capture(h.cfg.Pane), "working")
 	})
-	h.wantResult(res, watch.ExitInterrupted, "paused")
+	h.wantResult(res, words.ExitInterrupted, "paused")
 	if st := h.state(); st.DoneMatch != "" {
 		t.Fatalf("the token came before the pause (%q): the test tests nothing", st.DoneMatch)
 	}
 	tmuxtest.Eventually(t, 30*time.Second, "the token printed while paused", func() bool {
 		return strings.Contains(h.srv.Capture(h.cfg.Pane), "RALPH_DONE")
 	})
-	h.resume(watch.ExitDone, "done_pattern")
+	h.resume(words.ExitDone, "done_pattern")
 	log, _ := os.ReadFile(h.store.Path(state.LogFile))
 	if st := h.state(); st.CurrentIteration != 1 || strings.Contains(string(log), "[TIMEOUT]") {
 		t.Errorf("ended at iteration %d; log:\n%s", st.CurrentIteration, log)
@@ -49,8 +49,8 @@ func TestAnEchoedDoneTokenDoesNotEndTheLoopAtResume(t *testing.T) {
 	res := h.pauseWhen(30*time.Second, "the echo", func() bool {
 		return strings.Contains(h.srv.Capture(h.cfg.Pane), "working")
 	})
-	h.wantResult(res, watch.ExitInterrupted, "paused")
-	h.resume(watch.ExitLimit, "max_iterations")
+	h.wantResult(res, words.ExitInterrupted, "paused")
+	h.resume(words.ExitLimit, "max_iterations")
 }
 
 // A pause in the moment between iterations (after the [END] line, before
@@ -61,7 +61,7 @@ func TestAPauseBetweenIterationsRecordsTheFinishedIterationOnce(t *testing.T) {
 	h := newDoneHarness(t, "ready\nread\nprint working\nexit 0\n", false)
 	h.cfg.MaxIterations = 2
 	h.pauseAfterIteration1()
-	h.resume(watch.ExitLimit, "max_iterations")
+	h.resume(words.ExitLimit, "max_iterations")
 	log, _ := os.ReadFile(h.store.Path(state.LogFile))
 	if n := strings.Count(string(log), "[END] iteration 1 "); n != 1 {
 		t.Errorf("%d [END] lines for iteration 1, want 1:\n%s", n, log)

@@ -7,6 +7,7 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/deliver"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // awaitReady waits until the agent takes input. The agent's own word comes
@@ -37,12 +38,12 @@ func (l *Loop) awaitReady(ctx context.Context, it *iteration) ending {
 		switch st, detail := l.Agent.Classify(lines); st {
 		case agent.StateStartup, agent.StateLimited:
 			it.turn.detail = detail
-			l.event(it, map[agent.State]EventKind{agent.StateStartup: EventStartup, agent.StateLimited: EventLimit}[st], ViaScreen, detail)
+			l.event(it, map[agent.State]words.EventKind{agent.StateStartup: words.EventStartup, agent.StateLimited: words.EventLimit}[st], words.ViaScreen, detail)
 			return map[agent.State]ending{agent.StateStartup: endStartup, agent.StateLimited: endLimit}[st]
 		}
 		if _, ok := l.hookRecord(agent.HookSessionStart); ok && it.pasteOn {
 			it.ready = true
-			l.event(it, EventReady, ViaHook, "")
+			l.event(it, words.EventReady, words.ViaHook, "")
 			return endReady
 		}
 		cursor, _ := l.Tmux.Cursor(l.Pane)
@@ -52,14 +53,14 @@ func (l *Loop) awaitReady(ctx context.Context, it *iteration) ending {
 			via := readyVia[look.Judge(lines, it.pasteOn)]
 			if via != "" {
 				it.ready = true
-				l.event(it, EventReady, via, "")
+				l.event(it, words.EventReady, via, "")
 				return endReady
 			}
 		}
 		if now.After(deadline) {
 			l.warnf("agent did not become ready within %s, typing the prompt anyway", l.ReadyTimeout)
 			it.ready = true
-			l.event(it, EventReady, ViaTimeout, "")
+			l.event(it, words.EventReady, words.ViaTimeout, "")
 			return endReady
 		}
 		if pane, err := l.Tmux.Pane(l.Pane); err != nil {
@@ -77,8 +78,8 @@ func (l *Loop) awaitReady(ctx context.Context, it *iteration) ending {
 }
 
 // readyVia is how each way of seeing the agent ready is told to a listener.
-var readyVia = map[deliver.ReadyBy]string{deliver.ByPattern: ViaPattern, deliver.ByStable: ViaStable,
-	deliver.ByPaste: ViaPaste, deliver.ByIdle: ViaIdle}
+var readyVia = map[deliver.ReadyBy]string{deliver.ByPattern: words.ViaPattern, deliver.ByStable: words.ViaStable,
+	deliver.ByPaste: words.ViaPaste, deliver.ByIdle: words.ViaIdle}
 
 // deliver waits for the agent to be ready, pastes the prompt, checks it
 // landed, and presses Enter until the submit takes.
@@ -86,14 +87,14 @@ func (l *Loop) deliver(ctx context.Context, it *iteration, prompt string) (endin
 	switch end := l.awaitReady(ctx, it); end {
 	case endReady:
 	case endExit:
-		l.showStatus(StatusRunning) // the agent exited before it was ready: that is watched as usual
+		l.showStatus(words.StatusRunning) // the agent exited before it was ready: that is watched as usual
 		return end, false
 	default:
 		return end, true
 	}
 	l.setAgentState(agent.StateIdle)
 	it.typed = true
-	l.showStatus(StatusRunning)
+	l.showStatus(words.StatusRunning)
 	// The baseline: only output from here on can hold the done signal.
 	l.take(it)
 	if l.DonePattern != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch/between"
 	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // What each iteration cost and did, as the loop records it: a receipt in
@@ -33,7 +34,7 @@ type spending struct {
 	iteration int       // the iteration this is about
 	since     time.Time // when it began: the agent's session is read from then on
 	tree      string    // the work tree then, as a git tree; "": unknown
-	meter     *BudgetMeter
+	meter     *receipt.BudgetMeter
 	why       string // why the budget ended the iteration
 	warned    bool   // the person was told a cost budget misses unpriced tokens
 	recorded  bool   // the iteration's receipt is written
@@ -262,12 +263,12 @@ func (l *Loop) transcriptPath() string {
 }
 
 // spent is what the loop's iterations have spent, by their receipts.
-func (l *Loop) spent() Spend {
+func (l *Loop) spent() receipt.Spend {
 	all, err := receipt.Load(l.Store.Path(state.ReceiptsFile))
 	if err != nil {
 		l.warnf("read receipts: %v", err)
 	}
-	return SpendOf(all)
+	return receipt.SpendOf(all)
 }
 
 // budgetStop ends the loop before an iteration when the receipts have
@@ -289,7 +290,7 @@ func (l *Loop) budgetEnding() (ending, bool) {
 		return endExit, false
 	}
 	if l.receiptStart().meter == nil {
-		l.spend.meter = &BudgetMeter{Budget: l.Budget, Before: l.spent(), Every: cmp.Or(l.BudgetEvery, budgetEvery), Clock: l.Clock, Read: l.readReceipt}
+		l.spend.meter = &receipt.BudgetMeter{Budget: l.Budget, Before: l.spent(), Every: cmp.Or(l.BudgetEvery, budgetEvery), Clock: l.Clock, Read: l.readReceipt}
 	}
 	why, reached := l.spend.meter.Check()
 	if !reached {
@@ -319,5 +320,5 @@ func (l *Loop) overBudget(why string) Result {
 	l.sayf("%s, stopping loop", why)
 	l.log("BUDGET", why)
 	l.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=budget", l.iteration))
-	return l.end(StatusLimit, "budget", ExitLimit)
+	return l.end(words.StatusLimit, words.ReasonBudget, words.ExitLimit)
 }

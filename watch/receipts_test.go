@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/between"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
@@ -84,7 +85,7 @@ func TestReceiptsTotalWhatAClaudeTranscriptReportsInStateStatusJSONAndList(t *te
 	run := h.spendingLoop(true)
 	h.cfg.MaxIterations = 2
 	res := run(90 * time.Second)
-	h.wantResult(res, watch.ExitDone, "max_iterations")
+	h.wantResult(res, words.ExitDone, "max_iterations")
 
 	rs := h.receipts()
 	if len(rs) != 2 {
@@ -115,8 +116,8 @@ func TestReceiptsTotalWhatAClaudeTranscriptReportsInStateStatusJSONAndList(t *te
 			t.Errorf("iterations.log lacks %q:\n%s", want, log)
 		}
 	}
-	if got := h.srv.Option(h.cfg.Pane, watch.OptionCost); got != "13k tok $0.0074" {
-		t.Errorf("%s = %q, want the loop's spend", watch.OptionCost, got)
+	if got := h.srv.Option(h.cfg.Pane, words.OptionCost); got != "13k tok $0.0074" {
+		t.Errorf("%s = %q, want the loop's spend", words.OptionCost, got)
 	}
 
 	l, err := control.Find(filepath.Join(h.srv.Dir, "state"), "test")
@@ -168,9 +169,9 @@ func TestATokenBudgetStopsTheLoopBeforeTheNextIteration(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, "fix the test", nil)
 	run := h.spendingLoop(true)
-	h.cfg.Budget = watch.Budget{Tokens: 10000} // iteration 1 stays under it, iteration 2 goes over
+	h.cfg.Budget = receipt.Budget{Tokens: 10000} // iteration 1 stays under it, iteration 2 goes over
 	res := run(90 * time.Second)
-	h.wantResult(res, watch.ExitLimit, "budget")
+	h.wantResult(res, words.ExitLimit, "budget")
 	h.wantOutput("iteration 2 completed (turn ended", "budget reached: 12970 tokens of 10000, stopping loop")
 	if st := h.state(); st.CurrentIteration != 2 || st.MaxTokens != 10000 {
 		t.Errorf("ended at iteration %d with max_tokens %d, want 2 and 10000", st.CurrentIteration, st.MaxTokens)
@@ -200,9 +201,9 @@ func TestACostBudgetAtPricesFromAFileStopsTheLoop(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.cfg.Prices = prices
-	h.cfg.Budget = watch.Budget{CostUSD: 0.006}
+	h.cfg.Budget = receipt.Budget{CostUSD: 0.006}
 	res := run(90 * time.Second)
-	h.wantResult(res, watch.ExitLimit, "budget")
+	h.wantResult(res, words.ExitLimit, "budget")
 	h.wantOutput("budget reached: $0.0065 of $0.0060, stopping loop")
 	if rs := h.receipts(); len(rs) != 1 || rs[0].CostUSD == nil || math.Abs(*rs[0].CostUSD-0.006485) > 1e-9 {
 		t.Errorf("receipts: %+v", rs)
@@ -214,11 +215,11 @@ func TestAnIterationThatGoesOverTheBudgetIsEnded(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, "fix the test", nil)
 	run := h.spendingLoop(false) // it spends, then works on for minutes
-	h.cfg.Budget = watch.Budget{Tokens: 5000}
+	h.cfg.Budget = receipt.Budget{Tokens: 5000}
 	h.cfg.PollInterval, h.cfg.CheckEvery, h.cfg.BudgetEvery = time.Second, 500*time.Millisecond, 500*time.Millisecond
 	started := time.Now()
 	res := run(90 * time.Second)
-	h.wantResult(res, watch.ExitLimit, "budget")
+	h.wantResult(res, words.ExitLimit, "budget")
 	if took := time.Since(started); took > time.Minute {
 		t.Errorf("the iteration ran %s: it was not ended at the budget", took)
 	}
@@ -282,7 +283,7 @@ func TestAnIterationCutShortStillLeavesItsReceipt(t *testing.T) {
 	h.cfg.PollInterval, h.cfg.CheckEvery = time.Second, 500*time.Millisecond
 	h.cfg.MaxTime = 8 * time.Second // long enough to spend first, even under load
 	res := run(90 * time.Second)
-	h.wantResult(res, watch.ExitDone, "max_time")
+	h.wantResult(res, words.ExitDone, "max_time")
 	rs := h.receipts()
 	if len(rs) != 1 || rs[0].Iteration != 1 || rs[0].Usage.Sum() != 6485 {
 		t.Fatalf("receipts = %+v, want iteration 1 with 6485 tokens", rs)
@@ -316,7 +317,7 @@ func TestTheDoneIterationCountsTheTurnClaudeWritesToItsTranscriptAfterTheDoneLin
 	h.cfg.CheckDoneContinuous = true // as the plugin runs it: the loop ends on the line
 	h.cfg.MaxIterations = 3
 	res := run(60 * time.Second)
-	h.wantResult(res, watch.ExitDone, "done_pattern")
+	h.wantResult(res, words.ExitDone, "done_pattern")
 	rs := h.receipts()
 	if len(rs) != 1 || rs[0].Usage.Input != 10 || rs[0].Usage.Output != 5 || !strings.HasSuffix(rs[0].Source, "late-1.jsonl") {
 		t.Fatalf("receipts = %+v, want iteration 1 with 10 in and 5 out from late-1.jsonl\noutput:\n%s", rs, h.out.String())

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // record writes the loop's settings and whereabouts into its state.
@@ -52,19 +53,19 @@ func (l *Loop) progress() string {
 // showStatus records the loop's status in its state (saved) and mirrors it
 // in the pane's options for the status line; the person hears of a status
 // that needs them once, when it begins.
-func (l *Loop) showStatus(status Status) {
+func (l *Loop) showStatus(status words.Status) {
 	now := l.Clock.Now()
 	changed := status != l.shown
 	l.shown = status
-	shown := Shown{Status: status, Name: l.Name, Iteration: l.iteration, Max: l.MaxIterations, Reason: l.reason, Cost: l.spend.shown}
+	shown := words.Shown{Status: status, Name: l.Name, Iteration: l.iteration, Max: l.MaxIterations, Reason: l.reason, Cost: l.spend.shown}
 	switch status {
-	case StatusRunning, StatusBackoff:
+	case words.StatusRunning, words.StatusBackoff:
 		shown.Reason = ""
-	case StatusWaiting:
+	case words.StatusWaiting:
 		shown.Note, shown.Reason = l.note, strings.TrimPrefix(l.note, "waiting for ")
-	case StatusNeedsInput:
+	case words.StatusNeedsInput:
 		shown.Reason = "an answer in the pane (the agent is asking a question)"
-	case StatusFailed:
+	case words.StatusFailed:
 		shown.Error = l.st.Error // the sentence, not only its code word
 	}
 	if !status.Live() {
@@ -73,7 +74,7 @@ func (l *Loop) showStatus(status Status) {
 	status.Record(l.st, shown.Reason, now)
 	l.save()
 	l.beatMu.Lock()
-	if l.beating = l.BeatEvery > 0 && status.Live() && status != StatusPaused; l.beating {
+	if l.beating = l.BeatEvery > 0 && status.Live() && status != words.StatusPaused; l.beating {
 		shown.Beat = time.Now() // the status line compares it with its own clock
 	}
 	_ = l.Tmux.SetPaneOptions(l.Pane, shown.Options())
@@ -110,7 +111,7 @@ func (l *Loop) beat() (stop func()) {
 			case now := <-tick.C:
 				l.beatMu.Lock()
 				if l.beating {
-					_ = l.Tmux.SetPaneOptions(l.Pane, []tmux.Option{{Name: OptionBeat, Value: strconv.FormatInt(now.Unix(), 10)}})
+					_ = l.Tmux.SetPaneOptions(l.Pane, []tmux.Option{{Name: words.OptionBeat, Value: strconv.FormatInt(now.Unix(), 10)}})
 				}
 				l.beatMu.Unlock()
 			}

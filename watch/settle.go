@@ -10,6 +10,7 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch/between"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // settle records how an iteration ended and decides what comes next (see
@@ -68,11 +69,11 @@ func (l *Loop) account(it outcome, d time.Duration) (Result, bool) {
 		l.st.LastExitCode = &code
 		failure, fatal = exitFailure(code)
 		switch {
-		case it.untaken && code != ExitPause: // it did no work: a bad flag, a missing key, a program that reads no input
+		case it.untaken && code != words.ExitPause: // it did no work: a bad flag, a missing key, a program that reads no input
 			failure = true
 		case code == 0:
 			l.completed(d, "exit: 0", "exit=0")
-		case code == ExitPause:
+		case code == words.ExitPause:
 			l.log("END", fmt.Sprintf("iteration %d exit=%d pause", l.iteration, code))
 		}
 	}
@@ -83,7 +84,7 @@ func (l *Loop) account(it outcome, d time.Duration) (Result, bool) {
 	if fatal != "" {
 		l.log("FAIL", fmt.Sprintf("iteration %d exit=%d fatal", l.iteration, it.code))
 		l.errorf("%s: %s (exit %d)", fatal, l.program(), it.code)
-		return l.end(StatusFailed, "fatal_exit", ExitFailed), true
+		return l.end(words.StatusFailed, words.ReasonFatalExit, words.ExitFailed), true
 	}
 	return Result{}, false
 }
@@ -97,18 +98,18 @@ func (l *Loop) judge(it outcome, done, passed bool) (Result, bool) {
 		}
 		l.sayf("done pattern matched, stopping loop")
 		l.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=done_pattern", l.iteration))
-		return l.end(StatusDone, "done_pattern", ExitDone), true
+		return l.end(words.StatusDone, words.ReasonDonePattern, words.ExitDone), true
 	}
 	if done {
 		l.rejectDone()
 	}
-	if it.ending == endExit && it.code == ExitPause {
-		return l.pause(fmt.Sprintf("the agent exited %d, pausing loop ('ralph-watch resume %s' goes on)", ExitPause, l.Name), "agent_exit_42", "paused"), true
+	if it.ending == endExit && it.code == words.ExitPause {
+		return l.pause(fmt.Sprintf("the agent exited %d, pausing loop ('ralph-watch resume %s' goes on)", words.ExitPause, l.Name), "agent_exit_42", words.ReasonPaused), true
 	}
 	if l.StallLimit > 0 && l.st.UnchangedIterations >= l.StallLimit {
 		l.sayf("%d iterations in a row changed nothing, stopping loop", l.st.UnchangedIterations)
 		l.log("FAIL", fmt.Sprintf("iteration %d stalled unchanged=%d", l.iteration, l.st.UnchangedIterations))
-		return l.end(StatusFailed, "stalled", ExitFailed), true
+		return l.end(words.StatusFailed, words.ReasonStalled, words.ExitFailed), true
 	}
 	return Result{}, false
 }
@@ -122,7 +123,7 @@ func (l *Loop) next(ctx context.Context, it outcome) (Result, bool) {
 		if n >= maxFailures {
 			l.log("FAIL", fmt.Sprintf("iteration %d %s attempt=%d/%d", l.iteration, logged, n, maxFailures))
 			l.sayf("%d consecutive failures, stopping loop", n)
-			return l.end(StatusFailed, "consecutive_failures", ExitFailed), true
+			return l.end(words.StatusFailed, words.ReasonConsecutiveFailures, words.ExitFailed), true
 		}
 		backoff := Backoff
 		if l.BackoffWait != nil {
@@ -132,7 +133,7 @@ func (l *Loop) next(ctx context.Context, it outcome) (Result, bool) {
 		l.sayf("iteration %d failed (%s), retrying in %s (attempt %d/%d)", l.iteration, shown, seconds(wait), n, maxFailures)
 		l.log("FAIL", fmt.Sprintf("iteration %d %s attempt=%d/%d backoff=%s", l.iteration, logged, n, maxFailures, seconds(wait)))
 		l.save()
-		l.showStatus(StatusBackoff)
+		l.showStatus(words.StatusBackoff)
 		if res, stop := l.waitBetween(ctx, wait); stop {
 			return res, true
 		}
@@ -219,19 +220,19 @@ func (l *Loop) completed(d time.Duration, shown, logged string) {
 func (l *Loop) doneFile() Result {
 	l.sayf("done file %s exists, stopping loop", l.DoneFile)
 	l.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=done_file", l.iteration))
-	return l.end(StatusDone, "done_file", ExitDone)
+	return l.end(words.StatusDone, words.ReasonDoneFile, words.ExitDone)
 }
 
 // limit ends the loop on a limit: success when nothing else could end it,
 // exit 3 when a completion criterion was set and not met.
-func (l *Loop) limit(reason, what string) Result {
+func (l *Loop) limit(reason words.Reason, what string) Result {
 	l.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=%s", l.iteration, reason))
 	if l.Criterion() {
 		l.sayf("%s without the done signal, stopping loop", what)
-		return l.end(StatusLimit, reason, ExitLimit)
+		return l.end(words.StatusLimit, reason, words.ExitLimit)
 	}
 	l.sayf("loop complete after %d iterations", l.iteration)
-	return l.end(StatusDone, reason, ExitDone)
+	return l.end(words.StatusDone, reason, words.ExitDone)
 }
 
 // interrupted pauses the loop on an interrupt, the agent running on.
@@ -251,12 +252,12 @@ func (l *Loop) paused() Result {
 }
 
 // pause leaves the loop paused with the agent running, for resume.
-func (l *Loop) pause(message, cause, reason string) Result {
+func (l *Loop) pause(message, cause string, reason words.Reason) Result {
 	l.sayf("%s", message)
 	l.log("PAUSE", "loop paused reason="+cause)
 	l.reason = cause
-	l.showStatus(StatusPaused)
-	return Result{Code: ExitInterrupted, Reason: reason}
+	l.showStatus(words.StatusPaused)
+	return Result{Code: words.ExitInterrupted, Reason: reason}
 }
 
 // stopped ends the loop on a stop request, and the agent too if asked.
@@ -268,7 +269,7 @@ func (l *Loop) stopped() Result {
 	}
 	rule, reason := endings[endStopped], endings[endStopped].reason
 	if l.killOnStop {
-		reason = ReasonKilled // the agent was ended with the loop
+		reason = words.ReasonKilled // the agent was ended with the loop
 	}
 	l.sayf("%s", rule.shown)
 	l.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=%s", l.iteration, reason))
@@ -276,15 +277,15 @@ func (l *Loop) stopped() Result {
 }
 
 // end ends the loop: its reason recorded, its status shown, its end hook run.
-func (l *Loop) end(status Status, reason string, code int) Result {
-	l.st.ExitReason = &reason
-	l.reason = reason
+func (l *Loop) end(status words.Status, reason words.Reason, code int) Result {
+	reason.Write(l.st)
+	l.reason = string(reason)
 	l.showStatus(status) // saves the state
 	switch code {
-	case ExitDone:
-		l.hook("on-done", l.OnDone, strconv.Itoa(code), reason)
-	case ExitFailed, ExitLimit:
-		l.hook("on-fail", l.OnFail, strconv.Itoa(code), reason)
+	case words.ExitDone:
+		l.hook("on-done", l.OnDone, strconv.Itoa(code), string(reason))
+	case words.ExitFailed, words.ExitLimit:
+		l.hook("on-fail", l.OnFail, strconv.Itoa(code), string(reason))
 	}
 	return Result{Code: code, Reason: reason}
 }

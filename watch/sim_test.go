@@ -15,10 +15,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxfake"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // The loop tested by simulation: whole scenarios drawn from a seed (agents
@@ -101,10 +101,10 @@ type simAgent struct {
 
 // The ends of a loop and their exit codes (DESIGN.md's exit codes).
 var simEndings = map[string][]int{
-	"done_pattern": {watch.ExitDone}, "max_iterations": {watch.ExitDone, watch.ExitLimit},
-	"consecutive_failures": {watch.ExitFailed}, "fatal_exit": {watch.ExitFailed},
-	"pane_closed": {watch.ExitFailed}, "server_gone": {watch.ExitFailed}, "prompt_file_missing": {watch.ExitFailed},
-	"paused": {watch.ExitInterrupted}, "stopped": {watch.ExitInterrupted}, "killed": {watch.ExitInterrupted},
+	"done_pattern": {words.ExitDone}, "max_iterations": {words.ExitDone, words.ExitLimit},
+	"consecutive_failures": {words.ExitFailed}, "fatal_exit": {words.ExitFailed},
+	"pane_closed": {words.ExitFailed}, "server_gone": {words.ExitFailed}, "prompt_file_missing": {words.ExitFailed},
+	"paused": {words.ExitInterrupted}, "stopped": {words.ExitInterrupted}, "killed": {words.ExitInterrupted},
 }
 
 // simulate runs one seed's scenario and checks the invariants.
@@ -225,7 +225,7 @@ func simulate(t *testing.T, seed int64) {
 	}
 
 	// The ending is one of the loop's, with its exit code.
-	if codes, ok := simEndings[res.Reason]; !ok || !slicesContains(codes, res.Code) {
+	if codes, ok := simEndings[string(res.Reason)]; !ok || !slicesContains(codes, res.Code) {
 		t.Errorf("ended %q with code %d: not an ending of the loop's\n%s", res.Reason, res.Code, describe())
 	}
 	// The prompt reached each agent at most once, byte for byte.

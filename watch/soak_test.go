@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // requireSoak skips a soak test unless RALPH_SOAK=1 (make soak, which CI
@@ -116,7 +116,7 @@ func TestAThousandQuickIterationsLeakNothing(t *testing.T) {
 	took := time.Since(start)
 	close(stop)
 	<-sampled
-	h.wantResult(res, watch.ExitDone, "max_iterations")
+	h.wantResult(res, words.ExitDone, "max_iterations")
 	st := h.state()
 	if st.CurrentIteration != n || st.TotalFailures != 0 || len(st.IterationDurations) != n {
 		t.Errorf("ran %d iterations, %d failures, %d durations; want %d, 0, %d", st.CurrentIteration, st.TotalFailures, len(st.IterationDurations), n, n)

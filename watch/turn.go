@@ -9,6 +9,7 @@ import (
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // turn follows the agent through one iteration by what its screen shows.
@@ -41,14 +42,14 @@ func (l *Loop) observe(it *iteration, det *agent.Detector, screen string, now ti
 	switch state {
 	case agent.StateStartup:
 		t.detail = detail
-		l.event(it, EventStartup, ViaScreen, detail)
+		l.event(it, words.EventStartup, words.ViaScreen, detail)
 		return endStartup, true, 0
 	case agent.StateLimited:
 		t.detail = detail
-		l.event(it, EventLimit, ViaScreen, detail)
+		l.event(it, words.EventLimit, words.ViaScreen, detail)
 		return endLimit, true, 0
 	case agent.StateDialog:
-		l.askPerson(it, ViaScreen, "", now)
+		l.askPerson(it, words.ViaScreen, "", now)
 		if l.DialogTimeout > 0 {
 			waited := now.Sub(t.dialogSince)
 			if waited >= l.DialogTimeout {
@@ -62,23 +63,23 @@ func (l *Loop) observe(it *iteration, det *agent.Detector, screen string, now ti
 		t.dialogSince = time.Time{}
 		det.Reset()
 		stable = det.Observe(md5.Sum([]byte(strings.Join(lines, "\n"))), now)
-		l.showStatus(StatusRunning)
+		l.showStatus(words.StatusRunning)
 	}
 	l.setAgentState(state)
 	if state == agent.StateWorking || state == agent.StateFinished {
 		if !t.sawWork {
-			l.event(it, EventBusy, ViaScreen, "")
+			l.event(it, words.EventBusy, words.ViaScreen, "")
 		}
 		t.sawWork = true
 	}
 	next := l.InactivityTimeout - stable
-	idle, via := state == agent.StateIdle || state == agent.StateFinished, ViaScreen
+	idle, via := state == agent.StateIdle || state == agent.StateFinished, words.ViaScreen
 	if state == agent.StateUnknown && it.pasteOn && l.Agent.IdleGrace > 0 {
 		// The profile's strings say nothing (a new release?): the agent's
 		// processes idle on its terminal tell instead.
 		cur := agent.LookForeground(l.agentPID, now)
 		if agent.IdleBetween(t.fg, cur) {
-			idle, via = true, ViaIdle
+			idle, via = true, words.ViaIdle
 		} else {
 			t.fg = cur
 			next = min(next, max(agent.IdleSpan, l.Agent.IdleGrace-stable))
@@ -115,7 +116,7 @@ func (l *Loop) turnEndByScreen(it *iteration, via string, stable time.Duration, 
 	}
 	l.hookSilent(it, agent.HookTurnEnd)
 	it.turn.ended = now.Add(-stable)
-	l.event(it, EventTurnEnd, via, "")
+	l.event(it, words.EventTurnEnd, via, "")
 	return endTurn
 }
 
@@ -126,11 +127,11 @@ func (l *Loop) askPerson(it *iteration, via, detail string, now time.Time) {
 		return
 	}
 	t.dialogSince = now
-	l.event(it, EventDialog, via, detail)
+	l.event(it, words.EventDialog, via, detail)
 	l.sayf("the agent is asking a question; waiting for an answer in the pane")
 	l.log("DIALOG", fmt.Sprintf("iteration %d needs input", l.iteration))
 	l.setAgentState(agent.StateDialog)
-	l.showStatus(StatusNeedsInput)
+	l.showStatus(words.StatusNeedsInput)
 }
 
 // hookEnding reads what the agent's hooks reported since the last look: a
@@ -141,10 +142,10 @@ func (l *Loop) hookEnding(it *iteration) (ending, bool) {
 		limit, text := agent.TurnFailure(r.Detail)
 		it.turn.detail = text
 		if limit {
-			l.event(it, EventLimit, ViaHook, text)
+			l.event(it, words.EventLimit, words.ViaHook, text)
 			return endLimit, true
 		}
-		l.event(it, EventTurnFailed, ViaHook, text)
+		l.event(it, words.EventTurnFailed, words.ViaHook, text)
 		return endTurnFailed, true
 	}
 	if l.hookTurnEnded(it) {
@@ -152,7 +153,7 @@ func (l *Loop) hookEnding(it *iteration) (ending, bool) {
 	}
 	if r, ok := l.hookRecord(agent.HookNeedsInput); ok && r.At.After(it.turn.inputAt) {
 		it.turn.inputAt, it.turn.dialogByHook = r.At, true
-		l.askPerson(it, ViaHook, r.Detail, l.Clock.Now())
+		l.askPerson(it, words.ViaHook, r.Detail, l.Clock.Now())
 	}
 	return endNone, false
 }
@@ -164,7 +165,7 @@ func (l *Loop) hookTurnEnded(it *iteration) bool {
 		return false
 	}
 	it.turn.ended = l.Clock.Now()
-	l.event(it, EventTurnEnd, ViaHook, "")
+	l.event(it, words.EventTurnEnd, words.ViaHook, "")
 	return true
 }
 
@@ -202,7 +203,7 @@ func (l *Loop) hookSilent(it *iteration, name string) {
 		return
 	}
 	l.hooksLost = true
-	l.event(it, EventFallback, ViaScreen, "hook "+name+" did not report")
+	l.event(it, words.EventFallback, words.ViaScreen, "hook "+name+" did not report")
 	l.log("HOOK", fmt.Sprintf("iteration %d the agent's %s hook did not report; reading the screen from now on", l.iteration, name))
 	l.warnf("the agent's %s hook did not report (an agent in a sandbox cannot reach %s or %s); "+
 		"reading its screen for the rest of the loop", name, l.Executable, l.Store.Dir)
@@ -224,7 +225,7 @@ func (l *Loop) hooksBrokeStart(it *iteration, r outcome) {
 	}
 	l.Command, l.plainCommand, l.hookEnv = l.plainCommand, nil, nil
 	l.turnHook, l.hooked, l.hooksLost = false, nil, true
-	l.event(it, EventFallback, ViaExit, "the agent exited before it took input, with the hooks' arguments")
+	l.event(it, words.EventFallback, words.ViaExit, "the agent exited before it took input, with the hooks' arguments")
 	l.log("HOOK", fmt.Sprintf("iteration %d the agent exited %d before it took input; running it without its hooks from now on", l.iteration, r.code))
 	l.warnf("the agent exited (status %d) before it took input, with the arguments that install its hooks; "+
 		"running it without them from the next iteration (the screen tells its state)", r.code)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ralph-tmux/ralph.tmux/watch/deliver"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // typeText types text into the agent's pane (see deliver.Typist.Type); stop
@@ -41,14 +42,14 @@ func (l *Loop) typist(it *iteration) *deliver.Typist {
 
 // stepEvents are the events each step of typing tells the listener.
 var stepEvents = map[deliver.Step][]struct {
-	kind EventKind
+	kind words.EventKind
 	via  string
 }{
-	deliver.PasteChecked:      {{EventPasteCheck, ViaPaste}},
-	deliver.Pasted:            {{EventPasted, ViaScreen}},
-	deliver.ProbeSubmitted:    {{EventPasted, ViaProbe}, {EventSubmitted, ViaProbe}},
-	deliver.SubmittedByHook:   {{EventSubmitted, ViaHook}},
-	deliver.SubmittedByScreen: {{EventSubmitted, ViaScreen}},
+	deliver.PasteChecked:      {{words.EventPasteCheck, words.ViaPaste}},
+	deliver.Pasted:            {{words.EventPasted, words.ViaScreen}},
+	deliver.ProbeSubmitted:    {{words.EventPasted, words.ViaProbe}, {words.EventSubmitted, words.ViaProbe}},
+	deliver.SubmittedByHook:   {{words.EventSubmitted, words.ViaHook}},
+	deliver.SubmittedByScreen: {{words.EventSubmitted, words.ViaScreen}},
 }
 
 // iterationWatch is what the typist learns of the iteration's agent.

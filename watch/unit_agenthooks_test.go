@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxfake"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // Gemini CLI, OpenCode and Copilot CLI get their hooks for the loop alone:
@@ -61,7 +61,7 @@ func TestUnitEachAgentGetsItsHooksForTheLoopAlone(t *testing.T) {
 			u.cfg.Command = c.command
 			u.cfg.TurnHook, u.cfg.Executable, u.cfg.AgentHome = true, "/usr/bin/ralph-watch", home
 			u.cfg.InactivityTimeout = 10 * time.Minute
-			u.wantResult(u.run(), watch.ExitDone, "max_iterations")
+			u.wantResult(u.run(), words.ExitDone, "max_iterations")
 			mu.Lock()
 			seen := strings.Join(append(env, u.tmux.Calls("respawn")[0].Args...), "\n")
 			mu.Unlock()

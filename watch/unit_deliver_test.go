@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxfake"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 func TestUnitThePromptIsPastedOnceAndSubmittedOnceAnIteration(t *testing.T) {
@@ -20,7 +20,7 @@ func TestUnitThePromptIsPastedOnceAndSubmittedOnceAnIteration(t *testing.T) {
 	})
 	u.cfg.MaxIterations = 2
 	res := u.run()
-	u.wantResult(res, watch.ExitDone, "max_iterations")
+	u.wantResult(res, words.ExitDone, "max_iterations")
 	if want := []string{"fix the bug;\n\tthen test", "fix the bug;\n\tthen test"}; !reflect.DeepEqual(u.pastes(), want) {
 		t.Errorf("pasted %q, want the prompt once an iteration", u.pastes())
 	}
@@ -57,7 +57,7 @@ func TestUnitThePromptWaitsForTheReadyPattern(t *testing.T) {
 	u.simulate()
 	u.cfg.ReadyPattern = regexp.MustCompile(`^>`)
 	u.cfg.ReadyTimeout = time.Hour
-	u.wantResult(u.run(), watch.ExitDone, "max_iterations")
+	u.wantResult(u.run(), words.ExitDone, "max_iterations")
 	if early {
 		t.Error("the prompt was pasted before the ready pattern showed")
 	}
@@ -86,7 +86,7 @@ func TestUnitAnEnterThatDidNotTakeIsPressedAgainAndThePromptNeverPastedAgain(t *
 		}
 		return p
 	})
-	u.wantResult(u.run(), watch.ExitDone, "max_iterations")
+	u.wantResult(u.run(), words.ExitDone, "max_iterations")
 	if got := u.pastes(); len(got) != 1 {
 		t.Errorf("pasted %d times (%q), want once", len(got), got)
 	}
@@ -114,7 +114,7 @@ func TestUnitWithoutAPatternTheScreenMustBeStillBeforeThePromptGoesIn(t *testing
 	u = newUnit(t, "go", func(int) *tmuxfake.Program {
 		return u.timePastes(repl(func(t *tmuxfake.Term, input string) { t.Exit(0) }), &pastedAt)
 	})
-	u.wantResult(u.run(), watch.ExitDone, "max_iterations")
+	u.wantResult(u.run(), words.ExitDone, "max_iterations")
 	if waited := pastedAt.Sub(u.started()[0]); waited < 700*time.Millisecond || waited > time.Minute {
 		t.Errorf("pasted %s after the agent drew its prompt, want once it was still 0.7s", waited)
 	}
@@ -129,7 +129,7 @@ func TestUnitAnAgentThatDrawsNothingGetsThePromptAtTheReadyTimeout(t *testing.T)
 		return u.timePastes(p, &pastedAt)
 	})
 	u.cfg.ReadyTimeout = 10 * time.Minute
-	u.wantResult(u.run(), watch.ExitDone, "max_iterations")
+	u.wantResult(u.run(), words.ExitDone, "max_iterations")
 	if waited := pastedAt.Sub(u.started()[0]); waited < u.cfg.ReadyTimeout {
 		t.Errorf("pasted %s after the agent started, want the ready timeout (%s) first", waited, u.cfg.ReadyTimeout)
 	}
@@ -151,7 +151,7 @@ func TestUnitTheDoneTokenEndsTheLoopButNotInTheEchoedPrompt(t *testing.T) {
 	})
 	u.cfg.DonePattern = regexp.MustCompile(`^RALPH_DONE$`)
 	u.cfg.MaxIterations = 5
-	u.wantResult(u.run(), watch.ExitDone, "done_pattern")
+	u.wantResult(u.run(), words.ExitDone, "done_pattern")
 	if n := len(u.started()); n != 2 {
 		t.Errorf("the agent started %d times, want 2: the echoed prompt is no done token", n)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxfake"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // unitStart is where the virtual clock of a unit test starts.
@@ -93,7 +94,7 @@ func newUnit(t *testing.T, prompt string, program func(n int) *tmuxfake.Program)
 		PollInterval:      200 * time.Millisecond,
 		ReadyTimeout:      time.Hour, // virtual: the stable screen decides, never the timeout
 		Lines:             20,
-		Events: func(e watch.Event) {
+		Events: func(e words.Event) {
 			u.mu.Lock()
 			defer u.mu.Unlock()
 			u.events = append(u.events, fmt.Sprintf("%s %s %s %s", u.clock.Now().Format("15:04:05.000"), e.Kind, e.Via, e.Detail))
@@ -259,7 +260,7 @@ func (u *unit) wantLog(parts ...string) {
 
 func (u *unit) wantResult(got watch.Result, code int, reason string) {
 	u.t.Helper()
-	if got.Code != code || got.Reason != reason {
+	if got.Code != code || string(got.Reason) != reason {
 		u.t.Errorf("result = %+v, want code %d reason %q; output:\n%s", got, code, reason, u.out.String())
 	}
 }

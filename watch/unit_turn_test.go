@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxfake"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // knownAgent is a profile whose screen says when the agent is at work and
@@ -53,7 +53,7 @@ func TestUnitAnIdleScreenEndsTheTurnAfterTheGraceAndTheAgentRunsOn(t *testing.T)
 	}))
 	u.cfg.Agent = knownAgent()
 	u.cfg.InactivityTimeout = 10 * time.Minute // the turn's end, not inactivity, must end it
-	u.wantResult(u.run(), watch.ExitDone, "max_iterations")
+	u.wantResult(u.run(), words.ExitDone, "max_iterations")
 	u.wantLog("[START] iteration 1/1", "[END] iteration 1 turn_end")
 	idle, ok := u.marked("idle")
 	if !ok {
@@ -96,7 +96,7 @@ func TestUnitTheAgentsTurnEndHookEndsTheTurnWhileTheScreenStillLooksBusy(t *test
 			u.t.Errorf("record the turn end: %v", err)
 		}
 	}
-	u.wantResult(u.run(), watch.ExitDone, "max_iterations")
+	u.wantResult(u.run(), words.ExitDone, "max_iterations")
 	u.wantLog("[END] iteration 1 turn_end")
 	if _, ok := u.marked("hook"); !ok {
 		t.Error("the hook never reported")
@@ -121,7 +121,7 @@ func TestUnitAQuestionIsNotInactivity(t *testing.T) {
 	}))
 	u.cfg.Agent = knownAgent()
 	u.cfg.InactivityTimeout = time.Minute
-	u.wantResult(u.run(), watch.ExitDone, "max_iterations")
+	u.wantResult(u.run(), words.ExitDone, "max_iterations")
 	u.wantLog("[DIALOG] iteration 1 needs input", "[END] iteration 1 turn_end")
 	for _, line := range u.logLines() {
 		if strings.Contains(line, "inactivity") {
@@ -135,7 +135,7 @@ func TestUnitAStillBusyScreenIsInactivityAndRestartsTheIteration(t *testing.T) {
 	u.cfg.Agent = knownAgent()
 	u.cfg.InactivityTimeout = 10 * time.Minute
 	u.cfg.MaxIterations = 2
-	u.wantResult(u.run(), watch.ExitDone, "max_iterations")
+	u.wantResult(u.run(), words.ExitDone, "max_iterations")
 	u.wantLog("[TIMEOUT] iteration 1 inactivity_timeout=600s", "[START] iteration 2/2", "[TIMEOUT] iteration 2 inactivity_timeout=600s")
 	started := u.started()
 	if len(started) != 2 || started[1].Sub(started[0]) < u.cfg.InactivityTimeout {
@@ -164,7 +164,7 @@ func TestUnitAClosedPaneOrAStoppedServerEndsTheLoopWithItsReason(t *testing.T) {
 			u.simulate()
 			u.cfg.Agent = knownAgent()
 			u.cfg.InactivityTimeout = 10 * time.Minute
-			u.wantResult(u.run(), watch.ExitFailed, tc.reason)
+			u.wantResult(u.run(), words.ExitFailed, tc.reason)
 			if st := u.state(); st.ExitReason == nil || *st.ExitReason != tc.reason {
 				t.Errorf("state = %+v, want exit reason %s", st, tc.reason)
 			}

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxfake"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // Counts say what ran: a prompt file deleted during iteration 1 ends the
@@ -20,7 +20,7 @@ func TestUnitALostPromptFileCountsTheIterationsThatRan(t *testing.T) {
 		})
 	})
 	u.cfg.MaxIterations = 5
-	u.wantResult(u.run(), watch.ExitFailed, "prompt_file_missing")
+	u.wantResult(u.run(), words.ExitFailed, "prompt_file_missing")
 	var said []string
 	for _, c := range u.tmux.Calls("message") {
 		said = append(said, c.Args[0])
@@ -32,7 +32,7 @@ func TestUnitALostPromptFileCountsTheIterationsThatRan(t *testing.T) {
 		t.Errorf("state says iteration %d, error %q; want 1 and the sentence", st.CurrentIteration, st.Error)
 	}
 	// The popup lists @ralph-reason: the sentence is there too, not only its code word.
-	if reason, _, _ := u.tmux.PaneOption(u.cfg.Pane, watch.OptionReason); !strings.HasPrefix(reason, "prompt_file_missing: prompt file not found: ") {
+	if reason, _, _ := u.tmux.PaneOption(u.cfg.Pane, words.OptionReason); !strings.HasPrefix(reason, "prompt_file_missing: prompt file not found: ") {
 		t.Errorf("@ralph-reason = %q, want the code word and its sentence", reason)
 	}
 }
@@ -56,12 +56,12 @@ func TestUnitAPromptLeftInTheInputBoxIsSubmittedByTheNextWatcher(t *testing.T) {
 		}
 		return p
 	})
-	u.wantResult(u.run(), watch.ExitInterrupted, "interrupted")
+	u.wantResult(u.run(), words.ExitInterrupted, "interrupted")
 	// The interrupt races the typist's next step on the jumping clock: the
 	// Enter may have gone first, and then nothing is pending.
 	pending := u.state().PromptPending
 	u.cfg.Resume = true
-	u.wantResult(u.run(), watch.ExitDone, "max_iterations")
+	u.wantResult(u.run(), words.ExitDone, "max_iterations")
 	if got := u.pastes(); len(got) != 1 {
 		t.Errorf("pasted %d times (%q), want once", len(got), got)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // wrapped is the pane's command: the agent, with the prompt as argument or
@@ -42,18 +43,18 @@ func (l *Loop) take(it *iteration) {
 	text, markers := l.stream.Take()
 	if text != "" && !it.spoke {
 		it.spoke = true
-		l.event(it, EventOutput, ViaStream, "")
+		l.event(it, words.EventOutput, words.ViaStream, "")
 	}
 	if it.scanner != nil && it.match == "" && text != "" {
 		if m, ok := it.scanner.Feed(text); ok {
 			it.match = m
-			l.event(it, EventDone, ViaStream, m)
+			l.event(it, words.EventDone, words.ViaStream, m)
 		}
 	}
 	for _, m := range markers {
 		if m == agent.PasteOn {
 			if !it.pasteOn {
-				l.event(it, EventPasteOn, ViaStream, "")
+				l.event(it, words.EventPasteOn, words.ViaStream, "")
 			}
 			it.pasteOn = true
 			continue
@@ -62,7 +63,7 @@ func (l *Loop) take(it *iteration) {
 		if len(f) == 3 && f[0] == "exit" && (f[1] == it.nonce || it.nonce == "") {
 			if code, err := strconv.Atoi(f[2]); err == nil {
 				it.exited, it.exitCode = true, code
-				l.event(it, EventExit, ViaExit, f[2])
+				l.event(it, words.EventExit, words.ViaExit, f[2])
 			}
 		}
 	}
@@ -74,7 +75,7 @@ func (l *Loop) flush(it *iteration) {
 	if it.scanner != nil && it.match == "" {
 		if m, ok := it.scanner.Flush(); ok {
 			it.match = m
-			l.event(it, EventDone, ViaStream, m)
+			l.event(it, words.EventDone, words.ViaStream, m)
 		}
 	}
 }

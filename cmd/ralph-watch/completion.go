@@ -9,8 +9,7 @@ import (
 	"github.com/peterbourgon/ff/v3/ffcli"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
-
-	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
 
 	"github.com/ralph-tmux/ralph.tmux/completions"
 )
@@ -31,11 +30,11 @@ Examples:
 		FlagSet: flag.NewFlagSet("completion", flag.ContinueOnError),
 		Exec: func(ctx context.Context, args []string) error {
 			if len(args) != 1 {
-				return control.Errorf(watch.ExitUsage, "completion takes one shell: %s", strings.Join(completions.Shells, ", "))
+				return control.Errorf(words.ExitUsage, "completion takes one shell: %s", strings.Join(completions.Shells, ", "))
 			}
 			script, err := completions.Script(args[0])
 			if err != nil {
-				return control.Errorf(watch.ExitUsage, "%v", err)
+				return control.Errorf(words.ExitUsage, "%v", err)
 			}
 			fmt.Fprint(e.Stdout, script)
 			return nil

@@ -21,6 +21,7 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch/demo"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // demoPrompt names the done token, so the demo also shows that the echoed
@@ -59,7 +60,7 @@ Example:
 			Exec: func(ctx context.Context, args []string) error {
 				steps, err := demo.ParseScript(demo.DemoScript)
 				if err != nil {
-					return control.Errorf(watch.ExitFailed, "%v", err)
+					return control.Errorf(words.ExitFailed, "%v", err)
 				}
 				a := &demo.Agent{In: e.Stdin, Out: e.Stdout, Getenv: e.Getenv}
 				if code := a.Run(steps); code != 0 {
@@ -72,7 +73,7 @@ Example:
 			switch *attach {
 			case "auto", "yes", "no":
 			default:
-				return control.Errorf(watch.ExitUsage, "invalid --attach %q: use auto, yes or no", *attach)
+				return control.Errorf(words.ExitUsage, "invalid --attach %q: use auto, yes or no", *attach)
 			}
 			return runDemo(ctx, e, *iterations, *attach == "yes" || *attach == "auto" && onTerminal())
 		},
@@ -91,35 +92,35 @@ func onTerminal() bool {
 func runDemo(ctx context.Context, e env, iterations int, attach bool) error {
 	exe, err := e.Executable()
 	if err != nil {
-		return control.Errorf(watch.ExitFailed, "find own executable: %v", err)
+		return control.Errorf(words.ExitFailed, "find own executable: %v", err)
 	}
 	if _, err := exec.LookPath("tmux"); err != nil {
-		return control.Errorf(watch.ExitUsage, "tmux not found on PATH: install tmux 3.2 or newer")
+		return control.Errorf(words.ExitUsage, "tmux not found on PATH: install tmux 3.2 or newer")
 	}
 	dir, err := os.MkdirTemp("", "ralph-demo-")
 	if err != nil {
-		return control.Errorf(watch.ExitFailed, "%v", err)
+		return control.Errorf(words.ExitFailed, "%v", err)
 	}
 	defer func() { _ = os.RemoveAll(dir) }()
 	promptFile := filepath.Join(dir, "PROMPT.md")
 	if err := os.WriteFile(promptFile, []byte(demoPrompt), 0o644); err != nil {
-		return control.Errorf(watch.ExitFailed, "%v", err)
+		return control.Errorf(words.ExitFailed, "%v", err)
 	}
 	socket := filepath.Join(dir, "tmux.sock")
 	client := &tmux.Exec{Server: []string{"-S", socket}}
 	start := exec.Command("tmux", "-S", socket, "-f", "/dev/null", "new-session", "-d", "-s", "demo", "-x", "100", "-y", "30", "-c", dir)
 	if out, err := start.CombinedOutput(); err != nil {
-		return control.Errorf(watch.ExitFailed, "start demo tmux server: %v: %s", err, out)
+		return control.Errorf(words.ExitFailed, "start demo tmux server: %v: %s", err, out)
 	}
 	defer func() { _ = exec.Command("tmux", "-S", socket, "kill-server").Run() }()
 	_ = exec.Command("tmux", "-S", socket, "set-option", "-t", "demo", "status-right", " #{E:@ralph-status} · ralph demo ").Run()
 	pane, err := client.Pane("demo:")
 	if err != nil {
-		return control.Errorf(watch.ExitFailed, "find demo pane: %v", err)
+		return control.Errorf(words.ExitFailed, "find demo pane: %v", err)
 	}
 	store, err := state.Open(filepath.Join(dir, "state"), "demo")
 	if err != nil {
-		return control.Errorf(watch.ExitFailed, "%v", err)
+		return control.Errorf(words.ExitFailed, "%v", err)
 	}
 	out := &lockedBuffer{}
 	loop := &watch.Loop{
@@ -160,7 +161,7 @@ func demoReport(e env, store *state.Store, res watch.Result) error {
 	log, _ := os.ReadFile(store.Path(state.LogFile))
 	fmt.Fprintf(e.Stdout, "\niterations.log:\n%s", log)
 	if st, err := store.Load(); err == nil {
-		fmt.Fprintf(e.Stdout, "\nStatus: %s (%s) after %d iterations, exit %d\n", watch.StatusOf(st), res.Reason, st.CurrentIteration, res.Code)
+		fmt.Fprintf(e.Stdout, "\nStatus: %s (%s) after %d iterations, exit %d\n", words.StatusOf(st), res.Reason, st.CurrentIteration, res.Code)
 	}
 	if res.Code != 0 {
 		return control.Errorf(res.Code, "")

@@ -8,11 +8,11 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
-	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
 	"github.com/ralph-tmux/ralph.tmux/watch/finish"
 	"github.com/ralph-tmux/ralph.tmux/watch/history"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 func finishCommand(e env) *ffcli.Command {
@@ -76,10 +76,10 @@ Examples:
 				}
 			}
 			if len(modes) != 1 {
-				return control.Errorf(watch.ExitUsage, "finish takes one of --merge, --rebase, --pr, --patch FILE (got %d)", len(modes))
+				return control.Errorf(words.ExitUsage, "finish takes one of --merge, --rebase, --pr, --patch FILE (got %d)", len(modes))
 			}
 			if len(args) != 1 {
-				return control.Errorf(watch.ExitUsage, "finish takes one loop name, got %d arguments", len(args))
+				return control.Errorf(words.ExitUsage, "finish takes one loop name, got %d arguments", len(args))
 			}
 			l, err := loopArg(e, args, "finish")
 			if err != nil {
@@ -87,7 +87,7 @@ Examples:
 			}
 			run, err := history.Load(state.Root(e.Getenv), l.Name)
 			if err != nil {
-				return control.Errorf(watch.ExitFailed, "%v", err)
+				return control.Errorf(words.ExitFailed, "%v", err)
 			}
 			return finishError(finish.Finish(run, opts))
 		},
@@ -103,6 +103,6 @@ func finishError(err error) error {
 	case errors.As(err, &fe):
 		return control.Errorf(fe.Code, "%s", fe.Msg)
 	default:
-		return control.Errorf(watch.ExitFailed, "%v", err)
+		return control.Errorf(words.ExitFailed, "%v", err)
 	}
 }

@@ -14,10 +14,10 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
-	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // hookInputWait bounds the wait for an agent's JSON on stdin: a hook must
@@ -66,12 +66,12 @@ Examples:
 		FlagSet: fs,
 		Exec: func(ctx context.Context, args []string) error {
 			if len(args) == 0 || !slices.Contains(agent.HookNames, args[0]) {
-				return control.Errorf(watch.ExitUsage, "usage: ralph-watch hook %s --state DIR", names)
+				return control.Errorf(words.ExitUsage, "usage: ralph-watch hook %s --state DIR", names)
 			}
 			name := args[0]
 			if len(args) > 1 && strings.HasPrefix(args[1], "-") { // flags after the event name
 				if err := fs.Parse(args[1:]); err != nil {
-					return control.Errorf(watch.ExitUsage, "%v", err)
+					return control.Errorf(words.ExitUsage, "%v", err)
 				}
 			}
 			warn := func(msg string) { io.WriteString(e.Stderr, "ralph-watch: warning: hook "+name+": "+msg+"\n") }

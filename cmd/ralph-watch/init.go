@@ -9,8 +9,8 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
-	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // promptTemplate is the minimal PROMPT.md that init writes.
@@ -52,10 +52,10 @@ Examples:
 			_, err := os.Stat("PROMPT.md")
 			existed := err == nil
 			if existed && !*force {
-				return control.Errorf(watch.ExitFailed, "PROMPT.md already exists (use --force to overwrite)")
+				return control.Errorf(words.ExitFailed, "PROMPT.md already exists (use --force to overwrite)")
 			}
 			if err := os.WriteFile("PROMPT.md", []byte(promptTemplate), 0o644); err != nil {
-				return control.Errorf(watch.ExitFailed, "write PROMPT.md: %v", err)
+				return control.Errorf(words.ExitFailed, "write PROMPT.md: %v", err)
 			}
 			if existed {
 				fmt.Fprintln(e.Stdout, "created PROMPT.md (overwritten)")

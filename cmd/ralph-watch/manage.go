@@ -7,10 +7,10 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
-	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 func pauseCommand(e env) *ffcli.Command {
@@ -117,7 +117,7 @@ Example:
 		FlagSet: flag.NewFlagSet("send", flag.ContinueOnError),
 		Exec: func(ctx context.Context, args []string) error {
 			if len(args) != 2 {
-				return control.Errorf(watch.ExitUsage, "send takes a loop name and a message")
+				return control.Errorf(words.ExitUsage, "send takes a loop name and a message")
 			}
 			l, err := control.Find(state.Root(e.Getenv), args[0])
 			if err != nil {
@@ -153,7 +153,7 @@ Examples:
 					return err
 				}
 			case *all || len(args) != 1:
-				return control.Errorf(watch.ExitUsage, "must specify a loop name or use --all")
+				return control.Errorf(words.ExitUsage, "must specify a loop name or use --all")
 			}
 			return control.Clean(root, names, e.Stdout, e.Stderr)
 		},

@@ -14,10 +14,10 @@ import (
 	"github.com/creack/pty"
 	"github.com/peterbourgon/ff/v3/ffcli"
 
-	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/cast"
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // clearScreen starts a replay as the iteration started: on a cleared screen.
@@ -56,15 +56,15 @@ Examples:
 				return err
 			}
 			if *speed <= 0 || math.IsInf(*speed, 0) || math.IsNaN(*speed) {
-				return control.Errorf(watch.ExitUsage, "invalid --speed %v: use a number above 0, e.g. 2 for twice as fast", *speed)
+				return control.Errorf(words.ExitUsage, "invalid --speed %v: use a number above 0, e.g. 2 for twice as fast", *speed)
 			}
 			if len(args) > 2 {
-				return control.Errorf(watch.ExitUsage, "replay takes a loop name and an iteration, got %d arguments", len(args))
+				return control.Errorf(words.ExitUsage, "replay takes a loop name and an iteration, got %d arguments", len(args))
 			}
 			iteration := 0
 			if len(args) == 2 {
 				if iteration, err = strconv.Atoi(args[1]); err != nil || iteration < 1 {
-					return control.Errorf(watch.ExitUsage, "invalid iteration %q: use a number from 1 up", args[1])
+					return control.Errorf(words.ExitUsage, "invalid iteration %q: use a number from 1 up", args[1])
 				}
 				args = args[:1]
 			}
@@ -79,7 +79,7 @@ Examples:
 			if *dump {
 				screen, err := cast.Dump(path)
 				if err != nil {
-					return control.Errorf(watch.ExitFailed, "%v", err)
+					return control.Errorf(words.ExitFailed, "%v", err)
 				}
 				fmt.Fprint(e.Stdout, screen)
 				return nil
@@ -93,12 +93,12 @@ Examples:
 func play(ctx context.Context, e env, path string, speed float64, idle time.Duration) error {
 	f, err := os.Open(path)
 	if err != nil {
-		return control.Errorf(watch.ExitFailed, "replay: %v", err)
+		return control.Errorf(words.ExitFailed, "replay: %v", err)
 	}
 	h, events, err := cast.Read(f)
 	f.Close()
 	if err != nil {
-		return control.Errorf(watch.ExitFailed, "replay %s: %v", path, err)
+		return control.Errorf(words.ExitFailed, "replay %s: %v", path, err)
 	}
 	term := terminal(e.Stdout)
 	if term != nil {
@@ -113,9 +113,9 @@ func play(ctx context.Context, e env, path string, speed float64, idle time.Dura
 	}
 	switch {
 	case errors.Is(err, context.Canceled):
-		return control.Errorf(watch.ExitInterrupted, "")
+		return control.Errorf(words.ExitInterrupted, "")
 	case err != nil:
-		return control.Errorf(watch.ExitFailed, "%v", err)
+		return control.Errorf(words.ExitFailed, "%v", err)
 	}
 	return nil
 }

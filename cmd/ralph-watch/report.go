@@ -15,11 +15,11 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
-	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
 	"github.com/ralph-tmux/ralph.tmux/watch/history"
 	"github.com/ralph-tmux/ralph.tmux/watch/report"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 func reportCommand(e env) *ffcli.Command {
@@ -54,10 +54,10 @@ Examples:
 				return err
 			}
 			if len(args) != 1 {
-				return control.Errorf(watch.ExitUsage, "report takes one loop name, got %d arguments", len(args))
+				return control.Errorf(words.ExitUsage, "report takes one loop name, got %d arguments", len(args))
 			}
 			if tail < 0 {
-				return control.Errorf(watch.ExitUsage, "invalid --cast-tail %s: use 0 or more", tail)
+				return control.Errorf(words.ExitUsage, "invalid --cast-tail %s: use 0 or more", tail)
 			}
 			l, err := loopArg(e, args, "report")
 			if err != nil {
@@ -65,23 +65,23 @@ Examples:
 			}
 			run, err := history.Load(state.Root(e.Getenv), l.Name)
 			if err != nil {
-				return control.Errorf(watch.ExitFailed, "%v", err)
+				return control.Errorf(words.ExitFailed, "%v", err)
 			}
 			path := *out
 			if path == "" {
 				path = l.Store.Path(state.ReportFile)
 			}
 			if path, err = filepath.Abs(path); err != nil {
-				return control.Errorf(watch.ExitUsage, "-o %s: %v", *out, err)
+				return control.Errorf(words.ExitUsage, "-o %s: %v", *out, err)
 			}
 			start := time.Now()
 			var buf bytes.Buffer
 			page, err := report.Write(&buf, run, report.Options{CastTail: tail})
 			if err != nil {
-				return control.Errorf(watch.ExitFailed, "report %s: %v", l.Name, err)
+				return control.Errorf(words.ExitFailed, "report %s: %v", l.Name, err)
 			}
 			if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-				return control.Errorf(watch.ExitFailed, "write report: %v", err)
+				return control.Errorf(words.ExitFailed, "write report: %v", err)
 			}
 			rec := control.ReportRecord{Path: path, At: state.Stamp(time.Now()), Iterations: page.Iterations, Bytes: int64(page.Bytes)}
 			if data, err := json.MarshalIndent(rec, "", "  "); err == nil {
@@ -117,7 +117,7 @@ func openFile(path string) error {
 	}
 	cmd := exec.Command(opener, path)
 	if err := cmd.Start(); err != nil {
-		return control.Errorf(watch.ExitFailed, "open %s: %v (open it in a browser yourself)", path, err)
+		return control.Errorf(words.ExitFailed, "open %s: %v (open it in a browser yourself)", path, err)
 	}
 	go func() { _ = cmd.Wait() }()
 	return nil

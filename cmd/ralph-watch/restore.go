@@ -7,10 +7,10 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
-	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 func restoreCommand(e env) *ffcli.Command {
@@ -40,12 +40,12 @@ Examples:
 		FlagSet: fs,
 		Exec: func(ctx context.Context, args []string) error {
 			if len(args) > 0 {
-				return control.Errorf(watch.ExitUsage, "restore takes no arguments, got %d", len(args))
+				return control.Errorf(words.ExitUsage, "restore takes no arguments, got %d", len(args))
 			}
 			client := &tmux.Exec{}
 			switch {
 			case socketName != "" && socketPath != "":
-				return control.Errorf(watch.ExitUsage, "-L and -S cannot both be given")
+				return control.Errorf(words.ExitUsage, "-L and -S cannot both be given")
 			case socketName != "":
 				client.Server = []string{"-L", socketName}
 			case socketPath != "":
@@ -53,7 +53,7 @@ Examples:
 			}
 			socket, err := client.SocketPath()
 			if err != nil {
-				return control.Errorf(watch.ExitFailed, "no tmux server to restore loops into: %v", err)
+				return control.Errorf(words.ExitFailed, "no tmux server to restore loops into: %v", err)
 			}
 			return rearm(e, "").Restore(state.Root(e.Getenv), socket, *dryRun, e.Stdout, e.Stderr)
 		},

@@ -18,6 +18,7 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 func runCommand(e env) *ffcli.Command {
@@ -91,14 +92,14 @@ func runLoop(ctx context.Context, e env, f *runFlags, fs *flag.FlagSet, command 
 		}
 	}
 	if cfg.Socket, err = client.SocketPath(); err != nil {
-		return control.Errorf(watch.ExitFailed, "find tmux socket: %v", err)
+		return control.Errorf(words.ExitFailed, "find tmux socket: %v", err)
 	}
 	cfg.WatcherArgs = watcherArgs(fs, *cfg, command)
 	cfg.WatcherDir, _ = os.Getwd()
 	loop := &watch.Loop{Config: *cfg, Tmux: client, Store: store, Out: e.Stdout, Err: e.Stderr}
 	if f.noRun {
 		if err := loop.Prepare(); err != nil {
-			return control.Errorf(watch.ExitFailed, "%v", err)
+			return control.Errorf(words.ExitFailed, "%v", err)
 		}
 		fmt.Fprintf(e.Stdout, "[ralph] %s: prepared pane %s; start the loop with 'ralph-watch resume %s'\n", cfg.Name, cfg.Pane, cfg.Name)
 		return nil
@@ -114,17 +115,17 @@ func runLoop(ctx context.Context, e env, f *runFlags, fs *flag.FlagSet, command 
 	}
 	if err := store.Lock(); err != nil {
 		if errors.Is(err, state.ErrLocked) {
-			return control.Errorf(watch.ExitUsage, "loop '%s' is already running; pick another --name", cfg.Name)
+			return control.Errorf(words.ExitUsage, "loop '%s' is already running; pick another --name", cfg.Name)
 		}
-		return control.Errorf(watch.ExitFailed, "%v", err)
+		return control.Errorf(words.ExitFailed, "%v", err)
 	}
 	defer store.Unlock()
 	wake := make(chan os.Signal, 1)
 	signal.Notify(wake, syscall.SIGUSR1)
 	defer signal.Stop(wake)
 	loop.Wake = wake
-	loop.BeatEvery = watch.DefaultBeatEvery // the status line tells when this process is gone
-	if res := loop.Run(ctx); res.Code != watch.ExitDone {
+	loop.BeatEvery = words.DefaultBeatEvery // the status line tells when this process is gone
+	if res := loop.Run(ctx); res.Code != words.ExitDone {
 		return control.Errorf(res.Code, "")
 	}
 	return nil
@@ -177,9 +178,9 @@ func checkGit(f *runFlags, dir string) error {
 		return nil
 	}
 	if f.worktree {
-		return control.Errorf(watch.ExitUsage, "--worktree needs a git repository: %s is not in one", dir)
+		return control.Errorf(words.ExitUsage, "--worktree needs a git repository: %s is not in one", dir)
 	}
-	return control.Errorf(watch.ExitUsage, "--stall-limit needs a git repository: %s is not in one", dir)
+	return control.Errorf(words.ExitUsage, "--stall-limit needs a git repository: %s is not in one", dir)
 }
 
 // useWorktree moves the loop into its own git worktree, made the first time.
@@ -187,7 +188,7 @@ func useWorktree(e env, cfg *watch.Config) error {
 	cfg.WorktreeBase = between.CurrentBranch(cfg.Dir)
 	path, dir, created, err := between.EnsureWorktree(cfg.Dir, cfg.Name)
 	if err != nil {
-		return control.Errorf(watch.ExitFailed, "create worktree: %v", err)
+		return control.Errorf(words.ExitFailed, "create worktree: %v", err)
 	}
 	cfg.Dir, cfg.Worktree, cfg.WorktreeBranch = dir, path, between.WorktreeBranch(cfg.Name)
 	if created {

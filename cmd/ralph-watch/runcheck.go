@@ -14,6 +14,7 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
 	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // checkRunFlags refuses bad input before anything is spawned, completes
@@ -44,27 +45,27 @@ func checkRunFlags(e env, f *runFlags, command []string) (*tmux.Exec, error) {
 		{cfg.Budget.CostUSD < 0 || math.IsNaN(cfg.Budget.CostUSD) || math.IsInf(cfg.Budget.CostUSD, 0), "--max-cost must be a number of US dollars, not negative"},
 	} {
 		if refused.is {
-			return nil, control.Errorf(watch.ExitUsage, "%s", refused.msg)
+			return nil, control.Errorf(words.ExitUsage, "%s", refused.msg)
 		}
 	}
 	var err error
 	if f.donePattern != "" {
 		if cfg.DonePattern, err = regexp.Compile(f.donePattern); err != nil {
-			return nil, control.Errorf(watch.ExitUsage, "invalid --done-pattern: %v", err)
+			return nil, control.Errorf(words.ExitUsage, "invalid --done-pattern: %v", err)
 		}
 	}
 	if len(command) == 0 {
-		return nil, control.Errorf(watch.ExitUsage, "no command provided (use -- command...)")
+		return nil, control.Errorf(words.ExitUsage, "no command provided (use -- command...)")
 	}
 	cfg.Command = shellWords(command, cfg.PromptMode)
 	if err := applyAgent(e, f); err != nil {
 		return nil, err
 	}
 	if cfg.PromptFile, err = filepath.Abs(f.promptFile); err != nil {
-		return nil, control.Errorf(watch.ExitUsage, "prompt file: %v", err)
+		return nil, control.Errorf(words.ExitUsage, "prompt file: %v", err)
 	}
 	if _, err := watch.ReadPrompt(cfg.PromptFile); err != nil { // checked now: a loop that cannot read it never starts
-		return nil, control.Errorf(watch.ExitUsage, "%v", err)
+		return nil, control.Errorf(words.ExitUsage, "%v", err)
 	}
 	for _, p := range []struct {
 		name      string
@@ -72,7 +73,7 @@ func checkRunFlags(e env, f *runFlags, command []string) (*tmux.Exec, error) {
 	}{{"done file", &f.doneFile, &cfg.DoneFile}, {"pause file", &f.pauseFile, &cfg.PauseFile}, {"progress file", &f.progressFile, &cfg.ProgressFile}} {
 		if *p.from != "" {
 			if *p.abs, err = filepath.Abs(*p.from); err != nil {
-				return nil, control.Errorf(watch.ExitUsage, "%s: %v", p.name, err)
+				return nil, control.Errorf(words.ExitUsage, "%s: %v", p.name, err)
 			}
 		}
 	}
@@ -93,7 +94,7 @@ func checkRunFlags(e env, f *runFlags, command []string) (*tmux.Exec, error) {
 // must run tmux 3.2 or newer.
 func tmuxClient(f *runFlags) (*tmux.Exec, error) {
 	if f.socketName != "" && f.socketPath != "" {
-		return nil, control.Errorf(watch.ExitUsage, "give -L or -S, not both")
+		return nil, control.Errorf(words.ExitUsage, "give -L or -S, not both")
 	}
 	client := &tmux.Exec{}
 	switch {
@@ -103,14 +104,14 @@ func tmuxClient(f *runFlags) (*tmux.Exec, error) {
 		client.Server = []string{"-S", f.socketPath}
 	}
 	if _, err := exec.LookPath("tmux"); err != nil {
-		return nil, control.Errorf(watch.ExitUsage, "tmux not found on PATH: install tmux 3.2 or newer")
+		return nil, control.Errorf(words.ExitUsage, "tmux not found on PATH: install tmux 3.2 or newer")
 	}
 	v, err := client.Version()
 	if err != nil {
-		return nil, control.Errorf(watch.ExitUsage, "%v", err)
+		return nil, control.Errorf(words.ExitUsage, "%v", err)
 	}
 	if !tmux.AtLeast(v, 3, 2) {
-		return nil, control.Errorf(watch.ExitUsage, "tmux 3.2 or newer is required (found %s)", v)
+		return nil, control.Errorf(words.ExitUsage, "tmux 3.2 or newer is required (found %s)", v)
 	}
 	return client, nil
 }
@@ -153,10 +154,10 @@ func applyAgent(e env, f *runFlags) error {
 	}
 	p, ok := agent.Lookup(name)
 	if !ok {
-		return control.Errorf(watch.ExitUsage, "unknown --agent %q: use %s", f.agent, strings.Join(agent.Names(), ", "))
+		return control.Errorf(words.ExitUsage, "unknown --agent %q: use %s", f.agent, strings.Join(agent.Names(), ", "))
 	}
 	if !p.Supports(cfg.PromptMode) {
-		return control.Errorf(watch.ExitUsage, "%s does not take prompts in %s mode: use --prompt-mode type", name, cfg.PromptMode)
+		return control.Errorf(words.ExitUsage, "%s does not take prompts in %s mode: use --prompt-mode type", name, cfg.PromptMode)
 	}
 	for _, o := range []struct {
 		flag, value string
@@ -172,7 +173,7 @@ func applyAgent(e env, f *runFlags) error {
 		}
 		re, err := regexp.Compile(o.value)
 		if err != nil {
-			return control.Errorf(watch.ExitUsage, "invalid %s: %v", o.flag, err)
+			return control.Errorf(words.ExitUsage, "invalid %s: %v", o.flag, err)
 		}
 		*o.re = re
 	}
@@ -180,12 +181,12 @@ func applyAgent(e env, f *runFlags) error {
 		p.IdleGrace = f.idleGrace
 	}
 	if cfg.LimitWait <= 0 {
-		return control.Errorf(watch.ExitUsage, "--limit-wait must be more than 0")
+		return control.Errorf(words.ExitUsage, "--limit-wait must be more than 0")
 	}
 	cfg.Agent, cfg.ReadyPattern = p, p.Ready
 	command, err := p.CommandFor(cfg.PromptMode, cfg.Command)
 	if err != nil {
-		return control.Errorf(watch.ExitUsage, "%v", err)
+		return control.Errorf(words.ExitUsage, "%v", err)
 	}
 	cfg.Command = command
 	if why := agent.ParseLaunch(command).NoTerminal; why != "" && cfg.PromptMode == agent.ModeType {
@@ -205,7 +206,7 @@ func applyPrices(e env, f *runFlags) error {
 	if f.pricesFile != "" {
 		prices, err := receipt.LoadPrices(f.pricesFile)
 		if err != nil {
-			return control.Errorf(watch.ExitUsage, "--prices: %v", err)
+			return control.Errorf(words.ExitUsage, "--prices: %v", err)
 		}
 		cfg.Prices = prices
 	}

@@ -9,10 +9,10 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
-	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // loopArg finds the loop a command names; inside a looped pane the name may
@@ -74,7 +74,7 @@ Examples:
 		FlagSet: fs,
 		Exec: func(ctx context.Context, args []string) error {
 			if len(args) > 0 {
-				return control.Errorf(watch.ExitUsage, "%s takes no arguments", name)
+				return control.Errorf(words.ExitUsage, "%s takes no arguments", name)
 			}
 			root := state.Root(e.Getenv)
 			if *names {
@@ -121,7 +121,7 @@ Examples:
 				return err
 			}
 			if *lines < 0 {
-				return control.Errorf(watch.ExitUsage, "--lines must not be negative")
+				return control.Errorf(words.ExitUsage, "--lines must not be negative")
 			}
 			l, err := control.Find(state.Root(e.Getenv), name)
 			if err != nil {

@@ -16,8 +16,7 @@ import (
 	"github.com/peterbourgon/ff/v3/ffcli"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
-
-	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 )
@@ -47,15 +46,15 @@ Examples:
 			root := state.Root(e.Getenv)
 			if *list {
 				if len(args) > 0 || *revoke || *check {
-					return control.Errorf(watch.ExitUsage, "--list takes no folder nor other flag")
+					return control.Errorf(words.ExitUsage, "--list takes no folder nor other flag")
 				}
 				return listTrusted(e.Stdout, root)
 			}
 			if *revoke && *check {
-				return control.Errorf(watch.ExitUsage, "give --revoke or --check, not both")
+				return control.Errorf(words.ExitUsage, "give --revoke or --check, not both")
 			}
 			if len(args) > 1 {
-				return control.Errorf(watch.ExitUsage, "trust takes one folder, got %d: %s", len(args), strings.Join(args, " "))
+				return control.Errorf(words.ExitUsage, "trust takes one folder, got %d: %s", len(args), strings.Join(args, " "))
 			}
 			dir := "."
 			if len(args) == 1 {
@@ -84,7 +83,7 @@ func trustDir(w io.Writer, root, dir string) error {
 		return err
 	}
 	if err := state.Trust(root, key, s.sum, time.Now()); err != nil {
-		return control.Errorf(watch.ExitFailed, "%v", err)
+		return control.Errorf(words.ExitFailed, "%v", err)
 	}
 	if cmds := s.fromFile(); len(cmds) > 0 {
 		fmt.Fprintf(w, "trusted %s: run may run %s\n", s.file, describe(cmds))
@@ -102,14 +101,14 @@ func dirSettings(dir string, withEnv bool) (settings, string, error) {
 	path := filepath.Join(dir, ".ralph", "config")
 	s, err := readSettings(fs, &f.cfg.Checks, dir, withEnv)
 	if err != nil {
-		return s, "", control.Errorf(watch.ExitUsage, "%s: %v", path, err)
+		return s, "", control.Errorf(words.ExitUsage, "%s: %v", path, err)
 	}
 	if s.file == "" {
-		return s, "", control.Errorf(watch.ExitUsage, "no config file: %s", path)
+		return s, "", control.Errorf(words.ExitUsage, "no config file: %s", path)
 	}
 	key, err := trustKey(s.file)
 	if err != nil {
-		return s, "", control.Errorf(watch.ExitUsage, "%v", err)
+		return s, "", control.Errorf(words.ExitUsage, "%v", err)
 	}
 	return s, key, nil
 }
@@ -117,7 +116,7 @@ func dirSettings(dir string, withEnv bool) (settings, string, error) {
 func revokeTrust(w io.Writer, root, dir string) error {
 	shown, err := filepath.Abs(filepath.Join(dir, ".ralph", "config"))
 	if err != nil {
-		return control.Errorf(watch.ExitUsage, "%v", err)
+		return control.Errorf(words.ExitUsage, "%v", err)
 	}
 	key, err := trustKey(shown)
 	if err != nil { // the file may be gone: forget the path as given
@@ -125,7 +124,7 @@ func revokeTrust(w io.Writer, root, dir string) error {
 	}
 	found, err := state.Revoke(root, key)
 	if err != nil {
-		return control.Errorf(watch.ExitFailed, "%v", err)
+		return control.Errorf(words.ExitFailed, "%v", err)
 	}
 	if !found {
 		fmt.Fprintf(w, "%s was not trusted\n", shown)
@@ -139,7 +138,7 @@ func revokeTrust(w io.Writer, root, dir string) error {
 func listTrusted(w io.Writer, root string) error {
 	list, err := state.TrustList(root)
 	if err != nil {
-		return control.Errorf(watch.ExitFailed, "%v", err)
+		return control.Errorf(words.ExitFailed, "%v", err)
 	}
 	for _, t := range list {
 		now := "unchanged"
@@ -169,14 +168,14 @@ func checkTrusted(w io.Writer, root, dir string) error {
 		return nil
 	}
 	if ok, err := state.IsTrusted(root, key, s.sum); err != nil {
-		return control.Errorf(watch.ExitFailed, "%v", err)
+		return control.Errorf(words.ExitFailed, "%v", err)
 	} else if ok {
 		return nil
 	}
 	for _, c := range cmds {
 		fmt.Fprintf(w, "%s %s\n", c.Key, control.QuoteCommand(c.Command))
 	}
-	return control.Errorf(watch.ExitFailed, "")
+	return control.Errorf(words.ExitFailed, "")
 }
 
 // checkTrust refuses to run commands a config file gives unless this user
@@ -188,11 +187,11 @@ func checkTrust(e env, s settings) error {
 	}
 	key, err := trustKey(s.file)
 	if err != nil {
-		return control.Errorf(watch.ExitUsage, "%s: %v", s.file, err)
+		return control.Errorf(words.ExitUsage, "%s: %v", s.file, err)
 	}
 	trusted, err := state.TrustedSum(state.Root(e.Getenv), key)
 	if err != nil {
-		return control.Errorf(watch.ExitFailed, "%v", err)
+		return control.Errorf(words.ExitFailed, "%v", err)
 	}
 	if trusted == s.sum {
 		return nil
@@ -201,7 +200,7 @@ func checkTrust(e env, s settings) error {
 	if trusted != "" {
 		changed = " (changed since it was trusted)"
 	}
-	return control.Errorf(watch.ExitUsage, "%s%s would run commands: %s; trust it with: ralph-watch trust %s",
+	return control.Errorf(words.ExitUsage, "%s%s would run commands: %s; trust it with: ralph-watch trust %s",
 		s.file, changed, describe(cmds), quoteWord(filepath.Dir(filepath.Dir(s.file))))
 }
 
@@ -211,11 +210,11 @@ func checkTrust(e env, s settings) error {
 func checkResumeTrust(e env, st *state.State) error {
 	f, fs := newRunFlags()
 	if err := fs.Parse(st.WatcherArgs); err != nil {
-		return control.Errorf(watch.ExitFailed, "recorded arguments: %v", err)
+		return control.Errorf(words.ExitFailed, "recorded arguments: %v", err)
 	}
 	s, err := readSettings(fs, &f.cfg.Checks, st.WatcherDir, true)
 	if err != nil {
-		return control.Errorf(watch.ExitUsage, "%v", err)
+		return control.Errorf(words.ExitUsage, "%v", err)
 	}
 	return checkTrust(e, s)
 }

@@ -6,11 +6,12 @@ import (
 	"io"
 	"time"
 
-	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
 	"github.com/ralph-tmux/ralph.tmux/watch/deliver"
+	"github.com/ralph-tmux/ralph.tmux/watch/ended"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // Pause stops a loop from starting new iterations; its agent runs on. Its
@@ -22,20 +23,20 @@ func Pause(l *Loop, out, warn io.Writer, clk clock.Clock) error {
 		fmt.Fprintf(warn, "ralph-watch: warning: loop '%s' is already paused\n", l.Name)
 		return nil
 	case l.State.Status != state.Running:
-		return Errorf(watch.ExitFailed, "ralph loop for '%s' has status '%s'", l.Name, l.Status())
+		return Errorf(words.ExitFailed, "ralph loop for '%s' has status '%s'", l.Name, l.Status())
 	case l.Watched:
 		if err := tell(l, state.RequestPause); err != nil {
 			return err
 		}
 		if !waitFor(l, clk, answerWait, func(st *state.State) bool { return st.Status != state.Running }) {
-			return Errorf(watch.ExitFailed, "the watcher of '%s' did not answer the pause request", l.Name)
+			return Errorf(words.ExitFailed, "the watcher of '%s' did not answer the pause request", l.Name)
 		}
 	default:
-		if err := withoutWatcher(l, func(st *state.State) { watch.StatusPaused.Record(st, "request", clk.Now()) }); err != nil {
+		if err := withoutWatcher(l, func(st *state.State) { words.StatusPaused.Record(st, "request", clk.Now()) }); err != nil {
 			return err
 		}
 		_ = l.Store.Log(clk.Now(), "PAUSE", "loop paused reason=request")
-		showPaneStatus(l, watch.StatusPaused, clk.Now())
+		showPaneStatus(l, words.StatusPaused, clk.Now())
 	}
 	fmt.Fprintf(out, "paused ralph loop for %s\n", l.Name)
 	return nil
@@ -54,12 +55,12 @@ func Resumable(l *Loop, warn io.Writer, clk clock.Clock) (bool, error) {
 		fmt.Fprintf(warn, "ralph-watch: warning: loop '%s' is not paused\n", l.Name)
 		return false, nil
 	case l.State.Status != state.Running && l.State.Status != state.Paused && !endedByGone(l.State):
-		return false, Errorf(watch.ExitFailed, "ralph loop for '%s' has status '%s'", l.Name, l.Status())
+		return false, Errorf(words.ExitFailed, "ralph loop for '%s' has status '%s'", l.Name, l.Status())
 	case l.Watched && !unwatched(l, clk, answerWait): // paused or ended, and its watcher still finishing
-		return false, Errorf(watch.ExitFailed, "loop '%s' still has a watcher", l.Name)
+		return false, Errorf(words.ExitFailed, "loop '%s' still has a watcher", l.Name)
 	}
 	if len(l.State.WatcherArgs) == 0 {
-		return false, Errorf(watch.ExitFailed, "the state of '%s' does not say how its watcher was started; start it again with 'ralph-watch run --replace'", l.Name)
+		return false, Errorf(words.ExitFailed, "the state of '%s' does not say how its watcher was started; start it again with 'ralph-watch run --replace'", l.Name)
 	}
 	return true, nil
 }
@@ -67,7 +68,7 @@ func Resumable(l *Loop, warn io.Writer, clk clock.Clock) (bool, error) {
 // Stop ends a loop and, with kill, its agent. Its watcher, if one runs, is
 // asked and awaited; else the state and pane are changed here.
 func Stop(l *Loop, kill bool, out io.Writer, clk clock.Clock) error {
-	if was := watch.StatusOf(l.State); !was.Live() && !l.Watched {
+	if was := words.StatusOf(l.State); !was.Live() && !l.Watched {
 		stopEnded(l, was, kill, out, clk)
 		return nil
 	}
@@ -79,14 +80,14 @@ func Stop(l *Loop, kill bool, out io.Writer, clk clock.Clock) error {
 		if err := tell(l, req); err != nil {
 			return err
 		}
-		if !waitFor(l, clk, stopWait, func(st *state.State) bool { return !watch.StatusOf(st).Live() }) {
-			return Errorf(watch.ExitFailed, "the watcher of '%s' did not answer the stop request", l.Name)
+		if !waitFor(l, clk, stopWait, func(st *state.State) bool { return !words.StatusOf(st).Live() }) {
+			return Errorf(words.ExitFailed, "the watcher of '%s' did not answer the stop request", l.Name)
 		}
 	} else {
 		if err := withoutWatcher(l, func(st *state.State) {
-			reason := map[bool]string{false: "stopped", true: watch.ReasonKilled}[kill]
-			st.ExitReason = &reason
-			watch.StatusStopped.Record(st, reason, clk.Now())
+			reason := map[bool]words.Reason{false: words.ReasonStopped, true: words.ReasonKilled}[kill]
+			reason.Write(st)
+			words.StatusStopped.Record(st, string(reason), clk.Now())
 		}); err != nil {
 			return err
 		}
@@ -94,7 +95,7 @@ func Stop(l *Loop, kill bool, out io.Writer, clk clock.Clock) error {
 		if kill {
 			endAgent(l, clk)
 		}
-		showPaneStatus(l, watch.StatusStopped, clk.Now())
+		showPaneStatus(l, words.StatusStopped, clk.Now())
 	}
 	fmt.Fprintf(out, "stopped ralph loop for %s\n", l.Name)
 	return nil
@@ -102,7 +103,7 @@ func Stop(l *Loop, kill bool, out io.Writer, clk clock.Clock) error {
 
 // stopEnded answers a stop of a loop that has already ended: one line, for
 // the loop is stopped as asked; kill still ends an agent left running.
-func stopEnded(l *Loop, was watch.Status, kill bool, out io.Writer, clk clock.Clock) {
+func stopEnded(l *Loop, was words.Status, kill bool, out io.Writer, clk clock.Clock) {
 	if kill && l.Pane == PaneRunning {
 		endAgent(l, clk)
 		fmt.Fprintf(out, "ralph loop for %s had already ended (%s); ended its agent\n", l.Name, was)
@@ -129,7 +130,7 @@ func endAgent(l *Loop, clk clock.Clock) {
 		}
 		clock.Sleep(context.Background(), clk, lookEvery)
 	}
-	if pid := watch.BackToShell(l.Tmux, l.State.PaneID, l.State.Worktree, l.State.EndCommand); pid > 0 { // "": the pane's own folder
+	if pid := ended.BackToShell(l.Tmux, l.State.PaneID, l.State.Worktree, l.State.EndCommand); pid > 0 { // "": the pane's own folder
 		_ = withoutWatcher(l, func(st *state.State) { st.ShellPID = pid }) // the shell runs all the same; status shows it by its pane
 	}
 }
@@ -137,10 +138,10 @@ func endAgent(l *Loop, clk clock.Clock) {
 // Send types message into the loop's pane as the prompt is typed, then Enter.
 func Send(ctx context.Context, l *Loop, message string, out, warn io.Writer) error {
 	if l.Pane != PaneRunning {
-		return Errorf(watch.ExitFailed, "loop '%s' is not running (pane %s %s)", l.Name, l.State.PaneID, l.Pane)
+		return Errorf(words.ExitFailed, "loop '%s' is not running (pane %s %s)", l.Name, l.State.PaneID, l.Pane)
 	}
 	if err := deliver.Send(ctx, l.Tmux, l.State.PaneID, l.Name, message, warn); err != nil {
-		return Errorf(watch.ExitFailed, "send: %v", err)
+		return Errorf(words.ExitFailed, "send: %v", err)
 	}
 	fmt.Fprintf(out, "sent message to %s\n", l.Name)
 	return nil
@@ -167,7 +168,7 @@ func Clean(root string, names []string, out, warn io.Writer) error {
 			fmt.Fprintf(warn, "ralph-watch: warning: loop '%s' is still running (only ralph state removed)\n", name)
 		}
 		if err := l.Store.Remove(); err != nil {
-			return Errorf(watch.ExitFailed, "remove state of '%s': %v", name, err)
+			return Errorf(words.ExitFailed, "remove state of '%s': %v", name, err)
 		}
 		forgetPane(l)
 		fmt.Fprintf(out, "cleaned ralph state for %s\n", name)
@@ -177,7 +178,7 @@ func Clean(root string, names []string, out, warn io.Writer) error {
 		}
 	}
 	if refused {
-		return Errorf(watch.ExitFailed, "")
+		return Errorf(words.ExitFailed, "")
 	}
 	return nil
 }

@@ -9,16 +9,16 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // Names are the names of the loops under root, sorted.
 func Names(root string) ([]string, error) {
 	names, err := state.List(root)
 	if err != nil {
-		return nil, Errorf(watch.ExitFailed, "list loops: %v", err)
+		return nil, Errorf(words.ExitFailed, "list loops: %v", err)
 	}
 	return names, nil
 }
@@ -62,7 +62,7 @@ func Logs(ctx context.Context, w io.Writer, l *Loop, lines int, live bool, clk c
 	path := l.Store.Path(state.LogFile)
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return Errorf(watch.ExitFailed, "no iteration log found for worker '%s'", l.Name)
+		return Errorf(words.ExitFailed, "no iteration log found for worker '%s'", l.Name)
 	}
 	fmt.Fprint(w, LastLines(string(data), lines))
 	if !live {

@@ -5,10 +5,11 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
+	"github.com/ralph-tmux/ralph.tmux/watch/ended"
 	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // How long a command waits for a watcher to answer, and how often it looks.
@@ -51,7 +52,7 @@ func unwatched(l *Loop, clk clock.Clock, timeout time.Duration) bool {
 // withoutWatcher changes the state of a loop no watcher holds, under its lock.
 func withoutWatcher(l *Loop, change func(*state.State)) error {
 	if err := l.Store.Lock(); err != nil {
-		return Errorf(watch.ExitFailed, "loop '%s' is busy: %v", l.Name, err)
+		return Errorf(words.ExitFailed, "loop '%s' is busy: %v", l.Name, err)
 	}
 	defer l.Store.Unlock()
 	st, err := l.Store.Load()
@@ -68,18 +69,18 @@ func withoutWatcher(l *Loop, change func(*state.State)) error {
 
 // showPaneStatus updates a loop's pane options when no watcher does; an
 // ended loop leaves the status line after @ralph-ended-linger.
-func showPaneStatus(l *Loop, status watch.Status, now time.Time) {
+func showPaneStatus(l *Loop, status words.Status, now time.Time) {
 	if l.Pane == PaneRemoved {
 		return
 	}
-	shown := watch.Shown{Status: status, Name: l.Name, Iteration: l.State.CurrentIteration, Max: l.State.MaxIterations, Reason: l.State.Reason,
+	shown := words.Shown{Status: status, Name: l.Name, Iteration: l.State.CurrentIteration, Max: l.State.MaxIterations, Reason: l.State.Reason,
 		Cost: receipt.Total(l.Receipts()).Compact()}
 	if !status.Live() {
 		shown.Ended = now
 	}
 	_ = l.Tmux.SetPaneOptions(l.State.PaneID, shown.Options())
-	if d := watch.Linger(l.Tmux); !status.Live() && d > 0 {
-		_ = l.Tmux.Later(d, watch.ForgetCommand(l.State.PaneID, shown.Ended))
+	if d := ended.Linger(l.Tmux); !status.Live() && d > 0 {
+		_ = l.Tmux.Later(d, ended.Forget(l.State.PaneID, shown.Ended))
 	}
 }
 
@@ -89,7 +90,7 @@ func forgetPane(l *Loop) {
 	if l.Pane == PaneRemoved {
 		return
 	}
-	if name, _, _ := l.Tmux.PaneOption(l.State.PaneID, watch.OptionName); name == l.Name {
-		_ = l.Tmux.SetPaneOptions(l.State.PaneID, watch.Unset())
+	if name, _, _ := l.Tmux.PaneOption(l.State.PaneID, words.OptionName); name == l.Name {
+		_ = l.Tmux.SetPaneOptions(l.State.PaneID, words.Unset())
 	}
 }

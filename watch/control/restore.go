@@ -9,10 +9,10 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // RestoreSession is the session a loop's recreated window goes in.
@@ -98,7 +98,7 @@ func (r Rearm) Restore(root, socket string, dryRun bool, out, warn io.Writer) er
 		}
 	}
 	if refused {
-		return Errorf(watch.ExitFailed, "")
+		return Errorf(words.ExitFailed, "")
 	}
 	return nil
 }
@@ -111,17 +111,13 @@ func Restorable(l *Loop, socket string) bool {
 	if l.Watched || len(st.WatcherArgs) == 0 || !sameFile(st.TmuxSocket, socket) {
 		return false
 	}
-	return st.Status == state.Running || st.Status == state.Failed && reasonIs(st, "server_gone")
+	return st.Status == state.Running || st.Status == state.Failed && words.ReasonOf(st) == words.ReasonServerGone
 }
 
 // endedByGone reports whether a loop ended because its pane or server went
 // away: resume brings it back.
 func endedByGone(st *state.State) bool {
-	return st.Status == state.Failed && (reasonIs(st, "server_gone") || reasonIs(st, "pane_closed"))
-}
-
-func reasonIs(st *state.State, reason string) bool {
-	return st.ExitReason != nil && *st.ExitReason == reason
+	return st.Status == state.Failed && (words.ReasonOf(st) == words.ReasonServerGone || words.ReasonOf(st) == words.ReasonPaneClosed)
 }
 
 // PaneGone reports whether a loop's pane is gone: its server has no pane of
@@ -130,7 +126,7 @@ func PaneGone(l *Loop) bool {
 	if l.Pane == PaneRemoved {
 		return true
 	}
-	name, _, err := l.Tmux.PaneOption(l.State.PaneID, watch.OptionName)
+	name, _, err := l.Tmux.PaneOption(l.State.PaneID, words.OptionName)
 	return err != nil || name != l.Name
 }
 
@@ -155,7 +151,7 @@ func (r Rearm) rearm(l *Loop) (where string, pid int, err error) {
 			return "", 0, err
 		}
 	case r.Target != "":
-		return "", 0, Errorf(watch.ExitUsage, "loop '%s' still has its pane %s; -t is for a loop whose pane is gone", l.Name, l.State.PaneID)
+		return "", 0, Errorf(words.ExitUsage, "loop '%s' still has its pane %s; -t is for a loop whose pane is gone", l.Name, l.State.PaneID)
 	}
 	if pid, err = StartWatcher(r.Executable, l.Store, l.State.WatcherArgs, l.State.WatcherDir, true); err != nil {
 		return "", 0, err
@@ -186,7 +182,7 @@ func holdRearm(l *Loop) (func(), error) {
 func (r Rearm) revive(l *Loop) (string, error) {
 	dir := folderOf(l.State)
 	if info, err := os.Stat(dir); err != nil || !info.IsDir() { // tmux would open the pane in $HOME: the agent must not work there
-		return "", Errorf(watch.ExitFailed, "the folder of '%s' is gone: %s", l.Name, dir)
+		return "", Errorf(words.ExitFailed, "the folder of '%s' is gone: %s", l.Name, dir)
 	}
 	window := RestoreSession + ":" + l.Name
 	var pane, where string
@@ -204,7 +200,7 @@ func (r Rearm) revive(l *Loop) (string, error) {
 	} else {
 		id, err := l.Tmux.NewWindow(tmux.NewWindowRequest{Session: RestoreSession, Name: l.Name, Dir: dir})
 		if err != nil {
-			return "", Errorf(watch.ExitFailed, "create window: %v", err)
+			return "", Errorf(words.ExitFailed, "create window: %v", err)
 		}
 		pane, where = id, fmt.Sprintf("recreated pane %s in window %s", id, window)
 	}
@@ -233,7 +229,7 @@ func (r Rearm) revive(l *Loop) (string, error) {
 // finds it; what ran there ends, as it would at the next iteration.
 func respawnIn(l *Loop, p tmux.Pane, dir string) error {
 	if err := l.Tmux.Respawn(tmux.RespawnRequest{Pane: p.ID, Dir: dir}); err != nil {
-		return Errorf(watch.ExitFailed, "respawn pane %s: %v", p.ID, err)
+		return Errorf(words.ExitFailed, "respawn pane %s: %v", p.ID, err)
 	}
 	return nil
 }
@@ -243,11 +239,11 @@ func (r Rearm) target(l *Loop) (tmux.Pane, error) {
 	p, err := l.Tmux.Pane(r.Target)
 	switch {
 	case tmux.NoServer(err):
-		return p, Errorf(watch.ExitUsage, "no tmux server running on %s", l.State.TmuxSocket)
+		return p, Errorf(words.ExitUsage, "no tmux server running on %s", l.State.TmuxSocket)
 	case errors.Is(err, tmux.ErrNoPane):
-		return p, Errorf(watch.ExitUsage, "no such pane: %s", r.Target)
+		return p, Errorf(words.ExitUsage, "no such pane: %s", r.Target)
 	case err != nil:
-		return p, Errorf(watch.ExitUsage, "%v", err)
+		return p, Errorf(words.ExitUsage, "%v", err)
 	}
 	return p, r.free(l, p)
 }
@@ -255,12 +251,12 @@ func (r Rearm) target(l *Loop) (tmux.Pane, error) {
 // free says why the loop may not take pane p: another loop lives there, or
 // this command runs in it and its respawn would end it.
 func (r Rearm) free(l *Loop, p tmux.Pane) error {
-	if live, _, _ := l.Tmux.PaneOption(p.ID, watch.OptionLive); live == "1" {
-		other, _, _ := l.Tmux.PaneOption(p.ID, watch.OptionName)
-		return Errorf(watch.ExitUsage, "pane %s is looped by '%s'", p.ID, other)
+	if live, _, _ := l.Tmux.PaneOption(p.ID, words.OptionLive); live == "1" {
+		other, _, _ := l.Tmux.PaneOption(p.ID, words.OptionName)
+		return Errorf(words.ExitUsage, "pane %s is looped by '%s'", p.ID, other)
 	}
 	if r.Inside != nil && r.Inside(p) {
-		return Errorf(watch.ExitUsage, "pane %s runs this command, which its respawn would end; resume from another pane", p.ID)
+		return Errorf(words.ExitUsage, "pane %s runs this command, which its respawn would end; resume from another pane", p.ID)
 	}
 	return nil
 }

@@ -5,7 +5,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 )
@@ -24,8 +23,8 @@ func (l *Loop) Receipts() []receipt.Receipt {
 }
 
 // budget is the loop's budget, as its state records it.
-func budget(st *state.State) watch.Budget {
-	return watch.Budget{Tokens: st.MaxTokens, CostUSD: st.MaxCostUSD}
+func budget(st *state.State) receipt.Budget {
+	return receipt.Budget{Tokens: st.MaxTokens, CostUSD: st.MaxCostUSD}
 }
 
 // receiptsJSON is the "receipts" object of status --json: how many
@@ -58,7 +57,7 @@ func writeSpend(w io.Writer, l *Loop) {
 	if !b.Set() {
 		return
 	}
-	spent := watch.SpendOf(rs)
+	spent := receipt.SpendOf(rs)
 	if why, reached := b.Reached(spent); reached {
 		fmt.Fprintf(w, "Budget: %s (%s)\n", b, why)
 		return

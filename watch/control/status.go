@@ -10,9 +10,9 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/between"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // JSON is the state as stored plus what is derived live.
@@ -70,7 +70,7 @@ func WriteStatus(w io.Writer, l *Loop, now time.Time) {
 	writeCommandSources(w, st.CommandSources)
 	writeAfter(w, l)
 	fmt.Fprintf(w, "Exit reason: %s\n", l.ExitReason())
-	if st.Error != "" && !watch.StatusOf(st).Live() {
+	if st.Error != "" && !words.StatusOf(st).Live() {
 		fmt.Fprintf(w, "Error: %s\n", st.Error)
 	}
 	if runs := l.earlierRuns(); len(runs) > 0 {
@@ -87,16 +87,16 @@ func WriteStatus(w io.Writer, l *Loop, now time.Time) {
 
 // writeWaiting shows what a live loop waits for, or why it is paused.
 func writeWaiting(w io.Writer, l *Loop, now time.Time) {
-	s := watch.StatusOf(l.State)
+	s := words.StatusOf(l.State)
 	if !s.Live() || l.State.Reason == "" || l.Status() == "monitor_disconnected" {
 		return
 	}
-	if s == watch.StatusPaused {
+	if s == words.StatusPaused {
 		fmt.Fprintf(w, "Paused by: %s\n", l.State.Reason)
 		return
 	}
 	reason := l.State.Reason
-	if since, err := time.ParseInLocation(state.TimeFormat, l.State.ShownSince, time.Local); err == nil && s == watch.StatusStarting {
+	if since, err := time.ParseInLocation(state.TimeFormat, l.State.ShownSince, time.Local); err == nil && s == words.StatusStarting {
 		waited := fmt.Sprintf("%ds", int(now.Sub(since).Seconds()))
 		if l.State.ReadyTimeout > 0 {
 			waited += fmt.Sprintf(" of %ds", l.State.ReadyTimeout)
@@ -123,7 +123,7 @@ func writeAgent(w io.Writer, l *Loop) {
 	} else {
 		fmt.Fprintf(w, "Agent: %s\n", st.Agent)
 	}
-	if until, err := time.ParseInLocation(state.TimeFormat, st.WaitingUntil, time.Local); err == nil && live && st.Shown != watch.StatusWaiting.String() {
+	if until, err := time.ParseInLocation(state.TimeFormat, st.WaitingUntil, time.Local); err == nil && live && st.Shown != words.StatusWaiting.String() {
 		fmt.Fprintf(w, "Waiting for limit reset (%s)\n", until.Format("15:04"))
 	}
 	if st.TurnGapMS != nil {
@@ -185,7 +185,7 @@ func QuoteCommand(s string) string {
 // progress is the iteration the loop is at (for one waiting for a limit's
 // reset, the one it will run), of its maximum.
 func progress(st *state.State) string {
-	return watch.Shown{Status: watch.StatusOf(st), Iteration: st.CurrentIteration, Max: st.MaxIterations}.Progress()
+	return words.Shown{Status: words.StatusOf(st), Iteration: st.CurrentIteration, Max: st.MaxIterations}.Progress()
 }
 
 // pace is the average iteration and, for a running loop with a limit, what remains.

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // ResumeEnv tells a watcher started by resume to continue the recorded loop.
@@ -23,11 +23,11 @@ const ResumeEnv = "RALPH_WATCH_RESUME"
 func StartWatcher(executable func() (string, error), store *state.Store, args []string, dir string, resume bool, extraEnv ...string) (int, error) {
 	exe, err := executable()
 	if err != nil {
-		return 0, Errorf(watch.ExitFailed, "find own executable: %v", err)
+		return 0, Errorf(words.ExitFailed, "find own executable: %v", err)
 	}
 	logFile, err := os.OpenFile(store.Path(state.WatcherLog), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
-		return 0, Errorf(watch.ExitFailed, "open watcher log: %v", err)
+		return 0, Errorf(words.ExitFailed, "open watcher log: %v", err)
 	}
 	defer logFile.Close()
 	cmd := exec.Command(exe, append([]string{"run"}, args...)...)
@@ -39,7 +39,7 @@ func StartWatcher(executable func() (string, error), store *state.Store, args []
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
-		return 0, Errorf(watch.ExitFailed, "start watcher: %v", err)
+		return 0, Errorf(words.ExitFailed, "start watcher: %v", err)
 	}
 	pid := cmd.Process.Pid
 	return pid, cmd.Process.Release()
@@ -76,14 +76,14 @@ func ClaimName(root, name string, how Claim, out io.Writer, clk clock.Clock) (*s
 			}
 			fmt.Fprintf(out, "replaced existing loop %s\n", name)
 		case old.Watched:
-			return nil, Errorf(watch.ExitUsage, "loop '%s' is already running (watcher pid %d); pick another --name or use --replace", name, old.State.WatcherPID)
+			return nil, Errorf(words.ExitUsage, "loop '%s' is already running (watcher pid %d); pick another --name or use --replace", name, old.State.WatcherPID)
 		case how == ClaimClean:
 			if err := old.Store.Remove(); err != nil {
-				return nil, Errorf(watch.ExitFailed, "clear state: %v", err)
+				return nil, Errorf(words.ExitFailed, "clear state: %v", err)
 			}
 			fmt.Fprintf(out, "cleared ralph state for %s\n", name)
 		case old.State.Status == state.Running || old.State.Status == state.Paused:
-			return nil, Errorf(watch.ExitUsage, "loop '%s' already exists (%s); use 'ralph-watch resume %s', --replace or --clean-state", name, old.Status(), name)
+			return nil, Errorf(words.ExitUsage, "loop '%s' already exists (%s); use 'ralph-watch resume %s', --replace or --clean-state", name, old.Status(), name)
 		default: // an ended run: kept apart, so the new one's log, receipts and casts are its own
 			label := strings.NewReplacer(":", "", " ", "T").Replace(old.State.Started)
 			if label == "" {
@@ -91,7 +91,7 @@ func ClaimName(root, name string, how Claim, out io.Writer, clk clock.Clock) (*s
 			}
 			dir, err := old.Store.Archive(label)
 			if err != nil {
-				return nil, Errorf(watch.ExitFailed, "keep the ended run of %s apart: %v", name, err)
+				return nil, Errorf(words.ExitFailed, "keep the ended run of %s apart: %v", name, err)
 			}
 			fmt.Fprintf(out, "kept the ended run of %s in %s\n", name, dir)
 		}
@@ -120,7 +120,7 @@ func replace(old *Loop, clk clock.Clock) error {
 		}
 	}
 	if err := old.Store.Remove(); err != nil {
-		return Errorf(watch.ExitFailed, "remove old state: %v", err)
+		return Errorf(words.ExitFailed, "remove old state: %v", err)
 	}
 	return nil
 }

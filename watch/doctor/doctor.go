@@ -2,7 +2,7 @@
 // offline, against the fake model API built into the binary, on a private
 // tmux server, with a throwaway HOME. It drives two real loops (one with the
 // agent's turn-end hook, one without), listens to what they learn of the
-// agent (watch.Event), and reports one line per signal a loop relies on.
+// agent (words.Event), and reports one line per signal a loop relies on.
 package doctor
 
 import (
@@ -25,6 +25,7 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch/fakeapi"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // Options say which agent to check.
@@ -237,7 +238,7 @@ type agentRun struct {
 	wake       chan os.Signal
 
 	mu          sync.Mutex
-	events      []watch.Event
+	events      []words.Event
 	readyScreen string
 }
 
@@ -317,16 +318,16 @@ func (r *agentRun) run(ctx context.Context, srv *server) {
 	ctx, cancel := context.WithTimeout(ctx, runTimeout)
 	defer cancel()
 	cfg := r.cfg
-	cfg.Events = func(e watch.Event) {
+	cfg.Events = func(e words.Event) {
 		r.mu.Lock()
 		r.events = append(r.events, e)
 		r.mu.Unlock()
 		switch {
-		case e.Kind == watch.EventStarted && e.Iteration <= len(r.replies):
+		case e.Kind == words.EventStarted && e.Iteration <= len(r.replies):
 			r.api.SetReply(r.replies[e.Iteration-1])
-		case e.Kind == watch.EventLimit:
+		case e.Kind == words.EventLimit:
 			cancel()
-		case e.Kind == watch.EventReady && e.Via == watch.ViaTimeout:
+		case e.Kind == words.EventReady && e.Via == words.ViaTimeout:
 			if screen, err := srv.Client.Capture(tmux.CaptureRequest{Pane: cfg.Pane, Join: true}); err == nil {
 				r.mu.Lock()
 				r.readyScreen = lastLines(screen, 12)
@@ -343,10 +344,10 @@ func (r *agentRun) run(ctx context.Context, srv *server) {
 	loop.Run(ctx)
 }
 
-func (r *agentRun) recorded() []watch.Event {
+func (r *agentRun) recorded() []words.Event {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]watch.Event(nil), r.events...)
+	return append([]words.Event(nil), r.events...)
 }
 
 // lastLines is the last n lines of a screen that are not blank.

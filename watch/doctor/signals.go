@@ -11,8 +11,8 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // Status is how a signal fared.
@@ -41,7 +41,7 @@ type Signal struct {
 	Key    string        `json:"key"`   // stable name: ready, paste, turn-end-hook, …
 	Title  string        `json:"title"` // as printed: "paste lands"
 	Status Status        `json:"status"`
-	Via    string        `json:"via,omitempty"` // how it was known (watch.Via…)
+	Via    string        `json:"via,omitempty"` // how it was known (words.Via…)
 	After  time.Duration `json:"-"`             // the time the detail speaks of
 	Detail string        `json:"detail,omitempty"`
 	Fix    string        `json:"fix,omitempty"`    // what to set when it failed
@@ -68,10 +68,10 @@ type Observed struct {
 	Profile agent.Profile
 	// Hook is the loop with the agent's turn-end hook installed: turn 1 is
 	// answered without the done token, turn 2 with it.
-	Hook []watch.Event
+	Hook []words.Event
 	// Screen is the loop with the hook off: turn 1 is answered without the
 	// token, turn 2 with a usage limit.
-	Screen      []watch.Event
+	Screen      []words.Event
 	Prompt      string   // what was typed each turn
 	Received    []string // what the model received, one per turn
 	APIUsed     bool     // the agent made any request to the fake API
@@ -101,11 +101,11 @@ func Evaluate(o Observed) []Signal {
 
 	// Start-up: no dialog before the prompt, no question during a plain turn.
 	for _, t := range turns {
-		if e, ok := t.first(watch.EventStartup); ok {
+		if e, ok := t.first(words.EventStartup); ok {
 			what, fix := p.StartupAdvice(e.Detail)
 			fail("dialog", "it asks "+what, fix)
 		}
-		if _, ok := t.first(watch.EventDialog); ok {
+		if _, ok := t.first(words.EventDialog); ok {
 			fail("dialog", "a question waited for the person during a plain turn",
 				"answer it once by hand, or set --dialog-timeout to restart past it")
 		}
@@ -116,21 +116,21 @@ func Evaluate(o Observed) []Signal {
 	// hooks, is then only the fallback.
 	readyByHook := true
 	for _, t := range turns[:2] {
-		e, _ := t.first(watch.EventReady)
-		readyByHook = readyByHook && t.started && e.Via == watch.ViaHook
+		e, _ := t.first(words.EventReady)
+		readyByHook = readyByHook && t.started && e.Via == words.ViaHook
 	}
 	fallbackNote := ""
 	for i, t := range turns {
 		if !t.started {
 			continue
 		}
-		ready, ok := t.first(watch.EventReady)
+		ready, ok := t.first(words.EventReady)
 		switch {
-		case ok && ready.Via == watch.ViaTimeout && i >= 2 && readyByHook:
+		case ok && ready.Via == words.ViaTimeout && i >= 2 && readyByHook:
 			fallbackNote = "; without its hooks the screen never showed it ready"
 		case !ok:
 			what, fix := "it never took input", ""
-			if e, exited := t.first(watch.EventExit); exited {
+			if e, exited := t.first(words.EventExit); exited {
 				what = "it exited (status " + e.Detail + ") before taking input"
 				if i < 2 && p.TurnHook != "" && delivered(screen1) {
 					what = "with ralph-watch's turn-end hook added it exited (status " + e.Detail +
@@ -140,7 +140,7 @@ func Evaluate(o Observed) []Signal {
 			}
 			fail("ready", what, fix)
 			continue
-		case ready.Via == watch.ViaTimeout:
+		case ready.Via == words.ViaTimeout:
 			fix := "--ready-pattern RE matching its screen when it waits for input"
 			if re := suggestReady(o.ReadyScreen); re != "" {
 				fix = "--ready-pattern '" + re + "' (from its last line then; try it: ralph-watch doctor --ready-pattern '" + re + "')"
@@ -148,11 +148,11 @@ func Evaluate(o Observed) []Signal {
 			fail("ready", "not seen: the prompt was typed when the ready timeout ("+seconds(ready.After)+") ran out", fix)
 			byKey["ready"].Screen = o.ReadyScreen
 		}
-		if _, ok := t.first(watch.EventPasted); !ok {
+		if _, ok := t.first(words.EventPasted); !ok {
 			fail("paste", "the pasted prompt never showed in the pane", "--prompt-mode arg, if it takes the prompt as an argument")
 			continue
 		}
-		if _, ok := t.first(watch.EventSubmitted); !ok {
+		if _, ok := t.first(words.EventSubmitted); !ok {
 			fail("submit", "Enter did not send the prompt", "--prompt-mode arg, if it takes the prompt as an argument")
 		}
 	}
@@ -165,10 +165,10 @@ func Evaluate(o Observed) []Signal {
 		if !hook1.started {
 			fail("ready", "the agent was never started", "")
 		} else {
-			ready, _ := hook1.first(watch.EventReady)
+			ready, _ := hook1.first(words.EventReady)
 			s.Via, s.After = ready.Via, ready.After
 			s.Detail = "by " + viaWords(ready.Via)
-			if out, ok := hook1.first(watch.EventOutput); ok {
+			if out, ok := hook1.first(words.EventOutput); ok {
 				s.After = ready.After - out.After
 				if s.After < 0 { // a hook can report before anything is drawn
 					s.Detail += ", " + seconds(-s.After) + " before its first output"
@@ -179,7 +179,7 @@ func Evaluate(o Observed) []Signal {
 			s.Detail += " (" + seconds(ready.After) + " after start)" + fallbackNote
 		}
 	}
-	between := func(key string, t turn, from, to watch.EventKind, what string) {
+	between := func(key string, t turn, from, to words.EventKind, what string) {
 		s := byKey[key]
 		a, okA := t.first(from)
 		b, okB := t.first(to)
@@ -188,26 +188,26 @@ func Evaluate(o Observed) []Signal {
 			s.Detail = seconds(s.After) + " after " + what
 		}
 	}
-	between("paste", ref, watch.EventReady, watch.EventPasted, "ready")
-	between("submit", ref, watch.EventPasted, watch.EventSubmitted, "the paste")
+	between("paste", ref, words.EventReady, words.EventPasted, "ready")
+	between("submit", ref, words.EventPasted, words.EventSubmitted, "the paste")
 
 	// Busy: a quick turn can be missed, so it is not needed.
 	byKey["busy"].Needed = false
-	if _, ok := hook1.first(watch.EventBusy); ok {
-		between("busy", hook1, watch.EventSubmitted, watch.EventBusy, "submit")
-	} else if _, ok := screen1.first(watch.EventBusy); ok {
-		between("busy", screen1, watch.EventSubmitted, watch.EventBusy, "submit")
+	if _, ok := hook1.first(words.EventBusy); ok {
+		between("busy", hook1, words.EventSubmitted, words.EventBusy, "submit")
+	} else if _, ok := screen1.first(words.EventBusy); ok {
+		between("busy", screen1, words.EventSubmitted, words.EventBusy, "submit")
 	} else {
 		fail("busy", "never seen working", "--busy-pattern RE matching its screen while it works")
 	}
 
 	// Turn end: the hook first, the screen as the fallback; one of them is needed.
 	hookEnd, screenEnd := byKey["turn-end-hook"], byKey["turn-end-screen"]
-	switch e, ok := hook1.firstVia(watch.EventTurnEnd, watch.ViaHook); {
+	switch e, ok := hook1.firstVia(words.EventTurnEnd, words.ViaHook); {
 	case p.TurnHook == "":
 		hookEnd.Status, hookEnd.Detail = Skip, "ralph-watch installs no turn-end hook in this agent"
 	case ok:
-		between("turn-end-hook", hook1, watch.EventSubmitted, watch.EventTurnEnd, "submit")
+		between("turn-end-hook", hook1, words.EventSubmitted, words.EventTurnEnd, "submit")
 		hookEnd.Via = e.Via
 		hookEnd.Detail += " (" + agent.HookWiring[p.TurnHook] + ")"
 	case !delivered(hook1):
@@ -215,8 +215,8 @@ func Evaluate(o Observed) []Signal {
 	default:
 		fail("turn-end-hook", "the agent's hook never reported the turn's end ("+agent.HookWiring[p.TurnHook]+")", "")
 	}
-	if e, ok := screen1.firstVia(watch.EventTurnEnd, watch.ViaScreen); ok {
-		between("turn-end-screen", screen1, watch.EventSubmitted, watch.EventTurnEnd, "submit")
+	if e, ok := screen1.firstVia(words.EventTurnEnd, words.ViaScreen); ok {
+		between("turn-end-screen", screen1, words.EventSubmitted, words.EventTurnEnd, "submit")
 		screenEnd.Via = e.Via
 	} else if p.Ready == nil || p.IdleGrace == 0 {
 		fail("turn-end-screen", "this profile does not read a turn's end from the screen",
@@ -232,15 +232,15 @@ func Evaluate(o Observed) []Signal {
 	}
 
 	// The done token: the echoed prompt holds it, only the reply's counts.
-	switch e, ok := hook1.first(watch.EventDone); {
+	switch e, ok := hook1.first(words.EventDone); {
 	case ok:
 		fail("done", "the echoed prompt matched the done pattern ("+e.Detail+")",
 			"--check-done-continuous=false (match only after the agent exits)")
 	case !delivered(hook2):
 		fail("done", "the second turn, whose reply holds the token, never took its prompt", "")
 	default:
-		if e, ok := hook2.first(watch.EventDone); ok {
-			byKey["done"].Detail = "not in turn 1's echo; in turn 2's reply " + seconds(e.After-hook2.at(watch.EventSubmitted)) + " after submit"
+		if e, ok := hook2.first(words.EventDone); ok {
+			byKey["done"].Detail = "not in turn 1's echo; in turn 2's reply " + seconds(e.After-hook2.at(words.EventSubmitted)) + " after submit"
 		} else {
 			fail("done", "the reply's done token was not seen", "--done-pattern RE matching the agent's own line")
 		}
@@ -249,7 +249,7 @@ func Evaluate(o Observed) []Signal {
 	// The usage limit, when the profile claims to know it.
 	limit := byKey["limit"]
 	limit.Needed = p.Limit != nil
-	if e, ok := screen2.first(watch.EventLimit); ok {
+	if e, ok := screen2.first(words.EventLimit); ok {
 		line, _, _ := strings.Cut(strings.TrimSpace(e.Detail), "\n")
 		line = strings.Join(strings.Fields(strings.Trim(line, " │■●⎿✕")), " ") // no frame, no padding
 		limit.Via, limit.Detail = e.Via, shorten(line, 70)
@@ -308,47 +308,47 @@ func Works(signals []Signal) (bool, []string) {
 // turn is the events of one iteration.
 type turn struct {
 	started bool
-	events  []watch.Event
+	events  []words.Event
 }
 
 // delivered reports whether the turn's prompt went in.
 func delivered(t turn) bool {
-	_, ok := t.first(watch.EventSubmitted)
+	_, ok := t.first(words.EventSubmitted)
 	return ok
 }
 
 // at picks iteration n's events.
-func at(events []watch.Event, n int) turn {
+func at(events []words.Event, n int) turn {
 	var t turn
 	for _, e := range events {
 		if e.Iteration == n {
 			t.events = append(t.events, e)
-			t.started = t.started || e.Kind == watch.EventStarted
+			t.started = t.started || e.Kind == words.EventStarted
 		}
 	}
 	return t
 }
 
-func (t turn) first(kind watch.EventKind) (watch.Event, bool) {
+func (t turn) first(kind words.EventKind) (words.Event, bool) {
 	for _, e := range t.events {
 		if e.Kind == kind {
 			return e, true
 		}
 	}
-	return watch.Event{}, false
+	return words.Event{}, false
 }
 
-func (t turn) firstVia(kind watch.EventKind, via string) (watch.Event, bool) {
+func (t turn) firstVia(kind words.EventKind, via string) (words.Event, bool) {
 	for _, e := range t.events {
 		if e.Kind == kind && e.Via == via {
 			return e, true
 		}
 	}
-	return watch.Event{}, false
+	return words.Event{}, false
 }
 
 // at is when the first event of kind came, 0 if none.
-func (t turn) at(kind watch.EventKind) time.Duration {
+func (t turn) at(kind words.EventKind) time.Duration {
 	e, _ := t.first(kind)
 	return e.After
 }
@@ -377,11 +377,11 @@ func suggestReady(screen string) string {
 // viaWords says how a signal was known, for a person.
 func viaWords(via string) string {
 	switch via {
-	case watch.ViaPattern:
+	case words.ViaPattern:
 		return "screen (ready pattern)"
-	case watch.ViaStable:
+	case words.ViaStable:
 		return "a still screen"
-	case watch.ViaPaste:
+	case words.ViaPaste:
 		return "bracketed paste and a still screen"
 	case "":
 		return "?"

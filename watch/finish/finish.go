@@ -16,9 +16,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/history"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // Mode is how the work lands.
@@ -131,8 +131,8 @@ func Finish(run *history.Run, opts Options) error {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	if watch.StatusOf(run.State).Live() && run.Store.Locked() {
-		return failf("loop %s is still %s: stop it first (ralph-watch stop %s)", run.Name, watch.StatusOf(run.State), run.Name)
+	if words.StatusOf(run.State).Live() && run.Store.Locked() {
+		return failf("loop %s is still %s: stop it first (ralph-watch stop %s)", run.Name, words.StatusOf(run.State), run.Name)
 	}
 	p, err := Locate(run, opts.Into)
 	if err != nil {

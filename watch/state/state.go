@@ -63,7 +63,7 @@ type State struct {
 	LastTurnEnded string `json:"last_turn_ended,omitempty"`
 	TurnGapMS     *int64 `json:"turn_gap_ms,omitempty"`
 	WaitingUntil  string `json:"waiting_until,omitempty"` // a usage limit resets then
-	// What the loop shows (watch.Status's word: running, starting, backoff,
+	// What the loop shows (words.Status's word: running, starting, backoff,
 	// needs-input, waiting, paused, done, failed, limit, stopped), finer
 	// than Status, which keeps the swarm schema's four words; since when,
 	// and how it ended or what it waits for.

@@ -1,4 +1,9 @@
-package watch
+// Package words is the loop's shared vocabulary: what a loop is doing
+// (Status), what its pane shows (Shown, the @ralph-* options), what it
+// learned of the agent (Event), how it ended (Reason) and the exit codes of
+// the command-line contract. The engine, control, doctor and the command all
+// speak it; it imports nothing of theirs.
+package words
 
 import (
 	"strconv"
@@ -101,16 +106,14 @@ func StatusOf(st *state.State) Status {
 	case state.Failed:
 		return StatusFailed
 	}
-	if st.ExitReason != nil {
-		switch *st.ExitReason {
-		case "done_pattern", "done_file":
+	switch ReasonOf(st) {
+	case ReasonDonePattern, ReasonDoneFile:
+		return StatusDone
+	case ReasonMaxIterations, ReasonMaxTime:
+		if st.DonePattern == nil {
 			return StatusDone
-		case "max_iterations", "max_time":
-			if st.DonePattern == nil {
-				return StatusDone
-			}
-			return StatusLimit
 		}
+		return StatusLimit
 	}
 	return StatusStopped
 }

@@ -1,4 +1,7 @@
-package watch
+// Package ended is what happens to a pane when its loop has ended: a shell
+// comes back where the agent is gone, and the loop's options leave the
+// status line after a while.
+package ended
 
 import (
 	"fmt"
@@ -7,11 +10,8 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
-
-// What happens to a pane when its loop has ended: a shell comes back where
-// the agent is gone, and the loop's options leave the status line after a
-// while.
 
 // BackToShell respawns a dead pane with command in dir ("": the pane's
 // own), so a loop that ended with its agent gone never leaves the pane dead;
@@ -56,9 +56,9 @@ func lastScreen(screen string) string {
 // Linger reads the global @ralph-ended-linger: how long an ended loop's
 // options stay on its pane. 0 keeps them.
 func Linger(client tmux.Client) time.Duration {
-	v, err := client.GlobalOption(LingerOption)
+	v, err := client.GlobalOption(words.LingerOption)
 	if err != nil || strings.TrimSpace(v) == "" {
-		return DefaultLinger
+		return words.DefaultLinger
 	}
 	if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && n >= 0 {
 		return time.Duration(n) * time.Second
@@ -66,30 +66,17 @@ func Linger(client tmux.Client) time.Duration {
 	if d, err := time.ParseDuration(strings.TrimSpace(v)); err == nil && d >= 0 {
 		return d
 	}
-	return DefaultLinger
+	return words.DefaultLinger
 }
 
-// linger has the server remove the ended loop's pane options after the
-// linger time, unless another loop took the pane meanwhile (its
-// @ralph-ended is then another or none). The watcher need not wait for it.
-func (l *Loop) linger() {
-	d := Linger(l.Tmux)
-	if d <= 0 || l.lastShown.Ended.IsZero() {
-		return
-	}
-	if err := l.Tmux.Later(d, ForgetCommand(l.Pane, l.lastShown.Ended)); err != nil {
-		l.warnf("schedule the removal of the ended loop from the status line: %v", err)
-	}
-}
-
-// ForgetCommand is the tmux command that removes a loop's options from pane
+// Forget is the tmux command that removes a loop's options from pane
 // when they still show the loop that ended at ended.
-func ForgetCommand(pane string, ended time.Time) string {
+func Forget(pane string, ended time.Time) string {
 	var unset []string
-	for _, name := range PaneOptionNames {
+	for _, name := range words.PaneOptionNames {
 		unset = append(unset, fmt.Sprintf("set-option -p -u -t %s %s", pane, name))
 	}
 	// ## keeps the format for if-shell, which reads it when the time comes.
-	return fmt.Sprintf(`if-shell -F -t %s "##{==:##{%s},%d}" "%s"`, pane, OptionEnded, ended.Unix(),
+	return fmt.Sprintf(`if-shell -F -t %s "##{==:##{%s},%d}" "%s"`, pane, words.OptionEnded, ended.Unix(),
 		strings.Join(unset, ` \; `))
 }

@@ -1,11 +1,10 @@
-package watch
+package receipt
 
 import (
 	"fmt"
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
-	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
 )
 
 // What a loop may spend (--max-tokens, --max-cost), what it has spent, and
@@ -14,7 +13,7 @@ import (
 // Budget is the most a loop may spend over all its iterations; a zero field
 // sets no limit.
 type Budget struct {
-	Tokens  int64   // every token of every kind, as receipt.Tokens.Sum counts them
+	Tokens  int64   // every token of every kind, as Tokens.Sum counts them
 	CostUSD float64 // US dollars at the loop's prices
 }
 
@@ -31,7 +30,7 @@ type Spend struct {
 }
 
 // Add returns the spend with r's added.
-func (s Spend) Add(r receipt.Receipt) Spend {
+func (s Spend) Add(r Receipt) Spend {
 	s.Tokens += r.Usage.Sum()
 	if r.CostUSD != nil {
 		s.CostUSD += *r.CostUSD
@@ -42,7 +41,7 @@ func (s Spend) Add(r receipt.Receipt) Spend {
 }
 
 // SpendOf is the spend of receipts.
-func SpendOf(receipts []receipt.Receipt) Spend {
+func SpendOf(receipts []Receipt) Spend {
 	var s Spend
 	for _, r := range receipts {
 		s = s.Add(r)
@@ -57,7 +56,7 @@ func (b Budget) Reached(spent Spend) (why string, reached bool) {
 		return fmt.Sprintf("budget reached: %d tokens of %d", spent.Tokens, b.Tokens), true
 	}
 	if b.CostUSD > 0 && spent.CostUSD >= b.CostUSD {
-		return fmt.Sprintf("budget reached: %s of %s", receipt.Dollars(spent.CostUSD), receipt.Dollars(b.CostUSD)), true
+		return fmt.Sprintf("budget reached: %s of %s", Dollars(spent.CostUSD), Dollars(b.CostUSD)), true
 	}
 	return "", false
 }
@@ -66,19 +65,14 @@ func (b Budget) Reached(spent Spend) (why string, reached bool) {
 func (b Budget) String() string {
 	switch {
 	case b.Tokens > 0 && b.CostUSD > 0:
-		return fmt.Sprintf("%d tokens, %s", b.Tokens, receipt.Dollars(b.CostUSD))
+		return fmt.Sprintf("%d tokens, %s", b.Tokens, Dollars(b.CostUSD))
 	case b.Tokens > 0:
 		return fmt.Sprintf("%d tokens", b.Tokens)
 	case b.CostUSD > 0:
-		return receipt.Dollars(b.CostUSD)
+		return Dollars(b.CostUSD)
 	}
 	return "none"
 }
-
-// budgetEvery (Config.BudgetEvery's default) is how often a running
-// iteration's session file is read for the budget: it can be megabytes, and
-// a few seconds late is soon enough.
-const budgetEvery = 5 * time.Second
 
 // BudgetMeter watches the spend while an iteration runs: it reads the
 // iteration's receipt so far at most every Every, and says when that and
@@ -89,7 +83,7 @@ type BudgetMeter struct {
 	Every  time.Duration
 	Clock  clock.Clock
 	// Read is the iteration's receipt so far, priced.
-	Read func() (receipt.Receipt, error)
+	Read func() (Receipt, error)
 
 	last time.Time // when Read was called last; zero: never
 }
