@@ -85,6 +85,24 @@ type Config struct {
 	BackoffWait  func(int) time.Duration // the wait after the n-th failure in a row; nil: Backoff
 }
 
+// Defaults is a loop's configuration before any flag: the one place run's
+// flags, their help, doctor and the demo start from.
+func Defaults() Config {
+	return Config{
+		InactivityTimeout: 180 * time.Second,
+		PollInterval:      2 * time.Second,
+		Lines:             20,
+		ReadyTimeout:      60 * time.Second,
+		RestartDelay:      time.Second,
+		LimitWait:         30 * time.Minute,
+		CheckTimeout:      120 * time.Second,
+		CheckOutputChars:  5000,
+		CheckFailAction:   FailAppend,
+		TurnHook:          true,
+		CastLimit:         20 << 20,
+	}
+}
+
 // Criterion reports whether the loop has a way to finish other than its limits.
 func (c *Config) Criterion() bool { return c.DonePattern != nil || c.DoneFile != "" }
 

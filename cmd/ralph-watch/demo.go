@@ -123,17 +123,14 @@ func runDemo(ctx context.Context, e env, iterations int, attach bool) error {
 		return control.Errorf(words.ExitFailed, "%v", err)
 	}
 	out := &lockedBuffer{}
-	loop := &watch.Loop{
-		Config: watch.Config{
-			Name: "demo", Pane: pane.ID, Dir: dir, Socket: socket,
-			Command:    []string{exe, "demo", "agent"},
-			PromptFile: promptFile, PromptMode: agent.ModeType,
-			MaxIterations: iterations, InactivityTimeout: 30 * time.Second, PollInterval: 500 * time.Millisecond,
-			ReadyTimeout: 15 * time.Second, RestartDelay: time.Second, Lines: 20,
-			DonePattern: regexp.MustCompile(`RALPH_DONE`), CheckDoneContinuous: true,
-		},
-		Tmux: client, Store: store, Out: out, Err: out,
-	}
+	// A loop's defaults, with the demo's shorter waits and no casts.
+	c := watch.Defaults()
+	c.Name, c.Pane, c.Dir, c.Socket = "demo", pane.ID, dir, socket
+	c.Command, c.PromptFile, c.PromptMode = []string{exe, "demo", "agent"}, promptFile, agent.ModeType
+	c.MaxIterations, c.DonePattern, c.CheckDoneContinuous = iterations, regexp.MustCompile(`RALPH_DONE`), true
+	c.InactivityTimeout, c.PollInterval, c.ReadyTimeout = 30*time.Second, 500*time.Millisecond, 15*time.Second
+	c.TurnHook, c.CastLimit = false, 0
+	loop := &watch.Loop{Config: c, Tmux: client, Store: store, Out: out, Err: out}
 	if !attach {
 		loop.Out, loop.Err = e.Stdout, e.Stderr
 		fmt.Fprintf(e.Stdout, "ralph demo: looping the demo agent in a private tmux server (%s)\n", socket)

@@ -25,7 +25,23 @@ func (f durationFlag) String() string {
 	if f.d == nil || *f.d < 0 { // negative: not given, someone else's default applies
 		return ""
 	}
-	return f.d.String()
+	return shortDuration(*f.d)
+}
+
+// shortDuration is how help and the man page write a duration: 180s, 30m,
+// 500ms.
+func shortDuration(d time.Duration) string {
+	switch {
+	case d == 0:
+		return "0s"
+	case d%time.Hour == 0:
+		return fmt.Sprintf("%dh", d/time.Hour)
+	case d%time.Minute == 0 && d >= 10*time.Minute:
+		return fmt.Sprintf("%dm", d/time.Minute)
+	case d%time.Second == 0:
+		return fmt.Sprintf("%ds", d/time.Second)
+	}
+	return d.String()
 }
 
 func (f durationFlag) Set(s string) error {

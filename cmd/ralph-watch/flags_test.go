@@ -55,7 +55,7 @@ func TestParseDurationTakesGoDurationsAndBareSeconds(t *testing.T) {
 func TestDurationFlagSetsOnlyValidValues(t *testing.T) {
 	d := 7 * time.Second
 	f := durationFlag{&d}
-	if err := f.Set("2m"); err != nil || d != 2*time.Minute || f.String() != "2m0s" {
+	if err := f.Set("2m"); err != nil || d != 2*time.Minute || f.String() != "120s" {
 		t.Errorf("Set(2m): err %v, value %v, String %q", err, d, f.String())
 	}
 	if err := f.Set("-1"); err == nil || d != 2*time.Minute {

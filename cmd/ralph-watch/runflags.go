@@ -40,25 +40,25 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.promptFile, "prompt-file", "PROMPT.md", "prompt file, read fresh every iteration")
 	fs.StringVar(&c.PromptMode, "prompt-mode", agent.ModeType, "how the prompt reaches the agent: type, arg or stdin")
 	fs.IntVar(&c.MaxIterations, "max-iterations", 0, "stop after this many iterations (0: no limit)")
-	fs.Var(durationFlag{&c.InactivityTimeout}, "inactivity-timeout", "restart when the screen is unchanged this long (default 180s)")
-	fs.Var(durationFlag{&c.PollInterval}, "poll-interval", "how often the screen is compared while the agent writes (default 2s)")
-	fs.IntVar(&c.Lines, "lines", 20, "lines compared for inactivity")
+	fs.Var(durationFlag{&c.InactivityTimeout}, "inactivity-timeout", "restart when the screen is unchanged this long")
+	fs.Var(durationFlag{&c.PollInterval}, "poll-interval", "how often the screen is compared while the agent writes")
+	fs.IntVar(&c.Lines, "lines", c.Lines, "lines compared for inactivity")
 	fs.StringVar(&f.donePattern, "done-pattern", "", "regular expression (RE2) that ends the loop when the agent prints it")
 	fs.BoolVar(&c.CheckDoneContinuous, "check-done-continuous", true, "match the done pattern while the agent runs (=false: only when it ends)")
 	fs.StringVar(&f.doneFile, "done-file", "", "end the loop when this file exists")
 	fs.StringVar(&f.readyPattern, "ready-pattern", "", "regular expression that shows the agent is ready for the prompt (type mode)")
-	fs.Var(durationFlag{&c.ReadyTimeout}, "ready-timeout", "longest wait for the agent to be ready (default 60s)")
+	fs.Var(durationFlag{&c.ReadyTimeout}, "ready-timeout", "longest wait for the agent to be ready")
 	fs.Var(durationFlag{&c.IterationTimeout}, "iteration-timeout", "restart an iteration that runs this long (0: none)")
 	fs.Var(durationFlag{&c.MaxTime}, "max-time", "stop the loop after this long (0: no limit)")
-	fs.Var(durationFlag{&c.RestartDelay}, "restart-delay", "pause between iterations (default 1s)")
+	fs.Var(durationFlag{&c.RestartDelay}, "restart-delay", "pause between iterations")
 	fs.StringVar(&f.agent, "agent", "", "agent profile: "+strings.Join(agent.Names(), ", ")+" (default guessed from the command)")
 	fs.StringVar(&f.busyPattern, "busy-pattern", "", "regular expression that shows the agent is working (default the profile's)")
 	fs.StringVar(&f.dialogPattern, "dialog-pattern", "", "regular expression that shows the agent waits on a question (default the profile's)")
 	fs.StringVar(&f.limitPattern, "limit-pattern", "", "regular expression that shows a usage limit (default the profile's)")
 	fs.Var(durationFlag{&f.idleGrace}, "idle-grace", "end the turn when the agent sits idle at its prompt this long (default the profile's; 0: never)")
 	fs.Var(durationFlag{&c.DialogTimeout}, "dialog-timeout", "restart when a question waits this long (0: wait for an answer)")
-	fs.Var(durationFlag{&c.LimitWait}, "limit-wait", "wait after a usage limit whose reset time is not shown (default 30m)")
-	fs.BoolVar(&c.TurnHook, "turn-hook", true, "let the agent report the end of its turn by its own hook (Claude Code, Codex, Gemini CLI)")
+	fs.Var(durationFlag{&c.LimitWait}, "limit-wait", "wait after a usage limit whose reset time is not shown")
+	fs.BoolVar(&c.TurnHook, "turn-hook", c.TurnHook, "let the agent report the end of its turn by its own hook (Claude Code, Codex, Gemini CLI)")
 	fs.BoolVar(&f.detach, "detach", false, "run the watcher in the background and return")
 	fs.BoolVar(&f.replace, "replace", false, "stop a loop of the same name (watcher and agent) and start afresh")
 	fs.BoolVar(&f.cleanState, "clean-state", false, "clear the state of a loop of the same name first")
@@ -66,9 +66,9 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.tmuxNoOp, "tmux", false, "accepted for compatibility; loops always use tmux")
 	fs.Var(checkFlag{&c.Checks}, "check", "command run with sh -c after every iteration; its failures go into the next prompt (repeatable)")
 	fs.Var(checkHintFlag{&c.Checks}, "check-hint", "hint for the --check just before it, given with its failures")
-	fs.Var(durationFlag{&c.CheckTimeout}, "check-timeout", "longest a check or hook may run (default 120s)")
-	fs.IntVar(&c.CheckOutputChars, "check-output-chars", 5000, "characters of a failed check's output (its end) put into the next prompt")
-	fs.StringVar(&c.CheckFailAction, "check-fail-action", watch.FailAppend, "where check failures go in the next prompt: append, prepend or replace")
+	fs.Var(durationFlag{&c.CheckTimeout}, "check-timeout", "longest a check or hook may run")
+	fs.IntVar(&c.CheckOutputChars, "check-output-chars", c.CheckOutputChars, "characters of a failed check's output (its end) put into the next prompt")
+	fs.StringVar(&c.CheckFailAction, "check-fail-action", c.CheckFailAction, "where check failures go in the next prompt: append, prepend or replace")
 	fs.BoolVar(&c.IncludeIterationCount, "include-iteration-count", false, "start the prompt with \"Iteration X of Y, Z remaining.\"")
 	fs.Var(commandString{&c.OnIterationEnd}, "on-iteration-end", "command run with sh -c after every iteration")
 	fs.Var(commandString{&c.OnDone}, "on-done", "command run with sh -c when the loop ends done")
@@ -86,17 +86,11 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.pricesFile, "prices", "", "JSON file of model prices (US dollars per million tokens) over the built-in table")
 }
 
-// defaults the duration flags whose zero value is not their default.
+// defaults are watch.Defaults, and the profile's idle grace.
 func (f *runFlags) defaults() {
-	c := &f.cfg
-	c.InactivityTimeout, c.PollInterval, c.ReadyTimeout, c.RestartDelay = 180*time.Second, 2*time.Second, 60*time.Second, time.Second
-	f.idleGrace, c.LimitWait = -1, 30*time.Minute // -1: the profile's
-	c.CheckTimeout = 120 * time.Second
-	c.CastLimit = defaultCastLimit
+	f.cfg = watch.Defaults()
+	f.idleGrace = -1 // the profile's
 }
-
-// defaultCastLimit bounds the casts one loop keeps.
-const defaultCastLimit = 20 << 20
 
 // newRunFlags are run's flags with their defaults, registered on a new set.
 func newRunFlags() (*runFlags, *flag.FlagSet) {

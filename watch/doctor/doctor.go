@@ -274,29 +274,16 @@ func (r *agentRun) prepare(srv *server, dir string, profile agent.Profile, comma
 	if placed, ok := agent.PlaceArgs(command, nil, r.setup.Last); ok {
 		command = placed // after the agent's own words, whatever launches it
 	}
-	r.cfg = watch.Config{
-		Name:                "doctor-" + r.name,
-		Pane:                pane,
-		Socket:              srv.socket(),
-		Dir:                 r.proj,
-		Command:             command,
-		PromptFile:          promptFile,
-		PromptMode:          agent.ModeType,
-		MaxIterations:       len(r.replies),
-		InactivityTimeout:   inactivityTimeout,
-		PollInterval:        500 * time.Millisecond,
-		ReadyTimeout:        max(readyTimeout, profile.SlowStart),
-		RestartDelay:        200 * time.Millisecond,
-		Lines:               20,
-		DonePattern:         regexp.MustCompile(donePattern),
-		CheckDoneContinuous: true,
-		Agent:               profile,
-		ReadyPattern:        profile.Ready,
-		LimitWait:           time.Hour,
-		TurnHook:            r.hook,
-		Executable:          o.Executable,
-		AgentHome:           r.home,
-	}
+	// A loop's defaults, with doctor's shorter waits and no casts.
+	c := watch.Defaults()
+	c.Name, c.Pane, c.Socket, c.Dir = "doctor-"+r.name, pane, srv.socket(), r.proj
+	c.Command, c.PromptFile, c.PromptMode = command, promptFile, agent.ModeType
+	c.MaxIterations, c.DonePattern, c.CheckDoneContinuous = len(r.replies), regexp.MustCompile(donePattern), true
+	c.InactivityTimeout, c.PollInterval = inactivityTimeout, 500*time.Millisecond
+	c.ReadyTimeout, c.RestartDelay, c.LimitWait = max(readyTimeout, profile.SlowStart), 200*time.Millisecond, time.Hour
+	c.Agent, c.ReadyPattern, c.TurnHook = profile, profile.Ready, r.hook
+	c.Executable, c.AgentHome, c.CastLimit = o.Executable, r.home, 0
+	r.cfg = c
 	return nil
 }
 
