@@ -7,6 +7,7 @@ import (
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/cast"
+	"github.com/ralph-tmux/ralph.tmux/watch/clock"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
 	"github.com/ralph-tmux/ralph.tmux/watch/words"
@@ -17,7 +18,13 @@ import (
 // loop's folder (see package cast). Only the loop's goroutine touches it;
 // the stream's reader reaches the recorder through the stream's tee.
 type castLog struct {
-	rec           *cast.Recorder
+	cfg   *Config // read only
+	rec   *recorder
+	clock clock.Clock
+
+	file   *cast.Recorder
+	stream *Stream // whose tee feeds it
+
 	width, height int             // the size the cast last recorded
 	marked        map[string]bool // each marker is left once per iteration
 	warned        bool            // a cast could not be written: said once per loop
@@ -34,88 +41,86 @@ var castMarks = map[words.EventKind]string{
 	words.EventTurnEnd:   cast.MarkTurnEnd,
 }
 
-// startCast begins the iteration's cast before the agent is started, so
+// start begins the iteration's cast before the agent is started, so
 // none of its output is missed; pane gives its size. Without a stream
 // there is nothing to record.
-func (l *Loop) startCast(pane tmux.Pane) {
-	l.endCast()
-	if l.CastLimit <= 0 || l.stream == nil {
+func (c *castLog) start(pane tmux.Pane, stream *Stream, command []string) {
+	c.end()
+	if c.cfg.CastLimit <= 0 || stream == nil {
 		return
 	}
-	dir := l.Store.Path(state.CastsDir)
+	dir := c.rec.store.Path(state.CastsDir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		l.castFailed(err)
+		c.failed(err)
 		return
 	}
 	w, h := pane.Width, pane.Height
 	if w <= 0 || h <= 0 {
 		w, h = defaultCastWidth, defaultCastHeight
 	}
-	header := cast.Header{Width: w, Height: h, Command: strings.Join(l.Command, " "), Name: l.Name, Iteration: l.iteration}
-	rec, err := cast.Create(filepath.Join(dir, cast.FileName(l.iteration)), header, l.Clock.Now(), l.CastLimit)
+	n := c.rec.iteration()
+	header := cast.Header{Width: w, Height: h, Command: strings.Join(command, " "), Name: c.cfg.Name, Iteration: n}
+	file, err := cast.Create(filepath.Join(dir, cast.FileName(n)), header, c.clock.Now(), c.cfg.CastLimit)
 	if err != nil {
-		l.castFailed(err)
+		c.failed(err)
 		return
 	}
-	l.casts.rec, l.casts.width, l.casts.height, l.casts.marked = rec, w, h, map[string]bool{}
-	l.stream.setTee(func(raw []byte) { _ = rec.Output(l.Clock.Now(), raw) }) // an error shows when the cast ends
+	c.file, c.stream, c.width, c.height, c.marked = file, stream, w, h, map[string]bool{}
+	stream.setTee(func(raw []byte) { _ = file.Output(c.clock.Now(), raw) }) // an error shows when the cast ends
 }
 
-// endCast closes the iteration's cast, if one is open, and drops the
+// end closes the iteration's cast, if one is open, and drops the
 // oldest casts past the loop's limit.
-func (l *Loop) endCast() {
-	rec := l.casts.rec
-	if rec == nil {
+func (c *castLog) end() {
+	file := c.file
+	if file == nil {
 		return
 	}
-	l.casts.rec = nil
-	if l.stream != nil {
-		l.stream.setTee(nil) // waits out a chunk being written
+	c.file = nil
+	c.stream.setTee(nil) // waits out a chunk being written
+	if err := file.Close(); err != nil {
+		c.failed(err)
 	}
-	if err := rec.Close(); err != nil {
-		l.castFailed(err)
-	}
-	if err := cast.Prune(l.Store.Path(state.CastsDir), l.CastLimit); err != nil {
-		l.castFailed(err)
+	if err := cast.Prune(c.rec.store.Path(state.CastsDir), c.cfg.CastLimit); err != nil {
+		c.failed(err)
 	}
 }
 
-// castMark leaves the marker an event stands for, once per iteration: the
+// mark leaves the marker an event stands for, once per iteration: the
 // prompt delivered (seen pasted, else submitted; in arg and stdin modes
 // given at the start), the done token matched, the turn's end.
-func (l *Loop) castMark(kind words.EventKind) {
-	if l.casts.rec == nil {
+func (c *castLog) mark(kind words.EventKind) {
+	if c.file == nil {
 		return
 	}
 	label := castMarks[kind]
-	if kind == words.EventStarted && l.PromptMode != agent.ModeType {
+	if kind == words.EventStarted && c.cfg.PromptMode != agent.ModeType {
 		label = cast.MarkPromptDelivered
 	}
-	if label == "" || l.casts.marked[label] {
+	if label == "" || c.marked[label] {
 		return
 	}
-	l.casts.marked[label] = true
-	_ = l.casts.rec.Marker(l.Clock.Now(), label)
+	c.marked[label] = true
+	_ = c.file.Marker(c.clock.Now(), label)
 }
 
-// castResize records a new pane size the loop saw.
-func (l *Loop) castResize(pane tmux.Pane) {
-	c := &l.casts
-	if c.rec == nil || pane.Width <= 0 || pane.Height <= 0 || (pane.Width == c.width && pane.Height == c.height) {
+// resize records a new pane size the loop saw.
+func (c *castLog) resize(pane tmux.Pane) {
+	if c.file == nil || pane.Width <= 0 || pane.Height <= 0 || (pane.Width == c.width && pane.Height == c.height) {
 		return
 	}
 	c.width, c.height = pane.Width, pane.Height
-	_ = c.rec.Resize(l.Clock.Now(), c.width, c.height)
+	_ = c.file.Resize(c.clock.Now(), c.width, c.height)
 }
 
-// castFailed warns once per loop: a cast is a record, never a reason for
+// failed warns once per loop: a cast is a record, never a reason for
 // an iteration to fail.
-func (l *Loop) castFailed(err error) {
-	if l.casts.warned {
+func (c *castLog) failed(err error) {
+	if c.warned {
 		return
 	}
-	l.casts.warned = true
-	l.warnf("cannot record the pane's output (%v); the loop goes on", err)
+	c.warned = true
+	c.rec.warnf("cannot record the pane's output (%v); the loop goes on", err)
 }
 
 // setTee hands every raw chunk the stream reads to f as well, before it is

@@ -122,3 +122,20 @@ const (
 // minLimitWait (Config.MinLimitWait's default) keeps a misread reset time
 // from relaunching into a limit at once.
 const minLimitWait = time.Minute
+
+// readyWait says what a starting loop waits for, for status and the pane.
+func (c *Config) readyWait() string {
+	if c.ReadyPattern != nil {
+		return "the agent to be ready (its input box to show)"
+	}
+	return "the agent to be ready (its screen still a moment)"
+}
+
+// program names the agent's program for messages: claude, not the env in
+// front of it.
+func (c *Config) program() string {
+	if w := agent.ParseLaunch(c.Command).Word; w != "" || len(c.Command) == 0 {
+		return w
+	}
+	return c.Command[0]
+}

@@ -1,12 +1,25 @@
 // Package watch answers "how does one loop run?": a Loop supervises one
 // tmux pane, running the agent again and again, and judges how each
-// iteration ends (see endings.go) until the loop is done, limited, paused
-// or failed. Each file answers one question: loop.go the iterations in
-// turn, iteration.go one iteration, ready.go and typing.go the prompt's
-// delivery, monitor.go watching a running agent, turn.go what its screen
-// and hooks say, wrapper.go its exit marker and output, settle.go and
-// endings.go what comes after an iteration, afteriteration.go the work
-// between iterations, limitwait.go a usage limit's wait, pane.go and
-// cleanup.go taking over the pane and giving it back, record.go and
-// status.go what the loop writes down and shows.
+// iteration ends until the loop is done, limited, paused or failed.
+//
+// The loop decides; a few parts, each owning its data, do the rest:
+//
+//	loop.go               Loop: the iterations in turn, the checks before each
+//	settle.go, endings.go how an iteration ended and what comes next (the endings table)
+//	limitwait.go          a usage limit's wait for its reset
+//	agentwatch.go         agentWatch: one iteration's agent, started or adopted, to its outcome
+//	deliver.go            where the prompt is typed: ready, paste, submit
+//	monitor.go, turn.go   watching a running agent: its screen, its hooks, its turn's end
+//	output.go, drawn.go   its output stream (done token, exit marker) and last screen
+//	wrapper.go            the command the pane runs: the agent and its exit marker
+//	hooks.go              agentHooks: what the agent reports itself, and the command it runs with
+//	recorder.go           recorder: the only writer of state.json, the logs, receipts and pane status
+//	receipts.go           spending: each iteration's receipt and the budget
+//	betweeniterations.go  checks, progress file, commit, hooks, done and pause files
+//	pane.go, stream.go    the pane taken over and given back, and its output stream
+//	requests.go           pause and stop requests
+//	casts.go              each iteration's recording for replay
+//
+// The words the loop shares with control, doctor and the command line
+// (statuses, events, exit codes, end reasons) are in package words.
 package watch

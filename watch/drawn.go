@@ -19,29 +19,29 @@ const drawnWait = 3 * time.Second
 // finished turn (its Finished line, else its idle screen), taking its
 // output meanwhile: the done token in the reply
 // is then read in this iteration.
-func (l *Loop) awaitDrawn(it *iteration) {
-	if !l.Agent.DrawsAfterHook {
+func (w *agentWatch) awaitDrawn() {
+	if !w.cfg.Agent.DrawsAfterHook {
 		return
 	}
 	// The finished line where it draws one, else its idle screen.
 	done := agent.StateFinished
-	if l.Agent.Finished == nil {
+	if w.cfg.Agent.Finished == nil {
 		done = agent.StateIdle
 	}
-	deadline := l.Clock.Now().Add(drawnWait)
+	deadline := w.clock.Now().Add(drawnWait)
 	for {
-		l.take(it)
-		screen, err := l.capture()
+		w.take()
+		screen, err := w.pane.capture()
 		if err != nil {
 			return
 		}
-		if st, _ := l.Agent.Classify(agent.ScreenLines(screen, l.Lines)); st == done || st == agent.StateDialog {
+		if st, _ := w.cfg.Agent.Classify(agent.ScreenLines(screen, w.cfg.Lines)); st == done || st == agent.StateDialog {
 			return
 		}
-		if !l.Clock.Now().Before(deadline) {
+		if !w.clock.Now().Before(deadline) {
 			return
 		}
-		<-l.Clock.After(100 * time.Millisecond)
+		<-w.clock.After(100 * time.Millisecond)
 	}
 }
 
@@ -49,25 +49,25 @@ func (l *Loop) awaitDrawn(it *iteration) {
 // an agent whose output stream never holds it whole (agent.Profile.Typewriter).
 // The screen shows the prompt too: as in the stream, a match that is part of
 // its echo does not count.
-func (l *Loop) doneOnScreen(it *iteration) {
-	if !l.Agent.Typewriter || l.DonePattern == nil || it.match != "" || l.Store == nil {
+func (w *agentWatch) doneOnScreen() {
+	if !w.cfg.Agent.Typewriter || w.cfg.DonePattern == nil || w.match != "" || w.rec.store == nil {
 		return
 	}
-	prompt, err := os.ReadFile(l.Store.Path(state.PromptCopy))
+	prompt, err := os.ReadFile(w.rec.store.Path(state.PromptCopy))
 	if err != nil {
 		return
 	}
-	screen, err := l.capture()
+	screen, err := w.pane.capture()
 	if err != nil {
 		return
 	}
-	sc := agent.NewDoneScanner(l.DonePattern, string(prompt))
-	m, ok := sc.Feed(strings.Join(agent.ScreenLines(screen, l.Lines), "\n") + "\n")
+	sc := agent.NewDoneScanner(w.cfg.DonePattern, string(prompt))
+	m, ok := sc.Feed(strings.Join(agent.ScreenLines(screen, w.cfg.Lines), "\n") + "\n")
 	if !ok {
 		m, ok = sc.Flush()
 	}
 	if ok {
-		it.match = m
-		l.event(it, words.EventDone, words.ViaScreen, m)
+		w.match = m
+		w.event(words.EventDone, words.ViaScreen, m)
 	}
 }

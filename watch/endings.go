@@ -44,15 +44,15 @@ const (
 // endingRule is what an ending means for the loop, as data.
 type endingRule struct {
 	then      then
-	agentRuns bool                 // the loop leaves the agent running: its iteration is not over
-	reason    words.Reason         // the loop's recorded reason when the ending ends it
-	status    words.Status         // the loop's status then
-	code      int                  // the exit code then
-	shown     string               // the line shown (for a stop, an error; for a timer, a format of its setting)
-	logged    string               // the record's cause, or for a timer a format of its setting
-	progress  string               // how the progress file and hooks name the iteration's end; "": exit
-	failure   bool                 // the iteration failed: it counts towards the consecutive failures
-	timer     func(l *Loop) string // the setting that ran out, for shown and logged
+	agentRuns bool                   // the loop leaves the agent running: its iteration is not over
+	reason    words.Reason           // the loop's recorded reason when the ending ends it
+	status    words.Status           // the loop's status then
+	code      int                    // the exit code then
+	shown     string                 // the line shown (for a stop, an error; for a timer, a format of its setting)
+	logged    string                 // the record's cause, or for a timer a format of its setting
+	progress  string                 // how the progress file and hooks name the iteration's end; "": exit
+	failure   bool                   // the iteration failed: it counts towards the consecutive failures
+	timer     func(c *Config) string // the setting that ran out, for shown and logged
 }
 
 // endings says what each ending means; settle goes by it.
@@ -70,11 +70,11 @@ var endings = map[ending]endingRule{
 	endBudget:     {then: stop, reason: words.ReasonBudget, status: words.StatusLimit, code: words.ExitLimit},
 	endLimit:      {then: stop}, // not an iteration: no checks, no hooks; the loop waits for the reset
 	endDialog: {shown: "question unanswered for %s, restarting", logged: "dialog_timeout=%s",
-		timer: func(l *Loop) string { return l.DialogTimeout.String() }},
+		timer: func(c *Config) string { return c.DialogTimeout.String() }},
 	endInactivity: {progress: "inactivity_timeout", shown: "inactivity timeout (%s), restarting", logged: "inactivity_timeout=%s",
-		timer: func(l *Loop) string { return seconds(l.InactivityTimeout) }},
+		timer: func(c *Config) string { return seconds(c.InactivityTimeout) }},
 	endTimeout: {progress: "iteration_timeout", shown: "iteration timeout (%s), restarting", logged: "iteration_timeout=%s",
-		timer: func(l *Loop) string { return l.IterationTimeout.String() }},
+		timer: func(c *Config) string { return c.IterationTimeout.String() }},
 	endDoneFile:   {progress: "done_file"},
 	endTurnFailed: {failure: true},
 }

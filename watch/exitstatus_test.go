@@ -34,17 +34,18 @@ func TestFiftyQuickExitsAreEachReadRight(t *testing.T) {
 					PollInterval: 100 * time.Millisecond, InactivityTimeout: time.Minute, Lines: 20},
 				Tmux: srv.Client, Store: store, Out: io.Discard, Err: io.Discard,
 			}
+			l.assemble()
 			if _, ok := l.open(); !ok {
 				t.Fatal("open failed")
 			}
 			if !tc.stream {
-				l.stream.Close(srv.Client, l.Pane)
-				l.stream = nil
+				l.pane.stream.Close(srv.Client, l.Pane)
+				l.pane.stream = nil
 			}
-			defer l.close(Result{})
+			defer l.pane.giveBack(Result{})
 			for i := 1; i <= 50; i++ {
-				l.iteration = i
-				r := l.iterate(context.Background(), "prompt")
+				l.rec.st.CurrentIteration = i
+				r := l.newWatch(nonce()).run(context.Background(), "prompt")
 				if want := (i * 7) % 256; r.ending != endExit || r.code != want {
 					t.Errorf("exit %d: got ending %d code %d", want, r.ending, r.code)
 				}

@@ -23,13 +23,12 @@ func (l *Loop) waitForLimit(ctx context.Context, text string) (Result, bool) {
 	if least := cmp.Or(l.MinLimitWait, minLimitWait); until.Sub(now) < least {
 		until = now.Add(least)
 	}
-	l.iteration--
-	l.st.CurrentIteration = l.iteration
-	l.st.WaitingUntil = state.Stamp(until)
+	l.rec.st.CurrentIteration-- // it is run again after the reset
+	l.rec.st.WaitingUntil = state.Stamp(until)
 	line, _, _ := strings.Cut(strings.TrimSpace(text), "\n")
-	l.sayf("usage limit reached (%s), %s", strings.TrimSpace(line), resetNote(until))
-	l.log("LIMIT", fmt.Sprintf("iteration %d not counted, waiting until %s", l.iteration+1, state.Stamp(until)))
-	l.setAgentState(agent.StateLimited)
+	l.rec.sayf("usage limit reached (%s), %s", strings.TrimSpace(line), resetNote(until))
+	l.rec.log("LIMIT", fmt.Sprintf("iteration %d not counted, waiting until %s", l.rec.iteration()+1, state.Stamp(until)))
+	l.rec.agentState(agent.StateLimited)
 	return l.waitForReset(ctx, until)
 }
 
@@ -37,8 +36,8 @@ func (l *Loop) waitForLimit(ctx context.Context, text string) (Result, bool) {
 // the reset time, so resume waits on instead of starting an iteration.
 func (l *Loop) waitForReset(ctx context.Context, until time.Time) (Result, bool) {
 	now := l.Clock.Now()
-	l.note = resetNote(until)
-	l.showStatus(words.StatusWaiting)
+	l.rec.note = resetNote(until)
+	l.rec.showStatus(words.StatusWaiting)
 	wait := until.Sub(now)
 	if l.MaxTime > 0 {
 		wait = max(0, min(wait, l.MaxTime-now.Sub(l.start)))
@@ -53,15 +52,15 @@ func resetNote(until time.Time) string {
 // resumeWait goes back to waiting for a usage limit's reset when the loop
 // was paused while it waited; ok is false when there is nothing to wait for.
 func (l *Loop) resumeWait(ctx context.Context) (res Result, stop, ok bool) {
-	until, err := time.ParseInLocation(state.TimeFormat, l.st.WaitingUntil, time.Local)
+	until, err := time.ParseInLocation(state.TimeFormat, l.rec.st.WaitingUntil, time.Local)
 	if err != nil {
 		return Result{}, false, false
 	}
 	if !until.After(l.Clock.Now()) {
 		return Result{}, false, true // the reset has passed: the next iteration starts
 	}
-	l.sayf("resuming the wait for the usage limit's reset (%s)", until.Format("15:04"))
-	l.shown = words.StatusWaiting // the person was told when the limit came, and resumed it knowing
+	l.rec.sayf("resuming the wait for the usage limit's reset (%s)", until.Format("15:04"))
+	l.rec.shown = words.StatusWaiting // the person was told when the limit came, and resumed it knowing
 	res, stop = l.waitForReset(ctx, until)
 	return res, stop, true
 }

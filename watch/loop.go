@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sync"
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
-	"github.com/ralph-tmux/ralph.tmux/watch/between"
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
@@ -17,47 +15,76 @@ import (
 )
 
 // Loop supervises one pane: it runs iterations until done, a limit, a fatal
-// failure or an interrupt.
+// failure or an interrupt. It decides; its parts do and record:
+//
+//	agentWatch         one iteration's agent: start, prompt, output, screen, turn end (agentwatch.go)
+//	recorder           state.json, the logs, receipts and the pane's status (recorder.go)
+//	loopPane           the pane: its output stream, remain-on-exit, leftovers (pane.go)
+//	agentHooks         what the agent reports itself, and the command it runs with (hooks.go)
+//	spending           receipts and the budget (receipts.go)
+//	betweenIterations  checks, progress file, commit, hooks, done and pause files (betweeniterations.go)
+//	requests           pause and stop requests (requests.go)
+//
+// What each ending means is data (endings.go); settle.go goes by it.
 type Loop struct {
-	Config
-	Tmux  tmux.Client
-	Store *state.Store
-	Out   io.Writer // progress lines, "[ralph] NAME: …"
-	Err   io.Writer // warnings and errors
-	Clock clock.Clock
-	Wake  <-chan os.Signal // a command left a request (SIGUSR1)
+	Config // read only once the loop starts
+	Tmux   tmux.Client
+	Store  *state.Store
+	Out    io.Writer // progress lines, "[ralph] NAME: …"
+	Err    io.Writer // warnings and errors
+	Clock  clock.Clock
+	Wake   <-chan os.Signal // a command left a request (SIGUSR1)
 
-	killOnStop   bool
-	beatMu       sync.Mutex // one writer of @ralph-beat at a time: the beat never outlives the loop's status
-	beating      bool       // the status shown is one a running watcher beats for
-	agentPID     int        // the pane's process of the latest iteration
-	stream       *Stream
-	streamTried  bool   // the pane's output was asked for (a dead pane cannot be piped)
-	prevRemain   string // the pane's own remain-on-exit before the loop
-	hadRemain    bool
-	st           *state.State
-	start        time.Time
-	iteration    int
-	lastBeat     time.Time
-	turnHook     bool            // the agent reports the end of its turns itself
-	hooked       map[string]bool // what the agent's installed hooks report (agent.HookTurnEnd, …)
-	hooksLost    bool            // they did not report: the screen tells from now on
-	plainCommand []string        // the command without the hooks' arguments
-	hookEnv      []string        // NAME=value the agent runs with for its hooks (Gemini CLI's overlay)
-	turnEnded    time.Time       // when the last iteration's turn ended, for the turn gap
-	note         string          // shown after the status mark, e.g. the limit's reset time
-	shown        words.Status    // the status last shown
-	lastShown    words.Shown
-	reason       string // how the loop ended, why it pauses, what it waits for
+	rec   *recorder
+	pane  *loopPane
+	hooks *agentHooks
+	casts *castLog
+	spend *spending
+	after *betweenIterations
+	asks  *requests
 
-	feedback       string // the last iteration's check failures, for the next prompt
-	checked        int    // the iteration whose checks ran last; -1: none
-	checksPassed   bool   // how they went
-	baseline       string // the working tree's fingerprint when the iteration started; "": unknown
-	commitWarned   bool
-	pauseFileFound bool
-	casts          castLog  // the iteration's recording (casts.go)
-	spend          spending // the iteration's receipt so far, and the budget (receipts.go)
+	start     time.Time // when the loop first started: max time counts from it
+	turnEnded time.Time // when the last iteration's turn ended, for the turn gap
+}
+
+// assemble makes the loop's parts, each given what it needs.
+func (l *Loop) assemble() {
+	if l.Clock == nil {
+		l.Clock = clock.Real{}
+	}
+	cfg := &l.Config
+	l.rec = &recorder{cfg: cfg, tmux: l.Tmux, store: l.Store, clock: l.Clock, out: l.Out, err: l.Err}
+	l.pane = &loopPane{cfg: cfg, tmux: l.Tmux, clock: l.Clock, rec: l.rec}
+	l.hooks = newAgentHooks(cfg, l.rec)
+	l.casts = &castLog{cfg: cfg, rec: l.rec, clock: l.Clock}
+	l.spend = &spending{cfg: cfg, rec: l.rec, pane: l.pane, hooks: l.hooks, clock: l.Clock, wake: l.Wake}
+	l.after = &betweenIterations{cfg: cfg, rec: l.rec, clock: l.Clock, checked: -1}
+	l.asks = &requests{store: l.Store, clock: l.Clock, wake: l.Wake}
+}
+
+// newWatch is the watch of one iteration's agent; nonce "" takes any exit
+// marker as this agent's (one a previous watcher started).
+func (l *Loop) newWatch(nonce string) *agentWatch {
+	return &agentWatch{cfg: &l.Config, tmux: l.Tmux, clock: l.Clock, rec: l.rec, pane: l.pane, hooks: l.hooks,
+		casts: l.casts, spend: l.spend, asks: l.asks, loopChecks: l.whileRunning, nonce: nonce, exitMarked: -1}
+}
+
+// whileRunning is what the loop checks now and then while an agent runs:
+// the done file, the pause file, a request, max time, the budget.
+func (l *Loop) whileRunning() (ending, bool) {
+	switch {
+	case l.after.doneFileExists():
+		return endDoneFile, true
+	case l.after.pauseFileSeen():
+		return endPaused, true
+	}
+	if end, ok := l.asks.take(); ok {
+		return end, true
+	}
+	if l.MaxTime > 0 && l.Clock.Now().Sub(l.start) >= l.MaxTime {
+		return endMaxTime, true
+	}
+	return l.spend.over()
 }
 
 // Result is how a loop ended: the process exit code and the recorded reason.
@@ -85,16 +112,17 @@ type iteration struct {
 
 // Run loops until the end and returns the exit code.
 func (l *Loop) Run(ctx context.Context) Result {
+	l.assemble()
 	res, ok := l.open()
 	if ok {
-		stop := l.beat()
+		stop := l.rec.beat()
 		res = l.run(ctx)
 		stop()
-		l.close(res)
+		l.pane.giveBack(res)
 	}
-	if !l.shown.Live() { // the pane is back to a shell: the bell can ring in it
-		l.notify(l.lastShown)
-		l.linger()
+	if !l.rec.shown.Live() { // the pane is back to a shell: the bell can ring in it
+		l.rec.notify(l.rec.lastShown)
+		l.rec.linger()
 	}
 	return res
 }
@@ -102,25 +130,59 @@ func (l *Loop) Run(ctx context.Context) Result {
 // Prepare records a loop that is not started: its state (paused, at
 // iteration 0) and the pane's options, for resume to start it later.
 func (l *Loop) Prepare() error {
-	if l.Clock == nil {
-		l.Clock = clock.Real{}
-	}
+	l.assemble()
 	l.start = l.Clock.Now()
-	l.st = &state.State{WorkerName: l.Name, Started: state.Stamp(l.start), IterationDurations: []int{}}
-	l.record()
-	l.st.Status, l.st.WatcherPID = state.Paused, 0
-	if err := l.Store.Save(l.st); err != nil {
+	l.rec.st = &state.State{WorkerName: l.Name, Started: state.Stamp(l.start), IterationDurations: []int{}}
+	l.rec.record()
+	l.rec.st.Status, l.rec.st.WatcherPID = state.Paused, 0
+	if err := l.rec.write(); err != nil {
 		return err
 	}
-	l.log("PAUSE", "loop prepared, not started")
-	l.reason = "not started ('ralph-watch resume' starts it)"
-	l.showStatus(words.StatusPaused)
+	l.rec.log("PAUSE", "loop prepared, not started")
+	l.rec.reason = "not started ('ralph-watch resume' starts it)"
+	l.rec.showStatus(words.StatusPaused)
 	return nil
+}
+
+// open records the loop's start (a resumed one's state read back), installs
+// the agent's hooks and takes over the pane.
+func (l *Loop) open() (Result, bool) {
+	l.start = l.Clock.Now()
+	if l.Resume {
+		st, err := l.Store.Load()
+		if err != nil {
+			l.rec.errorf("%v", err)
+			return Result{Code: words.ExitFailed, Reason: words.ReasonNoState}, false
+		}
+		l.rec.st = st
+		if t, err := time.ParseInLocation(state.TimeFormat, st.Started, time.Local); err == nil {
+			l.start = t // max-time counts from the loop's first start
+		}
+		st.ExitReason = nil
+		l.after.restoreChecks()
+	} else {
+		l.rec.st = &state.State{
+			WorkerName:         l.Name,
+			Started:            state.Stamp(l.start),
+			IterationDurations: []int{},
+		}
+	}
+	l.rec.record()
+	l.hooks.install()
+	l.rec.save()
+	if l.Resume {
+		l.rec.log("RESUME", fmt.Sprintf("loop resumed at iteration %d", l.rec.iteration()))
+	}
+
+	if err := l.pane.takeOver(); err != nil {
+		return l.lost(err), false
+	}
+	return Result{}, true
 }
 
 func (l *Loop) run(ctx context.Context) Result {
 	waited := false
-	if l.Resume && l.st.WaitingUntil != "" { // paused while it waited for a limit's reset
+	if l.Resume && l.rec.st.WaitingUntil != "" { // paused while it waited for a limit's reset
 		var res Result
 		var stop bool
 		if res, stop, waited = l.resumeWait(ctx); stop {
@@ -128,14 +190,14 @@ func (l *Loop) run(ctx context.Context) Result {
 		}
 	}
 	if l.Resume && !waited && l.inProgress() {
-		started, _ := time.ParseInLocation(state.TimeFormat, l.st.LastIterationStarted, time.Local)
-		l.sayf("resuming iteration %s", l.progress())
+		started, _ := time.ParseInLocation(state.TimeFormat, l.rec.st.LastIterationStarted, time.Local)
+		l.rec.sayf("resuming iteration %s", l.rec.progress())
 		var it outcome
-		if l.st.PromptUntyped && l.PromptMode == agent.ModeType {
-			it = l.adoptUntyped(ctx, started)
+		if w := l.newWatch(""); l.rec.st.PromptUntyped && l.PromptMode == agent.ModeType {
+			it = w.adoptUntyped(ctx, started)
 		} else {
-			l.showStatus(words.StatusRunning)
-			it = l.adopt(ctx, started)
+			l.rec.showStatus(words.StatusRunning)
+			it = w.adopt(ctx, started)
 		}
 		if res, stop := l.settle(ctx, it, started); stop {
 			return res
@@ -147,38 +209,29 @@ func (l *Loop) run(ctx context.Context) Result {
 		}
 		text, err := ReadPrompt(l.PromptFile)
 		if err != nil { // before the count: the iteration that cannot run is not counted as run
-			l.errorf("%v", err)
+			l.rec.errorf("%v", err)
 			return l.end(words.StatusFailed, words.ReasonPromptFileMissing, words.ExitFailed)
 		}
-		l.iteration++
-		prompt := Compose(text, PromptVars{Iteration: l.iteration, MaxIterations: l.MaxIterations, Name: l.Name,
-			CheckFailures: l.feedback}, l.CheckFailAction, l.IncludeIterationCount)
-
 		now := l.Clock.Now()
-		l.beginReceipt(now)
-		l.sayf("starting iteration %s", l.progress())
-		l.st.CurrentIteration = l.iteration
-		l.st.LastIterationStarted = state.Stamp(now)
-		l.st.LastIterationEnded = ""
-		l.st.Status = state.Running
-		l.st.WaitingUntil, l.note, l.st.DoneMatch, l.st.PromptLine, l.st.Error = "", "", "", nil, ""
-		if !l.turnEnded.IsZero() {
-			gap := now.Sub(l.turnEnded).Milliseconds()
-			l.st.TurnGapMS, l.turnEnded = &gap, time.Time{}
-		}
-		if err := l.trySave(); err != nil { // no iteration runs that the record would not show
-			l.errorf("cannot record iteration %d, stopping loop: %v", l.iteration, err)
+		n := l.rec.startIteration(now, l.turnEnded)
+		l.turnEnded = time.Time{}
+		prompt := Compose(text, PromptVars{Iteration: n, MaxIterations: l.MaxIterations, Name: l.Name,
+			CheckFailures: l.after.feedback}, l.CheckFailAction, l.IncludeIterationCount)
+		l.spend.begin(now)
+		l.rec.sayf("starting iteration %s", l.rec.progress())
+		if err := l.rec.trySave(); err != nil { // no iteration runs that the record would not show
+			l.rec.errorf("cannot record iteration %d, stopping loop: %v", n, err)
 			return l.end(words.StatusFailed, words.ReasonStateUnwritable, words.ExitFailed)
 		}
-		l.log("START", "iteration "+l.progress())
+		l.rec.log("START", "iteration "+l.rec.progress())
 		if l.PromptMode == agent.ModeType {
-			l.reason = l.readyWait()
-			l.showStatus(words.StatusStarting) // until the agent takes the prompt
+			l.rec.reason = l.readyWait()
+			l.rec.showStatus(words.StatusStarting) // until the agent takes the prompt
 		} else {
-			l.showStatus(words.StatusRunning)
+			l.rec.showStatus(words.StatusRunning)
 		}
 
-		if res, stop := l.settle(ctx, l.iterate(ctx, prompt), now); stop {
+		if res, stop := l.settle(ctx, l.newWatch(nonce()).run(ctx, prompt), now); stop {
 			return res
 		}
 	}
@@ -186,43 +239,41 @@ func (l *Loop) run(ctx context.Context) Result {
 
 // inProgress reports whether the state left an iteration started and not ended.
 func (l *Loop) inProgress() bool {
-	return l.iteration > 0 && l.st.LastIterationStarted != "" && l.st.LastIterationEnded == ""
+	st := l.rec.st
+	return st.CurrentIteration > 0 && st.LastIterationStarted != "" && st.LastIterationEnded == ""
 }
 
 // beforeIteration runs the stop checks: interrupt, pause file, done file
 // (which counts only when the checks pass), limits. When the loop goes on,
 // it notes the working tree, to tell whether the iteration changes it.
 func (l *Loop) beforeIteration(ctx context.Context) (Result, bool) {
-	if end, ok := l.request(); ok {
+	if end, ok := l.asks.take(); ok {
 		return l.settle(ctx, outcome{ending: end}, l.Clock.Now())
 	}
 	if ctx.Err() != nil {
 		return l.interrupted(), true
 	}
-	if l.pauseFileSeen() {
+	if l.after.pauseFileSeen() {
 		return l.paused(), true
 	}
-	if l.doneFileExists() {
-		if l.checksPass(ctx) {
+	if l.after.doneFileExists() {
+		if l.after.checksPass(ctx) {
 			return l.doneFile(), true
 		}
 		if ctx.Err() != nil {
 			return l.interrupted(), true
 		}
-		l.rejectDone()
+		l.after.rejectDone()
 	}
 	switch {
 	case l.MaxTime > 0 && l.Clock.Now().Sub(l.start) >= l.MaxTime:
 		return l.limit(words.ReasonMaxTime, fmt.Sprintf("max time (%s) reached", l.MaxTime)), true
-	case l.MaxIterations > 0 && l.iteration >= l.MaxIterations:
+	case l.MaxIterations > 0 && l.rec.iteration() >= l.MaxIterations:
 		return l.limit(words.ReasonMaxIterations, fmt.Sprintf("max iterations (%d) reached", l.MaxIterations)), true
 	}
 	if res, stop := l.budgetStop(); stop {
 		return res, true
 	}
-	l.baseline = ""
-	if l.StallLimit > 0 {
-		l.baseline, _ = between.Fingerprint(l.Dir)
-	}
+	l.after.noteBaseline()
 	return Result{}, false
 }

@@ -1,11 +1,13 @@
 package watch
 
 import (
-	"fmt"
+	"errors"
 	"os"
+	"strconv"
 	"sync"
 	"time"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
 	"github.com/ralph-tmux/ralph.tmux/watch/ended"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
@@ -13,71 +15,56 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
-// open records the loop's start, takes over the pane's remain-on-exit and
-// starts reading its output.
-func (l *Loop) open() (Result, bool) {
-	if l.Clock == nil {
-		l.Clock = clock.Real{}
-	}
-	l.start = l.Clock.Now()
-	if l.Resume {
-		st, err := l.Store.Load()
-		if err != nil {
-			l.errorf("%v", err)
-			return Result{Code: words.ExitFailed, Reason: words.ReasonNoState}, false
-		}
-		l.st, l.iteration = st, st.CurrentIteration
-		if t, err := time.ParseInLocation(state.TimeFormat, st.Started, time.Local); err == nil {
-			l.start = t // max-time counts from the loop's first start
-		}
-		l.st.ExitReason = nil
-		l.restoreChecks()
-	} else {
-		l.checked = -1
-		l.st = &state.State{
-			WorkerName:         l.Name,
-			Started:            state.Stamp(l.start),
-			IterationDurations: []int{},
-		}
-	}
-	l.record()
-	l.installHooks()
-	l.save()
-	if l.Resume {
-		l.log("RESUME", fmt.Sprintf("loop resumed at iteration %d", l.iteration))
-	}
+// loopPane is the pane a loop runs in, from the loop's start to its end: its
+// output stream, its remain-on-exit, the agent's process in it, and how the
+// loop tells a closed pane from a server gone.
+type loopPane struct {
+	cfg   *Config // read only
+	tmux  tmux.Client
+	clock clock.Clock
+	rec   *recorder
 
-	if r := l.st.RemainOnExit; l.Resume && r != nil {
-		l.prevRemain, l.hadRemain = r.Value, r.Set // the pane has the last watcher's "on"
-	} else {
-		l.prevRemain, l.hadRemain, _ = l.Tmux.PaneOption(l.Pane, "remain-on-exit")
-		l.st.RemainOnExit = &state.PaneOption{Value: l.prevRemain, Set: l.hadRemain}
-	}
-	if err := l.Tmux.SetPaneOptions(l.Pane, []tmux.Option{{Name: "remain-on-exit", Value: "on"}}); err != nil {
-		return l.lost(err), false
-	}
-	pane, err := l.Tmux.Pane(l.Pane)
-	if err == nil {
-		l.st.ServerPID = pane.ServerPID // the server the pane is in now; another is not the loop's
-	}
-	if err == nil && pane.Dead {
-		return Result{}, true // tmux pipes no dead pane: the stream opens with the next agent
-	}
-	l.openStream()
-	return Result{}, true
+	stream      *Stream
+	streamTried bool   // the pane's output was asked for (a dead pane cannot be piped)
+	prevRemain  string // the pane's own remain-on-exit before the loop
+	hadRemain   bool
+	agentPID    int // the pane's process of the latest iteration
 }
 
-// holdPane gives a dead pane a placeholder process, so that its output can
+// takeOver sets the pane's remain-on-exit (the pane's own kept for
+// giveBack) and starts reading its output.
+func (p *loopPane) takeOver() error {
+	if r := p.rec.st.RemainOnExit; p.cfg.Resume && r != nil {
+		p.prevRemain, p.hadRemain = r.Value, r.Set // the pane has the last watcher's "on"
+	} else {
+		p.prevRemain, p.hadRemain, _ = p.tmux.PaneOption(p.cfg.Pane, "remain-on-exit")
+		p.rec.st.RemainOnExit = &state.PaneOption{Value: p.prevRemain, Set: p.hadRemain}
+	}
+	if err := p.tmux.SetPaneOptions(p.cfg.Pane, []tmux.Option{{Name: "remain-on-exit", Value: "on"}}); err != nil {
+		return err
+	}
+	pane, err := p.tmux.Pane(p.cfg.Pane)
+	if err == nil {
+		p.rec.st.ServerPID = pane.ServerPID // the server the pane is in now; another is not the loop's
+	}
+	if err == nil && pane.Dead {
+		return nil // tmux pipes no dead pane: the stream opens with the next agent
+	}
+	p.openStream()
+	return nil
+}
+
+// hold gives a dead pane a placeholder process, so that its output can
 // be piped before the agent starts: the pipe lasts through respawns.
-func (l *Loop) holdPane(pane tmux.Pane) tmux.Pane {
+func (p *loopPane) hold(pane tmux.Pane) tmux.Pane {
 	if !pane.Dead {
 		return pane
 	}
-	if err := l.Tmux.Respawn(tmux.RespawnRequest{Pane: l.Pane, Dir: l.Dir,
+	if err := p.tmux.Respawn(tmux.RespawnRequest{Pane: p.cfg.Pane, Dir: p.cfg.Dir,
 		Command: []string{"/bin/sh", "-c", "exec sleep 2147483647"}}); err != nil {
 		return pane
 	}
-	if p, err := l.Tmux.Pane(l.Pane); err == nil {
+	if p, err := p.tmux.Pane(p.cfg.Pane); err == nil {
 		return p
 	}
 	return pane
@@ -85,42 +72,113 @@ func (l *Loop) holdPane(pane tmux.Pane) tmux.Pane {
 
 // openStream starts reading the pane's output; without it the done pattern
 // is not checked and the screen is polled.
-func (l *Loop) openStream() {
-	stream, err := OpenStream(l.Tmux, l.Pane, l.Store.Path(state.OutputFIFO))
+func (p *loopPane) openStream() {
+	stream, err := OpenStream(p.tmux, p.cfg.Pane, p.rec.store.Path(state.OutputFIFO))
 	if err != nil {
-		l.warnf("cannot read the pane's output (%v); the done pattern will not be checked", err)
+		p.rec.warnf("cannot read the pane's output (%v); the done pattern will not be checked", err)
 	}
-	l.stream, l.streamTried = stream, true
+	p.stream, p.streamTried = stream, true
 }
 
-// close stops reading the pane and gives back its remain-on-exit, unless the
+// giveBack stops reading the pane and gives back its remain-on-exit, unless the
 // loop is only paused or the pane is gone.
-func (l *Loop) close(res Result) {
+func (p *loopPane) giveBack(res Result) {
 	var wg sync.WaitGroup
 	defer wg.Wait()
-	if l.stream != nil {
+	if p.stream != nil {
 		wg.Add(1)
 		go func() { // two tmux calls at once: a stopped loop is waited for
 			defer wg.Done()
-			l.stream.Close(l.Tmux, l.Pane)
+			p.stream.Close(p.tmux, p.cfg.Pane)
 		}()
 	}
-	l.endLeftovers(res)
+	p.endLeftovers(res)
 	if r := res.Reason; r != words.ReasonInterrupted && r != words.ReasonPaused && r != words.ReasonPaneClosed && r != words.ReasonServerGone {
-		if l.EndCommand != "" { // an agent on its way out goes back to the shell when it exits
-			if err := l.Store.WriteFile(state.AfterExitFile, []byte(l.EndCommand)); err != nil {
-				l.warnf("leave the end command for the agent's exit: %v", err)
+		if p.cfg.EndCommand != "" { // an agent on its way out goes back to the shell when it exits
+			if err := p.rec.store.WriteFile(state.AfterExitFile, []byte(p.cfg.EndCommand)); err != nil {
+				p.rec.warnf("leave the end command for the agent's exit: %v", err)
 			}
 		}
-		if pid := ended.BackToShell(l.Tmux, l.Pane, l.Dir, l.EndCommand); pid > 0 {
-			_ = os.Remove(l.Store.Path(state.AfterExitFile)) // the agent was gone already
-			l.st.ShellPID = pid                              // the pane runs a shell now, not the agent
-			l.save()
+		if pid := ended.BackToShell(p.tmux, p.cfg.Pane, p.cfg.Dir, p.cfg.EndCommand); pid > 0 {
+			_ = os.Remove(p.rec.store.Path(state.AfterExitFile)) // the agent was gone already
+			p.rec.st.ShellPID = pid                              // the pane runs a shell now, not the agent
+			p.rec.save()
 		}
-		restore := l.prevRemain
-		if !l.hadRemain {
+		restore := p.prevRemain
+		if !p.hadRemain {
 			restore = "" // unset: back to the window's value
 		}
-		_ = l.Tmux.SetPaneOptions(l.Pane, []tmux.Option{{Name: "remain-on-exit", Value: restore}})
+		_ = p.tmux.SetPaneOptions(p.cfg.Pane, []tmux.Option{{Name: "remain-on-exit", Value: restore}})
 	}
+}
+
+// endLeftovers ends what the last agent left behind once the loop is over:
+// children that ignore SIGHUP and SIGTERM outlive a dead agent, a closed pane
+// and a killed server, and would run on unseen. A live agent in a live pane
+// runs on, and a paused loop's agent is the person's.
+func (p *loopPane) endLeftovers(res Result) {
+	switch res.Reason {
+	case words.ReasonInterrupted, words.ReasonPaused:
+		return
+	case words.ReasonPaneClosed, words.ReasonServerGone:
+		if p.agentPID > 0 {
+			agent.EndSession(p.clock, p.agentPID, killGrace)
+		}
+		return
+	}
+	if pane, err := p.tmux.Pane(p.cfg.Pane); err == nil && pane.Dead {
+		p.endAgent(pane)
+	}
+}
+
+// endAgent ends whatever runs in the pane, its children included.
+func (p *loopPane) endAgent(pane tmux.Pane) {
+	if !pane.Dead {
+		agent.EndTreeOn(p.clock, pane.PID, killGrace)
+		return
+	}
+	// The pane's process is gone; end what it left behind in its session,
+	// unless its pid already belongs to someone else.
+	if _, err := os.Stat("/proc/" + strconv.Itoa(pane.PID)); err != nil {
+		agent.EndTreeOn(p.clock, pane.PID, killGrace)
+	}
+}
+
+func (p *loopPane) capture() (string, error) {
+	return p.tmux.Capture(p.captureRequest())
+}
+
+// captureRequest asks for the last lines with wrapped lines joined, so a
+// client attaching at another width does not look like activity.
+func (p *loopPane) captureRequest() tmux.CaptureRequest {
+	return tmux.CaptureRequest{Pane: p.cfg.Pane, Start: -p.cfg.Lines, Join: true}
+}
+
+// serverGoneWait is how long a killed server may take to stop answering.
+const serverGoneWait = 200 * time.Millisecond
+
+// gone tells a closed pane from a dead server.
+func (p *loopPane) gone(err error) ending {
+	if tmux.NoServer(err) || errors.Is(err, errNewServer) {
+		return endServerGone
+	}
+	if errors.Is(err, tmux.ErrNoPane) {
+		// A server shutting down drops its panes first: ask again a moment later.
+		<-p.clock.After(serverGoneWait)
+	}
+	pane, perr := p.tmux.Pane(p.cfg.Pane)
+	if tmux.NoServer(perr) || perr == nil && !p.same(pane) {
+		return endServerGone
+	}
+	return endPaneGone
+}
+
+// errNewServer: the pane id answers from another tmux server than the
+// loop's (it was restarted and hands out the old ids again): the loop's
+// server is gone.
+var errNewServer = errors.New("the tmux server was restarted")
+
+// same says whether pane lives in the server the loop started in.
+func (p *loopPane) same(pane tmux.Pane) bool {
+	return pane.ServerPID == 0 || p.rec.st.ServerPID == 0 || pane.ServerPID == p.rec.st.ServerPID
 }

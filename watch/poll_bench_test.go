@@ -22,10 +22,11 @@ func BenchmarkPoll(b *testing.B) {
 		b.Fatal(err)
 	}
 	l := &Loop{Config: Config{Pane: pane, Lines: 20}, Tmux: srv.Client, Store: store}
+	l.assemble()
 	time.Sleep(200 * time.Millisecond)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		_, screen, err := l.Tmux.Snapshot(l.captureRequest())
+		_, screen, err := l.Tmux.Snapshot(l.pane.captureRequest())
 		if err != nil {
 			b.Fatal(err)
 		}

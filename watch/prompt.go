@@ -9,6 +9,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // Fail actions: where check failures go in the next prompt.
@@ -158,3 +159,6 @@ func joinBlocks(a, b string) string {
 	}
 	return a + "\n\n" + b
 }
+
+// nonBlockOpenFlag keeps opening a FIFO from blocking until a writer appears.
+const nonBlockOpenFlag = syscall.O_NONBLOCK

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/between"
+	"github.com/ralph-tmux/ralph.tmux/watch/clock"
 	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/words"
@@ -28,58 +29,68 @@ func ReportsUsage(agent string) bool {
 	return slices.Contains([]string{"claude", "codex", "gemini", "copilot", "opencode"}, agent)
 }
 
-// spending is what the loop knows of the iteration's receipt before it is
-// written: where it began, in time and in the work tree.
+// spending keeps the loop's receipts and reads its spend for the budget.
 type spending struct {
+	cfg   *Config // read only
+	rec   *recorder
+	pane  *loopPane
+	hooks *agentHooks
+	clock clock.Clock
+	wake  <-chan os.Signal
+
+	it     iterationSpend // the iteration's receipt before it is written
+	warned bool           // the person was told a cost budget misses unpriced tokens
+}
+
+// iterationSpend is what the loop knows of the iteration's receipt before
+// it is written: where it began, in time and in the work tree.
+type iterationSpend struct {
 	iteration int       // the iteration this is about
 	since     time.Time // when it began: the agent's session is read from then on
 	tree      string    // the work tree then, as a git tree; "": unknown
 	meter     *receipt.BudgetMeter
 	why       string // why the budget ended the iteration
-	warned    bool   // the person was told a cost budget misses unpriced tokens
 	recorded  bool   // the iteration's receipt is written
 	turnOver  bool   // the agent finished its turn and runs on: its session file will hold the turn
-	shown     string // the loop's spend as the status line shows it
 	// environs are the environments the agent's processes ran with (see
 	// agentEnvs), kept from a look while they ran.
 	environs [][]string
 }
 
-// beginReceipt notes where the iteration that starts now begins.
-func (l *Loop) beginReceipt(now time.Time) {
-	l.spend = spending{iteration: l.iteration, since: now, warned: l.spend.warned, shown: l.spend.shown}
-	l.spend.tree, _ = between.WorkTree(l.Dir, l.Store.Path(state.WorkTreeIndex))
-	if l.spend.shown == "" { // a resumed loop shows what it spent before
-		all, _ := receipt.Load(l.Store.Path(state.ReceiptsFile))
-		l.spend.shown = receipt.Total(all).Compact()
+// begin notes where the iteration that starts now begins.
+func (s *spending) begin(now time.Time) {
+	s.it = iterationSpend{iteration: s.rec.iteration(), since: now}
+	s.it.tree, _ = between.WorkTree(s.cfg.Dir, s.rec.store.Path(state.WorkTreeIndex))
+	if s.rec.cost == "" { // a resumed loop shows what it spent before
+		all, _ := receipt.Load(s.rec.store.Path(state.ReceiptsFile))
+		s.rec.cost = receipt.Total(all).Compact()
 	}
 }
 
-// receiptStart is where the current iteration began; for one a previous
+// current is where the current iteration began; for one a previous
 // watcher started, as its state records it, with the work tree unknown.
-func (l *Loop) receiptStart() spending {
-	if l.spend.iteration != l.iteration {
-		s := spending{iteration: l.iteration, warned: l.spend.warned, shown: l.spend.shown}
-		if t, err := time.ParseInLocation(state.TimeFormat, l.st.LastIterationStarted, time.Local); err == nil {
-			s.since = t
+func (s *spending) current() *iterationSpend {
+	if n := s.rec.iteration(); s.it.iteration != n {
+		s.it = iterationSpend{iteration: n}
+		if t, err := time.ParseInLocation(state.TimeFormat, s.rec.st.LastIterationStarted, time.Local); err == nil {
+			s.it.since = t
 		}
-		l.spend = s
 	}
-	return l.spend
+	return &s.it
 }
 
-// readReceipt is the current iteration's receipt so far: what its agent
+// read is the current iteration's receipt so far: what its agent
 // reports in its own session files, priced.
-func (l *Loop) readReceipt() (receipt.Receipt, error) {
-	s := l.receiptStart()
-	r := receipt.Receipt{Iteration: l.iteration, Agent: l.Agent.Name, Started: s.since, Ended: l.Clock.Now()}
-	transcript, _ := os.ReadFile(l.Store.Path(state.TranscriptFile)) // as the agent's hook told it
-	session := receipt.Session{Agent: l.Agent.Name, Dir: l.Dir,
-		Transcript: strings.TrimSpace(string(transcript)), Since: s.since}
+func (s *spending) read() (receipt.Receipt, error) {
+	it := s.current()
+	r := receipt.Receipt{Iteration: it.iteration, Agent: s.cfg.Agent.Name, Started: it.since, Ended: s.clock.Now()}
+	transcript, _ := os.ReadFile(s.rec.store.Path(state.TranscriptFile)) // as the agent's hook told it
+	session := receipt.Session{Agent: s.cfg.Agent.Name, Dir: s.cfg.Dir,
+		Transcript: strings.TrimSpace(string(transcript)), Since: it.since}
 	var u receipt.Usage
 	var source string
 	var err error
-	for _, getenv := range l.agentEnvs() {
+	for _, getenv := range s.envs() {
 		session.Getenv = getenv
 		u, source, err = session.Read()
 		if errors.Is(err, fs.ErrNotExist) {
@@ -90,31 +101,31 @@ func (l *Loop) readReceipt() (receipt.Receipt, error) {
 		}
 	}
 	r.Usage, r.Source = u, source
-	prices := l.Prices
+	prices := s.cfg.Prices
 	if prices == nil {
 		prices = receipt.DefaultPrices
 	}
 	return r.Priced(prices), err
 }
 
-// agentEnvs are the environments the agent may have run with, the likeliest
+// envs are the environments the agent may have run with, the likeliest
 // first: its own processes' (a wrapper or `env HOME=…` gives it another
 // HOME, CODEX_HOME, GEMINI_CLI_HOME than the watcher's), as they run now or
 // ran at an earlier look; then the command's own NAME=value words over the
 // watcher's environment; then the watcher's. Its session files are under
 // the folders these name.
-func (l *Loop) agentEnvs() []func(string) string {
-	l.noteAgentEnv(0)
+func (s *spending) envs() []func(string) string {
+	s.noteEnv(0)
 	var envs [][]string
-	envs = append(envs, l.spend.environs...)
-	if words := agent.CommandEnv(l.Command, false); len(words) > 0 {
+	envs = append(envs, s.it.environs...)
+	if words := agent.CommandEnv(s.cfg.Command, false); len(words) > 0 {
 		envs = append(envs, words)
 	}
 	envs = append(envs, nil)
 	var getenvs []func(string) string
 	seen := map[string]bool{}
 	for _, env := range envs {
-		getenv := agent.Getenv(env, l.agentGetenv) // else what the loop gave it for its hooks, else the watcher's
+		getenv := agent.Getenv(env, s.hooks.getenv) // else what the loop gave it for its hooks, else the watcher's
 		key := ""
 		for _, name := range []string{"HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME"} {
 			key += name + "=" + getenv(name) + "\x00"
@@ -127,44 +138,44 @@ func (l *Loop) agentEnvs() []func(string) string {
 	return getenvs
 }
 
-// noteAgentEnv keeps the environments of the agent's processes under the
+// noteEnv keeps the environments of the agent's processes under the
 // pane's process pid (0: the latest agent's) while they run, so that a
 // receipt read after the agent exited still finds its session files.
-func (l *Loop) noteAgentEnv(pid int) {
-	if !ReportsUsage(l.Agent.Name) {
+func (s *spending) noteEnv(pid int) {
+	if !ReportsUsage(s.cfg.Agent.Name) {
 		return
 	}
 	if pid <= 0 {
-		pid = l.agentPID
+		pid = s.pane.agentPID
 	}
 	if pid <= 0 { // an agent a previous watcher started
-		if pane, err := l.Tmux.Pane(l.Pane); err == nil && !pane.Dead {
+		if pane, err := s.pane.tmux.Pane(s.cfg.Pane); err == nil && !pane.Dead {
 			pid = pane.PID
 		}
 	}
 	if envs := agent.Environs(pid); len(envs) > 0 {
-		l.receiptStart()
-		l.spend.environs = envs
+		s.current().environs = envs
 	}
 }
 
-// recordReceipt writes the receipt of the iteration that ended: its usage,
+// record writes the receipt of the iteration that ended: its usage,
 // the work tree's change since it began, its checks.
-func (l *Loop) recordReceipt(runs []between.CheckRun) {
-	if l.receiptStart().recorded {
+func (s *spending) record(runs []between.CheckRun) {
+	it := s.current()
+	if it.recorded {
 		return
 	}
-	l.spend.recorded = true
-	if l.spend.turnOver {
-		l.awaitTurnWritten()
+	it.recorded = true
+	if it.turnOver {
+		s.awaitTurnWritten()
 	}
-	r, err := l.readReceipt()
+	r, err := s.read()
 	if err != nil {
-		l.warnf("read the agent's session for iteration %d: %v", l.iteration, err)
+		s.rec.warnf("read the agent's session for iteration %d: %v", it.iteration, err)
 	}
-	if from := l.spend.tree; from != "" {
-		if to, err := between.WorkTree(l.Dir, l.Store.Path(state.WorkTreeIndex)); err == nil {
-			r.Changes, _ = between.TreeDiff(l.Dir, from, to)
+	if from := it.tree; from != "" {
+		if to, err := between.WorkTree(s.cfg.Dir, s.rec.store.Path(state.WorkTreeIndex)); err == nil {
+			r.Changes, _ = between.TreeDiff(s.cfg.Dir, from, to)
 		}
 	}
 	if len(runs) > 0 {
@@ -177,17 +188,12 @@ func (l *Loop) recordReceipt(runs []between.CheckRun) {
 			}
 		}
 	}
-	if err := receipt.Append(l.Store.Path(state.ReceiptsFile), r); err != nil {
-		l.warnf("record the receipt of iteration %d: %v", l.iteration, err)
-	}
-	l.log("COST", r.LogLine())
-	if r.CostUSD == nil && r.Usage.Sum() > 0 && l.Budget.CostUSD > 0 && !l.spend.warned {
-		l.spend.warned = true
-		l.warnf("no price for %s: --max-cost counts only priced tokens (give prices with --prices FILE)",
+	s.rec.receipt(r)
+	if r.CostUSD == nil && r.Usage.Sum() > 0 && s.cfg.Budget.CostUSD > 0 && !s.warned {
+		s.warned = true
+		s.rec.warnf("no price for %s: --max-cost counts only priced tokens (give prices with --prices FILE)",
 			strings.Join(r.Usage.ModelNames(), ", "))
 	}
-	all, _ := receipt.Load(l.Store.Path(state.ReceiptsFile))
-	l.spend.shown = receipt.Total(all).Compact()
 }
 
 // How long the loop waits, at most, for an agent to write the turn that
@@ -205,36 +211,36 @@ const (
 // that hook reported (it tells the transcript); then until the transcript's
 // last line is the model's and the file stands still. A receipt read before
 // would miss the turn's last message.
-func (l *Loop) awaitTurnWritten() {
-	if l.Agent.Name != "claude" {
+func (s *spending) awaitTurnWritten() {
+	if s.cfg.Agent.Name != "claude" {
 		return
 	}
-	deadline := l.Clock.Now().Add(turnWriteWait)
-	if l.hooked[agent.HookTurnEnd] && !l.hooksLost {
-		for l.Clock.Now().Before(deadline) {
-			if _, ok := l.hookRecord(agent.HookTurnEnd); ok {
+	deadline := s.clock.Now().Add(turnWriteWait)
+	if s.hooks.hooked[agent.HookTurnEnd] && !s.hooks.lost {
+		for s.clock.Now().Before(deadline) {
+			if _, ok := s.hooks.record(agent.HookTurnEnd); ok {
 				break
 			}
-			if pane, err := l.Tmux.Pane(l.Pane); err != nil || pane.Dead {
+			if pane, err := s.pane.tmux.Pane(s.cfg.Pane); err != nil || pane.Dead {
 				break // it will report nothing more
 			}
 			select {
-			case <-l.Wake:
-			case <-l.Clock.After(turnWriteLook):
+			case <-s.wake:
+			case <-s.clock.After(turnWriteLook):
 			}
 		}
 	}
-	if pane, err := l.Tmux.Pane(l.Pane); err != nil || pane.Dead {
+	if pane, err := s.pane.tmux.Pane(s.cfg.Pane); err != nil || pane.Dead {
 		return // the agent is gone: what it wrote is all there is
 	}
-	path := l.transcriptPath()
+	path := s.transcriptPath()
 	if path == "" {
 		return
 	}
-	size, still := int64(-2), l.Clock.Now()
+	size, still := int64(-2), s.clock.Now()
 	for {
 		written, n := receipt.ClaudeTurnWritten(path)
-		now := l.Clock.Now()
+		now := s.clock.Now()
 		if n != size {
 			size, still = n, now
 		} else if written && now.Sub(still) >= turnWriteStill {
@@ -243,19 +249,19 @@ func (l *Loop) awaitTurnWritten() {
 		if !now.Before(deadline) {
 			return
 		}
-		<-l.Clock.After(turnWriteLook)
+		<-s.clock.After(turnWriteLook)
 	}
 }
 
 // transcriptPath is the Claude Code transcript of the current iteration:
 // the one its hooks told, else the newest of its folder.
-func (l *Loop) transcriptPath() string {
-	told, _ := os.ReadFile(l.Store.Path(state.TranscriptFile))
+func (s *spending) transcriptPath() string {
+	told, _ := os.ReadFile(s.rec.store.Path(state.TranscriptFile))
 	if path := strings.TrimSpace(string(told)); path != "" {
 		return path
 	}
-	for _, getenv := range l.agentEnvs() {
-		if path := receipt.FindClaudeTranscript(receipt.ClaudeConfigDir(getenv), l.Dir, l.receiptStart().since); path != "" {
+	for _, getenv := range s.envs() {
+		if path := receipt.FindClaudeTranscript(receipt.ClaudeConfigDir(getenv), s.cfg.Dir, s.current().since); path != "" {
 			return path
 		}
 	}
@@ -263,10 +269,10 @@ func (l *Loop) transcriptPath() string {
 }
 
 // spent is what the loop's iterations have spent, by their receipts.
-func (l *Loop) spent() receipt.Spend {
-	all, err := receipt.Load(l.Store.Path(state.ReceiptsFile))
+func (s *spending) spent() receipt.Spend {
+	all, err := receipt.Load(s.rec.store.Path(state.ReceiptsFile))
 	if err != nil {
-		l.warnf("read receipts: %v", err)
+		s.rec.warnf("read receipts: %v", err)
 	}
 	return receipt.SpendOf(all)
 }
@@ -277,26 +283,27 @@ func (l *Loop) budgetStop() (Result, bool) {
 	if !l.Budget.Set() {
 		return Result{}, false
 	}
-	if why, reached := l.Budget.Reached(l.spent()); reached {
+	if why, reached := l.Budget.Reached(l.spend.spent()); reached {
 		return l.overBudget(why), true
 	}
 	return Result{}, false
 }
 
-// budgetEnding says, while an iteration runs, whether its spend with the
+// over says, while an iteration runs, whether its spend with the
 // iterations before has reached the budget: the iteration is then ended.
-func (l *Loop) budgetEnding() (ending, bool) {
-	if !l.Budget.Set() {
-		return endExit, false
+func (s *spending) over() (ending, bool) {
+	if !s.cfg.Budget.Set() {
+		return endNone, false
 	}
-	if l.receiptStart().meter == nil {
-		l.spend.meter = &receipt.BudgetMeter{Budget: l.Budget, Before: l.spent(), Every: cmp.Or(l.BudgetEvery, budgetEvery), Clock: l.Clock, Read: l.readReceipt}
+	it := s.current()
+	if it.meter == nil {
+		it.meter = &receipt.BudgetMeter{Budget: s.cfg.Budget, Before: s.spent(), Every: cmp.Or(s.cfg.BudgetEvery, budgetEvery), Clock: s.clock, Read: s.read}
 	}
-	why, reached := l.spend.meter.Check()
+	why, reached := it.meter.Check()
 	if !reached {
-		return endExit, false
+		return endNone, false
 	}
-	l.spend.why = why
+	it.why = why
 	return endBudget, true
 }
 
@@ -304,21 +311,21 @@ func (l *Loop) budgetEnding() (ending, bool) {
 // loop: the agent is ended first, so that its receipt is complete.
 func (l *Loop) budgetEnded() Result {
 	if pane, err := l.Tmux.Pane(l.Pane); err == nil {
-		l.endAgent(pane)
+		l.pane.endAgent(pane)
 	}
-	l.log("END", fmt.Sprintf("iteration %d budget", l.iteration))
-	l.recordReceipt(nil)
-	why, reached := l.Budget.Reached(l.spent())
+	l.rec.log("END", fmt.Sprintf("iteration %d budget", l.rec.iteration()))
+	l.spend.record(nil)
+	why, reached := l.Budget.Reached(l.spend.spent())
 	if !reached {
-		why = l.spend.why
+		why = l.spend.current().why
 	}
 	return l.overBudget(why)
 }
 
 // overBudget ends the loop on its budget: a limit, whatever else could end it.
 func (l *Loop) overBudget(why string) Result {
-	l.sayf("%s, stopping loop", why)
-	l.log("BUDGET", why)
-	l.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=budget", l.iteration))
+	l.rec.sayf("%s, stopping loop", why)
+	l.rec.log("BUDGET", why)
+	l.rec.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=budget", l.rec.iteration()))
 	return l.end(words.StatusLimit, words.ReasonBudget, words.ExitLimit)
 }

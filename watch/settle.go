@@ -18,19 +18,19 @@ import (
 // another iteration.
 func (l *Loop) settle(ctx context.Context, it outcome, started time.Time) (Result, bool) {
 	ended := l.Clock.Now()
-	l.endCast()
-	l.st.LastIterationEnded = state.Stamp(ended)
+	l.casts.end()
+	l.rec.st.LastIterationEnded = state.Stamp(ended)
 	saved := make(chan struct{})
-	go func() { l.saveScreen(); close(saved) }() // meanwhile the state is written
-	defer func() { <-saved }()                   // the next agent's screen is not this one's
+	go func() { l.rec.saveScreen(); close(saved) }() // meanwhile the state is written
+	defer func() { <-saved }()                       // the next agent's screen is not this one's
 
 	rule := endings[it.ending]
 	done := it.match != "" || it.ending == endDoneFile
-	l.receiptStart()
+	l.spend.current()
 	// The agent's turn is over and it runs on: its last words may not be written yet.
-	l.spend.turnOver = done || it.ending == endTurn
+	l.spend.current().turnOver = done || it.ending == endTurn
 	if rule.then != goOn && !rule.agentRuns && !done && it.ending != endBudget { // budgetEnded ends the agent first
-		l.recordReceipt(nil) // its tokens were spent all the same: they count towards the budget
+		l.spend.record(nil) // its tokens were spent all the same: they count towards the budget
 	}
 	switch {
 	case rule.then == leave:
@@ -58,15 +58,15 @@ func (l *Loop) account(it outcome, d time.Duration) (Result, bool) {
 	failure, fatal := rule.failure, ""
 	switch {
 	case rule.timer != nil:
-		l.sayf(rule.shown, rule.timer(l))
-		l.log("TIMEOUT", fmt.Sprintf("iteration %d "+rule.logged, l.iteration, rule.timer(l)))
+		l.rec.sayf(rule.shown, rule.timer(&l.Config))
+		l.rec.log("TIMEOUT", fmt.Sprintf("iteration %d "+rule.logged, l.rec.iteration(), rule.timer(&l.Config)))
 	case it.ending == endTurn:
 		l.turnEnded = it.turnEnded
-		l.st.LastTurnEnded = state.Stamp(it.turnEnded)
+		l.rec.st.LastTurnEnded = state.Stamp(it.turnEnded)
 		l.completed(d, "turn ended", "turn_end")
 	case it.ending == endExit:
 		code := it.code
-		l.st.LastExitCode = &code
+		l.rec.st.LastExitCode = &code
 		failure, fatal = exitFailure(code)
 		switch {
 		case it.untaken && code != words.ExitPause: // it did no work: a bad flag, a missing key, a program that reads no input
@@ -74,16 +74,16 @@ func (l *Loop) account(it outcome, d time.Duration) (Result, bool) {
 		case code == 0:
 			l.completed(d, "exit: 0", "exit=0")
 		case code == words.ExitPause:
-			l.log("END", fmt.Sprintf("iteration %d exit=%d pause", l.iteration, code))
+			l.rec.log("END", fmt.Sprintf("iteration %d exit=%d pause", l.rec.iteration(), code))
 		}
 	}
 	if failure {
-		l.st.ConsecutiveFailures++
-		l.st.TotalFailures++
+		l.rec.st.ConsecutiveFailures++
+		l.rec.st.TotalFailures++
 	}
 	if fatal != "" {
-		l.log("FAIL", fmt.Sprintf("iteration %d exit=%d fatal", l.iteration, it.code))
-		l.errorf("%s: %s (exit %d)", fatal, l.program(), it.code)
+		l.rec.log("FAIL", fmt.Sprintf("iteration %d exit=%d fatal", l.rec.iteration(), it.code))
+		l.rec.errorf("%s: %s (exit %d)", fatal, l.program(), it.code)
 		return l.end(words.StatusFailed, words.ReasonFatalExit, words.ExitFailed), true
 	}
 	return Result{}, false
@@ -96,19 +96,19 @@ func (l *Loop) judge(it outcome, done, passed bool) (Result, bool) {
 		if it.match == "" {
 			return l.doneFile(), true
 		}
-		l.sayf("done pattern matched, stopping loop")
-		l.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=done_pattern", l.iteration))
+		l.rec.sayf("done pattern matched, stopping loop")
+		l.rec.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=done_pattern", l.rec.iteration()))
 		return l.end(words.StatusDone, words.ReasonDonePattern, words.ExitDone), true
 	}
 	if done {
-		l.rejectDone()
+		l.after.rejectDone()
 	}
 	if it.ending == endExit && it.code == words.ExitPause {
 		return l.pause(fmt.Sprintf("the agent exited %d, pausing loop ('ralph-watch resume %s' goes on)", words.ExitPause, l.Name), "agent_exit_42", words.ReasonPaused), true
 	}
-	if l.StallLimit > 0 && l.st.UnchangedIterations >= l.StallLimit {
-		l.sayf("%d iterations in a row changed nothing, stopping loop", l.st.UnchangedIterations)
-		l.log("FAIL", fmt.Sprintf("iteration %d stalled unchanged=%d", l.iteration, l.st.UnchangedIterations))
+	if l.StallLimit > 0 && l.rec.st.UnchangedIterations >= l.StallLimit {
+		l.rec.sayf("%d iterations in a row changed nothing, stopping loop", l.rec.st.UnchangedIterations)
+		l.rec.log("FAIL", fmt.Sprintf("iteration %d stalled unchanged=%d", l.rec.iteration(), l.rec.st.UnchangedIterations))
 		return l.end(words.StatusFailed, words.ReasonStalled, words.ExitFailed), true
 	}
 	return Result{}, false
@@ -118,11 +118,11 @@ func (l *Loop) judge(it outcome, done, passed bool) (Result, bool) {
 // end after too many in a row), then the restart delay.
 func (l *Loop) next(ctx context.Context, it outcome) (Result, bool) {
 	if it.ending == endExit && (it.code != 0 || it.untaken) || it.ending == endTurnFailed {
-		n := l.st.ConsecutiveFailures
+		n := l.rec.st.ConsecutiveFailures
 		shown, logged := failureText(it)
 		if n >= maxFailures {
-			l.log("FAIL", fmt.Sprintf("iteration %d %s attempt=%d/%d", l.iteration, logged, n, maxFailures))
-			l.sayf("%d consecutive failures, stopping loop", n)
+			l.rec.log("FAIL", fmt.Sprintf("iteration %d %s attempt=%d/%d", l.rec.iteration(), logged, n, maxFailures))
+			l.rec.sayf("%d consecutive failures, stopping loop", n)
 			return l.end(words.StatusFailed, words.ReasonConsecutiveFailures, words.ExitFailed), true
 		}
 		backoff := Backoff
@@ -130,26 +130,26 @@ func (l *Loop) next(ctx context.Context, it outcome) (Result, bool) {
 			backoff = l.BackoffWait
 		}
 		wait := backoff(n)
-		l.sayf("iteration %d failed (%s), retrying in %s (attempt %d/%d)", l.iteration, shown, seconds(wait), n, maxFailures)
-		l.log("FAIL", fmt.Sprintf("iteration %d %s attempt=%d/%d backoff=%s", l.iteration, logged, n, maxFailures, seconds(wait)))
-		l.save()
-		l.showStatus(words.StatusBackoff)
+		l.rec.sayf("iteration %d failed (%s), retrying in %s (attempt %d/%d)", l.rec.iteration(), shown, seconds(wait), n, maxFailures)
+		l.rec.log("FAIL", fmt.Sprintf("iteration %d %s attempt=%d/%d backoff=%s", l.rec.iteration(), logged, n, maxFailures, seconds(wait)))
+		l.rec.save()
+		l.rec.showStatus(words.StatusBackoff)
 		if res, stop := l.waitBetween(ctx, wait); stop {
 			return res, true
 		}
 	}
-	l.save()
+	l.rec.save()
 	return l.waitBetween(ctx, l.RestartDelay)
 }
 
 // waitBetween waits d between iterations; an interrupt or a request that
 // comes meanwhile pauses or stops the loop.
 func (l *Loop) waitBetween(ctx context.Context, d time.Duration) (Result, bool) {
-	end := l.wait(ctx, d)
+	end := l.asks.wait(ctx, d)
 	if end == endWaitOver {
 		return Result{}, false
 	}
-	l.st.LastIterationEnded = state.Stamp(l.Clock.Now())
+	l.rec.st.LastIterationEnded = state.Stamp(l.Clock.Now())
 	return l.leave(outcome{ending: end, between: true}), true
 }
 
@@ -157,11 +157,11 @@ func (l *Loop) waitBetween(ctx context.Context, d time.Duration) (Result, bool) 
 // its iteration not over, for resume to take up.
 func (l *Loop) leave(it outcome) Result {
 	if endings[it.ending].agentRuns && !it.between { // between iterations, the last one is over and recorded
-		if l.st.WaitingUntil == "" { // else no iteration runs: the loop waits for a limit's reset
-			l.st.LastIterationEnded = "" // the agent runs on: the iteration is not over
+		if l.rec.st.WaitingUntil == "" { // else no iteration runs: the loop waits for a limit's reset
+			l.rec.st.LastIterationEnded = "" // the agent runs on: the iteration is not over
 		}
-		l.st.PromptUntyped = it.untyped // paused while the agent started: resume types the prompt
-		l.st.DoneMatch = it.match       // resume ends the loop on it, as it would have
+		l.rec.st.PromptUntyped = it.untyped // paused while the agent started: resume types the prompt
+		l.rec.st.DoneMatch = it.match       // resume ends the loop on it, as it would have
 	}
 	switch it.ending {
 	case endStopped:
@@ -183,8 +183,8 @@ func (l *Loop) stopOn(ctx context.Context, it outcome) (Result, bool) {
 		return l.limit(endings[endMaxTime].reason, fmt.Sprintf("max time (%s) reached", l.MaxTime)), true
 	case endStartup:
 		what, fix := l.Agent.StartupAdvice(it.detail)
-		l.errorf("%s is asking %s; the prompt was not typed. To loop it, %s", l.program(), what, fix)
-		l.log("FAIL", fmt.Sprintf("iteration %d %s", l.iteration, endings[endStartup].logged))
+		l.rec.errorf("%s is asking %s; the prompt was not typed. To loop it, %s", l.program(), what, fix)
+		l.rec.log("FAIL", fmt.Sprintf("iteration %d %s", l.rec.iteration(), endings[endStartup].logged))
 	}
 	return l.fail(it.ending), true
 }
@@ -193,9 +193,9 @@ func (l *Loop) stopOn(ctx context.Context, it outcome) (Result, bool) {
 func (l *Loop) fail(e ending) Result {
 	rule := endings[e]
 	if line := rule.shown; strings.Contains(line, "%s") {
-		l.errorf(line, l.Pane) // the line names the pane
+		l.rec.errorf(line, l.Pane) // the line names the pane
 	} else if line != "" {
-		l.errorf("%s", line)
+		l.rec.errorf("%s", line)
 	}
 	return l.end(rule.status, rule.reason, rule.code)
 }
@@ -210,28 +210,28 @@ func (l *Loop) lost(err error) Result {
 
 // completed records an iteration that ended well, after d.
 func (l *Loop) completed(d time.Duration, shown, logged string) {
-	l.st.ConsecutiveFailures = 0
-	l.st.IterationDurations = append(l.st.IterationDurations, int(d/time.Second))
-	l.sayf("iteration %d completed (%s, duration: %s)", l.iteration, shown, between.FormatDuration(d))
-	l.log("END", fmt.Sprintf("iteration %d %s duration=%s", l.iteration, logged, between.FormatDuration(d)))
+	l.rec.st.ConsecutiveFailures = 0
+	l.rec.st.IterationDurations = append(l.rec.st.IterationDurations, int(d/time.Second))
+	l.rec.sayf("iteration %d completed (%s, duration: %s)", l.rec.iteration(), shown, between.FormatDuration(d))
+	l.rec.log("END", fmt.Sprintf("iteration %d %s duration=%s", l.rec.iteration(), logged, between.FormatDuration(d)))
 }
 
 // doneFile ends the loop on the done file.
 func (l *Loop) doneFile() Result {
-	l.sayf("done file %s exists, stopping loop", l.DoneFile)
-	l.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=done_file", l.iteration))
+	l.rec.sayf("done file %s exists, stopping loop", l.DoneFile)
+	l.rec.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=done_file", l.rec.iteration()))
 	return l.end(words.StatusDone, words.ReasonDoneFile, words.ExitDone)
 }
 
 // limit ends the loop on a limit: success when nothing else could end it,
 // exit 3 when a completion criterion was set and not met.
 func (l *Loop) limit(reason words.Reason, what string) Result {
-	l.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=%s", l.iteration, reason))
+	l.rec.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=%s", l.rec.iteration(), reason))
 	if l.Criterion() {
-		l.sayf("%s without the done signal, stopping loop", what)
+		l.rec.sayf("%s without the done signal, stopping loop", what)
 		return l.end(words.StatusLimit, reason, words.ExitLimit)
 	}
-	l.sayf("loop complete after %d iterations", l.iteration)
+	l.rec.sayf("loop complete after %d iterations", l.rec.iteration())
 	return l.end(words.StatusDone, reason, words.ExitDone)
 }
 
@@ -244,8 +244,8 @@ func (l *Loop) interrupted() Result {
 // paused pauses the loop on a request or the pause file, the agent running on.
 func (l *Loop) paused() Result {
 	rule := endings[endPaused]
-	if l.pauseFileFound {
-		l.pauseFileFound = false
+	if l.after.pauseFileFound {
+		l.after.pauseFileFound = false
 		return l.pause(fmt.Sprintf("pause file %s found, pausing loop (the agent runs on; the file is removed)", l.PauseFile), "pause_file", rule.reason)
 	}
 	return l.pause(rule.shown, rule.logged, rule.reason)
@@ -253,39 +253,61 @@ func (l *Loop) paused() Result {
 
 // pause leaves the loop paused with the agent running, for resume.
 func (l *Loop) pause(message, cause string, reason words.Reason) Result {
-	l.sayf("%s", message)
-	l.log("PAUSE", "loop paused reason="+cause)
-	l.reason = cause
-	l.showStatus(words.StatusPaused)
+	l.rec.sayf("%s", message)
+	l.rec.log("PAUSE", "loop paused reason="+cause)
+	l.rec.reason = cause
+	l.rec.showStatus(words.StatusPaused)
 	return Result{Code: words.ExitInterrupted, Reason: reason}
 }
 
 // stopped ends the loop on a stop request, and the agent too if asked.
 func (l *Loop) stopped() Result {
-	if l.killOnStop {
+	if l.asks.kill {
 		if pane, err := l.Tmux.Pane(l.Pane); err == nil {
-			l.endAgent(pane)
+			l.pane.endAgent(pane)
 		}
 	}
 	rule, reason := endings[endStopped], endings[endStopped].reason
-	if l.killOnStop {
+	if l.asks.kill {
 		reason = words.ReasonKilled // the agent was ended with the loop
 	}
-	l.sayf("%s", rule.shown)
-	l.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=%s", l.iteration, reason))
+	l.rec.sayf("%s", rule.shown)
+	l.rec.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=%s", l.rec.iteration(), reason))
 	return l.end(rule.status, reason, rule.code)
 }
 
 // end ends the loop: its reason recorded, its status shown, its end hook run.
 func (l *Loop) end(status words.Status, reason words.Reason, code int) Result {
-	reason.Write(l.st)
-	l.reason = string(reason)
-	l.showStatus(status) // saves the state
+	reason.Write(l.rec.st)
+	l.rec.reason = string(reason)
+	l.rec.showStatus(status) // saves the state
 	switch code {
 	case words.ExitDone:
-		l.hook("on-done", l.OnDone, strconv.Itoa(code), string(reason))
+		l.after.hook("on-done", l.OnDone, strconv.Itoa(code), string(reason))
 	case words.ExitFailed, words.ExitLimit:
-		l.hook("on-fail", l.OnFail, strconv.Itoa(code), string(reason))
+		l.after.hook("on-fail", l.OnFail, strconv.Itoa(code), string(reason))
 	}
 	return Result{Code: code, Reason: reason}
+}
+
+// afterIteration does the work that follows every iteration that ended and
+// reports whether its checks passed (true with none).
+func (l *Loop) afterIteration(ctx context.Context, it outcome, d time.Duration) bool {
+	l.after.noteChange()
+	runs := l.after.runChecks(ctx)
+	if ctx.Err() != nil {
+		return false
+	}
+	l.spend.record(runs)
+	reason, code := endReason(it), ""
+	if it.ending == endExit {
+		code = strconv.Itoa(it.code)
+	}
+	l.after.appendProgress(reason, code, d, runs)
+	if between.AllPassed(runs) {
+		l.after.commit(runs)
+	}
+	l.rec.save()
+	l.after.hook("on-iteration-end", l.OnIterationEnd, code, reason)
+	return between.AllPassed(runs)
 }

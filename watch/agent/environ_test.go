@@ -42,7 +42,8 @@ func TestEnvironsPutsTheAgentAWrapperStartedBeforeTheWrapper(t *testing.T) {
 	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
 	var envs [][]string
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if envs = Environs(cmd.Process.Pid); len(envs) == 2 {
+		// The child is seen forked before it has run sleep with its own environment.
+		if envs = Environs(cmd.Process.Pid); len(envs) == 2 && Getenv(envs[0], nil)("HOME") == "/other/home" {
 			break
 		}
 	}
