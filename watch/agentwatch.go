@@ -21,15 +21,16 @@ import (
 // (output.go) and its screen (monitor.go, turn.go), and returns an outcome.
 // What comes next is the loop's to decide (settle.go).
 type agentWatch struct {
-	cfg   *Config // read only
-	tmux  tmux.Client
-	clock clock.Clock
-	rec   *recorder
-	pane  *loopPane
-	hooks *agentHooks
-	casts *castLog
-	spend *spending
-	asks  *requests
+	cfg    *Config // read only
+	tmux   tmux.Client
+	clock  clock.Clock
+	rec    *recorder
+	status *statusLine
+	pane   *loopPane
+	hooks  *agentHooks
+	casts  *castLog
+	spend  *spending
+	asks   *requests
 	// loopChecks is what the loop checks now and then while the agent runs:
 	// the done and pause files, a request, max time, the budget.
 	loopChecks func() (ending, bool)
@@ -55,14 +56,13 @@ func (w *agentWatch) adopt(ctx context.Context, started time.Time) outcome {
 	if w.cfg.DonePattern != nil {
 		prompt, _ := os.ReadFile(w.rec.store.Path(state.PromptCopy))
 		w.scanner = agent.NewDoneScanner(w.cfg.DonePattern, string(prompt))
-		if w.match = w.rec.st.DoneMatch; w.match != "" {
+		if w.match = w.rec.takeDoneMatch(); w.match != "" {
 			w.rec.sayf("the done signal came before the pause (%s)", w.match)
 		} else if match, ok := w.doneSincePrompt(); ok {
 			w.match = match
 			w.rec.sayf("the done signal came while no watcher ran (%s)", match)
 		}
 	}
-	w.rec.st.DoneMatch = ""
 	if w.match != "" { // the agent said it is done: nothing it does now changes that
 		return outcome{ending: endDone, match: w.match}
 	}
@@ -78,7 +78,7 @@ func (w *agentWatch) adopt(ctx context.Context, started time.Time) outcome {
 // stopped: still in the agent's input box, it is submitted; not there, it
 // is typed again; either way once.
 func (w *agentWatch) finishTyping(ctx context.Context) (ending, bool) {
-	w.rec.st.PromptPending = false
+	w.rec.promptPending(false)
 	prompt, err := os.ReadFile(w.rec.store.Path(state.PromptCopy))
 	if err != nil {
 		return endNone, false
@@ -117,28 +117,27 @@ func (w *agentWatch) doneSincePrompt() (string, bool) {
 
 // markPrompt notes the pane's line the prompt goes in at (state.PromptLine).
 func (w *agentWatch) markPrompt() {
-	w.rec.st.PromptLine = nil
+	var at *int
 	if pane, err := w.tmux.Pane(w.cfg.Pane); err == nil {
 		line := pane.HistorySize + pane.CursorY
-		w.rec.st.PromptLine = &line
+		at = &line
 	}
-	w.rec.save()
+	w.rec.promptAt(at)
 }
 
 // adoptUntyped takes over an agent started before a pause that came before
 // its prompt was typed: the prompt of that iteration is typed now, once it
 // is ready, and the agent watched.
 func (w *agentWatch) adoptUntyped(ctx context.Context, started time.Time) (r outcome) {
-	w.rec.st.PromptUntyped = false
 	prompt, err := os.ReadFile(w.rec.store.Path(state.PromptCopy))
 	if err != nil {
 		w.rec.warnf("the prompt of iteration %d is lost (%v); watching the agent", w.rec.iteration(), err)
-		w.rec.showStatus(words.StatusRunning)
+		w.status.show(words.StatusRunning)
 		return w.adopt(ctx, started)
 	}
 	w.since, w.started = -1, w.clock.Now() // its output came before the watcher: it has spoken
-	w.rec.reason = w.cfg.readyWait()
-	w.rec.showStatus(words.StatusStarting)
+	w.status.reason = w.cfg.readyWait()
+	w.status.show(words.StatusStarting)
 	if end, stop := w.deliver(ctx, string(prompt)); stop {
 		r.ending, r.detail, r.untyped = end, w.turn.detail, !w.typed
 		return r

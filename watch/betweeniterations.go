@@ -133,13 +133,12 @@ func (b *betweenIterations) noteChange() {
 	if err != nil {
 		return
 	}
-	if now != b.baseline {
-		b.rec.st.UnchangedIterations = 0
+	n := b.rec.unchanged(now == b.baseline)
+	if n == 0 {
 		return
 	}
-	b.rec.st.UnchangedIterations++
-	b.rec.sayf("iteration %d changed nothing (%d/%d)", b.rec.iteration(), b.rec.st.UnchangedIterations, b.cfg.StallLimit)
-	b.rec.log("STALL", fmt.Sprintf("iteration %d unchanged=%d/%d", b.rec.iteration(), b.rec.st.UnchangedIterations, b.cfg.StallLimit))
+	b.rec.sayf("iteration %d changed nothing (%d/%d)", b.rec.iteration(), n, b.cfg.StallLimit)
+	b.rec.log("STALL", fmt.Sprintf("iteration %d unchanged=%d/%d", b.rec.iteration(), n, b.cfg.StallLimit))
 }
 
 // appendProgress adds the iteration's section to the progress file.

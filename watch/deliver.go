@@ -88,25 +88,24 @@ func (w *agentWatch) deliver(ctx context.Context, prompt string) (ending, bool) 
 	switch end := w.awaitReady(ctx); end {
 	case endReady:
 	case endExit:
-		w.rec.showStatus(words.StatusRunning) // the agent exited before it was ready: that is watched as usual
+		w.status.show(words.StatusRunning) // the agent exited before it was ready: that is watched as usual
 		return end, false
 	default:
 		return end, true
 	}
 	w.rec.agentState(agent.StateIdle)
 	w.typed = true
-	w.rec.showStatus(words.StatusRunning)
+	w.status.show(words.StatusRunning)
 	// The baseline: only output from here on can hold the done signal.
 	w.take()
 	if w.cfg.DonePattern != nil {
 		w.scanner = agent.NewDoneScanner(w.cfg.DonePattern, prompt)
 	}
-	w.rec.st.PromptPending = true
+	w.rec.promptPending(true)
 	w.markPrompt() // saves
 	end, stop := w.typeText(ctx, prompt)
 	if end != endInterrupted { // interrupted while typing: the next watcher finishes it
-		w.rec.st.PromptPending = false
-		w.rec.save()
+		w.rec.promptPending(false)
 	}
 	return end, stop
 }

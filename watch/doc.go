@@ -13,7 +13,8 @@
 //	output.go, drawn.go   its output stream (done token, exit marker) and last screen
 //	wrapper.go            the command the pane runs: the agent and its exit marker
 //	hooks.go              agentHooks: what the agent reports itself, and the command it runs with
-//	recorder.go           recorder: the only writer of state.json, the logs, receipts and pane status
+//	recorder.go           recorder: the only writer of state.json, the logs and the receipts
+//	status.go             statusLine: the pane's @ralph-* options, the watcher's beat, the notices
 //	receipts.go           spending: each iteration's receipt and the budget
 //	betweeniterations.go  checks, progress file, commit, hooks, done and pause files
 //	pane.go, stream.go    the pane taken over and given back, and its output stream

@@ -23,8 +23,7 @@ func (l *Loop) waitForLimit(ctx context.Context, text string) (Result, bool) {
 	if least := cmp.Or(l.MinLimitWait, minLimitWait); until.Sub(now) < least {
 		until = now.Add(least)
 	}
-	l.rec.st.CurrentIteration-- // it is run again after the reset
-	l.rec.st.WaitingUntil = state.Stamp(until)
+	l.rec.waitingFor(until) // the iteration is run again after the reset
 	line, _, _ := strings.Cut(strings.TrimSpace(text), "\n")
 	l.rec.sayf("usage limit reached (%s), %s", strings.TrimSpace(line), resetNote(until))
 	l.rec.log("LIMIT", fmt.Sprintf("iteration %d not counted, waiting until %s", l.rec.iteration()+1, state.Stamp(until)))
@@ -36,8 +35,8 @@ func (l *Loop) waitForLimit(ctx context.Context, text string) (Result, bool) {
 // the reset time, so resume waits on instead of starting an iteration.
 func (l *Loop) waitForReset(ctx context.Context, until time.Time) (Result, bool) {
 	now := l.Clock.Now()
-	l.rec.note = resetNote(until)
-	l.rec.showStatus(words.StatusWaiting)
+	l.status.note = resetNote(until)
+	l.status.show(words.StatusWaiting)
 	wait := until.Sub(now)
 	if l.MaxTime > 0 {
 		wait = max(0, min(wait, l.MaxTime-now.Sub(l.start)))
@@ -60,7 +59,7 @@ func (l *Loop) resumeWait(ctx context.Context) (res Result, stop, ok bool) {
 		return Result{}, false, true // the reset has passed: the next iteration starts
 	}
 	l.rec.sayf("resuming the wait for the usage limit's reset (%s)", until.Format("15:04"))
-	l.rec.shown = words.StatusWaiting // the person was told when the limit came, and resumed it knowing
+	l.status.shown = words.StatusWaiting // the person was told when the limit came, and resumed it knowing
 	res, stop = l.waitForReset(ctx, until)
 	return res, stop, true
 }

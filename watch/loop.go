@@ -18,7 +18,8 @@ import (
 // failure or an interrupt. It decides; its parts do and record:
 //
 //	agentWatch         one iteration's agent: start, prompt, output, screen, turn end (agentwatch.go)
-//	recorder           state.json, the logs, receipts and the pane's status (recorder.go)
+//	recorder           state.json, the logs and the receipts: the only writer (recorder.go)
+//	statusLine         the pane's @ralph-* options, the beat, the notices (status.go)
 //	loopPane           the pane: its output stream, remain-on-exit, leftovers (pane.go)
 //	agentHooks         what the agent reports itself, and the command it runs with (hooks.go)
 //	spending           receipts and the budget (receipts.go)
@@ -35,13 +36,14 @@ type Loop struct {
 	Clock  clock.Clock
 	Wake   <-chan os.Signal // a command left a request (SIGUSR1)
 
-	rec   *recorder
-	pane  *loopPane
-	hooks *agentHooks
-	casts *castLog
-	spend *spending
-	after *betweenIterations
-	asks  *requests
+	rec    *recorder
+	status *statusLine
+	pane   *loopPane
+	hooks  *agentHooks
+	casts  *castLog
+	spend  *spending
+	after  *betweenIterations
+	asks   *requests
 
 	start     time.Time // when the loop first started: max time counts from it
 	turnEnded time.Time // when the last iteration's turn ended, for the turn gap
@@ -54,6 +56,7 @@ func (l *Loop) assemble() {
 	}
 	cfg := &l.Config
 	l.rec = &recorder{cfg: cfg, tmux: l.Tmux, store: l.Store, clock: l.Clock, out: l.Out, err: l.Err}
+	l.status = &statusLine{cfg: cfg, tmux: l.Tmux, rec: l.rec}
 	l.pane = &loopPane{cfg: cfg, tmux: l.Tmux, clock: l.Clock, rec: l.rec}
 	l.hooks = newAgentHooks(cfg, l.rec)
 	l.casts = &castLog{cfg: cfg, rec: l.rec, clock: l.Clock}
@@ -65,7 +68,7 @@ func (l *Loop) assemble() {
 // newWatch is the watch of one iteration's agent; nonce "" takes any exit
 // marker as this agent's (one a previous watcher started).
 func (l *Loop) newWatch(nonce string) *agentWatch {
-	return &agentWatch{cfg: &l.Config, tmux: l.Tmux, clock: l.Clock, rec: l.rec, pane: l.pane, hooks: l.hooks,
+	return &agentWatch{cfg: &l.Config, tmux: l.Tmux, clock: l.Clock, rec: l.rec, status: l.status, pane: l.pane, hooks: l.hooks,
 		casts: l.casts, spend: l.spend, asks: l.asks, loopChecks: l.whileRunning, nonce: nonce, exitMarked: -1}
 }
 
@@ -115,14 +118,14 @@ func (l *Loop) Run(ctx context.Context) Result {
 	l.assemble()
 	res, ok := l.open()
 	if ok {
-		stop := l.rec.beat()
+		stop := l.status.beat()
 		res = l.run(ctx)
 		stop()
 		l.pane.giveBack(res)
 	}
-	if !l.rec.shown.Live() { // the pane is back to a shell: the bell can ring in it
-		l.rec.notify(l.rec.lastShown)
-		l.rec.linger()
+	if !l.status.shown.Live() { // the pane is back to a shell: the bell can ring in it
+		l.status.notify(l.status.lastShown)
+		l.status.linger()
 	}
 	return res
 }
@@ -132,15 +135,14 @@ func (l *Loop) Run(ctx context.Context) Result {
 func (l *Loop) Prepare() error {
 	l.assemble()
 	l.start = l.Clock.Now()
-	l.rec.st = &state.State{WorkerName: l.Name, Started: state.Stamp(l.start), IterationDurations: []int{}}
+	l.rec.newRun(l.start)
 	l.rec.record()
-	l.rec.st.Status, l.rec.st.WatcherPID = state.Paused, 0
-	if err := l.rec.write(); err != nil {
+	if err := l.rec.prepared(); err != nil {
 		return err
 	}
 	l.rec.log("PAUSE", "loop prepared, not started")
-	l.rec.reason = "not started ('ralph-watch resume' starts it)"
-	l.rec.showStatus(words.StatusPaused)
+	l.status.reason = "not started ('ralph-watch resume' starts it)"
+	l.status.show(words.StatusPaused)
 	return nil
 }
 
@@ -154,18 +156,13 @@ func (l *Loop) open() (Result, bool) {
 			l.rec.errorf("%v", err)
 			return Result{Code: words.ExitFailed, Reason: words.ReasonNoState}, false
 		}
-		l.rec.st = st
+		l.rec.resumeRun(st)
 		if t, err := time.ParseInLocation(state.TimeFormat, st.Started, time.Local); err == nil {
 			l.start = t // max-time counts from the loop's first start
 		}
-		st.ExitReason = nil
 		l.after.restoreChecks()
 	} else {
-		l.rec.st = &state.State{
-			WorkerName:         l.Name,
-			Started:            state.Stamp(l.start),
-			IterationDurations: []int{},
-		}
+		l.rec.newRun(l.start)
 	}
 	l.rec.record()
 	l.hooks.install()
@@ -193,10 +190,10 @@ func (l *Loop) run(ctx context.Context) Result {
 		started, _ := time.ParseInLocation(state.TimeFormat, l.rec.st.LastIterationStarted, time.Local)
 		l.rec.sayf("resuming iteration %s", l.rec.progress())
 		var it outcome
-		if w := l.newWatch(""); l.rec.st.PromptUntyped && l.PromptMode == agent.ModeType {
+		if w := l.newWatch(""); l.rec.takePromptUntyped() && l.PromptMode == agent.ModeType {
 			it = w.adoptUntyped(ctx, started)
 		} else {
-			l.rec.showStatus(words.StatusRunning)
+			l.status.show(words.StatusRunning)
 			it = w.adopt(ctx, started)
 		}
 		if res, stop := l.settle(ctx, it, started); stop {
@@ -214,7 +211,7 @@ func (l *Loop) run(ctx context.Context) Result {
 		}
 		now := l.Clock.Now()
 		n := l.rec.startIteration(now, l.turnEnded)
-		l.turnEnded = time.Time{}
+		l.turnEnded, l.status.note = time.Time{}, ""
 		prompt := Compose(text, PromptVars{Iteration: n, MaxIterations: l.MaxIterations, Name: l.Name,
 			CheckFailures: l.after.feedback}, l.CheckFailAction, l.IncludeIterationCount)
 		l.spend.begin(now)
@@ -225,10 +222,10 @@ func (l *Loop) run(ctx context.Context) Result {
 		}
 		l.rec.log("START", "iteration "+l.rec.progress())
 		if l.PromptMode == agent.ModeType {
-			l.rec.reason = l.readyWait()
-			l.rec.showStatus(words.StatusStarting) // until the agent takes the prompt
+			l.status.reason = l.readyWait()
+			l.status.show(words.StatusStarting) // until the agent takes the prompt
 		} else {
-			l.rec.showStatus(words.StatusRunning)
+			l.status.show(words.StatusRunning)
 		}
 
 		if res, stop := l.settle(ctx, l.newWatch(nonce()).run(ctx, prompt), now); stop {

@@ -38,14 +38,14 @@ func (p *loopPane) takeOver() error {
 		p.prevRemain, p.hadRemain = r.Value, r.Set // the pane has the last watcher's "on"
 	} else {
 		p.prevRemain, p.hadRemain, _ = p.tmux.PaneOption(p.cfg.Pane, "remain-on-exit")
-		p.rec.st.RemainOnExit = &state.PaneOption{Value: p.prevRemain, Set: p.hadRemain}
+		p.rec.paneRemain(state.PaneOption{Value: p.prevRemain, Set: p.hadRemain})
 	}
 	if err := p.tmux.SetPaneOptions(p.cfg.Pane, []tmux.Option{{Name: "remain-on-exit", Value: "on"}}); err != nil {
 		return err
 	}
 	pane, err := p.tmux.Pane(p.cfg.Pane)
 	if err == nil {
-		p.rec.st.ServerPID = pane.ServerPID // the server the pane is in now; another is not the loop's
+		p.rec.paneServer(pane.ServerPID)
 	}
 	if err == nil && pane.Dead {
 		return nil // tmux pipes no dead pane: the stream opens with the next agent
@@ -101,8 +101,7 @@ func (p *loopPane) giveBack(res Result) {
 		}
 		if pid := ended.BackToShell(p.tmux, p.cfg.Pane, p.cfg.Dir, p.cfg.EndCommand); pid > 0 {
 			_ = os.Remove(p.rec.store.Path(state.AfterExitFile)) // the agent was gone already
-			p.rec.st.ShellPID = pid                              // the pane runs a shell now, not the agent
-			p.rec.save()
+			p.rec.shellStarted(pid)                              // the pane runs a shell now, not the agent
 		}
 		restore := p.prevRemain
 		if !p.hadRemain {
@@ -181,4 +180,11 @@ var errNewServer = errors.New("the tmux server was restarted")
 // same says whether pane lives in the server the loop started in.
 func (p *loopPane) same(pane tmux.Pane) bool {
 	return pane.ServerPID == 0 || p.rec.st.ServerPID == 0 || pane.ServerPID == p.rec.st.ServerPID
+}
+
+// saveScreen keeps the pane's last screen of the iteration for a post-mortem.
+func (p *loopPane) saveScreen() {
+	if screen, err := p.tmux.Capture(tmux.CaptureRequest{Pane: p.cfg.Pane, Start: -1000, Join: true}); err == nil {
+		_ = os.WriteFile(p.rec.store.Path(state.LastScreen), []byte(screen), 0o600)
+	}
 }

@@ -4,16 +4,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"strconv"
-	"strings"
-	"sync"
-	"syscall"
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"github.com/ralph-tmux/ralph.tmux/watch/between"
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
-	"github.com/ralph-tmux/ralph.tmux/watch/ended"
 	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
@@ -21,9 +17,8 @@ import (
 )
 
 // recorder keeps the loop's record: it is the only writer of state.json,
-// the iterations log, the receipts and the pane's status options, and it
-// owns the status shown and the watcher's beat. The loop decides; the
-// recorder writes down what it decided.
+// the iterations log and the receipts. The loop decides; the recorder
+// writes down what it decided.
 type recorder struct {
 	cfg   *Config // read only
 	tmux  tmux.Client
@@ -32,16 +27,9 @@ type recorder struct {
 	out   io.Writer // progress lines, "[ralph] NAME: …"
 	err   io.Writer // warnings and errors
 
-	st        *state.State
-	shown     words.Status // the status last shown
-	lastShown words.Shown
-	note      string // shown after the status mark, e.g. the limit's reset time
-	reason    string // how the loop ended, why it pauses, what it waits for
-	cost      string // the loop's spend as the status line shows it
-	lastSave  time.Time
-
-	beatMu  sync.Mutex // one writer of @ralph-beat at a time: the beat never outlives the loop's status
-	beating bool       // the status shown is one a running watcher beats for
+	st       *state.State
+	cost     string // the loop's spend so far, in short, by its receipts
+	lastSave time.Time
 }
 
 // iteration is the loop's iteration: the one running, or the last one run.
@@ -85,76 +73,6 @@ func (r *recorder) progress() string {
 	return strconv.Itoa(r.iteration())
 }
 
-// showStatus records the loop's status in its state (saved) and mirrors it
-// in the pane's options for the status line; the person hears of a status
-// that needs them once, when it begins.
-func (r *recorder) showStatus(status words.Status) {
-	now := r.clock.Now()
-	changed := status != r.shown
-	r.shown = status
-	shown := words.Shown{Status: status, Name: r.cfg.Name, Iteration: r.iteration(), Max: r.cfg.MaxIterations, Reason: r.reason, Cost: r.cost}
-	switch status {
-	case words.StatusRunning, words.StatusBackoff:
-		shown.Reason = ""
-	case words.StatusWaiting:
-		shown.Note, shown.Reason = r.note, strings.TrimPrefix(r.note, "waiting for ")
-	case words.StatusNeedsInput:
-		shown.Reason = "an answer in the pane (the agent is asking a question)"
-	case words.StatusFailed:
-		shown.Error = r.st.Error // the sentence, not only its code word
-	}
-	if !status.Live() {
-		shown.Ended = now
-	}
-	status.Record(r.st, shown.Reason, now)
-	r.save()
-	r.beatMu.Lock()
-	if r.beating = r.cfg.BeatEvery > 0 && status.Live() && status != words.StatusPaused; r.beating {
-		shown.Beat = time.Now() // the status line compares it with its own clock
-	}
-	_ = r.tmux.SetPaneOptions(r.cfg.Pane, shown.Options())
-	r.beatMu.Unlock()
-	r.lastShown = shown
-	if changed && status.Live() { // an ended loop's notice waits for its pane's shell
-		r.notify(shown)
-	}
-}
-
-// saveScreen keeps the pane's last screen of the iteration for a post-mortem.
-func (r *recorder) saveScreen() {
-	if screen, err := r.tmux.Capture(tmux.CaptureRequest{Pane: r.cfg.Pane, Start: -1000, Join: true}); err == nil {
-		_ = os.WriteFile(r.store.Path(state.LastScreen), []byte(screen), 0o600)
-	}
-}
-
-// beat writes @ralph-beat every BeatEvery while the loop shows a status its
-// watcher beats for, until stop: a watcher that dies (kill -9) leaves a beat
-// that grows old, and the status line, comparing it with the time, says so.
-func (r *recorder) beat() (stop func()) {
-	if r.cfg.BeatEvery <= 0 {
-		return func() {}
-	}
-	done, over := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(over)
-		tick := time.NewTicker(r.cfg.BeatEvery) // the wall clock: the status line's is one
-		defer tick.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case now := <-tick.C:
-				r.beatMu.Lock()
-				if r.beating {
-					_ = r.tmux.SetPaneOptions(r.cfg.Pane, []tmux.Option{{Name: words.OptionBeat, Value: strconv.FormatInt(now.Unix(), 10)}})
-				}
-				r.beatMu.Unlock()
-			}
-		}
-	}()
-	return func() { close(done); <-over }
-}
-
 func (r *recorder) save() {
 	if err := r.trySave(); err != nil {
 		r.warnf("%v", err)
@@ -179,7 +97,7 @@ func (r *recorder) startIteration(now, lastTurnEnded time.Time) int {
 	st.CurrentIteration++
 	st.LastIterationStarted, st.LastIterationEnded = state.Stamp(now), ""
 	st.Status = state.Running
-	st.WaitingUntil, r.note, st.DoneMatch, st.PromptLine, st.Error = "", "", "", nil, ""
+	st.WaitingUntil, st.DoneMatch, st.PromptLine, st.Error = "", "", nil, ""
 	if !lastTurnEnded.IsZero() {
 		gap := now.Sub(lastTurnEnded).Milliseconds()
 		st.TurnGapMS = &gap
@@ -212,96 +130,6 @@ func (r *recorder) errorf(format string, args ...any) {
 // seconds prints a duration in whole seconds, the way the swarm messages do.
 func seconds(d time.Duration) string { return fmt.Sprintf("%ds", int(d/time.Second)) }
 
-// NotifyOption is the global tmux option holding a shell command run when a
-// loop needs the person; it reads RALPH_NAME, RALPH_STATE, RALPH_REASON,
-// RALPH_ITERATION, RALPH_PANE and RALPH_MESSAGE from its environment.
-const NotifyOption = "@ralph-notify-command"
-
-// notice is what to tell the person of a status, "" when it needs no one:
-// a question waits, a limit pauses the loop, it failed or it finished. A
-// stop or pause the person asked for needs no notice.
-func notice(s words.Shown, iteration int) string {
-	var what string
-	switch s.Status {
-	case words.StatusNeedsInput:
-		return fmt.Sprintf("[ralph] %s: needs input in iteration %s (the agent is asking a question)", s.Name, s.Progress())
-	case words.StatusWaiting:
-		return fmt.Sprintf("[ralph] %s: usage limit reached, %s", s.Name, s.Note)
-	case words.StatusDone:
-		what = "done"
-	case words.StatusFailed:
-		what = "failed (" + s.Reason + ")"
-	case words.StatusLimit:
-		what = "reached its limit (" + s.Reason + ") without the done signal"
-	default:
-		return ""
-	}
-	msg := fmt.Sprintf("[ralph] %s: %s after %d iteration", s.Name, what, iteration)
-	if iteration != 1 {
-		msg += "s"
-	}
-	if s.Error != "" {
-		msg += ": " + s.Error
-	}
-	return msg
-}
-
-// notify tells the person, once per event, where they are: a message on
-// the clients of the pane's session, the window's bell flag, and the
-// command in @ralph-notify-command.
-func (r *recorder) notify(s words.Shown) {
-	msg := notice(s, r.iteration())
-	if msg == "" {
-		return
-	}
-	_ = r.tmux.Message(r.cfg.Pane, msg)
-	if pane, err := r.tmux.Pane(r.cfg.Pane); err == nil && !pane.Dead {
-		ringBell(pane.PID)
-	}
-	command, err := r.tmux.GlobalOption(NotifyOption)
-	if err != nil || command == "" {
-		return
-	}
-	cmd := exec.Command("/bin/sh", "-c", command)
-	cmd.Dir = r.cfg.Dir
-	cmd.Env = append(os.Environ(), "RALPH_NAME="+r.cfg.Name, "RALPH_STATE="+s.Status.String(), "RALPH_REASON="+s.Reason,
-		"RALPH_ITERATION="+strconv.Itoa(r.iteration()), "RALPH_PANE="+r.cfg.Pane, "RALPH_MESSAGE="+msg)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // outlives the watcher, which may exit next
-	if err := cmd.Start(); err != nil {
-		r.warnf("run %s: %v", NotifyOption, err)
-		return
-	}
-	go func() { _ = cmd.Wait() }() // reaped, not left a zombie while the loop goes on
-}
-
-// ringBell writes BEL to the terminal of the pane's process, as if the agent
-// rang it: tmux raises the window's bell flag (and bell-action applies).
-func ringBell(pid int) {
-	path := "/proc/" + strconv.Itoa(pid) + "/fd/1"
-	if target, err := os.Readlink(path); err != nil || !strings.HasPrefix(target, "/dev/pts/") {
-		return // not a terminal: nothing to ring
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NOCTTY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return
-	}
-	_, _ = f.Write([]byte("\a"))
-	f.Close()
-}
-
-// linger has the server remove the ended loop's pane options after the
-// linger time, unless another loop took the pane meanwhile (its
-// @ralph-ended is then another or none). The watcher need not wait for it.
-func (r *recorder) linger() {
-	d := ended.Linger(r.tmux)
-	if d <= 0 || r.lastShown.Ended.IsZero() {
-		return
-	}
-	if err := r.tmux.Later(d, ended.Forget(r.cfg.Pane, r.lastShown.Ended)); err != nil {
-		r.warnf("schedule the removal of the ended loop from the status line: %v", err)
-	}
-}
-
 // receipt appends an iteration's receipt to the receipts file, its [COST]
 // line to the log, and shows the loop's spend.
 func (r *recorder) receipt(rc receipt.Receipt) {
@@ -319,4 +147,126 @@ func (r *recorder) agentState(s agent.State) {
 	if r.cfg.Agent.Knows() {
 		r.st.AgentState = s.String()
 	}
+}
+
+// The loop's facts, as the record keeps them. The loop decides; only the
+// recorder writes them down (and state.json with them when it saves).
+
+// newRun starts the record of a loop that starts now.
+func (r *recorder) newRun(start time.Time) {
+	r.st = &state.State{WorkerName: r.cfg.Name, Started: state.Stamp(start), IterationDurations: []int{}}
+}
+
+// resumeRun goes on with the record a previous watcher left.
+func (r *recorder) resumeRun(st *state.State) {
+	st.ExitReason = nil
+	r.st = st
+}
+
+// prepared records a loop prepared and not started: paused, no watcher.
+func (r *recorder) prepared() error {
+	r.st.Status, r.st.WatcherPID = state.Paused, 0
+	return r.write()
+}
+
+// iterationEnded records when the iteration ended.
+func (r *recorder) iterationEnded(at time.Time) { r.st.LastIterationEnded = state.Stamp(at) }
+
+// agentRunsOn records a loop that leaves its agent running mid-iteration:
+// the iteration is not over (unless the loop waits for a limit's reset and
+// none runs), its prompt may be untyped, its done match already seen.
+func (r *recorder) agentRunsOn(untyped bool, match string) {
+	if r.st.WaitingUntil == "" {
+		r.st.LastIterationEnded = ""
+	}
+	r.st.PromptUntyped = untyped // resume types the prompt
+	r.st.DoneMatch = match       // resume ends the loop on it, as it would have
+}
+
+// turnEnded records when the agent finished its turn.
+func (r *recorder) turnEnded(at time.Time) { r.st.LastTurnEnded = state.Stamp(at) }
+
+// exited records the agent's exit status.
+func (r *recorder) exited(code int) { r.st.LastExitCode = &code }
+
+// failed counts a failed iteration.
+func (r *recorder) failed() {
+	r.st.ConsecutiveFailures++
+	r.st.TotalFailures++
+}
+
+// completed records an iteration that ended well, after d.
+func (r *recorder) completed(d time.Duration, shown, logged string) {
+	r.st.ConsecutiveFailures = 0
+	r.st.IterationDurations = append(r.st.IterationDurations, int(d/time.Second))
+	r.sayf("iteration %d completed (%s, duration: %s)", r.iteration(), shown, between.FormatDuration(d))
+	r.log("END", fmt.Sprintf("iteration %d %s duration=%s", r.iteration(), logged, between.FormatDuration(d)))
+}
+
+// waitingFor records a wait for a usage limit's reset: the iteration that
+// met the limit is given back, to run again after it.
+func (r *recorder) waitingFor(until time.Time) {
+	r.st.CurrentIteration--
+	r.st.WaitingUntil = state.Stamp(until)
+}
+
+// unchanged counts the iterations in a row that changed nothing, and
+// returns the count: 0 once one changed something.
+func (r *recorder) unchanged(same bool) int {
+	if !same {
+		r.st.UnchangedIterations = 0
+	} else {
+		r.st.UnchangedIterations++
+	}
+	return r.st.UnchangedIterations
+}
+
+// promptAt records the pane's line the prompt goes in at (nil: unknown), and saves.
+func (r *recorder) promptAt(line *int) {
+	r.st.PromptLine = line
+	r.save()
+}
+
+// promptPending records whether a prompt is being typed (a watcher stopped
+// meanwhile leaves it for the next to finish), and saves.
+func (r *recorder) promptPending(pending bool) {
+	r.st.PromptPending = pending
+	r.save()
+}
+
+// takeDoneMatch is the done match a paused loop's agent printed before the
+// pause, cleared from the record.
+func (r *recorder) takeDoneMatch() string {
+	m := r.st.DoneMatch
+	r.st.DoneMatch = ""
+	return m
+}
+
+// takePromptUntyped reports whether the paused iteration's prompt was never
+// typed, cleared from the record.
+func (r *recorder) takePromptUntyped() bool {
+	u := r.st.PromptUntyped
+	r.st.PromptUntyped = false
+	return u
+}
+
+// paneRemain records the pane's own remain-on-exit, given back at the end.
+func (r *recorder) paneRemain(own state.PaneOption) { r.st.RemainOnExit = &own }
+
+// paneServer records the tmux server the pane is in: another is not the loop's.
+func (r *recorder) paneServer(pid int) { r.st.ServerPID = pid }
+
+// shellStarted records the shell the pane runs after the loop, and saves.
+func (r *recorder) shellStarted(pid int) {
+	r.st.ShellPID = pid
+	r.save()
+}
+
+// ended records how the loop ended.
+func (r *recorder) ended(reason words.Reason) { reason.Write(r.st) }
+
+// status records the status shown, with its reason, and saves.
+func (r *recorder) status(s words.Status, reason string, now time.Time) {
+	s.Record(r.st, reason, now)
+	r.save()
 }

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/between"
-	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
 	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
@@ -19,10 +18,10 @@ import (
 func (l *Loop) settle(ctx context.Context, it outcome, started time.Time) (Result, bool) {
 	ended := l.Clock.Now()
 	l.casts.end()
-	l.rec.st.LastIterationEnded = state.Stamp(ended)
+	l.rec.iterationEnded(ended)
 	saved := make(chan struct{})
-	go func() { l.rec.saveScreen(); close(saved) }() // meanwhile the state is written
-	defer func() { <-saved }()                       // the next agent's screen is not this one's
+	go func() { l.pane.saveScreen(); close(saved) }() // meanwhile the state is written
+	defer func() { <-saved }()                        // the next agent's screen is not this one's
 
 	rule := endings[it.ending]
 	done := it.match != "" || it.ending == endDoneFile
@@ -62,24 +61,23 @@ func (l *Loop) account(it outcome, d time.Duration) (Result, bool) {
 		l.rec.log("TIMEOUT", fmt.Sprintf("iteration %d "+rule.logged, l.rec.iteration(), rule.timer(&l.Config)))
 	case it.ending == endTurn:
 		l.turnEnded = it.turnEnded
-		l.rec.st.LastTurnEnded = state.Stamp(it.turnEnded)
-		l.completed(d, "turn ended", "turn_end")
+		l.rec.turnEnded(it.turnEnded)
+		l.rec.completed(d, "turn ended", "turn_end")
 	case it.ending == endExit:
 		code := it.code
-		l.rec.st.LastExitCode = &code
+		l.rec.exited(code)
 		failure, fatal = exitFailure(code)
 		switch {
 		case it.untaken && code != words.ExitPause: // it did no work: a bad flag, a missing key, a program that reads no input
 			failure = true
 		case code == 0:
-			l.completed(d, "exit: 0", "exit=0")
+			l.rec.completed(d, "exit: 0", "exit=0")
 		case code == words.ExitPause:
 			l.rec.log("END", fmt.Sprintf("iteration %d exit=%d pause", l.rec.iteration(), code))
 		}
 	}
 	if failure {
-		l.rec.st.ConsecutiveFailures++
-		l.rec.st.TotalFailures++
+		l.rec.failed()
 	}
 	if fatal != "" {
 		l.rec.log("FAIL", fmt.Sprintf("iteration %d exit=%d fatal", l.rec.iteration(), it.code))
@@ -133,7 +131,7 @@ func (l *Loop) next(ctx context.Context, it outcome) (Result, bool) {
 		l.rec.sayf("iteration %d failed (%s), retrying in %s (attempt %d/%d)", l.rec.iteration(), shown, seconds(wait), n, maxFailures)
 		l.rec.log("FAIL", fmt.Sprintf("iteration %d %s attempt=%d/%d backoff=%s", l.rec.iteration(), logged, n, maxFailures, seconds(wait)))
 		l.rec.save()
-		l.rec.showStatus(words.StatusBackoff)
+		l.status.show(words.StatusBackoff)
 		if res, stop := l.waitBetween(ctx, wait); stop {
 			return res, true
 		}
@@ -149,7 +147,7 @@ func (l *Loop) waitBetween(ctx context.Context, d time.Duration) (Result, bool) 
 	if end == endWaitOver {
 		return Result{}, false
 	}
-	l.rec.st.LastIterationEnded = state.Stamp(l.Clock.Now())
+	l.rec.iterationEnded(l.Clock.Now())
 	return l.leave(outcome{ending: end, between: true}), true
 }
 
@@ -157,11 +155,7 @@ func (l *Loop) waitBetween(ctx context.Context, d time.Duration) (Result, bool) 
 // its iteration not over, for resume to take up.
 func (l *Loop) leave(it outcome) Result {
 	if endings[it.ending].agentRuns && !it.between { // between iterations, the last one is over and recorded
-		if l.rec.st.WaitingUntil == "" { // else no iteration runs: the loop waits for a limit's reset
-			l.rec.st.LastIterationEnded = "" // the agent runs on: the iteration is not over
-		}
-		l.rec.st.PromptUntyped = it.untyped // paused while the agent started: resume types the prompt
-		l.rec.st.DoneMatch = it.match       // resume ends the loop on it, as it would have
+		l.rec.agentRunsOn(it.untyped, it.match)
 	}
 	switch it.ending {
 	case endStopped:
@@ -208,14 +202,6 @@ func (l *Loop) lost(err error) Result {
 	return l.fail(endPaneGone)
 }
 
-// completed records an iteration that ended well, after d.
-func (l *Loop) completed(d time.Duration, shown, logged string) {
-	l.rec.st.ConsecutiveFailures = 0
-	l.rec.st.IterationDurations = append(l.rec.st.IterationDurations, int(d/time.Second))
-	l.rec.sayf("iteration %d completed (%s, duration: %s)", l.rec.iteration(), shown, between.FormatDuration(d))
-	l.rec.log("END", fmt.Sprintf("iteration %d %s duration=%s", l.rec.iteration(), logged, between.FormatDuration(d)))
-}
-
 // doneFile ends the loop on the done file.
 func (l *Loop) doneFile() Result {
 	l.rec.sayf("done file %s exists, stopping loop", l.DoneFile)
@@ -255,8 +241,8 @@ func (l *Loop) paused() Result {
 func (l *Loop) pause(message, cause string, reason words.Reason) Result {
 	l.rec.sayf("%s", message)
 	l.rec.log("PAUSE", "loop paused reason="+cause)
-	l.rec.reason = cause
-	l.rec.showStatus(words.StatusPaused)
+	l.status.reason = cause
+	l.status.show(words.StatusPaused)
 	return Result{Code: words.ExitInterrupted, Reason: reason}
 }
 
@@ -278,9 +264,9 @@ func (l *Loop) stopped() Result {
 
 // end ends the loop: its reason recorded, its status shown, its end hook run.
 func (l *Loop) end(status words.Status, reason words.Reason, code int) Result {
-	reason.Write(l.rec.st)
-	l.rec.reason = string(reason)
-	l.rec.showStatus(status) // saves the state
+	l.rec.ended(reason)
+	l.status.reason = string(reason)
+	l.status.show(status) // saves the state
 	switch code {
 	case words.ExitDone:
 		l.after.hook("on-done", l.OnDone, strconv.Itoa(code), string(reason))

@@ -61,7 +61,7 @@ func (w *agentWatch) observe(det *agent.Detector, screen string, now time.Time) 
 		t.dialogSince = time.Time{}
 		det.Reset()
 		stable = det.Observe(md5.Sum([]byte(strings.Join(lines, "\n"))), now)
-		w.rec.showStatus(words.StatusRunning)
+		w.status.show(words.StatusRunning)
 	}
 	w.rec.agentState(state)
 	if state == agent.StateWorking || state == agent.StateFinished {
@@ -122,7 +122,7 @@ func (w *agentWatch) askPerson(via, detail string, now time.Time) {
 	w.rec.sayf("the agent is asking a question; waiting for an answer in the pane")
 	w.rec.log("DIALOG", fmt.Sprintf("iteration %d needs input", w.rec.iteration()))
 	w.rec.agentState(agent.StateDialog)
-	w.rec.showStatus(words.StatusNeedsInput)
+	w.status.show(words.StatusNeedsInput)
 }
 
 // hookEnding reads what the agent's hooks reported since the last look: a
