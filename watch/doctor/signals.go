@@ -23,6 +23,9 @@ const (
 	OK   Status = "ok"   // seen, as a loop needs it
 	Fail Status = "fail" // not seen, or seen wrong
 	Skip Status = "n/a"  // does not apply to this agent
+	// Untried: not seen because the loop never got that far (no prompt
+	// was typed, no turn reached it); an earlier line says why.
+	Untried Status = "untried"
 )
 
 // Mark is the status as one character.
@@ -32,6 +35,8 @@ func (s Status) Mark() string {
 		return "✓"
 	case Fail:
 		return "✗"
+	case Untried:
+		return "·"
 	}
 	return "–"
 }
@@ -95,6 +100,12 @@ func Evaluate(o Observed) []Signal {
 		}
 		s.Status, s.Detail, s.Fix = Fail, detail, fix
 	}
+	// untried marks a signal the loop never got far enough to see.
+	untried := func(key, detail string) {
+		if s := byKey[key]; s.Status == OK {
+			s.Status, s.Detail = Untried, "not tried: "+detail
+		}
+	}
 	p := &o.Profile
 	turns := []turn{at(o.Hook, 1), at(o.Hook, 2), at(o.Screen, 1), at(o.Screen, 2)}
 	hook1, hook2, screen1, screen2 := turns[0], turns[1], turns[2], turns[3]
@@ -156,6 +167,19 @@ func Evaluate(o Observed) []Signal {
 			fail("submit", "Enter did not send the prompt", "--prompt-mode arg, if it takes the prompt as an argument")
 		}
 	}
+	// A line never says a step went well that no turn reached.
+	pasted, anyDelivered := false, false
+	for _, t := range turns {
+		_, ok := t.first(watch.EventPasted)
+		pasted = pasted || ok
+		anyDelivered = anyDelivered || delivered(t)
+	}
+	if !pasted {
+		untried("paste", "the prompt was never typed")
+	}
+	if !anyDelivered {
+		untried("submit", "no paste to send")
+	}
 	// Timings come from the first turn that took its prompt.
 	ref := hook1
 	if !delivered(hook1) && delivered(screen1) {
@@ -197,6 +221,8 @@ func Evaluate(o Observed) []Signal {
 		between("busy", hook1, watch.EventSubmitted, watch.EventBusy, "submit")
 	} else if _, ok := screen1.first(watch.EventBusy); ok {
 		between("busy", screen1, watch.EventSubmitted, watch.EventBusy, "submit")
+	} else if !delivered(hook1) && !delivered(screen1) {
+		untried("busy", "no first turn took its prompt")
 	} else {
 		fail("busy", "never seen working", "--busy-pattern RE matching its screen while it works")
 	}
@@ -211,7 +237,7 @@ func Evaluate(o Observed) []Signal {
 		hookEnd.Via = e.Via
 		hookEnd.Detail += " (" + agent.HookWiring[p.TurnHook] + ")"
 	case !delivered(hook1):
-		fail("turn-end-hook", "not seen: no turn with the hook took its prompt", "")
+		untried("turn-end-hook", "the turn with the hook never took its prompt")
 	default:
 		fail("turn-end-hook", "the agent's hook never reported the turn's end ("+agent.HookWiring[p.TurnHook]+")", "")
 	}
@@ -221,6 +247,8 @@ func Evaluate(o Observed) []Signal {
 	} else if p.Ready == nil || p.IdleGrace == 0 {
 		fail("turn-end-screen", "this profile does not read a turn's end from the screen",
 			"--agent NAME for a known agent; else each iteration ends by --inactivity-timeout")
+	} else if !delivered(screen1) {
+		untried("turn-end-screen", "the turn without hooks never took its prompt")
 	} else {
 		fail("turn-end-screen", "its idle screen after the turn was not recognised",
 			"--ready-pattern RE matching its screen when it waits for input")
@@ -237,7 +265,7 @@ func Evaluate(o Observed) []Signal {
 		fail("done", "the echoed prompt matched the done pattern ("+e.Detail+")",
 			"--check-done-continuous=false (match only after the agent exits)")
 	case !delivered(hook2):
-		fail("done", "the second turn, whose reply holds the token, never took its prompt", "")
+		untried("done", "the second turn, whose reply holds the token, never took its prompt")
 	default:
 		if e, ok := hook2.first(watch.EventDone); ok {
 			byKey["done"].Detail = "not in turn 1's echo; in turn 2's reply " + seconds(e.After-hook2.at(watch.EventSubmitted)) + " after submit"
@@ -256,7 +284,7 @@ func Evaluate(o Observed) []Signal {
 	} else if p.Limit == nil && p.TurnHook != "" {
 		limit.Status, limit.Detail = Skip, "its screen shows none (it retries); a loop learns it from its hook"
 	} else if !delivered(screen2) {
-		fail("limit", "the turn answered with a usage limit never took its prompt", "")
+		untried("limit", "the turn answered with a usage limit never took its prompt")
 	} else {
 		fail("limit", "its usage-limit message was not recognised", "--limit-pattern RE matching its limit message")
 	}
@@ -264,6 +292,8 @@ func Evaluate(o Observed) []Signal {
 	// The prompt as the model received it.
 	prompt := byKey["prompt"]
 	switch {
+	case !anyDelivered:
+		untried("prompt", "no prompt went in")
 	case !o.APIUsed:
 		prompt.Status, prompt.Detail = Skip, "the agent made no request to the fake API"
 	case len(o.Received) == 0:
@@ -291,6 +321,9 @@ func Works(signals []Signal) (bool, []string) {
 	works := true
 	var fixes []string
 	for _, s := range signals {
+		if s.Status == Untried && s.Needed {
+			works = false // not seen: a loop cannot be said to work
+		}
 		if s.Status != Fail {
 			continue
 		}
