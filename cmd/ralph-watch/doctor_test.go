@@ -245,7 +245,7 @@ func TestDoctorSaysAWrapperReplacedItsSandbox(t *testing.T) {
 		Works  bool `json:"works"`
 		Bypass struct {
 			Changes []struct{ Name, Value string } `json:"changes"`
-			Config  string                        `json:"config"`
+			Config  string                         `json:"config"`
 		} `json:"bypass"`
 	}
 	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != 1 || rep.Works || len(rep.Bypass.Changes) != 3 ||
