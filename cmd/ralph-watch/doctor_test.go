@@ -240,6 +240,13 @@ func TestDoctorSaysAWrapperReplacedItsSandbox(t *testing.T) {
 	code, out, errOut := c.run(nil, "doctor", "--agent", "claude", "--", wrapper)
 	checkBypassReport(t, code, out+errOut, home, url)
 
+	// The popup's d: doctor with no agent named, the wrapper first on PATH as claude.
+	code, out, errOut = c.run([]string{"PATH=" + filepath.Dir(wrapper) + ":/usr/bin:/bin"}, "doctor")
+	checkBypassReport(t, code, out+errOut, home, url)
+	if !strings.Contains(out, "Doctor could not check claude through "+wrapper+" ") {
+		t.Errorf("the wrapper found on PATH is not named:\n%s", out)
+	}
+
 	code, out, _ = c.run(nil, "doctor", "--json", "--agent", "claude", "--", wrapper)
 	var rep struct {
 		Works  bool `json:"works"`

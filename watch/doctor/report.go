@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os/exec"
 	"strings"
 	"time"
 )
@@ -143,6 +144,11 @@ func (r *Report) writeBypass(w io.Writer, width int) {
 	}
 	what := bypassWhat(b)
 	command := strings.Join(r.Command, " ")
+	if len(r.Command) == 1 && !strings.Contains(r.Command[0], "/") {
+		if path, err := exec.LookPath(r.Command[0]); err == nil {
+			command = path // which claude on PATH: the wrapper
+		}
+	}
 	fmt.Fprintf(w, "! %-*s  %s gives the agent its own %s: %s\n", width, "sandbox", command, what, strings.Join(changes, ", "))
 	fmt.Fprintf(w, "    doctor runs the agent offline, with a throwaway HOME and a fake model API; so started, it\n"+
 		"    would %s, so doctor ended it before typing anything.\n", map[string]string{
