@@ -337,7 +337,7 @@ func (r *agentRun) run(ctx context.Context, srv *server) {
 		r.mu.Lock()
 		r.events = append(r.events, e)
 		r.mu.Unlock()
-		if e.Kind != watch.EventStarted && e.Kind != watch.EventExit && r.bypassed() == nil {
+		if lookBefore[e.Kind] && r.bypassed() == nil {
 			r.lookForBypass(srv, cfg.Pane)
 		}
 		switch {
@@ -361,6 +361,12 @@ func (r *agentRun) run(ctx context.Context, srv *server) {
 	loop := &watch.Loop{Config: cfg, Tmux: srv.Client, Store: r.store, Out: log, Err: log, Wake: r.wake}
 	loop.Run(ctx)
 }
+
+// lookBefore are the events after which the agent's environment is read:
+// the agent has started (it drew, turned on bracketed paste, showed a
+// screen), and the prompt is not typed yet (ready comes before the typing).
+var lookBefore = map[watch.EventKind]bool{watch.EventOutput: true, watch.EventPasteOn: true, watch.EventStartup: true,
+	watch.EventDialog: true, watch.EventLimit: true, watch.EventReady: true}
 
 // lookForBypass reads the environment the agent was started with. If the
 // command gave it another HOME or model API than doctor's, the agent is
