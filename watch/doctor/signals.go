@@ -212,8 +212,23 @@ func Evaluate(o Observed) []Signal {
 			s.Detail = seconds(s.After) + " after " + what
 		}
 	}
-	between("paste", ref, watch.EventReady, watch.EventPasted, "ready")
-	between("submit", ref, watch.EventPasted, watch.EventSubmitted, "the paste")
+	// Timed in the reference turn, else in the first turn that saw both.
+	betweenAny := func(key string, from, to watch.EventKind, what string) {
+		for _, t := range append([]turn{ref}, turns...) {
+			if _, ok := t.first(from); !ok {
+				continue
+			}
+			if _, ok := t.first(to); ok {
+				between(key, t, from, to, what)
+				return
+			}
+		}
+	}
+	betweenAny("paste", watch.EventReady, watch.EventPasted, "ready")
+	betweenAny("submit", watch.EventPasted, watch.EventSubmitted, "the paste")
+	if s := byKey["submit"]; s.Status == OK && s.Detail == "" {
+		s.Detail = "Enter sent the prompt, though its paste was not seen first"
+	}
 
 	// Busy: a quick turn can be missed, so it is not needed.
 	byKey["busy"].Needed = false
@@ -241,14 +256,16 @@ func Evaluate(o Observed) []Signal {
 	default:
 		fail("turn-end-hook", "the agent's hook never reported the turn's end ("+agent.HookWiring[p.TurnHook]+")", "")
 	}
-	if e, ok := screen1.firstVia(watch.EventTurnEnd, watch.ViaScreen); ok {
+	readsScreen := p.Ready != nil && p.IdleGrace != 0
+	if !delivered(screen1) && readsScreen {
+		// An idle screen with no prompt sent ends no turn.
+		untried("turn-end-screen", "the turn without hooks never took its prompt")
+	} else if e, ok := screen1.firstVia(watch.EventTurnEnd, watch.ViaScreen); ok {
 		between("turn-end-screen", screen1, watch.EventSubmitted, watch.EventTurnEnd, "submit")
 		screenEnd.Via = e.Via
-	} else if p.Ready == nil || p.IdleGrace == 0 {
+	} else if !readsScreen {
 		fail("turn-end-screen", "this profile does not read a turn's end from the screen",
 			"--agent NAME for a known agent; else each iteration ends by --inactivity-timeout")
-	} else if !delivered(screen1) {
-		untried("turn-end-screen", "the turn without hooks never took its prompt")
 	} else {
 		fail("turn-end-screen", "its idle screen after the turn was not recognised",
 			"--ready-pattern RE matching its screen when it waits for input")
@@ -256,7 +273,7 @@ func Evaluate(o Observed) []Signal {
 	hookEnd.Needed = false
 	screenEnd.Needed = hookEnd.Status != OK
 	if screenEnd.Needed && screenEnd.Status == OK {
-		screenEnd.Detail += " (the only turn-end signal)"
+		screenEnd.Detail = strings.TrimSpace(screenEnd.Detail + " (the only turn-end signal)")
 	}
 
 	// The done token: the echoed prompt holds it, only the reply's counts.

@@ -327,3 +327,30 @@ func TestEvaluateNeverPassesAStepNoTurnReached(t *testing.T) {
 		t.Errorf("the report passes a step no turn reached:\n%s", b.String())
 	}
 }
+
+// Seen on a loaded machine: the paste never showed, yet Enter sent the
+// prompt; the run without hooks never took its prompt, yet its screen went
+// idle. Each line says what happened, none a bare ✓.
+func TestEvaluateSaysWhatHappenedWhenAStepWasSkipped(t *testing.T) {
+	o := healthy()
+	for _, n := range []int{1, 2} {
+		o.Hook, o.Screen = drop(o.Hook, n, watch.EventPasted), drop(o.Screen, n, watch.EventPasted)
+	}
+	o.Screen = drop(o.Screen, 1, watch.EventSubmitted)
+	o.Hook = drop(o.Hook, 1, watch.EventTurnEnd) // the screen is the only turn-end signal
+	signals := Evaluate(o)
+	if s := find(signals, "paste"); s.Status != Fail {
+		t.Errorf("paste: %+v", s)
+	}
+	if s := find(signals, "submit"); s.Status != OK || !strings.Contains(s.Detail, "Enter sent the prompt, though its paste was not seen first") {
+		t.Errorf("submit: %+v", s)
+	}
+	if s := find(signals, "turn-end-screen"); s.Status != Untried || strings.HasPrefix(s.Detail, " ") {
+		t.Errorf("turn-end-screen: %+v", s)
+	}
+	for _, s := range signals {
+		if s.Status == OK && s.Detail == "" && s.Key != "dialog" {
+			t.Errorf("%s: ✓ with nothing said", s.Key)
+		}
+	}
+}
