@@ -45,8 +45,15 @@ With neither, each of claude, codex, gemini, opencode and copilot found on
 PATH is checked.
 A failed check keeps its screens and logs and names the folder.
 
+A line marked · was not tried: no turn got that far (an earlier line says
+why). A command that gives the agent its own HOME or model API (a wrapper
+script that sets HOME or ANTHROPIC_BASE_URL, env HOME=… claude) would replace
+doctor's sandbox: doctor sees it in the agent's environment, ends the agent
+before typing anything, checks nothing, and prints what the command set and
+where the agent's own settings are.
+
 Exit status: 0 a loop would work, 1 it would not (the lines say what to
-set), 2 usage error or no agent found.
+set) or could not be checked, 2 usage error or no agent found.
 
 Examples:
   ralph-watch doctor --agent claude

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/fakeapi"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
 )
 
@@ -184,5 +187,114 @@ func TestDoctorPassesEachRealAgent(t *testing.T) {
 				t.Errorf("exit %d, want 0 (a loop of %s would work)", code, a.agent)
 			}
 		})
+	}
+}
+
+// personsWrapper writes ~/bin/claude as people write it: a shell script that
+// gives the agent its own HOME, API key and API address, then execs it.
+func personsWrapper(t *testing.T, home, url, agent string) string {
+	t.Helper()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "claude")
+	script := "#!/bin/sh\nHOME='" + home + "'\nANTHROPIC_API_KEY=" + personsKey + "\nANTHROPIC_BASE_URL='" + url + "'\n" +
+		"export HOME ANTHROPIC_API_KEY ANTHROPIC_BASE_URL\nexec '" + agent + "' \"$@\"\n"
+	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+const personsKey = "sk-ant-persons-own-key-0123456789abcdefghij"
+
+// checkBypassReport wants doctor to say that the wrapper replaced its
+// sandbox, with what, and where the agent's settings really are; and to
+// say nothing of a loop, nor any line that passes or fails a signal.
+func checkBypassReport(t *testing.T, code int, out, home, url string) {
+	t.Helper()
+	if code != 1 {
+		t.Errorf("exit %d, want 1 (not checked)", code)
+	}
+	for _, want := range []string{
+		"! sandbox", "gives the agent its own HOME and model API: HOME=" + home + ", ANTHROPIC_API_KEY (its own), ANTHROPIC_BASE_URL=" + url,
+		"so doctor ended it before typing anything", "Doctor could not check claude through ",
+		"its own settings: " + filepath.Join(home, ".claude.json"),
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	for _, never := range []string{"✗", "✓ paste", "✓ submit", "would not work", "would work", "~/.claude.json", personsKey} {
+		if strings.Contains(out, never) {
+			t.Errorf("output holds %q:\n%s", never, out)
+		}
+	}
+}
+
+// Tried as a new user would: doctor through a wrapper that sets its own
+// HOME and API (the fake agent stands in for Claude Code).
+func TestDoctorSaysAWrapperReplacedItsSandbox(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	home, url := t.TempDir(), "http://127.0.0.1:9"
+	wrapper := personsWrapper(t, home, url, fakeClaude(t, fakeClaudeRuns))
+	code, out, errOut := c.run(nil, "doctor", "--agent", "claude", "--", wrapper)
+	checkBypassReport(t, code, out+errOut, home, url)
+
+	// The popup's d: doctor with no agent named, the wrapper first on PATH as claude.
+	code, out, errOut = c.run([]string{"PATH=" + filepath.Dir(wrapper) + ":/usr/bin:/bin"}, "doctor")
+	checkBypassReport(t, code, out+errOut, home, url)
+	if !strings.Contains(out, "Doctor could not check claude through "+wrapper+" ") {
+		t.Errorf("the wrapper found on PATH is not named:\n%s", out)
+	}
+
+	code, out, _ = c.run(nil, "doctor", "--json", "--agent", "claude", "--", wrapper)
+	var rep struct {
+		Works  bool `json:"works"`
+		Bypass struct {
+			Changes []struct{ Name, Value string } `json:"changes"`
+			Config  string                         `json:"config"`
+		} `json:"bypass"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != 1 || rep.Works || len(rep.Bypass.Changes) != 3 ||
+		rep.Bypass.Config != filepath.Join(home, ".claude.json") || strings.Contains(out, personsKey) {
+		t.Errorf("--json: exit %d, %v\n%s", code, err, out)
+	}
+}
+
+// The same with the real Claude Code (pinned), whose wrapper's API is a fake
+// of its own: doctor ends the agent before any prompt reaches that API.
+func TestDoctorSaysARealClaudesWrapperReplacedItsSandbox(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("real agents skipped in -short mode")
+	}
+	claude := os.Getenv("RALPH_TEST_CLAUDE")
+	if claude == "" {
+		t.Skip("no Claude Code (set RALPH_TEST_CLAUDE=/path/to/claude)")
+	}
+	c := newCLI(t)
+	api, err := fakeapi.Start(fakeapi.Options{Reply: "Hello from the wrapper's own API."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = api.Close() }()
+	home := t.TempDir() // set up as the person's: onboarding done, their key approved
+	config, _ := json.Marshal(map[string]any{"hasCompletedOnboarding": true, "theme": "dark",
+		"customApiKeyResponses": map[string]any{"approved": []string{personsKey[len(personsKey)-20:]}, "rejected": []string{}}})
+	if err := os.WriteFile(filepath.Join(home, ".claude.json"), config, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	began := time.Now()
+	code, out, errOut := c.run(nil, "doctor", "--agent", "claude", "--", personsWrapper(t, home, api.URL, claude))
+	t.Logf("%s%s", out, errOut)
+	checkBypassReport(t, code, out+errOut, home, api.URL)
+	if !strings.Contains(out, "to check the agent itself: ralph-watch doctor --agent claude -- "+claude) {
+		t.Errorf("no advice to check the program the wrapper starts:\n%s", out)
+	}
+	if got := api.Prompts(); len(got) > 0 {
+		t.Errorf("the wrapper's API received prompts %q", got)
+	}
+	if took := time.Since(began); took > 20*time.Second {
+		t.Errorf("doctor took %s to see the wrapper", took)
 	}
 }

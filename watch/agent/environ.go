@@ -13,6 +13,28 @@ import (
 // first: the agent a wrapper started, with the HOME and config folders it
 // gave it, before the wrapper. Processes that cannot be read are left out.
 func Environs(root int) [][]string {
+	ps := Procs(root)
+	var envs [][]string
+	for i := len(ps) - 1; i >= 0; i-- {
+		envs = append(envs, ps[i].Env)
+	}
+	return envs
+}
+
+// Proc is one process of a pane's tree as it was started: its arguments
+// and its environment (what it was exec'd with; a shell's later exports
+// show in the programs it starts).
+type Proc struct {
+	PID   int
+	PPID  int
+	Depth int      // 0 for the root, 1 for what it started, …
+	Argv  []string // /proc/PID/cmdline
+	Env   []string // /proc/PID/environ, NAME=value
+}
+
+// Procs are root's process tree, the root first and the deepest last.
+// Processes whose environment cannot be read are left out.
+func Procs(root int) []Proc {
 	if root <= 0 {
 		return nil
 	}
@@ -29,20 +51,29 @@ func Environs(root int) [][]string {
 		return n
 	}
 	pids := treeOf(root, ps)
-	slices.SortStableFunc(pids, func(a, b int) int { return depth(b) - depth(a) })
-	var envs [][]string
+	slices.SortStableFunc(pids, func(a, b int) int { return depth(a) - depth(b) })
+	var out []Proc
 	for _, pid := range pids {
-		data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
-		if err != nil || len(data) == 0 {
+		env := nulList("/proc/" + strconv.Itoa(pid) + "/environ")
+		if len(env) == 0 {
 			continue
 		}
-		var env []string
-		for _, kv := range bytes.Split(bytes.TrimRight(data, "\x00"), []byte{0}) {
-			env = append(env, string(kv))
-		}
-		envs = append(envs, env)
+		out = append(out, Proc{PID: pid, PPID: parent[pid], Depth: depth(pid), Argv: nulList("/proc/" + strconv.Itoa(pid) + "/cmdline"), Env: env})
 	}
-	return envs
+	return out
+}
+
+// nulList reads a /proc file of NUL-terminated strings.
+func nulList(path string) []string {
+	data, err := os.ReadFile(path)
+	if err != nil || len(data) == 0 {
+		return nil
+	}
+	var list []string
+	for _, s := range bytes.Split(bytes.TrimRight(data, "\x00"), []byte{0}) {
+		list = append(list, string(s))
+	}
+	return list
 }
 
 // CommandEnv is what a command sets in its agent's environment by its own

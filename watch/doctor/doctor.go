@@ -47,6 +47,9 @@ type Report struct {
 	Fixes   []string      `json:"fixes,omitempty"`
 	Took    time.Duration `json:"-"`
 	Kept    string        `json:"kept,omitempty"` // the folder with screens and logs, kept when something failed
+	// Bypass is set when the command gave the agent its own HOME or model
+	// API instead of doctor's: nothing was checked, and Works says nothing.
+	Bypass *Bypass `json:"bypass,omitempty"`
 }
 
 // The doctor's prompt names the done token, as a loop's prompt does: only
@@ -151,7 +154,10 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		{name: "hook", hook: true, replies: []string{replyWorking, replyDone}},
 		{name: "screen", replies: []string{replyWorking, replyLimit}},
 	}
+	ctx, stopAll := context.WithCancel(ctx)
+	defer stopAll()
 	for _, r := range runs {
+		r.stopAll = stopAll
 		if err := r.prepare(srv, dir, profile, command, o); err != nil {
 			return nil, err
 		}
@@ -183,6 +189,14 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	wg.Wait()
 	srv.endAgents()
 
+	for _, r := range runs {
+		if b := r.bypassed(); b != nil {
+			rep.Bypass = b
+			rep.Signals = notChecked("the agent ran with its own " + bypassWhat(b))
+			rep.Took = time.Since(began)
+			return rep, nil
+		}
+	}
 	obs := Observed{Profile: profile, Hook: runs[0].recorded(), Screen: runs[1].recorded(), Prompt: Prompt}
 	for _, r := range runs {
 		obs.Received = append(obs.Received, r.api.Prompts()...)
@@ -236,10 +250,12 @@ type agentRun struct {
 	cfg        watch.Config
 	store      *state.Store
 	wake       chan os.Signal
+	stopAll    context.CancelFunc // ends every run of this check
 
 	mu          sync.Mutex
 	events      []words.Event
 	readyScreen string
+	bypass      *Bypass
 }
 
 // prepare writes the run's configuration and opens its tmux session.
@@ -309,6 +325,9 @@ func (r *agentRun) run(ctx context.Context, srv *server) {
 		r.mu.Lock()
 		r.events = append(r.events, e)
 		r.mu.Unlock()
+		if lookBefore[e.Kind] && r.bypassed() == nil {
+			r.lookForBypass(srv, cfg.Pane)
+		}
 		switch {
 		case e.Kind == words.EventStarted && e.Iteration <= len(r.replies):
 			r.api.SetReply(r.replies[e.Iteration-1])
@@ -329,6 +348,39 @@ func (r *agentRun) run(ctx context.Context, srv *server) {
 	defer log.Close()
 	loop := &watch.Loop{Config: cfg, Tmux: srv.Client, Store: r.store, Out: log, Err: log, Wake: r.wake}
 	loop.Run(ctx)
+}
+
+// lookBefore are the events after which the agent's environment is read:
+// the agent has started (it drew, turned on bracketed paste, showed a
+// screen), and the prompt is not typed yet (ready comes before the typing).
+var lookBefore = map[words.EventKind]bool{words.EventOutput: true, words.EventPasteOn: true, words.EventStartup: true,
+	words.EventDialog: true, words.EventLimit: true, words.EventReady: true}
+
+// lookForBypass reads the environment the agent was started with. If the
+// command gave it another HOME or model API than doctor's, the agent is
+// ended before the prompt is typed (the event that says it is ready comes
+// before the typing), and so is the whole check: it would talk to the
+// person's own API, with their own settings.
+func (r *agentRun) lookForBypass(srv *server, pane string) {
+	p, err := srv.Client.Pane(pane)
+	if err != nil || p.Dead || p.PID <= 0 {
+		return
+	}
+	b := findBypass(r.cfg.Agent.Name, agent.Procs(p.PID))
+	if b == nil {
+		return
+	}
+	r.mu.Lock()
+	r.bypass = b
+	r.mu.Unlock()
+	agent.EndTree(p.PID, time.Second)
+	r.stopAll()
+}
+
+func (r *agentRun) bypassed() *Bypass {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.bypass
 }
 
 func (r *agentRun) recorded() []words.Event {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os/exec"
 	"strings"
 	"time"
 )
@@ -20,6 +21,10 @@ func (r *Report) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "%s %-*s  %s %s · %s\n", mark(r.Version != "unknown"), width, "agent", r.Agent, r.Version, strings.Join(r.Command, " "))
 	if r.Pinned != "" && !strings.Contains(r.Version, r.Pinned) {
 		fmt.Fprintf(w, "  ralph.tmux is checked against %s %s; this release may differ\n", r.Agent, r.Pinned)
+	}
+	if r.Bypass != nil {
+		r.writeBypass(w, width)
+		return
 	}
 	for _, s := range r.Signals {
 		line := fmt.Sprintf("%s %-*s  %s", s.Status.Mark(), width, s.Title, s.Detail)
@@ -126,4 +131,39 @@ func indent(text, prefix string) string {
 		lines[i] = prefix + l
 	}
 	return strings.Join(lines, "\n")
+}
+
+// writeBypass says that the command replaced doctor's sandbox, with what,
+// and where the agent's own settings are: no signal was checked, so none
+// is printed, and nothing is said of whether a loop works.
+func (r *Report) writeBypass(w io.Writer, width int) {
+	b := r.Bypass
+	var changes []string
+	for _, c := range b.Changes {
+		changes = append(changes, c.String())
+	}
+	what := bypassWhat(b)
+	command := strings.Join(r.Command, " ")
+	if len(r.Command) == 1 && !strings.Contains(r.Command[0], "/") {
+		if path, err := exec.LookPath(r.Command[0]); err == nil {
+			command = path // which claude on PATH: the wrapper
+		}
+	}
+	fmt.Fprintf(w, "! %-*s  %s gives the agent its own %s: %s\n", width, "sandbox", command, what, strings.Join(changes, ", "))
+	fmt.Fprintf(w, "    doctor runs the agent offline, with a throwaway HOME and a fake model API; so started, it\n"+
+		"    would %s, so doctor ended it before typing anything.\n", map[string]string{
+		"HOME and model API": "run with your settings and talk to your model API",
+		"HOME":               "run with your settings, not doctor's",
+		"model API":          "talk to your model API, not doctor's fake one",
+	}[what])
+	fmt.Fprintf(w, "Doctor could not check %s through %s (in %s): no signal was checked, and this is not a sign that a loop of it fails.\n",
+		r.Agent, command, r.Took.Round(100*time.Millisecond))
+	if b.Config != "" {
+		fmt.Fprintf(w, "  its own settings: %s (under the HOME it ran with)\n", b.Config)
+	} else if b.Home != "" {
+		fmt.Fprintf(w, "  the HOME it ran with: %s\n", b.Home)
+	}
+	if program := shownProgram(b.Program); program != "" && program != command {
+		fmt.Fprintf(w, "  to check the agent itself: ralph-watch doctor --agent %s -- %s (the program it started)\n", r.Agent, program)
+	}
 }

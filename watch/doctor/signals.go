@@ -23,6 +23,9 @@ const (
 	OK   Status = "ok"   // seen, as a loop needs it
 	Fail Status = "fail" // not seen, or seen wrong
 	Skip Status = "n/a"  // does not apply to this agent
+	// Untried: not seen because the loop never got that far (no prompt
+	// was typed, no turn reached it); an earlier line says why.
+	Untried Status = "untried"
 )
 
 // Mark is the status as one character.
@@ -32,6 +35,8 @@ func (s Status) Mark() string {
 		return "✓"
 	case Fail:
 		return "✗"
+	case Untried:
+		return "·"
 	}
 	return "–"
 }
@@ -41,7 +46,7 @@ type Signal struct {
 	Key    string        `json:"key"`   // stable name: ready, paste, turn-end-hook, …
 	Title  string        `json:"title"` // as printed: "paste lands"
 	Status Status        `json:"status"`
-	Via    string        `json:"via,omitempty"` // how it was known (words.Via…)
+	Via    string        `json:"via,omitempty"` // how it was known (watch.Via…)
 	After  time.Duration `json:"-"`             // the time the detail speaks of
 	Detail string        `json:"detail,omitempty"`
 	Fix    string        `json:"fix,omitempty"`    // what to set when it failed
@@ -94,6 +99,12 @@ func Evaluate(o Observed) []Signal {
 			return // the first failure explains it
 		}
 		s.Status, s.Detail, s.Fix = Fail, detail, fix
+	}
+	// untried marks a signal the loop never got far enough to see.
+	untried := func(key, detail string) {
+		if s := byKey[key]; s.Status == OK {
+			s.Status, s.Detail = Untried, "not tried: "+detail
+		}
 	}
 	p := &o.Profile
 	turns := []turn{at(o.Hook, 1), at(o.Hook, 2), at(o.Screen, 1), at(o.Screen, 2)}
@@ -156,6 +167,19 @@ func Evaluate(o Observed) []Signal {
 			fail("submit", "Enter did not send the prompt", "--prompt-mode arg, if it takes the prompt as an argument")
 		}
 	}
+	// A line never says a step went well that no turn reached.
+	pasted, anyDelivered := false, false
+	for _, t := range turns {
+		_, ok := t.first(words.EventPasted)
+		pasted = pasted || ok
+		anyDelivered = anyDelivered || delivered(t)
+	}
+	if !pasted {
+		untried("paste", "the prompt was never typed")
+	}
+	if !anyDelivered {
+		untried("submit", "no paste to send")
+	}
 	// Timings come from the first turn that took its prompt.
 	ref := hook1
 	if !delivered(hook1) && delivered(screen1) {
@@ -188,8 +212,23 @@ func Evaluate(o Observed) []Signal {
 			s.Detail = seconds(s.After) + " after " + what
 		}
 	}
-	between("paste", ref, words.EventReady, words.EventPasted, "ready")
-	between("submit", ref, words.EventPasted, words.EventSubmitted, "the paste")
+	// Timed in the reference turn, else in the first turn that saw both.
+	betweenAny := func(key string, from, to words.EventKind, what string) {
+		for _, t := range append([]turn{ref}, turns...) {
+			if _, ok := t.first(from); !ok {
+				continue
+			}
+			if _, ok := t.first(to); ok {
+				between(key, t, from, to, what)
+				return
+			}
+		}
+	}
+	betweenAny("paste", words.EventReady, words.EventPasted, "ready")
+	betweenAny("submit", words.EventPasted, words.EventSubmitted, "the paste")
+	if s := byKey["submit"]; s.Status == OK && s.Detail == "" {
+		s.Detail = "Enter sent the prompt, though its paste was not seen first"
+	}
 
 	// Busy: a quick turn can be missed, so it is not needed.
 	byKey["busy"].Needed = false
@@ -197,6 +236,8 @@ func Evaluate(o Observed) []Signal {
 		between("busy", hook1, words.EventSubmitted, words.EventBusy, "submit")
 	} else if _, ok := screen1.first(words.EventBusy); ok {
 		between("busy", screen1, words.EventSubmitted, words.EventBusy, "submit")
+	} else if !delivered(hook1) && !delivered(screen1) {
+		untried("busy", "no first turn took its prompt")
 	} else {
 		fail("busy", "never seen working", "--busy-pattern RE matching its screen while it works")
 	}
@@ -211,14 +252,18 @@ func Evaluate(o Observed) []Signal {
 		hookEnd.Via = e.Via
 		hookEnd.Detail += " (" + agent.HookWiring[p.TurnHook] + ")"
 	case !delivered(hook1):
-		fail("turn-end-hook", "not seen: no turn with the hook took its prompt", "")
+		untried("turn-end-hook", "the turn with the hook never took its prompt")
 	default:
 		fail("turn-end-hook", "the agent's hook never reported the turn's end ("+agent.HookWiring[p.TurnHook]+")", "")
 	}
-	if e, ok := screen1.firstVia(words.EventTurnEnd, words.ViaScreen); ok {
+	readsScreen := p.Ready != nil && p.IdleGrace != 0
+	if !delivered(screen1) && readsScreen {
+		// An idle screen with no prompt sent ends no turn.
+		untried("turn-end-screen", "the turn without hooks never took its prompt")
+	} else if e, ok := screen1.firstVia(words.EventTurnEnd, words.ViaScreen); ok {
 		between("turn-end-screen", screen1, words.EventSubmitted, words.EventTurnEnd, "submit")
 		screenEnd.Via = e.Via
-	} else if p.Ready == nil || p.IdleGrace == 0 {
+	} else if !readsScreen {
 		fail("turn-end-screen", "this profile does not read a turn's end from the screen",
 			"--agent NAME for a known agent; else each iteration ends by --inactivity-timeout")
 	} else {
@@ -228,7 +273,7 @@ func Evaluate(o Observed) []Signal {
 	hookEnd.Needed = false
 	screenEnd.Needed = hookEnd.Status != OK
 	if screenEnd.Needed && screenEnd.Status == OK {
-		screenEnd.Detail += " (the only turn-end signal)"
+		screenEnd.Detail = strings.TrimSpace(screenEnd.Detail + " (the only turn-end signal)")
 	}
 
 	// The done token: the echoed prompt holds it, only the reply's counts.
@@ -237,7 +282,7 @@ func Evaluate(o Observed) []Signal {
 		fail("done", "the echoed prompt matched the done pattern ("+e.Detail+")",
 			"--check-done-continuous=false (match only after the agent exits)")
 	case !delivered(hook2):
-		fail("done", "the second turn, whose reply holds the token, never took its prompt", "")
+		untried("done", "the second turn, whose reply holds the token, never took its prompt")
 	default:
 		if e, ok := hook2.first(words.EventDone); ok {
 			byKey["done"].Detail = "not in turn 1's echo; in turn 2's reply " + seconds(e.After-hook2.at(words.EventSubmitted)) + " after submit"
@@ -256,7 +301,7 @@ func Evaluate(o Observed) []Signal {
 	} else if p.Limit == nil && p.TurnHook != "" {
 		limit.Status, limit.Detail = Skip, "its screen shows none (it retries); a loop learns it from its hook"
 	} else if !delivered(screen2) {
-		fail("limit", "the turn answered with a usage limit never took its prompt", "")
+		untried("limit", "the turn answered with a usage limit never took its prompt")
 	} else {
 		fail("limit", "its usage-limit message was not recognised", "--limit-pattern RE matching its limit message")
 	}
@@ -264,6 +309,8 @@ func Evaluate(o Observed) []Signal {
 	// The prompt as the model received it.
 	prompt := byKey["prompt"]
 	switch {
+	case !anyDelivered:
+		untried("prompt", "no prompt went in")
 	case !o.APIUsed:
 		prompt.Status, prompt.Detail = Skip, "the agent made no request to the fake API"
 	case len(o.Received) == 0:
@@ -291,6 +338,9 @@ func Works(signals []Signal) (bool, []string) {
 	works := true
 	var fixes []string
 	for _, s := range signals {
+		if s.Status == Untried && s.Needed {
+			works = false // not seen: a loop cannot be said to work
+		}
 		if s.Status != Fail {
 			continue
 		}

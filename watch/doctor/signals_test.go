@@ -92,7 +92,7 @@ func TestEvaluateReadsEachSignalFromTheLoopsEvents(t *testing.T) {
 		{"every signal seen", func(o *Observed) {}, nil, nil, true, ""},
 		{"a start-up dialog", func(o *Observed) {
 			o.Hook = append(o.Hook[:1], ev(1, words.EventStartup, words.ViaScreen, 900, "0"))
-		}, []string{"dialog", "ready", "turn-end-hook", "done"}, nil, false, "hasTrustDialogAccepted"},
+		}, []string{"dialog", "ready"}, nil, false, "hasTrustDialogAccepted"},
 		{"ready only when the timeout ran out", func(o *Observed) {
 			o.Screen[2].Via = words.ViaTimeout
 			o.ReadyScreen = "❯ \n  ⏵⏵ auto mode on"
@@ -136,7 +136,7 @@ func TestEvaluateReadsEachSignalFromTheLoopsEvents(t *testing.T) {
 		{"the reply's token was missed", func(o *Observed) { o.Hook = drop(o.Hook, 2, words.EventDone) },
 			[]string{"done"}, nil, false, "--done-pattern"},
 		{"the second turn never ran", func(o *Observed) { o.Hook = at(o.Hook, 1).events },
-			[]string{"done"}, nil, false, ""},
+			nil, nil, false, ""},
 		{"the limit was not recognised", func(o *Observed) { o.Screen = drop(o.Screen, 2, words.EventLimit) },
 			[]string{"limit"}, nil, false, "--limit-pattern"},
 		{"the prompt arrived changed", func(o *Observed) { o.Received[1] = "Doctor check" },
@@ -149,6 +149,11 @@ func TestEvaluateReadsEachSignalFromTheLoopsEvents(t *testing.T) {
 			o.Screen = drop(drop(o.Screen, 1, words.EventTurnEnd), 2, words.EventLimit)
 		}, []string{"turn-end-screen", "limit"}, []string{"turn-end-hook"}, false, "--agent NAME"},
 	} {
+		// Signals no turn got far enough to see: never ✓, never blamed.
+		notTried := map[string][]string{
+			"a start-up dialog":         {"turn-end-hook", "done"},
+			"the second turn never ran": {"done"},
+		}[tc.name]
 		t.Run(tc.name, func(t *testing.T) {
 			o := healthy()
 			tc.change(&o)
@@ -161,6 +166,8 @@ func TestEvaluateReadsEachSignalFromTheLoopsEvents(t *testing.T) {
 				want := OK
 				if contains(tc.fails, key) {
 					want = Fail
+				} else if contains(notTried, key) {
+					want = Untried
 				} else if contains(tc.skips, key) {
 					want = Skip
 				}
@@ -271,7 +278,7 @@ func TestEvaluateTellsAHookThatBreaksTheCommand(t *testing.T) {
 		!strings.Contains(ready.Fix, "--turn-hook=false") {
 		t.Errorf("ready: %+v", ready)
 	}
-	if d := find(signals, "done"); d.Status != Fail || strings.Contains(d.Fix, "--done-pattern") {
+	if d := find(signals, "done"); d.Status != Untried || strings.Contains(d.Fix, "--done-pattern") {
 		t.Errorf("done blames the pattern for a turn that never ran: %+v", d)
 	}
 	if p := find(signals, "paste"); p.Status != OK || p.Detail != "100ms after ready" {
@@ -286,5 +293,64 @@ func TestEvaluateSaysAReadyByHookCameBeforeTheFirstOutput(t *testing.T) {
 	want := "by hook, 60ms before its first output (700ms after start)"
 	if got := find(Evaluate(o), "ready").Detail; got != want {
 		t.Errorf("ready: %q, want %q", got, want)
+	}
+}
+
+// The agent asks whether to trust the folder in every turn: no prompt is
+// ever typed, and no line says a step after it went well, or blames it.
+func TestEvaluateNeverPassesAStepNoTurnReached(t *testing.T) {
+	o := healthy()
+	o.Hook, o.Screen = nil, nil
+	for n := 1; n <= 2; n++ {
+		o.Hook = append(o.Hook, ev(n, words.EventStarted, "", 0), ev(n, words.EventOutput, words.ViaStream, 500),
+			ev(n, words.EventStartup, words.ViaScreen, 600, "0"))
+	}
+	o.Screen = append(o.Screen, o.Hook...)
+	o.Received, o.APIUsed = nil, false
+	signals := Evaluate(o)
+	for _, s := range signals {
+		want := Untried
+		if s.Key == "dialog" || s.Key == "ready" {
+			want = Fail
+		}
+		if s.Status != want {
+			t.Errorf("%s: %s %q, want %s", s.Key, s.Status, s.Detail, want)
+		}
+	}
+	if works, _ := Works(signals); works {
+		t.Error("works with no prompt typed")
+	}
+	rep := &Report{Agent: "claude", Command: []string{"claude"}, Version: "2.1.330", Signals: signals}
+	var b strings.Builder
+	rep.WriteText(&b)
+	if strings.Contains(b.String(), "✓ paste") || strings.Contains(b.String(), "✓ submit") || !strings.Contains(b.String(), "· paste lands") {
+		t.Errorf("the report passes a step no turn reached:\n%s", b.String())
+	}
+}
+
+// Seen on a loaded machine: the paste never showed, yet Enter sent the
+// prompt; the run without hooks never took its prompt, yet its screen went
+// idle. Each line says what happened, none a bare ✓.
+func TestEvaluateSaysWhatHappenedWhenAStepWasSkipped(t *testing.T) {
+	o := healthy()
+	for _, n := range []int{1, 2} {
+		o.Hook, o.Screen = drop(o.Hook, n, words.EventPasted), drop(o.Screen, n, words.EventPasted)
+	}
+	o.Screen = drop(o.Screen, 1, words.EventSubmitted)
+	o.Hook = drop(o.Hook, 1, words.EventTurnEnd) // the screen is the only turn-end signal
+	signals := Evaluate(o)
+	if s := find(signals, "paste"); s.Status != Fail {
+		t.Errorf("paste: %+v", s)
+	}
+	if s := find(signals, "submit"); s.Status != OK || !strings.Contains(s.Detail, "Enter sent the prompt, though its paste was not seen first") {
+		t.Errorf("submit: %+v", s)
+	}
+	if s := find(signals, "turn-end-screen"); s.Status != Untried || strings.HasPrefix(s.Detail, " ") {
+		t.Errorf("turn-end-screen: %+v", s)
+	}
+	for _, s := range signals {
+		if s.Status == OK && s.Detail == "" && s.Key != "dialog" {
+			t.Errorf("%s: ✓ with nothing said", s.Key)
+		}
 	}
 }

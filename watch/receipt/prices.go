@@ -24,9 +24,17 @@ type Price struct {
 type Prices map[string]Price
 
 // DefaultPrices are list prices (standard tier, short prompts) as published
-// in late 2025. A model missing here has no cost; add it with a prices file.
+// in late 2025, and later where a line says so. A model missing here has no
+// cost; add it with a prices file.
 var DefaultPrices = Prices{
-	// Anthropic: cache reads at a tenth of input, cache writes (5 minutes) at 1.25×.
+	// Anthropic: cache writes (5 minutes) at 1.25× input. Claude Opus 5.5
+	// (the default model of Claude Code 2.1.330) and Claude Opus 5: as each
+	// model's overview page of Anthropic's platform documentation lists them
+	// (models/opus-5-5/overview, models/opus-5/overview), read 2026-11-24;
+	// Opus 5.5's cache reads are a twentieth of input, not a tenth.
+	"claude-opus-5-5": {4, 20, 0.20, 5},
+	"claude-opus-5":   {5, 25, 0.50, 6.25},
+	// Cache reads at a tenth of input.
 	"claude-opus-4-5":   {5, 25, 0.50, 6.25},
 	"claude-opus-4-1":   {15, 75, 1.50, 18.75},
 	"claude-opus-4":     {15, 75, 1.50, 18.75},
@@ -59,7 +67,7 @@ var DefaultPrices = Prices{
 }
 
 // LoadPrices reads a JSON object of model name to price, such as
-// {"claude-opus-5*": {"input": 5, "output": 25, "cache_read": 0.5,
+// {"my-model*": {"input": 5, "output": 25, "cache_read": 0.5,
 // "cache_write": 6.25}}, over the default prices: a name given in the file
 // replaces the default of that name.
 func LoadPrices(path string) (Prices, error) {

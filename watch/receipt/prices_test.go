@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 func TestLookupMatchesAModelAndItsReleasesButNoOtherModel(t *testing.T) {
@@ -22,7 +23,10 @@ func TestLookupMatchesAModelAndItsReleasesButNoOtherModel(t *testing.T) {
 		{"gemini-2.5-flash-lite", "gemini-2.5-flash-lite"},
 		// Another model, not a release: no price rather than a neighbour's.
 		{"claude-sonnet-4-6", ""},
-		{"claude-opus-5-5", ""},
+		{"claude-opus-5-5-20261101", "claude-opus-5-5"},
+		{"claude-opus-5", "claude-opus-5"},
+		{"claude-opus-5-7", ""},
+		{"claude-opus-9-9", ""},
 		{"gpt-5-pro", ""},
 		{"gpt-5.3", ""},
 		{"gemini-3.8-flash", ""},
@@ -58,9 +62,9 @@ func TestCostIsKnownOnlyWhenEveryTokenHasAPrice(t *testing.T) {
 		{"two priced models", Usage{Tokens: sonnet.plus(Tokens{Input: 1e6}),
 			Models: map[string]Tokens{"claude-sonnet-4-5": sonnet, "gpt-5": {Input: 1e6}}}, 1.27409, true},
 		{"a model without a price", Usage{Tokens: sonnet.plus(unpriced),
-			Models: map[string]Tokens{"claude-sonnet-4-5": sonnet, "claude-opus-5-5": unpriced}}, 0, false},
+			Models: map[string]Tokens{"claude-sonnet-4-5": sonnet, "claude-opus-9-9": unpriced}}, 0, false},
 		{"an unpriced model that used nothing", Usage{Tokens: sonnet,
-			Models: map[string]Tokens{"claude-sonnet-4-5": sonnet, "claude-opus-5-5": {}}}, 0.02409, true},
+			Models: map[string]Tokens{"claude-sonnet-4-5": sonnet, "claude-opus-9-9": {}}}, 0.02409, true},
 		{"tokens of no model", Usage{Tokens: sonnet}, 0, false},
 		{"tokens beyond the models'", Usage{Tokens: sonnet.plus(unpriced), Models: map[string]Tokens{"claude-sonnet-4-5": sonnet}}, 0, false},
 		{"nothing", Usage{}, 0, false},
@@ -74,7 +78,7 @@ func TestCostIsKnownOnlyWhenEveryTokenHasAPrice(t *testing.T) {
 
 func TestLoadPricesAddsAndReplacesOverTheDefaults(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "prices.json")
-	if err := os.WriteFile(path, []byte(`{"claude-opus-5*": {"input": 5, "output": 25, "cache_read": 0.5, "cache_write": 6.25},
+	if err := os.WriteFile(path, []byte(`{"claude-opus-9*": {"input": 5, "output": 25, "cache_read": 0.5, "cache_write": 6.25},
 		"gpt-5": {"input": 1, "output": 8}}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +86,7 @@ func TestLoadPricesAddsAndReplacesOverTheDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if usd, ok := p.Cost(oneModel("claude-opus-5-5", Tokens{Input: 1e6, Output: 1e6})); !ok || usd != 30 {
+	if usd, ok := p.Cost(oneModel("claude-opus-9-9", Tokens{Input: 1e6, Output: 1e6})); !ok || usd != 30 {
 		t.Errorf("added model: %v %v, want 30", usd, ok)
 	}
 	if got, _ := p.Lookup("gpt-5"); got != (Price{Input: 1, Output: 8}) {
@@ -91,7 +95,7 @@ func TestLoadPricesAddsAndReplacesOverTheDefaults(t *testing.T) {
 	if got, _ := p.Lookup("claude-haiku-4-5"); got != DefaultPrices["claude-haiku-4-5"] {
 		t.Errorf("a default kept: %+v", got)
 	}
-	if _, ok := DefaultPrices.Lookup("claude-opus-5-5"); ok {
+	if _, ok := DefaultPrices.Lookup("claude-opus-9-9"); ok {
 		t.Error("loading prices changed the defaults")
 	}
 
@@ -105,5 +109,21 @@ func TestLoadPricesAddsAndReplacesOverTheDefaults(t *testing.T) {
 	}
 	if _, err := LoadPrices(filepath.Join(t.TempDir(), "missing.json")); !os.IsNotExist(err) {
 		t.Errorf("missing file: %v", err)
+	}
+}
+
+// Claude Code 2.1.330 runs Claude Opus 5.5 unless told otherwise: its turns
+// have a cost out of the box, at the published list price.
+func TestClaudeCodesDefaultModelHasAPrice(t *testing.T) {
+	u, err := ReadClaudeFile(fixture("claude-2.1.330.jsonl"), time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	usd, known := DefaultPrices.Cost(u)
+	if want := (200*4.0 + 6*20.0) / 1e6; !known || math.Abs(usd-want) > 1e-12 {
+		t.Errorf("claude-opus-5-5's turns cost %v (known %v), want %v", usd, known, want)
+	}
+	if p, _ := DefaultPrices.Lookup("claude-opus-5-5"); p.CacheRead != 0.20 || p.CacheWrite != 5 {
+		t.Errorf("claude-opus-5-5's cache prices: %+v", p)
 	}
 }
