@@ -110,12 +110,16 @@ func newUnit(t *testing.T, prompt string, program func(n int) *tmuxfake.Program)
 	return u
 }
 
-// run runs the loop to its end; a few real seconds are plenty.
+// unitTimeout bounds a loop on the virtual clock in real time: it needs a
+// few milliseconds, but a machine busy with a whole suite can starve it.
+const unitTimeout = time.Minute
+
+// run runs the loop to its end.
 func (u *unit) run() watch.Result {
 	u.t.Helper()
-	res, ok := u.runFor(10 * time.Second)
+	res, ok := u.runFor(unitTimeout)
 	if !ok {
-		u.t.Fatalf("loop still running after 10s; output:\n%s", u.out.String())
+		u.t.Fatalf("loop still running after %s; output:\n%s", unitTimeout, u.out.String())
 	}
 	return res
 }
@@ -149,9 +153,9 @@ func (u *unit) launch(agent func(n int) *tmuxfake.Program) {
 func (u *unit) start() <-chan watch.Result {
 	done := make(chan watch.Result, 1)
 	go func() {
-		res, ok := u.runFor(10 * time.Second)
+		res, ok := u.runFor(unitTimeout)
 		if !ok {
-			u.t.Errorf("loop still running after 10s; output:\n%s", u.out.String())
+			u.t.Errorf("loop still running after %s; output:\n%s", unitTimeout, u.out.String())
 		}
 		done <- res
 	}()
