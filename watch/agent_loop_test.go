@@ -174,3 +174,17 @@ func TestAStartupDialogStopsTheLoopBeforeThePromptIsTyped(t *testing.T) {
 		t.Errorf("the prompt was typed into the dialog")
 	}
 }
+
+// The advice names the settings the agent reads: a wrapper or env HOME=…
+// gives it another home than the watcher's.
+func TestAStartupDialogsAdviceNamesTheHomeTheAgentRanWith(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, "do the work", nil)
+	home := filepath.Join(h.srv.Dir, "agent-home")
+	h.cfg.Command = append([]string{"env", "HOME=" + home},
+		h.agent("print Do you trust the files in this folder?\nprint\nprint ❯ 1. Yes, proceed\nprint   2. No, exit\nready\nread\nquiet\n")...)
+	h.asAgent("claude")
+	res := h.run(60 * time.Second)
+	h.wantResult(res, words.ExitFailed, "startup-dialog")
+	h.wantOutput("in " + home + "/.claude.json")
+}

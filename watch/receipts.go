@@ -138,6 +138,11 @@ func (s *spending) envs() []func(string) string {
 	return getenvs
 }
 
+// agentHome is the HOME the agent runs with, as far as the loop can tell.
+func (s *spending) agentHome() string {
+	return s.envs()[0]("HOME")
+}
+
 // noteEnv keeps the environments of the agent's processes under the
 // pane's process pid (0: the latest agent's) while they run, so that a
 // receipt read after the agent exited still finds its session files.

@@ -3,6 +3,7 @@ package watch
 import (
 	"context"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -177,6 +178,9 @@ func (l *Loop) stopOn(ctx context.Context, it outcome) (Result, bool) {
 		return l.limit(endings[endMaxTime].reason, fmt.Sprintf("max time (%s) reached", l.MaxTime)), true
 	case endStartup:
 		what, fix := l.Agent.StartupAdvice(it.detail)
+		if home := l.spend.agentHome(); home != "" && home != os.Getenv("HOME") {
+			fix = strings.ReplaceAll(fix, "~/", home+"/") // a wrapper or env HOME=… gave it another home
+		}
 		l.rec.errorf("%s is asking %s; the prompt was not typed. To loop it, %s", l.program(), what, fix)
 		l.rec.log("FAIL", fmt.Sprintf("iteration %d %s", l.rec.iteration(), endings[endStartup].logged))
 	}
