@@ -26,7 +26,6 @@ func (l *Loop) settle(ctx context.Context, it outcome, started time.Time) (Resul
 
 	rule := endings[it.ending]
 	done := it.match != "" || it.ending == endDoneFile
-	l.spend.current()
 	// The agent's turn is over and it runs on: its last words may not be written yet.
 	l.spend.current().turnOver = done || it.ending == endTurn
 	if rule.then != goOn && !rule.agentRuns && !done && it.ending != endBudget { // budgetEnded ends the agent first
