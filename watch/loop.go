@@ -96,23 +96,6 @@ type Result struct {
 	Reason words.Reason
 }
 
-// iteration is what one iteration saw.
-type iteration struct {
-	nonce    string
-	scanner  *agent.DoneScanner
-	match    string
-	exited   bool
-	exitCode int       // from the exit marker; -1 until seen
-	since    int64     // the stream's length when the agent was started
-	pasteOn  bool      // the agent turned on bracketed paste
-	turn     turn      // what its screen showed
-	started  time.Time // when the agent was respawned
-	spoke    bool      // the agent has written something
-	ready    bool      // it took input: the prompt was typed
-	typed    bool      // the agent was ready and the prompt typed (type mode)
-	took     bool      // the agent took the prompt: the typing ended with it alive
-}
-
 // Run loops until the end and returns the exit code.
 func (l *Loop) Run(ctx context.Context) Result {
 	l.assemble()
