@@ -326,6 +326,12 @@ func (r *agentRun) run(ctx context.Context, srv *server) {
 			r.api.SetReply(r.replies[e.Iteration-1])
 		case e.Kind == watch.EventLimit:
 			cancel()
+		case e.Kind == watch.EventSubmitted && e.Iteration <= len(r.replies) &&
+			r.replies[e.Iteration-1] == replyLimit && cfg.Agent.Limit == nil && !cfg.TurnHook:
+			// Nothing on its screen can tell this limit (the profile knows
+			// no limit line) and no hook listens: once the prompt is in,
+			// there is nothing left to learn (Copilot CLI would retry for a minute).
+			cancel()
 		case e.Kind == watch.EventReady && e.Via == watch.ViaTimeout:
 			if screen, err := srv.Client.Capture(tmux.CaptureRequest{Pane: cfg.Pane, Join: true}); err == nil {
 				r.mu.Lock()
