@@ -1,0 +1,78 @@
+package tmuxtest
+
+import (
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+)
+
+// The real agents (Claude Code, Codex, Gemini CLI, OpenCode, Copilot CLI)
+// are Node and Bun programs that keep a core busy while they start (OpenCode
+// about 10 s of CPU a start): more of them at once than the machine carries
+// slows each past its timeouts. Their tests hold places: AgentPlaces of
+// them (RALPH_TEST_AGENTS, else DefaultAgentPlaces) shared by every test
+// process on the machine (go test runs packages side by side), as the locks
+// of the place (placeLock).
+
+// DefaultAgentPlaces is how many real agents run at once, in all test
+// processes together, unless RALPH_TEST_AGENTS says.
+const DefaultAgentPlaces = 3
+
+// AgentPlaces is how many real agents the tests may run at once.
+func AgentPlaces() int {
+	if n, err := strconv.Atoi(os.Getenv("RALPH_TEST_AGENTS")); err == nil && n > 0 {
+		return n
+	}
+	return DefaultAgentPlaces
+}
+
+var (
+	heldMu sync.Mutex
+	held   = map[testing.TB]bool{}
+)
+
+// HoldAgentPlaces waits until n places are free for the test's real agents
+// (n: how many it runs at once) and holds them until the test ends. A test
+// holds places once: a later call of the same test returns at once, so
+// that a test starting its runs one after another never waits on itself.
+func HoldAgentPlaces(t testing.TB, n int) {
+	t.Helper()
+	heldMu.Lock()
+	if held[t] {
+		heldMu.Unlock()
+		return
+	}
+	held[t] = true
+	heldMu.Unlock()
+	total := AgentPlaces()
+	n = min(n, total)
+	var locks []placeLock
+	for {
+		// All n at once or none: holding some while waiting for more
+		// could leave two tests each waiting on the other.
+		for i := 0; i < total && len(locks) < n; i++ {
+			if l, ok := tryPlace(i); ok {
+				locks = append(locks, l)
+			}
+		}
+		if len(locks) == n {
+			break
+		}
+		for _, l := range locks {
+			l.release()
+		}
+		locks = nil
+		time.Sleep(time.Duration(100+rand.IntN(200)) * time.Millisecond)
+	}
+	t.Cleanup(func() {
+		for _, l := range locks {
+			l.release()
+		}
+		heldMu.Lock()
+		delete(held, t)
+		heldMu.Unlock()
+	})
+}
