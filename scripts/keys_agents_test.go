@@ -31,6 +31,7 @@ func TestLoopKeyLoopsARunningOpenCodeOrCopilotCLI(t *testing.T) {
 				t.Skipf("%s is not set (a %s to run offline)", c.variable, c.agent)
 			}
 			t.Parallel()
+			tmuxtest.HoldAgentPlaces(t, 1)
 			srv := tmuxtest.Start(t)
 			// The agents (and the loop's, in a process group of its own)
 			// outlive their panes: end each pane's process tree first.

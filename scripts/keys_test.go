@@ -470,6 +470,7 @@ func TestLoopKeyLoopsARunningClaudeCodeAsItWasStarted(t *testing.T) {
 	if claude == "" {
 		t.Skip("RALPH_TEST_CLAUDE is not set (a Claude Code to run offline)")
 	}
+	tmuxtest.HoldAgentPlaces(t, 1)
 	srv := tmuxtest.Start(t)
 	p := install(t, srv, filepath.Join(srv.Dir, "home", ".tmux", "plugins", "ralph.tmux"), true)
 	dir := filepath.Join(srv.Dir, "project")
