@@ -71,7 +71,7 @@ func TestLoopKeyLoopsARunningOpenCodeOrCopilotCLI(t *testing.T) {
 			}
 			p.press("A")
 			p.choose("Loop what runs here", "y")
-			p.waitOption(pane, "@ralph-state", "running")
+			p.waitOptionWithin(2*time.Minute, pane, "@ralph-state", "running") // the agent started anew
 			name := srv.Option(pane, "@ralph-name")
 			defer func() { _ = p.ralphWatch("stop", "--kill", name).Run() }()
 			st := loopState(t, srv, name)

@@ -498,7 +498,7 @@ func TestLoopKeyLoopsARunningClaudeCodeAsItWasStarted(t *testing.T) {
 	})
 	p.press("A")
 	p.choose("Loop what runs here", "y")
-	p.waitOption(pane, "@ralph-state", "running")
+	p.waitOptionWithin(2*time.Minute, pane, "@ralph-state", "running") // the agent started anew
 	name := srv.Option(pane, "@ralph-name")
 	defer func() { _ = p.ralphWatch("stop", "--kill", name).Run() }()
 	if st := loopState(t, srv, name); !slices.Equal(st.Command, argv) {
