@@ -160,9 +160,10 @@ func TestDoctorRefusesBadInputWithExit2(t *testing.T) {
 }
 
 // The real agents the tests drive ($RALPH_TEST_CLAUDE, …; else their program
-// on PATH), each checked by doctor offline: a loop of each must work. The
-// agents side by side, each doctor holding two places among the real agents
-// the tests run at once (its two loops run together).
+// on PATH), each checked by doctor offline: a loop of each must work. One
+// doctor after another (a test waiting for the agents' places would hold
+// one of go test's -parallel places all along), each holding two places
+// among the real agents all the tests run at once: its two loops run together.
 func TestDoctorPassesEachRealAgent(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -180,7 +181,6 @@ func TestDoctorPassesEachRealAgent(t *testing.T) {
 					t.Skipf("no %s executable (set %s=/path/to/%s)", a.agent, a.variable, a.agent)
 				}
 			}
-			t.Parallel()
 			tmuxtest.HoldAgentPlaces(t, 2)
 			c := newCLI(t)
 			// Doctor bounds each of its loops (150 s): a busy machine is no failure.

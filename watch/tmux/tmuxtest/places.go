@@ -32,6 +32,7 @@ func AgentPlaces() int {
 var (
 	heldMu sync.Mutex
 	held   = map[testing.TB]bool{}
+	gather sync.Mutex // held by the one test taking several places
 )
 
 // HoldAgentPlaces waits until n places are free for the test's real agents
@@ -49,23 +50,24 @@ func HoldAgentPlaces(t testing.TB, n int) {
 	heldMu.Unlock()
 	total := AgentPlaces()
 	n = min(n, total)
+	if n > 1 {
+		// Places come one at a time, each kept: one taker of several at a
+		// time in this process, so that takers of one, which come and go,
+		// never starve it, and two takers of several never wait on each other.
+		gather.Lock()
+		defer gather.Unlock()
+	}
 	var locks []placeLock
-	for {
-		// All n at once or none: holding some while waiting for more
-		// could leave two tests each waiting on the other.
+	for len(locks) < n {
+		got := false
 		for i := 0; i < total && len(locks) < n; i++ {
 			if l, ok := tryPlace(i); ok {
-				locks = append(locks, l)
+				locks, got = append(locks, l), true
 			}
 		}
-		if len(locks) == n {
-			break
+		if !got {
+			time.Sleep(time.Duration(100+rand.IntN(200)) * time.Millisecond)
 		}
-		for _, l := range locks {
-			l.release()
-		}
-		locks = nil
-		time.Sleep(time.Duration(100+rand.IntN(200)) * time.Millisecond)
 	}
 	t.Cleanup(func() {
 		for _, l := range locks {
