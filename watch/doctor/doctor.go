@@ -63,10 +63,11 @@ var (
 	replyLimit   = "!limit 3600"
 )
 
-// Bounds of each loop: generous for an agent that starts slowly, short
-// enough that a signal that never comes does not hold doctor long.
+// Bounds of each loop: generous for an agent that starts slowly (Gemini CLI
+// took over 10 s on a busy 2-core machine), short enough that a signal that
+// never comes does not hold doctor long.
 const (
-	readyTimeout      = 10 * time.Second
+	readyTimeout      = 20 * time.Second
 	inactivityTimeout = 13 * time.Second // past a profile's idle grace for a turn not seen busy (4 × 3s)
 	runTimeout        = 150 * time.Second
 )
