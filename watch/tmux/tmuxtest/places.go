@@ -50,6 +50,13 @@ func HoldAgentPlaces(t testing.TB, n int) {
 	heldMu.Unlock()
 	total := AgentPlaces()
 	n = min(n, total)
+	asked := time.Now()
+	defer func() {
+		// go test counts the wait in the test's time: say how much it was.
+		if waited := time.Since(asked); waited >= time.Second {
+			t.Logf("waited %s for %d of the %d places of real agents", waited.Round(time.Second), n, total)
+		}
+	}()
 	if n > 1 {
 		// Places come one at a time, each kept: one taker of several at a
 		// time in this process, so that takers of one, which come and go,
