@@ -19,7 +19,7 @@ import (
 
 // DefaultAgentPlaces is how many real agents run at once, in all test
 // processes together, unless RALPH_TEST_AGENTS says.
-const DefaultAgentPlaces = 3
+const DefaultAgentPlaces = 4
 
 // AgentPlaces is how many real agents the tests may run at once.
 func AgentPlaces() int {
