@@ -56,16 +56,17 @@ func (c *cli) runWithin(timeout time.Duration, extraEnv []string, args ...string
 	cmd := c.command(extraEnv, args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	done := make(chan error, 1)
 	if err := cmd.Start(); err != nil {
 		c.t.Fatal(err)
 	}
-	go func() { done <- cmd.Wait() }()
+	var waited error
+	done := make(chan struct{})
+	go func() { waited = cmd.Wait(); close(done) }()
 	select {
-	case err := <-done:
+	case <-done:
 		var ee *exec.ExitError
-		if err != nil && !errors.As(err, &ee) {
-			c.t.Fatal(err)
+		if waited != nil && !errors.As(waited, &ee) {
+			c.t.Fatal(waited)
 		}
 		return cmd.ProcessState.ExitCode(), stdout.String(), stderr.String()
 	case <-time.After(timeout):
