@@ -19,12 +19,16 @@ build:
 
 # The whole suite, against real tmux servers on private sockets (the soak
 # tests: make soak). Its tests wait on tmux and agents far more than they
-# compute, so more of them run at once than there are cores. go test's
-# usual output, then the ten slowest tests (bench/slowest).
+# compute, so more of them run at once than there are cores: TESTPARALLEL
+# tests of a package, TESTPACKAGES packages (watch, cmd/ralph-watch and
+# scripts side by side, not the longest last). The real agents' tests
+# share RALPH_TEST_AGENTS places (4) across packages (tmuxtest.HoldAgentPlaces).
+# go test's usual output, then the ten slowest tests (bench/slowest).
 TESTPARALLEL ?= 8
+TESTPACKAGES ?= 4
 test:
 	$(GO) vet ./...
-	$(GO) run ./bench/slowest -n 10 -- $(GO) test -json -count=1 -timeout 30m -parallel $(TESTPARALLEL) ./...
+	$(GO) run ./bench/slowest -n 10 -- $(GO) test -json -count=1 -timeout 30m -p $(TESTPACKAGES) -parallel $(TESTPARALLEL) ./...
 
 # The newest release of each agent pinned in watch/doctor/versions, from
 # the npm registry, installed into a cache (testdata/agents/install --latest):

@@ -31,6 +31,7 @@ func TestLoopKeyLoopsARunningOpenCodeOrCopilotCLI(t *testing.T) {
 				t.Skipf("%s is not set (a %s to run offline)", c.variable, c.agent)
 			}
 			t.Parallel()
+			tmuxtest.HoldAgentPlaces(t, 1)
 			srv := tmuxtest.Start(t)
 			// The agents (and the loop's, in a process group of its own)
 			// outlive their panes: end each pane's process tree first.
@@ -70,7 +71,7 @@ func TestLoopKeyLoopsARunningOpenCodeOrCopilotCLI(t *testing.T) {
 			}
 			p.press("A")
 			p.choose("Loop what runs here", "y")
-			p.waitOption(pane, "@ralph-state", "running")
+			p.waitOptionWithin(2*time.Minute, pane, "@ralph-state", "running") // the agent started anew
 			name := srv.Option(pane, "@ralph-name")
 			defer func() { _ = p.ralphWatch("stop", "--kill", name).Run() }()
 			st := loopState(t, srv, name)

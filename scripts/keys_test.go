@@ -470,6 +470,7 @@ func TestLoopKeyLoopsARunningClaudeCodeAsItWasStarted(t *testing.T) {
 	if claude == "" {
 		t.Skip("RALPH_TEST_CLAUDE is not set (a Claude Code to run offline)")
 	}
+	tmuxtest.HoldAgentPlaces(t, 1)
 	srv := tmuxtest.Start(t)
 	p := install(t, srv, filepath.Join(srv.Dir, "home", ".tmux", "plugins", "ralph.tmux"), true)
 	dir := filepath.Join(srv.Dir, "project")
@@ -497,7 +498,7 @@ func TestLoopKeyLoopsARunningClaudeCodeAsItWasStarted(t *testing.T) {
 	})
 	p.press("A")
 	p.choose("Loop what runs here", "y")
-	p.waitOption(pane, "@ralph-state", "running")
+	p.waitOptionWithin(2*time.Minute, pane, "@ralph-state", "running") // the agent started anew
 	name := srv.Option(pane, "@ralph-name")
 	defer func() { _ = p.ralphWatch("stop", "--kill", name).Run() }()
 	if st := loopState(t, srv, name); !slices.Equal(st.Command, argv) {

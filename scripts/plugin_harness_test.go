@@ -126,7 +126,14 @@ func (p *plugin) choose(line, key string) {
 // waitOption waits until a pane option has a value.
 func (p *plugin) waitOption(pane, name, want string) {
 	p.t.Helper()
-	tmuxtest.Eventually(p.t, 30*time.Second, name+" = "+want, func() bool { return p.srv.Option(pane, name) == want })
+	p.waitOptionWithin(30*time.Second, pane, name, want)
+}
+
+// waitOptionWithin is waitOption with its own bound: a real agent's start
+// (OpenCode's takes 10 s of CPU) is slower than a fake's on a busy machine.
+func (p *plugin) waitOptionWithin(bound time.Duration, pane, name, want string) {
+	p.t.Helper()
+	tmuxtest.Eventually(p.t, bound, name+" = "+want, func() bool { return p.srv.Option(pane, name) == want })
 }
 
 // wantLive fails a test whose loop is live but whose watcher does not say

@@ -37,6 +37,7 @@ var copilotCLI = agentFixture{
 // its errorOccurred hook tells the API's error each time: the loop takes it
 // for a limit and waits, the iteration not counted.
 func TestCopilotUsageLimitIsToldByItsErrorHook(t *testing.T) {
+	t.Parallel()
 	copilot := copilotCLI.find(t)
 	r := newAgentRun(t, copilotCLI, copilot, loopPrompt, "!limit 3600")
 	defer r.explain()

@@ -33,6 +33,7 @@ var openCode = agentFixture{
 // takes it for a limit, by the plugin's report and by the screen, and waits,
 // the iteration not counted.
 func TestOpenCodeUsageLimitIsRecognisedWhileItRetries(t *testing.T) {
+	t.Parallel()
 	opencode := openCode.find(t)
 	for _, hook := range []bool{true, false} {
 		t.Run(map[bool]string{true: "plugin", false: "screen"}[hook], func(t *testing.T) {

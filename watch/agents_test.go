@@ -19,7 +19,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -52,6 +51,13 @@ type agentFixture struct {
 	// "always" or only with the turn "hook" (OpenCode's plugin writes them);
 	// "": not checked
 	receipts string
+	// doneReceipt: with its hook, the iteration the reply's token ends has
+	// a receipt that counts its turn, though the agent writes the turn to
+	// its transcript a moment after the hook (Claude Code does)
+	doneReceipt bool
+	// settings: the person's settings file (under HOME) that a loop
+	// installing the agent's hooks must leave as it was ("": not checked)
+	settings string
 }
 
 // turnEnd is one way a loop learns that the agent's turn is over.
@@ -92,6 +98,7 @@ func TestRealAgentsEndEachTurnAndStopOnlyOnTheRepliedToken(t *testing.T) {
 	tmuxtest.Require(t)
 	for _, fx := range []agentFixture{claudeCode, codexCLI, geminiCLI, openCode, copilotCLI} {
 		t.Run(fx.name, func(t *testing.T) {
+			t.Parallel() // the agents side by side: holdRealAgentPlace bounds how many run at once
 			exe := fx.find(t)
 			tmuxtest.Build(t, "cmd/ralph-watch") // once, before the parallel runs
 			for _, end := range fx.ends {
@@ -102,8 +109,12 @@ func TestRealAgentsEndEachTurnAndStopOnlyOnTheRepliedToken(t *testing.T) {
 						reply := map[bool]string{false: "Still working on it.", true: "All tasks complete.\nRALPH_DONE_42"}[token]
 						r := newAgentRun(t, fx, exe, loopPrompt, reply)
 						defer r.explain()
+						settings := r.personsSettings()
 						r.endTurns(end, turnHookWake(t), token) // a wake of its own: a shared one wakes one loop of many
 						r.wantRepliedTokenOnly(r.run(fx.timeout), end, token)
+						if end.hook {
+							r.wantSettingsUnchanged(settings)
+						}
 					})
 				}
 			}
@@ -125,6 +136,9 @@ func (r *agentRun) wantRepliedTokenOnly(res watch.Result, end turnEnd, token boo
 			r.t.Errorf("output lacks the done line")
 		}
 		r.wantPrompts(1, strings.TrimRight(loopPrompt, "\n"))
+		if end.hook && r.fx.doneReceipt {
+			r.wantDoneReceipt()
+		}
 		return
 	}
 	if res.Code != words.ExitLimit || res.Reason != "max_iterations" {
@@ -166,6 +180,42 @@ func (r *agentRun) wantReceipts(n int) {
 	}
 }
 
+// wantDoneReceipt checks that the iteration the token ended has a receipt
+// with its turn's tokens (the fake API bills 100 tokens in per request).
+func (r *agentRun) wantDoneReceipt() {
+	r.t.Helper()
+	rs, err := receipt.Load(r.store().Path(state.ReceiptsFile))
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	if len(rs) != 1 || rs[0].Source == "" || rs[0].Usage.Input+rs[0].Usage.CacheRead+rs[0].Usage.CacheWrite < 100 || rs[0].Usage.Output == 0 {
+		r.t.Errorf("receipts = %+v, want iteration 1 with its turn's tokens", rs)
+	}
+}
+
+// personsSettings reads the person's settings file of the agent (its
+// fixture's settings), as it is before the loop.
+func (r *agentRun) personsSettings() []byte {
+	if r.fx.settings == "" {
+		return nil
+	}
+	before, _ := os.ReadFile(filepath.Join(r.srv.Dir, "home", r.fx.settings))
+	return before
+}
+
+// wantSettingsUnchanged checks that the loop, which gave the agent its
+// hooks, left the person's settings file as it was.
+func (r *agentRun) wantSettingsUnchanged(before []byte) {
+	r.t.Helper()
+	if r.fx.settings == "" {
+		return
+	}
+	path := filepath.Join(r.srv.Dir, "home", r.fx.settings)
+	if after, _ := os.ReadFile(path); string(after) != string(before) {
+		r.t.Errorf("the person's %s changed:\n%s\nto\n%s", path, before, after)
+	}
+}
+
 // agentRun is one loop of a real agent on a private server, against its
 // own fake API.
 type agentRun struct {
@@ -182,32 +232,16 @@ type agentRun struct {
 	ev    events           // what the loop learned, for the timings logged
 }
 
+// holdRealAgentPlace waits for a place among the real agents that all the
+// tests run at once (tmuxtest.HoldAgentPlaces): a test that starts several
+// runs, one after another, holds one.
+func holdRealAgentPlace(t *testing.T) { tmuxtest.HoldAgentPlaces(t, 1) }
+
 // newAgentRun prepares a server whose panes start the agent with no dialog
 // (as doctor prepares it) against a fake API that answers every turn with
 // reply. The loop uses the agent's profile and types the prompt, two
 // iterations, each ending when the agent's turn does (inactivity is set
 // beyond any test's timeout).
-// realAgents holds a place for each real agent running: each is a Node
-// program that keeps a core busy while it starts, so no more run at once
-// than a 2-core machine carries without slowing them past their timeouts
-// (the tests of fakes around them run on).
-var realAgents = make(chan struct{}, 2)
-
-// placed are the tests holding a place: a test that starts several runs
-// (one after another) holds one place, not one a run, which would deadlock.
-var placed sync.Map
-
-func holdRealAgentPlace(t *testing.T) {
-	if _, held := placed.LoadOrStore(t, true); held {
-		return
-	}
-	realAgents <- struct{}{}
-	t.Cleanup(func() {
-		placed.Delete(t)
-		<-realAgents
-	})
-}
-
 func newAgentRun(t *testing.T, fx agentFixture, exe, prompt, reply string) *agentRun {
 	t.Helper()
 	holdRealAgentPlace(t)

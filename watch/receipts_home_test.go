@@ -35,6 +35,7 @@ func sessionScript(t *testing.T, fixture, path, dir string) string {
 // GEMINI_CLI_HOME): their session files are found where they wrote them,
 // and the receipt counts what those report.
 func TestReceiptsFindCodexAndGeminiSessionsUnderTheHomeTheAgentRanWith(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name, agent, fixture string
 		env                  func(other string) string // NAME=value words the agent runs with
@@ -61,6 +62,7 @@ func TestReceiptsFindCodexAndGeminiSessionsUnderTheHomeTheAgentRanWith(t *testin
 			}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			h := newHarness(t, "write the file", nil)
 			other := filepath.Join(h.srv.Dir, "other-home")
 			session := c.session(other)

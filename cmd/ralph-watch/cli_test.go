@@ -45,24 +45,39 @@ func (c *cli) command(extraEnv []string, args ...string) *exec.Cmd {
 // run runs ralph-watch to its end and returns exit code, stdout and stderr.
 func (c *cli) run(extraEnv []string, args ...string) (int, string, string) {
 	c.t.Helper()
+	return c.runWithin(90*time.Second, extraEnv, args...)
+}
+
+// runWithin is run, failing the test if ralph-watch is still running after
+// timeout. Then it is stopped as a person would (SIGTERM: doctor ends its
+// private server and agents), killed only if that is not enough.
+func (c *cli) runWithin(timeout time.Duration, extraEnv []string, args ...string) (int, string, string) {
+	c.t.Helper()
 	cmd := c.command(extraEnv, args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	done := make(chan error, 1)
 	if err := cmd.Start(); err != nil {
 		c.t.Fatal(err)
 	}
-	go func() { done <- cmd.Wait() }()
+	var waited error
+	done := make(chan struct{})
+	go func() { waited = cmd.Wait(); close(done) }()
 	select {
-	case err := <-done:
+	case <-done:
 		var ee *exec.ExitError
-		if err != nil && !errors.As(err, &ee) {
-			c.t.Fatal(err)
+		if waited != nil && !errors.As(waited, &ee) {
+			c.t.Fatal(waited)
 		}
 		return cmd.ProcessState.ExitCode(), stdout.String(), stderr.String()
-	case <-time.After(90 * time.Second):
-		cmd.Process.Kill()
-		c.t.Fatalf("ralph-watch %v still running after 90s; stdout:\n%s\nstderr:\n%s", args, stdout.String(), stderr.String())
+	case <-time.After(timeout):
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-done:
+		case <-time.After(15 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+		c.t.Fatalf("ralph-watch %v still running after %s; stdout:\n%s\nstderr:\n%s", args, timeout, stdout.String(), stderr.String())
 	}
 	return 0, "", ""
 }

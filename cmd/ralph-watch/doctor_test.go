@@ -162,13 +162,15 @@ func TestDoctorRefusesBadInputWithExit2(t *testing.T) {
 }
 
 // The real agents the tests drive ($RALPH_TEST_CLAUDE, …; else their program
-// on PATH), each checked by doctor offline: a loop of each must work.
+// on PATH), each checked by doctor offline: a loop of each must work. One
+// doctor after another (a test waiting for the agents' places would hold
+// one of go test's -parallel places all along), each holding two places
+// among the real agents all the tests run at once: its two loops run together.
 func TestDoctorPassesEachRealAgent(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
 		t.Skip("real agents skipped in -short mode")
 	}
-	c := newCLI(t)
 	for _, a := range []struct{ agent, variable string }{
 		{"claude", "RALPH_TEST_CLAUDE"}, {"codex", "RALPH_TEST_CODEX"}, {"gemini", "RALPH_TEST_GEMINI"},
 		{"opencode", "RALPH_TEST_OPENCODE"}, {"copilot", "RALPH_TEST_COPILOT"},
@@ -181,7 +183,10 @@ func TestDoctorPassesEachRealAgent(t *testing.T) {
 					t.Skipf("no %s executable (set %s=/path/to/%s)", a.agent, a.variable, a.agent)
 				}
 			}
-			code, out, errOut := c.run(nil, "doctor", "--agent", a.agent, "--", path)
+			tmuxtest.HoldAgentPlaces(t, 2)
+			c := newCLI(t)
+			// Doctor bounds each of its loops (150 s): a busy machine is no failure.
+			code, out, errOut := c.runWithin(4*time.Minute, nil, "doctor", "--agent", a.agent, "--", path)
 			t.Logf("ralph-watch doctor --agent %s -- %s\n%s%s", a.agent, path, out, errOut)
 			if code != 0 {
 				t.Errorf("exit %d, want 0 (a loop of %s would work)", code, a.agent)

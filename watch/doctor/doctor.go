@@ -67,10 +67,11 @@ var (
 	replyLimit   = "!limit 3600"
 )
 
-// Bounds of each loop: generous for an agent that starts slowly, short
-// enough that a signal that never comes does not hold doctor long.
+// Bounds of each loop: generous for an agent that starts slowly (Gemini CLI
+// took over 10 s on a busy 2-core machine), short enough that a signal that
+// never comes does not hold doctor long.
 const (
-	readyTimeout      = 10 * time.Second
+	readyTimeout      = 20 * time.Second
 	inactivityTimeout = 13 * time.Second // past a profile's idle grace for a turn not seen busy (4 × 3s)
 	runTimeout        = 150 * time.Second
 )
@@ -332,6 +333,12 @@ func (r *agentRun) run(ctx context.Context, srv *server) {
 		case e.Kind == words.EventStarted && e.Iteration <= len(r.replies):
 			r.api.SetReply(r.replies[e.Iteration-1])
 		case e.Kind == words.EventLimit:
+			cancel()
+		case e.Kind == words.EventSubmitted && e.Iteration <= len(r.replies) &&
+			r.replies[e.Iteration-1] == replyLimit && cfg.Agent.Limit == nil && !cfg.TurnHook:
+			// Nothing on its screen can tell this limit (the profile knows
+			// no limit line) and no hook listens: once the prompt is in,
+			// there is nothing left to learn (Copilot CLI would retry for a minute).
 			cancel()
 		case e.Kind == words.EventReady && e.Via == words.ViaTimeout:
 			if screen, err := srv.Client.Capture(tmux.CaptureRequest{Pane: cfg.Pane, Join: true}); err == nil {

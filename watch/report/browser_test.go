@@ -120,7 +120,8 @@ func lastLines(s string, n int) string {
 // browser that may reach nothing: the timeline is drawn, the cast the
 // address names becomes a player showing its iteration's screen, and the
 // page asks the network for nothing (a page that does is seen, so the
-// check can fail). Screenshots stay in a folder named in the log.
+// check can fail). Screenshots stay in a folder named in the log when the
+// test fails.
 func TestTheReportRendersInHeadlessChromiumWithoutTheNetwork(t *testing.T) {
 	bin := chromium(t)
 	root := recordedRun(t, "night", 20, 40)
@@ -132,7 +133,13 @@ func TestTheReportRendersInHeadlessChromiumWithoutTheNetwork(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("report and screenshots kept in %s", artifacts)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("report and screenshots kept in %s", artifacts)
+			return
+		}
+		_ = os.RemoveAll(artifacts)
+	})
 	file := filepath.Join(artifacts, "report.html")
 	var buf bytes.Buffer
 	if _, err := Write(&buf, run, Options{}); err != nil {
