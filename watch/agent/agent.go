@@ -39,10 +39,9 @@ type Profile struct {
 	Modes map[string]ModeArgs
 	// TurnHook names the agent's own end-of-turn signal the watcher installs.
 	TurnHook string
-	// DrawsAfterHook: its hook can report the turn's end before its screen
+	// DrawsAfterHook: its hook reports the turn's end before its screen
 	// shows the last words (OpenCode's plugin runs in its server, not its
-	// TUI; Claude Code's Stop hook on a busy machine); after the hook the
-	// watcher waits, at most 3 s, for the Finished line.
+	// TUI); after the hook the watcher waits for the Finished line.
 	DrawsAfterHook bool
 	// SlowStart is how long its start can take on a busy machine, when that
 	// is longer than doctor's ready timeout (OpenCode: its server, its
@@ -269,9 +268,6 @@ var profiles = map[string]Profile{
 		Modes: map[string]ModeArgs{ModeType: {}, ModeArg: {Last: []string{"-p"}},
 			ModeStdin: {Last: []string{"-p"}}},
 		TurnHook: HookClaudeStop,
-		// Its Stop hook can run before a busy machine has drawn the reply
-		// (the done token missed by a second, doctor saw): wait for "✻ … for Ns".
-		DrawsAfterHook: true,
 	},
 	"codex": { // Codex 0.169.0
 		Name:     "codex",
