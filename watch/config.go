@@ -115,7 +115,7 @@ const (
 	maxFailures    = 5
 	quietAfter     = 15 * time.Millisecond  // output paused this long: judge held-back lines
 	maxLimitWait   = 8 * 24 * time.Hour     // a reset further off is misread
-	hookSettle     = time.Second            // longest wait for output after a turn-end hook
+	hookSettle     = 3 * time.Second        // longest wait for output after a turn-end hook: a busy machine draws the reply late
 	hookQuiet      = 150 * time.Millisecond // after a turn-end hook, output paused this long is all there is
 )
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -296,5 +297,28 @@ func TestAnAgentThatCannotStartWithItsHooksRunsWithoutThem(t *testing.T) {
 		"iteration 2 completed (turn ended", "iteration 3 completed (turn ended")
 	if n := strings.Count(h.out.String(), "before it took input"); n != 1 {
 		t.Errorf("the fallback was told %d times, want once:\n%s", n, h.out.String())
+	}
+}
+
+// Claude Code's Stop hook can run before a busy machine has drawn the
+// reply: the done token that comes two seconds after the hook, the agent
+// still drawing meanwhile, is this iteration's and ends the loop.
+func TestADoneTokenDrawnAfterTheTurnEndHookEndsTheLoop(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, "do the work", nil)
+	_, run := h.hooked(`ready
+read
+echo
+hook Stop
+spinner 2s
+print RALPH_DONE_AFTER_THE_HOOK
+quiet
+`)
+	h.cfg.DonePattern = regexp.MustCompile(`RALPH_DONE_AFTER_THE_HOOK`)
+	h.cfg.MaxIterations = 2
+	res := run(60 * time.Second)
+	h.wantResult(res, words.ExitDone, "done_pattern")
+	if strings.Contains(h.out.String(), "starting iteration 2") {
+		t.Errorf("the token drawn after the hook was missed:\n%s", h.out.String())
 	}
 }
