@@ -63,7 +63,7 @@ soak:
 	[ $$rc = 0 ] || echo "make soak failed: the whole output is in bin/soak.log"; exit $$rc
 
 # The loop tested by simulation (watch/sim_test.go): SEEDS seeded scenarios
-# on the in-memory tmux, or one with SEED=N. make test runs 2,000.
+# on the in-memory tmux, or one with SEED=N. make test runs 500, CI 10,000.
 SEEDS ?= 10000
 sim:
 	@mkdir -p bin

@@ -31,7 +31,7 @@ import (
 //	go test ./watch -run TestSimulatedLoops -sim.seeds 10000   # more seeds (make sim SEEDS=10000)
 //	go test ./watch -run TestSimulatedLoops -sim.seed 1234 -v  # replay one
 var (
-	simSeeds = flag.Int("sim.seeds", 2000, "how many seeds TestSimulatedLoops runs")
+	simSeeds = flag.Int("sim.seeds", 500, "how many seeds TestSimulatedLoops runs (make test; CI runs make sim)")
 	simFirst = flag.Int64("sim.first", 1, "the first seed TestSimulatedLoops runs")
 	simSeed  = flag.Int64("sim.seed", 0, "run this one seed only")
 )
