@@ -321,39 +321,6 @@ func TestIterationTimeoutEndsAnAgentWhoseSpinnerNeverSettles(t *testing.T) {
 	}
 }
 
-// The waits themselves (1, 2, 4, 8 s) are TestUnitAFailedIterationWaitsExactlyItsBackoffBeforeTheNext's;
-// here they are a hundredth of that.
-func TestFailuresBackOffAndStopAfterFive(t *testing.T) {
-	t.Parallel()
-	h := newHarness(t, "go", []string{"/bin/sh", "-c", "exit 3"})
-	h.cfg.PromptMode = agent.ModeArg
-	h.cfg.MaxIterations = 10
-	h.cfg.BackoffWait = func(n int) time.Duration { return watch.Backoff(n) / 100 }
-	h.wantResult(h.run(90*time.Second), words.ExitFailed, "consecutive_failures")
-	h.wantOutput(
-		"iteration 1 failed (exit: 3), retrying in 0s (attempt 1/5)",
-		"iteration 2 failed (exit: 3), retrying in 0s (attempt 2/5)",
-		"iteration 4 failed (exit: 3), retrying in 0s (attempt 4/5)",
-		"[ralph] test: 5 consecutive failures, stopping loop",
-	)
-	if st := h.state(); st.Status != state.Failed || st.TotalFailures != 5 {
-		t.Errorf("state = %s with %d failures, want failed with 5", st.Status, st.TotalFailures)
-	}
-}
-
-func TestSuccessResetsTheFailureCount(t *testing.T) {
-	t.Parallel()
-	h := newHarness(t, "go", []string{"/bin/sh", "-c", `[ "$RALPH_ITERATION" = 2 ] && exit 0; exit 1`})
-	h.cfg.PromptMode = agent.ModeArg
-	h.cfg.MaxIterations = 3
-	h.wantResult(h.run(60*time.Second), words.ExitDone, "max_iterations")
-	st := h.state()
-	if st.ConsecutiveFailures != 1 || st.TotalFailures != 2 {
-		t.Errorf("consecutive %d total %d, want 1 and 2", st.ConsecutiveFailures, st.TotalFailures)
-	}
-	h.wantOutput("iteration 3 failed (exit: 1), retrying in 1s (attempt 1/5)")
-}
-
 func TestCommandNotFoundStopsAtOnce(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, "go", []string{"ralph-no-such-agent"})

@@ -262,6 +262,21 @@ func (u *unit) wantLog(parts ...string) {
 	}
 }
 
+// wantOutput checks that the loop told the person these lines, in this order.
+func (u *unit) wantOutput(parts ...string) {
+	u.t.Helper()
+	out := u.out.String()
+	at := 0
+	for _, p := range parts {
+		i := strings.Index(out[at:], p)
+		if i < 0 {
+			u.t.Errorf("the output lacks %q (in order); output:\n%s", p, out)
+			return
+		}
+		at += i + len(p)
+	}
+}
+
 func (u *unit) wantResult(got watch.Result, code int, reason string) {
 	u.t.Helper()
 	if got.Code != code || string(got.Reason) != reason {

@@ -50,6 +50,12 @@ func TestUnitAFailedIterationWaitsExactlyItsBackoffBeforeTheNext(t *testing.T) {
 	}
 	u.wantLog("iteration 1 exit=3 attempt=1/5 backoff=1s", "iteration 2 exit=3 attempt=2/5 backoff=2s",
 		"iteration 4 exit=3 attempt=4/5 backoff=8s", "iteration 5 exit=3 attempt=5/5")
+	u.wantOutput(
+		"iteration 1 failed (exit: 3), retrying in 1s (attempt 1/5)",
+		"iteration 2 failed (exit: 3), retrying in 2s (attempt 2/5)",
+		"iteration 4 failed (exit: 3), retrying in 8s (attempt 4/5)",
+		"[ralph] unit: 5 consecutive failures, stopping loop",
+	)
 	if st := u.state(); st.Status != state.Failed || st.TotalFailures != 5 || st.ExitReason == nil || *st.ExitReason != "consecutive_failures" {
 		t.Errorf("state = %+v, want failed after 5 failures", st)
 	}
@@ -72,6 +78,7 @@ func TestUnitASuccessResetsTheFailureCount(t *testing.T) {
 		t.Errorf("consecutive %d total %d, want 1 and 2", st.ConsecutiveFailures, st.TotalFailures)
 	}
 	u.wantLog("iteration 1 exit=1 attempt=1/5 backoff=1s", "[END] iteration 2 exit=0", "iteration 3 exit=1 attempt=1/5 backoff=1s")
+	u.wantOutput("iteration 3 failed (exit: 1), retrying in 1s (attempt 1/5)")
 }
 
 // limitText is what a limited agent shows: the reset time as an epoch.
