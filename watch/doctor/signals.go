@@ -163,7 +163,7 @@ func Evaluate(o Observed) []Signal {
 			fail("paste", "the pasted prompt never showed in the pane", "--prompt-mode arg, if it takes the prompt as an argument")
 			continue
 		}
-		if _, ok := t.first(words.EventSubmitted); !ok {
+		if !delivered(t) {
 			fail("submit", "Enter did not send the prompt", "--prompt-mode arg, if it takes the prompt as an argument")
 		}
 	}
@@ -228,6 +228,12 @@ func Evaluate(o Observed) []Signal {
 	betweenAny("submit", words.EventPasted, words.EventSubmitted, "the paste")
 	if s := byKey["submit"]; s.Status == OK && s.Detail == "" {
 		s.Detail = "Enter sent the prompt, though its paste was not seen first"
+		for _, t := range turns {
+			if _, ok := t.first(words.EventPasted); ok && delivered(t) {
+				s.Detail = "Enter sent the prompt (the agent answered it), though its screen did not show the submit in time to time it"
+				break
+			}
+		}
 	}
 
 	// Busy: a quick turn can be missed, so it is not needed.
@@ -363,8 +369,22 @@ type turn struct {
 
 // delivered reports whether the turn's prompt went in.
 func delivered(t turn) bool {
-	_, ok := t.first(words.EventSubmitted)
-	return ok
+	if _, ok := t.first(words.EventSubmitted); ok {
+		return true
+	}
+	// A slow agent (OpenCode on a busy machine) can show the submit too
+	// late for the typist: the agent at work on the pasted prompt, or
+	// answering it, says it went in all the same.
+	if _, ok := t.first(words.EventPasted); !ok {
+		return false
+	}
+	for _, k := range []words.EventKind{words.EventBusy, words.EventDone, words.EventLimit} {
+		if _, ok := t.first(k); ok {
+			return true
+		}
+	}
+	e, ok := t.first(words.EventTurnEnd)
+	return ok && e.Via == words.ViaHook
 }
 
 // at picks iteration n's events.

@@ -112,8 +112,11 @@ func TestEvaluateReadsEachSignalFromTheLoopsEvents(t *testing.T) {
 		}, []string{"ready"}, nil, false, "--ready-pattern"},
 		{"the paste never showed", func(o *Observed) { o.Hook = drop(o.Hook, 2, words.EventPasted) },
 			[]string{"paste"}, nil, false, "--prompt-mode arg"},
-		{"Enter did not take", func(o *Observed) { o.Hook = drop(o.Hook, 1, words.EventSubmitted) },
-			[]string{"submit"}, nil, false, ""},
+		{"Enter did not take", func(o *Observed) { // nothing worked on the prompt
+			for _, k := range []words.EventKind{words.EventSubmitted, words.EventBusy, words.EventDone, words.EventTurnEnd} {
+				o.Hook = drop(o.Hook, 1, k)
+			}
+		}, []string{"submit"}, nil, false, ""},
 		{"never seen busy: a loop still works", func(o *Observed) {
 			o.Hook, o.Screen = drop(o.Hook, 1, words.EventBusy), drop(o.Screen, 1, words.EventBusy)
 		}, []string{"busy"}, nil, true, "--busy-pattern"},
@@ -153,6 +156,7 @@ func TestEvaluateReadsEachSignalFromTheLoopsEvents(t *testing.T) {
 		notTried := map[string][]string{
 			"a start-up dialog":         {"turn-end-hook", "done"},
 			"the second turn never ran": {"done"},
+			"Enter did not take":        {"turn-end-hook"},
 		}[tc.name]
 		t.Run(tc.name, func(t *testing.T) {
 			o := healthy()
@@ -352,5 +356,22 @@ func TestEvaluateSaysWhatHappenedWhenAStepWasSkipped(t *testing.T) {
 		if s.Status == OK && s.Detail == "" && s.Key != "dialog" {
 			t.Errorf("%s: ✓ with nothing said", s.Key)
 		}
+	}
+}
+
+// A slow agent (OpenCode on a busy machine) shows the submit too late for
+// the typist, and then answers: its prompt went in, and doctor says so;
+// a turn whose agent never worked on the pasted prompt still fails.
+func TestEvaluateTakesAnAnsweredPromptAsSubmitted(t *testing.T) {
+	o := healthy()
+	o.Screen = drop(o.Screen, 2, words.EventSubmitted)
+	if s := find(Evaluate(o), "submit"); s.Status != OK {
+		t.Errorf("submit of an answered prompt: %+v", s)
+	}
+	for _, k := range []words.EventKind{words.EventSubmitted, words.EventBusy, words.EventDone, words.EventLimit, words.EventTurnEnd} {
+		o.Screen = drop(o.Screen, 2, k)
+	}
+	if s := find(Evaluate(o), "submit"); s.Status != Fail || s.Detail != "Enter did not send the prompt" {
+		t.Errorf("submit of a prompt nobody worked on: %+v", s)
 	}
 }
