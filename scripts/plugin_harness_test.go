@@ -112,10 +112,12 @@ func (p *plugin) shown() string {
 	return p.screen.String()[p.seen:]
 }
 
-// choose waits until the client shows a menu line, then types its key.
+// choose waits until the client shows a menu line, then types its key. The
+// loop key runs a script that asks ralph-watch first: on a machine busy with
+// real agents the menu can take seconds.
 func (p *plugin) choose(line, key string) {
 	p.t.Helper()
-	tmuxtest.Eventually(p.t, 10*time.Second, "the menu line "+line, func() bool {
+	tmuxtest.Eventually(p.t, 30*time.Second, "the menu line "+line, func() bool {
 		return strings.Contains(p.shown(), line)
 	})
 	if _, err := p.tty.Write([]byte(key)); err != nil {

@@ -42,7 +42,7 @@ func TestLoopKeyShowsUntrustedCommandsAndTrustsThemOnRequest(t *testing.T) {
 	// The menu shortens a long path in its middle (a long TMPDIR makes one).
 	for _, want := range []string{"/cloned/.ralph/config would run:", "check 'touch checked'"} {
 		// The client may still be drawing the menu's other lines.
-		tmuxtest.Eventually(t, 10*time.Second, "the menu line "+want, func() bool { return strings.Contains(p.screen.String(), want) })
+		tmuxtest.Eventually(t, 30*time.Second, "the menu line "+want, func() bool { return strings.Contains(p.screen.String(), want) })
 	}
 	if strings.Contains(p.screen.String(), "Start the loop") {
 		t.Errorf("the menu offers to start without trust")
