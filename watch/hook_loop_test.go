@@ -301,7 +301,7 @@ func TestAnAgentThatCannotStartWithItsHooksRunsWithoutThem(t *testing.T) {
 }
 
 // Claude Code's Stop hook can run before a busy machine has drawn the
-// reply: the done token that comes two seconds after the hook, the agent
+// reply: the done token that comes 1.2 s after the hook, the agent
 // still drawing meanwhile, is this iteration's and ends the loop.
 func TestADoneTokenDrawnAfterTheTurnEndHookEndsTheLoop(t *testing.T) {
 	t.Parallel()
@@ -310,7 +310,7 @@ func TestADoneTokenDrawnAfterTheTurnEndHookEndsTheLoop(t *testing.T) {
 read
 echo
 hook Stop
-spinner 2s
+spinner 1200ms
 print RALPH_DONE_AFTER_THE_HOOK
 quiet
 `)
