@@ -22,7 +22,7 @@ build:
 # compute, so more of them run at once than there are cores: TESTPARALLEL
 # tests of a package, TESTPACKAGES packages (watch, cmd/ralph-watch and
 # scripts side by side, not the longest last). The real agents' tests
-# share RALPH_TEST_AGENTS places (4) across packages (tmuxtest.HoldAgentPlaces).
+# share RALPH_TEST_AGENTS places (3) across packages (tmuxtest.HoldAgentPlaces).
 # go test's usual output, then the ten slowest tests (bench/slowest).
 TESTPARALLEL ?= 8
 TESTPACKAGES ?= 4
