@@ -24,7 +24,7 @@ import (
 // interrupted.
 func (w *agentWatch) awaitReady(ctx context.Context) ending {
 	deadline := w.clock.Now().Add(w.cfg.ReadyTimeout)
-	look := deliver.Readiness{Pattern: w.cfg.ReadyPattern, PID: w.pane.agentPID}
+	look := deliver.Readiness{Pattern: w.cfg.ReadyPattern, PID: w.pane.agentPID, AwaitPaste: w.pane.agentPastes}
 	for {
 		w.take()
 		if w.exited {

@@ -35,7 +35,7 @@ func (w *agentWatch) take() {
 			if !w.pasteOn {
 				w.event(words.EventPasteOn, words.ViaStream, "")
 			}
-			w.pasteOn = true
+			w.pasteOn, w.pane.agentPastes = true, true
 			continue
 		}
 		f := strings.Split(m, ";")

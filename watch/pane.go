@@ -28,7 +28,8 @@ type loopPane struct {
 	streamTried bool   // the pane's output was asked for (a dead pane cannot be piped)
 	prevRemain  string // the pane's own remain-on-exit before the loop
 	hadRemain   bool
-	agentPID    int // the pane's process of the latest iteration
+	agentPID    int  // the pane's process of the latest iteration
+	agentPastes bool // an agent in it turned on bracketed paste: the next one is ready only once it does too
 }
 
 // takeOver sets the pane's remain-on-exit (the pane's own kept for

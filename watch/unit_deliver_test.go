@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -158,5 +159,47 @@ func TestUnitTheDoneTokenEndsTheLoopButNotInTheEchoedPrompt(t *testing.T) {
 	u.wantLog("[END] iteration 1 exit=0", "[END] iteration 2 exit=0", "[DONE] loop complete after 2 iterations reason=done_pattern")
 	if st := u.state(); st.ExitReason == nil || *st.ExitReason != "done_pattern" {
 		t.Errorf("state = %+v", st)
+	}
+}
+
+// An agent that turned on bracketed paste in an earlier iteration draws its
+// input box before it does so again (Gemini CLI on a busy machine, which
+// then dropped the Enter): the next prompt waits for paste on, though the
+// ready pattern shows.
+func TestUnitThePromptWaitsForPasteOnWhereTheAgentTurnedItOnBefore(t *testing.T) {
+	u := newUnit(t, "work", nil)
+	u.launch(func(int) *tmuxfake.Program {
+		p := repl(func(t *tmuxfake.Term, input string) { t.Write("done") })
+		start := p.Start
+		p.Start = func(t *tmuxfake.Term) {
+			start(t)
+			u.plan(2*time.Second, func(t *tmuxfake.Term) { t.Raw("\x1b[?2004h") })
+		}
+		return p
+	})
+	u.simulate()
+	u.cfg.Agent = knownAgent()
+	u.cfg.ReadyPattern = regexp.MustCompile(`(?m)^> $`)
+	u.cfg.MaxIterations = 2
+	var mu sync.Mutex
+	var seen []words.Event
+	told := u.cfg.Events
+	u.cfg.Events = func(e words.Event) {
+		told(e)
+		mu.Lock()
+		defer mu.Unlock()
+		seen = append(seen, e)
+	}
+	u.wantResult(u.run(), words.ExitDone, "max_iterations")
+	mu.Lock()
+	defer mu.Unlock()
+	var order []words.EventKind
+	for _, e := range seen {
+		if e.Iteration == 2 && (e.Kind == words.EventPasteOn || e.Kind == words.EventPasted) {
+			order = append(order, e.Kind)
+		}
+	}
+	if len(order) == 0 || order[0] != words.EventPasteOn {
+		t.Errorf("iteration 2: %v, want paste on before the paste", order)
 	}
 }

@@ -27,11 +27,21 @@ const (
 type Readiness struct {
 	Pattern *regexp.Regexp // the ready pattern; nil: a still screen is ready
 	PID     int            // the agent's process, whose terminal's foreground is read
-	det     agent.Detector
-	fg      agent.Foreground
-	stable  time.Duration // how long the screen has held still, at the last look
-	now     time.Time     // when the last look was
+	// AwaitPaste: the agent turned on bracketed paste in an earlier
+	// iteration, so its input box is not ready before it does (Gemini CLI on
+	// a busy machine drew it first and dropped the Enter): the pattern
+	// waits for paste on, PatternWithoutPaste at most.
+	AwaitPaste bool
+	matchedAt  time.Time // when the pattern first matched without paste on
+	det        agent.Detector
+	fg         agent.Foreground
+	stable     time.Duration // how long the screen has held still, at the last look
+	now        time.Time     // when the last look was
 }
+
+// PatternWithoutPaste bounds the wait for bracketed paste once the ready
+// pattern matches, for an agent that turned it on before.
+const PatternWithoutPaste = 3 * time.Second
 
 // Observe notes a look at the visible screen with its cursor at now.
 func (r *Readiness) Observe(screenAndCursor string, now time.Time) {
@@ -44,7 +54,16 @@ func (r *Readiness) Judge(lines []string, pasteOn bool) ReadyBy {
 	stable, now := r.stable, r.now
 	switch {
 	case r.Pattern != nil && agent.ReadyMatch(r.Pattern, lines):
-		return ByPattern
+		if pasteOn || !r.AwaitPaste {
+			return ByPattern
+		}
+		if r.matchedAt.IsZero() {
+			r.matchedAt = now
+		}
+		if now.Sub(r.matchedAt) >= PatternWithoutPaste {
+			return ByPattern // a release that no longer turns it on
+		}
+		return NotReady
 	case r.Pattern == nil && len(lines) > 0 && (stable >= agent.ReadyStable || pasteOn && stable >= agent.PasteOnStable):
 		if pasteOn && stable < agent.ReadyStable {
 			return ByPaste
