@@ -141,10 +141,7 @@ func ReadClaudeSession(path string, since time.Time) (Usage, error) {
 // ClaudeConfigDir is where Claude Code keeps its files: $CLAUDE_CONFIG_DIR,
 // else ~/.claude.
 func ClaudeConfigDir(getenv func(string) string) string {
-	if dir := getenv("CLAUDE_CONFIG_DIR"); dir != "" {
-		return dir
-	}
-	return filepath.Join(getenv("HOME"), ".claude")
+	return agentFolder(getenv, "CLAUDE_CONFIG_DIR", ".claude")
 }
 
 // FindClaudeTranscript is the transcript of a session in folder cwd written

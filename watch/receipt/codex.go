@@ -100,10 +100,7 @@ func ReadCodexFile(path string, since time.Time) (Usage, error) {
 
 // CodexHome is where Codex keeps its files: $CODEX_HOME, else ~/.codex.
 func CodexHome(getenv func(string) string) string {
-	if dir := getenv("CODEX_HOME"); dir != "" {
-		return dir
-	}
-	return filepath.Join(getenv("HOME"), ".codex")
+	return agentFolder(getenv, "CODEX_HOME", ".codex")
 }
 
 // FindCodexRollout is the rollout written last at or after since whose
@@ -112,13 +109,7 @@ func CodexHome(getenv func(string) string) string {
 func FindCodexRollout(home, cwd string, since time.Time) string {
 	// A resumed session goes on in the rollout of the day it began: every day is looked at.
 	paths, _ := filepath.Glob(filepath.Join(home, "sessions", "[0-9]*", "[0-9]*", "[0-9]*", "rollout-*.jsonl"))
-	return lastWritten(paths, since, func(path string) bool {
-		if cwd == "" {
-			return true
-		}
-		meta := codexSessionCWD(path)
-		return meta == "" || samePath(meta, cwd)
-	})
+	return lastWritten(paths, since, inFolder(cwd, codexSessionCWD))
 }
 
 // codexSessionCWD is the folder a rollout's session_meta names, "" if none.

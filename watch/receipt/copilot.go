@@ -67,10 +67,7 @@ func ReadCopilotFile(path string, since time.Time) (Usage, error) {
 
 // CopilotHome is where Copilot CLI keeps its files: $COPILOT_HOME, else ~/.copilot.
 func CopilotHome(getenv func(string) string) string {
-	if dir := getenv("COPILOT_HOME"); dir != "" {
-		return dir
-	}
-	return filepath.Join(getenv("HOME"), ".copilot")
+	return agentFolder(getenv, "COPILOT_HOME", ".copilot")
 }
 
 // FindCopilotSession is the session events file written last at or after
@@ -78,13 +75,7 @@ func CopilotHome(getenv func(string) string) string {
 // does not say); "" when none was.
 func FindCopilotSession(home, cwd string, since time.Time) string {
 	paths, _ := filepath.Glob(filepath.Join(home, "session-state", "*", "events.jsonl"))
-	return lastWritten(paths, since, func(path string) bool {
-		if cwd == "" {
-			return true
-		}
-		dir := copilotSessionCWD(path)
-		return dir == "" || samePath(dir, cwd)
-	})
+	return lastWritten(paths, since, inFolder(cwd, copilotSessionCWD))
 }
 
 // copilotSessionCWD is the folder a session's first line (session.start)

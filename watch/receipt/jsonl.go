@@ -61,6 +61,26 @@ func readFile(path string, since time.Time, read func(io.Reader, time.Time) (Usa
 	return read(f, since)
 }
 
+// agentFolder is an agent's own folder: $envVar, else dot under HOME.
+func agentFolder(getenv func(string) string, envVar, dot string) string {
+	if dir := getenv(envVar); dir != "" {
+		return dir
+	}
+	return filepath.Join(getenv("HOME"), dot)
+}
+
+// inFolder vets a session file by the folder it says its session ran in
+// (cwdOf; "": it does not say): any when cwd is "".
+func inFolder(cwd string, cwdOf func(path string) string) func(path string) bool {
+	return func(path string) bool {
+		if cwd == "" {
+			return true
+		}
+		dir := cwdOf(path)
+		return dir == "" || samePath(dir, cwd)
+	}
+}
+
 // lastWritten is the file among paths written last at or after since, or ""
 // when none was. keep, when set, vets each candidate (its cwd, say).
 func lastWritten(paths []string, since time.Time, keep func(path string) bool) string {
