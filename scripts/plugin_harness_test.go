@@ -96,6 +96,12 @@ func (p *plugin) attach() {
 		out, _ := p.srv.Tmux("list-clients", "-F", "#{client_name}")
 		return strings.TrimSpace(out) != ""
 	})
+	// A key typed before the client has put its terminal in raw mode is
+	// flushed with the cooked input (CI lost the first key so): the client
+	// draws only after that.
+	tmuxtest.Eventually(p.t, 10*time.Second, "the client to draw", func() bool {
+		return p.screen.String() != ""
+	})
 }
 
 // press types the prefix and a key on the client.
