@@ -104,12 +104,23 @@ func (p *plugin) attach() {
 	})
 }
 
-// press types the prefix and a key on the client.
+// press types the prefix and a key on the client. A key the server never
+// logged (the client was still setting up its terminal, as CI saw twice) is
+// typed again, a few times at most.
 func (p *plugin) press(key string) {
 	p.t.Helper()
 	p.seen = len(p.screen.String())
-	if _, err := p.tty.Write([]byte("\x02" + key)); err != nil {
-		p.t.Fatal(err)
+	keys := func() int { return strings.Count(p.messages(), " key ") }
+	before := keys()
+	for try := 0; try < 3; try++ {
+		if _, err := p.tty.Write([]byte("\x02" + key)); err != nil {
+			p.t.Fatal(err)
+		}
+		for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			if keys() > before {
+				return
+			}
+		}
 	}
 }
 
