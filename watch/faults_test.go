@@ -148,7 +148,7 @@ func TestNoChildOfTheAgentIgnoringHangupsOutlivesTheLoop(t *testing.T) {
 				t.Fatalf("loop ended %+v, want %s; output:\n%s", res, tc.reason, h.out.String())
 			}
 			// The loop has ended: nothing it started may be left.
-			tmuxtest.Eventually(t, 5*time.Second, "the agents' children to be gone", func() bool {
+			tmuxtest.Eventually(t, 30*time.Second, "the agents' children to be gone", func() bool {
 				return len(processesOf(t, "RALPH_NAME=test", h.srv.Dir)) == 0
 			})
 		})
