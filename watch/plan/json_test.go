@@ -90,6 +90,7 @@ func TestParseRefusesBadJSONPlansWithTheirLine(t *testing.T) {
 		{"{\"userStories\": [{\"id\": \"a\"},\n {\"id\": \"a\"}]}", "line 2: story id a is also the id of the story at line 1"},
 		{"{\"userStories\": [{\"id\": \"a\", \"dependsOn\": [\"z\"]}]}", "line 1: story a depends on z, which is not in the plan"},
 		{"{\"userStories\": [{\"id\": \"a\", \"dependsOn\": [\"a\"]}]}", "line 1: story a depends on itself"},
+		{"{\"userStories\": [{\"id\": \"a\", \"dependsOn\": [\"c\"]},\n {\"id\": \"b\", \"dependsOn\": [\"a\"]},\n {\"id\": \"c\", \"dependsOn\": [\"b\"]}]}", "line 1: stories wait for each other: a → c → b → a"},
 		{"{\"userStories\": [{\"id\": \"a\"}]}\n{}", "line 2: more after the JSON object"},
 		{"{\"verifyCommands\": \"make\", \"userStories\": [{\"id\": \"a\"}]}", "line 1: verifyCommands is not a list of strings"},
 	} {

@@ -25,6 +25,7 @@ type mdParser struct {
 	prevBlank  bool   // the previous line was blank (or there was none)
 	prevCode   bool   // the previous line was indented code
 	para       string // the previous line, when it was a paragraph a setext underline makes a heading
+	paraOwner  int    // the task whose text that line went into; -1: none
 	inList     bool   // inside a list, where indentation is not code
 	inTable    bool   // after a table's delimiter row, until a blank line
 
@@ -50,7 +51,7 @@ type zone struct {
 }
 
 func parseMarkdown(data []byte) (*Plan, error) {
-	m := &mdParser{plan: &Plan{Format: FormatMarkdown}, blockOwner: -1, prevBlank: true, cur: -1, critAt: -1, last: -1}
+	m := &mdParser{plan: &Plan{Format: FormatMarkdown}, blockOwner: -1, paraOwner: -1, prevBlank: true, cur: -1, critAt: -1, last: -1}
 	start := 0
 	if bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
 		start = 3
@@ -132,7 +133,7 @@ func (m *mdParser) line(s string, off, num int) {
 	}
 	if width <= 3 {
 		if level, title, ok := atxHeading(rest); ok {
-			m.heading(level, title, s, num)
+			m.heading(level, title, []string{s}, num)
 			return
 		}
 		if para != "" && isSetextUnderline(rest) {
@@ -140,9 +141,20 @@ func (m *mdParser) line(s string, off, num int) {
 			if rest[0] == '=' {
 				level = 1
 			}
-			m.heading(level, para, s, num)
+			if i := m.paraOwner; i >= 0 {
+				m.texts[i] = m.texts[i][:len(m.texts[i])-1] // the title is the heading's now
+			}
+			m.heading(level, strings.TrimSpace(para), []string{para, s}, num)
 			return
 		}
+	}
+	if width <= 3 && isThematicBreak(rest) {
+		m.endTask()
+		m.inList = false
+		if m.zone != nil && m.zone.level == 0 {
+			m.zone = nil
+		}
+		return
 	}
 	if strings.HasPrefix(rest, ">") && width <= 3 {
 		m.addTo(m.owner(width), s)
@@ -240,20 +252,22 @@ func (m *mdParser) paragraph(s string, width int, rest string, blank bool, num i
 			m.zone = nil
 		}
 	}
+	if width <= 3 && !m.inList {
+		m.para, m.paraOwner = s, -1
+	}
 	if m.zone != nil {
 		m.addTo(m.zone.task, s)
+		m.paraOwner = m.zone.task
 		return
 	}
 	if why := labelWhy(rest); why != "" {
+		m.para = ""
 		m.zone = &zone{why: why, task: -1}
 		if wasTask && !blank && isCriteriaLabel(rest) {
 			m.zone.task = m.last // a label straight after a task's lines: its criteria
 			m.addTo(m.last, s)
 		}
 		return
-	}
-	if width <= 3 && !m.inList {
-		m.para = strings.TrimSpace(rest)
 	}
 }
 
@@ -286,7 +300,7 @@ func (m *mdParser) criterion(i int, content string) {
 }
 
 // heading ends the task and the zones it closes, and may open a zone.
-func (m *mdParser) heading(level int, title, s string, num int) {
+func (m *mdParser) heading(level int, title string, lines []string, num int) {
 	m.endTask()
 	m.inList, m.inTable = false, false
 	if m.zone != nil && (m.zone.level == 0 || level <= m.zone.level) {
@@ -296,14 +310,17 @@ func (m *mdParser) heading(level int, title, s string, num int) {
 		m.last = -1
 	}
 	if m.zone != nil {
-		m.addTo(m.zone.task, s)
+		m.addTo(m.zone.task, lines...)
 		return
 	}
 	m.section, m.sectionLine = level, num
 	switch kind := sectionKind(title); {
 	case kind == kindCriteria && m.last >= 0 && level > m.lastLevel && m.lastCount == 1:
 		m.zone = &zone{level: level, task: m.last}
-		m.addTo(m.last, s)
+		if t := m.texts[m.last]; strings.TrimSpace(t[len(t)-1]) != "" {
+			m.addTo(m.last, "")
+		}
+		m.addTo(m.last, lines...)
 	case kind != kindTasks:
 		m.zone = &zone{level: level, why: fmt.Sprintf("under %q", title), task: -1}
 	}
@@ -336,10 +353,10 @@ func (m *mdParser) newTask(s string, at int, mark byte, width int, title string,
 
 func (m *mdParser) endTask() { m.cur, m.critAt = -1, -1 }
 
-// addTo adds a line to task i's text; nothing when i < 0.
-func (m *mdParser) addTo(i int, s string) {
+// addTo adds lines to task i's text; nothing when i < 0.
+func (m *mdParser) addTo(i int, lines ...string) {
 	if i >= 0 {
-		m.texts[i] = append(m.texts[i], s)
+		m.texts[i] = append(m.texts[i], lines...)
 	}
 }
 

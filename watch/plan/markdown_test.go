@@ -95,6 +95,10 @@ func TestParseMarkdownPlansAsWrittenInTheWild(t *testing.T) {
 			"21: in a table", "22: in a table", "26: in a table",
 		},
 	}, {
+		file:    "setext.md",
+		tasks:   []string{"1 open 4 Write the code", "2 open 6 Write the tests", "3 done 18 Write the docs"},
+		ignored: []string{`13: under "Success criteria"`},
+	}, {
 		file: "criteria.md",
 		tasks: []string{
 			"1 done 5 Read `.ralph/config`",
@@ -143,6 +147,13 @@ func TestMarkdownTaskTextHasItsSubItemsAndCriteria(t *testing.T) {
 	}
 	if !strings.HasPrefix(second.Text, "- [ ] Add `--tasks FILE`\n  Done when:\n  - [ ] the flag") {
 		t.Errorf("task 2 text %q lost its criteria", second.Text)
+	}
+	p, _ = parseFile(t, "setext.md")
+	if want := "- [ ] Write the code\nlazy continuation of the first task"; p.Tasks[0].Text != want {
+		t.Errorf("task with a lazy line: text %q, want %q", p.Tasks[0].Text, want)
+	}
+	if want := "- [ ] Write the tests"; p.Tasks[1].Text != want {
+		t.Errorf("task before a rule: text %q, want %q (a rule ends it)", p.Tasks[1].Text, want)
 	}
 	p, _ = parseFile(t, "crlf_tabs.md")
 	if want := "- [ ] First, with CRLF\n\t- [x] a nested step, tab-indented"; p.Tasks[0].Text != want {
