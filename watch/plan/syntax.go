@@ -119,8 +119,20 @@ func listMarker(rest string) (int, bool) {
 
 // isThematicBreak is "---", "* * *" or "___".
 func isThematicBreak(rest string) bool {
-	t := strings.NewReplacer(" ", "", "\t", "").Replace(rest)
-	return len(t) >= 3 && strings.IndexByte("-*_", t[0]) >= 0 && strings.Trim(t, t[:1]) == ""
+	if rest == "" || strings.IndexByte("-*_", rest[0]) < 0 {
+		return false
+	}
+	n := 0
+	for i := 0; i < len(rest); i++ {
+		switch rest[i] {
+		case rest[0]:
+			n++
+		case ' ', '\t':
+		default:
+			return false
+		}
+	}
+	return n >= 3
 }
 
 // box reads the box an item's text starts with: "[ ]", "[x]", "[X]" or
@@ -193,11 +205,14 @@ var (
 	criteriaNames = []string{"done criteria", "acceptance criteria", "success criteria", "definition of done", "completion criteria", "exit criteria", "done when"}
 )
 
+// unemphasize takes Markdown's emphasis and code marks out of a title.
+var unemphasize = strings.NewReplacer("*", "", "_", "", "`", "")
+
 // sectionKind tells a heading's kind by its first words, any case:
 // "Future work" is a never-task section, "Acceptance Criteria (US-1)" a
 // criteria one.
 func sectionKind(title string) sectionKindT {
-	t := strings.ToLower(strings.Trim(strings.NewReplacer("*", "", "_", "", "`", "").Replace(title), " \t:"))
+	t := strings.ToLower(strings.Trim(unemphasize.Replace(title), " \t:"))
 	t = strings.TrimLeft(t, "0123456789.) \t") // "5. Notes"
 	t = strings.TrimLeftFunc(t, func(r rune) bool { return r > 0x7f || r == ' ' })
 	for _, n := range criteriaNames {
@@ -230,7 +245,7 @@ func startsWord(t, w string) bool {
 func labelText(s string) string {
 	t := strings.TrimSpace(s)
 	bold := len(t) > 4 && (strings.HasPrefix(t, "**") && strings.HasSuffix(t, "**") || strings.HasPrefix(t, "__") && strings.HasSuffix(t, "__"))
-	t = strings.TrimSpace(strings.NewReplacer("*", "", "_", "").Replace(t))
+	t = strings.TrimSpace(unemphasize.Replace(t))
 	if len(t) > 60 || (!bold && !strings.HasSuffix(t, ":")) {
 		return ""
 	}
