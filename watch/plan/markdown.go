@@ -33,9 +33,10 @@ type mdParser struct {
 	sectionLine int // line of the latest heading
 	zone        *zone
 
-	cur       int // the task whose lines these are; -1: none
-	critAt    int // indentation of a criteria label inside the current task; -1: none
-	critItem  bool
+	cur       int  // the task whose lines these are; -1: none
+	critAt    int  // indentation of a criteria label inside the current task; -1: none
+	critItem  bool // that label is a list item ("- Done when:")
+	critLazy  bool // that label is a lazy line at the task's own level: the items after it, up to a blank line, are criteria
 	last      int // the latest task, for a criteria sub-section after it; -1: none
 	lastLevel int // level of the section the latest task is in
 	lastLine  int // line of that section's heading
@@ -46,6 +47,7 @@ type mdParser struct {
 // section, a criteria section, or the list after a label like "Notes:".
 type zone struct {
 	level int    // the heading's level; 0: a label line, until the next paragraph
+	item  int    // a label that is a list item: its indentation, for its nested items only; -1: none
 	why   string // why a box here is ignored
 	task  int    // the task whose criteria these are; -1: none
 }
@@ -174,7 +176,7 @@ func (m *mdParser) line(s string, off, num int) {
 	}
 	if ml, ok := listMarker(rest); ok {
 		content := strings.TrimLeft(rest[ml:], " \t")
-		m.item(s, off+len(s)-len(content), width, content, num)
+		m.item(s, off+len(s)-len(content), width, content, blank, num)
 	} else {
 		m.paragraph(s, width, rest, blank, num)
 	}
@@ -198,14 +200,17 @@ func (m *mdParser) owner(width int) int {
 
 // item takes a list item; content is its text after the marker, at byte
 // offset at in the file.
-func (m *mdParser) item(s string, at, width int, content string, num int) {
+func (m *mdParser) item(s string, at, width int, content string, blank bool, num int) {
 	m.inList = true
-	if m.cur >= 0 && width > m.inds[m.cur] {
+	if m.cur >= 0 && (width > m.inds[m.cur] || (m.critLazy && !blank)) {
 		m.addTo(m.cur, s)
 		m.taskCriteria(width, content, true)
 		return
 	}
 	m.endTask()
+	if m.zone != nil && m.zone.item >= 0 && width <= m.zone.item {
+		m.zone = nil // a sibling of the label's item
+	}
 	mark, isBox := box(content)
 	if m.zone != nil {
 		if m.zone.task >= 0 {
@@ -221,7 +226,7 @@ func (m *mdParser) item(s string, at, width int, content string, num int) {
 			m.ignore(s, num, fmt.Sprintf("%q is not a box the loop reads ([ ], [x], [/])", bad))
 		}
 		if why := labelWhy(content); why != "" {
-			m.zone = &zone{why: why, task: -1}
+			m.zone = &zone{why: why, item: width, task: -1}
 		}
 		return
 	}
@@ -244,7 +249,6 @@ func (m *mdParser) paragraph(s string, width int, rest string, blank bool, num i
 		m.taskCriteria(width, rest, false)
 		return
 	}
-	wasTask := m.cur >= 0
 	m.endTask()
 	if width < 2 {
 		m.inList = false
@@ -262,12 +266,7 @@ func (m *mdParser) paragraph(s string, width int, rest string, blank bool, num i
 	}
 	if why := labelWhy(rest); why != "" {
 		m.para = ""
-		m.zone = &zone{why: why, task: -1}
-		if wasTask && !blank && isCriteriaLabel(rest) {
-			m.zone.task = m.last // a label straight after a task's lines: its criteria
-			m.addTo(m.last, s)
-		}
-		return
+		m.zone = &zone{why: why, item: -1, task: -1}
 	}
 }
 
@@ -275,7 +274,7 @@ func (m *mdParser) paragraph(s string, width int, rest string, blank bool, num i
 // under it are the task's criteria.
 func (m *mdParser) taskCriteria(width int, content string, isItem bool) {
 	if isCriteriaLabel(content) {
-		m.critAt, m.critItem = width, isItem
+		m.critAt, m.critItem, m.critLazy = width, isItem, width <= m.inds[m.cur]
 		return
 	}
 	if m.critAt < 0 {
@@ -285,7 +284,7 @@ func (m *mdParser) taskCriteria(width int, content string, isItem bool) {
 	case isItem && (width > m.critAt || (width == m.critAt && !m.critItem)):
 		m.criterion(m.cur, content)
 	case width <= m.critAt:
-		m.critAt = -1
+		m.critAt, m.critLazy = -1, false
 	}
 }
 
@@ -316,13 +315,13 @@ func (m *mdParser) heading(level int, title string, lines []string, num int) {
 	m.section, m.sectionLine = level, num
 	switch kind := sectionKind(title); {
 	case kind == kindCriteria && m.last >= 0 && level > m.lastLevel && m.lastCount == 1:
-		m.zone = &zone{level: level, task: m.last}
+		m.zone = &zone{level: level, item: -1, task: m.last}
 		if t := m.texts[m.last]; strings.TrimSpace(t[len(t)-1]) != "" {
 			m.addTo(m.last, "")
 		}
 		m.addTo(m.last, lines...)
 	case kind != kindTasks:
-		m.zone = &zone{level: level, why: fmt.Sprintf("under %q", title), task: -1}
+		m.zone = &zone{level: level, why: fmt.Sprintf("under %q", title), item: -1, task: -1}
 	}
 }
 
@@ -351,7 +350,7 @@ func (m *mdParser) newTask(s string, at int, mark byte, width int, title string,
 	m.last, m.lastLevel, m.lastLine = m.cur, m.section, m.sectionLine
 }
 
-func (m *mdParser) endTask() { m.cur, m.critAt = -1, -1 }
+func (m *mdParser) endTask() { m.cur, m.critAt, m.critLazy = -1, -1, false }
 
 // addTo adds lines to task i's text; nothing when i < 0.
 func (m *mdParser) addTo(i int, lines ...string) {

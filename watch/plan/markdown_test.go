@@ -99,6 +99,15 @@ func TestParseMarkdownPlansAsWrittenInTheWild(t *testing.T) {
 		tasks:   []string{"1 open 4 Write the code", "2 open 6 Write the tests", "3 done 18 Write the docs"},
 		ignored: []string{`13: under "Success criteria"`},
 	}, {
+		file: "labels.md",
+		tasks: []string{
+			"1 open 3 Add the login form",
+			"2 open 8 Add the logout button",
+			"3 done 11 Add the session store",
+			"4 open 23 Write the docs",
+		},
+		ignored: []string{`10: under "Notes"`, `18: under "Success criteria"`, `19: under "Success criteria"`},
+	}, {
 		file: "criteria.md",
 		tasks: []string{
 			"1 done 5 Read `.ralph/config`",
@@ -147,6 +156,12 @@ func TestMarkdownTaskTextHasItsSubItemsAndCriteria(t *testing.T) {
 	}
 	if !strings.HasPrefix(second.Text, "- [ ] Add `--tasks FILE`\n  Done when:\n  - [ ] the flag") {
 		t.Errorf("task 2 text %q lost its criteria", second.Text)
+	}
+	p, _ = parseFile(t, "labels.md")
+	for id, want := range map[string][]string{"1": {"the form validates", "a bad password says so"}, "3": {"sessions expire"}} {
+		if got := p.Task(id).Criteria; !reflect.DeepEqual(got, want) {
+			t.Errorf("labels.md task %s criteria %q, want %q", id, got, want)
+		}
 	}
 	p, _ = parseFile(t, "setext.md")
 	if want := "- [ ] Write the code\nlazy continuation of the first task"; p.Tasks[0].Text != want {
