@@ -37,10 +37,10 @@ type mdParser struct {
 	critAt    int  // indentation of a criteria label inside the current task; -1: none
 	critItem  bool // that label is a list item ("- Done when:")
 	critLazy  bool // that label is a lazy line at the task's own level: the items after it, up to a blank line, are criteria
-	last      int // the latest task, for a criteria sub-section after it; -1: none
-	lastLevel int // level of the section the latest task is in
-	lastLine  int // line of that section's heading
-	lastCount int // tasks in that section
+	last      int  // the latest task, for a criteria sub-section after it; -1: none
+	lastLevel int  // level of the section the latest task is in
+	lastLine  int  // line of that section's heading
+	lastCount int  // tasks in that section
 }
 
 // zone is an area outside tasks whose boxes are not tasks: a never-task
