@@ -180,8 +180,8 @@ func (m *mdParser) line(s string, off, num int) {
 	} else {
 		m.paragraph(s, width, rest, blank, num)
 	}
-	if i := strings.LastIndex(s, "<!--"); i >= 0 && !strings.Contains(s[i:], "-->") {
-		m.comment, m.blockOwner = true, m.cur
+	if t := withoutCode(s); strings.Contains(t, "<!--") && !strings.Contains(t[strings.LastIndex(t, "<!--"):], "-->") {
+		m.comment, m.blockOwner = true, m.cur // a comment that runs on past the line
 	}
 }
 
@@ -231,7 +231,7 @@ func (m *mdParser) item(s string, at, width int, content string, blank bool, num
 		return
 	}
 	title := content[3:]
-	if i := strings.Index(title, "<!--"); i >= 0 {
+	if i := strings.Index(withoutCode(title), "<!--"); i >= 0 {
 		title = title[:i] // a comment is for the plan's reader
 	}
 	title = strings.TrimSpace(title)

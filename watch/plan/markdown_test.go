@@ -89,7 +89,10 @@ func TestParseMarkdownPlansAsWrittenInTheWild(t *testing.T) {
 		},
 	}, {
 		file:  "comments_quotes_tables.md",
-		tasks: []string{"1 open 8 Real task one", "2 open 9 Real task two", "3 open 12 Real task three"},
+		tasks: []string{
+			"1 open 8 Real task one", "2 open 9 Real task two", "3 open 12 Real task three",
+			"4 open 28 Strip `<!--` comments from titles", "5 open 29 The task after it is still a task",
+		},
 		ignored: []string{
 			"5: in an HTML comment", "10: in an HTML comment", "15: in a block quote", "17: in a block quote",
 			"21: in a table", "22: in a table", "26: in a table",

@@ -175,6 +175,34 @@ func hasBox(s string) bool {
 	return false
 }
 
+// withoutCode is s with its code spans (`<!--`) blanked out, byte for byte.
+func withoutCode(s string) string {
+	if !strings.Contains(s, "`") {
+		return s
+	}
+	b := []byte(s)
+	for i := 0; i < len(b); {
+		if b[i] != '`' {
+			i++
+			continue
+		}
+		n := 0
+		for i+n < len(b) && b[i+n] == '`' {
+			n++
+		}
+		end := strings.Index(s[i+n:], s[i:i+n])
+		if end < 0 {
+			i += n
+			continue
+		}
+		for j := i; j < i+n+end+n; j++ {
+			b[j] = ' '
+		}
+		i += n + end + n
+	}
+	return string(b)
+}
+
 // An explicit id: "US-001", "T3", "1.2", "3:" (a number alone only before a colon).
 var explicitIDRe = regexp.MustCompile(`^(\*\*)?([A-Z][A-Za-z0-9]*-[0-9]+(\.[0-9]+)*|[A-Z]{1,4}[0-9]+(\.[0-9]+)*|[0-9]+(\.[0-9]+)+|[0-9]+)(\*\*)?(:|\.?[ \t]|\.?$)`)
 
