@@ -88,7 +88,7 @@ func TestParseMarkdownPlansAsWrittenInTheWild(t *testing.T) {
 			"P2.2 in-progress 10 Add the completions",
 		},
 	}, {
-		file:  "comments_quotes_tables.md",
+		file: "comments_quotes_tables.md",
 		tasks: []string{
 			"1 open 8 Real task one", "2 open 9 Real task two", "3 open 12 Real task three",
 			"4 open 28 Strip `<!--` comments from titles", "5 open 29 The task after it is still a task",
