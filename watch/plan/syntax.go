@@ -206,10 +206,17 @@ func withoutCode(s string) string {
 // An explicit id: "US-001", "T3", "1.2", "3:" (a number alone only before a colon).
 var explicitIDRe = regexp.MustCompile(`^(\*\*)?([A-Z][A-Za-z0-9]*-[0-9]+(\.[0-9]+)*|[A-Z]{1,4}[0-9]+(\.[0-9]+)*|[0-9]+(\.[0-9]+)+|[0-9]+)(\*\*)?(:|\.?[ \t]|\.?$)`)
 
+// wordWithDigit is an id without a dash that may be a word ("HTTP2 support"):
+// an id only before a colon.
+var wordWithDigit = regexp.MustCompile(`^[A-Z]{2,}[0-9]+$`)
+
 // explicitID is the id a task's text starts with, and the text after it.
 func explicitID(title string) (id, rest string) {
 	sm := explicitIDRe.FindStringSubmatch(title)
-	if sm == nil || (!strings.ContainsAny(sm[2], ".-ABCDEFGHIJKLMNOPQRSTUVWXYZ") && sm[7] != ":") {
+	if sm == nil {
+		return "", title
+	}
+	if number := !strings.ContainsAny(sm[2], ".-ABCDEFGHIJKLMNOPQRSTUVWXYZ"); (number || wordWithDigit.MatchString(sm[2])) && sm[7] != ":" {
 		return "", title
 	}
 	rest = strings.TrimSpace(title[len(sm[0]):])
