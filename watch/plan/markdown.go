@@ -222,7 +222,9 @@ func (m *mdParser) item(s string, at, width int, content string, blank bool, num
 		return
 	}
 	if !isBox {
-		if bad := strangeBox(content); bad != "" {
+		if isOptionalBox(content) {
+			m.ignore(s, num, fmt.Sprintf("%q marks an optional task", content[:4]))
+		} else if bad := strangeBox(content); bad != "" {
 			m.ignore(s, num, fmt.Sprintf("%q is not a box the loop reads ([ ], [x], [/])", bad))
 		}
 		if why := labelWhy(content); why != "" {

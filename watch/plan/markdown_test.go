@@ -117,6 +117,15 @@ func TestParseMarkdownPlansAsWrittenInTheWild(t *testing.T) {
 		},
 		ignored: []string{`10: under "Notes"`, `18: under "Success criteria"`, `19: under "Success criteria"`},
 	}, {
+		file: "speckit.md",
+		tasks: []string{
+			"T001 done 15 Create the `plugins/` folder",
+			"T002 done 16 [P] Initialize `package.json`",
+			"T003 open 24 [P] [US1] Contract test for `review` in `tests/review.test.ts`",
+			"T004 open 28 [US1] Implement the review command",
+		},
+		ignored: []string{`29: "[ ]*" marks an optional task`, "40: in a fenced code block"},
+	}, {
 		file: "criteria.md",
 		tasks: []string{
 			"1 done 5 Read `.ralph/config`",

@@ -157,6 +157,11 @@ func strangeBox(content string) string {
 	return ""
 }
 
+// isOptionalBox is true for "[ ]*", a box Kiro's plans mark optional.
+func isOptionalBox(content string) bool {
+	return len(content) >= 4 && content[3] == '*' && content[0] == '[' && content[2] == ']' && strings.IndexByte(" xX/", content[1]) >= 0
+}
+
 // hasBox is true for a line with a box anywhere, as words: what looked like
 // a task in code, a quote, a table or a comment.
 func hasBox(s string) bool {
