@@ -33,7 +33,11 @@ func parseJSON(name string, data []byte) (*Plan, error) {
 	fail := func(at int, format string, args ...any) error {
 		return &ParseError{Line: ls.at(at), Why: fmt.Sprintf(format, args...)}
 	}
-	d := json.NewDecoder(bytes.NewReader(data))
+	src := data
+	if bytes.HasPrefix(data, []byte(bom)) { // spaces in its place keep every offset
+		src = append([]byte("   "), data[len(bom):]...)
+	}
+	d := json.NewDecoder(bytes.NewReader(src))
 	d.UseNumber()
 	syntax := func(err error) error {
 		var se *json.SyntaxError

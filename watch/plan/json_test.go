@@ -40,6 +40,16 @@ func TestParseTasksJSONAndPRDJSON(t *testing.T) {
 	if !strings.HasSuffix(p.Task("US-002").Text, "\n\nNotes: Reuse the header") {
 		t.Errorf("prd.json story text %q lacks its notes", p.Task("US-002").Text)
 	}
+
+	// A byte order mark, as some editors write: read, and kept by Reopen.
+	withBOM := []byte("\xef\xbb\xbf{\"userStories\": [{\"id\": \"a\", \"passes\": true}]}")
+	p, err := Parse("prd.json", withBOM)
+	if err != nil {
+		t.Fatalf("a JSON plan with a byte order mark: %v", err)
+	}
+	if out, err := Reopen(withBOM, p, "a"); err != nil || string(out) != "\xef\xbb\xbf{\"userStories\": [{\"id\": \"a\", \"passes\": false}]}" {
+		t.Errorf("reopen with a byte order mark: %q, %v", out, err)
+	}
 }
 
 // The next task: open, its dependencies done, not skipped; stories by

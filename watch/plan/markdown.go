@@ -55,8 +55,8 @@ type zone struct {
 func parseMarkdown(data []byte) (*Plan, error) {
 	m := &mdParser{plan: &Plan{Format: FormatMarkdown}, blockOwner: -1, paraOwner: -1, prevBlank: true, cur: -1, critAt: -1, last: -1}
 	start := 0
-	if bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
-		start = 3
+	if bytes.HasPrefix(data, []byte(bom)) {
+		start = len(bom)
 	}
 	for num := 1; start < len(data); num++ {
 		end, next := len(data), len(data)

@@ -98,9 +98,12 @@ func Parse(name string, data []byte) (*Plan, error) {
 	return p, nil
 }
 
+// bom is the byte order mark some editors start a UTF-8 file with.
+const bom = "\xef\xbb\xbf"
+
 // looksJSON is true for a file whose first byte that is not space is '{'.
 func looksJSON(data []byte) bool {
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	data = bytes.TrimPrefix(data, []byte(bom))
 	data = bytes.TrimLeft(data, " \t\r\n")
 	return len(data) > 0 && data[0] == '{'
 }
