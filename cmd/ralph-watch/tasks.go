@@ -170,7 +170,11 @@ func writeTasks(w io.Writer, path string, p *plan.Plan, l *taskLoop, asJSON bool
 			fmt.Fprintf(w, "  %s\n", c)
 		}
 	}
-	fmt.Fprintf(w, "\n%d tasks: %d done, %d open", total, done, open)
+	noun := "tasks"
+	if total == 1 {
+		noun = "task"
+	}
+	fmt.Fprintf(w, "\n%d %s: %d done, %d open", total, noun, done, open)
 	if next != nil {
 		fmt.Fprintf(w, "; next: %s", next.ID)
 	}

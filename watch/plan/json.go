@@ -52,7 +52,7 @@ func parseJSON(name string, data []byte) (*Plan, error) {
 	if tok, err := d.Token(); err != nil {
 		return nil, syntax(err)
 	} else if tok != json.Delim('{') {
-		return nil, fail(0, "not a JSON object")
+		return nil, fail(int(d.InputOffset())-1, `not a plan: a JSON plan is an object with "userStories"`)
 	}
 	var stories []story
 	var haveStories bool

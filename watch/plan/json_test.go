@@ -92,6 +92,7 @@ func TestParseRefusesBadJSONPlansWithTheirLine(t *testing.T) {
 		{"{\n  \"userStories\": [\n    {\"id\": 1,}\n  ]\n}", "line 3: not JSON: invalid character '}' looking for beginning of object key string"},
 		{"{\n  \"userStories\": [\n", "line 3: not JSON: the file ends inside a value"},
 		{`{"project": "x"}`, `line 1: no "userStories" in the JSON object`},
+		{"\n[{\"id\": \"US-001\", \"passes\": false}]", `line 2: not a plan: a JSON plan is an object with "userStories"`},
 		{"{\"userStories\": []}", "line 1: no tasks: userStories is empty"},
 		{"{\"userStories\": {}}", "line 1: userStories is not a list"},
 		{"{\"userStories\": [\n 3\n]}", "line 2: user story 1 is not an object"},

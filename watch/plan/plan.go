@@ -8,6 +8,7 @@ package plan
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -101,11 +102,12 @@ func Parse(name string, data []byte) (*Plan, error) {
 // bom is the byte order mark some editors start a UTF-8 file with.
 const bom = "\xef\xbb\xbf"
 
-// looksJSON is true for a file whose first byte that is not space is '{'.
+// looksJSON is true for a file whose first byte that is not space is '{',
+// and for a JSON list (not a plan, and to be told so).
 func looksJSON(data []byte) bool {
 	data = bytes.TrimPrefix(data, []byte(bom))
 	data = bytes.TrimLeft(data, " \t\r\n")
-	return len(data) > 0 && data[0] == '{'
+	return len(data) > 0 && (data[0] == '{' || data[0] == '[' && json.Valid(data))
 }
 
 // uniqueIDs gives a task whose id an earlier task already has a suffix
