@@ -276,3 +276,18 @@ func BenchmarkParseFiveThousandTasks(b *testing.B) {
 		}
 	}
 }
+
+// An id names one task: a second task of an id already taken gets a suffix.
+func TestTaskIDsAreUnique(t *testing.T) {
+	p, err := Parse("plan.md", []byte("## Phase 1\n- [ ] T1: set up\n- [ ] build\n## Phase 2\n- [ ] T1: set up again\n- [ ] 2: explicit two\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, task := range p.Tasks {
+		ids = append(ids, task.ID)
+	}
+	if want := []string{"T1", "2", "T1-2", "2-2"}; !reflect.DeepEqual(ids, want) {
+		t.Errorf("ids %q, want %q", ids, want)
+	}
+}
