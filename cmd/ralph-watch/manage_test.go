@@ -370,3 +370,27 @@ func TestLogsLiveFollowsUntilTheLoopEnds(t *testing.T) {
 	_ = os.Remove(filepath.Join(c.srv.Dir, "state", "tail", "iterations.log"))
 	c.want([]string{"logs", "tail"}, 1, "", "ralph-watch: error: no iteration log found for worker 'tail'")
 }
+
+// Flags may follow the loop's name, as people type them, in every command
+// that takes one; after "--" every word is an argument (here one too many).
+func TestFlagsMayFollowTheLoopsName(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	c.runLoop("after", "--prompt-mode", "arg", "--max-iterations", "1", "--", "true")
+	c.want([]string{"status", "after", "--json"}, 0, `"watcher_alive": false`, "")
+	if last := c.want([]string{"logs", "after", "--tail", "1"}, 0, "", ""); strings.Count(last, "\n") != 1 || !strings.Contains(last, "[DONE]") {
+		t.Errorf("logs after --tail 1: %q", last)
+	}
+	if last := c.want([]string{"logs", "after", "--lines", "2"}, 0, "", ""); strings.Count(last, "\n") != 2 {
+		t.Errorf("logs after --lines 2: %q", last)
+	}
+	c.want([]string{"status", "after", "--bogus"}, 2, "", "flag provided but not defined: --bogus")
+	c.want([]string{"status", "after", "--", "--json"}, 2, "", "")
+
+	c.detach("busy", "--prompt-mode", "arg", "--max-iterations", "1", "--", "sh", "-c", "sleep 30")
+	c.until("busy", "iteration 1", func(st *state.State) bool { return st.CurrentIteration == 1 })
+	c.want([]string{"stop", "busy", "--kill"}, 0, "stopped ralph loop for busy", "")
+	if st := c.state("busy"); st.ExitReason == nil || *st.ExitReason != "killed" {
+		t.Errorf("stop busy --kill: reason %v, want killed", st.ExitReason)
+	}
+}
