@@ -394,3 +394,22 @@ func TestFlagsMayFollowTheLoopsName(t *testing.T) {
 		t.Errorf("stop busy --kill: reason %v, want killed", st.ExitReason)
 	}
 }
+
+// A loop prepared with --no-run and never started is not running: clean
+// removes it and says only that, its pane untouched.
+func TestCleanRemovesAPreparedLoopWithoutCallingItRunning(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	pane := c.srv.NewPane()
+	c.want([]string{"run", "-S", c.srv.Socket, "-t", pane, "--name", "prep", "--no-run", "--", "sh", "-c", "sleep 1"}, 0, "start the loop with 'ralph-watch resume prep'", "")
+	code, stdout, stderr := c.run(nil, "clean", "prep")
+	if code != 0 || stdout != "cleaned ralph state for prep\n" || stderr != "" {
+		t.Errorf("clean prep: exit %d\nstdout %q\nstderr %q", code, stdout, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(c.srv.Dir, "state", "prep")); err == nil {
+		t.Error("the prepared loop's state is still there")
+	}
+	if got := c.srv.Option(pane, "@ralph-state"); got != "" {
+		t.Errorf("@ralph-state = %q after clean, want none", got)
+	}
+}
