@@ -114,3 +114,31 @@ func TestBadInputIsRefusedWithOneLineAndExit2BeforeAnythingIsSpawned(t *testing.
 		})
 	}
 }
+
+// A state folder that cannot be written is a setting to fix: exit 2 with
+// one line naming it, before anything is spawned (the pane runs on as it was).
+func TestAStateFolderThatCannotBeWrittenIsRefusedWithExit2(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	pane := c.srv.NewPane()
+	roots := []string{"/sys/kernel/ralph-state"} // read-only for every user, root too
+	if os.Geteuid() != 0 {                       // root writes through a folder's mode
+		locked := filepath.Join(c.srv.Dir, "locked")
+		if err := os.Mkdir(locked, 0o500); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = os.Chmod(locked, 0o700) })
+		roots = append(roots, locked)
+	}
+	for _, root := range roots {
+		before := c.panes()
+		code, stdout, stderr := c.run([]string{"RALPH_STATE_DIR=" + root}, "run", "-S", c.srv.Socket, "-t", pane, "--name", "ro", "--", "sh")
+		if code != 2 || !strings.HasPrefix(stderr, "ralph-watch: error: cannot write the state folder "+filepath.Join(root, "ro")+": ") ||
+			strings.Count(stderr, "\n") != 1 || stdout != "" {
+			t.Errorf("state in %s: exit %d\nstdout %q\nstderr %q", root, code, stdout, stderr)
+		}
+		if after := c.panes(); after != before {
+			t.Errorf("state in %s: the panes changed:\n%s\nto\n%s", root, before, after)
+		}
+	}
+}
