@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
 )
@@ -314,6 +315,10 @@ func TestInitWritesThePromptTemplateOnlyWhenAsked(t *testing.T) {
 	c.want([]string{"init", "--force"}, 0, "created PROMPT.md (overwritten)", "")
 	if out := c.want([]string{"template"}, 0, "", ""); out != promptTemplate {
 		t.Errorf("template printed %q", out)
+	}
+	// What init writes is a prompt run takes (UTF-8, the check at start).
+	if _, err := watch.ReadPrompt(filepath.Join(c.srv.Dir, "PROMPT.md")); err != nil {
+		t.Errorf("run refuses the prompt init wrote: %v", err)
 	}
 }
 
