@@ -34,9 +34,10 @@ set_status_defaults() {
 	tmux set-option -gq @ralph-stale '#{?@ralph-beat,#{e|>:#{e|-|:%s,#{@ralph-beat}},#{@ralph-beat-timeout}},0}'
 	set_default @ralph-stale-format '⚠ #{@ralph-iteration}#{?@ralph-max,/#{@ralph-max},} no watcher'
 	tmux set-option -gq @ralph-style-of '##{@ralph-style-#{?#{T:@ralph-stale},stale,#{@ralph-state}}}'
-	# Where a loop is: its window, and its session when loops of more than
-	# one session show (two windows 0 would read alike).
-	tmux set-option -gq @ralph-where '#{?#{e|>:#{n:#{S:#{?#{W:#{P:#{?@ralph-status,1,}}},1,}}},1},#{session_name}:,}#{window_index}:'
+	# Where a loop is: its window, and its session when it is not the
+	# client's (its window 0 is not the one in sight) or when loops of more
+	# than one session show (two windows 0 would read alike).
+	tmux set-option -gq @ralph-where '#{?#{||:#{&&:#{!=:#{client_session},},#{!=:#{session_name},#{client_session}}},#{e|>:#{n:#{S:#{?#{W:#{P:#{?@ralph-status,1,}}},1,}}},1}},#{session_name}:,}#{window_index}:'
 	set_default @ralph-status-format '#[#{E:#{E:@ralph-style-of}}]#{E:@ralph-where}#{?#{T:@ralph-stale},#{E:@ralph-stale-format},#{=/24/…:@ralph-status}}#[default] '
 	set_default @ralph-window-format '⟳ '
 	set_default @ralph-status-width "$STATUS_WIDTH"

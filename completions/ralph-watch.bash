@@ -81,6 +81,7 @@ _ralph_watch_flags() {
     logs) flags=(
         --live
         --lines=
+        --tail=
     ) ;;
     resume) flags=(
         -t=
@@ -232,8 +233,8 @@ _ralph_watch() {
         _ralph_watch_value "$prev" "$cur" "${server[@]}"
         [[ $prefix ]] && COMPREPLY=("${COMPREPLY[@]/#/$prefix}")
     elif [[ $cur == -* ]]; then
-        # replay, finish, report and tasks take their flags after NAME too.
-        ((args == 0)) || [[ $sub == replay || $sub == finish || $sub == report || $sub == tasks ]] && COMPREPLY=($(compgen -W "${flags//=/}" -- "$cur"))
+        # Flags follow the arguments too, but where the arguments are another's.
+        ((args == 0)) || [[ " run doctor hook send demo " != *" $sub "* ]] && COMPREPLY=($(compgen -W "${flags//=/}" -- "$cur"))
     elif ((args == 0)); then
         case $sub in
         status | logs | pause | resume | stop | send | clean | replay | finish | report)

@@ -180,6 +180,7 @@ complete -c ralph-watch -n '__ralph_watch_using list ls' -l json -d 'print the l
 complete -c ralph-watch -n '__ralph_watch_using list ls' -l names -d 'print only the loop names'
 complete -c ralph-watch -n '__ralph_watch_using logs' -l live -d 'follow the log until the loop ends'
 complete -c ralph-watch -n '__ralph_watch_using logs' -l lines -x -d 'print only the last N lines'
+complete -c ralph-watch -n '__ralph_watch_using logs' -l tail -x -d 'same as --lines'
 complete -c ralph-watch -n '__ralph_watch_using resume' -s t -x -a '(__ralph_watch_panes)' -d 'pane for a loop whose pane is gone (short for --target)'
 complete -c ralph-watch -n '__ralph_watch_using resume' -l target -x -a '(__ralph_watch_panes)' -d 'pane for a loop whose pane is gone'
 complete -c ralph-watch -n '__ralph_watch_using restore' -l dry-run -d 'only say which loops would be re-armed'

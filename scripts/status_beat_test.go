@@ -72,6 +72,31 @@ func TestLoopsOfTwoSessionsShowTheirSession(t *testing.T) {
 	}
 }
 
+// A person in one session sees a loop of another session by its session
+// and window, not as a window 0 that reads as their own.
+func TestALoopInAnotherSessionShowsItsSessionToTheClient(t *testing.T) {
+	srv := tmuxtest.Start(t)
+	p := install(t, srv, filepath.Join(srv.Dir, "plugin"), false)
+	p.configure(map[string]string{"status-right": "#{ralph_status}| %H:%M"})
+	srv.Must("new-session", "-d", "-s", "work")
+	pane := strings.TrimSpace(srv.Must("display-message", "-p", "-t", "work:0", "#{pane_id}"))
+	loopOptions(srv, pane, map[string]string{"@ralph-name": "w", "@ralph-state": "running", "@ralph-live": "1", "@ralph-status": "⟳ 6/30"})
+	p.source()
+	p.attach() // to session main
+	client := strings.TrimSpace(srv.Must("list-clients", "-F", "#{client_name}"))
+	right := srv.Must("display-message", "-c", client, "-p", "#{E:status-right}")
+	if loops, _ := loopsShown(right); loops != "work:0:⟳ 6/30 " {
+		t.Errorf("the client in main sees work's loop as %q, want %q", loops, "work:0:⟳ 6/30 ")
+	}
+	tmuxtest.Eventually(t, 10*time.Second, "the client to draw it", func() bool { return strings.Contains(p.screen.String(), "work:0:") })
+	// In its own session, the loop needs no session name.
+	srv.Must("switch-client", "-c", client, "-t", "work")
+	right = srv.Must("display-message", "-c", client, "-p", "#{E:status-right}")
+	if loops, _ := loopsShown(right); loops != "0:⟳ 6/30 " {
+		t.Errorf("the client in work sees its loop as %q, want %q", loops, "0:⟳ 6/30 ")
+	}
+}
+
 // A watcher killed with SIGKILL leaves its loop's options saying it runs;
 // its beat grows old, and within seconds the status line says no watcher
 // runs it, with nothing forked on a redraw. A watcher that lives keeps the

@@ -69,14 +69,15 @@ var endings = map[ending]endingRule{
 	endMaxTime:    {then: stop, reason: words.ReasonMaxTime},
 	endBudget:     {then: stop, reason: words.ReasonBudget, status: words.StatusLimit, code: words.ExitLimit},
 	endLimit:      {then: stop}, // not an iteration: no checks, no hooks; the loop waits for the reset
-	endDialog: {shown: "question unanswered for %s, restarting", logged: "dialog_timeout=%s",
+	endDialog: {progress: "dialog_timeout", shown: "question unanswered for %s, restarting", logged: "dialog_timeout=%s",
 		timer: func(c *Config) string { return c.DialogTimeout.String() }},
 	endInactivity: {progress: "inactivity_timeout", shown: "inactivity timeout (%s), restarting", logged: "inactivity_timeout=%s",
 		timer: func(c *Config) string { return seconds(c.InactivityTimeout) }},
 	endTimeout: {progress: "iteration_timeout", shown: "iteration timeout (%s), restarting", logged: "iteration_timeout=%s",
 		timer: func(c *Config) string { return c.IterationTimeout.String() }},
 	endDoneFile:   {progress: "done_file"},
-	endTurnFailed: {failure: true},
+	endTurn:       {progress: "turn_end"},
+	endTurnFailed: {progress: "turn_failed", failure: true},
 }
 
 // endReason names how an iteration ended, for the progress file and hooks.

@@ -12,7 +12,9 @@ func TestEachEndingMeansOneThing(t *testing.T) {
 		want string
 	}{
 		{outcome{ending: endExit}, "exit"},
-		{outcome{ending: endTurn}, "exit"},
+		{outcome{ending: endTurn}, "turn_end"}, // as iterations.log says, not "exit": the agent had not exited
+		{outcome{ending: endTurnFailed}, "turn_failed"},
+		{outcome{ending: endDialog}, "dialog_timeout"},
 		{outcome{ending: endDoneFile}, "done_file"},
 		{outcome{ending: endInactivity}, "inactivity_timeout"},
 		{outcome{ending: endTimeout}, "iteration_timeout"},

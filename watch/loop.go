@@ -2,6 +2,7 @@ package watch
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -188,6 +189,10 @@ func (l *Loop) run(ctx context.Context) Result {
 			return res
 		}
 		text, err := ReadPrompt(l.PromptFile)
+		var notUTF8 *NotUTF8Error
+		if errors.As(err, &notUTF8) {
+			return l.promptRefused(notUTF8)
+		}
 		if err != nil { // before the count: the iteration that cannot run is not counted as run
 			l.rec.errorf("%v", err)
 			return l.end(words.StatusFailed, words.ReasonPromptFileMissing, words.ExitFailed)

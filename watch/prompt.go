@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"unicode/utf8"
 )
 
 // Fail actions: where check failures go in the next prompt.
@@ -39,9 +40,20 @@ func (e *PromptError) Error() string {
 	return "cannot read prompt file: " + e.Path
 }
 
+// NotUTF8Error is a prompt file that is not valid UTF-8: each tmux would
+// type its bytes into the agent mangled, each differently.
+type NotUTF8Error struct {
+	Path   string
+	Offset int // of the first byte that is not UTF-8, from 0
+}
+
+func (e *NotUTF8Error) Error() string {
+	return fmt.Sprintf("prompt file %s is not valid UTF-8 at byte %d", e.Path, e.Offset)
+}
+
 // ReadPrompt reads a prompt file fresh. It refuses directories, FIFOs and
-// devices (which could block forever), files above MaxPromptSize, and
-// binary files (holding NUL bytes).
+// devices (which could block forever), files above MaxPromptSize, binary
+// files (holding NUL bytes) and text that is not UTF-8 (a *NotUTF8Error).
 func ReadPrompt(path string) (string, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|nonBlockOpenFlag, 0)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -74,7 +86,22 @@ func ReadPrompt(path string) (string, error) {
 	if bytes.IndexByte(data, 0) >= 0 {
 		return "", &PromptError{Path: path, Reason: "binary: holds NUL bytes"}
 	}
+	if at := invalidUTF8(data); at >= 0 {
+		return "", &NotUTF8Error{Path: path, Offset: at}
+	}
 	return string(data), nil
+}
+
+// invalidUTF8 is the offset of the first byte of data that is not UTF-8, -1 for none.
+func invalidUTF8(data []byte) int {
+	for at := 0; at < len(data); {
+		r, size := utf8.DecodeRune(data[at:])
+		if r == utf8.RuneError && size <= 1 {
+			return at
+		}
+		at += size
+	}
+	return -1
 }
 
 func reason(err error) string {

@@ -3,6 +3,7 @@ package watch
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -150,7 +151,6 @@ func TestReadPromptReadsRegularFilesByteForByte(t *testing.T) {
 		{"an empty file is an empty prompt", nil},
 		{"a one-line prompt", []byte("Do the work.\n")},
 		{"a 100 KB unicode prompt", []byte(big.String())},
-		{"invalid UTF-8 is kept", []byte("a\x01b\xffc\xc3")},
 		{"a file of exactly MaxPromptSize is accepted", bytes.Repeat([]byte("x"), MaxPromptSize)},
 	}
 	for i, tt := range tests {
@@ -248,5 +248,29 @@ func TestComposePutsFailuresWhereAsked(t *testing.T) {
 				t.Errorf("Compose = %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+func TestReadPromptRefusesTextThatIsNotUTF8AtItsFirstBadByte(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		text string
+		at   int // -1: accepted
+	}{
+		{"do \377\376 task", 3},
+		{"héllo \xc3", 7},        // a character cut at the end
+		{"\xed\xa0\x80 half", 0}, // a UTF-16 surrogate
+		{"fine: é, ✓, \uFFFD, 🙂", -1},
+	} {
+		p := filepath.Join(dir, "prompt.md")
+		writeFile(t, p, []byte(tc.text), 0o644)
+		text, err := ReadPrompt(p)
+		var bad *NotUTF8Error
+		switch {
+		case tc.at < 0 && (err != nil || text != tc.text):
+			t.Errorf("ReadPrompt(%q) = %q, %v; want the text", tc.text, text, err)
+		case tc.at >= 0 && (!errors.As(err, &bad) || bad.Offset != tc.at || err.Error() != fmt.Sprintf("prompt file %s is not valid UTF-8 at byte %d", p, tc.at)):
+			t.Errorf("ReadPrompt(%q): %v; want not UTF-8 at byte %d", tc.text, err, tc.at)
+		}
 	}
 }

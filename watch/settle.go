@@ -244,9 +244,21 @@ func (l *Loop) paused() Result {
 func (l *Loop) pause(message, cause string, reason words.Reason) Result {
 	l.rec.sayf("%s", message)
 	l.rec.log("PAUSE", "loop paused reason="+cause)
-	l.status.reason = cause
+	l.status.reason, l.status.note = cause, ""
 	l.status.show(words.StatusPaused)
 	return Result{Code: words.ExitInterrupted, Reason: reason}
+}
+
+// promptRefused pauses the loop before an iteration whose prompt file is
+// not UTF-8: nothing mangled is typed, and once the file is fixed, resume
+// goes on. The sentence is the status's reason, a short note the status line's.
+func (l *Loop) promptRefused(err *NotUTF8Error) Result {
+	l.rec.errorf("%v", err)
+	l.rec.sayf("pausing loop: fix the prompt file, then 'ralph-watch resume %s'", l.Name)
+	l.rec.log("PAUSE", "loop paused reason=prompt_not_utf8")
+	l.status.reason, l.status.note = err.Error(), "prompt not UTF-8"
+	l.status.show(words.StatusPaused)
+	return Result{Code: words.ExitInterrupted, Reason: words.ReasonPaused}
 }
 
 // stopped ends the loop on a stop request, and the agent too if asked.

@@ -45,6 +45,8 @@ func (s *statusLine) show(status words.Status) {
 		shown.Reason = ""
 	case words.StatusWaiting:
 		shown.Note, shown.Reason = s.note, strings.TrimPrefix(s.note, "waiting for ")
+	case words.StatusPaused:
+		shown.Note = s.note // why it paused, where a pause has a note
 	case words.StatusNeedsInput:
 		shown.Reason = "an answer in the pane (the agent is asking a question)"
 	case words.StatusFailed:

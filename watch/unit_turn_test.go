@@ -3,6 +3,7 @@ package watch_test
 import (
 	"os"
 	"os/signal"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"syscall"
@@ -53,8 +54,13 @@ func TestUnitAnIdleScreenEndsTheTurnAfterTheGraceAndTheAgentRunsOn(t *testing.T)
 	}))
 	u.cfg.Agent = knownAgent()
 	u.cfg.InactivityTimeout = 10 * time.Minute // the turn's end, not inactivity, must end it
+	u.cfg.ProgressFile = filepath.Join(u.cfg.Dir, "progress.md")
 	u.wantResult(u.run(), words.ExitDone, "max_iterations")
 	u.wantLog("[START] iteration 1/1", "[END] iteration 1 turn_end")
+	// The progress file names the same ending as the log, not "exit".
+	if progress, _ := os.ReadFile(u.cfg.ProgressFile); !strings.Contains(string(progress), "- Exit: none (the agent had not exited)\n- Ended by: turn_end\n") {
+		t.Errorf("progress file:\n%s", progress)
+	}
 	idle, ok := u.marked("idle")
 	if !ok {
 		t.Fatal("the agent never went idle")

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxfake"
 	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
@@ -70,5 +71,47 @@ func TestUnitAPromptLeftInTheInputBoxIsSubmittedByTheNextWatcher(t *testing.T) {
 	}
 	if pending && !strings.Contains(u.out.String(), "the prompt is still in the input box; submitting it") {
 		t.Errorf("output:\n%s", u.out.String())
+	}
+}
+
+// A prompt file that turns into bytes that are not UTF-8 (each tmux types
+// them mangled, each differently) pauses the loop before the iteration:
+// the sentence in status, a note in the status line, nothing pasted; once
+// the file is fixed, resume goes on.
+func TestUnitAPromptThatIsNotUTF8PausesTheLoopAndNothingIsTyped(t *testing.T) {
+	var u *unit
+	u = newUnit(t, "go", func(int) *tmuxfake.Program {
+		return repl(func(t *tmuxfake.Term, input string) {
+			_ = os.WriteFile(u.cfg.PromptFile, []byte("do \377\376 task"), 0o644)
+			t.Exit(0)
+		})
+	})
+	u.cfg.MaxIterations = 3
+	u.wantResult(u.run(), words.ExitInterrupted, "paused")
+	sentence := "prompt file " + u.cfg.PromptFile + " is not valid UTF-8 at byte 3"
+	u.wantOutput(sentence, "pausing loop")
+	u.wantLog("[END] iteration 1", "[PAUSE] loop paused reason=prompt_not_utf8")
+	if got := u.pastes(); len(got) != 1 || got[0] != "go" {
+		t.Errorf("pasted %q, want only the first iteration's prompt", got)
+	}
+	if st := u.state(); st.Status != state.Paused || st.CurrentIteration != 1 || st.Reason != sentence {
+		t.Errorf("state says %s at iteration %d, reason %q; want paused at 1 with the sentence", st.Status, st.CurrentIteration, st.Reason)
+	}
+	if shown, _, _ := u.tmux.PaneOption(u.cfg.Pane, words.OptionStatus); !strings.HasSuffix(shown, " 1/3 prompt not UTF-8") {
+		t.Errorf("@ralph-status = %q, want the note", shown)
+	}
+	if reason, _, _ := u.tmux.PaneOption(u.cfg.Pane, words.OptionReason); reason != sentence {
+		t.Errorf("@ralph-reason = %q, want the sentence", reason)
+	}
+	if err := os.WriteFile(u.cfg.PromptFile, []byte("do the task"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	u.launch(func(int) *tmuxfake.Program {
+		return repl(func(t *tmuxfake.Term, input string) { t.Exit(0) })
+	})
+	u.cfg.Resume = true
+	u.wantResult(u.run(), words.ExitDone, "max_iterations")
+	if got := u.pastes(); len(got) != 3 || got[1] != "do the task" {
+		t.Errorf("pasted %q, want the fixed prompt in iterations 2 and 3", got)
 	}
 }

@@ -25,6 +25,9 @@ func TestBadInputIsRefusedWithOneLineAndExit2BeforeAnythingIsSpawned(t *testing.
 	if err := os.WriteFile(filepath.Join(c.srv.Dir, "binary.md"), []byte("\x7fELF\x02\x01\x01\x00\x00\x00"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.WriteFile(filepath.Join(c.srv.Dir, "latin1.md"), []byte("do \377\376 task"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	ok := []string{"run", "-S", c.srv.Socket, "-t", pane}
 	outside := []string{"run", "-S", c.srv.Socket, "-t", c.pane(c.srv.Dir)}
 	for _, tc := range []struct {
@@ -48,6 +51,7 @@ func TestBadInputIsRefusedWithOneLineAndExit2BeforeAnythingIsSpawned(t *testing.
 		{"prompt file is a FIFO", append(ok, "--prompt-file", "fifo", "--", "sh"), "ralph-watch: error: cannot read prompt file: " + filepath.Join(c.srv.Dir, "fifo") + " (not a regular file)"},
 		{"prompt file of 50 MB", append(ok, "--prompt-file", "huge.md", "--", "sh"), "ralph-watch: error: cannot read prompt file: " + filepath.Join(c.srv.Dir, "huge.md") + " (larger than 8 MiB)"},
 		{"binary prompt file", append(ok, "--prompt-file", "binary.md", "--", "sh"), "ralph-watch: error: cannot read prompt file: " + filepath.Join(c.srv.Dir, "binary.md") + " (binary: holds NUL bytes)"},
+		{"prompt file not UTF-8", append(ok, "--prompt-file", "latin1.md", "--", "sh"), "ralph-watch: error: prompt file " + filepath.Join(c.srv.Dir, "latin1.md") + " is not valid UTF-8 at byte 3"},
 		{"target is a window that does not exist", []string{"run", "-S", c.srv.Socket, "-t", "main:99", "--", "sh"}, "ralph-watch: error: no such pane: main:99"},
 		{"target is nonsense", []string{"run", "-S", c.srv.Socket, "-t", "$(touch x)", "--", "sh"}, "ralph-watch: error: no such pane: $(touch x)"},
 		{"negative max time", append(ok, "--max-time", "-1h", "--", "sh"), "negative duration"},
@@ -108,5 +112,33 @@ func TestBadInputIsRefusedWithOneLineAndExit2BeforeAnythingIsSpawned(t *testing.
 				t.Errorf("a name reached a shell")
 			}
 		})
+	}
+}
+
+// A state folder that cannot be written is a setting to fix: exit 2 with
+// one line naming it, before anything is spawned (the pane runs on as it was).
+func TestAStateFolderThatCannotBeWrittenIsRefusedWithExit2(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	pane := c.srv.NewPane()
+	roots := []string{"/sys/kernel/ralph-state"} // read-only for every user, root too
+	if os.Geteuid() != 0 {                       // root writes through a folder's mode
+		locked := filepath.Join(c.srv.Dir, "locked")
+		if err := os.Mkdir(locked, 0o500); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = os.Chmod(locked, 0o700) })
+		roots = append(roots, locked)
+	}
+	for _, root := range roots {
+		before := c.panes()
+		code, stdout, stderr := c.run([]string{"RALPH_STATE_DIR=" + root}, "run", "-S", c.srv.Socket, "-t", pane, "--name", "ro", "--", "sh")
+		if code != 2 || !strings.HasPrefix(stderr, "ralph-watch: error: cannot write the state folder "+filepath.Join(root, "ro")+": ") ||
+			strings.Count(stderr, "\n") != 1 || stdout != "" {
+			t.Errorf("state in %s: exit %d\nstdout %q\nstderr %q", root, code, stdout, stderr)
+		}
+		if after := c.panes(); after != before {
+			t.Errorf("state in %s: the panes changed:\n%s\nto\n%s", root, before, after)
+		}
 	}
 }

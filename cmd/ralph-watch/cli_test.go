@@ -295,7 +295,9 @@ func TestDemoWithoutATerminalPrintsTheLogAndFinalStatus(t *testing.T) {
 	}
 }
 
-func TestDemoOnATerminalAttachesAndEndsByItself(t *testing.T) {
+// On a terminal the demo's last screen, the agent's done token on it, stays
+// until a key is pressed; then the demo says what to do next.
+func TestDemoOnATerminalHoldsTheDoneScreenUntilAKeyThenSaysWhatNext(t *testing.T) {
 	t.Parallel()
 	c := newCLI(t)
 	cmd := c.command([]string{"TERM=xterm-256color"}, "demo")
@@ -304,24 +306,39 @@ func TestDemoOnATerminalAttachesAndEndsByItself(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var screen bytes.Buffer
+	var screen tmuxtest.Buffer
 	copied := make(chan struct{})
 	go func() { _, _ = io.Copy(&screen, f); close(copied) }() // until the terminal closes
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
+	tmuxtest.Eventually(t, 60*time.Second, "the done screen to be held", func() bool { return strings.Contains(screen.String(), "press any key") })
+	time.Sleep(2 * time.Second)
+	select {
+	case err := <-done:
+		t.Fatalf("the demo left its done screen without a key: %v\n%s", err, screen.String())
+	default:
+	}
+	if _, err := f.Write([]byte("q")); err != nil {
+		t.Fatal(err)
+	}
 	select {
 	case err := <-done:
 		if err != nil {
 			t.Fatalf("demo: %v\n%s", err, screen.String())
 		}
-	case <-time.After(90 * time.Second):
+	case <-time.After(30 * time.Second):
 		cmd.Process.Signal(syscall.SIGKILL)
-		t.Fatalf("demo still running after 90s")
+		t.Fatalf("demo still running 30s after the key")
 	}
 	f.Close()
 	<-copied
 	out := screen.String()
-	for _, want := range []string{"ralph demo agent", "Status: done (done_pattern) after 3 iterations"} {
+	held := out[:strings.Index(out, "press any key")]
+	if strings.Count(held, "RALPH_DONE") <= strings.Count(held, "print RALPH_DONE on") {
+		t.Errorf("the agent's own RALPH_DONE was never drawn before the hold:\n%s", held)
+	}
+	for _, want := range []string{"ralph demo agent", "Status: done (done_pattern) after 3 iterations",
+		"ralph-watch run --prompt-file PROMPT.md --max-iterations 20", "set -g @plugin 'ralph-tmux/ralph.tmux'"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("terminal lacks %q", want)
 		}

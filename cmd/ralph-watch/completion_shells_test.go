@@ -134,6 +134,8 @@ func commonCases(t *testing.T, s *shellEnv, tree commandTree) []struct {
 		{"ralph-watch logs --lines 5 a", []string{"alpha"}},
 		{"ralph-watch replay ", []string{"alpha", "beta"}},
 		{"ralph-watch replay alpha 3 --sp", []string{"--speed"}},
+		{"ralph-watch stop alpha --k", []string{"--kill"}}, // flags follow the name in every command that takes one
+		{"ralph-watch logs alpha --t", []string{"--tail"}},
 		{"ralph-watch completion ", []string{"bash", "fish", "zsh"}},
 		{"ralph-watch run --prompt-file PROM", []string{"PROMPT.md"}},
 		{"ralph-watch run -S " + s.srv.Socket + " -t ", sorted(s.panes(t)...)},

@@ -41,8 +41,9 @@ func demoCommand(e env) *ffcli.Command {
 		LongHelp: strings.TrimSpace(`
 Start a private tmux server, loop the built-in demo agent in it until the
 agent prints its done token (iteration 3), and print the iterations log and
-the final status. On a terminal you watch it attached; detach with the tmux
-prefix and d.
+the final status, then what to do next. On a terminal you watch it
+attached; its last screen stays until you press a key (at most a minute);
+detach sooner with the tmux prefix and d.
 
 Example:
   ralph-watch demo --attach no`),
@@ -114,6 +115,8 @@ func runDemo(ctx context.Context, e env, iterations int, attach bool) error {
 	}
 	defer func() { _ = exec.Command("tmux", "-S", socket, "kill-server").Run() }()
 	_ = exec.Command("tmux", "-S", socket, "set-option", "-t", "demo", "status-right", " #{E:@ralph-status} · ralph demo ").Run()
+	// The agent exits after its done token: its pane, and the screen that shows it, must stay.
+	_ = exec.Command("tmux", "-S", socket, "set-option", "-g", "remain-on-exit", "on").Run()
 	pane, err := client.Pane("demo:")
 	if err != nil {
 		return control.Errorf(words.ExitFailed, "find demo pane: %v", err)
@@ -141,16 +144,45 @@ func runDemo(ctx context.Context, e env, iterations int, attach bool) error {
 	go func() { done <- loop.Run(ctx) }()
 	attachCmd := exec.Command("tmux", "-S", socket, "attach-session", "-t", "demo")
 	attachCmd.Stdin, attachCmd.Stdout, attachCmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	left := make(chan struct{})
 	go func() {
 		res := <-done
-		time.Sleep(2 * time.Second) // let the watcher see the final screen
+		holdFinalScreen(ctx, socket, res, left)
 		_ = exec.Command("tmux", "-S", socket, "detach-client", "-s", "demo").Run()
 		done <- res
 	}()
 	_ = attachCmd.Run()
+	close(left)
 	res := <-done
 	fmt.Fprint(e.Stdout, out.String())
 	return demoReport(e, store, res)
+}
+
+// demoHold is how long the demo's last screen stays for the person to read
+// when they press no key.
+const demoHold = 60 * time.Second
+
+// holdFinalScreen keeps the attached client on the loop's last screen (the
+// agent's done token on it) until a key is pressed, the person detached
+// (left), or demoHold passed, and says so on the status line.
+func holdFinalScreen(ctx context.Context, socket string, res watch.Result, left <-chan struct{}) {
+	tmuxCmd := func(args ...string) { _ = exec.Command("tmux", append([]string{"-S", socket}, args...)...).Run() }
+	tmuxCmd("bind-key", "-T", "ralph-demo-end", "Any", "detach-client")
+	clients, _ := exec.Command("tmux", "-S", socket, "list-clients", "-F", "#{client_name}").Output()
+	for _, c := range strings.Fields(string(clients)) {
+		tmuxCmd("switch-client", "-c", c, "-T", "ralph-demo-end") // the next key detaches
+	}
+	what := "the loop ended (" + string(res.Reason) + ")"
+	if res.Reason == words.ReasonDonePattern {
+		what = "RALPH_DONE matched: the loop is done"
+	}
+	tmuxCmd("set-option", "-t", "demo", "status-right-length", "90")
+	tmuxCmd("set-option", "-t", "demo", "status-right", " "+what+" · press any key ")
+	select {
+	case <-left:
+	case <-ctx.Done():
+	case <-time.After(demoHold):
+	}
 }
 
 // demoReport prints the iterations log and the final status.
@@ -160,11 +192,29 @@ func demoReport(e env, store *state.Store, res watch.Result) error {
 	if st, err := store.Load(); err == nil {
 		fmt.Fprintf(e.Stdout, "\nStatus: %s (%s) after %d iterations, exit %d\n", words.StatusOf(st), res.Reason, st.CurrentIteration, res.Code)
 	}
+	fmt.Fprint(e.Stdout, demoNext)
 	if res.Code != 0 {
 		return control.Errorf(res.Code, "")
 	}
 	return nil
 }
+
+// demoNext is what to do after the demo: loop a real agent, get the plugin.
+const demoNext = `
+Next: loop claude (or codex, gemini, any REPL) in a tmux pane of your own.
+In the pane, with a PROMPT.md that asks for RALPH_DONE when all is done
+('ralph-watch template > PROMPT.md' writes one):
+
+  ralph-watch run --prompt-file PROMPT.md --max-iterations 20 \
+      --done-pattern RALPH_DONE -- claude
+
+Or install the tmux plugin (a key loops the current pane, the status line
+shows every loop): with tpm, add to ~/.tmux.conf
+
+  set -g @plugin 'ralph-tmux/ralph.tmux'
+
+and press prefix + I. More: man ralph-watch, and the README.
+`
 
 // lockedBuffer collects the loop's messages while a client is attached.
 type lockedBuffer struct {

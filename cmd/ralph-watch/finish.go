@@ -60,10 +60,6 @@ Examples:
   ralph-watch finish myproj-3 --rebase --into develop --commit`),
 		FlagSet: fs,
 		Exec: func(ctx context.Context, args []string) error {
-			args, err := interspersed(fs, args)
-			if err != nil {
-				return err
-			}
 			opts := finish.Options{PatchFile: *patchF, Into: *into, Remove: *remove, Commit: *commit, Remote: *remote, Out: e.Stdout}
 			var modes []string
 			for _, m := range []struct {

@@ -89,6 +89,7 @@ Examples:
 func run(ctx context.Context, args []string, e env) int {
 	root := rootCommand(e)
 	quiet(root)
+	flagsAfterArguments(root)
 	err := root.ParseAndRun(ctx, args)
 	var ee *control.Error
 	switch {
@@ -135,6 +136,48 @@ func chosen(root *ffcli.Command, args []string) (*ffcli.Command, string) {
 		cmd = next
 	}
 	return cmd, line
+}
+
+// passesArgumentsOn are the commands whose arguments are not theirs to
+// parse: a command to run, an agent's hook payload, a message.
+var passesArgumentsOn = map[string]bool{"run": true, "doctor": true, "hook": true, "send": true, "demo": true}
+
+// flagsAfterArguments lets every other subcommand take its flags after its
+// arguments too (status NAME --json, stop NAME --kill), as people type them.
+func flagsAfterArguments(root *ffcli.Command) {
+	for _, c := range root.Subcommands {
+		if passesArgumentsOn[c.Name] || c.Exec == nil {
+			continue
+		}
+		fs, exec := c.FlagSet, c.Exec
+		c.Exec = func(ctx context.Context, args []string) error {
+			args, err := interspersed(fs, args)
+			if err != nil {
+				return err
+			}
+			return exec(ctx, args)
+		}
+	}
+}
+
+// interspersed parses flags that follow the positional arguments too
+// (replay NAME 3 --speed 2) and returns the positional ones; after "--",
+// every argument is positional.
+func interspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if parsed := len(args) - len(rest); parsed > 0 && args[parsed-1] == "--" {
+			return append(positional, rest...), nil
+		}
+		if len(rest) == 0 {
+			return positional, nil
+		}
+		positional, args = append(positional, rest[0]), rest[1:]
+	}
 }
 
 // quiet stops the flag package from printing usage on its own; run prints one line.

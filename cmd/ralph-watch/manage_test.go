@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
 )
@@ -315,6 +316,10 @@ func TestInitWritesThePromptTemplateOnlyWhenAsked(t *testing.T) {
 	if out := c.want([]string{"template"}, 0, "", ""); out != promptTemplate {
 		t.Errorf("template printed %q", out)
 	}
+	// What init writes is a prompt run takes (UTF-8, the check at start).
+	if _, err := watch.ReadPrompt(filepath.Join(c.srv.Dir, "PROMPT.md")); err != nil {
+		t.Errorf("run refuses the prompt init wrote: %v", err)
+	}
 }
 
 func TestLoopsOnTwoServersAtOnceKeepTheirOwnState(t *testing.T) {
@@ -369,4 +374,47 @@ func TestLogsLiveFollowsUntilTheLoopEnds(t *testing.T) {
 	}
 	_ = os.Remove(filepath.Join(c.srv.Dir, "state", "tail", "iterations.log"))
 	c.want([]string{"logs", "tail"}, 1, "", "ralph-watch: error: no iteration log found for worker 'tail'")
+}
+
+// Flags may follow the loop's name, as people type them, in every command
+// that takes one; after "--" every word is an argument (here one too many).
+func TestFlagsMayFollowTheLoopsName(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	c.runLoop("after", "--prompt-mode", "arg", "--max-iterations", "1", "--", "true")
+	c.want([]string{"status", "after", "--json"}, 0, `"watcher_alive": false`, "")
+	if last := c.want([]string{"logs", "after", "--tail", "1"}, 0, "", ""); strings.Count(last, "\n") != 1 || !strings.Contains(last, "[DONE]") {
+		t.Errorf("logs after --tail 1: %q", last)
+	}
+	if last := c.want([]string{"logs", "after", "--lines", "2"}, 0, "", ""); strings.Count(last, "\n") != 2 {
+		t.Errorf("logs after --lines 2: %q", last)
+	}
+	c.want([]string{"status", "after", "--bogus"}, 2, "", "flag provided but not defined: --bogus")
+	c.want([]string{"status", "after", "--", "--json"}, 2, "", "")
+
+	c.detach("busy", "--prompt-mode", "arg", "--max-iterations", "1", "--", "sh", "-c", "sleep 30")
+	c.until("busy", "iteration 1", func(st *state.State) bool { return st.CurrentIteration == 1 })
+	c.want([]string{"stop", "busy", "--kill"}, 0, "stopped ralph loop for busy", "")
+	if st := c.state("busy"); st.ExitReason == nil || *st.ExitReason != "killed" {
+		t.Errorf("stop busy --kill: reason %v, want killed", st.ExitReason)
+	}
+}
+
+// A loop prepared with --no-run and never started is not running: clean
+// removes it and says only that, its pane untouched.
+func TestCleanRemovesAPreparedLoopWithoutCallingItRunning(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	pane := c.srv.NewPane()
+	c.want([]string{"run", "-S", c.srv.Socket, "-t", pane, "--name", "prep", "--no-run", "--", "sh", "-c", "sleep 1"}, 0, "start the loop with 'ralph-watch resume prep'", "")
+	code, stdout, stderr := c.run(nil, "clean", "prep")
+	if code != 0 || stdout != "cleaned ralph state for prep\n" || stderr != "" {
+		t.Errorf("clean prep: exit %d\nstdout %q\nstderr %q", code, stdout, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(c.srv.Dir, "state", "prep")); err == nil {
+		t.Error("the prepared loop's state is still there")
+	}
+	if got := c.srv.Option(pane, "@ralph-state"); got != "" {
+		t.Errorf("@ralph-state = %q after clean, want none", got)
+	}
 }

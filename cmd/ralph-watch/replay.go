@@ -51,10 +51,6 @@ Examples:
   ralph-watch replay myproj-3 --dump`),
 		FlagSet: fs,
 		Exec: func(ctx context.Context, args []string) error {
-			args, err := interspersed(fs, args)
-			if err != nil {
-				return err
-			}
 			if *speed <= 0 || math.IsInf(*speed, 0) || math.IsNaN(*speed) {
 				return control.Errorf(words.ExitUsage, "invalid --speed %v: use a number above 0, e.g. 2 for twice as fast", *speed)
 			}
@@ -63,6 +59,7 @@ Examples:
 			}
 			iteration := 0
 			if len(args) == 2 {
+				var err error
 				if iteration, err = strconv.Atoi(args[1]); err != nil || iteration < 1 {
 					return control.Errorf(words.ExitUsage, "invalid iteration %q: use a number from 1 up", args[1])
 				}
@@ -118,22 +115,6 @@ func play(ctx context.Context, e env, path string, speed float64, idle time.Dura
 		return control.Errorf(words.ExitFailed, "%v", err)
 	}
 	return nil
-}
-
-// interspersed parses flags that follow the positional arguments too
-// (replay NAME 3 --speed 2) and returns the positional ones.
-func interspersed(fs *flag.FlagSet, args []string) ([]string, error) {
-	var positional []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return positional, nil
-		}
-		positional, args = append(positional, args[0]), args[1:]
-	}
 }
 
 // terminal is w when it is a terminal, which playing may leave in some

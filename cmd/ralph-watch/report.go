@@ -49,10 +49,6 @@ Examples:
   ralph-watch report myproj-3 -o night.html --cast-tail 1m`),
 		FlagSet: fs,
 		Exec: func(ctx context.Context, args []string) error {
-			args, err := interspersed(fs, args)
-			if err != nil {
-				return err
-			}
 			if len(args) != 1 {
 				return control.Errorf(words.ExitUsage, "report takes one loop name, got %d arguments", len(args))
 			}

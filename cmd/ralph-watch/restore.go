@@ -31,8 +31,9 @@ kill-server) and whose socket is this server's: it ended with reason
 server_gone, or its state says running while no watcher holds it. Each goes
 on at its next iteration in a new window named after it in session "ralph",
 as 'ralph-watch resume' does; one line per loop. Loops paused or stopped by
-the person, and loops a watcher holds, are left alone. The plugin runs this
-when tmux starts with @ralph-restore on.
+the person, and loops a watcher holds, are left alone. Outside tmux with no
+-L or -S, each loop's own server (the socket it recorded), where one runs.
+The plugin runs this when tmux starts with @ralph-restore on.
 
 Examples:
   ralph-watch restore --dry-run
@@ -46,6 +47,9 @@ Examples:
 			switch {
 			case socketName != "" && socketPath != "":
 				return control.Errorf(words.ExitUsage, "-L and -S cannot both be given")
+			case socketName == "" && socketPath == "" && e.Getenv("TMUX") == "":
+				// Outside tmux no server is "this" one: each loop goes back to its own.
+				return rearm(e, "").Restore(state.Root(e.Getenv), "", *dryRun, e.Stdout, e.Stderr)
 			case socketName != "":
 				client.Server = []string{"-L", socketName}
 			case socketPath != "":

@@ -193,3 +193,31 @@ func TestRestoreReArmsOnlyTheLoopsLiveWhenTheServerDied(t *testing.T) {
 		t.Errorf("the other server's loop is %s", st.Status)
 	}
 }
+
+// Outside tmux, with no -L or -S, restore looks at each loop's own server
+// (its recorded socket), not at the default one, which no loop here uses;
+// a loop whose server does not run is left for a later restore.
+func TestRestoreOutsideTmuxGoesToEachLoopsOwnServer(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	c.detach("gone", loopArgs(2)...)
+	c.until("gone", "iteration 2", func(st *state.State) bool { return st.CurrentIteration == 2 })
+	other := filepath.Join(c.srv.Dir, "state", "other")
+	if err := os.MkdirAll(other, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(other, "state.json"), []byte(`{"worker_name":"other","status":"failed","exit_reason":"server_gone",
+		"tmux_socket":"/nonexistent/socket","watcher_args":["--target","%1"]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c.killServer("gone")
+	c.newServer()
+	if dry := c.want([]string{"restore", "--dry-run"}, 0, "", ""); dry != "would re-arm gone (iteration 2, server_gone)\n" {
+		t.Errorf("restore --dry-run outside tmux said:\n%s", dry)
+	}
+	c.want([]string{"restore"}, 0, "re-armed gone: recreated pane %", "")
+	c.wantGoneOn("gone", 2, 3)
+	if st := c.state("other"); st.Status != state.Failed {
+		t.Errorf("the loop of a server that does not run is %s", st.Status)
+	}
+}

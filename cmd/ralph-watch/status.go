@@ -104,6 +104,7 @@ func logsCommand(e env) *ffcli.Command {
 	fs := flag.NewFlagSet("logs", flag.ContinueOnError)
 	live := fs.Bool("live", false, "follow the log until the loop ends (or Ctrl-C)")
 	lines := fs.Int("lines", 0, "print only the last N lines (0: all)")
+	fs.IntVar(lines, "tail", 0, "same as --lines")
 	return &ffcli.Command{
 		Name:       "logs",
 		ShortUsage: "ralph-watch logs [--live] [--lines N] NAME",
@@ -113,6 +114,7 @@ Print a loop's iterations log, one line per event.
 
 Examples:
   ralph-watch logs --lines 20 myproj-3
+  ralph-watch logs myproj-3 --tail 5
   ralph-watch logs --live myproj-3`),
 		FlagSet: fs,
 		Exec: func(ctx context.Context, args []string) error {
@@ -121,7 +123,7 @@ Examples:
 				return err
 			}
 			if *lines < 0 {
-				return control.Errorf(words.ExitUsage, "--lines must not be negative")
+				return control.Errorf(words.ExitUsage, "--lines (or --tail) must not be negative")
 			}
 			l, err := control.Find(state.Root(e.Getenv), name)
 			if err != nil {

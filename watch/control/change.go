@@ -164,7 +164,7 @@ func Clean(root string, names []string, out, warn io.Writer) error {
 			refused = true
 			continue
 		}
-		if l.Pane == PaneRunning {
+		if l.Pane == PaneRunning && l.State.LastIterationStarted != "" { // a loop prepared (--no-run) never ran: its pane runs the person's shell
 			fmt.Fprintf(warn, "ralph-watch: warning: loop '%s' is still running (only ralph state removed)\n", name)
 		}
 		if err := l.Store.Remove(); err != nil {

@@ -57,17 +57,28 @@ func (r Rearm) Resume(l *Loop, out, warn io.Writer) error {
 
 // Restore re-arms every loop under root that was live when its tmux server,
 // the one at socket, went away: ended by server_gone, or running with no
-// watcher. One line per loop on out; with dryRun it only says which.
+// watcher. With socket "", each loop's own server, where one runs again.
+// One line per loop on out; with dryRun it only says which.
 func (r Rearm) Restore(root, socket string, dryRun bool, out, warn io.Writer) error {
 	names, err := Names(root)
 	if err != nil {
 		return err
 	}
-	refused := false
+	refused, each, runs := false, socket == "", map[string]bool{}
 	for _, name := range names {
 		l, err := Find(root, name)
 		if err != nil {
 			continue
+		}
+		if each {
+			socket = l.State.TmuxSocket
+			if _, seen := runs[socket]; !seen {
+				_, err := l.Tmux.SocketPath()
+				runs[socket] = err == nil
+			}
+			if !runs[socket] {
+				continue // no server to restore it into: a later restore will
+			}
 		}
 		if l.Watched && l.State.Status == state.Running && sameFile(l.State.TmuxSocket, socket) && PaneGone(l) {
 			l.Watched = !unwatched(l, r.Clock, answerWait) // its watcher has yet to see the server go

@@ -97,8 +97,8 @@ func ClaimName(root, name string, how Claim, out io.Writer, clk clock.Clock) (*s
 		}
 	}
 	store, err := state.Open(root, name)
-	if err != nil {
-		return nil, failed(err)
+	if err != nil { // a setting to fix, found before anything is spawned
+		return nil, Errorf(words.ExitUsage, "%v", err)
 	}
 	return store, nil
 }

@@ -33,7 +33,7 @@ type Iteration struct {
 	N        int
 	Started  time.Time
 	Ended    time.Time     // zero when no end was logged
-	Duration time.Duration // from the receipt, else from the log
+	Duration time.Duration // as the log's END line says it, else from the receipt's times, else the log's
 	Ending   string        // how it ended, as logged: "exit=0", "inactivity_timeout=180s", "done: done_pattern"
 	Failed   bool          // a [FAIL] line: the iteration counted as a failure
 	// LoopEnded is the loop's reason when it ended after this iteration
@@ -132,12 +132,17 @@ var (
 	iterationWord = regexp.MustCompile(`^iteration (\d+)(?:/\d+)?(?: (.*))?$`)
 	doneLine      = regexp.MustCompile(`^loop complete after (\d+) iterations reason=(\S+)`)
 	checkLine     = regexp.MustCompile(`^(pass|fail) exit=(-?\d+) .*check=(".*")$`)
-	trailing      = regexp.MustCompile(` (duration|attempt|backoff)=\S+`)
+	trailing      = regexp.MustCompile(` (duration=` + tookForm + `|attempt=\S+|backoff=\S+)`)
+	loggedTook    = regexp.MustCompile(` duration=(` + tookForm + `)`)
 )
+
+// tookForm is a duration as the log writes it: 5s, 3m 42s, 1h 2m.
+const tookForm = `\d+[hms](?: \d+[ms])?`
 
 // iterations reads the log's lines and the receipts into iterations, in order.
 func iterations(log string, receipts []receipt.Receipt) []*Iteration {
 	byN := map[int]*Iteration{}
+	logged := map[int]time.Duration{} // the durations END lines give, as the person read them
 	get := func(n int) *Iteration {
 		if byN[n] == nil {
 			byN[n] = &Iteration{N: n}
@@ -188,6 +193,11 @@ func iterations(log string, receipts []receipt.Receipt) []*Iteration {
 			if event != "TIMEOUT" {
 				it.Ended = at
 			}
+			if d := loggedTook.FindStringSubmatch(rest); d != nil && event == "END" {
+				if took, err := time.ParseDuration(strings.ReplaceAll(d[1], " ", "")); err == nil {
+					logged[n] = took
+				}
+			}
 		case "CHECK":
 			c := checkLine.FindStringSubmatch(rest)
 			if c == nil {
@@ -218,7 +228,9 @@ func iterations(log string, receipts []receipt.Receipt) []*Iteration {
 		if it.N < 1 {
 			continue
 		}
-		if !it.Started.IsZero() && !it.Ended.IsZero() && it.Ended.After(it.Started) {
+		if took, ok := logged[it.N]; ok {
+			it.Duration = took // a receipt is written after the checks: its end is later
+		} else if !it.Started.IsZero() && !it.Ended.IsZero() && it.Ended.After(it.Started) {
 			it.Duration = it.Ended.Sub(it.Started)
 		}
 		out = append(out, it)

@@ -7,8 +7,9 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
 )
 
-// The log's lines tell each iteration's ending, failure and checks; a
-// receipt's times win over the log's (they have sub-second precision).
+// The log's lines tell each iteration's ending, failure and checks, and its
+// duration as the person read it there; else a receipt's times win over the
+// log's (they have sub-second precision).
 func TestIterationsAreReadFromTheLogAndTheReceipts(t *testing.T) {
 	log := `2026-11-24T22:00:00 [START] iteration 1/5
 2026-11-24T22:03:00 [CHECK] iteration 1 fail exit=2 duration=3s check="go test ./..."
@@ -21,13 +22,16 @@ func TestIterationsAreReadFromTheLogAndTheReceipts(t *testing.T) {
 2026-11-24T22:07:04 [END] iteration 3 exit=0 duration=60s
 2026-11-24T22:07:04 [DONE] loop complete after 3 iterations reason=done_pattern
 2026-11-24T22:07:04 [COST] iteration 3 tokens in=1
+2026-11-24T22:07:05 [START] iteration 4
+2026-11-24T22:08:11 [END] iteration 4 turn_end duration=1m 5s
 not a log line
 `
 	start := time.Date(2026, 11, 24, 22, 0, 0, 0, time.Local)
-	rs := []receipt.Receipt{{Iteration: 1, Started: start, Ended: start.Add(179500 * time.Millisecond)}}
+	rs := []receipt.Receipt{{Iteration: 1, Started: start, Ended: start.Add(181500 * time.Millisecond)}, // written after its checks
+		{Iteration: 2, Started: start.Add(181 * time.Second), Ended: start.Add(361500 * time.Millisecond)}}
 	its := iterations(log, rs)
-	if len(its) != 3 {
-		t.Fatalf("%d iterations, want 3", len(its))
+	if len(its) != 4 {
+		t.Fatalf("%d iterations, want 4", len(its))
 	}
 	for _, c := range []struct {
 		n        int
@@ -38,9 +42,10 @@ not a log line
 		checks   int
 		receipts bool
 	}{
-		{1, "exit=0", false, 179500 * time.Millisecond, 1, 2, true},
-		{2, "inactivity_timeout=180s", true, 3 * time.Minute, 0, 0, false},
+		{1, "exit=0", false, 180 * time.Second, 1, 2, true},
+		{2, "inactivity_timeout=180s", true, 180500 * time.Millisecond, 0, 0, true},
 		{3, "exit=0, loop ended done_pattern", false, time.Minute, 0, 0, false},
+		{4, "turn_end", false, 65 * time.Second, 0, 0, false},
 	} {
 		it := its[c.n-1]
 		passed, all := it.ChecksPassed()

@@ -16,8 +16,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/between"
 	"github.com/ralph-tmux/ralph.tmux/watch/history"
 	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // The asciinema web player, copied from its npm package by `make player`.
@@ -193,9 +195,26 @@ func (p *page) header() {
 		}
 	}
 	if passed+failed > 0 {
-		fact("checks", fmt.Sprintf("all passed after %d iterations, failed after %d", passed, failed))
+		fact("checks", checksText(passed, failed))
 	}
 	p.s("</dl>\n</header>\n")
+}
+
+// checksText says how the checks went over the iterations they ran after.
+func checksText(passed, failed int) string {
+	iterations := func(n int) string {
+		if n == 1 {
+			return "1 iteration"
+		}
+		return fmt.Sprintf("%d iterations", n)
+	}
+	switch {
+	case failed == 0:
+		return "all passed after each of " + iterations(passed)
+	case passed == 0:
+		return "a check failed after each of " + iterations(failed)
+	}
+	return fmt.Sprintf("all passed after %s, a check failed after %d", iterations(passed), failed)
 }
 
 // span is when the run's first iteration started and its last ended.
@@ -251,15 +270,24 @@ func took(d time.Duration) string {
 	}
 }
 
-// outcome is the class of how an iteration ended: ok, done, fail, timeout.
+// iterationTook is how long an iteration took, as iterations.log says it.
+func iterationTook(it *history.Iteration) string {
+	if it.Duration <= 0 {
+		return "-"
+	}
+	return between.FormatDuration(it.Duration)
+}
+
+// outcome is the class of how an iteration ended: ok, done, fail, timeout;
+// unknown when no end was logged (a loop stopped or paused in it).
 func outcome(it *history.Iteration) string {
 	switch {
 	case strings.Contains(it.Ending, "timeout"): // a failure too, but this one says why
 		return "timeout"
 	case it.Failed:
 		return "fail"
-	case it.LoopEnded != "":
-		return "done"
+	case it.LoopEnded == string(words.ReasonDonePattern) || it.LoopEnded == string(words.ReasonDoneFile):
+		return "done" // the loop's work is done: not a loop that was stopped or ran out
 	case it.Ending == "":
 		return "unknown"
 	}
@@ -269,7 +297,7 @@ func outcome(it *history.Iteration) string {
 // table is one row per iteration.
 func (p *page) table() {
 	p.s("<section id=\"iterations\">\n<h2>Iterations</h2>\n<table>\n<thead><tr><th>#</th><th>started</th><th>took</th><th>ended</th><th>checks</th>" +
-		"<th>tokens</th><th>cost</th><th>cost so far</th><th>changes</th><th>files changed</th><th>cast</th></tr></thead>\n<tbody>\n")
+		"<th>tokens</th><th>cost</th><th>cost so far</th><th>changes</th><th>committed</th><th>cast</th></tr></thead>\n<tbody>\n")
 	casts := map[int]bool{}
 	for _, c := range p.casts {
 		casts[c.Iteration] = true
@@ -331,11 +359,13 @@ func (p *page) table() {
 			ending = "-"
 		}
 		p.f("<tr id=\"it-%d\" class=\"%s\"><td>%d</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td class=\"files\">%s</td><td>%s</td></tr>\n",
-			it.N, outcome(it), it.N, started, esc(took(it.Duration)), esc(ending), checks, tokens, esc(cost), esc(so), changes, files, castCell)
+			it.N, outcome(it), it.N, started, esc(iterationTook(it)), esc(ending), checks, tokens, esc(cost), esc(so), changes, files, castCell)
 	}
 	p.s("</tbody>\n</table>\n")
 	if len(p.files) == 0 {
 		p.s("<p class=\"note\">Files per iteration are listed when the loop committed its iterations (<code>run --commit</code>) and its branch is still there.</p>\n")
+	} else {
+		p.s("<p class=\"note\"><i>changes</i> is what the iteration changed in the work tree; <i>committed</i>, the files of its commit, which also holds what earlier iterations left uncommitted (their checks failed).</p>\n")
 	}
 	p.s("</section>\n")
 }

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/history"
+	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
+	"github.com/ralph-tmux/ralph.tmux/watch/state"
 )
 
 // build writes the report of a recorded run of n iterations and returns the
@@ -74,7 +76,7 @@ func TestAReportOfTwentyIterationsHasTheTimelineTableCastsAndLog(t *testing.T) {
 	if got := strings.Count(page, `<g class="iteration"`); got != 20 {
 		t.Errorf("%d bars in the timeline, want 20", got)
 	}
-	if !regexp.MustCompile(`<title>iteration 7: \d+m\d+s, ended inactivity_timeout=180s|<title>iteration 7: [^<]*checks 1/2`).MatchString(page) {
+	if !regexp.MustCompile(`<title>iteration 7: \d+m \d+s, ended inactivity_timeout=180s|<title>iteration 7: [^<]*checks 1/2`).MatchString(page) {
 		t.Errorf("iteration 7's tooltip does not tell its checks")
 	}
 	// The casts' "</script>" stays inside them: one closing tag per script.
@@ -146,5 +148,71 @@ func TestTheEmbeddedPlayerIsTheNpmPackagesWithItsLicence(t *testing.T) {
 	}
 	if !strings.HasPrefix(playerVersion, "asciinema-player ") {
 		t.Errorf("player/VERSION: %q", playerVersion)
+	}
+}
+
+// The page says what iterations.log says: each iteration's duration as
+// logged (a receipt is written after the checks, later), checks that never
+// failed without a "failed after 0", and an iteration the loop was
+// stopped in not coloured as done.
+func TestTheReportAgreesWithTheLogAndSaysNothingNonsensical(t *testing.T) {
+	root := t.TempDir()
+	store := &state.Store{Dir: filepath.Join(root, "w")}
+	if err := os.MkdirAll(store.Dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 11, 24, 22, 0, 0, 0, time.Local)
+	reason := "stopped"
+	if err := store.Save(&state.State{WorkerName: "w", CurrentIteration: 3, Status: state.Stopped, Started: state.Stamp(at), ExitReason: &reason}); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []struct {
+		after         time.Duration
+		event, detail string
+	}{
+		{0, "START", "iteration 1/5"},
+		{65 * time.Second, "END", "iteration 1 turn_end duration=1m 5s"},
+		{65 * time.Second, "CHECK", `iteration 1 pass exit=0 duration=0s check="true"`},
+		{66 * time.Second, "START", "iteration 2/5"},
+		{70 * time.Second, "END", "iteration 2 exit=0 duration=4s"},
+		{70 * time.Second, "CHECK", `iteration 2 pass exit=0 duration=0s check="true"`},
+		{71 * time.Second, "START", "iteration 3/5"},
+		{90 * time.Second, "DONE", "loop complete after 3 iterations reason=stopped"},
+	} {
+		_ = store.Log(at.Add(l.after), l.event, l.detail)
+	}
+	for _, r := range []receipt.Receipt{
+		{Iteration: 1, Started: at, Ended: at.Add(66600 * time.Millisecond)}, // 1m7s: written after the checks
+		{Iteration: 2, Started: at.Add(66 * time.Second), Ended: at.Add(70600 * time.Millisecond)},
+	} {
+		if err := receipt.Append(store.Path(state.ReceiptsFile), r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run, err := history.Load(root, "w")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if _, err := Write(&buf, run, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	for _, want := range []string{
+		"<dt>checks</dt><dd>all passed after each of 2 iterations</dd>",
+		`<tr id="it-1" class="ok"><td>1</td><td>22:00:00</td><td>1m 5s</td>`,
+		`<tr id="it-2" class="ok"><td>2</td><td>22:01:06</td><td>4s</td>`,
+		`<tr id="it-3" class="unknown">`,
+		"<title>iteration 1: 1m 5s, ended turn_end",
+		"<th>changes</th><th>committed</th>", // the files of its commit, beside what it changed itself
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	for _, wrong := range []string{"failed after 0", `class="done"`, "1m7s", "turn_end 5s"} {
+		if strings.Contains(page, wrong) {
+			t.Errorf("the page has %q", wrong)
+		}
 	}
 }

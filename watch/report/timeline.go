@@ -104,7 +104,7 @@ func (p *page) timeline() {
 	}
 	p.s("</svg>\n")
 	p.s("<p class=\"legend\"><span><i class=\"l-ok\" style=\"background:#7dcea0\"></i>ended</span><span><i style=\"background:#2471a3\"></i>done</span>" +
-		"<span><i style=\"background:#d68910\"></i>timed out</span><span><i style=\"background:#c0392b\"></i>failed</span>" +
+		"<span><i style=\"background:#d68910\"></i>timed out</span><span><i style=\"background:#c0392b\"></i>failed</span><span><i style=\"background:#bbb\"></i>not ended (stopped, paused)</span>" +
 		"<span><i style=\"background:#1e8449\"></i>checks passed</span><span><i style=\"background:#c0392b\"></i>a check failed</span>" +
 		"<span><i style=\"background:#6c3483\"></i>cost so far</span></p>\n</section>\n")
 }
@@ -115,7 +115,7 @@ func (p *page) tooltip(n int, cumulative float64) string {
 		if it.N != n {
 			continue
 		}
-		parts := []string{fmt.Sprintf("iteration %d: %s", n, took(it.Duration))}
+		parts := []string{fmt.Sprintf("iteration %d: %s", n, iterationTook(it))}
 		if how := it.How(); how != "" {
 			parts = append(parts, "ended "+how)
 		}

@@ -284,14 +284,28 @@ type Store struct {
 // ErrLocked means another watcher holds the loop.
 var ErrLocked = errors.New("another watcher is running this loop")
 
-// Open makes (if needed) and opens the folder of loop name under root, 0700.
+// Open makes (if needed) and opens the folder of loop name under root,
+// 0700, and makes sure a file can be written in it: a loop whose record
+// cannot be kept must not start.
 func Open(root, name string) (*Store, error) {
 	dir := filepath.Join(root, name)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("create state folder: %w", err)
+	err := os.MkdirAll(dir, 0o700)
+	if err == nil {
+		err = os.Chmod(dir, 0o700)
 	}
-	if err := os.Chmod(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("create state folder: %w", err)
+	if err == nil {
+		var f *os.File
+		if f, err = os.CreateTemp(dir, ".writable-*"); err == nil {
+			f.Close()
+			err = os.Remove(f.Name())
+		}
+	}
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the folder is named once
+		}
+		return nil, fmt.Errorf("cannot write the state folder %s: %w (RALPH_STATE_DIR chooses another)", dir, err)
 	}
 	return &Store{Dir: dir}, nil
 }

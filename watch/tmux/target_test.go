@@ -24,3 +24,28 @@ func TestPaneResolvesOnlyATargetThatExists(t *testing.T) {
 		}
 	}
 }
+
+// A pane id or an exact window that is not there is told without a failed
+// tmux command: tmux keeps each one's error in show-messages, where restore
+// and list asked of panes gone with the last server left a line each.
+func TestLookingForAPaneThatIsGoneLeavesNoErrorInTheServersMessages(t *testing.T) {
+	srv := tmuxtest.Start(t)
+	srv.Must("new-window", "-d", "-t", "main:", "-n", "work")
+	active := strings.TrimSpace(srv.Must("display", "-p", "-t", "=main:=work", "#{pane_id}"))
+	srv.Must("split-window", "-d", "-t", active)
+	if p, err := srv.Client.Pane("=main:=work"); err != nil || p.ID != active {
+		t.Errorf("Pane(=main:=work) = %+v, %v; want its active pane %s", p, err, active)
+	}
+	for _, target := range []string{"%999", "=main:=nosuch", "=ralph:=work"} {
+		if p, err := srv.Client.Pane(target); !errors.Is(err, tmux.ErrNoPane) {
+			t.Errorf("Pane(%q) = %+v, %v; want ErrNoPane", target, p, err)
+		}
+	}
+	if _, err := srv.Client.NewWindow(tmux.NewWindowRequest{Session: "ralph", Name: "loop"}); err != nil {
+		t.Fatal(err)
+	}
+	// show-messages needs a client: a control client, which leaves at once.
+	if messages := srv.Must("-C", "attach", "-t", "main", ";", "show-messages"); strings.Contains(messages, "can't find") {
+		t.Errorf("the server's messages hold errors:\n%s", messages)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -189,6 +190,9 @@ const paneFormat = "#{pane_id}\t#{pane_pid}\t#{pane_dead}\t#{pane_dead_status}\t
 
 // Pane implements Client.
 func (c *Exec) Pane(target string) (Pane, error) {
+	if match, ok := exactTarget(target); ok {
+		return c.listedPane(match, target)
+	}
 	// display-message falls back to the current pane for a target it cannot
 	// find (main:99 is %0); capture-pane does not, so it checks the target.
 	out, err := c.command(nil, "display-message", "-p", "-t", target, paneFormat, ";",
@@ -198,6 +202,42 @@ func (c *Exec) Pane(target string) (Pane, error) {
 	}
 	info, _, _ := strings.Cut(out, "\n")
 	return parsePane(info, target)
+}
+
+// listedPane is the pane for which the format match is true, found in
+// list-panes, which does not fail when there is none: tmux keeps every
+// failed command's error in its messages (show-messages), where asking for
+// panes that went with the last server (restore, list) left a line each.
+func (c *Exec) listedPane(match, target string) (Pane, error) {
+	out, err := c.command(nil, "list-panes", "-a", "-F", match+"\t"+paneFormat)
+	if err != nil {
+		return Pane{}, paneError(err, target)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if info, ok := strings.CutPrefix(line, "1\t"); ok {
+			return parsePane(info, target)
+		}
+	}
+	return Pane{}, fmt.Errorf("%w: %s", ErrNoPane, target)
+}
+
+// exactTarget is a format true only for the pane target names, when it is
+// a pane id (%N) or a window named exactly (=SESSION:=WINDOW, its active
+// pane) in plain words; ok is false for any other target.
+func exactTarget(target string) (match string, ok bool) {
+	if id, found := strings.CutPrefix(target, "%"); found && id != "" && strings.Trim(id, "0123456789") == "" {
+		return "#{==:#{pane_id}," + target + "}", true
+	}
+	session, window, found := strings.Cut(target, ":=")
+	if session, ok = strings.CutPrefix(session, "="); ok && found && plainWord(session) && plainWord(window) {
+		return "#{&&:#{pane_active},#{&&:#{==:#{session_name}," + session + "},#{==:#{window_name}," + window + "}}}", true
+	}
+	return "", false
+}
+
+// plainWord reports whether s is a name a format may hold as it is.
+func plainWord(s string) bool {
+	return s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == ""
 }
 
 // Snapshot implements Client.
@@ -240,7 +280,8 @@ func parsePane(line, target string) (Pane, error) {
 // NewWindow implements Client.
 func (c *Exec) NewWindow(req NewWindowRequest) (string, error) {
 	args := []string{"new-window", "-d", "-P", "-F", "#{pane_id}", "-t", req.Session + ":", "-n", req.Name}
-	if _, err := c.command(nil, "has-session", "-t", "="+req.Session); err != nil {
+	// list-sessions, not has-session, which leaves an error in show-messages.
+	if out, err := c.command(nil, "list-sessions", "-F", "#{session_name}"); err != nil || !slices.Contains(strings.Split(out, "\n"), req.Session) {
 		args = []string{"new-session", "-d", "-P", "-F", "#{pane_id}", "-s", req.Session, "-n", req.Name}
 	}
 	if req.Dir != "" {
