@@ -103,7 +103,7 @@ type simAgent struct {
 // The ends of a loop and their exit codes (DESIGN.md's exit codes).
 var simEndings = map[string][]int{
 	"done_pattern": {words.ExitDone}, "max_iterations": {words.ExitDone, words.ExitLimit},
-	"consecutive_failures": {words.ExitFailed}, "fatal_exit": {words.ExitFailed},
+	"consecutive_failures": {words.ExitFailed}, "fatal_exit": {words.ExitFailed}, "not_logged_in": {words.ExitFailed},
 	"pane_closed": {words.ExitFailed}, "server_gone": {words.ExitFailed}, "prompt_file_missing": {words.ExitFailed},
 	"paused": {words.ExitInterrupted}, "stopped": {words.ExitInterrupted}, "killed": {words.ExitInterrupted},
 }
