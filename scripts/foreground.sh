@@ -168,6 +168,22 @@ unwrap_loop() {
 		at="${BASH_REMATCH[1]}" count="${BASH_REMATCH[2]}"
 		FG_ARGV=("${FG_ARGV[@]:0:at}" "${FG_ARGV[@]:at+count}")
 	fi
+	unhide "$1" "$(tr '\0' '\n' <"/proc/${fields[1]}/environ" 2>/dev/null | sed -n 's/^RALPH_HIDDEN_ARGS=//p')"
+}
+
+# unhide PID HIDDEN: puts back into FG_ARGV the NAME=… words the loop ran
+# without (HIDDEN: "AT:NAME …", RALPH_HIDDEN_ARGS), their values, read from
+# the agent's environment, into FG_SECRETS.
+unhide() {
+	local item at name kv
+	for item in $2; do
+		at="${item%%:*}" name="${item#*:}"
+		[[ "$at" =~ ^[0-9]+$ ]] && [ "$at" -le "${#FG_ARGV[@]}" ] || return 0
+		FG_ARGV=("${FG_ARGV[@]:0:at}" "$name=…" "${FG_ARGV[@]:at}")
+		while IFS= read -r -d '' kv; do
+			[ "${kv%%=*}" = "$name" ] && FG_SECRETS+=("$kv")
+		done <"/proc/$1/environ"
+	done
 }
 
 # is_interactive_shell: FG_ARGV is a shell (one /etc/shells or the

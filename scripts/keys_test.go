@@ -388,6 +388,15 @@ func TestLoopKeyLoopsWhatRunsInThePane(t *testing.T) {
 		if screen := srv.Capture(pane); !strings.Contains(screen, "key set") {
 			t.Errorf("the looped agent was not given the key:\n%s", screen)
 		}
+		// The loop's agent, read by the loop key, is what was looped: the key
+		// hidden again, its value (never printed here) from the agent's environment.
+		read := exec.Command("bash", "-c", `source ./foreground.sh; foreground "$1"; printf '%s\n' "${FG_ARGV[@]}"; `+
+			`for kv in "${FG_SECRETS[@]}"; do printf 'secret %s, %d chars\n' "${kv%%=*}" "${#kv}"; done`, "bash", pane)
+		read.Env = append(append([]string(nil), srv.Env...), "TMUX="+srv.Socket+",0,0")
+		out, err := read.CombinedOutput()
+		if want := strings.Join(want, "\n") + "\nsecret ANTHROPIC_API_KEY, 32 chars\n"; err != nil || string(out) != want {
+			t.Errorf("foreground read %q (%v), want %q", out, err, want)
+		}
 		files, _ := filepath.Glob(filepath.Join(srv.Dir, "state", name, "*"))
 		for _, f := range files {
 			if info, err := os.Lstat(f); err != nil || !info.Mode().IsRegular() {

@@ -269,5 +269,8 @@ func (w *agentWatch) env() []string {
 		// The words the loop added for its hooks, AT:COUNT in the command:
 		// the loop key leaves them out when it loops this agent again.
 		"RALPH_ADDED_ARGS=" + addedArgs(agent.Runnable(w.hooks.plain), agent.Runnable(w.hooks.command)),
+		// Where the person's command hides a secret (AT:NAME …): the words the
+		// loop key puts back, the values it reads from this agent's environment.
+		"RALPH_HIDDEN_ARGS=" + agent.HiddenAt(w.cfg.Command),
 	}
 }

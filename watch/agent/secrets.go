@@ -2,6 +2,7 @@ package agent
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -77,6 +78,19 @@ func Runnable(command []string) []string {
 		}
 	}
 	return run
+}
+
+// HiddenAt says where command hides secrets in front of its program word,
+// "AT:NAME AT:NAME": the word NAME=… is at AT of command, missing from its
+// Runnable form.
+func HiddenAt(command []string) string {
+	var at []string
+	for _, i := range secretWords(command) {
+		if name, value, _ := strings.Cut(command[i], "="); value == Hidden {
+			at = append(at, strconv.Itoa(i)+":"+name)
+		}
+	}
+	return strings.Join(at, " ")
 }
 
 // secretWords are where command sets secrets in front of its program word.

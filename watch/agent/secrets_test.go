@@ -45,3 +45,13 @@ func TestHideSecretsKeepsValuesOutOfTheShownCommand(t *testing.T) {
 		}
 	}
 }
+
+func TestHiddenAtSaysWhereTheRunnableFormLacksAWord(t *testing.T) {
+	shown := []string{"env", "HOME=/x", "ANTHROPIC_API_KEY=…", "GH_TOKEN=…", "claude", "--model", "big"}
+	if got := HiddenAt(shown); got != "2:ANTHROPIC_API_KEY 3:GH_TOKEN" {
+		t.Errorf("HiddenAt = %q", got)
+	}
+	if got := HiddenAt([]string{"claude"}); got != "" {
+		t.Errorf("HiddenAt of a command without secrets = %q", got)
+	}
+}
