@@ -76,6 +76,22 @@ shell_only() {
 	return 1
 }
 
+# hide_line LINE: a shell line as shown, each secret its leading NAME=value
+# words set (after an optional env) written NAME=… (ralph-watch hides it so).
+hide_line() {
+	local rest="$1" out="" re="^([[:space:]]*)([A-Za-z_][A-Za-z0-9_]*)=('[^']*'|\"[^\"]*\"|[^[:space:]]*)(.*)$"
+	[[ "$rest" =~ ^([[:space:]]*env[[:space:]]+)(.*)$ ]] && out="${BASH_REMATCH[1]}" rest="${BASH_REMATCH[2]}"
+	while [[ "$rest" =~ $re ]]; do
+		if secret_name "${BASH_REMATCH[2]}"; then
+			out+="${BASH_REMATCH[1]}${BASH_REMATCH[2]}=…"
+		else
+			out+="${BASH_REMATCH[1]}${BASH_REMATCH[2]}=${BASH_REMATCH[3]}"
+		fi
+		rest="${BASH_REMATCH[4]}"
+	done
+	printf '%s%s' "$out" "$rest"
+}
+
 # secret_name NAME: NAME says it holds a secret, by ralph-watch's rule
 # (agent.SecretName): KEY, TOKEN, SECRET, PASSW or CREDENTIAL in it, or
 # AUTH, AUTHORIZATION or COOKIE as one of its words.

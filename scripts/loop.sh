@@ -121,7 +121,7 @@ start_lines() {
 		if [ "${#FG_SECRETS[@]}" -gt 0 ]; then
 			item "$(setting "secrets" "$(secret_names) (carried in memory, never written)")"
 		fi
-		item "$(setting @ralph-command "$command")"
+		item "$(setting @ralph-command "$(hide_line "$command")")"
 		item "the pane is respawned: this program and any half-typed input end"
 		MENU+=("") # a separator
 		start_choice "Loop what runs here" y -- "${FG_ARGV[@]}"
@@ -130,13 +130,13 @@ start_lines() {
 	lost)
 		item "$(setting "running here" "$FG_NAME: its command line cannot be read")"
 		item "$(setting "" "(it rewrote its process title)")"
-		item "$(setting @ralph-command "$command")"
+		item "$(setting @ralph-command "$(hide_line "$command")")"
 		item "the pane is respawned: $FG_NAME and any half-typed input end"
 		MENU+=("") # a separator
 		start_choice "Loop @ralph-command instead" y
 		;;
 	*) # a shell at its prompt, or nothing to read
-		item "$(setting @ralph-command "$command")"
+		item "$(setting @ralph-command "$(hide_line "$command")")"
 		item "the pane is respawned: what runs in it and any half-typed input end"
 		MENU+=("") # a separator
 		start_choice "Start the loop" y

@@ -123,20 +123,26 @@ func lineAt(command []string) (int, bool) {
 	return at, ok
 }
 
-// editLine rewrites each secret assignment at the start of a shell line as
-// edit says: its new text, or "" and false to leave the word out.
+// editLine rewrites each secret assignment in front of a shell line's
+// program word (NAME=value at its start, or after env) as edit says: its
+// new text, or "" and false to leave the word out.
 func editLine(line string, edit func(name, value string) (string, bool)) string {
 	words, _ := splitLine(line)
+	values := make([]string, len(words))
+	for i, w := range words {
+		values[i] = w.text
+	}
+	end := walk(values, true).at
+	if end < 0 {
+		end = len(words)
+	}
 	var b strings.Builder
 	from, prev := 0, 0
-	for _, w := range words {
-		if !isAssignment(w.text) {
-			break
-		}
+	for _, w := range words[:end] {
 		start := prev + blanks(line[prev:])
 		prev = w.end
 		name, value, _ := strings.Cut(w.text, "=")
-		if !SecretName(name) {
+		if !isAssignment(w.text) || !SecretName(name) {
 			continue
 		}
 		b.WriteString(line[from:start])

@@ -28,6 +28,8 @@ func TestHideSecretsKeepsValuesOutOfTheShownCommand(t *testing.T) {
 			[]string{"ANTHROPIC_AUTH_TOKEN=sk 2"}, nil},
 		{"one word", []string{"X=1 GEMINI_API_KEY=gk-3 gemini"}, []string{"X=1 GEMINI_API_KEY=… gemini"}, []string{"X=1 gemini"},
 			[]string{"GEMINI_API_KEY=gk-3"}, nil},
+		{"env in a shell line", []string{"env GH_TOKEN='a b' OPENAI_API_KEY=\"c d\" codex --x"}, []string{"env GH_TOKEN=… OPENAI_API_KEY=… codex --x"},
+			[]string{"env codex --x"}, []string{"GH_TOKEN=a b", "OPENAI_API_KEY=c d"}, nil},
 		{"not a secret", []string{"env", "GIT_AUTHOR_NAME=a", "claude"}, []string{"env", "GIT_AUTHOR_NAME=a", "claude"}, []string{"env", "GIT_AUTHOR_NAME=a", "claude"}, nil, nil},
 	} {
 		shown, held, missing := HideSecrets(c.command, getenv)
