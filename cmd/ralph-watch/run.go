@@ -66,6 +66,11 @@ func runLoop(ctx context.Context, e env, f *runFlags, fs *flag.FlagSet, command 
 	if len(missing) > 0 {
 		return control.Errorf(words.ExitUsage, "%s", control.MissingSecrets(missing, "start it again"))
 	}
+	for _, kv := range secrets { // given by the environment for the agent alone: not the checks' and hooks'
+		if name, value, _ := strings.Cut(kv, "="); os.Getenv(name) == value {
+			_ = os.Unsetenv(name)
+		}
+	}
 	client, err := checkRunFlags(e, f, command)
 	if err != nil {
 		return err

@@ -55,11 +55,16 @@ func TestASecretInTheCommandReachesEveryIterationAndIsNeverWrittenOrShown(t *tes
 		return stdout + stderr
 	}
 	ended := func(st *state.State) bool { return st.ExitReason != nil }
+	checked := filepath.Join(c.srv.Dir, "checked")
 	run(nil, 0, "run", "--detach", "-S", c.srv.Socket, "-t", c.pane(c.srv.Dir), "--name", "sec", "--prompt-mode", "arg",
-		"--max-iterations", "2", "--restart-delay", "0", "--", "env", "ANTHROPIC_API_KEY="+secret, agent)
+		"--max-iterations", "2", "--restart-delay", "0", "--check", `echo "key ${ANTHROPIC_API_KEY:+set}" >> `+checked,
+		"--", "env", "ANTHROPIC_API_KEY="+secret, agent)
 	c.until("sec", "ended", ended)
 	if data, _ := os.ReadFile(got); string(data) != strings.Repeat("key set, 18 chars\n", 2) {
 		t.Errorf("the agent saw %q, want the key in both iterations", data)
+	}
+	if data, _ := os.ReadFile(checked); string(data) != "key \nkey \n" {
+		t.Errorf("the checks saw %q, want no key: it is the agent's alone", data)
 	}
 	if st := c.state("sec"); !strings.Contains(strings.Join(st.Command, " "), "ANTHROPIC_API_KEY=…") {
 		t.Errorf("state command %q, want the key's name with its value hidden", st.Command)
