@@ -203,4 +203,7 @@ func TestAnAgentNotLoggedInEndsTheLoopAtOnceWithItsSentence(t *testing.T) {
 	if n := strings.Count(h.out.String(), "starting iteration"); n != 1 {
 		t.Errorf("%d iterations started, want 1:\n%s", n, h.out.String())
 	}
+	if st := h.state(); !strings.Contains(st.Error, "Not logged in · Please run /login") { // status and the tmux message show it
+		t.Errorf("state error %q, want the agent's sentence", st.Error)
+	}
 }
