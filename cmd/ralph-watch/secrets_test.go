@@ -110,3 +110,30 @@ func TestDoctorDoesNotShowTheKeyInTheCommand(t *testing.T) {
 		t.Errorf("doctor shows the secret:\n%s%s", out, errOut)
 	}
 }
+
+// After a reboot no watcher holds the key: restore says which key is
+// missing and how to give it, before any iteration; given it, the loop
+// goes on and its agents get it.
+func TestRestoreAfterARebootNamesTheMissingKeyThenCarriesIt(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	got := filepath.Join(c.srv.Dir, "got")
+	agent := keyAgent(t, c.srv.Dir, got)
+	stuck := `"$0"; if [ "$RALPH_ITERATION" = 2 ]; then sleep 120; fi`
+	c.detach("keyed", "--prompt-mode", "arg", "--max-iterations", "3", "--", "env", "ANTHROPIC_API_KEY="+secret, "sh", "-c", stuck, agent)
+	c.until("keyed", "iteration 2", func(st *state.State) bool { return st.CurrentIteration == 2 })
+	c.killServer("keyed")
+	c.newServer()
+	if out := c.want([]string{"restore", "-S", c.srv.Socket}, 1, "", "cannot re-arm keyed: the agent's command needs ANTHROPIC_API_KEY"); strings.Contains(out, secret) {
+		t.Errorf("restore shows the key:\n%s", out)
+	}
+	if log := c.log("keyed"); strings.Contains(log, "[START] iteration 3") {
+		t.Errorf("an iteration started without the key:\n%s", log)
+	}
+	c.wantEnv([]string{"ANTHROPIC_API_KEY=" + secret}, []string{"restore", "-S", c.srv.Socket}, 0, "re-armed keyed", "")
+	c.until("keyed", "the loop to end", func(st *state.State) bool { return st.ExitReason != nil && *st.ExitReason != "server_gone" })
+	if data, _ := os.ReadFile(got); string(data) != strings.Repeat("key set, 18 chars\n", 3) {
+		t.Errorf("the agents saw %q, want the key in each of the 3 iterations", data)
+	}
+	noSecretUnder(t, filepath.Join(c.srv.Dir, "state"))
+}
