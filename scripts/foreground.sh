@@ -37,11 +37,12 @@ foreground() {
 }
 
 # carry_env PID PANE_PID: what differs in the program's environment from
-# the pane's shell's (a wrapper that set HOME or a base URL, then exec'd
-# the agent) goes into FG_ARGV as `env NAME=value …`, so the loop starts it
-# as it was started; a secret (a name with KEY, TOKEN, SECRET, PASSWORD or
-# CREDENTIAL) is never written into the loop's command: its name goes in
-# FG_SECRETS for the menu to say.
+# the pane's shell's (a wrapper that set HOME, a base URL or a key, then
+# exec'd the agent) goes into FG_ARGV as `env NAME=value …`, so the loop
+# starts it as it was started. A secret goes in as NAME=… (ralph-watch
+# hides it so everywhere) and NAME=value into FG_SECRETS, for the start to
+# hand ralph-watch in its environment: never a word, never on disk. The
+# shell's own variables (PS1, PROMPT_COMMAND, SHLVL, …) are never carried.
 carry_env() {
 	local -A shell=()
 	local kv name carried=()
@@ -50,14 +51,57 @@ carry_env() {
 	while IFS= read -r -d '' kv; do
 		name="${kv%%=*}"
 		[ "${shell[$name]:-}" = "$kv" ] && continue
-		case "$name" in
-		_ | SHLVL | PWD | OLDPWD | LINES | COLUMNS | RALPH_* | TMUX_PANE | PATH) continue ;; # PATH: a shell sets its own at start; the loop keeps the one it started with
-		*KEY* | *TOKEN* | *SECRET* | *PASSWORD* | *CREDENTIAL*) FG_SECRETS+=("$name") ;;
-		*) carried+=("$kv") ;;
-		esac
+		shell_only "$name" && continue
+		if secret_name "$name"; then
+			FG_SECRETS+=("$kv")
+			carried+=("$name=…")
+		else
+			carried+=("$kv")
+		fi
 	done <"/proc/$1/environ"
 	[ "${#carried[@]}" -gt 0 ] && FG_ARGV=(env "${carried[@]}" "${FG_ARGV[@]}")
 	return 0
+}
+
+# shell_only NAME: a variable of the shell the program was started from,
+# or of the pane, not of the program: never carried. PATH too: a shell sets
+# its own at start; the loop keeps the one it started with.
+shell_only() {
+	case "$1" in
+	_ | SHLVL | PWD | OLDPWD | LINES | COLUMNS | PATH | TMUX_PANE | RALPH_* | \
+		PS[0-9] | PROMPT | PROMPT_COMMAND | PROMPT_DIRTRIM | RPROMPT | RPS[0-9] | \
+		HIST* | SAVEHIST | BASH_ENV | BASH_FUNC_* | ENV | SHELLOPTS | BASHOPTS | IFS | ZDOTDIR | STARSHIP_* | \
+		__* | VTE_VERSION | PIPESTATUS) return 0 ;;
+	esac
+	return 1
+}
+
+# hide_line LINE: a shell line as shown, each secret its leading NAME=value
+# words set (after an optional env) written NAME=… (ralph-watch hides it so).
+hide_line() {
+	local rest="$1" out="" re="^([[:space:]]*)([A-Za-z_][A-Za-z0-9_]*)=('[^']*'|\"[^\"]*\"|[^[:space:]]*)(.*)$"
+	[[ "$rest" =~ ^([[:space:]]*env[[:space:]]+)(.*)$ ]] && out="${BASH_REMATCH[1]}" rest="${BASH_REMATCH[2]}"
+	while [[ "$rest" =~ $re ]]; do
+		if secret_name "${BASH_REMATCH[2]}"; then
+			out+="${BASH_REMATCH[1]}${BASH_REMATCH[2]}=…"
+		else
+			out+="${BASH_REMATCH[1]}${BASH_REMATCH[2]}=${BASH_REMATCH[3]}"
+		fi
+		rest="${BASH_REMATCH[4]}"
+	done
+	printf '%s%s' "$out" "$rest"
+}
+
+# secret_name NAME: NAME says it holds a secret, by ralph-watch's rule
+# (agent.SecretName): KEY, TOKEN, SECRET, PASSW or CREDENTIAL in it, or
+# AUTH, AUTHORIZATION or COOKIE as one of its words.
+secret_name() {
+	local upper="${1^^}" part
+	case "$upper" in *KEY* | *TOKEN* | *SECRET* | *PASSW* | *CREDENTIAL*) return 0 ;; esac
+	for part in ${upper//_/ }; do
+		case "$part" in AUTH | AUTHORIZATION | COOKIE) return 0 ;; esac
+	done
+	return 1
 }
 
 # foreground_pid PANE_PID: the leader of the terminal's foreground process
@@ -140,6 +184,22 @@ unwrap_loop() {
 		at="${BASH_REMATCH[1]}" count="${BASH_REMATCH[2]}"
 		FG_ARGV=("${FG_ARGV[@]:0:at}" "${FG_ARGV[@]:at+count}")
 	fi
+	unhide "$1" "$(tr '\0' '\n' <"/proc/${fields[1]}/environ" 2>/dev/null | sed -n 's/^RALPH_HIDDEN_ARGS=//p')"
+}
+
+# unhide PID HIDDEN: puts back into FG_ARGV the NAME=… words the loop ran
+# without (HIDDEN: "AT:NAME …", RALPH_HIDDEN_ARGS), their values, read from
+# the agent's environment, into FG_SECRETS.
+unhide() {
+	local item at name kv
+	for item in $2; do
+		at="${item%%:*}" name="${item#*:}"
+		[[ "$at" =~ ^[0-9]+$ ]] && [ "$at" -le "${#FG_ARGV[@]}" ] || return 0
+		FG_ARGV=("${FG_ARGV[@]:0:at}" "$name=…" "${FG_ARGV[@]:at}")
+		while IFS= read -r -d '' kv; do
+			[ "${kv%%=*}" = "$name" ] && FG_SECRETS+=("$kv")
+		done <"/proc/$1/environ"
+	done
 }
 
 # is_interactive_shell: FG_ARGV is a shell (one /etc/shells or the

@@ -353,14 +353,14 @@ func TestLoopKeyLoopsWhatRunsInThePane(t *testing.T) {
 		}
 	})
 
-	t.Run("a wrapper's environment is carried, its secrets never written", func(t *testing.T) {
-		claude := srv.FakeAgentAs("claude", "claude", "print waiting for you\nready\nread\necho\nprint working on it\nsleep 120s\nexit 0\n")
+	t.Run("a wrapper's environment is carried, its secrets in memory only, the shell's own never", func(t *testing.T) {
+		claude := srv.FakeAgentAs("claude", "claude", "print key {{set:ANTHROPIC_API_KEY}}\nprint waiting for you\nready\nread\necho\nprint working on it\nsleep 120s\nexit 0\n")
 		home := filepath.Join(srv.Dir, "agent-home")
 		wrapper := filepath.Join(srv.Dir, "wrappers", "myclaude")
 		if err := os.MkdirAll(filepath.Dir(wrapper), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		script := "#!/bin/sh\nexport HOME=" + shQuote(home) + " ANTHROPIC_BASE_URL=http://127.0.0.1:9 ANTHROPIC_API_KEY=sk-not-on-disk\nexec " + command(claude) + " \"$@\"\n"
+		script := "#!/bin/sh\nexport HOME=" + shQuote(home) + " ANTHROPIC_BASE_URL=http://127.0.0.1:9 ANTHROPIC_API_KEY=sk-not-on-disk PS1='$ ' PROMPT_COMMAND=true\nexec " + command(claude) + " \"$@\"\n"
 		if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -373,14 +373,29 @@ func TestLoopKeyLoopsWhatRunsInThePane(t *testing.T) {
 		})
 		p.press("A")
 		p.choose("Loop what runs here", "y")
-		if !strings.Contains(p.shown(), "ANTHROPIC_API_KEY") {
-			t.Errorf("the menu does not say the key is not carried:\n%q", p.shown())
+		if shown := p.shown(); !strings.Contains(shown, "carried in memory, never written") || strings.Contains(shown, "sk-not-on-disk") || strings.Contains(shown, "PS1") {
+			t.Errorf("the menu does not say the key is carried, or shows it or the shell's own:\n%q", shown)
 		}
 		p.waitOption(pane, "@ralph-state", "running")
 		name := srv.Option(pane, "@ralph-name")
-		want := append([]string{"env", "HOME=" + home, "ANTHROPIC_BASE_URL=http://127.0.0.1:9"}, append(slices.Clone(claude), "--model", "big")...)
+		want := append([]string{"env", "HOME=" + home, "ANTHROPIC_BASE_URL=http://127.0.0.1:9", "ANTHROPIC_API_KEY=…"}, append(slices.Clone(claude), "--model", "big")...)
 		if st := loopState(t, srv, name); !slices.Equal(st.Command, want) {
 			t.Errorf("looped %q, want %q", st.Command, want)
+		}
+		tmuxtest.Eventually(t, 30*time.Second, "the looped agent to work", func() bool {
+			return strings.Contains(srv.Capture(pane), "working on it")
+		})
+		if screen := srv.Capture(pane); !strings.Contains(screen, "key set") {
+			t.Errorf("the looped agent was not given the key:\n%s", screen)
+		}
+		// The loop's agent, read by the loop key, is what was looped: the key
+		// hidden again, its value (never printed here) from the agent's environment.
+		read := exec.Command("bash", "-c", `source ./foreground.sh; foreground "$1"; printf '%s\n' "${FG_ARGV[@]}"; `+
+			`for kv in "${FG_SECRETS[@]}"; do printf 'secret %s, %d chars\n' "${kv%%=*}" "${#kv}"; done`, "bash", pane)
+		read.Env = append(append([]string(nil), srv.Env...), "TMUX="+srv.Socket+",0,0")
+		out, err := read.CombinedOutput()
+		if want := strings.Join(want, "\n") + "\nsecret ANTHROPIC_API_KEY, 32 chars\n"; err != nil || string(out) != want {
+			t.Errorf("foreground read %q (%v), want %q", out, err, want)
 		}
 		files, _ := filepath.Glob(filepath.Join(srv.Dir, "state", name, "*"))
 		for _, f := range files {

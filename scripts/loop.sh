@@ -118,10 +118,10 @@ start_lines() {
 	case "$FG_KIND" in
 	program)
 		item "$(setting "running here" "$(sh_words "${FG_ARGV[@]}")")"
-		if [ "${#FG_SECRETS[@]}" -gt 0 ]; then # never written to disk: the loop would start it without them
-			item "$(setting "not carried" "${FG_SECRETS[*]} (secrets stay off disk)")"
+		if [ "${#FG_SECRETS[@]}" -gt 0 ]; then
+			item "$(setting "secrets" "$(secret_names) (carried in memory, never written)")"
 		fi
-		item "$(setting @ralph-command "$command")"
+		item "$(setting @ralph-command "$(hide_line "$command")")"
 		item "the pane is respawned: this program and any half-typed input end"
 		MENU+=("") # a separator
 		start_choice "Loop what runs here" y -- "${FG_ARGV[@]}"
@@ -130,13 +130,13 @@ start_lines() {
 	lost)
 		item "$(setting "running here" "$FG_NAME: its command line cannot be read")"
 		item "$(setting "" "(it rewrote its process title)")"
-		item "$(setting @ralph-command "$command")"
+		item "$(setting @ralph-command "$(hide_line "$command")")"
 		item "the pane is respawned: $FG_NAME and any half-typed input end"
 		MENU+=("") # a separator
 		start_choice "Loop @ralph-command instead" y
 		;;
 	*) # a shell at its prompt, or nothing to read
-		item "$(setting @ralph-command "$command")"
+		item "$(setting @ralph-command "$(hide_line "$command")")"
 		item "the pane is respawned: what runs in it and any half-typed input end"
 		MENU+=("") # a separator
 		start_choice "Start the loop" y
@@ -156,6 +156,13 @@ start_choice() {
 	choice "$SCRIPTS_DIR/loop.sh" "$label" "$key" "$START" "$@"
 }
 
+# secret_names: the names of FG_SECRETS (NAME=value), for the menu.
+secret_names() {
+	local kv names=()
+	for kv in "${FG_SECRETS[@]}"; do names+=("${kv%%=*}"); done
+	printf '%s' "${names[*]}"
+}
+
 # still_there: the pane the menu was opened on still exists (it may have
 # been closed while the menu was open); else say so.
 still_there() {
@@ -169,12 +176,15 @@ start() {
 	still_there || return
 	need_ralph_watch || return
 	settings
+	FG_SECRETS=()
 	if [ "${#ARGV[@]}" -gt 0 ]; then
 		RUN_ARGS+=(-- "${ARGV[@]}") # argv words, as read from /proc
+		foreground "$pane"         # the values of the secrets ARGV hides (NAME=…), read again: never a word
 	else
 		RUN_ARGS+=(-- "$command") # a shell command line
 	fi
-	if out="$(cd "$dir" && "$RALPH_WATCH" "${RUN_ARGS[@]}" 2>&1 </dev/null)"; then
+	# shellcheck disable=SC2163 # each word is NAME=value: exported, never an argument
+	if out="$(cd "$dir" && for kv in "${FG_SECRETS[@]}"; do export "$kv"; done && "$RALPH_WATCH" "${RUN_ARGS[@]}" 2>&1 </dev/null)"; then
 		out="$(printf '%s\n' "$out" | grep -m1 '^\[ralph\]')"
 		say "${out#\[ralph\] }"
 	else

@@ -188,3 +188,22 @@ func TestAStartupDialogsAdviceNamesTheHomeTheAgentRanWith(t *testing.T) {
 	h.wantResult(res, words.ExitFailed, "startup-dialog")
 	h.wantOutput("in " + home + "/.claude.json")
 }
+
+// An agent that says it is not logged in ends the loop at once, with its
+// sentence: no iteration can work, five failures would only burn time.
+func TestAnAgentNotLoggedInEndsTheLoopAtOnceWithItsSentence(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, "do the work", nil)
+	h.cfg.Command = h.agent("print   ? for shortcuts\nready\nread\necho\nprint Not logged in · Please run /login\nprint   ? for shortcuts\nquiet\n")
+	h.asAgent("claude")
+	h.cfg.MaxIterations = 5
+	res := h.run(60 * time.Second)
+	h.wantResult(res, words.ExitFailed, "not_logged_in")
+	h.wantOutput(`says "Not logged in · Please run /login": it is not logged in, or its API refused its key`)
+	if n := strings.Count(h.out.String(), "starting iteration"); n != 1 {
+		t.Errorf("%d iterations started, want 1:\n%s", n, h.out.String())
+	}
+	if st := h.state(); !strings.Contains(st.Error, "Not logged in · Please run /login") { // status and the tmux message show it
+		t.Errorf("state error %q, want the agent's sentence", st.Error)
+	}
+}

@@ -5,6 +5,7 @@ package watch_test
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"github.com/ralph-tmux/ralph.tmux/watch/doctor"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
 	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
@@ -112,5 +114,37 @@ func TestGeminiLoopByItsHooksTakesAboutAsLongAsClaudeCodes(t *testing.T) {
 	// A ratio of wall-clock times: asserted on a machine not busy with the whole suite.
 	if took["gemini"] > took["claude"]*3/2 {
 		t.Errorf("Gemini CLI's loops took %s, over 1.5 × Claude Code's %s", took["gemini"], took["claude"])
+	}
+}
+
+// Gemini CLI started with its own HOME (env HOME=/x gemini, as a wrapper
+// does): the loop's overlay is made from /x/.gemini, where the person
+// trusted the folder, not from the watcher's home, where they did not; its
+// turns end by its hooks; and /x/.gemini is left byte for byte as it was.
+func TestGeminiWithItsOwnHomeGetsItsOverlayFromThatHomeAndNeverWritesIt(t *testing.T) {
+	t.Parallel()
+	gemini := geminiCLI.find(t)
+	tmuxtest.Require(t)
+	r := newAgentRun(t, geminiCLI, gemini, loopPrompt, "Still working on it.")
+	defer r.explain()
+	person := filepath.Join(r.srv.Dir, "person")
+	if _, err := doctor.Prepare("gemini", person, r.proj, r.api.URL); err != nil {
+		t.Fatal(err)
+	}
+	// The watcher's (and the server's) home has never trusted the folder.
+	if err := os.Remove(filepath.Join(r.srv.Dir, "home", ".gemini", "trustedFolders.json")); err != nil {
+		t.Fatal(err)
+	}
+	before := tree(t, filepath.Join(person, ".gemini"))
+	r.useTurnHook(turnHookWake(t))
+	r.cfg.Command = append([]string{"env", "HOME=" + person, gemini}, r.setup.Last...)
+	r.cfg.AgentHome, r.cfg.MaxIterations = "", 1
+	res := r.run(geminiCLI.timeout)
+	if res.Code != words.ExitLimit || res.Reason != "max_iterations" {
+		t.Errorf("result %+v, want exit 3 max_iterations", res)
+	}
+	r.wantVia(1, turnEnd{via: words.ViaHook})
+	if after := tree(t, filepath.Join(person, ".gemini")); !maps.Equal(after, before) {
+		t.Errorf("the person's Gemini home changed:\nbefore %q\nafter  %q", before, after)
 	}
 }

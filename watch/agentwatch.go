@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -223,7 +224,7 @@ func (w *agentWatch) run(ctx context.Context, prompt string) (r outcome) {
 		// An agent's screen is read for its state: an old dialog or limit
 		// message left in the history must not be read again.
 		ClearHistory: w.cfg.Agent.Knows(),
-		Env:          append(w.env(), w.hooks.env...),
+		Env:          slices.Concat(w.env(), w.hooks.env, w.cfg.Secrets),
 		Path:         w.rec.st.Path, // as at the loop's start, whoever resumed it
 	})
 	if err != nil {
@@ -267,6 +268,9 @@ func (w *agentWatch) env() []string {
 		"RALPH_AFTER_EXIT=" + w.rec.store.Path(state.AfterExitFile),
 		// The words the loop added for its hooks, AT:COUNT in the command:
 		// the loop key leaves them out when it loops this agent again.
-		"RALPH_ADDED_ARGS=" + addedArgs(w.hooks.plain, w.hooks.command),
+		"RALPH_ADDED_ARGS=" + addedArgs(agent.Runnable(w.hooks.plain), agent.Runnable(w.hooks.command)),
+		// Where the person's command hides a secret (AT:NAME …): the words the
+		// loop key puts back, the values it reads from this agent's environment.
+		"RALPH_HIDDEN_ARGS=" + agent.HiddenAt(w.cfg.Command),
 	}
 }

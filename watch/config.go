@@ -17,7 +17,8 @@ type Config struct {
 	Pane       string   // pane id, %N
 	Socket     string   // the tmux server's socket path, for the record
 	Dir        string   // where the agent runs
-	Command    []string // the agent and its arguments
+	Command    []string // the agent and its arguments, secrets hidden (agent.HideSecrets)
+	Secrets    []string // NAME=value Command hides: memory only, to the agent by respawn -e
 	PromptFile string   // absolute path, read fresh every iteration
 	PromptMode string   // agent.ModeType, agent.ModeArg or agent.ModeStdin
 

@@ -37,6 +37,9 @@ func (w *agentWatch) awaitReady(ctx context.Context) ending {
 		}
 		lines := agent.ScreenLines(screen, 0)
 		switch st, detail := w.cfg.Agent.Classify(lines); st {
+		case agent.StateNoLogin:
+			w.turn.detail = detail
+			return endNoLogin
 		case agent.StateStartup, agent.StateLimited:
 			w.turn.detail = detail
 			w.event(map[agent.State]words.EventKind{agent.StateStartup: words.EventStartup, agent.StateLimited: words.EventLimit}[st], words.ViaScreen, detail)

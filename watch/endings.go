@@ -30,6 +30,7 @@ const (
 	endStartup                   // a start-up dialog: the prompt must not be typed into it
 	endTurnFailed                // the agent's hook said its turn failed (an API error): a failure
 	endBudget                    // the loop's spend reached its budget while the iteration ran
+	endNoLogin                   // the agent is not logged in, or its API refused its key
 )
 
 // then is what the loop does after an ending.
@@ -66,6 +67,7 @@ var endings = map[ending]endingRule{
 	endPaneGone:   {then: stop, reason: words.ReasonPaneClosed, status: words.StatusFailed, code: words.ExitFailed, shown: "pane %s was closed"},
 	endServerGone: {then: stop, reason: words.ReasonServerGone, status: words.StatusFailed, code: words.ExitFailed, shown: "tmux server is gone"},
 	endStartup:    {then: stop, reason: words.ReasonStartupDialog, status: words.StatusFailed, code: words.ExitFailed, logged: "startup-dialog"},
+	endNoLogin:    {then: stop, reason: words.ReasonNotLoggedIn, status: words.StatusFailed, code: words.ExitFailed, logged: "not_logged_in"},
 	endMaxTime:    {then: stop, reason: words.ReasonMaxTime},
 	endBudget:     {then: stop, reason: words.ReasonBudget, status: words.StatusLimit, code: words.ExitLimit},
 	endLimit:      {then: stop}, // not an iteration: no checks, no hooks; the loop waits for the reset

@@ -144,7 +144,10 @@ func (h *agentHooks) installGemini(call func(name string) []string) bool {
 			return false // the person's own Gemini home, or no environment of ours reaches it
 		}
 	}
-	base := cmp.Or(h.cfg.AgentHome, os.Getenv(agent.GeminiHomeVar), os.Getenv("HOME"))
+	// The home it runs with: the one its command gives it (env HOME=/x
+	// gemini), else the loop's AgentHome, else the watcher's.
+	base := cmp.Or(agent.Getenv(agent.CommandEnv(h.command, false), nil)("HOME"), h.cfg.AgentHome,
+		os.Getenv(agent.GeminiHomeVar), os.Getenv("HOME"))
 	if base == "" {
 		return false
 	}

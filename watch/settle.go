@@ -182,6 +182,10 @@ func (l *Loop) stopOn(ctx context.Context, it outcome) (Result, bool) {
 		}
 		l.rec.errorf("%s is asking %s; the prompt was not typed. To loop it, %s", l.program(), what, fix)
 		l.rec.log("FAIL", fmt.Sprintf("iteration %d %s", l.rec.iteration(), endings[endStartup].logged))
+	case endNoLogin:
+		l.rec.errorf("%s says %q: it is not logged in, or its API refused its key; no iteration can work. "+
+			"Log it in, or give it a key its API takes, then start the loop again", l.program(), it.detail)
+		l.rec.log("FAIL", fmt.Sprintf("iteration %d %s", l.rec.iteration(), endings[endNoLogin].logged))
 	}
 	return l.fail(it.ending), true
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -103,7 +104,7 @@ type simAgent struct {
 // The ends of a loop and their exit codes (DESIGN.md's exit codes).
 var simEndings = map[string][]int{
 	"done_pattern": {words.ExitDone}, "max_iterations": {words.ExitDone, words.ExitLimit},
-	"consecutive_failures": {words.ExitFailed}, "fatal_exit": {words.ExitFailed},
+	"consecutive_failures": {words.ExitFailed}, "fatal_exit": {words.ExitFailed}, "not_logged_in": {words.ExitFailed},
 	"pane_closed": {words.ExitFailed}, "server_gone": {words.ExitFailed}, "prompt_file_missing": {words.ExitFailed},
 	"paused": {words.ExitInterrupted}, "stopped": {words.ExitInterrupted}, "killed": {words.ExitInterrupted},
 }
@@ -126,7 +127,9 @@ func simulate(t *testing.T, seed int64) {
 		actAt     = 5 + rng.IntN(120)
 		acted     = -1 // the tick the person acted at
 		pasted    = map[int][]string{}
-		current   int // the agent start now in the pane
+		current   int    // the agent start now in the pane
+		secret    string // the person's key in the command; "": none
+		keyless   []int  // the agent starts it did not reach
 	)
 	var u *unit
 	u = newUnit(t, prompt, func(n int) *tmuxfake.Program {
@@ -144,7 +147,7 @@ func simulate(t *testing.T, seed int64) {
 		}
 		agents = append(agents, a)
 		current = n
-		return simProgram(a, n, func() bool { t := typing; typing = false; return t }, func(d time.Duration, f func(*tmuxfake.Term)) {
+		return withSecret(&secret, &keyless, n, simProgram(a, n, func() bool { t := typing; typing = false; return t }, func(d time.Duration, f func(*tmuxfake.Term)) {
 			u.plan(d, func(t *tmuxfake.Term) {
 				if current == n && !t.Dead() { // still this agent, alive
 					f(t)
@@ -162,7 +165,7 @@ func simulate(t *testing.T, seed int64) {
 				if tokenAt < 0 {
 					tokenAt = iteration
 				}
-			})
+			}))
 	})
 	if timed {
 		// Time passes as it would: timers in order, the agent's late replies
@@ -181,6 +184,10 @@ func simulate(t *testing.T, seed int64) {
 			Dialog: regexp.MustCompile(`Do you want to proceed\?`), Limit: regexp.MustCompile(`You've hit your limit`),
 			IdleGrace: 3 * time.Second}
 		u.cfg.LimitWait = 30 * time.Minute
+	}
+	if seed%4 == 1 { // the person's secret in the environment: a key set in front of the agent
+		secret = fmt.Sprintf("sk-sim-%d-not-shown", seed)
+		u.cfg.Command, u.cfg.Secrets, _ = agent.HideSecrets(append([]string{"env", "SIM_API_KEY=" + secret}, u.cfg.Command...), nil)
 	}
 	wake := make(chan os.Signal, 1)
 	u.wake = wake
@@ -277,6 +284,27 @@ func simulate(t *testing.T, seed int64) {
 	for n, count := range ended {
 		if count > 1 {
 			t.Errorf("iteration %d has %d [END] lines\n%s\n%s", n, count, log, describe())
+		}
+	}
+	// The secret reached every agent start, and nothing shown or kept holds it:
+	// not the output, the tmux calls (commands, status options, messages), any file.
+	if secret != "" {
+		if len(keyless) > 0 {
+			t.Errorf("agent starts %v ran without the key\n%s", keyless, describe())
+		}
+		shown := u.out.String()
+		for _, c := range u.tmux.Calls() {
+			shown += strings.Join(c.Args, " ") + "\n"
+		}
+		_ = filepath.Walk(u.store.Dir, func(path string, info os.FileInfo, err error) error {
+			if err == nil && info.Mode().IsRegular() {
+				b, _ := os.ReadFile(path)
+				shown += string(b)
+			}
+			return nil
+		})
+		if strings.Contains(shown, secret) {
+			t.Errorf("the secret was shown or written\n%s", describe())
 		}
 	}
 	// Nothing left behind in the state folder: no half-written file, no FIFO.
@@ -387,6 +415,19 @@ func simProgram(a simAgent, n int, personTypes func() bool, later func(time.Dura
 				t.Exit(a.dieCode)
 			}
 		}
+	}
+	return p
+}
+
+// withSecret notes in keyless each start of p that the secret (if any)
+// did not reach through its environment.
+func withSecret(secret *string, keyless *[]int, n int, p *tmuxfake.Program) *tmuxfake.Program {
+	start := p.Start
+	p.Start = func(t *tmuxfake.Term) {
+		if *secret != "" && !slices.Contains(t.Env, "SIM_API_KEY="+*secret) {
+			*keyless = append(*keyless, n)
+		}
+		start(t)
 	}
 	return p
 }

@@ -42,6 +42,9 @@ func (w *agentWatch) observe(det *agent.Detector, screen string, now time.Time) 
 		t.detail = detail
 		w.event(words.EventStartup, words.ViaScreen, detail)
 		return endStartup, true, 0
+	case agent.StateNoLogin:
+		t.detail = detail
+		return endNoLogin, true, 0
 	case agent.StateLimited:
 		t.detail = detail
 		w.event(words.EventLimit, words.ViaScreen, detail)

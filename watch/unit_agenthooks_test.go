@@ -1,6 +1,7 @@
 package watch_test
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -86,4 +87,81 @@ func TestUnitEachAgentGetsItsHooksForTheLoopAlone(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Gemini CLI started with its own HOME (env HOME=/x gemini) gets an overlay
+// of that home's .gemini, not the watcher's: the folders the person trusted
+// there stay trusted. What the agent writes in its home (chats, logs, a
+// refreshed login) stays in the overlay: the person's folder is left byte
+// for byte as it was.
+func TestUnitGeminisOverlayIsMadeFromTheHomeItRunsWithAndNeverWritesIt(t *testing.T) {
+	person, watcher := t.TempDir(), t.TempDir()
+	files := map[string]string{".gemini/trustedFolders.json": `{"/work/proj": "TRUST_FOLDER"}`, ".gemini/settings.json": `{"ui": {"theme": "dark"}}`,
+		".gemini/oauth_creds.json": `{"refresh_token": "theirs"}`, ".gemini/tmp/proj/chats/old.json": `[]`, ".gemini/projects.json": `{}`}
+	for name, body := range files {
+		_ = os.MkdirAll(filepath.Dir(filepath.Join(person, name)), 0o700)
+		if err := os.WriteFile(filepath.Join(person, name), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = os.MkdirAll(filepath.Join(watcher, ".gemini"), 0o700)
+	_ = os.WriteFile(filepath.Join(watcher, ".gemini", "trustedFolders.json"), []byte(`{}`), 0o600)
+	before := tree(t, person)
+	var trusted string
+	u := newUnit(t, "work", nil)
+	u.simulate()
+	u.launch(func(n int) *tmuxfake.Program {
+		p := working(func(*tmuxfake.Term) {
+			u.plan(time.Second, func(t *tmuxfake.Term) { t.Write("all done\n>") })
+		})(n)
+		start := p.Start
+		p.Start = func(term *tmuxfake.Term) { // as Gemini CLI: reads its home, writes its chats, refreshes its login
+			home := filepath.Join(agent.Getenv(term.Env, nil)(agent.GeminiHomeVar), ".gemini")
+			b, _ := os.ReadFile(filepath.Join(home, "trustedFolders.json"))
+			trusted = string(b)
+			for _, name := range []string{"tmp/proj/chats/new.json", "projects.json", "oauth_creds.json", "history/proj/.project_root"} {
+				_ = os.MkdirAll(filepath.Dir(filepath.Join(home, name)), 0o700)
+				_ = os.WriteFile(filepath.Join(home, name), []byte("written by the agent"), 0o600)
+			}
+			if start != nil {
+				start(term)
+			}
+		}
+		return p
+	})
+	u.cfg.Agent = knownAgent()
+	u.cfg.Agent.Name, u.cfg.Agent.Commands, u.cfg.Agent.TurnHook = "gemini", []string{"gemini"}, agent.HookGeminiHome
+	u.cfg.Command = []string{"env", "HOME=" + person, "gemini"}
+	u.cfg.TurnHook, u.cfg.Executable, u.cfg.AgentHome = true, "/usr/bin/ralph-watch", watcher
+	u.cfg.InactivityTimeout = 10 * time.Minute
+	u.wantResult(u.run(), words.ExitDone, "max_iterations")
+	if trusted != files[".gemini/trustedFolders.json"] {
+		t.Errorf("the agent's trusted folders %q, want those of the HOME it runs with", trusted)
+	}
+	if after := tree(t, person); !maps.Equal(after, before) {
+		t.Errorf("the person's Gemini home changed:\nbefore %q\nafter  %q", before, after)
+	}
+}
+
+// tree is every entry under dir: a file's content, a link's target, "dir".
+func tree(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	got := map[string]string{}
+	_ = filepath.Walk(dir, func(path string, info os.FileInfo, err error) error {
+		if err != nil {
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, path)
+		switch {
+		case info.Mode()&os.ModeSymlink != 0:
+			got[rel], _ = os.Readlink(path)
+		case info.IsDir():
+			got[rel] = "dir"
+		default:
+			b, _ := os.ReadFile(path)
+			got[rel] = string(b)
+		}
+		return nil
+	})
+	return got
 }

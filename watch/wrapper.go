@@ -15,6 +15,7 @@ import (
 // group: tmux names the window after it, not "sh", and a Ctrl-C the person
 // types reaches the agent alone, so the marker still comes.
 func (w *agentWatch) command(promptPath string) []string {
+	run := agent.Runnable(w.hooks.command) // the secrets it hides come by the environment
 	// Once the loop is over, an agent that exits later leaves the pane at the
 	// command the watcher left in RALPH_AFTER_EXIT's file, not dead.
 	const report = `rc=$?; printf '\033]7777;ralph-exit;%s;%s\007' "$n" "$rc"; ` +
@@ -23,12 +24,12 @@ func (w *agentWatch) command(promptPath string) []string {
 	case agent.ModeArg:
 		return append([]string{"/bin/sh", "-c",
 			`set -m; n=$1; f=$2; shift 2; p=$(cat "$f"; printf x); p=${p%x}; "$@" "$p"; ` + report,
-			"ralph", w.nonce, promptPath}, w.hooks.command...)
+			"ralph", w.nonce, promptPath}, run...)
 	case agent.ModeStdin:
 		return append([]string{"/bin/sh", "-c", `set -m; n=$1; f=$2; shift 2; "$@" < "$f"; ` + report,
-			"ralph", w.nonce, promptPath}, w.hooks.command...)
+			"ralph", w.nonce, promptPath}, run...)
 	}
-	return append([]string{"/bin/sh", "-c", `set -m; n=$1; shift; "$@"; ` + report, "ralph", w.nonce}, w.hooks.command...)
+	return append([]string{"/bin/sh", "-c", `set -m; n=$1; shift; "$@"; ` + report, "ralph", w.nonce}, run...)
 }
 
 func nonce() string {

@@ -110,7 +110,8 @@ func runDoctor(ctx context.Context, e env, checks []doctor.Options, asJSON, mark
 			}
 			what := o.Agent
 			if what == "" {
-				what = strings.Join(o.Command, " ")
+				shown, _, _ := agent.HideSecrets(o.Command, e.Getenv)
+				what = strings.Join(shown, " ")
 			}
 			fmt.Fprintf(e.Stdout, "ralph-watch doctor: checking %s offline (about 30 seconds)\n", what)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/peterbourgon/ff/v3/ffcli"
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/between"
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
@@ -61,11 +62,21 @@ func runLoop(ctx context.Context, e env, f *runFlags, fs *flag.FlagSet, command 
 	if f.tmuxNoOp {
 		fmt.Fprintln(e.Stderr, "Note: --tmux does nothing: ralph loops always run in tmux")
 	}
+	command, secrets, missing := agent.HideSecrets(command, e.Getenv)
+	if len(missing) > 0 {
+		return control.Errorf(words.ExitUsage, "%s", control.MissingSecrets(missing, "start it again"))
+	}
+	for _, kv := range secrets { // given by the environment for the agent alone: not the checks' and hooks'
+		if name, value, _ := strings.Cut(kv, "="); os.Getenv(name) == value {
+			_ = os.Unsetenv(name)
+		}
+	}
 	client, err := checkRunFlags(e, f, command)
 	if err != nil {
 		return err
 	}
 	cfg := &f.cfg
+	cfg.Secrets = secrets
 	cfg.CommandSources = sources
 	pane, err := resolvePane(e, f, client, cfg)
 	if err != nil {
@@ -105,7 +116,7 @@ func runLoop(ctx context.Context, e env, f *runFlags, fs *flag.FlagSet, command 
 		return nil
 	}
 	if !cfg.Resume && (f.detach || insidePane(pane)) {
-		pid, err := control.StartWatcher(e.Executable, store, cfg.WatcherArgs, cfg.WatcherDir, false, sourcesFor(sources))
+		pid, err := control.StartWatcher(e.Executable, store, cfg.WatcherArgs, cfg.WatcherDir, false, append([]string{sourcesFor(sources)}, secrets...)...)
 		if err != nil {
 			return err
 		}

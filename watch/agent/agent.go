@@ -30,6 +30,7 @@ type Profile struct {
 	NeedFinished bool
 	Dialog       *regexp.Regexp // a question waits for the person, e.g. a permission
 	Limit        *regexp.Regexp // a usage or rate limit stopped it
+	LoggedOut    *regexp.Regexp // not logged in, or its API refused its key (401, 403): no iteration can work
 	Startup      []StartupDialog
 	// IdleGrace is how long it must sit idle at its prompt, the screen
 	// unchanged, before its turn counts as over (0: never; inactivity decides).
@@ -89,14 +90,16 @@ const (
 	StateLimited               // a usage or rate limit
 	StateStartup               // a start-up dialog
 	StateFinished              // idle, and the screen shows the turn's end
+	StateNoLogin               // not logged in, or its key refused
 )
 
 func (s State) String() string {
-	return [...]string{"unknown", "working", "idle", "needs-input", "limited", "startup-dialog", "idle"}[s]
+	return [...]string{"unknown", "working", "idle", "needs-input", "limited", "startup-dialog", "idle", "logged-out"}[s]
 }
 
 // Classify reads the agent's state from the last lines of its screen. It
-// also returns what matched: the limit text, or the start-up dialog's index.
+// also returns what matched: the limit text, the start-up dialog's index, or
+// the line saying it is not logged in.
 // An idle agent whose screen shows a finished turn is StateFinished.
 func (p *Profile) Classify(lines []string) (State, string) {
 	if p == nil || len(lines) == 0 {
@@ -106,6 +109,11 @@ func (p *Profile) Classify(lines []string) (State, string) {
 	for i, d := range p.Startup {
 		if d.Pattern.MatchString(text) {
 			return StateStartup, string(rune('0' + i))
+		}
+	}
+	if p.LoggedOut != nil {
+		if m := p.LoggedOut.FindString(text); m != "" {
+			return StateNoLogin, lineOf(text, m)
 		}
 	}
 	if p.Limit != nil {
@@ -147,6 +155,21 @@ func limitLine(text, match string) string {
 	return text[start:end]
 }
 
+// lineOf is the line of text that holds match, trimmed, within the box
+// (│, ┃) a TUI may draw it in.
+func lineOf(text, match string) string {
+	i := strings.Index(text, match)
+	start := strings.LastIndexAny(text[:i], "\n│┃") + 1
+	if start > 0 && text[start-1] != '\n' {
+		start += len("│") - 1 // both are three bytes
+	}
+	end := strings.IndexAny(text[i:], "\n│┃")
+	if end < 0 {
+		return strings.TrimSpace(text[start:])
+	}
+	return strings.TrimSpace(text[start : i+end])
+}
+
 // StartupAdvice is the message for a start-up dialog Classify found.
 func (p *Profile) StartupAdvice(index string) (what, fix string) {
 	if len(index) != 1 || int(index[0]-'0') >= len(p.Startup) {
@@ -158,7 +181,7 @@ func (p *Profile) StartupAdvice(index string) (what, fix string) {
 
 // Knows reports whether the profile can tell states apart on screen.
 func (p *Profile) Knows() bool {
-	return p != nil && (p.Busy != nil || p.Dialog != nil || p.Limit != nil || len(p.Startup) > 0)
+	return p != nil && (p.Busy != nil || p.Dialog != nil || p.Limit != nil || p.LoggedOut != nil || len(p.Startup) > 0)
 }
 
 // CommandFor adds the arguments a prompt mode needs right after the agent's
@@ -247,6 +270,9 @@ var profiles = map[string]Profile{
 			`^\s*Would you like to proceed\?`),
 		Limit: regexp.MustCompile(`You've hit your [\w ]*limit|usage limit reached|` +
 			`Your limit will reset|API Error: .*\(429\)|rate_limit_error`),
+		// "Not logged in · Please run /login"; a refused key: "✻ 401 invalid
+		// x-api-key · retrying in 23s", "Please run /login · API Error: 403 …".
+		LoggedOut: regexp.MustCompile(`Please run /login|API Error: 40[13]\b|(?m)^\W*40[13] .*(x-api-key|· retrying in)`),
 		Startup: []StartupDialog{
 			{regexp.MustCompile(`(?i)do you trust the files in this folder|Is this a project you created or one you trust|Yes, I trust this folder`),
 				"whether to trust the folder",
@@ -279,6 +305,7 @@ var profiles = map[string]Profile{
 		NeedFinished: true,
 		Dialog:       regexp.MustCompile(`Would you like to (run|make|apply) the following|Press enter to confirm or esc to cancel`),
 		Limit:        regexp.MustCompile(`You[’']ve hit your usage limit|usage limit reached|Approaching rate limits`),
+		LoggedOut:    regexp.MustCompile(`unexpected status 40[13] (Unauthorized|Forbidden)`), // "■ unexpected status 401 Unauthorized: Incorrect API key provided…"
 		Startup: []StartupDialog{
 			{regexp.MustCompile(`(?i)sign in with ChatGPT|Provide your own API key`),
 				"to sign in", "run codex login once, or configure a model provider with an API key"},
@@ -302,6 +329,8 @@ var profiles = map[string]Profile{
 		Dialog:   regexp.MustCompile(`Allow execution of \[|Apply this change\?|Do you want to proceed\?`),
 		Limit: regexp.MustCompile(`Usage limit reached for \S+\.|exhausted your daily quota|` +
 			`reached your daily .* quota|Quota exceeded|RESOURCE_EXHAUSTED|Individual quota reached`),
+		// `✕ [API Error: {"error":{"code":401,…"status":"UNAUTHENTICATED"}}]`; a bad key is a 400 that says so.
+		LoggedOut: regexp.MustCompile(`API Error: \{"error":\{"code":40[13]\b|API key not valid\. Please pass a valid API key`),
 		Startup: []StartupDialog{
 			{regexp.MustCompile(`How would you like to authenticate|Enter Gemini API Key`),
 				"to pick a way to log in",
@@ -323,6 +352,8 @@ var profiles = map[string]Profile{
 		Dialog: regexp.MustCompile(`Do you want to (run this command|make this edit|create|allow|proceed)[^?]*\?`),
 		// It retries a refused request silently ("◉ Working"): only its
 		// errorOccurred hook tells of a limit; nothing on screen to read.
+		// A refused key it says: "✗ Authentication failed with provider at URL (HTTP 401)."
+		LoggedOut: regexp.MustCompile(`✗ Authentication failed\b|(?m)^\W*✗ .*\(HTTP 40[13]\)`),
 		Startup: []StartupDialog{
 			{regexp.MustCompile(`Confirm folder trust|Do you trust the files in this folder\?`),
 				"whether to trust the folder",
@@ -349,7 +380,10 @@ var profiles = map[string]Profile{
 		Finished: regexp.MustCompile(`(?m)^\s*▣ +\S.* · \d[\dhms. ]*s\s*$`),
 		Dialog:   regexp.MustCompile(`△ Permission required|Allow once +Allow always +Reject`),
 		// It retries a refused request, showing the API's message in its status line.
-		Limit:     regexp.MustCompile(`(?i)(usage limit|rate limit|quota|too many requests)[^\n]*\[retrying in `),
+		Limit: regexp.MustCompile(`(?i)(usage limit|rate limit|quota|too many requests)[^\n]*\[retrying in `),
+		// A refused key: the provider's own message, in its error box.
+		LoggedOut: regexp.MustCompile(`Incorrect API key provided|invalid x-api-key|API key not valid|` +
+			`Your API key does not have permission|Request had invalid authentication credentials`),
 		IdleGrace: 3 * time.Second,
 		// `opencode run "PROMPT"` wraps a prompt holding a space in double quotes;
 		// on stdin it takes it as is.

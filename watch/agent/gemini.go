@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 )
 
 // Gemini CLI (0.61.0) reads its user settings from $GEMINI_CLI_HOME/.gemini
@@ -13,10 +14,12 @@ import (
 // (GEMINI_CLI_SYSTEM_SETTINGS_PATH, GEMINI_CLI_SYSTEM_DEFAULTS_PATH) would
 // carry hooks without touching the person's files, but it skips any that is
 // not owned by root. So each loop gets an overlay of the person's Gemini
-// home: its .gemini folder holds a link to each of the person's files (the
-// login, the trusted folders, the chats stay theirs) and a settings.json of
-// its own, the person's settings with the loop's hooks added. The person's
-// files are never written.
+// home (the one the agent runs with): its .gemini folder holds a copy of
+// each of the person's files (the login, the trusted folders), a link to
+// each of their folders (extensions, commands) but the ones Gemini CLI
+// writes in (tmp, history: the loop's own, empty), and a settings.json of
+// its own, the person's settings with the loop's hooks added. What the
+// agent writes stays in the overlay: the person's folder is never written.
 
 // GeminiEvents are Gemini CLI's hook events the watcher listens to, and what
 // each reports (Gemini CLI 0.61.0 has them all; hooks of each event are
@@ -65,10 +68,15 @@ func GeminiSettings(person []byte, call func(name string) []string) ([]byte, err
 	return append(b, '\n'), err
 }
 
-// GeminiOverlay makes dir the loop's Gemini home: dir/.gemini links to each
-// entry of base/.gemini (the person's Gemini home, $GEMINI_CLI_HOME or
-// $HOME) but settings.json, which is the person's with the loop's hooks.
-// What was in dir before is replaced.
+// geminiWrites are the folders of .gemini Gemini CLI writes in as it works
+// (chats, logs, checkpoints, shell history): the overlay's own, empty.
+var geminiWrites = []string{"tmp", "history"}
+
+// GeminiOverlay makes dir the loop's Gemini home: dir/.gemini holds a copy
+// of each file of base/.gemini (the person's Gemini home: the agent's
+// $GEMINI_CLI_HOME, else its $HOME) but settings.json, which is the
+// person's with the loop's hooks, and a link to each folder but
+// geminiWrites. What was in dir before is replaced.
 func GeminiOverlay(base, dir string, call func(name string) []string) error {
 	person := filepath.Join(base, ".gemini")
 	settings, err := os.ReadFile(filepath.Join(person, "settings.json"))
@@ -91,14 +99,30 @@ func GeminiOverlay(base, dir string, call func(name string) []string) error {
 		return err
 	}
 	for _, e := range entries {
-		if e.Name() == "settings.json" {
-			continue
+		from, to := filepath.Join(person, e.Name()), filepath.Join(own, e.Name())
+		info, err := os.Stat(from)
+		switch {
+		case err != nil || e.Name() == "settings.json" || slices.Contains(geminiWrites, e.Name()):
+			err = nil // a dangling link is left out too
+		case info.IsDir():
+			err = os.Symlink(from, to)
+		case info.Mode().IsRegular():
+			err = copyFile(from, to)
 		}
-		if err := os.Symlink(filepath.Join(person, e.Name()), filepath.Join(own, e.Name())); err != nil {
+		if err != nil {
 			return err
 		}
 	}
 	return os.WriteFile(filepath.Join(own, "settings.json"), merged, 0o600)
+}
+
+// copyFile copies a regular file, readable by its owner alone.
+func copyFile(from, to string) error {
+	data, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(to, data, 0o600)
 }
 
 // StripJSONComments blanks // and /* */ comments outside JSON strings, as

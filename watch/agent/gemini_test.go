@@ -59,13 +59,13 @@ func TestGeminiSettingsRefuseWhatGeminiWouldNotRead(t *testing.T) {
 	}
 }
 
-// The overlay links every file of the person's .gemini but settings.json,
-// and writes none of theirs.
+// The overlay copies the person's files, links their folders but the ones
+// Gemini CLI writes in, and writes none of theirs.
 func TestGeminiOverlayKeepsThePersonsFilesUntouched(t *testing.T) {
 	base, dir := t.TempDir(), filepath.Join(t.TempDir(), "gemini-home")
 	person := filepath.Join(base, ".gemini")
 	files := map[string]string{"settings.json": `{"ui": {"theme": "dark"}}`, "oauth_creds.json": `{"token": 1}`,
-		"trustedFolders.json": `{}`, "tmp/chat.json": `[]`}
+		"trustedFolders.json": `{}`, "tmp/chat.json": `[]`, "commands/x.toml": `x`}
 	for name, body := range files {
 		_ = os.MkdirAll(filepath.Dir(filepath.Join(person, name)), 0o700)
 		if err := os.WriteFile(filepath.Join(person, name), []byte(body), 0o600); err != nil {
@@ -82,10 +82,17 @@ func TestGeminiOverlayKeepsThePersonsFilesUntouched(t *testing.T) {
 			t.Errorf("the person's %s became %q", name, b)
 		}
 	}
-	for _, name := range []string{"oauth_creds.json", "trustedFolders.json", "tmp"} {
-		if target, err := os.Readlink(filepath.Join(dir, ".gemini", name)); err != nil || target != filepath.Join(person, name) {
-			t.Errorf("overlay %s -> %q (%v), want a link to the person's", name, target, err)
+	for _, name := range []string{"oauth_creds.json", "trustedFolders.json"} {
+		fi, err := os.Lstat(filepath.Join(dir, ".gemini", name))
+		if b, _ := os.ReadFile(filepath.Join(dir, ".gemini", name)); err != nil || !fi.Mode().IsRegular() || string(b) != files[name] {
+			t.Errorf("overlay %s: %v %q, want a copy of the person's: what the agent writes must not reach theirs", name, err, b)
 		}
+	}
+	if target, err := os.Readlink(filepath.Join(dir, ".gemini", "commands")); err != nil || target != filepath.Join(person, "commands") {
+		t.Errorf("overlay commands -> %q (%v), want a link to the person's folder", target, err)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, ".gemini", "tmp")); err == nil {
+		t.Errorf("overlay has the person's tmp: the agent's chats and logs would be written there")
 	}
 	b, err := os.ReadFile(filepath.Join(dir, ".gemini", "settings.json"))
 	if err != nil || !strings.Contains(string(b), `"theme": "dark"`) || !strings.Contains(string(b), "AfterAgent") {

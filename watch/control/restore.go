@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
@@ -155,6 +156,9 @@ func (r Rearm) rearm(l *Loop) (where string, pid int, err error) {
 	}
 	if st, err := l.Store.Load(); err == nil {
 		l.State = st
+	}
+	if _, _, missing := agent.HideSecrets(l.State.Command, os.Getenv); len(missing) > 0 { // the watcher takes them from this environment
+		return "", 0, Errorf(words.ExitUsage, "%s", MissingSecrets(missing, "ralph-watch resume "+l.Name))
 	}
 	switch {
 	case PaneGone(l):

@@ -124,3 +124,14 @@ func replace(old *Loop, clk clock.Clock) error {
 	}
 	return nil
 }
+
+// MissingSecrets says which secrets a loop's command hides (NAME=…) that
+// this environment does not give, and how to give them, then what to do.
+func MissingSecrets(names []string, then string) string {
+	exports := make([]string, len(names))
+	for i, n := range names {
+		exports[i] = "export " + n + "=…"
+	}
+	return fmt.Sprintf("the agent's command needs %s, whose value is kept in memory only and is not in this environment: %s, then %s",
+		strings.Join(names, ", "), strings.Join(exports, "; "), then)
+}

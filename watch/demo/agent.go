@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -73,9 +74,19 @@ func (a *Agent) iteration() int {
 	return n
 }
 
+// expand fills in {{iteration}}, and {{set:NAME}} with whether the
+// environment sets NAME ("set" or "unset"; never its value: it may be a secret).
 func (a *Agent) expand(s string) string {
+	s = setRE.ReplaceAllStringFunc(s, func(m string) string {
+		if a.getenv(setRE.FindStringSubmatch(m)[1]) != "" {
+			return "set"
+		}
+		return "unset"
+	})
 	return strings.ReplaceAll(s, "{{iteration}}", a.getenv("RALPH_ITERATION"))
 }
+
+var setRE = regexp.MustCompile(`\{\{set:([A-Za-z_][A-Za-z0-9_]*)\}\}`)
 
 func (a *Agent) write(s string) { io.WriteString(a.Out, s) }
 

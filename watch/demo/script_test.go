@@ -261,3 +261,10 @@ func TestAppendWritesASessionFileLineByLine(t *testing.T) {
 		t.Errorf("{{now}} gave %v (%v), want the time it was written", at, err)
 	}
 }
+
+func TestSetSaysWhetherAVariableIsSetNeverItsValue(t *testing.T) {
+	code, out := run(t, "print key {{set:RALPH_ITERATION}}, other {{set:NOT_SET_HERE}}", "7")
+	if out = strings.TrimSuffix(out, "\x1b[?2004l"); code != 0 || out != "key set, other unset\n" {
+		t.Errorf("code %d out %q, want \"key set, other unset\\n\"", code, out)
+	}
+}

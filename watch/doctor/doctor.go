@@ -131,7 +131,10 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{Agent: profile.Name, Command: command}
+	// The command's secrets are hidden and not carried: the agent talks to
+	// doctor's fake model API with doctor's own key.
+	shown, _, _ := agent.HideSecrets(command, os.Getenv)
+	rep := &Report{Agent: profile.Name, Command: shown}
 	keep := false
 	defer func() {
 		if !keep {
@@ -159,7 +162,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	defer stopAll()
 	for _, r := range runs {
 		r.stopAll = stopAll
-		if err := r.prepare(srv, dir, profile, command, o); err != nil {
+		if err := r.prepare(srv, dir, profile, shown, o); err != nil {
 			return nil, err
 		}
 		defer func() { _ = r.api.Close() }()

@@ -82,6 +82,12 @@ func (s *Server) serve(provider string, newCodec func() codec) http.HandlerFunc 
 		t := c.plan(planTurn(s.script(), rec.Result, s.opts.Delay, s.opts.ChunkDelay))
 		rec.Reply = t.summary()
 		s.record(&rec)
+		if t.denied != 0 {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(t.denied)
+			json.NewEncoder(w).Encode(deniedBody(provider, t.denied))
+			return
+		}
 		if t.limit {
 			refused := c.refuse(t, rec.N)
 			for k, v := range refused.header {
@@ -191,3 +197,24 @@ func offers(tools []tool, want string) bool {
 
 // words is the output token count the fake reports for a text.
 func words(text string) int { return len(strings.Fields(text)) + 1 }
+
+// deniedBody is the error a provider's API answers a key it does not
+// accept with: 401, or 403 for a key without the permission.
+func deniedBody(provider string, code int) any {
+	switch provider {
+	case "anthropic":
+		kind, msg := "authentication_error", "invalid x-api-key"
+		if code == http.StatusForbidden {
+			kind, msg = "permission_error", "Your API key does not have permission to use the specified resource."
+		}
+		return map[string]any{"type": "error", "error": map[string]any{"type": kind, "message": msg}}
+	case "gemini":
+		status, msg := "UNAUTHENTICATED", "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential."
+		if code == http.StatusForbidden {
+			status, msg = "PERMISSION_DENIED", "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API."
+		}
+		return map[string]any{"error": map[string]any{"code": code, "message": msg, "status": status}}
+	}
+	msg := "Incorrect API key provided: fake-***. You can find your API key at https://platform.openai.com/account/api-keys."
+	return map[string]any{"error": map[string]any{"message": msg, "type": "invalid_request_error", "param": nil, "code": "invalid_api_key"}}
+}

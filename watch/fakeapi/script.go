@@ -4,6 +4,7 @@ package fakeapi
 
 import (
 	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -14,6 +15,7 @@ type turn struct {
 	text    string // reply text, streamed one line per delta
 	command string // when set, ask to run this shell command instead
 	limit   bool   // refuse with a usage-limit error
+	denied  int    // refuse with this HTTP status (401, 403): the key is not accepted
 	reset   time.Time
 	kind    string        // which limit: five_hour, seven_day…
 	delay   time.Duration // before the first delta
@@ -38,6 +40,12 @@ func planTurn(script string, toolResult bool, delay, chunk time.Duration) turn {
 				t.text = rest
 			} else {
 				t.command = strings.TrimSpace(arg)
+			}
+			return t
+		case "!unauthorized":
+			t.denied = http.StatusUnauthorized
+			if strings.TrimSpace(arg) == "403" {
+				t.denied = http.StatusForbidden
 			}
 			return t
 		case "!limit":
@@ -68,6 +76,8 @@ func planTurn(script string, toolResult bool, delay, chunk time.Duration) turn {
 // summary is how a turn is logged.
 func (t turn) summary() string {
 	switch {
+	case t.denied != 0:
+		return fmt.Sprintf("!unauthorized %d", t.denied)
 	case t.limit:
 		return fmt.Sprintf("!limit %d %s", t.reset.Unix(), t.kind)
 	case t.command != "":

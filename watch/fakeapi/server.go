@@ -26,6 +26,9 @@
 //	                sends when a usage limit is hit, resetting in SECS seconds
 //	                (default 3600); KIND is Anthropic's limit, five_hour
 //	                (default), seven_day, seven_day_opus, seven_day_sonnet
+//	!unauthorized [403]
+//	                refuse with HTTP 401 (or 403) and the body the real API
+//	                sends for a key it does not accept
 //
 // Lines before those may set the pace of this reply, overriding the options:
 //

@@ -150,3 +150,26 @@ func TestTheCommandPrintsItsURLAndAnswersWithItsReply(t *testing.T) {
 		t.Errorf("log: %v\n%s", err, data)
 	}
 }
+
+func TestUnauthorizedAnswersEachProtocolWithItsAuthError(t *testing.T) {
+	s := start(t, Options{Reply: "!unauthorized"})
+	anthropic := `{"messages":[{"role":"user","content":"go"}]}`
+	openai := `{"input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"go"}]}]}`
+	gemini := `{"contents":[{"role":"user","parts":[{"text":"go"}]}]}`
+	for _, tc := range []struct{ path, body, want string }{
+		{"/v1/messages", anthropic, "authentication_error"},
+		{"/v1/responses", openai, "invalid_api_key"},
+		{"/v1beta/models/gemini-2.5-pro:generateContent", gemini, "UNAUTHENTICATED"},
+	} {
+		if resp, body := post(t, s.URL+tc.path, tc.body); resp.StatusCode != 401 || !strings.Contains(body, tc.want) {
+			t.Errorf("%s: %d %s, want 401 and %s", tc.path, resp.StatusCode, body, tc.want)
+		}
+	}
+	s.SetReply("!unauthorized 403")
+	if resp, body := post(t, s.URL+"/v1/messages", anthropic); resp.StatusCode != 403 || !strings.Contains(body, "permission_error") {
+		t.Errorf("403: %d %s", resp.StatusCode, body)
+	}
+	if reqs := s.Requests(); reqs[0].Reply != "!unauthorized 401" {
+		t.Errorf("logged reply %q", reqs[0].Reply)
+	}
+}

@@ -35,6 +35,7 @@ const (
 	ReasonServerGone          Reason = "server_gone"          // the tmux server is gone
 	ReasonStartupDialog       Reason = "startup-dialog"       // a start-up question the prompt must not be typed into
 	ReasonFatalExit           Reason = "fatal_exit"           // the command is not there or not executable
+	ReasonNotLoggedIn         Reason = "not_logged_in"        // the agent is not logged in, or its API refused its key
 	ReasonConsecutiveFailures Reason = "consecutive_failures" // too many failed iterations in a row
 	ReasonStalled             Reason = "stalled"              // --stall-limit iterations changed nothing
 	ReasonPromptFileMissing   Reason = "prompt_file_missing"  // the prompt file is gone
