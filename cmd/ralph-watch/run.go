@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -189,6 +190,11 @@ func useWorktree(e env, cfg *watch.Config) error {
 	path, dir, created, err := between.EnsureWorktree(cfg.Dir, cfg.Name)
 	if err != nil {
 		return control.Errorf(words.ExitFailed, "create worktree: %v", err)
+	}
+	if rel, err := filepath.Rel(cfg.Dir, cfg.TasksFile); cfg.TasksFile != "" && err == nil && !strings.HasPrefix(rel, "..") {
+		if _, err := os.Stat(filepath.Join(dir, rel)); err == nil { // the plan is the worktree's own: the agent ticks it there
+			cfg.TasksFile = filepath.Join(dir, rel)
+		}
 	}
 	cfg.Dir, cfg.Worktree, cfg.WorktreeBranch = dir, path, between.WorktreeBranch(cfg.Name)
 	if created {

@@ -1,0 +1,280 @@
+package watch
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/ralph-tmux/ralph.tmux/watch/between"
+	"github.com/ralph-tmux/ralph.tmux/watch/plan"
+	"github.com/ralph-tmux/ralph.tmux/watch/state"
+)
+
+// judge decides, after an iteration, what became of its task: the plan is
+// read again, and a task marked done counts only when the work changed
+// (changed, noted before the loop wrote anything) and every check passed.
+// A mark the loop rejects is reopened in the plan. It returns the verdict
+// line for the progress file ("" without a task).
+func (t *taskPlan) judge(changed bool, runs []between.CheckRun) string {
+	r := t.record()
+	if !t.on() || r.Current == "" || t.plan == nil {
+		return ""
+	}
+	id, mode := r.Current, r.Mode
+	t.feedback = ""
+	var readErr error
+	if readErr = t.read(); readErr != nil {
+		t.rec.warnf("%v", readErr)
+	}
+	t.reopenOthers(id)
+	pt := t.plan.Task(id)
+	if r.Item(id) == nil || pt == nil {
+		t.rec.log("TASK", fmt.Sprintf("iteration %d task %s gone from the plan", t.rec.iteration(), id))
+		return fmt.Sprintf("task %s: gone from the plan", id)
+	}
+	if mode == modeReview {
+		return t.reviewed(id, pt, runs)
+	}
+	if readErr != nil {
+		return t.notDone(id, fmt.Sprintf("the plan cannot be read: %v", readErr))
+	}
+	approved := t.revertApproval(pt)
+	pt = t.plan.Task(id)
+	if pt.State != plan.Done {
+		if approved {
+			return t.notDone(id, `it set "reviewStatus" to "approved", which only a review may do`)
+		}
+		return t.notDone(id, "it was not marked done")
+	}
+	why := ""
+	switch failed := firstFailed(runs); {
+	case approved:
+		why = `it set "reviewStatus" to "approved", which only a review may do`
+	case !changed:
+		why = "nothing in the work tree changed"
+	case failed != nil:
+		why = fmt.Sprintf("%q failed%s", failed.Command, tailLine(failed.Tail))
+	}
+	if why != "" {
+		t.reopen(id)
+		t.feedback = joinBlocks(t.feedback, fmt.Sprintf("Task %s was marked done, but %s. The loop reopened it.", id, why))
+		return t.notDone(id, "marked done, but "+why)
+	}
+	if t.reviews() {
+		t.setState(id, taskReview)
+		return t.verdict(id, "review", "implemented; a review comes next")
+	}
+	t.setState(id, string(plan.Done))
+	return t.verdict(id, "done", "")
+}
+
+// setState sets the loop's state of task id and counts the plan again.
+func (t *taskPlan) setState(id, s string) {
+	if item := t.record().Item(id); item != nil {
+		item.State = s
+	}
+	t.sync()
+}
+
+// reopenOthers reopens every task but the iteration's own that the
+// iteration marked done: one task an iteration, each judged by the loop.
+func (t *taskPlan) reopenOthers(id string) {
+	before, err := plan.Parse(t.cfg.TasksFile, t.snapshot)
+	if err != nil {
+		return
+	}
+	var others []string
+	for _, pt := range t.plan.Tasks {
+		if was := before.Task(pt.ID); pt.ID != id && pt.State == plan.Done && was != nil && was.State != plan.Done {
+			others = append(others, pt.ID)
+		}
+	}
+	for _, other := range others {
+		t.reopen(other)
+		t.feedback = joinBlocks(t.feedback, fmt.Sprintf("Task %s was marked done, but this iteration's task was %s: one task an iteration. The loop reopened it.", other, id))
+	}
+}
+
+// reviews reports whether implemented tasks get a review: --review, or a
+// tasks.json, whose fields carry one.
+func (t *taskPlan) reviews() bool { return t.cfg.Review || t.plan.Format == plan.TasksJSON }
+
+// reviewed judges a review iteration: it approves when it leaves the task
+// done, its notes file empty and the checks passing; else the task goes
+// back for a fix, until the review cap, whose review approves with its
+// notes kept.
+func (t *taskPlan) reviewed(id string, pt *plan.Task, runs []between.CheckRun) string {
+	notesPath := t.rec.store.Path(state.ReviewNotes)
+	data, _ := os.ReadFile(notesPath)
+	_ = os.Remove(notesPath)
+	notes := strings.TrimSpace(string(data))
+	if failed := firstFailed(runs); failed != nil && notes == "" {
+		notes = fmt.Sprintf("%q failed%s", failed.Command, tailLine(failed.Tail))
+	}
+	if pt.State != plan.Done && notes == "" {
+		notes = "the review reopened the task"
+	}
+	if rs := pt.ReviewStatus; notes == "" && rs != "" && rs != "approved" && rs != reviewStatusIn(t.snapshot, pt.ID) {
+		notes = fmt.Sprintf("the review set reviewStatus to %q", rs)
+	}
+	item := t.record().Item(id)
+	item.Notes = notes
+	if notes == "" {
+		t.setState(id, string(plan.Done))
+		return t.verdict(id, "approved", "")
+	}
+	if item.Reviews >= t.cfg.ReviewCap {
+		if pt.State != plan.Done { // the plan says open: the loop must not count it done
+			t.setState(id, taskSkipped)
+		} else {
+			t.setState(id, string(plan.Done))
+		}
+		return t.verdict(id, "approved", fmt.Sprintf("review cap (%d) reached; its notes are kept", t.cfg.ReviewCap))
+	}
+	if pt.State == plan.Done {
+		t.reopen(id)
+	}
+	t.setState(id, taskFix)
+	return t.verdict(id, "changes", shorten(firstLine(notes), 200))
+}
+
+// notDone records a try that did not finish the task: after the last try
+// the task is skipped.
+func (t *taskPlan) notDone(id, why string) string {
+	item := t.record().Item(id)
+	if item.Attempts >= t.cfg.TaskAttempts {
+		t.setState(id, taskSkipped)
+		t.rec.sayf("task %s skipped after %d attempts", id, item.Attempts)
+		return t.verdict(id, "skipped", fmt.Sprintf("not done after %d attempts: %s", item.Attempts, why))
+	}
+	return t.verdict(id, "rejected", why)
+}
+
+// verdict records and logs what the loop decided, and returns the line
+// for the progress file.
+func (t *taskPlan) verdict(id, verdict, why string) string {
+	n := t.rec.iteration()
+	item := t.record().Item(id)
+	item.Verdicts = append(item.Verdicts, state.TaskVerdict{Iteration: n, Verdict: verdict, Reason: why})
+	line := fmt.Sprintf("task %s %s", item.ID, verdict)
+	if why != "" {
+		line += ": " + why
+	}
+	t.rec.log("TASK", fmt.Sprintf("iteration %d %s", n, line))
+	if verdict != "skipped" {
+		t.rec.sayf("%s", line)
+	}
+	return line
+}
+
+// reopen puts the task's mark back to open in the plan file: the one edit
+// plan.Reopen makes, and no other byte.
+func (t *taskPlan) reopen(id string) {
+	data, err := plan.Reopen(t.data, t.plan, id)
+	if err != nil {
+		t.rec.warnf("reopen task %s in %s: %v", id, t.cfg.TasksFile, err)
+		return
+	}
+	if err := os.WriteFile(t.cfg.TasksFile, data, 0o644); err != nil {
+		t.rec.warnf("reopen task %s in %s: %v", id, t.cfg.TasksFile, err)
+		return
+	}
+	t.rec.log("TASK", fmt.Sprintf("iteration %d task %s reopened in %s", t.rec.iteration(), id, t.cfg.TasksFile))
+	if err := t.read(); err != nil {
+		t.rec.warnf("%v", err)
+	}
+}
+
+// reviewStatusRE finds a story's id and, after it, its reviewStatus value.
+var reviewStatusRE = regexp.MustCompile(`"reviewStatus"\s*:\s*("(?:[^"\\]|\\.)*"|null)`)
+
+// reviewStatusSpan is where the value of task id's reviewStatus lies in a
+// tasks.json: after its "id" and before the next story's.
+func reviewStatusSpan(data []byte, id string) (start, end int, ok bool) {
+	key := regexp.MustCompile(`"id"\s*:\s*` + regexp.QuoteMeta(strconv.Quote(id)))
+	at := key.FindIndex(data)
+	if at == nil {
+		return 0, 0, false
+	}
+	rest := data[at[1]:]
+	limit := len(rest)
+	if next := regexp.MustCompile(`"id"\s*:`).FindIndex(rest); next != nil {
+		limit = next[0]
+	}
+	m := reviewStatusRE.FindSubmatchIndex(rest[:limit])
+	if m == nil {
+		// the field may come before the id, in the same story
+		before := data[:at[0]]
+		open := bytes.LastIndexByte(before, '{')
+		if open < 0 {
+			return 0, 0, false
+		}
+		if m = reviewStatusRE.FindSubmatchIndex(before[open:]); m == nil {
+			return 0, 0, false
+		}
+		return open + m[2], open + m[3], true
+	}
+	return at[1] + m[2], at[1] + m[3], true
+}
+
+// reviewStatusIn is task id's reviewStatus in data, "" when none.
+func reviewStatusIn(data []byte, id string) string {
+	s, e, ok := reviewStatusSpan(data, id)
+	if !ok {
+		return ""
+	}
+	v, _ := strconv.Unquote(string(data[s:e]))
+	return v
+}
+
+// revertApproval puts back, from the snapshot, a reviewStatus an implement
+// iteration set to "approved" (only that value's bytes), and reports
+// whether it did.
+func (t *taskPlan) revertApproval(pt *plan.Task) bool {
+	if t.plan.Format == plan.Markdown || pt.ReviewStatus != "approved" || reviewStatusIn(t.snapshot, pt.ID) == "approved" {
+		return false
+	}
+	s, e, ok := reviewStatusSpan(t.data, pt.ID)
+	s0, e0, ok0 := reviewStatusSpan(t.snapshot, pt.ID)
+	if !ok || !ok0 { // the field is new: nothing to put back, the record says it is not approved
+		return true
+	}
+	data := append(append(append([]byte(nil), t.data[:s]...), t.snapshot[s0:e0]...), t.data[e:]...)
+	if err := os.WriteFile(t.cfg.TasksFile, data, 0o644); err != nil {
+		t.rec.warnf("put back reviewStatus of task %s in %s: %v", pt.ID, t.cfg.TasksFile, err)
+		return true
+	}
+	t.rec.log("TASK", fmt.Sprintf("iteration %d task %s reviewStatus put back: only a review approves", t.rec.iteration(), pt.ID))
+	if err := t.read(); err != nil {
+		t.rec.warnf("%v", err)
+	}
+	return true
+}
+
+// firstFailed is the first check that failed, nil when all passed.
+func firstFailed(runs []between.CheckRun) *between.CheckRun {
+	for i := range runs {
+		if !runs[i].Passed() {
+			return &runs[i]
+		}
+	}
+	return nil
+}
+
+// tailLine is the last line a failed check printed, as ": LINE"; "" if none.
+func tailLine(tail string) string {
+	lines := strings.Split(strings.TrimSpace(tail), "\n")
+	if last := strings.TrimSpace(lines[len(lines)-1]); last != "" {
+		return ": " + shorten(last, 200)
+	}
+	return ""
+}
+
+// firstLine is text's first line.
+func firstLine(text string) string {
+	line, _, _ := strings.Cut(text, "\n")
+	return line
+}

@@ -1,0 +1,221 @@
+package watch_test
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/ralph-tmux/ralph.tmux/watch/between"
+	"github.com/ralph-tmux/ralph.tmux/watch/state"
+	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxfake"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
+)
+
+const threeTasks = "# Plan\n\n- [ ] Add the parser\n- [ ] Add the command\n- [ ] Write the docs\n"
+
+// planned is a unit loop working through plan (written to PLAN.md) with
+// MaxIterations 20; its agent does what step says in each iteration.
+func planned(t *testing.T, plan string, step func(u *unit, n int, prompt string)) *unit {
+	t.Helper()
+	var u *unit
+	u = newUnit(t, "Work on the plan.\n", func(n int) *tmuxfake.Program {
+		return repl(func(term *tmuxfake.Term, input string) {
+			step(u, n, input)
+			term.Exit(0)
+		})
+	})
+	u.cfg.TasksFile = filepath.Join(u.cfg.Dir, "PLAN.md")
+	u.cfg.TaskAttempts, u.cfg.ReviewCap, u.cfg.DiffChars = 3, 5, 20000
+	u.cfg.MaxIterations = 20
+	u.writePlan(plan)
+	return u
+}
+
+func (u *unit) writePlan(text string) {
+	u.t.Helper()
+	if err := os.WriteFile(u.cfg.TasksFile, []byte(text), 0o644); err != nil {
+		u.t.Fatal(err)
+	}
+}
+
+func (u *unit) readPlan() string {
+	u.t.Helper()
+	data, err := os.ReadFile(u.cfg.TasksFile)
+	if err != nil {
+		u.t.Fatal(err)
+	}
+	return string(data)
+}
+
+// tick marks done the task the prompt names, as an agent does.
+func (u *unit) tick(prompt string) {
+	lines := strings.SplitAfter(u.readPlan(), "\n")
+	for i, l := range lines {
+		if title, ok := strings.CutPrefix(strings.TrimSpace(l), "- [ ] "); ok && strings.Contains(prompt, title) {
+			lines[i] = strings.Replace(l, "- [ ]", "- [x]", 1)
+			break
+		}
+	}
+	u.writePlan(strings.Join(lines, ""))
+}
+
+// work writes a file in the work tree: a change the loop can see.
+func (u *unit) work(n int) {
+	if err := os.WriteFile(filepath.Join(u.cfg.Dir, "work-"+strconv.Itoa(n)), []byte("work"), 0o644); err != nil {
+		u.t.Error(err)
+	}
+}
+
+func (u *unit) taskItem(id string) state.TaskItem {
+	u.t.Helper()
+	st := u.state()
+	if st.Tasks == nil || st.Tasks.Item(id) == nil {
+		u.t.Fatalf("state.json has no task %s: %+v", id, st.Tasks)
+	}
+	return *st.Tasks.Item(id)
+}
+
+func TestUnitTasksAnAgentThatTicksHonestlyGetsThroughThePlanOneTaskAnIteration(t *testing.T) {
+	u := planned(t, threeTasks, func(u *unit, n int, prompt string) {
+		u.work(n)
+		u.tick(prompt)
+	})
+	u.wantResult(u.run(), words.ExitDone, "tasks_done")
+	if got := len(u.started()); got != 3 {
+		t.Errorf("the agent started %d times, want 3 (one task an iteration)", got)
+	}
+	pastes := u.pastes()
+	for i, want := range []string{"Add the parser", "Add the command", "Write the docs"} {
+		if i >= len(pastes) || !strings.Contains(pastes[i], want) || !strings.Contains(pastes[i], u.cfg.TasksFile) {
+			t.Errorf("prompt %d lacks its task %q and the plan file; prompts: %q", i+1, want, pastes)
+		}
+	}
+	for i, id := range []string{"1", "2", "3"} {
+		item := u.taskItem(id)
+		if item.State != "done" || item.Attempts != 1 || len(item.Iterations) != 1 || item.Iterations[0] != i+1 {
+			t.Errorf("task %s = %+v, want done in iteration %d, one attempt", id, item, i+1)
+		}
+	}
+	if st := u.state(); st.Tasks.Done != 3 || st.Tasks.Open != 0 || st.Tasks.Total != 3 {
+		t.Errorf("tasks = %+v, want 3 of 3 done", st.Tasks)
+	}
+	u.wantLog("[TASK] iteration 1 task 1 done", "[TASK] iteration 2 task 2 done", "[TASK] iteration 3 task 3 done", "reason=tasks_done")
+	if got := u.tmux.Calls("set-option"); len(got) == 0 || !strings.Contains(strings.Join(u.options(), "\n"), "@ralph-status=✓ 3/20 · 3/3") {
+		t.Errorf("the status line never showed the tasks: %q", u.options())
+	}
+}
+
+func TestUnitTasksATickWithNoWorkIsReopenedAndTheTaskSkipped(t *testing.T) {
+	u := planned(t, threeTasks, func(u *unit, n int, prompt string) {
+		u.tick(prompt) // and nothing else
+	})
+	u.cfg.TaskAttempts = 2
+	u.wantResult(u.run(), words.ExitLimit, "tasks_skipped")
+	if got := u.readPlan(); got != threeTasks {
+		t.Errorf("plan = %q, want it as it was: every tick reopened", got)
+	}
+	if got := len(u.started()); got != 6 {
+		t.Errorf("the agent started %d times, want 6 (3 tasks, 2 attempts each)", got)
+	}
+	if p := u.pastes(); len(p) < 2 || !strings.Contains(p[1], "Task 1 was marked done, but nothing in the work tree changed") {
+		t.Errorf("the second prompt does not say why the tick was rejected: %q", p)
+	}
+	item := u.taskItem("1")
+	if item.State != "skipped" || item.Attempts != 2 || len(item.Verdicts) != 2 || item.Verdicts[0].Verdict != "rejected" {
+		t.Errorf("task 1 = %+v, want skipped after 2 rejected attempts", item)
+	}
+	u.wantLog("[TASK] iteration 1 task 1 reopened", "[TASK] iteration 1 task 1 rejected: marked done, but nothing in the work tree changed",
+		"[TASK] iteration 2 task 1 skipped: not done after 2 attempts", "reason=tasks_skipped skipped=1,2,3")
+	u.wantOutput("no task left open; 0 done, skipped: 1, 2, 3")
+}
+
+func TestUnitTasksATickWithAFailingCheckIsRejected(t *testing.T) {
+	u := planned(t, "- [ ] Only task\n", func(u *unit, n int, prompt string) {
+		u.work(n)
+		if n == 1 {
+			u.work(0) // work-0 breaks the check
+		} else {
+			_ = os.Remove(filepath.Join(u.cfg.Dir, "work-0"))
+		}
+		u.tick(prompt)
+	})
+	u.cfg.Checks = []between.Check{{Command: "test ! -e work-0"}}
+	u.cfg.CheckTimeout, u.cfg.CheckOutputChars = 10e9, 1000
+	u.wantResult(u.run(), words.ExitDone, "tasks_done")
+	if p := u.pastes(); len(p) != 2 || !strings.Contains(p[1], `Task 1 was marked done, but "test ! -e work-0" failed`) {
+		t.Errorf("prompts = %q, want the second to say the check failed", p)
+	}
+	item := u.taskItem("1")
+	if item.Attempts != 2 || len(item.Verdicts) != 2 || item.Verdicts[0].Verdict != "rejected" || item.Verdicts[1].Verdict != "done" {
+		t.Errorf("task 1 = %+v, want rejected then done", item)
+	}
+}
+
+func TestUnitTasksAnAgentThatNeverTicksIsNotDoneByItsWord(t *testing.T) {
+	u := planned(t, "- [ ] Only task\n", func(u *unit, n int, prompt string) {
+		u.work(n)
+		_ = os.WriteFile(u.cfg.DoneFile, nil, 0o644) // says it is done; the plan says otherwise
+	})
+	u.cfg.DoneFile = filepath.Join(u.cfg.Dir, "DONE")
+	u.cfg.DonePattern = regexp.MustCompile(`never printed`)
+	u.wantResult(u.run(), words.ExitLimit, "tasks_skipped")
+	if got := len(u.started()); got != 3 {
+		t.Errorf("the agent started %d times, want 3 (--task-attempts)", got)
+	}
+	lines := strings.Join(u.logLines(), "\n")
+	if n := strings.Count(lines, "done signal ignored"); n != 1 {
+		t.Errorf("the log says %d times that the done signal is ignored, want once:\n%s", n, lines)
+	}
+	u.wantLog("task 1 rejected: it was not marked done", "task 1 skipped: not done after 3 attempts")
+}
+
+func TestUnitTasksTheAgentsOtherEditsOfThePlanStayAndOnlyItsTickIsReopened(t *testing.T) {
+	u := planned(t, threeTasks, func(u *unit, n int, prompt string) {
+		if n == 1 {
+			u.writePlan(strings.Replace(strings.Replace(u.readPlan(), "- [ ]", "- [x]", 1), "Write the docs", "Write the docs (and a man page)", 1) + "\nNotes: the parser is hard.\n")
+		}
+	})
+	u.cfg.MaxIterations = 1
+	u.wantResult(u.run(), words.ExitLimit, "max_iterations")
+	want := "# Plan\n\n- [ ] Add the parser\n- [ ] Add the command\n- [ ] Write the docs (and a man page)\n\nNotes: the parser is hard.\n"
+	if got := u.readPlan(); got != want {
+		t.Errorf("plan =\n%s\nwant the agent's edits kept and only its tick reopened:\n%s", got, want)
+	}
+}
+
+func TestUnitTasksAReviewIterationAloneApprovesAndItsNotesBringAFix(t *testing.T) {
+	var notes string
+	u := planned(t, "- [ ] Only task\n", func(u *unit, n int, prompt string) {
+		switch n {
+		case 1, 3: // implement, then fix
+			u.work(n)
+			u.tick(prompt)
+		case 2: // the review finds a problem
+			_ = os.WriteFile(notes, []byte("The parser drops the last line.\n"), 0o644)
+		}
+	})
+	notes = u.store.Path(state.ReviewNotes)
+	u.cfg.Review = true
+	u.wantResult(u.run(), words.ExitDone, "tasks_done")
+	if got := len(u.started()); got != 4 {
+		t.Errorf("the agent started %d times, want 4: implement, review, fix, review", got)
+	}
+	p := u.pastes()
+	if len(p) != 4 || !strings.Contains(p[1], "Review task 1") || !strings.Contains(p[2], "The parser drops the last line.") || !strings.Contains(p[3], "Review task 1") {
+		t.Errorf("prompts = %q, want implement, review, a fix with the review's notes, review", p)
+	}
+	u.wantLog("task 1 implement", "task 1 review: implemented", "task 1 review attempt", "task 1 changes: The parser drops the last line.",
+		"task 1 fix", "task 1 review attempt", "task 1 approved")
+}
+
+// options are the pane options the loop set, NAME=VALUE.
+func (u *unit) options() []string {
+	var opts []string
+	for _, c := range u.tmux.Calls("set-option") {
+		opts = append(opts, c.Args...)
+	}
+	return opts
+}
