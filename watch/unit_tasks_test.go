@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/between"
+	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxfake"
 	"github.com/ralph-tmux/ralph.tmux/watch/words"
@@ -83,7 +84,15 @@ func TestUnitTasksAnAgentThatTicksHonestlyGetsThroughThePlanOneTaskAnIteration(t
 		u.work(n)
 		u.tick(prompt)
 	})
+	u.cfg.ProgressFile = filepath.Join(u.cfg.Dir, "progress.md")
 	u.wantResult(u.run(), words.ExitDone, "tasks_done")
+	if data, _ := os.ReadFile(u.cfg.ProgressFile); strings.Count(string(data), "- Task: task ") != 3 || !strings.Contains(string(data), "- Task: task 2 done\n") {
+		t.Errorf("the progress file lacks each task's verdict:\n%s", data)
+	}
+	rs, _ := receipt.Load(u.store.Path(state.ReceiptsFile))
+	if len(rs) != 3 || rs[0].Task != "1" || rs[2].Task != "3" {
+		t.Errorf("receipts = %+v, want each with its task", rs)
+	}
 	if got := len(u.started()); got != 3 {
 		t.Errorf("the agent started %d times, want 3 (one task an iteration)", got)
 	}
