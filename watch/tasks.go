@@ -3,7 +3,6 @@ package watch
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/between"
@@ -57,13 +56,9 @@ func (t *taskPlan) record() *state.Tasks {
 // ReadTasks reads a plan file as the loop does, for run to refuse one it
 // cannot read before anything starts.
 func ReadTasks(path string) (*plan.Plan, []byte, error) {
-	data, err := os.ReadFile(path)
+	p, data, err := plan.Load(path)
 	if err != nil {
-		return nil, nil, fmt.Errorf("read tasks file: %w", err)
-	}
-	p, err := plan.Parse(filepath.Base(path), data)
-	if err != nil {
-		return nil, data, fmt.Errorf("read tasks file %s: %w", path, err)
+		return nil, nil, fmt.Errorf("tasks file: %w", err)
 	}
 	return p, data, nil
 }
@@ -303,7 +298,7 @@ func (t *taskPlan) diff() string {
 func (t *taskPlan) block(pt *plan.Task, mode string, item *state.TaskItem) string {
 	file, r := t.cfg.TasksFile, t.record()
 	mark := "tick its box (- [x])"
-	if t.plan.Format != plan.Markdown {
+	if t.plan.Format != plan.FormatMarkdown {
 		mark = `set its "passes" to true`
 	}
 	var b strings.Builder

@@ -100,7 +100,7 @@ func (t *taskPlan) reopenOthers(id string) {
 
 // reviews reports whether implemented tasks get a review: --review, or a
 // tasks.json, whose fields carry one.
-func (t *taskPlan) reviews() bool { return t.cfg.Review || t.plan.Format == plan.TasksJSON }
+func (t *taskPlan) reviews() bool { return t.cfg.Review || t.plan.Format == plan.FormatTasksJSON }
 
 // reviewed judges a review iteration: it approves when it leaves the task
 // done, its notes file empty and the checks passing; else the task goes
@@ -234,7 +234,7 @@ func reviewStatusIn(data []byte, id string) string {
 // iteration set to "approved" (only that value's bytes), and reports
 // whether it did.
 func (t *taskPlan) revertApproval(pt *plan.Task) bool {
-	if t.plan.Format == plan.Markdown || pt.ReviewStatus != "approved" || reviewStatusIn(t.snapshot, pt.ID) == "approved" {
+	if t.plan.Format == plan.FormatMarkdown || pt.ReviewStatus != "approved" || reviewStatusIn(t.snapshot, pt.ID) == "approved" {
 		return false
 	}
 	s, e, ok := reviewStatusSpan(t.data, pt.ID)

@@ -1,0 +1,46 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestRunTasksWorksThroughAPlanAndTheCommandsShowIt(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	plan := filepath.Join(c.srv.Dir, "PLAN.md")
+	if err := os.WriteFile(plan, []byte("# Plan\n\n- [ ] Add the parser\n- [ ] Add the command\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	agent := `sed -i '0,/- \[ \]/s//- [x]/' PLAN.md; echo "$1" > "work-$RALPH_ITERATION"; exit 0`
+	c.want([]string{"run", "-S", c.srv.Socket, "-t", c.pane(c.srv.Dir), "--name", "planned", "--restart-delay", "0", "--prompt-mode", "arg",
+		"--max-iterations", "5", "--tasks", "PLAN.md", "--", "sh", "-c", agent, "agent"}, 0, "all 2 tasks done, stopping loop", "")
+	if prompt, _ := os.ReadFile(filepath.Join(c.srv.Dir, "work-2")); !strings.Contains(string(prompt), "Add the command") || !strings.Contains(string(prompt), plan) {
+		t.Errorf("prompt of iteration 2 lacks its task and the plan file:\n%s", prompt)
+	}
+	c.want([]string{"tasks", "planned"}, 0, "ID  STATE  LINE  ATTEMPTS  TITLE\n1   done   3     1         Add the parser\n", "")
+	c.want([]string{"status", "planned"}, 0, "Tasks: 2 of 2 done, 0 open, 0 skipped ("+plan+")\n", "")
+	c.want([]string{"status", "--json", "planned"}, 0, `"total": 2`, "")
+	c.want([]string{"logs", "planned"}, 0, "[TASK] iteration 2 task 2 done", "")
+	c.want([]string{"list"}, 0, "2/2", "")
+}
+
+func TestRunRefusesAPlanItCannotReadWithItsLine(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	if err := os.WriteFile(filepath.Join(c.srv.Dir, "tasks.json"), []byte("{\n  \"userStories\": [\n    {\"id\": \"US-1\",,}\n  ]\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := c.panes()
+	code, stdout, stderr := c.run(nil, "run", "-S", c.srv.Socket, "-t", c.srv.NewPane(), "--tasks", "tasks.json", "--", "sh")
+	if code != 2 || stdout != "" || !strings.Contains(stderr, "ralph-watch: error: tasks file: "+filepath.Join(c.srv.Dir, "tasks.json")+" line 3") {
+		t.Errorf("exit %d, stdout %q, stderr %q; want exit 2 and the plan's line", code, stdout, stderr)
+	}
+	if strings.Count(before, "\n")+1 != strings.Count(c.panes(), "\n") { // the new pane only
+		t.Logf("panes before:\n%s\nafter:\n%s", before, c.panes())
+	}
+	c.want([]string{"run", "-S", c.srv.Socket, "-t", c.srv.NewPane(), "--review", "--", "sh"}, 2, "", "--review needs --tasks FILE")
+	c.want([]string{"run", "-S", c.srv.Socket, "-t", c.srv.NewPane(), "--tasks", "none.md", "--", "sh"}, 2, "", "tasks file: read plan "+filepath.Join(c.srv.Dir, "none.md"))
+}
