@@ -20,9 +20,10 @@ const (
 
 // The loop's own states of a task, beside the plan's (open, done, in-progress).
 const (
-	taskSkipped = "skipped" // not done after --task-attempts tries
-	taskReview  = "review"  // implemented and verified, waiting for its review
-	taskFix     = "fix"     // its review asked for changes
+	taskSkipped = "skipped"  // not done after --task-attempts tries
+	taskReview  = "review"   // implemented and verified, waiting for its review
+	taskFix     = "fix"      // its review asked for changes
+	taskPassed  = "approved" // approved by the review cap while the plan still says open: done for the loop
 )
 
 // taskPlan is the plan the loop works through (--tasks), one task an
@@ -88,13 +89,13 @@ func (t *taskPlan) sync() {
 		}
 		item.Title = shorten(pt.Title, 120)
 		switch {
-		case item.State == taskReview || item.State == taskFix:
+		case item.State == taskReview || item.State == taskFix || item.State == taskPassed:
 		case item.State == taskSkipped && pt.State != plan.Done: // skipped until a person ticks it
 		default:
 			item.State = string(pt.State)
 		}
 		switch item.State {
-		case string(plan.Done):
+		case string(plan.Done), taskPassed:
 			r.Done++
 		case taskSkipped:
 			r.Skipped++
@@ -123,7 +124,7 @@ func shorten(s string, n int) string {
 // another mode than implement.
 func (t *taskPlan) skipped(id string) bool {
 	item := t.record().Item(id)
-	return item != nil && (item.State == taskSkipped || item.State == taskReview || item.State == taskFix)
+	return item != nil && (item.State == taskSkipped || item.State == taskReview || item.State == taskFix || item.State == taskPassed)
 }
 
 // pick chooses the next iteration's task and mode: a review waiting, then
@@ -143,7 +144,7 @@ func (t *taskPlan) pick() (*plan.Task, string) {
 		return pt, modeImplement
 	}
 	for i := range r.Items {
-		if item := &r.Items[i]; item.State != string(plan.Done) && item.State != taskSkipped {
+		if item := &r.Items[i]; item.State != string(plan.Done) && item.State != taskSkipped && item.State != taskPassed {
 			item.State = taskSkipped
 			item.Verdicts = append(item.Verdicts, state.TaskVerdict{Iteration: t.rec.iteration(), Verdict: "skipped",
 				Reason: "it waits on a task that is skipped or not in the plan"})
@@ -301,17 +302,22 @@ func (t *taskPlan) block(pt *plan.Task, mode string, item *state.TaskItem) strin
 	if t.plan.Format != plan.FormatMarkdown {
 		mark = `set its "passes" to true`
 	}
+	approve := "If it is right and complete, change nothing."
+	if t.reviews() && t.plan.Format != plan.FormatMarkdown {
+		approve = fmt.Sprintf(`If it is right and complete, set its "passes" to true in %s (only a review may).`, file)
+		mark = `stop: a review comes next (leave "passes" and "reviewStatus" as they are; only a review may set them)`
+	}
 	var b strings.Builder
 	switch mode {
 	case modeReview:
 		fmt.Fprintf(&b, "Review task %s of the plan %s, implemented in the last iteration, in a fresh mind: read its changes (git diff, git log) against the task below. Change no code.\n\n%s\n\n", pt.ID, file, pt.Text)
-		fmt.Fprintf(&b, "If it is right and complete, change nothing. If not, write what must change into %s; the task then goes back for a fix.", t.rec.store.Path(state.ReviewNotes))
+		fmt.Fprintf(&b, "%s If not, write what must change into %s; the task then goes back for a fix.", approve, t.rec.store.Path(state.ReviewNotes))
 	case modeFix:
 		fmt.Fprintf(&b, "Task %s of the plan %s was reviewed and needs changes:\n\n%s\n\nThe task:\n\n%s\n\n", pt.ID, file, item.Notes, pt.Text)
-		fmt.Fprintf(&b, "Make the changes; when they are done and checked, %s in %s again and change no other line of the plan.", mark, file)
+		fmt.Fprintf(&b, "Make the changes; when they are done and checked, %s; change no other line of the plan %s.", mark, file)
 	default:
 		fmt.Fprintf(&b, "Work on one task of the plan %s this iteration (%d of %d done; attempt %d of %d):\n\n%s\n\n", file, r.Done, r.Total, item.Attempts, t.cfg.TaskAttempts, pt.Text)
-		fmt.Fprintf(&b, "When it is done and checked, %s in %s and change no other line of the plan. The loop counts it done only if the work changed and every check passes.", mark, file)
+		fmt.Fprintf(&b, "When it is done and checked, %s; change no other line of the plan %s. The loop counts it done only if the work changed and every check passes.", mark, file)
 	}
 	return b.String()
 }

@@ -41,6 +41,9 @@ func (t *taskPlan) judge(changed bool, runs []between.CheckRun) string {
 	if readErr != nil {
 		return t.notDone(id, fmt.Sprintf("the plan cannot be read: %v", readErr))
 	}
+	if t.reviews() && t.plan.Format != plan.FormatMarkdown {
+		return t.implemented(id, pt, changed, runs)
+	}
 	approved := t.revertApproval(pt)
 	pt = t.plan.Task(id)
 	if pt.State != plan.Done {
@@ -69,6 +72,36 @@ func (t *taskPlan) judge(changed bool, runs []between.CheckRun) string {
 	}
 	t.setState(id, string(plan.Done))
 	return t.verdict(id, "done", "")
+}
+
+// implemented judges an implement or fix iteration of a JSON plan under
+// review: the work and the checks say the task is implemented, and only a
+// review may set "passes" or approve; a passes or approval the iteration
+// set is put back from the snapshot.
+func (t *taskPlan) implemented(id string, pt *plan.Task, changed bool, runs []between.CheckRun) string {
+	passed := pt.State == plan.Done
+	if before, err := plan.Parse(t.cfg.TasksFile, t.snapshot); err == nil && before.Task(id) != nil && before.Task(id).State == plan.Done {
+		passed = false // it was so before: not this iteration's doing
+	}
+	approved := t.revertApproval(pt)
+	if passed {
+		t.reopen(id)
+	}
+	why := ""
+	switch failed := firstFailed(runs); {
+	case passed || approved:
+		why = `it set "passes" or "reviewStatus" itself, which only a review may do; the loop put them back`
+	case !changed:
+		why = "nothing in the work tree changed"
+	case failed != nil:
+		why = fmt.Sprintf("%q failed%s", failed.Command, tailLine(failed.Tail))
+	}
+	if why != "" {
+		t.feedback = joinBlocks(t.feedback, fmt.Sprintf("Task %s was not accepted: %s.", id, why))
+		return t.notDone(id, why)
+	}
+	t.setState(id, taskReview)
+	return t.verdict(id, "review", "implemented; a review comes next")
 }
 
 // setState sets the loop's state of task id and counts the plan again.
@@ -115,7 +148,7 @@ func (t *taskPlan) reviewed(id string, pt *plan.Task, runs []between.CheckRun) s
 		notes = fmt.Sprintf("%q failed%s", failed.Command, tailLine(failed.Tail))
 	}
 	if pt.State != plan.Done && notes == "" {
-		notes = "the review reopened the task"
+		notes = "the review did not mark it done"
 	}
 	if rs := pt.ReviewStatus; notes == "" && rs != "" && rs != "approved" && rs != reviewStatusIn(t.snapshot, pt.ID) {
 		notes = fmt.Sprintf("the review set reviewStatus to %q", rs)
@@ -127,8 +160,8 @@ func (t *taskPlan) reviewed(id string, pt *plan.Task, runs []between.CheckRun) s
 		return t.verdict(id, "approved", "")
 	}
 	if item.Reviews >= t.cfg.ReviewCap {
-		if pt.State != plan.Done { // the plan says open: the loop must not count it done
-			t.setState(id, taskSkipped)
+		if pt.State != plan.Done { // the plan says open: the loop's record says approved
+			t.setState(id, taskPassed)
 		} else {
 			t.setState(id, string(plan.Done))
 		}
