@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ralph-tmux/ralph.tmux/watch"
 )
 
 func TestRunTasksWorksThroughAPlanAndTheCommandsShowIt(t *testing.T) {
@@ -43,4 +45,32 @@ func TestRunRefusesAPlanItCannotReadWithItsLine(t *testing.T) {
 	}
 	c.want([]string{"run", "-S", c.srv.Socket, "-t", c.srv.NewPane(), "--review", "--", "sh"}, 2, "", "--review needs --tasks FILE")
 	c.want([]string{"run", "-S", c.srv.Socket, "-t", c.srv.NewPane(), "--tasks", "none.md", "--", "sh"}, 2, "", "tasks file: read plan "+filepath.Join(c.srv.Dir, "none.md"))
+}
+
+func TestInitTasksWritesAStartingPlanTheLoopCanRead(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	var out, errb strings.Builder
+	e := env{Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }}
+	if code := run(t.Context(), []string{"init", "--tasks"}, e); code != 0 {
+		t.Fatalf("init --tasks: exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(out.String(), "created IMPLEMENTATION_PLAN.md\ncreated PROMPT.md\n") {
+		t.Errorf("output: %q", out.String())
+	}
+	p, _, err := watch.ReadTasks(filepath.Join(dir, "IMPLEMENTATION_PLAN.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if total, _, open := p.Counts(); total != 2 || open != 2 {
+		t.Errorf("the starting plan has %d tasks, %d open; want 2 open", total, open)
+	}
+	prompt, _ := os.ReadFile(filepath.Join(dir, "PROMPT.md"))
+	if !strings.Contains(string(prompt), "one task\nan iteration") || strings.Contains(string(prompt), "RALPH_DONE") {
+		t.Errorf("PROMPT.md:\n%s", prompt)
+	}
+	out.Reset()
+	if code := run(t.Context(), []string{"init", "--tasks"}, e); code != 0 || !strings.Contains(out.String(), "kept IMPLEMENTATION_PLAN.md") || !strings.Contains(out.String(), "kept PROMPT.md") {
+		t.Errorf("a second init --tasks: exit %d, %q", code, out.String())
+	}
 }
