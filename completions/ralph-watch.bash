@@ -5,7 +5,7 @@
 # _ralph_watch_subcommands SUBCOMMAND: what follows it as a subcommand.
 _ralph_watch_subcommands() {
     case $1 in
-    '') echo run status list ls logs pause resume restore stop send clean init template demo version completion doctor hook trust replay finish report ;;
+    '') echo run status list ls logs pause resume restore stop send clean init template demo version completion doctor hook trust replay finish report tasks ;;
     demo) echo agent ;;
     esac
 }
@@ -141,6 +141,9 @@ _ralph_watch_flags() {
         --open
         --cast-tail=
     ) ;;
+    tasks) flags=(
+        --json
+    ) ;;
     trust) flags=(
         --revoke
         --list
@@ -235,8 +238,8 @@ _ralph_watch() {
         _ralph_watch_value "$prev" "$cur" "${server[@]}"
         [[ $prefix ]] && COMPREPLY=("${COMPREPLY[@]/#/$prefix}")
     elif [[ $cur == -* ]]; then
-        # replay, finish and report take their flags after NAME too.
-        ((args == 0)) || [[ $sub == replay || $sub == finish || $sub == report ]] && COMPREPLY=($(compgen -W "${flags//=/}" -- "$cur"))
+        # replay, finish, report and tasks take their flags after NAME too.
+        ((args == 0)) || [[ $sub == replay || $sub == finish || $sub == report || $sub == tasks ]] && COMPREPLY=($(compgen -W "${flags//=/}" -- "$cur"))
     elif ((args == 0)); then
         case $sub in
         status | logs | pause | resume | stop | send | clean | replay | finish | report)
@@ -244,6 +247,10 @@ _ralph_watch() {
             ;;
         completion)
             COMPREPLY=($(compgen -W "bash zsh fish" -- "$cur"))
+            ;;
+        tasks)
+            compopt -o filenames 2>/dev/null
+            mapfile -t COMPREPLY < <(compgen -f -- "$cur")
             ;;
         trust)
             compopt -o filenames 2>/dev/null

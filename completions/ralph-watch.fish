@@ -5,7 +5,7 @@
 # The subcommand typed so far (demo agent is "demo agent"), else nothing.
 function __ralph_watch_subcommand
     set -l words (commandline -opc)
-    if set -q words[2]; and contains -- $words[2] run status list ls logs pause resume restore stop send clean init template demo version completion doctor hook trust replay finish report
+    if set -q words[2]; and contains -- $words[2] run status list ls logs pause resume restore stop send clean init template demo version completion doctor hook trust replay finish report tasks
         if test "$words[2]" = demo; and contains -- agent $words[3..-1]
             echo demo agent
         else
@@ -112,6 +112,7 @@ complete -c ralph-watch -n '__ralph_watch_using trust' -l check -d 'exit 1 and p
 complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a replay -d "play an iteration's recorded pane output"
 complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a finish -d "land a loop's work: merge, rebase, pull request or patch"
 complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a report -d "write one self-contained HTML page of a loop's run"
+complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a tasks -d 'show the tasks of a plan file as the loop sees them'
 complete -c ralph-watch -n '__ralph_watch_using demo; and test (count (commandline -opc)) -eq 2' -a agent -d 'run the demo agent itself'
 
 # Arguments.
@@ -215,3 +216,4 @@ complete -c ralph-watch -n '__ralph_watch_using finish' -l remote -x -d '--pr: p
 complete -c ralph-watch -n '__ralph_watch_using report' -s o -r -F -d 'write the page to this file'
 complete -c ralph-watch -n '__ralph_watch_using report' -l open -d 'open the page once written'
 complete -c ralph-watch -n '__ralph_watch_using report' -l cast-tail -x -d 'keep this much of the end of each cast'
+complete -c ralph-watch -n '__ralph_watch_using tasks' -l json -d 'print the plan as JSON'

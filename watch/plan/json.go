@@ -276,5 +276,48 @@ func checkIDs(p *Plan) error {
 			}
 		}
 	}
+	return checkCycles(p)
+}
+
+// checkCycles refuses stories that wait for each other.
+func checkCycles(p *Plan) error {
+	deps := make(map[string][]string, len(p.Tasks))
+	for _, t := range p.Tasks {
+		deps[t.ID] = t.DependsOn
+	}
+	const (
+		visiting = 1
+		checked  = 2
+	)
+	mark := make(map[string]int, len(p.Tasks))
+	var path []string
+	var visit func(id string) []string
+	visit = func(id string) []string {
+		switch mark[id] {
+		case checked:
+			return nil
+		case visiting:
+			for i, q := range path {
+				if q == id {
+					return append(path[i:len(path):len(path)], id)
+				}
+			}
+		}
+		mark[id] = visiting
+		path = append(path, id)
+		for _, d := range deps[id] {
+			if cycle := visit(d); cycle != nil {
+				return cycle
+			}
+		}
+		path = path[:len(path)-1]
+		mark[id] = checked
+		return nil
+	}
+	for _, t := range p.Tasks {
+		if cycle := visit(t.ID); cycle != nil {
+			return &ParseError{Line: p.Task(cycle[0]).Line, Why: "stories wait for each other: " + strings.Join(cycle, " → ")}
+		}
+	}
 	return nil
 }

@@ -25,6 +25,7 @@ type mdParser struct {
 	prevBlank  bool   // the previous line was blank (or there was none)
 	prevCode   bool   // the previous line was indented code
 	para       string // the previous line, when it was a paragraph a setext underline makes a heading
+	paraOwner  int    // the task whose text that line went into; -1: none
 	inList     bool   // inside a list, where indentation is not code
 	inTable    bool   // after a table's delimiter row, until a blank line
 
@@ -32,25 +33,27 @@ type mdParser struct {
 	sectionLine int // line of the latest heading
 	zone        *zone
 
-	cur       int // the task whose lines these are; -1: none
-	critAt    int // indentation of a criteria label inside the current task; -1: none
-	critItem  bool
-	last      int // the latest task, for a criteria sub-section after it; -1: none
-	lastLevel int // level of the section the latest task is in
-	lastLine  int // line of that section's heading
-	lastCount int // tasks in that section
+	cur       int  // the task whose lines these are; -1: none
+	critAt    int  // indentation of a criteria label inside the current task; -1: none
+	critItem  bool // that label is a list item ("- Done when:")
+	critLazy  bool // that label is a lazy line at the task's own level: the items after it, up to a blank line, are criteria
+	last      int  // the latest task, for a criteria sub-section after it; -1: none
+	lastLevel int  // level of the section the latest task is in
+	lastLine  int  // line of that section's heading
+	lastCount int  // tasks in that section
 }
 
 // zone is an area outside tasks whose boxes are not tasks: a never-task
 // section, a criteria section, or the list after a label like "Notes:".
 type zone struct {
 	level int    // the heading's level; 0: a label line, until the next paragraph
+	item  int    // a label that is a list item: its indentation, for its nested items only; -1: none
 	why   string // why a box here is ignored
 	task  int    // the task whose criteria these are; -1: none
 }
 
 func parseMarkdown(data []byte) (*Plan, error) {
-	m := &mdParser{plan: &Plan{Format: FormatMarkdown}, blockOwner: -1, prevBlank: true, cur: -1, critAt: -1, last: -1}
+	m := &mdParser{plan: &Plan{Format: FormatMarkdown}, blockOwner: -1, paraOwner: -1, prevBlank: true, cur: -1, critAt: -1, last: -1}
 	start := 0
 	if bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
 		start = 3
@@ -132,7 +135,7 @@ func (m *mdParser) line(s string, off, num int) {
 	}
 	if width <= 3 {
 		if level, title, ok := atxHeading(rest); ok {
-			m.heading(level, title, s, num)
+			m.heading(level, title, []string{s}, num)
 			return
 		}
 		if para != "" && isSetextUnderline(rest) {
@@ -140,9 +143,20 @@ func (m *mdParser) line(s string, off, num int) {
 			if rest[0] == '=' {
 				level = 1
 			}
-			m.heading(level, para, s, num)
+			if i := m.paraOwner; i >= 0 {
+				m.texts[i] = m.texts[i][:len(m.texts[i])-1] // the title is the heading's now
+			}
+			m.heading(level, strings.TrimSpace(para), []string{para, s}, num)
 			return
 		}
+	}
+	if width <= 3 && isThematicBreak(rest) {
+		m.endTask()
+		m.inList = false
+		if m.zone != nil && m.zone.level == 0 {
+			m.zone = nil
+		}
+		return
 	}
 	if strings.HasPrefix(rest, ">") && width <= 3 {
 		m.addTo(m.owner(width), s)
@@ -162,12 +176,12 @@ func (m *mdParser) line(s string, off, num int) {
 	}
 	if ml, ok := listMarker(rest); ok {
 		content := strings.TrimLeft(rest[ml:], " \t")
-		m.item(s, off+len(s)-len(content), width, content, num)
+		m.item(s, off+len(s)-len(content), width, content, blank, num)
 	} else {
 		m.paragraph(s, width, rest, blank, num)
 	}
-	if i := strings.LastIndex(s, "<!--"); i >= 0 && !strings.Contains(s[i:], "-->") {
-		m.comment, m.blockOwner = true, m.cur
+	if t := withoutCode(s); strings.Contains(t, "<!--") && !strings.Contains(t[strings.LastIndex(t, "<!--"):], "-->") {
+		m.comment, m.blockOwner = true, m.cur // a comment that runs on past the line
 	}
 }
 
@@ -186,14 +200,17 @@ func (m *mdParser) owner(width int) int {
 
 // item takes a list item; content is its text after the marker, at byte
 // offset at in the file.
-func (m *mdParser) item(s string, at, width int, content string, num int) {
+func (m *mdParser) item(s string, at, width int, content string, blank bool, num int) {
 	m.inList = true
-	if m.cur >= 0 && width > m.inds[m.cur] {
+	if m.cur >= 0 && (width > m.inds[m.cur] || (m.critLazy && !blank)) {
 		m.addTo(m.cur, s)
 		m.taskCriteria(width, content, true)
 		return
 	}
 	m.endTask()
+	if m.zone != nil && m.zone.item >= 0 && width <= m.zone.item {
+		m.zone = nil // a sibling of the label's item
+	}
 	mark, isBox := box(content)
 	if m.zone != nil {
 		if m.zone.task >= 0 {
@@ -209,12 +226,12 @@ func (m *mdParser) item(s string, at, width int, content string, num int) {
 			m.ignore(s, num, fmt.Sprintf("%q is not a box the loop reads ([ ], [x], [/])", bad))
 		}
 		if why := labelWhy(content); why != "" {
-			m.zone = &zone{why: why, task: -1}
+			m.zone = &zone{why: why, item: width, task: -1}
 		}
 		return
 	}
 	title := content[3:]
-	if i := strings.Index(title, "<!--"); i >= 0 {
+	if i := strings.Index(withoutCode(title), "<!--"); i >= 0 {
 		title = title[:i] // a comment is for the plan's reader
 	}
 	title = strings.TrimSpace(title)
@@ -232,7 +249,6 @@ func (m *mdParser) paragraph(s string, width int, rest string, blank bool, num i
 		m.taskCriteria(width, rest, false)
 		return
 	}
-	wasTask := m.cur >= 0
 	m.endTask()
 	if width < 2 {
 		m.inList = false
@@ -240,20 +256,17 @@ func (m *mdParser) paragraph(s string, width int, rest string, blank bool, num i
 			m.zone = nil
 		}
 	}
+	if width <= 3 && !m.inList {
+		m.para, m.paraOwner = s, -1
+	}
 	if m.zone != nil {
 		m.addTo(m.zone.task, s)
+		m.paraOwner = m.zone.task
 		return
 	}
 	if why := labelWhy(rest); why != "" {
-		m.zone = &zone{why: why, task: -1}
-		if wasTask && !blank && isCriteriaLabel(rest) {
-			m.zone.task = m.last // a label straight after a task's lines: its criteria
-			m.addTo(m.last, s)
-		}
-		return
-	}
-	if width <= 3 && !m.inList {
-		m.para = strings.TrimSpace(rest)
+		m.para = ""
+		m.zone = &zone{why: why, item: -1, task: -1}
 	}
 }
 
@@ -261,7 +274,7 @@ func (m *mdParser) paragraph(s string, width int, rest string, blank bool, num i
 // under it are the task's criteria.
 func (m *mdParser) taskCriteria(width int, content string, isItem bool) {
 	if isCriteriaLabel(content) {
-		m.critAt, m.critItem = width, isItem
+		m.critAt, m.critItem, m.critLazy = width, isItem, width <= m.inds[m.cur]
 		return
 	}
 	if m.critAt < 0 {
@@ -271,7 +284,7 @@ func (m *mdParser) taskCriteria(width int, content string, isItem bool) {
 	case isItem && (width > m.critAt || (width == m.critAt && !m.critItem)):
 		m.criterion(m.cur, content)
 	case width <= m.critAt:
-		m.critAt = -1
+		m.critAt, m.critLazy = -1, false
 	}
 }
 
@@ -286,7 +299,7 @@ func (m *mdParser) criterion(i int, content string) {
 }
 
 // heading ends the task and the zones it closes, and may open a zone.
-func (m *mdParser) heading(level int, title, s string, num int) {
+func (m *mdParser) heading(level int, title string, lines []string, num int) {
 	m.endTask()
 	m.inList, m.inTable = false, false
 	if m.zone != nil && (m.zone.level == 0 || level <= m.zone.level) {
@@ -296,16 +309,19 @@ func (m *mdParser) heading(level int, title, s string, num int) {
 		m.last = -1
 	}
 	if m.zone != nil {
-		m.addTo(m.zone.task, s)
+		m.addTo(m.zone.task, lines...)
 		return
 	}
 	m.section, m.sectionLine = level, num
 	switch kind := sectionKind(title); {
 	case kind == kindCriteria && m.last >= 0 && level > m.lastLevel && m.lastCount == 1:
-		m.zone = &zone{level: level, task: m.last}
-		m.addTo(m.last, s)
+		m.zone = &zone{level: level, item: -1, task: m.last}
+		if t := m.texts[m.last]; strings.TrimSpace(t[len(t)-1]) != "" {
+			m.addTo(m.last, "")
+		}
+		m.addTo(m.last, lines...)
 	case kind != kindTasks:
-		m.zone = &zone{level: level, why: fmt.Sprintf("under %q", title), task: -1}
+		m.zone = &zone{level: level, why: fmt.Sprintf("under %q", title), item: -1, task: -1}
 	}
 }
 
@@ -334,12 +350,12 @@ func (m *mdParser) newTask(s string, at int, mark byte, width int, title string,
 	m.last, m.lastLevel, m.lastLine = m.cur, m.section, m.sectionLine
 }
 
-func (m *mdParser) endTask() { m.cur, m.critAt = -1, -1 }
+func (m *mdParser) endTask() { m.cur, m.critAt, m.critLazy = -1, -1, false }
 
-// addTo adds a line to task i's text; nothing when i < 0.
-func (m *mdParser) addTo(i int, s string) {
+// addTo adds lines to task i's text; nothing when i < 0.
+func (m *mdParser) addTo(i int, lines ...string) {
 	if i >= 0 {
-		m.texts[i] = append(m.texts[i], s)
+		m.texts[i] = append(m.texts[i], lines...)
 	}
 }
 

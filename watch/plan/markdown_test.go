@@ -88,12 +88,28 @@ func TestParseMarkdownPlansAsWrittenInTheWild(t *testing.T) {
 			"P2.2 in-progress 10 Add the completions",
 		},
 	}, {
-		file:  "comments_quotes_tables.md",
-		tasks: []string{"1 open 8 Real task one", "2 open 9 Real task two", "3 open 12 Real task three"},
+		file: "comments_quotes_tables.md",
+		tasks: []string{
+			"1 open 8 Real task one", "2 open 9 Real task two", "3 open 12 Real task three",
+			"4 open 28 Strip `<!--` comments from titles", "5 open 29 The task after it is still a task",
+		},
 		ignored: []string{
 			"5: in an HTML comment", "10: in an HTML comment", "15: in a block quote", "17: in a block quote",
 			"21: in a table", "22: in a table", "26: in a table",
 		},
+	}, {
+		file:    "setext.md",
+		tasks:   []string{"1 open 4 Write the code", "2 open 6 Write the tests", "3 done 18 Write the docs"},
+		ignored: []string{`13: under "Success criteria"`},
+	}, {
+		file: "labels.md",
+		tasks: []string{
+			"1 open 3 Add the login form",
+			"2 open 8 Add the logout button",
+			"3 done 11 Add the session store",
+			"4 open 23 Write the docs",
+		},
+		ignored: []string{`10: under "Notes"`, `18: under "Success criteria"`, `19: under "Success criteria"`},
 	}, {
 		file: "criteria.md",
 		tasks: []string{
@@ -143,6 +159,19 @@ func TestMarkdownTaskTextHasItsSubItemsAndCriteria(t *testing.T) {
 	}
 	if !strings.HasPrefix(second.Text, "- [ ] Add `--tasks FILE`\n  Done when:\n  - [ ] the flag") {
 		t.Errorf("task 2 text %q lost its criteria", second.Text)
+	}
+	p, _ = parseFile(t, "labels.md")
+	for id, want := range map[string][]string{"1": {"the form validates", "a bad password says so"}, "3": {"sessions expire"}} {
+		if got := p.Task(id).Criteria; !reflect.DeepEqual(got, want) {
+			t.Errorf("labels.md task %s criteria %q, want %q", id, got, want)
+		}
+	}
+	p, _ = parseFile(t, "setext.md")
+	if want := "- [ ] Write the code\nlazy continuation of the first task"; p.Tasks[0].Text != want {
+		t.Errorf("task with a lazy line: text %q, want %q", p.Tasks[0].Text, want)
+	}
+	if want := "- [ ] Write the tests"; p.Tasks[1].Text != want {
+		t.Errorf("task before a rule: text %q, want %q (a rule ends it)", p.Tasks[1].Text, want)
 	}
 	p, _ = parseFile(t, "crlf_tabs.md")
 	if want := "- [ ] First, with CRLF\n\t- [x] a nested step, tab-indented"; p.Tasks[0].Text != want {

@@ -119,8 +119,20 @@ func listMarker(rest string) (int, bool) {
 
 // isThematicBreak is "---", "* * *" or "___".
 func isThematicBreak(rest string) bool {
-	t := strings.NewReplacer(" ", "", "\t", "").Replace(rest)
-	return len(t) >= 3 && strings.IndexByte("-*_", t[0]) >= 0 && strings.Trim(t, t[:1]) == ""
+	if rest == "" || strings.IndexByte("-*_", rest[0]) < 0 {
+		return false
+	}
+	n := 0
+	for i := 0; i < len(rest); i++ {
+		switch rest[i] {
+		case rest[0]:
+			n++
+		case ' ', '\t':
+		default:
+			return false
+		}
+	}
+	return n >= 3
 }
 
 // box reads the box an item's text starts with: "[ ]", "[x]", "[X]" or
@@ -163,6 +175,34 @@ func hasBox(s string) bool {
 	return false
 }
 
+// withoutCode is s with its code spans (`<!--`) blanked out, byte for byte.
+func withoutCode(s string) string {
+	if !strings.Contains(s, "`") {
+		return s
+	}
+	b := []byte(s)
+	for i := 0; i < len(b); {
+		if b[i] != '`' {
+			i++
+			continue
+		}
+		n := 0
+		for i+n < len(b) && b[i+n] == '`' {
+			n++
+		}
+		end := strings.Index(s[i+n:], s[i:i+n])
+		if end < 0 {
+			i += n
+			continue
+		}
+		for j := i; j < i+n+end+n; j++ {
+			b[j] = ' '
+		}
+		i += n + end + n
+	}
+	return string(b)
+}
+
 // An explicit id: "US-001", "T3", "1.2", "3:" (a number alone only before a colon).
 var explicitIDRe = regexp.MustCompile(`^(\*\*)?([A-Z][A-Za-z0-9]*-[0-9]+(\.[0-9]+)*|[A-Z]{1,4}[0-9]+(\.[0-9]+)*|[0-9]+(\.[0-9]+)+|[0-9]+)(\*\*)?(:|\.?[ \t]|\.?$)`)
 
@@ -193,11 +233,14 @@ var (
 	criteriaNames = []string{"done criteria", "acceptance criteria", "success criteria", "definition of done", "completion criteria", "exit criteria", "done when"}
 )
 
+// unemphasize takes Markdown's emphasis and code marks out of a title.
+var unemphasize = strings.NewReplacer("*", "", "_", "", "`", "")
+
 // sectionKind tells a heading's kind by its first words, any case:
 // "Future work" is a never-task section, "Acceptance Criteria (US-1)" a
 // criteria one.
 func sectionKind(title string) sectionKindT {
-	t := strings.ToLower(strings.Trim(strings.NewReplacer("*", "", "_", "", "`", "").Replace(title), " \t:"))
+	t := strings.ToLower(strings.Trim(unemphasize.Replace(title), " \t:"))
 	t = strings.TrimLeft(t, "0123456789.) \t") // "5. Notes"
 	t = strings.TrimLeftFunc(t, func(r rune) bool { return r > 0x7f || r == ' ' })
 	for _, n := range criteriaNames {
@@ -230,7 +273,7 @@ func startsWord(t, w string) bool {
 func labelText(s string) string {
 	t := strings.TrimSpace(s)
 	bold := len(t) > 4 && (strings.HasPrefix(t, "**") && strings.HasSuffix(t, "**") || strings.HasPrefix(t, "__") && strings.HasSuffix(t, "__"))
-	t = strings.TrimSpace(strings.NewReplacer("*", "", "_", "").Replace(t))
+	t = strings.TrimSpace(unemphasize.Replace(t))
 	if len(t) > 60 || (!bold && !strings.HasSuffix(t, ":")) {
 		return ""
 	}
