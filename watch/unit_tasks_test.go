@@ -2,6 +2,7 @@ package watch_test
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -288,5 +289,44 @@ func TestUnitTasksTheLoopPutsBackOnlyTheBytesAnImplementIterationApprovedWith(t 
 	want := strings.Replace(storyPlan, `"Add the priority field"`, `"Add the priority field (and its index)"`, 1)
 	if got := u.readPlan(); got != want {
 		t.Errorf("plan =\n%s\nwant the agent's edit kept and passes and reviewStatus put back:\n%s", got, want)
+	}
+}
+
+func TestUnitTasksTheDiffPlaceholderHasTheWorkSinceTheLoopStartedCutAtDiffChars(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	u := planned(t, threeTasks, func(u *unit, n int, prompt string) {
+		_ = os.WriteFile(filepath.Join(u.cfg.Dir, "work.txt"), []byte(strings.Repeat("line of work "+strconv.Itoa(n)+"\n", 10*n)), 0o644)
+		u.tick(prompt)
+	})
+	u.writePrompt("Task {{task_id}} ({{mode}}, attempt {{attempt}}, {{tasks_left}} left):\n{{task}}\nSo far:\n{{diff}}")
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "start"}} {
+		if out, err := exec.Command("git", append([]string{"-C", u.cfg.Dir}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	_ = os.WriteFile(filepath.Join(u.cfg.Dir, ".gitignore"), []byte("state/\n"), 0o644)
+	u.cfg.DiffChars = 300
+	u.wantResult(u.run(), words.ExitDone, "tasks_done")
+	p := u.pastes()
+	if len(p) != 3 {
+		t.Fatalf("prompts = %q", p)
+	}
+	if !strings.HasPrefix(p[0], "Task 1 (implement, attempt 1, 3 left):\n- [ ] Add the parser\nSo far:\n") || strings.Contains(p[0], "Work on one task") {
+		t.Errorf("prompt 1 = %q, want the placeholders filled and no block appended", p[0])
+	}
+	if !strings.Contains(p[1], "+line of work 1") || strings.Contains(p[1], "PLAN.md") {
+		t.Errorf("prompt 2 = %q, want the diff of iteration 1's work, the plan left out", p[1])
+	}
+	if !strings.Contains(p[2], "+line of work 2") || !strings.Contains(p[2], "[… diff cut at 300 characters of ") {
+		t.Errorf("prompt 3 = %q, want the diff cut at 300 characters with a marker", p[2])
+	}
+}
+
+func (u *unit) writePrompt(text string) {
+	u.t.Helper()
+	if err := os.WriteFile(u.cfg.PromptFile, []byte(text), 0o644); err != nil {
+		u.t.Fatal(err)
 	}
 }

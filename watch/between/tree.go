@@ -67,7 +67,7 @@ func Diff(dir, from, to string, except ...string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	args := []string{"diff", "--no-ext-diff", "--no-color", from, to, "--", ":(top)."}
+	args := []string{"diff", "--no-ext-diff", "--no-color", from, to, "--", ":(top)"}
 	for _, p := range except {
 		if rel, err := filepath.Rel(strings.TrimSpace(top), p); err == nil && !strings.HasPrefix(rel, "..") {
 			args = append(args, ":(top,exclude)"+filepath.ToSlash(rel))
