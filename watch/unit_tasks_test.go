@@ -330,3 +330,32 @@ func (u *unit) writePrompt(text string) {
 		u.t.Fatal(err)
 	}
 }
+
+func TestUnitTasksAResumedLoopKeepsItsTasksRecord(t *testing.T) {
+	var u *unit
+	u = newUnit(t, "Work on the plan.\n", func(n int) *tmuxfake.Program {
+		return repl(func(term *tmuxfake.Term, input string) {
+			u.work(n)
+			u.tick(input)
+			if n == 1 {
+				term.Exit(words.ExitPause) // the agent pauses the loop
+				return
+			}
+			term.Exit(0)
+		})
+	})
+	u.cfg.TasksFile = filepath.Join(u.cfg.Dir, "PLAN.md")
+	u.cfg.TaskAttempts, u.cfg.ReviewCap, u.cfg.DiffChars, u.cfg.MaxIterations = 3, 5, 20000, 10
+	u.writePlan(threeTasks)
+	u.wantResult(u.run(), words.ExitInterrupted, "paused")
+	if item := u.taskItem("1"); item.State != "done" || item.Iterations[0] != 1 {
+		t.Fatalf("task 1 before the resume = %+v", item)
+	}
+	u.cfg.Resume = true
+	u.wantResult(u.run(), words.ExitDone, "tasks_done")
+	for i, id := range []string{"1", "2", "3"} {
+		if item := u.taskItem(id); item.State != "done" || len(item.Iterations) != 1 || item.Iterations[0] != i+1 {
+			t.Errorf("task %s = %+v, want done in iteration %d", id, item, i+1)
+		}
+	}
+}
