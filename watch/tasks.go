@@ -3,6 +3,7 @@ package watch
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/between"
@@ -208,7 +209,7 @@ func (t *taskPlan) begin(n int, text string) *TaskVars {
 	item.Iterations = append(item.Iterations, n)
 	if mode == modeReview {
 		item.Reviews++
-		_ = os.Remove(t.rec.store.Path(state.ReviewNotes)) // a review's notes are its own
+		_ = os.Remove(t.notesFile()) // a review's notes are its own
 	} else {
 		item.Attempts++
 	}
@@ -244,10 +245,14 @@ func (t *taskPlan) noteBefore() {
 	r.BeforePrint = between.FolderPrint(t.cfg.Dir, t.unwatched()...)
 }
 
+// notesFile is where a review writes what must change: in the work's own
+// folder, where the agent may write, and removed once read.
+func (t *taskPlan) notesFile() string { return filepath.Join(t.cfg.Dir, ".ralph", "review.md") }
+
 // unwatched are the files whose change is no work: the plan, the loop's
 // own folder and the files it writes.
 func (t *taskPlan) unwatched() []string {
-	paths := []string{t.cfg.TasksFile, t.rec.store.Dir}
+	paths := []string{t.cfg.TasksFile, t.rec.store.Dir, t.notesFile()}
 	for _, p := range []string{t.cfg.ProgressFile, t.cfg.DoneFile, t.cfg.PauseFile} {
 		if p != "" {
 			paths = append(paths, p)
@@ -311,7 +316,7 @@ func (t *taskPlan) block(pt *plan.Task, mode string, item *state.TaskItem) strin
 	switch mode {
 	case modeReview:
 		fmt.Fprintf(&b, "Review task %s of the plan %s, implemented in the last iteration, in a fresh mind: read its changes (git diff, git log) against the task below. Change no code.\n\n%s\n\n", pt.ID, file, pt.Text)
-		fmt.Fprintf(&b, "%s If not, write what must change into %s; the task then goes back for a fix.", approve, t.rec.store.Path(state.ReviewNotes))
+		fmt.Fprintf(&b, "%s If not, write what must change into %s; the task then goes back for a fix.", approve, t.notesFile())
 	case modeFix:
 		fmt.Fprintf(&b, "Task %s of the plan %s was reviewed and needs changes:\n\n%s\n\nThe task:\n\n%s\n\n", pt.ID, file, item.Notes, pt.Text)
 		fmt.Fprintf(&b, "Make the changes; when they are done and checked, %s; change no other line of the plan %s.", mark, file)

@@ -140,7 +140,7 @@ func (t *taskPlan) reviews() bool { return t.cfg.Review || t.plan.Format == plan
 // back for a fix, until the review cap, whose review approves with its
 // notes kept.
 func (t *taskPlan) reviewed(id string, pt *plan.Task, runs []between.CheckRun) string {
-	notesPath := t.rec.store.Path(state.ReviewNotes)
+	notesPath := t.notesFile()
 	data, _ := os.ReadFile(notesPath)
 	_ = os.Remove(notesPath)
 	notes := strings.TrimSpace(string(data))

@@ -204,10 +204,11 @@ func TestUnitTasksAReviewIterationAloneApprovesAndItsNotesBringAFix(t *testing.T
 			u.work(n)
 			u.tick(prompt)
 		case 2: // the review finds a problem
+			_ = os.MkdirAll(filepath.Dir(notes), 0o755)
 			_ = os.WriteFile(notes, []byte("The parser drops the last line.\n"), 0o644)
 		}
 	})
-	notes = u.store.Path(state.ReviewNotes)
+	notes = filepath.Join(u.cfg.Dir, ".ralph", "review.md")
 	u.cfg.Review = true
 	u.wantResult(u.run(), words.ExitDone, "tasks_done")
 	if got := len(u.started()); got != 4 {

@@ -45,6 +45,9 @@ func TestRunRefusesAPlanItCannotReadWithItsLine(t *testing.T) {
 	}
 	c.want([]string{"run", "-S", c.srv.Socket, "-t", c.srv.NewPane(), "--review", "--", "sh"}, 2, "", "--review needs --tasks FILE")
 	c.want([]string{"run", "-S", c.srv.Socket, "-t", c.srv.NewPane(), "--tasks", "none.md", "--", "sh"}, 2, "", "tasks file: read plan "+filepath.Join(c.srv.Dir, "none.md"))
+	if code, _, stderr := c.run([]string{"RALPH_TASKS=none.md"}, "run", "-S", c.srv.Socket, "-t", c.srv.NewPane(), "--", "sh"); code != 2 || !strings.Contains(stderr, "tasks file: read plan") {
+		t.Errorf("RALPH_TASKS of a missing plan: exit %d, stderr %q", code, stderr)
+	}
 }
 
 func TestInitTasksWritesAStartingPlanTheLoopCanRead(t *testing.T) {

@@ -29,5 +29,4 @@ const (
 	ReportRecord   = "report.json"          // where report last wrote the page, and when
 	RunsDir        = "runs"                 // earlier runs of the loop's name, one folder each (see Store.Archive)
 	PlanBefore     = "plan.before"          // the plan's bytes before the current iteration (--tasks)
-	ReviewNotes    = "review.md"            // where a review iteration writes what must change (--review)
 )
