@@ -206,12 +206,16 @@ func (t *taskPlan) begin(n int, text string) *TaskVars {
 	r := t.record()
 	r.Current, r.Mode = pt.ID, mode
 	item := r.Item(pt.ID)
-	item.Iterations = append(item.Iterations, n)
+	if k := len(item.Iterations); k == 0 || item.Iterations[k-1] != n { // a usage limit gives its iteration back: not a new try
+		item.Iterations = append(item.Iterations, n)
+		if mode == modeReview {
+			item.Reviews++
+		} else {
+			item.Attempts++
+		}
+	}
 	if mode == modeReview {
-		item.Reviews++
 		_ = os.Remove(t.notesFile()) // a review's notes are its own
-	} else {
-		item.Attempts++
 	}
 	t.snapshot = t.data
 	if err := t.rec.store.WriteFile(state.PlanBefore, t.data); err != nil {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/between"
 	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
@@ -358,5 +359,26 @@ func TestUnitTasksAResumedLoopKeepsItsTasksRecord(t *testing.T) {
 		if item := u.taskItem(id); item.State != "done" || len(item.Iterations) != 1 || item.Iterations[0] != i+1 {
 			t.Errorf("task %s = %+v, want done in iteration %d", id, item, i+1)
 		}
+	}
+}
+
+func TestUnitTasksAnIterationAUsageLimitGivesBackIsNoTry(t *testing.T) {
+	reset := unitStart.Add(2 * time.Hour)
+	u := planned(t, "- [ ] Only task\n", func(u *unit, n int, prompt string) {})
+	u.launch(func(n int) *tmuxfake.Program {
+		return repl(func(term *tmuxfake.Term, input string) {
+			if n == 1 { // limited at its prompt
+				term.Write(limitText(reset))
+				return
+			}
+			u.work(n)
+			u.tick(input)
+			term.Exit(0)
+		})
+	})
+	u.cfg.Agent = knownAgent()
+	u.wantResult(u.run(), words.ExitDone, "tasks_done")
+	if item := u.taskItem("1"); item.Attempts != 1 || len(item.Iterations) != 1 || item.Iterations[0] != 1 {
+		t.Errorf("task 1 = %+v, want one try in iteration 1 (the limited one given back)", item)
 	}
 }
