@@ -24,6 +24,7 @@ func (t *taskPlan) judge(changed bool, runs []between.CheckRun) string {
 		return ""
 	}
 	id, mode := r.Current, r.Mode
+	defer func() { r.Current, r.Mode = "", "" }() // judged: no iteration works on it now
 	t.feedback = ""
 	var readErr error
 	if readErr = t.read(); readErr != nil {
