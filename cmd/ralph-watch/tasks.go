@@ -142,16 +142,41 @@ func writeTasks(w io.Writer, path string, p *plan.Plan, l *taskLoop, asJSON bool
 		return control.WriteJSON(w, m)
 	}
 	fmt.Fprintf(w, "%s: %s plan\n\n", path, p.Format)
+	// The columns a plan has: a story's priority, dependencies and review only where some story has them.
+	var prio, deps, review bool
+	for _, t := range p.Tasks {
+		prio = prio || t.Priority != 0
+		deps = deps || len(t.DependsOn) > 0
+		review = review || t.ReviewStatus != "" || t.ReviewCount != 0
+	}
 	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
 	head := "ID\tSTATE\tLINE\t"
 	if l != nil {
 		head += "ATTEMPTS\t"
+	}
+	if prio {
+		head += "PRIORITY\t"
+	}
+	if deps {
+		head += "AFTER\t"
+	}
+	if review {
+		head += "REVIEW\t"
 	}
 	fmt.Fprintln(tw, head+"TITLE")
 	for _, t := range p.Tasks {
 		row := fmt.Sprintf("%s\t%s\t%d\t", t.ID, state(t), t.Line)
 		if l != nil {
 			row += fmt.Sprintf("%d\t", l.Attempts[t.ID])
+		}
+		if prio {
+			row += cell(t.Priority != 0, fmt.Sprint(t.Priority))
+		}
+		if deps {
+			row += cell(len(t.DependsOn) > 0, strings.Join(t.DependsOn, ","))
+		}
+		if review {
+			row += cell(t.ReviewStatus != "" || t.ReviewCount != 0, strings.TrimSpace(fmt.Sprintf("%s %d", t.ReviewStatus, t.ReviewCount)))
 		}
 		fmt.Fprintln(tw, row+t.Title)
 	}
@@ -165,13 +190,28 @@ func writeTasks(w io.Writer, path string, p *plan.Plan, l *taskLoop, asJSON bool
 		}
 		tw.Flush()
 	}
-	for _, c := range p.VerifyCommands {
-		fmt.Fprintf(w, "\nverify: %s", c)
+	if len(p.VerifyCommands) > 0 {
+		fmt.Fprintf(w, "\nVerify commands (run as checks):\n")
+		for _, c := range p.VerifyCommands {
+			fmt.Fprintf(w, "  %s\n", c)
+		}
 	}
-	fmt.Fprintf(w, "\n%d tasks: %d done, %d open", total, done, open)
+	noun := "tasks"
+	if total == 1 {
+		noun = "task"
+	}
+	fmt.Fprintf(w, "\n%d %s: %d done, %d open", total, noun, done, open)
 	if next != nil {
 		fmt.Fprintf(w, "; next: %s", next.ID)
 	}
 	fmt.Fprintln(w)
 	return nil
+}
+
+// cell is a table cell: s, or "-" when there is nothing to say.
+func cell(some bool, s string) string {
+	if !some {
+		return "-\t"
+	}
+	return s + "\t"
 }

@@ -81,3 +81,20 @@ func TestTasksRefusesAFileThatIsNoPlan(t *testing.T) {
 		t.Errorf("tasks with no argument: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// A tasks.json shows each story's priority, dependencies and review, and
+// its verify commands.
+func TestTasksShowsAStoryPlansPriorityDependenciesAndReview(t *testing.T) {
+	path := filepath.Join("..", "..", "watch", "plan", "testdata", "tasks.json")
+	code, stdout, stderr := runInProcess("tasks", path)
+	want := path + ": tasks.json plan\n\n" +
+		"ID      STATE  LINE  PRIORITY  AFTER   REVIEW      TITLE\n" +
+		"US-001  done   6     2         -       approved 1  Add the priority field\n" +
+		"US-002  open   17    1         US-003  pending 0   Show the priority\n" +
+		"US-003  open   28    3         US-001  -           Sort by priority\n" +
+		"\nVerify commands (run as checks):\n  go vet ./...\n  go test ./...\n" +
+		"\n3 tasks: 1 done, 2 open; next: US-003\n"
+	if code != 0 || stderr != "" || stdout != want {
+		t.Errorf("tasks: exit %d, stderr %q, stdout:\n%s\nwant:\n%s", code, stderr, stdout, want)
+	}
+}

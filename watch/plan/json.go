@@ -19,8 +19,8 @@ import (
 
 // story is one user story as read, each field's raw value and where it is.
 type story struct {
-	at     int // byte offset of the story's "{"
-	fields map[string]field
+	at, end int // byte offsets of the story's "{" and "}"
+	fields  map[string]field
 }
 
 type field struct {
@@ -33,7 +33,11 @@ func parseJSON(name string, data []byte) (*Plan, error) {
 	fail := func(at int, format string, args ...any) error {
 		return &ParseError{Line: ls.at(at), Why: fmt.Sprintf(format, args...)}
 	}
-	d := json.NewDecoder(bytes.NewReader(data))
+	src := data
+	if bytes.HasPrefix(data, []byte(bom)) { // spaces in its place keep every offset
+		src = append([]byte("   "), data[len(bom):]...)
+	}
+	d := json.NewDecoder(bytes.NewReader(src))
 	d.UseNumber()
 	syntax := func(err error) error {
 		var se *json.SyntaxError
@@ -48,7 +52,7 @@ func parseJSON(name string, data []byte) (*Plan, error) {
 	if tok, err := d.Token(); err != nil {
 		return nil, syntax(err)
 	} else if tok != json.Delim('{') {
-		return nil, fail(0, "not a JSON object")
+		return nil, fail(int(d.InputOffset())-1, `not a plan: a JSON plan is an object with "userStories"`)
 	}
 	var stories []story
 	var haveStories bool
@@ -127,6 +131,7 @@ func readStories(d *json.Decoder, data []byte) ([]story, error) {
 		if _, err := d.Token(); err != nil {
 			return nil, err
 		}
+		s.end = int(d.InputOffset()) - 1
 		stories = append(stories, s)
 	}
 	_, err := d.Token()
@@ -150,8 +155,9 @@ func storiesPlan(name string, data []byte, ls lines, top map[string]field, stori
 	if len(stories) == 0 {
 		return nil, &ParseError{Line: ls.at(len(data)), Why: "no tasks: userStories is empty"}
 	}
-	for i, s := range stories {
-		t := Task{Line: ls.at(s.at), mark: -1}
+	for i := range stories {
+		s := &stories[i]
+		t := Task{Line: ls.at(s.at), mark: -1, story: s}
 		bad := func(key, want string) error {
 			return &ParseError{Line: ls.at(s.fields[key].at), Why: fmt.Sprintf("user story %d: %s is %s, want %s", i+1, key, s.fields[key].raw, want)}
 		}
@@ -221,7 +227,7 @@ func storiesPlan(name string, data []byte, ls lines, top map[string]field, stori
 
 // stringField is a story's string field ("" when absent or null); a number
 // is taken as its text, for ids.
-func stringField(s story, key string) (string, bool) {
+func stringField(s *story, key string) (string, bool) {
 	f, ok := s.fields[key]
 	if !ok || string(f.raw) == "null" {
 		return "", true

@@ -40,6 +40,16 @@ func TestParseTasksJSONAndPRDJSON(t *testing.T) {
 	if !strings.HasSuffix(p.Task("US-002").Text, "\n\nNotes: Reuse the header") {
 		t.Errorf("prd.json story text %q lacks its notes", p.Task("US-002").Text)
 	}
+
+	// A byte order mark, as some editors write: read, and kept by Reopen.
+	withBOM := []byte("\xef\xbb\xbf{\"userStories\": [{\"id\": \"a\", \"passes\": true}]}")
+	p, err := Parse("prd.json", withBOM)
+	if err != nil {
+		t.Fatalf("a JSON plan with a byte order mark: %v", err)
+	}
+	if out, err := Reopen(withBOM, p, "a"); err != nil || string(out) != "\xef\xbb\xbf{\"userStories\": [{\"id\": \"a\", \"passes\": false}]}" {
+		t.Errorf("reopen with a byte order mark: %q, %v", out, err)
+	}
 }
 
 // The next task: open, its dependencies done, not skipped; stories by
@@ -71,8 +81,8 @@ func TestNextTakesPriorityDependenciesAndSkipsIntoAccount(t *testing.T) {
 	if n := md.Next(func(id string) bool { return id != "6" }); n == nil || n.ID != "6" {
 		t.Errorf("markdown next with all but 6 skipped %v, want 6", n)
 	}
-	if total, done, open := md.Counts(); total != 6 || done != 2 || open != 4 {
-		t.Errorf("counts %d %d %d, want 6 2 4", total, done, open)
+	if total, done, open := md.Counts(); total != 8 || done != 2 || open != 6 {
+		t.Errorf("counts %d %d %d, want 8 2 6", total, done, open)
 	}
 }
 
@@ -82,6 +92,7 @@ func TestParseRefusesBadJSONPlansWithTheirLine(t *testing.T) {
 		{"{\n  \"userStories\": [\n    {\"id\": 1,}\n  ]\n}", "line 3: not JSON: invalid character '}' looking for beginning of object key string"},
 		{"{\n  \"userStories\": [\n", "line 3: not JSON: the file ends inside a value"},
 		{`{"project": "x"}`, `line 1: no "userStories" in the JSON object`},
+		{"\n[{\"id\": \"US-001\", \"passes\": false}]", `line 2: not a plan: a JSON plan is an object with "userStories"`},
 		{"{\"userStories\": []}", "line 1: no tasks: userStories is empty"},
 		{"{\"userStories\": {}}", "line 1: userStories is not a list"},
 		{"{\"userStories\": [\n 3\n]}", "line 2: user story 1 is not an object"},

@@ -55,8 +55,8 @@ type zone struct {
 func parseMarkdown(data []byte) (*Plan, error) {
 	m := &mdParser{plan: &Plan{Format: FormatMarkdown}, blockOwner: -1, paraOwner: -1, prevBlank: true, cur: -1, critAt: -1, last: -1}
 	start := 0
-	if bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
-		start = 3
+	if bytes.HasPrefix(data, []byte(bom)) {
+		start = len(bom)
 	}
 	for num := 1; start < len(data); num++ {
 		end, next := len(data), len(data)
@@ -222,7 +222,9 @@ func (m *mdParser) item(s string, at, width int, content string, blank bool, num
 		return
 	}
 	if !isBox {
-		if bad := strangeBox(content); bad != "" {
+		if isOptionalBox(content) {
+			m.ignore(s, num, fmt.Sprintf("%q marks an optional task", content[:4]))
+		} else if bad := strangeBox(content); bad != "" {
 			m.ignore(s, num, fmt.Sprintf("%q is not a box the loop reads ([ ], [x], [/])", bad))
 		}
 		if why := labelWhy(content); why != "" {

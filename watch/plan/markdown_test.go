@@ -50,23 +50,29 @@ func TestParseMarkdownPlansAsWrittenInTheWild(t *testing.T) {
 			"4 open 15 Log each request",
 			"1.5 done 17 Cache the results",
 			"6 open 18 Document the flags [2026-12-01]",
+			"7 open 19 Strip `<!--` from titles (a comment in code is no comment)",
+			"8 open 20 Handle tabs",
 		},
 		ignored: []string{
-			`19: "[-]" is not a box the loop reads ([ ], [x], [/])`,
-			"20: an empty box, with no task",
-			`24: under "Acceptance criteria"`,
-			"29: in a fenced code block",
-			"33: in a fenced code block",
-			"36: in an indented code block",
-			"38: in an HTML comment",
-			"40: in an HTML comment",
-			"43: in a block quote",
-			"47: in a table",
-			`51: under "Success criteria"`,
-			`52: under "Success criteria"`,
-			`56: under "Future work"`,
-			`60: under "Future work"`,
-			`65: under "Notes"`,
+			`22: "[-]" is not a box the loop reads ([ ], [x], [/])`,
+			"23: an empty box, with no task",
+			`26: under "Notes"`,
+			`30: under "Acceptance criteria"`,
+			"35: in a fenced code block",
+			"39: in a fenced code block",
+			"42: in an indented code block",
+			"44: in an HTML comment",
+			"46: in an HTML comment",
+			"49: in a block quote",
+			"53: in a table",
+			`57: under "Success criteria"`,
+			`58: under "Success criteria"`,
+			`61: under "Done Criteria"`,
+			`65: under "Optional"`,
+			`69: under "Future work"`,
+			`73: under "Future work"`,
+			`78: under "Notes"`,
+			`82: under "Out of scope"`,
 		},
 	}, {
 		file:  "fences.md",
@@ -110,6 +116,15 @@ func TestParseMarkdownPlansAsWrittenInTheWild(t *testing.T) {
 			"4 open 23 Write the docs",
 		},
 		ignored: []string{`10: under "Notes"`, `18: under "Success criteria"`, `19: under "Success criteria"`},
+	}, {
+		file: "speckit.md",
+		tasks: []string{
+			"T001 done 15 Create the `plugins/` folder",
+			"T002 done 16 [P] Initialize `package.json`",
+			"T003 open 24 [P] [US1] Contract test for `review` in `tests/review.test.ts`",
+			"T004 open 28 [US1] Implement the review command",
+		},
+		ignored: []string{`29: "[ ]*" marks an optional task`, "40: in a fenced code block"},
 	}, {
 		file: "criteria.md",
 		tasks: []string{
@@ -172,6 +187,10 @@ func TestMarkdownTaskTextHasItsSubItemsAndCriteria(t *testing.T) {
 	}
 	if want := "- [ ] Write the tests"; p.Tasks[1].Text != want {
 		t.Errorf("task before a rule: text %q, want %q (a rule ends it)", p.Tasks[1].Text, want)
+	}
+	p, _ = parseFile(t, "tricky.md")
+	if want := "- [ ] Handle tabs\n\t- [ ] a tab-indented step, part of its task"; p.Task("8").Text != want {
+		t.Errorf("tab-indented task text %q, want %q", p.Task("8").Text, want)
 	}
 	p, _ = parseFile(t, "crlf_tabs.md")
 	if want := "- [ ] First, with CRLF\n\t- [x] a nested step, tab-indented"; p.Tasks[0].Text != want {
@@ -255,5 +274,20 @@ func BenchmarkParseFiveThousandTasks(b *testing.B) {
 		if _, err := Parse("big.md", data); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// An id names one task: a second task of an id already taken gets a suffix.
+func TestTaskIDsAreUnique(t *testing.T) {
+	p, err := Parse("plan.md", []byte("## Phase 1\n- [ ] T1: set up\n- [ ] build\n## Phase 2\n- [ ] T1: set up again\n- [ ] 2: explicit two\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, task := range p.Tasks {
+		ids = append(ids, task.ID)
+	}
+	if want := []string{"T1", "2", "T1-2", "2-2"}; !reflect.DeepEqual(ids, want) {
+		t.Errorf("ids %q, want %q", ids, want)
 	}
 }

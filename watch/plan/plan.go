@@ -8,6 +8,7 @@ package plan
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -49,7 +50,8 @@ type Task struct {
 	ReviewCount  int      // tasks.json reviewCount
 	Criteria     []string // acceptance criteria
 
-	mark int // byte offset of the box's mark (Markdown) or of the passes value (JSON); -1: none
+	mark  int    // byte offset of the box's mark (Markdown) or of the passes value (JSON); -1: none
+	story *story // JSON: the story as read, for editing its values in place
 }
 
 // Ignored is a part of the file that looked like a task and is not.
@@ -97,11 +99,15 @@ func Parse(name string, data []byte) (*Plan, error) {
 	return p, nil
 }
 
-// looksJSON is true for a file whose first byte that is not space is '{'.
+// bom is the byte order mark some editors start a UTF-8 file with.
+const bom = "\xef\xbb\xbf"
+
+// looksJSON is true for a file whose first byte that is not space is '{',
+// and for a JSON list (not a plan, and to be told so).
 func looksJSON(data []byte) bool {
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	data = bytes.TrimPrefix(data, []byte(bom))
 	data = bytes.TrimLeft(data, " \t\r\n")
-	return len(data) > 0 && data[0] == '{'
+	return len(data) > 0 && (data[0] == '{' || data[0] == '[' && json.Valid(data))
 }
 
 // uniqueIDs gives a task whose id an earlier task already has a suffix

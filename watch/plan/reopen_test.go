@@ -126,5 +126,82 @@ func FuzzParse(f *testing.F) {
 			}
 			checkReopened(t, "plan", p, out, task.ID)
 		}
+		if p.Format != FormatMarkdown {
+			out, err := SetReview(data, p, p.Tasks[0].ID, "fix \"this\"", 7)
+			if err != nil {
+				t.Fatalf("set review: %v", err)
+			}
+			checkReview(t, p, out, p.Tasks[0].ID, "fix \"this\"", 7)
+		}
 	})
+}
+
+// SetReview edits a story's review values in place, or adds the fields a
+// story lacks, and keeps every other byte.
+func TestSetReviewEditsTheValuesInPlace(t *testing.T) {
+	p, data := parseFile(t, "tasks.json")
+	out, err := SetReview(data, p, "US-002", `needs "fix"`, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Replace(strings.Replace(string(data),
+		`"reviewStatus": "pending",`, `"reviewStatus": "needs \"fix\"",`, 1),
+		`"reviewCount": 0
+    },
+    {
+      "id": "US-003"`, `"reviewCount": 2
+    },
+    {
+      "id": "US-003"`, 1)
+	if string(out) != want {
+		t.Errorf("set review:\n%s\nwant:\n%s", out, want)
+	}
+	checkReview(t, p, out, "US-002", `needs "fix"`, 2)
+
+	p, data = parseFile(t, "prd.json")
+	out, err = SetReview(data, p, "US-001", "approved", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = strings.Replace(string(data), `"passes": true, "notes": ""}`, `"passes": true, "notes": "", "reviewStatus": "approved", "reviewCount": 1}`, 1)
+	if string(out) != want {
+		t.Errorf("set review where there was none:\n%s\nwant:\n%s", out, want)
+	}
+	checkReview(t, p, out, "US-001", "approved", 1)
+
+	empty := []byte(`{"userStories": [ {  } ]}`)
+	p, err = Parse("tasks.json", empty)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err = SetReview(empty, p, "1", "pending", 0); err != nil || string(out) != `{"userStories": [ {"reviewStatus": "pending", "reviewCount": 0  } ]}` {
+		t.Errorf("set review of an empty story: %s, %v", out, err)
+	}
+	md, mdData := parseFile(t, "tricky.md")
+	if _, err := SetReview(mdData, md, "US-001", "approved", 1); err == nil || err.Error() != "set review of task US-001: a markdown plan has no review fields" {
+		t.Errorf("set review in Markdown: %v", err)
+	}
+}
+
+// checkReview parses a plan whose review values were set: that story has
+// them, every other task is as it was.
+func checkReview(t *testing.T, before *Plan, out []byte, id, status string, count int) {
+	t.Helper()
+	after, err := Parse("plan.json", out)
+	if err != nil {
+		t.Fatalf("the plan with %s's review set does not parse: %v", id, err)
+	}
+	if len(after.Tasks) != len(before.Tasks) {
+		t.Fatalf("setting %s's review made %d tasks of %d", id, len(after.Tasks), len(before.Tasks))
+	}
+	for i, a := range after.Tasks {
+		b := before.Tasks[i]
+		if a.ID == id {
+			b.ReviewStatus, b.ReviewCount = status, count
+		}
+		if a.ID != b.ID || a.State != b.State || a.Title != b.Title || a.Line != b.Line || a.Text != b.Text ||
+			a.ReviewStatus != b.ReviewStatus || a.ReviewCount != b.ReviewCount || a.Priority != b.Priority {
+			t.Errorf("setting %s's review: task %+v, want %+v", id, a, b)
+		}
+	}
 }

@@ -157,6 +157,11 @@ func strangeBox(content string) string {
 	return ""
 }
 
+// isOptionalBox is true for "[ ]*", a box Kiro's plans mark optional.
+func isOptionalBox(content string) bool {
+	return len(content) >= 4 && content[3] == '*' && content[0] == '[' && content[2] == ']' && strings.IndexByte(" xX/", content[1]) >= 0
+}
+
 // hasBox is true for a line with a box anywhere, as words: what looked like
 // a task in code, a quote, a table or a comment.
 func hasBox(s string) bool {
@@ -206,10 +211,17 @@ func withoutCode(s string) string {
 // An explicit id: "US-001", "T3", "1.2", "3:" (a number alone only before a colon).
 var explicitIDRe = regexp.MustCompile(`^(\*\*)?([A-Z][A-Za-z0-9]*-[0-9]+(\.[0-9]+)*|[A-Z]{1,4}[0-9]+(\.[0-9]+)*|[0-9]+(\.[0-9]+)+|[0-9]+)(\*\*)?(:|\.?[ \t]|\.?$)`)
 
+// wordWithDigit is an id without a dash that may be a word ("HTTP2 support"):
+// an id only before a colon.
+var wordWithDigit = regexp.MustCompile(`^[A-Z]{2,}[0-9]+$`)
+
 // explicitID is the id a task's text starts with, and the text after it.
 func explicitID(title string) (id, rest string) {
 	sm := explicitIDRe.FindStringSubmatch(title)
-	if sm == nil || (!strings.ContainsAny(sm[2], ".-ABCDEFGHIJKLMNOPQRSTUVWXYZ") && sm[7] != ":") {
+	if sm == nil {
+		return "", title
+	}
+	if number := !strings.ContainsAny(sm[2], ".-ABCDEFGHIJKLMNOPQRSTUVWXYZ"); (number || wordWithDigit.MatchString(sm[2])) && sm[7] != ":" {
 		return "", title
 	}
 	rest = strings.TrimSpace(title[len(sm[0]):])
