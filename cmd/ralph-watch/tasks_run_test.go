@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -52,10 +53,14 @@ func TestRunRefusesAPlanItCannotReadWithItsLine(t *testing.T) {
 
 func TestInitTasksWritesAStartingPlanTheLoopCanRead(t *testing.T) {
 	dir := t.TempDir()
-	t.Chdir(dir)
+	was, _ := os.Getwd()
+	if err := os.Chdir(dir); err != nil { // init writes into the current folder (this test runs alone: not parallel)
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.Chdir(was) })
 	var out, errb strings.Builder
 	e := env{Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }}
-	if code := run(t.Context(), []string{"init", "--tasks"}, e); code != 0 {
+	if code := run(context.Background(), []string{"init", "--tasks"}, e); code != 0 {
 		t.Fatalf("init --tasks: exit %d: %s", code, errb.String())
 	}
 	if !strings.Contains(out.String(), "created IMPLEMENTATION_PLAN.md\ncreated PROMPT.md\n") {
@@ -73,7 +78,7 @@ func TestInitTasksWritesAStartingPlanTheLoopCanRead(t *testing.T) {
 		t.Errorf("PROMPT.md:\n%s", prompt)
 	}
 	out.Reset()
-	if code := run(t.Context(), []string{"init", "--tasks"}, e); code != 0 || !strings.Contains(out.String(), "kept IMPLEMENTATION_PLAN.md") || !strings.Contains(out.String(), "kept PROMPT.md") {
+	if code := run(context.Background(), []string{"init", "--tasks"}, e); code != 0 || !strings.Contains(out.String(), "kept IMPLEMENTATION_PLAN.md") || !strings.Contains(out.String(), "kept PROMPT.md") {
 		t.Errorf("a second init --tasks: exit %d, %q", code, out.String())
 	}
 }
