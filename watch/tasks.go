@@ -82,11 +82,15 @@ func (t *taskPlan) read() error {
 func (t *taskPlan) sync() {
 	r := t.record()
 	items := make([]state.TaskItem, 0, len(t.plan.Tasks))
+	known := make(map[string]int, len(r.Items)) // a plan of thousands of tasks is read every iteration
+	for i, item := range r.Items {
+		known[item.ID] = i
+	}
 	r.Done, r.Open, r.Skipped = 0, 0, 0
 	for _, pt := range t.plan.Tasks {
 		item := state.TaskItem{ID: pt.ID}
-		if old := r.Item(pt.ID); old != nil {
-			item = *old
+		if i, ok := known[pt.ID]; ok {
+			item = r.Items[i]
 		}
 		item.Title = shorten(pt.Title, 120)
 		switch {

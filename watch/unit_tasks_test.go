@@ -1,6 +1,7 @@
 package watch_test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -380,5 +381,26 @@ func TestUnitTasksAnIterationAUsageLimitGivesBackIsNoTry(t *testing.T) {
 	u.wantResult(u.run(), words.ExitDone, "tasks_done")
 	if item := u.taskItem("1"); item.Attempts != 1 || len(item.Iterations) != 1 || item.Iterations[0] != 1 {
 		t.Errorf("task 1 = %+v, want one try in iteration 1 (the limited one given back)", item)
+	}
+}
+
+func TestUnitTasksAPlanOfFiveThousandTasksTakesLittleTimeAnIteration(t *testing.T) {
+	var plan strings.Builder
+	plan.WriteString("# Plan\n\n")
+	for i := 1; i <= 5000; i++ {
+		fmt.Fprintf(&plan, "- [ ] Task number %d\n", i)
+	}
+	u := planned(t, plan.String(), func(u *unit, n int, prompt string) {
+		u.work(n)
+		u.tick(prompt)
+	})
+	u.cfg.MaxIterations = 3
+	begun := time.Now()
+	u.wantResult(u.run(), words.ExitLimit, "max_iterations")
+	if took := time.Since(begun); took > 10*time.Second {
+		t.Errorf("3 iterations of a 5,000-task plan took %s", took)
+	}
+	if st := u.state(); st.Tasks.Total != 5000 || st.Tasks.Done != 3 {
+		t.Errorf("tasks = %d of %d done, want 3 of 5000", st.Tasks.Done, st.Tasks.Total)
 	}
 }
