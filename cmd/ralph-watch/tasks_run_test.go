@@ -82,3 +82,30 @@ func TestInitTasksWritesAStartingPlanTheLoopCanRead(t *testing.T) {
 		t.Errorf("a second init --tasks: exit %d, %q", code, out.String())
 	}
 }
+
+// A config file that names a plan brings the plan's verifyCommands: they
+// need the file's trust, and a change to them needs it again.
+func TestAPlanNamedByTheConfigFileNeedsTrustForItsVerifyCommands(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	story := func(verify string) {
+		data := `{"verifyCommands": ["` + verify + `"], "userStories": [{"id": "US-1", "title": "One", "passes": false}]}`
+		if err := os.WriteFile(filepath.Join(c.srv.Dir, "prd.json"), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	story("touch verified")
+	c.config("tasks prd.json\nprompt-mode arg\nrestart-delay 0\nmax-iterations 1\n")
+	pane := c.pane(c.srv.Dir)
+	c.want([]string{"run", "-S", c.srv.Socket, "-t", pane, "--name", "trusted", "--", "true"}, 2, "", "would run commands: verifyCommands 'touch verified'")
+	if _, err := os.Stat(filepath.Join(c.srv.Dir, "verified")); err == nil {
+		t.Fatal("a verify command of an untrusted plan ran")
+	}
+	c.want([]string{"trust"}, 0, "trusted", "")
+	c.want([]string{"run", "-S", c.srv.Socket, "-t", pane, "--name", "trusted", "--", "true"}, 3, "", "")
+	if _, err := os.Stat(filepath.Join(c.srv.Dir, "verified")); err != nil {
+		t.Errorf("the trusted plan's verify command did not run: %v", err)
+	}
+	story("touch other")
+	c.want([]string{"run", "-S", c.srv.Socket, "-t", pane, "--name", "trusted", "--replace", "--", "true"}, 2, "", "would run commands: verifyCommands 'touch other'")
+}
