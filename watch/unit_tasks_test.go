@@ -404,3 +404,23 @@ func TestUnitTasksAPlanOfFiveThousandTasksTakesLittleTimeAnIteration(t *testing.
 		t.Errorf("tasks = %d of %d done, want 3 of 5000", st.Tasks.Done, st.Tasks.Total)
 	}
 }
+
+func TestUnitTasksAPlanTheAgentBreaksIsToldAndTheLastReadingStays(t *testing.T) {
+	const prd = `{"userStories": [{"id": "S1", "title": "Only story", "passes": false}]}` + "\n"
+	u := planned(t, prd, func(u *unit, n int, prompt string) {
+		u.work(n)
+		if n == 1 {
+			u.writePlan(`{"userStories": [{"id": "S1", "title": "Only story", "passes": true},]}`)
+			return
+		}
+		u.writePlan(strings.Replace(prd, `"passes": false`, `"passes": true`, 1))
+	})
+	u.cfg.TasksFile = filepath.Join(u.cfg.Dir, "prd.json")
+	u.writePlan(prd)
+	u.wantResult(u.run(), words.ExitDone, "tasks_done")
+	p := u.pastes()
+	if len(p) != 2 || !strings.Contains(p[1], "The plan "+u.cfg.TasksFile+" cannot be read") || !strings.Contains(p[1], "Only story") {
+		t.Errorf("prompts = %q, want the second to say the plan cannot be read, and name the task", p)
+	}
+	u.wantLog("task S1 rejected: the plan cannot be read", "task S1 done")
+}
