@@ -234,7 +234,11 @@ func (t *taskPlan) begin(n int, text string) *TaskVars {
 		v.Diff = t.diff()
 	}
 	v.Block = t.block(pt, mode, item)
-	t.rec.log("TASK", fmt.Sprintf("iteration %d task %s %s attempt=%d/%d", n, pt.ID, mode, item.Attempts, t.cfg.TaskAttempts))
+	try := fmt.Sprintf("attempt=%d/%d", item.Attempts, t.cfg.TaskAttempts)
+	if mode == modeReview {
+		try = fmt.Sprintf("review=%d/%d", item.Reviews, t.cfg.ReviewCap)
+	}
+	t.rec.log("TASK", fmt.Sprintf("iteration %d task %s %s %s", n, pt.ID, mode, try))
 	return v
 }
 

@@ -220,8 +220,8 @@ func TestUnitTasksAReviewIterationAloneApprovesAndItsNotesBringAFix(t *testing.T
 	if len(p) != 4 || !strings.Contains(p[1], "Review task 1") || !strings.Contains(p[2], "The parser drops the last line.") || !strings.Contains(p[3], "Review task 1") {
 		t.Errorf("prompts = %q, want implement, review, a fix with the review's notes, review", p)
 	}
-	u.wantLog("task 1 implement", "task 1 review: implemented", "task 1 review attempt", "task 1 changes: The parser drops the last line.",
-		"task 1 fix", "task 1 review attempt", "task 1 approved")
+	u.wantLog("task 1 implement", "task 1 review: implemented", "task 1 review review=1/5", "task 1 changes: The parser drops the last line.",
+		"task 1 fix attempt=2/3", "task 1 review review=2/5", "task 1 approved")
 }
 
 // options are the pane options the loop set, NAME=VALUE.
@@ -264,7 +264,7 @@ func TestUnitTasksAnImplementIterationThatSetsPassesIsRejectedAndOnlyAReviewAppr
 	}
 	u.wantLog("[TASK] iteration 1 task US-001 reviewStatus put back", "[TASK] iteration 1 task US-001 reopened",
 		`[TASK] iteration 1 task US-001 rejected: it set "passes" or "reviewStatus" itself`,
-		"[TASK] iteration 2 task US-001 review: implemented", "[TASK] iteration 3 task US-001 review attempt", "[TASK] iteration 3 task US-001 approved")
+		"[TASK] iteration 2 task US-001 review: implemented", "[TASK] iteration 3 task US-001 review review=1/5", "[TASK] iteration 3 task US-001 approved")
 	p := u.pastes()
 	if len(p) != 3 || !strings.Contains(p[1], "Task US-001 was not accepted") || !strings.Contains(p[2], "Review task US-001") {
 		t.Errorf("prompts = %q", p)
@@ -423,4 +423,27 @@ func TestUnitTasksAPlanTheAgentBreaksIsToldAndTheLastReadingStays(t *testing.T) 
 		t.Errorf("prompts = %q, want the second to say the plan cannot be read, and name the task", p)
 	}
 	u.wantLog("task S1 rejected: the plan cannot be read", "task S1 done")
+}
+
+func TestUnitTasksAtTheReviewCapTheReviewApprovesWithItsNotesKept(t *testing.T) {
+	u := planned(t, "- [ ] Only task\n", func(u *unit, n int, prompt string) {
+		if strings.Contains(prompt, "Review task 1") { // every review finds something
+			notes := filepath.Join(u.cfg.Dir, ".ralph", "review.md")
+			_ = os.MkdirAll(filepath.Dir(notes), 0o755)
+			_ = os.WriteFile(notes, []byte("Still not right ("+strconv.Itoa(n)+")."), 0o644)
+			return
+		}
+		u.work(n)
+		u.tick(prompt)
+	})
+	u.cfg.Review, u.cfg.ReviewCap = true, 2
+	u.wantResult(u.run(), words.ExitDone, "tasks_done")
+	if got := len(u.started()); got != 4 {
+		t.Errorf("the agent started %d times, want 4: implement, review, fix, review (the cap)", got)
+	}
+	item := u.taskItem("1")
+	if item.State != "done" || item.Reviews != 2 || item.Notes != "Still not right (4)." {
+		t.Errorf("task 1 = %+v, want done at the cap with the last review's notes kept", item)
+	}
+	u.wantLog("task 1 approved: review cap (2) reached; its notes are kept")
 }
