@@ -45,6 +45,7 @@ var simRegressions = []struct {
 	{217, "the same, after a backoff"},
 	{276, "the same"},
 	{2928, "the model's own: a loop that ended in a limit's wait has given its iteration back; the check counted it as run"},
+	{425, "a tick with no work counted done: the person's removal of the prompt file was taken for the task's work"},
 }
 
 func TestSimulatedLoops(t *testing.T) {

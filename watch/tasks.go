@@ -261,10 +261,10 @@ func (t *taskPlan) noteBefore() {
 // folder, where the agent may write, and removed once read.
 func (t *taskPlan) notesFile() string { return filepath.Join(t.cfg.Dir, ".ralph", "review.md") }
 
-// unwatched are the files whose change is no work: the plan, the loop's
-// own folder and the files it writes.
+// unwatched are the files whose change is no work: the plan, the prompt,
+// the loop's own folder and the files it reads or writes.
 func (t *taskPlan) unwatched() []string {
-	paths := []string{t.cfg.TasksFile, t.rec.store.Dir, t.notesFile()}
+	paths := []string{t.cfg.TasksFile, t.cfg.PromptFile, t.rec.store.Dir, t.notesFile()}
 	for _, p := range []string{t.cfg.ProgressFile, t.cfg.DoneFile, t.cfg.PauseFile} {
 		if p != "" {
 			paths = append(paths, p)
