@@ -447,3 +447,26 @@ func TestUnitTasksAtTheReviewCapTheReviewApprovesWithItsNotesKept(t *testing.T) 
 	}
 	u.wantLog("task 1 approved: review cap (2) reached; its notes are kept")
 }
+
+func TestUnitTasksADoneTokenWithTasksOpenDoesNotEndTheLoop(t *testing.T) {
+	u := planned(t, threeTasks, nil)
+	u.launch(func(n int) *tmuxfake.Program {
+		return repl(func(term *tmuxfake.Term, input string) {
+			if n == 1 {
+				u.work(n)
+				u.tick(input)
+			}
+			term.Write("All done!\nRALPH_DONE\n") // every time, whatever it did
+			term.Exit(0)
+		})
+	})
+	u.cfg.DonePattern = regexp.MustCompile(`^RALPH_DONE$`)
+	u.cfg.MaxIterations = 3
+	u.wantResult(u.run(), words.ExitLimit, "max_iterations")
+	if got := len(u.started()); got != 3 {
+		t.Errorf("the agent started %d times, want 3: its token never ends a loop with open tasks", got)
+	}
+	if n := strings.Count(strings.Join(u.logLines(), "\n"), "done signal ignored"); n != 1 {
+		t.Errorf("the log says %d times that the done signal is ignored, want once", n)
+	}
+}
