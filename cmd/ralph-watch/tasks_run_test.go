@@ -109,3 +109,30 @@ func TestAPlanNamedByTheConfigFileNeedsTrustForItsVerifyCommands(t *testing.T) {
 	story("touch other")
 	c.want([]string{"run", "-S", c.srv.Socket, "-t", pane, "--name", "trusted", "--replace", "--", "true"}, 2, "", "would run commands: verifyCommands 'touch other'")
 }
+
+// In its own worktree the agent ticks the worktree's copy of the plan: the
+// loop reads that one.
+func TestRunTasksInAWorktreeReadsTheWorktreesPlan(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	repo := filepath.Join(c.srv.Dir, "repo")
+	if err := os.Mkdir(repo, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(repo, "PLAN.md"), []byte("- [ ] One\n- [ ] Two\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.git(repo, "init", "-q", "-b", "main")
+	c.git(repo, "add", "-A")
+	c.git(repo, "commit", "-q", "-m", "start")
+	agent := `sed -i '0,/- \[ \]/s//- [x]/' PLAN.md; echo "$RALPH_ITERATION" >> work; exit 0`
+	c.wantEnv(gitEnv, []string{"run", "-S", c.srv.Socket, "-t", c.pane(repo), "--name", "wtplan", "--worktree", "--restart-delay", "0",
+		"--prompt-mode", "arg", "--max-iterations", "4", "--tasks", "repo/PLAN.md", "--", "sh", "-c", agent}, 0, "all 2 tasks done", "")
+	tree := filepath.Join(repo, ".ralph", "worktrees", "wtplan")
+	if st := c.state("wtplan"); st.Tasks == nil || st.Tasks.File != filepath.Join(tree, "PLAN.md") {
+		t.Errorf("the loop read %+v, want the worktree's plan", st.Tasks)
+	}
+	if got := c.git(repo, "status", "--porcelain"); got != "" {
+		t.Errorf("the main working tree changed: %q", got)
+	}
+}
