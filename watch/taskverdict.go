@@ -1,11 +1,8 @@
 package watch
 
 import (
-	"bytes"
 	"fmt"
 	"os"
-	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/between"
@@ -81,7 +78,7 @@ func (t *taskPlan) judge(changed bool, runs []between.CheckRun) string {
 // set is put back from the snapshot.
 func (t *taskPlan) implemented(id string, pt *plan.Task, changed bool, runs []between.CheckRun) string {
 	passed := pt.State == plan.Done
-	if before, err := plan.Parse(t.cfg.TasksFile, t.snapshot); err == nil && before.Task(id) != nil && before.Task(id).State == plan.Done {
+	if was := t.before(id); was != nil && was.State == plan.Done {
 		passed = false // it was so before: not this iteration's doing
 	}
 	approved := t.revertApproval(pt)
@@ -151,7 +148,7 @@ func (t *taskPlan) reviewed(id string, pt *plan.Task, runs []between.CheckRun) s
 	if pt.State != plan.Done && notes == "" {
 		notes = "the review did not mark it done"
 	}
-	if rs := pt.ReviewStatus; notes == "" && rs != "" && rs != "approved" && rs != reviewStatusIn(t.snapshot, pt.ID) {
+	if rs := pt.ReviewStatus; notes == "" && rs != "" && rs != "approved" && (t.before(pt.ID) == nil || rs != t.before(pt.ID).ReviewStatus) {
 		notes = fmt.Sprintf("the review set reviewStatus to %q", rs)
 	}
 	item := t.record().Item(id)
@@ -222,62 +219,31 @@ func (t *taskPlan) reopen(id string) {
 	}
 }
 
-// reviewStatusRE finds a story's id and, after it, its reviewStatus value.
-var reviewStatusRE = regexp.MustCompile(`"reviewStatus"\s*:\s*("(?:[^"\\]|\\.)*"|null)`)
-
-// reviewStatusSpan is where the value of task id's reviewStatus lies in a
-// tasks.json: after its "id" and before the next story's.
-func reviewStatusSpan(data []byte, id string) (start, end int, ok bool) {
-	key := regexp.MustCompile(`"id"\s*:\s*` + regexp.QuoteMeta(strconv.Quote(id)))
-	at := key.FindIndex(data)
-	if at == nil {
-		return 0, 0, false
+// before is task id as the plan had it before the iteration; nil if none.
+func (t *taskPlan) before(id string) *plan.Task {
+	p, err := plan.Parse(t.cfg.TasksFile, t.snapshot)
+	if err != nil {
+		return nil
 	}
-	rest := data[at[1]:]
-	limit := len(rest)
-	if next := regexp.MustCompile(`"id"\s*:`).FindIndex(rest); next != nil {
-		limit = next[0]
-	}
-	m := reviewStatusRE.FindSubmatchIndex(rest[:limit])
-	if m == nil {
-		// the field may come before the id, in the same story
-		before := data[:at[0]]
-		open := bytes.LastIndexByte(before, '{')
-		if open < 0 {
-			return 0, 0, false
-		}
-		if m = reviewStatusRE.FindSubmatchIndex(before[open:]); m == nil {
-			return 0, 0, false
-		}
-		return open + m[2], open + m[3], true
-	}
-	return at[1] + m[2], at[1] + m[3], true
-}
-
-// reviewStatusIn is task id's reviewStatus in data, "" when none.
-func reviewStatusIn(data []byte, id string) string {
-	s, e, ok := reviewStatusSpan(data, id)
-	if !ok {
-		return ""
-	}
-	v, _ := strconv.Unquote(string(data[s:e]))
-	return v
+	return p.Task(id)
 }
 
 // revertApproval puts back, from the snapshot, a reviewStatus an implement
-// iteration set to "approved" (only that value's bytes), and reports
-// whether it did.
+// iteration set to "approved" (only the review fields' bytes), and reports
+// whether the iteration set it.
 func (t *taskPlan) revertApproval(pt *plan.Task) bool {
-	if t.plan.Format == plan.FormatMarkdown || pt.ReviewStatus != "approved" || reviewStatusIn(t.snapshot, pt.ID) == "approved" {
+	was := t.before(pt.ID)
+	if t.plan.Format == plan.FormatMarkdown || pt.ReviewStatus != "approved" || was != nil && was.ReviewStatus == "approved" {
 		return false
 	}
-	s, e, ok := reviewStatusSpan(t.data, pt.ID)
-	s0, e0, ok0 := reviewStatusSpan(t.snapshot, pt.ID)
-	if !ok || !ok0 { // the field is new: nothing to put back, the record says it is not approved
+	if was == nil || was.ReviewStatus == "" { // no value to put back: the record says it is not approved
 		return true
 	}
-	data := append(append(append([]byte(nil), t.data[:s]...), t.snapshot[s0:e0]...), t.data[e:]...)
-	if err := os.WriteFile(t.cfg.TasksFile, data, 0o644); err != nil {
+	data, err := plan.SetReview(t.data, t.plan, pt.ID, was.ReviewStatus, was.ReviewCount)
+	if err == nil {
+		err = os.WriteFile(t.cfg.TasksFile, data, 0o644)
+	}
+	if err != nil {
 		t.rec.warnf("put back reviewStatus of task %s in %s: %v", pt.ID, t.cfg.TasksFile, err)
 		return true
 	}
