@@ -62,6 +62,11 @@ _ralph_watch_flags() {
         --max-tokens=
         --max-cost=
         --prices=
+        --tasks=
+        --task-attempts=
+        --review
+        --review-cap=
+        --diff-chars=
         --iteration-timeout=
         --max-time=
         --restart-delay=
@@ -102,6 +107,7 @@ _ralph_watch_flags() {
     ) ;;
     init) flags=(
         --force
+        --tasks
     ) ;;
     doctor) flags=(
         --agent=
@@ -166,7 +172,7 @@ _ralph_watch_value() {
     -t | --target)
         COMPREPLY=($(compgen -W "$(tmux "$@" list-panes -a -F '#{pane_id}' 2>/dev/null)" -- "$cur"))
         ;;
-    -S | --socket-path | --prompt-file | --done-file | --progress-file | --pause-file | --prices)
+    -S | --socket-path | --prompt-file | --done-file | --progress-file | --pause-file | --prices | --tasks)
         compopt -o filenames 2>/dev/null
         # One word a line: a file name with spaces stays one word.
         mapfile -t COMPREPLY < <(compgen -f -- "$cur")

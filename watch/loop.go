@@ -26,6 +26,7 @@ import (
 //	spending           receipts and the budget (receipts.go)
 //	betweenIterations  checks, progress file, commit, hooks, done and pause files (betweeniterations.go)
 //	requests           pause and stop requests (requests.go)
+//	taskPlan           the plan of tasks: one an iteration, each judged by the loop (tasks.go, taskverdict.go)
 //
 // What each ending means is data (endings.go); settle.go goes by it.
 type Loop struct {
@@ -45,6 +46,7 @@ type Loop struct {
 	spend  *spending
 	after  *betweenIterations
 	asks   *requests
+	tasks  *taskPlan
 
 	start     time.Time // when the loop first started: max time counts from it
 	turnEnded time.Time // when the last iteration's turn ended, for the turn gap
@@ -64,6 +66,7 @@ func (l *Loop) assemble() {
 	l.spend = &spending{cfg: cfg, rec: l.rec, pane: l.pane, hooks: l.hooks, clock: l.Clock, wake: l.Wake}
 	l.after = &betweenIterations{cfg: cfg, rec: l.rec, clock: l.Clock, checked: -1}
 	l.asks = &requests{store: l.Store, clock: l.Clock, wake: l.Wake}
+	l.tasks = &taskPlan{cfg: cfg, rec: l.rec, after: l.after}
 }
 
 // newWatch is the watch of one iteration's agent; nonce "" takes any exit
@@ -145,6 +148,7 @@ func (l *Loop) open() (Result, bool) {
 			l.start = t // max-time counts from the loop's first start
 		}
 		l.after.restoreChecks()
+		l.tasks.resume()
 	} else {
 		l.rec.newRun(l.start)
 	}
@@ -201,7 +205,7 @@ func (l *Loop) run(ctx context.Context) Result {
 		n := l.rec.startIteration(now, l.turnEnded)
 		l.turnEnded, l.status.note = time.Time{}, ""
 		prompt := Compose(text, PromptVars{Iteration: n, MaxIterations: l.MaxIterations, Name: l.Name,
-			CheckFailures: l.after.feedback}, l.CheckFailAction, l.IncludeIterationCount)
+			CheckFailures: joinBlocks(l.tasks.feedback, l.after.feedback), Task: l.tasks.begin(n, text)}, l.CheckFailAction, l.IncludeIterationCount)
 		l.spend.begin(now)
 		l.rec.sayf("starting iteration %s", l.rec.progress())
 		if err := l.rec.trySave(); err != nil { // no iteration runs that the record would not show
@@ -241,7 +245,7 @@ func (l *Loop) beforeIteration(ctx context.Context) (Result, bool) {
 	if l.after.pauseFileSeen() {
 		return l.paused(), true
 	}
-	if l.after.doneFileExists() {
+	if l.after.doneFileExists() && !l.tasks.ignoresDone() {
 		if l.after.checksPass(ctx) {
 			return l.doneFile(), true
 		}
@@ -249,6 +253,9 @@ func (l *Loop) beforeIteration(ctx context.Context) (Result, bool) {
 			return l.interrupted(), true
 		}
 		l.after.rejectDone()
+	}
+	if res, stop := l.tasksEnd(); stop {
+		return res, true
 	}
 	switch {
 	case l.MaxTime > 0 && l.Clock.Now().Sub(l.start) >= l.MaxTime:

@@ -26,6 +26,7 @@ type runFlags struct {
 	worktree                                        bool
 	noCast                                          bool
 	pricesFile                                      string
+	tasksFile                                       string
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
@@ -84,6 +85,11 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.Int64Var(&c.Budget.Tokens, "max-tokens", 0, "stop the loop once its iterations used this many tokens, ending an iteration that goes over (0: no limit)")
 	fs.Float64Var(&c.Budget.CostUSD, "max-cost", 0, "stop the loop once its estimated cost reaches this many US dollars, ending an iteration that goes over (0: no limit)")
 	fs.StringVar(&f.pricesFile, "prices", "", "JSON file of model prices (US dollars per million tokens) over the built-in table")
+	fs.StringVar(&f.tasksFile, "tasks", "", "plan to work through, one task an iteration, each judged done by the loop: Markdown checkboxes, tasks.json or prd.json")
+	fs.IntVar(&c.TaskAttempts, "task-attempts", c.TaskAttempts, "tries a task gets before the loop skips it (--tasks)")
+	fs.BoolVar(&c.Review, "review", false, "follow each implemented task with a review iteration, which alone approves it (--tasks)")
+	fs.IntVar(&c.ReviewCap, "review-cap", c.ReviewCap, "reviews of one task; the last one approves it, its notes kept (--tasks)")
+	fs.IntVar(&c.DiffChars, "diff-chars", c.DiffChars, "characters of {{diff}}, the work since the loop started; the rest is cut (--tasks)")
 }
 
 // defaults are watch.Defaults, and the profile's idle grace.

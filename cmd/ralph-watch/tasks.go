@@ -14,6 +14,7 @@ import (
 
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
 	"github.com/ralph-tmux/ralph.tmux/watch/plan"
+	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
@@ -58,7 +59,32 @@ Examples:
 
 // loopTasks shows the plan of the loop of that name, with each task's attempts.
 func loopTasks(e env, name string, asJSON bool) error {
-	return control.Errorf(words.ExitUsage, "tasks %s: no such plan file (a loop's tasks by its name: not yet)", name)
+	if !control.ValidName(name) {
+		return control.Errorf(words.ExitUsage, "tasks %s: no such plan file or loop", name)
+	}
+	l, err := control.Find(state.Root(e.Getenv), name)
+	if err != nil {
+		return control.Errorf(words.ExitUsage, "tasks %s: no such plan file or loop", name)
+	}
+	rec := l.State.Tasks
+	if rec == nil {
+		return control.Errorf(words.ExitUsage, "loop '%s' works through no plan (run it with --tasks FILE)", name)
+	}
+	p, _, err := plan.Load(rec.File)
+	if err != nil { // the loop's record is all there is
+		fmt.Fprintf(e.Stderr, "ralph-watch: warning: %v; showing the loop's record\n", err)
+		if asJSON {
+			return control.WriteJSON(e.Stdout, rec)
+		}
+		control.WriteTasks(e.Stdout, rec, true)
+		return nil
+	}
+	tl := &taskLoop{Attempts: map[string]int{}, Skipped: map[string]bool{}}
+	for _, item := range rec.Items {
+		tl.Attempts[item.ID] = item.Attempts
+		tl.Skipped[item.ID] = item.State == "skipped"
+	}
+	return writeTasks(e.Stdout, rec.File, p, tl, asJSON)
 }
 
 // taskLoop is what a loop adds to its plan's tasks; nil for a plan file alone.

@@ -24,6 +24,7 @@ type Receipt struct {
 	CostUSD *float64  `json:"cost_usd,omitempty"` // absent when a model's price is unknown
 	Changes DiffStat  `json:"changes"`
 	Checks  *CheckSum `json:"checks,omitempty"` // absent when no check ran
+	Task    string    `json:"task,omitempty"`   // the plan's task the iteration worked on (--tasks)
 }
 
 // CheckSum counts the checks that ran after an iteration.
