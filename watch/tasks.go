@@ -72,9 +72,34 @@ func (t *taskPlan) read() error {
 	if err != nil {
 		return err
 	}
+	t.keepIDs(p)
 	t.plan, t.data = p, data
 	t.sync()
 	return nil
+}
+
+// parse reads the plan's bytes as they were at another moment (the
+// snapshot), its tasks named as the loop knows them.
+func (t *taskPlan) parse(data []byte) (*plan.Plan, error) {
+	p, err := plan.Parse(t.cfg.TasksFile, data)
+	if err == nil {
+		t.keepIDs(p)
+	}
+	return p, err
+}
+
+// keepIDs names each task as the loop's record knows it (KeepTaskIDs).
+func (t *taskPlan) keepIDs(p *plan.Plan) { KeepTaskIDs(p, t.record()) }
+
+// KeepTaskIDs names a Markdown task that has no id of its own as a loop's
+// record knows it, by its title: a task the agent inserted above it would
+// otherwise take its place number, and with it its attempts and verdicts.
+func KeepTaskIDs(p *plan.Plan, rec *state.Tasks) {
+	known := make([]plan.Known, len(rec.Items))
+	for i, item := range rec.Items {
+		known[i] = plan.Known{ID: item.ID, Title: item.Title}
+	}
+	p.KeepIDs(known, recordedTitle)
 }
 
 // sync brings the record's tasks and counts up to the plan as last read,
@@ -92,7 +117,7 @@ func (t *taskPlan) sync() {
 		if i, ok := known[pt.ID]; ok {
 			item = r.Items[i]
 		}
-		item.Title = shorten(pt.Title, 120)
+		item.Title = recordedTitle(pt.Title)
 		switch {
 		case item.State == taskReview || item.State == taskFix || item.State == taskPassed:
 		case item.State == taskSkipped && pt.State != plan.Done: // skipped until a person ticks it
@@ -116,6 +141,9 @@ func (t *taskPlan) sync() {
 	}
 	t.after.verify = verify
 }
+
+// recordedTitle is a task's title as the record keeps it.
+func recordedTitle(title string) string { return shorten(title, 120) }
 
 // shorten cuts s to n characters, marking the cut.
 func shorten(s string, n int) string {

@@ -113,7 +113,7 @@ func (t *taskPlan) setState(id, s string) {
 // reopenOthers reopens every task but the iteration's own that the
 // iteration marked done: one task an iteration, each judged by the loop.
 func (t *taskPlan) reopenOthers(id string) {
-	before, err := plan.Parse(t.cfg.TasksFile, t.snapshot)
+	before, err := t.parse(t.snapshot)
 	if err != nil {
 		return
 	}
@@ -221,7 +221,7 @@ func (t *taskPlan) reopen(id string) {
 
 // before is task id as the plan had it before the iteration; nil if none.
 func (t *taskPlan) before(id string) *plan.Task {
-	p, err := plan.Parse(t.cfg.TasksFile, t.snapshot)
+	p, err := t.parse(t.snapshot)
 	if err != nil {
 		return nil
 	}

@@ -470,3 +470,44 @@ func TestUnitTasksADoneTokenWithTasksOpenDoesNotEndTheLoop(t *testing.T) {
 		t.Errorf("the log says %d times that the done signal is ignored, want once", n)
 	}
 }
+
+// An agent that ticks its task and writes a new one above it: its task is
+// done, the new one is not taken for it (nor reopened as another's tick).
+func TestUnitTasksATaskTheAgentInsertsAboveKeepsTheOthersTheirIDs(t *testing.T) {
+	u := planned(t, threeTasks, func(u *unit, n int, prompt string) {
+		u.work(n)
+		u.tick(prompt)
+		if n == 1 {
+			u.writePlan(strings.Replace(u.readPlan(), "- [x] Add the parser", "- [ ] Set up the module\n- [x] Add the parser", 1))
+		}
+	})
+	u.wantResult(u.run(), words.ExitDone, "tasks_done")
+	u.wantLog("[TASK] iteration 1 task 1 done")
+	if log := strings.Join(u.logLines(), "\n"); strings.Contains(log, "reopen") {
+		t.Errorf("the loop reopened a task the agent did honestly:\n%s", log)
+	}
+	if item := u.taskItem("1"); item.Title != "Add the parser" || item.Attempts != 1 {
+		t.Errorf("task 1 = %+v, want the parser's, done in one attempt", item)
+	}
+	if item := u.taskItem("4"); item.Title != "Set up the module" || item.State != "done" {
+		t.Errorf("the inserted task = %+v, want a new id (4), done", item)
+	}
+	if got := len(u.started()); got != 4 {
+		t.Errorf("the agent started %d times, want 4 (one task an iteration)", got)
+	}
+}
+
+// An agent that notes its work on its task's line as it ticks it: the task
+// is still its own, done.
+func TestUnitTasksATaskWhoseTitleTheAgentEditsStaysItself(t *testing.T) {
+	u := planned(t, threeTasks, func(u *unit, n int, prompt string) {
+		u.work(n)
+		u.tick(prompt)
+		u.writePlan(regexp.MustCompile(`(?m)^(- \[x\] .*[^)])$`).ReplaceAllString(u.readPlan(), "$1 (done in iteration "+strconv.Itoa(n)+")"))
+	})
+	u.wantResult(u.run(), words.ExitDone, "tasks_done")
+	u.wantLog("[TASK] iteration 1 task 1 done", "[TASK] iteration 2 task 2 done", "[TASK] iteration 3 task 3 done")
+	if got := len(u.started()); got != 3 {
+		t.Errorf("the agent started %d times, want 3", got)
+	}
+}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
+	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
 	"github.com/ralph-tmux/ralph.tmux/watch/plan"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
@@ -79,6 +80,7 @@ func loopTasks(e env, name string, asJSON bool) error {
 		control.WriteTasks(e.Stdout, rec, true)
 		return nil
 	}
+	watch.KeepTaskIDs(p, rec)
 	tl := &taskLoop{Attempts: map[string]int{}, Skipped: map[string]bool{}}
 	for _, item := range rec.Items {
 		tl.Attempts[item.ID] = item.Attempts

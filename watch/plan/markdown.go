@@ -337,10 +337,11 @@ func (m *mdParser) newTask(s string, at int, mark byte, width int, title string,
 		state = InProgress
 	}
 	id, rest := explicitID(title)
-	if id == "" {
+	ordinal := id == ""
+	if ordinal {
 		id = strconv.Itoa(len(m.plan.Tasks) + 1)
 	}
-	m.plan.Tasks = append(m.plan.Tasks, Task{ID: id, Title: rest, State: state, Line: num, mark: at})
+	m.plan.Tasks = append(m.plan.Tasks, Task{ID: id, Title: rest, State: state, Line: num, mark: at, ordinal: ordinal})
 	m.texts = append(m.texts, []string{s})
 	m.inds = append(m.inds, width)
 	m.cur, m.critAt = len(m.plan.Tasks)-1, -1

@@ -50,8 +50,9 @@ type Task struct {
 	ReviewCount  int      // tasks.json reviewCount
 	Criteria     []string // acceptance criteria
 
-	mark  int    // byte offset of the box's mark (Markdown) or of the passes value (JSON); -1: none
-	story *story // JSON: the story as read, for editing its values in place
+	mark    int    // byte offset of the box's mark (Markdown) or of the passes value (JSON); -1: none
+	story   *story // JSON: the story as read, for editing its values in place
+	ordinal bool   // Markdown: the id is the task's place, not written in the file
 }
 
 // Ignored is a part of the file that looked like a task and is not.
