@@ -84,6 +84,12 @@ func (w *agentWatch) finishTyping(ctx context.Context) (ending, bool) {
 		return endNone, false
 	}
 	text := string(prompt)
+	if _, ok := w.hooks.record(agent.HookPromptSubmit); ok { // killed after the Enter that sent it
+		w.rec.sayf("the agent took the prompt before the last watcher stopped")
+		w.took = true
+		w.rec.save()
+		return endNone, false
+	}
 	if screen, err := w.pane.capture(); err == nil && agent.ShowsInput(screen, text) {
 		text = "" // it is there: Enter alone
 		w.rec.sayf("the prompt is still in the input box; submitting it")
@@ -188,12 +194,10 @@ type outcome struct {
 	untaken   bool      // type mode: the agent exited before it took the prompt
 }
 
-// run runs one iteration: end the old agent, respawn, deliver, watch.
+// run runs one iteration (its prompt saved in state.PromptCopy): end the
+// old agent, respawn, deliver, watch.
 func (w *agentWatch) run(ctx context.Context, prompt string) (r outcome) {
-	promptPath := w.rec.store.Path(state.PromptCopy)
-	if err := os.WriteFile(promptPath, []byte(prompt), 0o600); err != nil {
-		w.rec.warnf("save prompt: %v", err)
-	}
+	promptPath := w.rec.store.Path(state.PromptCopy) // the loop saved it there
 	pane, err := w.tmux.Pane(w.cfg.Pane)
 	if err == nil && !w.pane.same(pane) {
 		err = errNewServer

@@ -1,0 +1,266 @@
+package watch_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
+	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxfake"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
+)
+
+// killable is a watcher's tmux that can be killed as kill -9 kills the
+// watcher: from the call at which at says so, that call and every later
+// one never return (the watcher does nothing more, writes nothing more)
+// until release, after which they fail as with the server gone, so the
+// dead loop's goroutine ends once the test has checked what it left.
+type killable struct {
+	tmux.Client
+	at func(method string, args ...string) bool // called before each call, in order
+
+	mu       sync.Mutex
+	dead     bool
+	killed   chan struct{} // closed at the kill
+	released chan struct{}
+}
+
+func newKillable(c tmux.Client, at func(method string, args ...string) bool) *killable {
+	return &killable{Client: c, at: at, killed: make(chan struct{}), released: make(chan struct{})}
+}
+
+// gate is every call's way in: it kills the watcher when at says so.
+func (k *killable) gate(method string, args ...string) error {
+	k.mu.Lock()
+	if !k.dead && k.at(method, args...) {
+		k.dead = true
+		close(k.killed)
+	}
+	dead := k.dead
+	k.mu.Unlock()
+	if dead {
+		<-k.released
+		return &tmux.Error{Args: []string{method}, Msg: "no server running (the watcher was killed)"}
+	}
+	return nil
+}
+
+func (k *killable) release() { close(k.released) }
+
+func (k *killable) Version() (string, error) {
+	if err := k.gate("version"); err != nil {
+		return "", err
+	}
+	return k.Client.Version()
+}
+
+func (k *killable) Pane(target string) (tmux.Pane, error) {
+	if err := k.gate("pane", target); err != nil {
+		return tmux.Pane{}, err
+	}
+	return k.Client.Pane(target)
+}
+
+func (k *killable) NewWindow(req tmux.NewWindowRequest) (string, error) {
+	if err := k.gate("new-window"); err != nil {
+		return "", err
+	}
+	return k.Client.NewWindow(req)
+}
+
+func (k *killable) Respawn(req tmux.RespawnRequest) error {
+	if err := k.gate("respawn", req.Command...); err != nil {
+		return err
+	}
+	return k.Client.Respawn(req)
+}
+
+func (k *killable) Capture(req tmux.CaptureRequest) (string, error) {
+	if err := k.gate("capture"); err != nil {
+		return "", err
+	}
+	return k.Client.Capture(req)
+}
+
+func (k *killable) Snapshot(req tmux.CaptureRequest) (tmux.Pane, string, error) {
+	if err := k.gate("snapshot"); err != nil {
+		return tmux.Pane{}, "", err
+	}
+	return k.Client.Snapshot(req)
+}
+
+func (k *killable) Paste(pane, buffer string, text []byte) error {
+	if err := k.gate("paste", string(text)); err != nil {
+		return err
+	}
+	return k.Client.Paste(pane, buffer, text)
+}
+
+func (k *killable) SendKeys(pane string, keys ...string) error {
+	if err := k.gate("send-keys", keys...); err != nil {
+		return err
+	}
+	return k.Client.SendKeys(pane, keys...)
+}
+
+func (k *killable) SetPaneOptions(pane string, options []tmux.Option) error {
+	if err := k.gate("set-option"); err != nil {
+		return err
+	}
+	return k.Client.SetPaneOptions(pane, options)
+}
+
+func (k *killable) PaneOption(pane, name string) (string, bool, error) {
+	if err := k.gate("show-option", name); err != nil {
+		return "", false, err
+	}
+	return k.Client.PaneOption(pane, name)
+}
+
+func (k *killable) PipePane(pane, command string) error {
+	if err := k.gate("pipe-pane"); err != nil {
+		return err
+	}
+	return k.Client.PipePane(pane, command)
+}
+
+func (k *killable) Nudge() error {
+	if err := k.gate("nudge"); err != nil {
+		return err
+	}
+	return k.Client.Nudge()
+}
+
+func (k *killable) SocketPath() (string, error) {
+	if err := k.gate("socket"); err != nil {
+		return "", err
+	}
+	return k.Client.SocketPath()
+}
+
+func (k *killable) Message(pane, text string) error {
+	if err := k.gate("message"); err != nil {
+		return err
+	}
+	return k.Client.Message(pane, text)
+}
+
+func (k *killable) GlobalOption(name string) (string, error) {
+	if err := k.gate("global-option", name); err != nil {
+		return "", err
+	}
+	return k.Client.GlobalOption(name)
+}
+
+func (k *killable) Cursor(pane string) (tmux.Cursor, error) {
+	if err := k.gate("cursor"); err != nil {
+		return tmux.Cursor{}, err
+	}
+	return k.Client.Cursor(pane)
+}
+
+func (k *killable) Later(d time.Duration, command string) error {
+	if err := k.gate("later"); err != nil {
+		return err
+	}
+	return k.Client.Later(d, command)
+}
+
+// startKillable runs the loop on k in the background: the watcher to kill.
+func (u *unit) startKillable(k *killable) <-chan watch.Result {
+	done := make(chan watch.Result, 1)
+	loop := &watch.Loop{Config: u.cfg, Tmux: k, Store: u.store, Clock: u.vc, Out: &u.out, Err: &u.out, Wake: u.wake}
+	go func() { done <- loop.Run(context.Background()) }()
+	return done
+}
+
+// killStep is a step of an iteration's start at which its watcher is killed,
+// as a choice of the call to kill it at, once the agent of iteration 2 is due.
+type killStep struct {
+	name string
+	at   func(method string, args ...string) (kill, next bool) // next: the step after this call
+}
+
+// killSteps are every step of a start at which a kill loses something.
+var killSteps = []killStep{
+	{"before its respawn", func(m string, _ ...string) (bool, bool) { return m == "respawn", false }},
+	{"after its respawn, before it is ready", func(m string, _ ...string) (bool, bool) { return false, m == "respawn" }},
+	{"after it is ready, before the paste", func(m string, _ ...string) (bool, bool) { return m == "paste", false }},
+	{"between the paste and the Enter", func(m string, a ...string) (bool, bool) {
+		return m == "send-keys" && len(a) > 0 && a[0] == "Enter", false
+	}},
+	{"after the Enter, before the record", func(m string, a ...string) (bool, bool) {
+		return false, m == "send-keys" && len(a) > 0 && a[0] == "Enter"
+	}},
+}
+
+// killAt is killable's at for step in iteration n, which iteration tells.
+func killAt(step killStep, n int, iteration func() int) func(string, ...string) bool {
+	next := false
+	return func(method string, args ...string) bool {
+		if next {
+			return true
+		}
+		if iteration() < n {
+			return false
+		}
+		kill, after := step.at(method, args...)
+		next = after
+		return kill
+	}
+}
+
+// logText is iterations.log.
+func (u *unit) logText() string { return strings.Join(u.logLines(), "\n") }
+
+// A watcher killed at any step of an iteration's start, then resumed: the
+// prompt of each iteration reaches its agent once, and no iteration ends
+// without its prompt delivered.
+func TestUnitAWatcherKilledAtAnyStepOfAStartDeliversEachPromptOnceAfterResume(t *testing.T) {
+	for _, step := range killSteps {
+		t.Run(step.name, func(t *testing.T) {
+			u := newUnit(t, "go {{iteration}}", func(int) *tmuxfake.Program {
+				return repl(func(t *tmuxfake.Term, input string) {
+					t.Write("went: " + input)
+					t.Exit(0)
+				})
+			})
+			u.cfg.MaxIterations = 3
+			k := newKillable(u.tmux, killAt(step, 2, func() int {
+				st, err := u.store.Load()
+				if err != nil {
+					return 0
+				}
+				return st.CurrentIteration
+			}))
+			dead := u.startKillable(k)
+			select {
+			case <-k.killed:
+			case res := <-dead:
+				t.Fatalf("the watcher ended (%+v) before it was killed; output:\n%s", res, u.out.String())
+			case <-time.After(unitTimeout):
+				t.Fatalf("the watcher was never killed; output:\n%s", u.out.String())
+			}
+			u.cfg.Resume = true
+			u.wantResult(u.run(), words.ExitDone, "max_iterations")
+			if got := u.pastes(); strings.Join(got, "|") != "go 1|go 2|go 3" {
+				t.Errorf("pasted %q, want each iteration's prompt once", got)
+			}
+			screen := u.tmux.Screen(u.cfg.Pane)
+			for n := 1; n <= 3; n++ {
+				if c := strings.Count(u.logText(), fmt.Sprintf("[END] iteration %d ", n)); c != 1 {
+					t.Errorf("iteration %d ended %d times\n%s", n, c, u.logText())
+				}
+			}
+			if strings.Count(screen, "went: go 3") != 1 {
+				t.Errorf("screen:\n%s", screen)
+			}
+			k.release()
+			<-dead
+		})
+	}
+}
