@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxfake"
 	"github.com/ralph-tmux/ralph.tmux/watch/words"
@@ -178,6 +179,29 @@ func (u *unit) startKillable(k *killable) <-chan watch.Result {
 	return done
 }
 
+// killed runs the loop on k until k kills it; the result comes once released.
+func (u *unit) killed(k *killable) <-chan watch.Result {
+	u.t.Helper()
+	dead := u.startKillable(k)
+	select {
+	case <-k.killed:
+	case res := <-dead:
+		u.t.Fatalf("the watcher ended (%+v) before it was killed; output:\n%s", res, u.out.String())
+	case <-time.After(unitTimeout):
+		u.t.Fatalf("the watcher was never killed; output:\n%s", u.out.String())
+	}
+	return dead
+}
+
+// iteration is the loop's iteration by its record, 0 before it has one.
+func (u *unit) iteration() int {
+	st, err := u.store.Load()
+	if err != nil {
+		return 0
+	}
+	return st.CurrentIteration
+}
+
 // killStep is a step of an iteration's start at which its watcher is killed,
 // as a choice of the call to kill it at, once the agent of iteration 2 is due.
 type killStep struct {
@@ -230,21 +254,8 @@ func TestUnitAWatcherKilledAtAnyStepOfAStartDeliversEachPromptOnceAfterResume(t 
 				})
 			})
 			u.cfg.MaxIterations = 3
-			k := newKillable(u.tmux, killAt(step, 2, func() int {
-				st, err := u.store.Load()
-				if err != nil {
-					return 0
-				}
-				return st.CurrentIteration
-			}))
-			dead := u.startKillable(k)
-			select {
-			case <-k.killed:
-			case res := <-dead:
-				t.Fatalf("the watcher ended (%+v) before it was killed; output:\n%s", res, u.out.String())
-			case <-time.After(unitTimeout):
-				t.Fatalf("the watcher was never killed; output:\n%s", u.out.String())
-			}
+			k := newKillable(u.tmux, killAt(step, 2, u.iteration))
+			dead := u.killed(k)
 			u.cfg.Resume = true
 			u.wantResult(u.run(), words.ExitDone, "max_iterations")
 			if got := u.pastes(); strings.Join(got, "|") != "go 1|go 2|go 3" {
@@ -263,4 +274,46 @@ func TestUnitAWatcherKilledAtAnyStepOfAStartDeliversEachPromptOnceAfterResume(t 
 			<-dead
 		})
 	}
+}
+
+// Killed after the Enter that sent the prompt to an agent that shows no
+// echo of it: its prompt-submit hook says it went, and it is not typed again.
+func TestUnitAWatcherKilledAfterTheSubmitTheHookSawDoesNotTypeThePromptAgain(t *testing.T) {
+	var u *unit
+	u = newUnit(t, "go {{iteration}}", func(int) *tmuxfake.Program {
+		iteration, input := "", ""
+		return &tmuxfake.Program{
+			Start: func(t *tmuxfake.Term) {
+				for _, e := range t.Env {
+					if v, ok := strings.CutPrefix(e, "RALPH_ITERATION="); ok {
+						iteration = v
+					}
+				}
+				t.Write("> ")
+			},
+			Paste: func(t *tmuxfake.Term, text string) { input += text }, // shown nowhere
+			Key: func(t *tmuxfake.Term, key string) {
+				if key != "Enter" || input == "" {
+					return
+				}
+				_ = agent.RecordHook(u.store, agent.HookPromptSubmit, iteration, "")
+				t.Write("\nworking\n")
+				input = "" // working on, as long as the loop lets it
+			},
+		}
+	})
+	u.cfg.MaxIterations, u.cfg.InactivityTimeout = 3, time.Minute
+	k := newKillable(u.tmux, killAt(killSteps[4], 2, u.iteration))
+	dead := u.killed(k)
+	if !u.state().PromptPending {
+		t.Fatalf("killed after the Enter, the record should still say the prompt is being typed")
+	}
+	u.cfg.Resume = true
+	u.wantResult(u.run(), words.ExitDone, "max_iterations")
+	if got := u.pastes(); strings.Join(got, "|") != "go 1|go 2|go 3" {
+		t.Errorf("pasted %q, want each iteration's prompt once", got)
+	}
+	u.wantOutput("the agent took the prompt before the last watcher stopped")
+	k.release()
+	<-dead
 }
