@@ -159,6 +159,9 @@ func (l *Loop) open() (Result, bool) {
 	if err := l.pane.takeOver(); err != nil {
 		return l.lost(err), false
 	}
+	if l.Resume {
+		l.spend.recordCut()
+	}
 	return Result{}, true
 }
 

@@ -3,6 +3,8 @@ package watch_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxfake"
 	"github.com/ralph-tmux/ralph.tmux/watch/words"
@@ -314,6 +317,48 @@ func TestUnitAWatcherKilledAfterTheSubmitTheHookSawDoesNotTypeThePromptAgain(t *
 		t.Errorf("pasted %q, want each iteration's prompt once", got)
 	}
 	u.wantOutput("the agent took the prompt before the last watcher stopped")
+	k.release()
+	<-dead
+}
+
+// A server killed mid-iteration, then restore (which records the iteration
+// cut short) and the resumed watcher: the cut iteration gets its receipt,
+// with what its agent wrote to its session.
+func TestUnitAnIterationARestartCutShortGetsItsReceiptWithWhatTheAgentWrote(t *testing.T) {
+	u := newUnit(t, "work", nil)
+	path := filepath.Join(u.cfg.Dir, "session.jsonl")
+	if err := u.store.WriteFile(state.TranscriptFile, []byte(path+"\n")); err != nil {
+		t.Fatal(err)
+	}
+	u.launch(func(int) *tmuxfake.Program {
+		return repl(func(t *tmuxfake.Term, input string) {
+			line := fmt.Sprintf(`{"type":"assistant","timestamp":"%s","message":{"id":"msg_%d","model":"claude-sonnet-4-5","content":[{"type":"text","text":"ok"}],"usage":{"input_tokens":10,"output_tokens":5}}}`,
+				u.clock.Now().UTC().Format(time.RFC3339Nano), len(u.started()))
+			if f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600); err == nil {
+				fmt.Fprintln(f, line)
+				f.Close()
+			}
+			u.mark("answered")
+			t.Write("working on\n")
+		})
+	})
+	u.cfg.Agent = knownAgent()
+	u.cfg.Agent.Name = "claude"
+	u.cfg.MaxIterations = 1
+	k := newKillable(u.tmux, func(string, ...string) bool { _, ok := u.marked("answered"); return ok })
+	dead := u.killed(k)
+	// What restore does for a loop whose server went away (control.Rearm.revive).
+	st := u.state()
+	st.LastIterationEnded = state.Stamp(u.clock.Now())
+	if err := u.store.Save(st); err != nil {
+		t.Fatal(err)
+	}
+	u.cfg.Resume = true
+	u.wantResult(u.run(), words.ExitDone, "max_iterations")
+	rs := u.receipts()
+	if len(rs) != 1 || rs[0].Iteration != 1 || rs[0].Source != path || rs[0].Usage.Output != 5 || rs[0].CostUSD == nil {
+		t.Errorf("receipts %+v, want iteration 1's with what its agent wrote", rs)
+	}
 	k.release()
 	<-dead
 }
