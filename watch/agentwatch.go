@@ -93,6 +93,11 @@ func (w *agentWatch) finishTyping(ctx context.Context) (ending, bool) {
 	if screen, err := w.pane.capture(); err == nil && agent.ShowsInput(screen, text) {
 		text = "" // it is there: Enter alone
 		w.rec.sayf("the prompt is still in the input box; submitting it")
+	} else if w.wroteAfterPrompt() { // an agent that shows no echo of a paste answered it
+		w.rec.sayf("the agent took the prompt before the last watcher stopped")
+		w.took = true
+		w.rec.save()
+		return endNone, false
 	} else {
 		w.rec.sayf("the prompt did not reach the agent; typing it again")
 	}
@@ -119,6 +124,21 @@ func (w *agentWatch) doneSincePrompt() (string, bool) {
 		return match, true
 	}
 	return w.scanner.Flush()
+}
+
+// wroteAfterPrompt reports whether the pane holds text below the line the
+// prompt went in at (state.PromptLine): what the agent wrote once it took it.
+func (w *agentWatch) wroteAfterPrompt() bool {
+	pane, err := w.tmux.Pane(w.cfg.Pane)
+	if err != nil || w.rec.st.PromptLine == nil {
+		return false
+	}
+	start := *w.rec.st.PromptLine + 1 - pane.HistorySize
+	if start > pane.CursorY {
+		return false
+	}
+	text, err := w.tmux.Capture(tmux.CaptureRequest{Pane: w.cfg.Pane, Start: max(start, -pane.HistorySize), Join: true})
+	return err == nil && strings.TrimSpace(text) != ""
 }
 
 // markPrompt notes the pane's line the prompt goes in at (state.PromptLine).

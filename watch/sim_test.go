@@ -72,6 +72,7 @@ func TestSimulatedLoops(t *testing.T) {
 					}
 				}()
 				simulate(t, seed)
+				simulateKilled(t, seed)
 			})
 		}
 	})
