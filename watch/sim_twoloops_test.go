@@ -79,7 +79,7 @@ func simulateTwoLoops(t *testing.T, seed int64) {
 		}
 	}()
 
-	release, err := control.ClaimPane(root, pane, "unit", false, io.Discard, clock.Real{})
+	release, err := control.ClaimPane(root, pane, "unit", control.ClaimNew, io.Discard, clock.Real{})
 	if err != nil {
 		t.Fatalf("a's claim: %v", err)
 	}
@@ -106,7 +106,11 @@ func simulateTwoLoops(t *testing.T, seed int64) {
 		return fmt.Sprintf("seed %d: b started at a's call %d, replace %v\nlog of a:\n%s\noutput:\n%s", seed, startAt, replace, log, u.out.String())
 	}
 
-	release, err = control.ClaimPane(root, pane, "b", replace, io.Discard, clock.Real{})
+	how := control.ClaimNew
+	if replace {
+		how = control.ClaimReplace
+	}
+	release, err = control.ClaimPane(root, pane, "b", how, io.Discard, clock.Real{})
 	var refusal *control.Error
 	switch {
 	case err == nil:

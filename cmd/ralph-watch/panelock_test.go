@@ -75,3 +75,21 @@ func TestTwoStartsAtTheSameMomentOnOnePaneOneWins(t *testing.T) {
 		}
 	}
 }
+
+// resume -t refuses a pane another live loop holds, and names it.
+func TestResumeRefusesAPaneAnotherLoopHolds(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	agent := c.srv.FakeAgent("agent", "ready\nread\nprint working\nquiet\n")
+	held := c.detach("holder", append([]string{"--max-iterations", "3", "--"}, agent...)...)
+	c.until("holder", "iteration 1", func(st *state.State) bool { return st.CurrentIteration == 1 })
+	c.detach("moved", append([]string{"--max-iterations", "3", "--"}, agent...)...)
+	st := c.until("moved", "iteration 1", func(st *state.State) bool { return st.CurrentIteration == 1 })
+	c.srv.Must("kill-pane", "-t", st.PaneID)
+	c.until("moved", "pane_closed", func(st *state.State) bool { return st.ExitReason != nil && *st.ExitReason == "pane_closed" })
+	c.want([]string{"resume", "-t", held, "moved"}, 2, "",
+		fmt.Sprintf(`ralph-watch: error: pane %s is looped by "holder" (ralph-watch stop holder first)`, held))
+	if c.srv.Option(held, "@ralph-name") != "holder" {
+		t.Errorf("the refused resume took the pane")
+	}
+}

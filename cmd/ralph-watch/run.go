@@ -155,7 +155,7 @@ func claimPane(e env, f *runFlags, client *tmux.Exec, pane tmux.Pane, name strin
 		return nil, control.Errorf(words.ExitFailed, "find tmux socket: %v", err)
 	}
 	return control.ClaimPane(state.Root(e.Getenv), control.PaneOf{Socket: socket, ServerPID: pane.ServerPID, ID: pane.ID},
-		name, f.replace, e.Stdout, clock.Real{})
+		name, claim(f, false), e.Stdout, clock.Real{})
 }
 
 // claim is how this run takes its loop's name from an earlier loop of it.

@@ -33,11 +33,11 @@ type PaneOf struct {
 }
 
 // ClaimPane makes pane loop name's: under the pane's lock, it refuses a pane
-// that another live loop holds (exit 2, naming it), or with replace stops
+// that another live loop holds (exit 2, naming it), or as ClaimReplace stops
 // that loop first (a line on out), then names this loop in the claim. The
 // lock is held until release, which the caller calls once its watcher holds
 // the loop, so that two starts at the same moment cannot both win.
-func ClaimPane(root string, pane PaneOf, name string, replace bool, out io.Writer, clk clock.Clock) (release func(), err error) {
+func ClaimPane(root string, pane PaneOf, name string, how Claim, out io.Writer, clk clock.Clock) (release func(), err error) {
 	dir := filepath.Join(root, panesDir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, Errorf(words.ExitFailed, "claim pane %s: %v", pane.ID, err)
@@ -54,9 +54,9 @@ func ClaimPane(root string, pane PaneOf, name string, replace bool, out io.Write
 	data, _ := io.ReadAll(f)
 	if holder := strings.TrimSpace(string(data)); holder != "" && holder != name {
 		if l := holding(root, holder, pane); l != nil {
-			if !replace {
+			if how != ClaimReplace {
 				release()
-				return nil, Errorf(words.ExitUsage, "pane %s is looped by %q (ralph-watch stop %s, or --replace to take it over)", pane.ID, holder, holder)
+				return nil, LoopedBy(pane.ID, holder, how)
 			}
 			if err := takeOver(root, l, clk); err != nil {
 				release()
@@ -73,6 +73,16 @@ func ClaimPane(root string, pane PaneOf, name string, replace bool, out io.Write
 		return nil, Errorf(words.ExitFailed, "claim pane %s: %v", pane.ID, err)
 	}
 	return release, nil
+}
+
+// LoopedBy is the refusal of pane, which loop holder loops, to a run or
+// (ClaimResume) a resume.
+func LoopedBy(pane, holder string, how Claim) error {
+	fix := "ralph-watch stop " + holder + ", or --replace to take it over"
+	if how == ClaimResume {
+		fix = "ralph-watch stop " + holder + " first"
+	}
+	return Errorf(words.ExitUsage, "pane %s is looped by %q (%s)", pane, holder, fix)
 }
 
 // claimFile names a pane's claim by its server's socket and its id.

@@ -173,7 +173,7 @@ func (r Rearm) claimPane(l *Loop) (func(), error) {
 		return nil, Errorf(words.ExitFailed, "find pane %s: %v", l.State.PaneID, err)
 	}
 	socket := l.State.TmuxSocket
-	return ClaimPane(filepath.Dir(l.Store.Dir), PaneOf{Socket: socket, ServerPID: p.ServerPID, ID: p.ID}, l.Name, false, io.Discard, r.Clock)
+	return ClaimPane(filepath.Dir(l.Store.Dir), PaneOf{Socket: socket, ServerPID: p.ServerPID, ID: p.ID}, l.Name, ClaimResume, io.Discard, r.Clock)
 }
 
 // holdRearm takes the loop's re-arm lock and returns its release; nil when
@@ -269,7 +269,7 @@ func (r Rearm) target(l *Loop) (tmux.Pane, error) {
 func (r Rearm) free(l *Loop, p tmux.Pane) error {
 	if live, _, _ := l.Tmux.PaneOption(p.ID, words.OptionLive); live == "1" {
 		other, _, _ := l.Tmux.PaneOption(p.ID, words.OptionName)
-		return Errorf(words.ExitUsage, "pane %s is looped by '%s'", p.ID, other)
+		return LoopedBy(p.ID, other, ClaimResume)
 	}
 	if r.Inside != nil && r.Inside(p) {
 		return Errorf(words.ExitUsage, "pane %s runs this command, which its respawn would end; resume from another pane", p.ID)
