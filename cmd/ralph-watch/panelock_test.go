@@ -93,3 +93,15 @@ func TestResumeRefusesAPaneAnotherLoopHolds(t *testing.T) {
 		t.Errorf("the refused resume took the pane")
 	}
 }
+
+// A loop started outside tmux holds the window it makes: a second loop
+// is refused there too.
+func TestTheNewWindowOfALoopStartedOutsideTmuxIsHeldToo(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	agent := c.srv.FakeAgent("agent", "ready\nread\nprint working\nquiet\n")
+	c.want(append([]string{"run", "--detach", "-S", c.srv.Socket, "--name", "outside", "--max-iterations", "3", "--"}, agent...), 0, "looping window ralph:outside", "")
+	st := c.until("outside", "iteration 1", func(st *state.State) bool { return st.CurrentIteration == 1 && st.PaneID != "" })
+	c.want(append([]string{"run", "--detach", "-S", c.srv.Socket, "-t", st.PaneID, "--name", "inside", "--max-iterations", "1", "--"}, agent...),
+		2, "", fmt.Sprintf(`pane %s is looped by "outside"`, st.PaneID))
+}

@@ -80,13 +80,16 @@ func runLoop(ctx context.Context, e env, f *runFlags, fs *flag.FlagSet, command 
 	if err != nil {
 		return err
 	}
-	defer releasePane()
+	defer func() { releasePane() }()
 	store, err := control.ClaimName(state.Root(e.Getenv), cfg.Name, claim(f, cfg.Resume), e.Stdout, clock.Real{})
 	if err != nil {
 		return err
 	}
 	if pane.ID == "" {
 		if pane, err = newWindow(client, cfg); err != nil {
+			return err
+		}
+		if releasePane, err = claimPane(e, f, client, pane, cfg.Name); err != nil { // none can hold it yet; its watcher's claim
 			return err
 		}
 		fmt.Fprintf(e.Stdout, "[ralph] %s: looping window %s:%s (watch it with: tmux%s attach -t %s)\n",
