@@ -84,20 +84,18 @@ func (w *agentWatch) finishTyping(ctx context.Context) (ending, bool) {
 		return endNone, false
 	}
 	text := string(prompt)
-	if _, ok := w.hooks.record(agent.HookPromptSubmit); ok { // killed after the Enter that sent it
+	screen, err := w.pane.capture()
+	inBox := err == nil && agent.ShowsInput(screen, text)
+	// Killed after the Enter that sent it: its hook saw it, or an agent that shows no echo of a paste answered it.
+	if _, hooked := w.hooks.record(agent.HookPromptSubmit); hooked || !inBox && w.wroteAfterPrompt() {
 		w.rec.sayf("the agent took the prompt before the last watcher stopped")
 		w.took = true
 		w.rec.save()
 		return endNone, false
 	}
-	if screen, err := w.pane.capture(); err == nil && agent.ShowsInput(screen, text) {
+	if inBox {
 		text = "" // it is there: Enter alone
 		w.rec.sayf("the prompt is still in the input box; submitting it")
-	} else if w.wroteAfterPrompt() { // an agent that shows no echo of a paste answered it
-		w.rec.sayf("the agent took the prompt before the last watcher stopped")
-		w.took = true
-		w.rec.save()
-		return endNone, false
 	} else {
 		w.rec.sayf("the prompt did not reach the agent; typing it again")
 	}

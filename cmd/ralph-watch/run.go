@@ -144,7 +144,8 @@ func runLoop(ctx context.Context, e env, f *runFlags, fs *flag.FlagSet, command 
 
 // claimPane makes the pane this run loops its loop's (control.ClaimPane);
 // the release is for once the loop's watcher holds it. A watcher whose
-// starter claimed the pane for it, and a new window, need no claim.
+// starter claimed the pane for it needs no claim, nor a new window until it
+// is made (pane.ID "").
 func claimPane(e env, f *runFlags, client *tmux.Exec, pane tmux.Pane, name string) (func(), error) {
 	if e.Getenv(control.PaneClaimedEnv) != "" {
 		_ = os.Unsetenv(control.PaneClaimedEnv) // for this watcher alone, not the checks and hooks it runs
