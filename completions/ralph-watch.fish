@@ -176,7 +176,7 @@ complete -c ralph-watch -n '__ralph_watch_using run' -l iteration-timeout -x -d 
 complete -c ralph-watch -n '__ralph_watch_using run' -l max-time -x -d 'stop the loop after this long'
 complete -c ralph-watch -n '__ralph_watch_using run' -l restart-delay -x -d 'pause between iterations'
 complete -c ralph-watch -n '__ralph_watch_using run' -l detach -d 'run the watcher in the background and return'
-complete -c ralph-watch -n '__ralph_watch_using run' -l replace -d 'stop a loop of the same name and start afresh'
+complete -c ralph-watch -n '__ralph_watch_using run' -l replace -d 'stop a loop of the same name, or the loop of the pane, and start afresh'
 complete -c ralph-watch -n '__ralph_watch_using run' -l clean-state -d 'clear the state of a loop of the same name first'
 complete -c ralph-watch -n '__ralph_watch_using run' -l no-run -d 'prepare the pane and state without looping'
 complete -c ralph-watch -n '__ralph_watch_using run' -l tmux -d 'accepted for compatibility; loops always use tmux'

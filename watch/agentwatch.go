@@ -85,7 +85,16 @@ func (w *agentWatch) finishTyping(ctx context.Context) (ending, bool) {
 		return endNone, false
 	}
 	text := string(prompt)
-	if screen, err := w.pane.capture(); err == nil && agent.ShowsInput(screen, text) {
+	screen, err := w.pane.capture()
+	inBox := err == nil && agent.ShowsInput(screen, text)
+	// Killed after the Enter that sent it: its hook saw it, or an agent that shows no echo of a paste answered it.
+	if _, hooked := w.hooks.record(agent.HookPromptSubmit); hooked || !inBox && w.wroteAfterPrompt() {
+		w.rec.sayf("the agent took the prompt before the last watcher stopped")
+		w.took = true
+		w.rec.save()
+		return endNone, false
+	}
+	if inBox {
 		text = "" // it is there: Enter alone
 		w.rec.sayf("the prompt is still in the input box; submitting it")
 	} else {
@@ -114,6 +123,21 @@ func (w *agentWatch) doneSincePrompt() (string, bool) {
 		return match, true
 	}
 	return w.scanner.Flush()
+}
+
+// wroteAfterPrompt reports whether the pane holds text below the line the
+// prompt went in at (state.PromptLine): what the agent wrote once it took it.
+func (w *agentWatch) wroteAfterPrompt() bool {
+	pane, err := w.tmux.Pane(w.cfg.Pane)
+	if err != nil || w.rec.st.PromptLine == nil {
+		return false
+	}
+	start := *w.rec.st.PromptLine + 1 - pane.HistorySize
+	if start > pane.CursorY {
+		return false
+	}
+	text, err := w.tmux.Capture(tmux.CaptureRequest{Pane: w.cfg.Pane, Start: max(start, -pane.HistorySize), Join: true})
+	return err == nil && strings.TrimSpace(text) != ""
 }
 
 // markPrompt notes the pane's line the prompt goes in at (state.PromptLine).
@@ -189,12 +213,10 @@ type outcome struct {
 	untaken   bool      // type mode: the agent exited before it took the prompt
 }
 
-// run runs one iteration: end the old agent, respawn, deliver, watch.
+// run runs one iteration (its prompt saved in state.PromptCopy): end the
+// old agent, respawn, deliver, watch.
 func (w *agentWatch) run(ctx context.Context, prompt string) (r outcome) {
-	promptPath := w.rec.store.Path(state.PromptCopy)
-	if err := os.WriteFile(promptPath, []byte(prompt), 0o600); err != nil {
-		w.rec.warnf("save prompt: %v", err)
-	}
+	promptPath := w.rec.store.Path(state.PromptCopy) // the loop saved it there
 	pane, err := w.tmux.Pane(w.cfg.Pane)
 	if err == nil && !w.pane.same(pane) {
 		err = errNewServer

@@ -50,6 +50,7 @@ type Loop struct {
 
 	start     time.Time // when the loop first started: max time counts from it
 	turnEnded time.Time // when the last iteration's turn ended, for the turn gap
+	orphaned  bool      // resumed from a watcher that died (killed), not one that paused
 }
 
 // assemble makes the loop's parts, each given what it needs.
@@ -143,6 +144,7 @@ func (l *Loop) open() (Result, bool) {
 			l.rec.errorf("%v", err)
 			return Result{Code: words.ExitFailed, Reason: words.ReasonNoState}, false
 		}
+		l.orphaned = st.Status == state.Running
 		l.rec.resumeRun(st)
 		if t, err := time.ParseInLocation(state.TimeFormat, st.Started, time.Local); err == nil {
 			l.start = t // max-time counts from the loop's first start
@@ -162,6 +164,9 @@ func (l *Loop) open() (Result, bool) {
 	if err := l.pane.takeOver(); err != nil {
 		return l.lost(err), false
 	}
+	if l.Resume {
+		l.spend.recordCut()
+	}
 	return Result{}, true
 }
 
@@ -178,9 +183,13 @@ func (l *Loop) run(ctx context.Context) Result {
 		started, _ := time.ParseInLocation(state.TimeFormat, l.rec.st.LastIterationStarted, time.Local)
 		l.rec.sayf("resuming iteration %s", l.rec.progress())
 		var it outcome
-		if w := l.newWatch(""); l.rec.takePromptUntyped() && l.PromptMode == agent.ModeType {
+		untyped := l.rec.takePromptUntyped()
+		switch w := l.newWatch(""); {
+		case untyped && l.orphaned:
+			it = l.startAgain(ctx, started)
+		case untyped && l.PromptMode == agent.ModeType:
 			it = w.adoptUntyped(ctx, started)
-		} else {
+		default:
 			l.status.show(words.StatusRunning)
 			it = w.adopt(ctx, started)
 		}
@@ -208,6 +217,9 @@ func (l *Loop) run(ctx context.Context) Result {
 			CheckFailures: joinBlocks(l.tasks.feedback, l.after.feedback), Task: l.tasks.begin(n, text)}, l.CheckFailAction, l.IncludeIterationCount)
 		l.spend.begin(now)
 		l.rec.sayf("starting iteration %s", l.rec.progress())
+		if err := os.WriteFile(l.Store.Path(state.PromptCopy), []byte(prompt), 0o600); err != nil { // before the record: resume may deliver it
+			l.rec.warnf("save prompt: %v", err)
+		}
 		if err := l.rec.trySave(); err != nil { // no iteration runs that the record would not show
 			l.rec.errorf("cannot record iteration %d, stopping loop: %v", n, err)
 			return l.end(words.StatusFailed, words.ReasonStateUnwritable, words.ExitFailed)
@@ -224,6 +236,26 @@ func (l *Loop) run(ctx context.Context) Result {
 			return res
 		}
 	}
+}
+
+// startAgain starts afresh an iteration whose watcher died before its
+// prompt was typed: an agent it may have started never had the prompt, and
+// counting its idle screen as a turn would waste the iteration.
+func (l *Loop) startAgain(ctx context.Context, started time.Time) outcome {
+	prompt, err := os.ReadFile(l.Store.Path(state.PromptCopy))
+	if err != nil {
+		l.rec.warnf("the prompt of iteration %d is lost (%v); watching the agent", l.rec.iteration(), err)
+		l.status.show(words.StatusRunning)
+		return l.newWatch("").adopt(ctx, started)
+	}
+	l.rec.sayf("the prompt of iteration %d never reached the agent; starting its agent again", l.rec.iteration())
+	if l.PromptMode == agent.ModeType {
+		l.status.reason = l.readyWait()
+		l.status.show(words.StatusStarting)
+	} else {
+		l.status.show(words.StatusRunning)
+	}
+	return l.newWatch(nonce()).run(ctx, string(prompt))
 }
 
 // inProgress reports whether the state left an iteration started and not ended.

@@ -201,6 +201,32 @@ func (s *spending) record(runs []between.CheckRun) {
 	}
 }
 
+// recordCut writes the receipt of the iteration a restart cut short (its
+// tmux server went away; restore recorded its end) when it has none: what
+// its agent wrote, read from its session files as at any iteration's end.
+func (s *spending) recordCut() {
+	st := s.rec.st
+	if st.CurrentIteration == 0 || st.LastIterationEnded == "" || st.WaitingUntil != "" {
+		return
+	}
+	all, _ := receipt.Load(s.rec.store.Path(state.ReceiptsFile))
+	for _, r := range all {
+		if r.Iteration == st.CurrentIteration {
+			return
+		}
+	}
+	it := s.current()
+	it.recorded = true
+	r, err := s.read()
+	if err != nil {
+		s.rec.warnf("read the agent's session for iteration %d: %v", it.iteration, err)
+	}
+	if ended, err := time.ParseInLocation(state.TimeFormat, st.LastIterationEnded, time.Local); err == nil {
+		r.Ended = ended
+	}
+	s.rec.receipt(r)
+}
+
 // How long the loop waits, at most, for an agent to write the turn that
 // ended into its session file, and how it looks: Claude Code writes a
 // turn's last message there a moment after it shows it, and may run its

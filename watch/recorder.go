@@ -98,6 +98,8 @@ func (r *recorder) startIteration(now, lastTurnEnded time.Time) int {
 	st.LastIterationStarted, st.LastIterationEnded = state.Stamp(now), ""
 	st.Status = state.Running
 	st.WaitingUntil, st.DoneMatch, st.PromptLine, st.Error = "", "", nil, ""
+	// Until it is typed or given to the agent: a watcher killed before then leaves it for resume.
+	st.PromptUntyped, st.PromptPending = true, false
 	if !lastTurnEnded.IsZero() {
 		gap := now.Sub(lastTurnEnded).Milliseconds()
 		st.TurnGapMS = &gap
@@ -173,7 +175,9 @@ func (r *recorder) prepared() error {
 }
 
 // iterationEnded records when the iteration ended.
-func (r *recorder) iterationEnded(at time.Time) { r.st.LastIterationEnded = state.Stamp(at) }
+func (r *recorder) iterationEnded(at time.Time) {
+	r.st.LastIterationEnded, r.st.PromptUntyped = state.Stamp(at), false
+}
 
 // agentRunsOn records a loop that leaves its agent running mid-iteration:
 // the iteration is not over (unless the loop waits for a limit's reset and
@@ -226,7 +230,7 @@ func (r *recorder) unchanged(same bool) int {
 
 // promptAt records the pane's line the prompt goes in at (nil: unknown), and saves.
 func (r *recorder) promptAt(line *int) {
-	r.st.PromptLine = line
+	r.st.PromptLine, r.st.PromptUntyped = line, false
 	r.save()
 }
 
@@ -234,6 +238,9 @@ func (r *recorder) promptAt(line *int) {
 // meanwhile leaves it for the next to finish), and saves.
 func (r *recorder) promptPending(pending bool) {
 	r.st.PromptPending = pending
+	if pending { // typing began: the next watcher finishes it, never types it afresh
+		r.st.PromptUntyped = false
+	}
 	r.save()
 }
 

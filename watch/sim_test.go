@@ -74,6 +74,10 @@ func TestSimulatedLoops(t *testing.T) {
 					}
 				}()
 				simulate(t, seed)
+				simulateKilled(t, seed)
+				if seed%5 == 0 { // it waits in real time for a stopped watcher to go
+					simulateTwoLoops(t, seed)
+				}
 			})
 		}
 	})

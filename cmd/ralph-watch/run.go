@@ -20,6 +20,7 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
+	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
 	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
@@ -93,12 +94,20 @@ func runLoop(ctx context.Context, e env, f *runFlags, fs *flag.FlagSet, command 
 		return err
 	}
 	cfg.Resume = e.Getenv(control.ResumeEnv) == "1"
+	releasePane, err := claimPane(e, f, client, pane, cfg.Name)
+	if err != nil {
+		return err
+	}
+	defer func() { releasePane() }()
 	store, err := control.ClaimName(state.Root(e.Getenv), cfg.Name, claim(f, cfg.Resume), e.Stdout, clock.Real{})
 	if err != nil {
 		return err
 	}
 	if pane.ID == "" {
 		if pane, err = newWindow(client, cfg); err != nil {
+			return err
+		}
+		if releasePane, err = claimPane(e, f, client, pane, cfg.Name); err != nil { // none can hold it yet; its watcher's claim
 			return err
 		}
 		fmt.Fprintf(e.Stdout, "[ralph] %s: looping window %s:%s (watch it with: tmux%s attach -t %s)\n",
@@ -123,10 +132,11 @@ func runLoop(ctx context.Context, e env, f *runFlags, fs *flag.FlagSet, command 
 		return nil
 	}
 	if !cfg.Resume && (f.detach || insidePane(pane)) {
-		pid, err := control.StartWatcher(e.Executable, store, cfg.WatcherArgs, cfg.WatcherDir, false, append([]string{sourcesFor(sources)}, secrets...)...)
+		pid, err := control.StartWatcher(e.Executable, store, cfg.WatcherArgs, cfg.WatcherDir, false, append([]string{sourcesFor(sources), control.PaneClaimedEnv + "=1"}, secrets...)...)
 		if err != nil {
 			return err
 		}
+		control.AwaitWatcher(store, pid, clock.Real{}) // the pane stays claimed until its watcher holds the loop
 		fmt.Fprintf(e.Stdout, "[ralph] %s: looping pane %s in the background (watcher pid %d, log %s)\n",
 			cfg.Name, cfg.Pane, pid, store.Path(state.WatcherLog))
 		return nil
@@ -138,6 +148,7 @@ func runLoop(ctx context.Context, e env, f *runFlags, fs *flag.FlagSet, command 
 		return control.Errorf(words.ExitFailed, "%v", err)
 	}
 	defer store.Unlock()
+	releasePane() // the loop is held: a claim of its pane finds it live
 	wake := make(chan os.Signal, 1)
 	signal.Notify(wake, syscall.SIGUSR1)
 	defer signal.Stop(wake)
@@ -147,6 +158,26 @@ func runLoop(ctx context.Context, e env, f *runFlags, fs *flag.FlagSet, command 
 		return control.Errorf(res.Code, "")
 	}
 	return nil
+}
+
+// claimPane makes the pane this run loops its loop's (control.ClaimPane);
+// the release is for once the loop's watcher holds it. A watcher whose
+// starter claimed the pane for it needs no claim, nor a new window until it
+// is made (pane.ID "").
+func claimPane(e env, f *runFlags, client *tmux.Exec, pane tmux.Pane, name string) (func(), error) {
+	if e.Getenv(control.PaneClaimedEnv) != "" {
+		_ = os.Unsetenv(control.PaneClaimedEnv) // for this watcher alone, not the checks and hooks it runs
+		return func() {}, nil
+	}
+	if pane.ID == "" {
+		return func() {}, nil
+	}
+	socket, err := client.SocketPath()
+	if err != nil {
+		return nil, control.Errorf(words.ExitFailed, "find tmux socket: %v", err)
+	}
+	return control.ClaimPane(state.Root(e.Getenv), control.PaneOf{Socket: socket, ServerPID: pane.ServerPID, ID: pane.ID},
+		name, claim(f, false), e.Stdout, clock.Real{})
 }
 
 // claim is how this run takes its loop's name from an earlier loop of it.

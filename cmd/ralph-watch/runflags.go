@@ -61,7 +61,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.Var(durationFlag{&c.LimitWait}, "limit-wait", "wait after a usage limit whose reset time is not shown")
 	fs.BoolVar(&c.TurnHook, "turn-hook", c.TurnHook, "let the agent report the end of its turn by its own hook (Claude Code, Codex, Gemini CLI)")
 	fs.BoolVar(&f.detach, "detach", false, "run the watcher in the background and return")
-	fs.BoolVar(&f.replace, "replace", false, "stop a loop of the same name (watcher and agent) and start afresh")
+	fs.BoolVar(&f.replace, "replace", false, "stop a loop of the same name, or the loop of the pane (watcher and agent), and start afresh")
 	fs.BoolVar(&f.cleanState, "clean-state", false, "clear the state of a loop of the same name first")
 	fs.BoolVar(&f.noRun, "no-run", false, "prepare the pane and state without looping ('resume NAME' starts it)")
 	fs.BoolVar(&f.tmuxNoOp, "tmux", false, "accepted for compatibility; loops always use tmux")

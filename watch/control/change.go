@@ -84,6 +84,7 @@ func Stop(l *Loop, kill bool, out io.Writer, clk clock.Clock) error {
 			return Errorf(words.ExitFailed, "the watcher of '%s' did not answer the stop request", l.Name)
 		}
 	} else {
+		recordStopped(l, clk.Now()) // before its agent may be ended: the receipt a watcher would have written
 		if err := withoutWatcher(l, func(st *state.State) {
 			reason := map[bool]words.Reason{false: words.ReasonStopped, true: words.ReasonKilled}[kill]
 			reason.Write(st)

@@ -168,11 +168,27 @@ func (r Rearm) rearm(l *Loop) (where string, pid int, err error) {
 	case r.Target != "":
 		return "", 0, Errorf(words.ExitUsage, "loop '%s' still has its pane %s; -t is for a loop whose pane is gone", l.Name, l.State.PaneID)
 	}
-	if pid, err = StartWatcher(r.Executable, l.Store, l.State.WatcherArgs, l.State.WatcherDir, true); err != nil {
+	releasePane, err := r.claimPane(l)
+	if err != nil {
+		return "", 0, err
+	}
+	defer releasePane()
+	if pid, err = StartWatcher(r.Executable, l.Store, l.State.WatcherArgs, l.State.WatcherDir, true, PaneClaimedEnv+"=1"); err != nil {
 		return "", 0, err
 	}
 	waitFor(l, r.Clock, exitWait, func(*state.State) bool { return l.Store.Locked() })
 	return where, pid, nil
+}
+
+// claimPane claims the loop's pane for its watcher (ClaimPane), refusing
+// one another live loop holds.
+func (r Rearm) claimPane(l *Loop) (func(), error) {
+	p, err := l.Tmux.Pane(l.State.PaneID)
+	if err != nil {
+		return nil, Errorf(words.ExitFailed, "find pane %s: %v", l.State.PaneID, err)
+	}
+	socket := l.State.TmuxSocket
+	return ClaimPane(filepath.Dir(l.Store.Dir), PaneOf{Socket: socket, ServerPID: p.ServerPID, ID: p.ID}, l.Name, ClaimResume, io.Discard, r.Clock)
 }
 
 // holdRearm takes the loop's re-arm lock and returns its release; nil when
@@ -268,7 +284,7 @@ func (r Rearm) target(l *Loop) (tmux.Pane, error) {
 func (r Rearm) free(l *Loop, p tmux.Pane) error {
 	if live, _, _ := l.Tmux.PaneOption(p.ID, words.OptionLive); live == "1" {
 		other, _, _ := l.Tmux.PaneOption(p.ID, words.OptionName)
-		return Errorf(words.ExitUsage, "pane %s is looped by '%s'", p.ID, other)
+		return LoopedBy(p.ID, other, ClaimResume)
 	}
 	if r.Inside != nil && r.Inside(p) {
 		return Errorf(words.ExitUsage, "pane %s runs this command, which its respawn would end; resume from another pane", p.ID)

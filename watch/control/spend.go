@@ -3,8 +3,12 @@ package control
 import (
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
+	"time"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 )
@@ -63,6 +67,59 @@ func writeSpend(w io.Writer, l *Loop) {
 		return
 	}
 	fmt.Fprintf(w, "Budget: %s (spent %d tokens, %s)\n", b, spent.Tokens, receipt.Dollars(spent.CostUSD))
+}
+
+// recordStopped writes the receipt of the iteration a loop was in when it
+// was stopped with no watcher (its watcher was killed): what its agent
+// wrote to its session files since the iteration began, read as a watcher
+// reads it (in the environment of the agent's processes, else the command's
+// NAME=value words, else this command's), priced as the loop prices.
+func recordStopped(l *Loop, now time.Time) {
+	st := l.State
+	since, err := time.ParseInLocation(state.TimeFormat, st.LastIterationStarted, time.Local)
+	if l.Store == nil || st.CurrentIteration == 0 || st.LastIterationEnded != "" || err != nil {
+		return
+	}
+	for _, r := range l.Receipts() {
+		if r.Iteration == st.CurrentIteration {
+			return
+		}
+	}
+	var envs [][]string
+	if p, err := l.Tmux.Pane(st.PaneID); err == nil && l.Pane == PaneRunning {
+		envs = agent.Environs(p.PID)
+	}
+	envs = append(envs, agent.CommandEnv(st.Command, false), nil)
+	transcript, _ := os.ReadFile(l.Store.Path(state.TranscriptFile))
+	session := receipt.Session{Agent: st.Agent, Dir: folderOf(st), Transcript: strings.TrimSpace(string(transcript)), Since: since}
+	r := receipt.Receipt{Iteration: st.CurrentIteration, Agent: st.Agent, Started: since, Ended: now}
+	for _, env := range envs {
+		session.Getenv = agent.Getenv(env, os.Getenv)
+		if u, source, err := session.Read(); source != "" && err == nil {
+			r.Usage, r.Source = u, source
+			break
+		}
+	}
+	r = r.Priced(pricesOf(st))
+	if err := receipt.Append(l.Store.Path(state.ReceiptsFile), r); err == nil {
+		_ = l.Store.Log(now, "COST", r.LogLine())
+	}
+}
+
+// pricesOf are the prices a loop was started with (its --prices file over
+// the built-in table).
+func pricesOf(st *state.State) receipt.Prices {
+	for _, a := range st.WatcherArgs {
+		if file, ok := strings.CutPrefix(a, "--prices="); ok {
+			if !filepath.IsAbs(file) {
+				file = filepath.Join(st.WatcherDir, file)
+			}
+			if p, err := receipt.LoadPrices(file); err == nil {
+				return p
+			}
+		}
+	}
+	return receipt.DefaultPrices
 }
 
 // spentText is a total in words: "120034 tokens, $0.42".

@@ -1,6 +1,7 @@
 package control
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -41,8 +42,19 @@ func StartWatcher(executable func() (string, error), store *state.Store, args []
 	if err := cmd.Start(); err != nil {
 		return 0, Errorf(words.ExitFailed, "start watcher: %v", err)
 	}
-	pid := cmd.Process.Pid
-	return pid, cmd.Process.Release()
+	go cmd.Wait() // reaped when it ends, so AwaitWatcher sees it gone
+	return cmd.Process.Pid, nil
+}
+
+// AwaitWatcher waits until the watcher pid holds the loop of store, or has
+// ended, for at most answerWait: a claim held until then stays decided.
+func AwaitWatcher(store *state.Store, pid int, clk clock.Clock) {
+	for deadline := clk.Now().Add(answerWait); clk.Now().Before(deadline); {
+		if store.Locked() || syscall.Kill(pid, 0) != nil {
+			return
+		}
+		clock.Sleep(context.Background(), clk, lookEvery)
+	}
 }
 
 // Claim is how a run takes its loop's name from an earlier loop of that name.

@@ -82,12 +82,19 @@ func Load(path string) ([]Receipt, error) {
 	return receipts, err
 }
 
+// Unpriced reports whether the receipt's cost is unknown: its agent
+// reported usage of a model whose price is not known. One that reported
+// nothing (an iteration interrupted before its agent wrote a turn) spent
+// nothing the loop can see, and leaves a total's cost known.
+func (r Receipt) Unpriced() bool { return r.Source != "" && r.CostUSD == nil }
+
 // Total sums receipts into one: usage, changes and checks added, the last
 // iteration's number, the first start and the last end. Its cost is known
-// only when every receipt's is; its source is set when any reported usage.
+// when some receipt reported usage and none is Unpriced; its source is set
+// when any reported usage.
 func Total(receipts []Receipt) Receipt {
 	var t Receipt
-	costKnown := len(receipts) > 0
+	costKnown := true
 	var usd float64
 	for i, r := range receipts {
 		if i == 0 || r.Started.Before(t.Started) {
@@ -104,9 +111,9 @@ func Total(receipts []Receipt) Receipt {
 			t.Source = r.Source
 		}
 		t.Usage = t.Usage.Add(r.Usage)
-		if r.CostUSD == nil {
+		if r.Unpriced() {
 			costKnown = false
-		} else {
+		} else if r.CostUSD != nil {
 			usd += *r.CostUSD
 		}
 		t.Changes = t.Changes.Add(r.Changes)
@@ -118,7 +125,7 @@ func Total(receipts []Receipt) Receipt {
 			t.Checks.Failed += r.Checks.Failed
 		}
 	}
-	if costKnown {
+	if costKnown && t.Source != "" {
 		t.CostUSD = &usd
 	}
 	return t

@@ -96,8 +96,16 @@ func TestReceiptsSurviveTheFileAndAddUp(t *testing.T) {
 	if total.CostUSD == nil || *total.CostUSD != *first.CostUSD+*second.CostUSD {
 		t.Errorf("total cost %v", total.CostUSD)
 	}
-	if unpriced := Total([]Receipt{first, {Iteration: 2}}); unpriced.CostUSD != nil {
-		t.Errorf("a receipt without a cost left the total's known: %v", *unpriced.CostUSD)
+	unknown := Receipt{Iteration: 2, Source: "/t.jsonl", Usage: oneModel("a-model-of-no-price", Tokens{Input: 5})}.Priced(DefaultPrices)
+	if unpriced := Total([]Receipt{first, unknown}); unpriced.CostUSD != nil {
+		t.Errorf("a receipt of a model of unknown price left the total's cost known: %v", *unpriced.CostUSD)
+	}
+	// An iteration cut short before its agent wrote a turn reported nothing: the total stays known.
+	if cut := Total([]Receipt{first, {Iteration: 2}}); cut.CostUSD == nil || *cut.CostUSD != *first.CostUSD {
+		t.Errorf("a receipt that reported nothing made the total's cost %v, want %v", cut.CostUSD, *first.CostUSD)
+	}
+	if none := Total([]Receipt{{Iteration: 1}, {Iteration: 2}}); none.CostUSD != nil {
+		t.Errorf("receipts that reported nothing have a cost: %v", *none.CostUSD)
 	}
 	if first.Usage.Models["claude-haiku-4-5"] != (Tokens{}) {
 		t.Error("Total changed a receipt's usage")

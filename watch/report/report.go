@@ -314,12 +314,9 @@ func (p *page) table() {
 			if r.CostUSD != nil {
 				cost = receipt.Dollars(*r.CostUSD)
 				sum += *r.CostUSD
-			} else {
-				known = false
 			}
+			known = known && !r.Unpriced() // as the header's total: a receipt that reported nothing spent nothing seen
 			changes = fmt.Sprintf("%d files +%d &minus;%d", r.Changes.Files, r.Changes.Insertions, r.Changes.Deletions)
-		} else {
-			known = false
 		}
 		if known {
 			so = receipt.Dollars(sum)

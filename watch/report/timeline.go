@@ -50,11 +50,10 @@ func (p *page) timeline() {
 	budget := p.run.State.MaxCostUSD
 	var cum []float64
 	var sum float64
-	costKnown := false
+	costKnown := p.run.Total().CostUSD != nil // as the header says it
 	for _, it := range its {
 		if r := it.Receipt; r != nil && r.CostUSD != nil {
 			sum += *r.CostUSD
-			costKnown = true
 		}
 		cum = append(cum, sum)
 	}

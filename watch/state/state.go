@@ -86,8 +86,9 @@ type State struct {
 	// EndCommand runs in the pane when the loop ends with its agent gone
 	// ("" or "none": the pane is left as it is).
 	EndCommand string `json:"end_command,omitempty"`
-	// PromptUntyped: the loop was paused in an iteration before its prompt
-	// was typed; resume types it into the agent.
+	// PromptUntyped: the iteration's prompt is not typed (or given) yet: set
+	// when it starts, so a watcher killed before then leaves it for resume
+	// to deliver, and when a pause came first; resume types it into the agent.
 	PromptUntyped bool `json:"prompt_untyped,omitempty"`
 	// RemainOnExit is the pane's own remain-on-exit before the loop took it
 	// (the loop sets it on), given back when the loop ends; a resumed watcher
