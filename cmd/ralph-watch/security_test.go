@@ -54,7 +54,13 @@ func TestNothingFromPathsPromptsOrCheckOutputReachesAShellAndOnlyTheGivenPaneIsT
 			}
 		}
 	}
-	names, _ := os.ReadDir(filepath.Join(c.srv.Dir, "state"))
+	var names []os.DirEntry
+	all, _ := os.ReadDir(filepath.Join(c.srv.Dir, "state"))
+	for _, d := range all {
+		if !strings.HasPrefix(d.Name(), ".") { // .panes: the panes' claims
+			names = append(names, d)
+		}
+	}
 	if len(names) != 1 || !control.ValidName(names[0].Name()) {
 		t.Fatalf("state folders %v, want one with a valid name", names)
 	}

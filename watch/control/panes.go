@@ -39,12 +39,12 @@ type PaneOf struct {
 // the loop, so that two starts at the same moment cannot both win.
 func ClaimPane(root string, pane PaneOf, name string, how Claim, out io.Writer, clk clock.Clock) (release func(), err error) {
 	dir := filepath.Join(root, panesDir)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, Errorf(words.ExitFailed, "claim pane %s: %v", pane.ID, err)
+	if err := os.MkdirAll(dir, 0o700); err != nil { // before anything is spawned: a usage error, as state.Open says
+		return nil, Errorf(words.ExitUsage, "%v", state.Unwritable(root, err))
 	}
 	f, err := os.OpenFile(filepath.Join(dir, claimFile(pane)), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
-		return nil, Errorf(words.ExitFailed, "claim pane %s: %v", pane.ID, err)
+		return nil, Errorf(words.ExitUsage, "%v", state.Unwritable(root, err))
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil { // a claim is decided in well under a second
 		f.Close()

@@ -357,13 +357,18 @@ func Open(root, name string) (*Store, error) {
 		}
 	}
 	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err // the folder is named once
-		}
-		return nil, fmt.Errorf("cannot write the state folder %s: %w (RALPH_STATE_DIR chooses another)", dir, err)
+		return nil, Unwritable(dir, err)
 	}
 	return &Store{Dir: dir}, nil
+}
+
+// Unwritable says that the state folder dir cannot be written, and why.
+func Unwritable(dir string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err // the folder is named once
+	}
+	return fmt.Errorf("cannot write the state folder %s: %w (RALPH_STATE_DIR chooses another)", dir, err)
 }
 
 // Path is a file in the loop's folder.
