@@ -34,7 +34,7 @@ type Config struct {
 	WatcherArgs []string // the run arguments, recorded so resume can start the watcher again
 	WatcherDir  string   // the folder they were given in
 	// BeatEvery is how often the watcher tells the status line it lives
-	// (@ralph-beat, unix seconds, while the loop goes on); 0: never.
+	// (@ralph-beat) when the server cannot hold its lifeline; 0: neither.
 	BeatEvery time.Duration
 
 	DonePattern         *regexp.Regexp // nil: none
