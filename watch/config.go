@@ -109,9 +109,9 @@ func (c *Config) Criterion() bool { return c.DonePattern != nil || c.DoneFile !=
 // Tunables of delivery that are not flags (yet).
 const (
 	killGrace      = 3 * time.Second
-	heartbeatEvery = 10 * time.Second
-	checkEvery     = 5 * time.Second // Config.CheckEvery's default (each wake costs)
-	budgetEvery    = 5 * time.Second // Config.BudgetEvery's default: a session file can be megabytes, a few seconds late is soon enough
+	heartbeatEvery = 30 * time.Second // state.json's heartbeat: each save costs an fsync, the most of an idle watcher's CPU
+	checkEvery     = 5 * time.Second  // Config.CheckEvery's default (each wake costs)
+	budgetEvery    = 5 * time.Second  // Config.BudgetEvery's default: a session file can be megabytes, a few seconds late is soon enough
 	maxFailures    = 5
 	quietAfter     = 15 * time.Millisecond  // output paused this long: judge held-back lines
 	maxLimitWait   = 8 * 24 * time.Hour     // a reset further off is misread
