@@ -230,7 +230,7 @@ func Main(m *testing.M) int {
 		return 2
 	}
 	if linkDir != "" {
-		defer os.RemoveAll(linkDir)
+		defer func() { _ = os.RemoveAll(linkDir) }()
 	}
 	if path, err := exec.LookPath("tmux"); err == nil {
 		version, _ := exec.Command(path, "-V").Output()
