@@ -109,8 +109,9 @@ type lifeliner interface {
 	Lifeline(path, command string) (*os.File, error)
 }
 
-// holdLifeline has the server hold the watcher's lifeline and stops the
-// beat the status line shows; nil when the server cannot hold one.
+// holdLifeline has the server hold the watcher's lifeline and unsets the
+// beat (the lifeline writes it once the watcher is gone); nil when the
+// server cannot hold one.
 func (s *statusLine) holdLifeline() *os.File {
 	client, ok := s.tmux.(lifeliner)
 	if !ok {
