@@ -27,8 +27,9 @@ set_status_defaults() {
 	done
 	# Expands to #{@ralph-style-running} for a running loop; a second
 	# expansion reads that option (tmux does not look up a name it built).
-	# A live loop whose watcher died (kill -9) shows as stale: its watcher
-	# renews @ralph-beat (unix seconds) every 2 s; T: expands %s, the time.
+	# A live loop whose watcher died (kill -9) shows as stale: the watcher's
+	# lifeline sets @ralph-beat (unix seconds) when it is gone (a watcher
+	# whose server cannot hold one renews it every 2 s); T: expands %s, the time.
 	set_default @ralph-style-stale fg=red
 	set_default @ralph-beat-timeout 10
 	tmux set-option -gq @ralph-stale '#{?@ralph-beat,#{e|>:#{e|-|:%s,#{@ralph-beat}},#{@ralph-beat-timeout}},0}'

@@ -37,7 +37,8 @@ type figure struct {
 var figureList = []figure{
 	{"idle_cpu_pane", "idle CPU per pane (watcher+server)", "ms/min", "<= 1/10 of reference",
 		func(w, r Summary) bool { return w.Median <= r.Median/10 }},
-	{"idle_cpu_watcher", "  of which the watcher", "ms/min", "", nil},
+	{"idle_cpu_watcher", "  of which the watcher (reference: the seed's monitor)", "ms/min", "<= 1/20 of reference",
+		func(w, r Summary) bool { return w.Median <= r.Median/20 }},
 	{"idle_cpu_server", "  of which the tmux server", "ms/min", "", nil},
 	{"done_latency_ms", "done latency", "ms", "p50 <= 50, p90 <= 250",
 		func(w, r Summary) bool { return w.Median <= 50 && w.P90 <= 250 }},

@@ -116,10 +116,21 @@ require_live_loop() {
 # are live is the watcher's to say, never a list here).
 # shellcheck disable=SC2034 # the loop_ variables are the answer
 read_loop() {
-	local sep=$'\x1f' # fields may be empty: a separator read does not merge
-	IFS="$sep" read -r loop_name loop_live loop_state loop_reason < <(
-		tmux display-message -p -t "$1" "#{@ralph-name}$sep#{@ralph-live}$sep#{@ralph-state}$sep#{@ralph-reason}" 2>/dev/null
-	)
+	split_fields "$(tmux display-message -p -t "$1" $'#{@ralph-name}\t#{@ralph-live}\t#{@ralph-state}\t#{@ralph-reason}' 2>/dev/null)"
+	loop_name="${FIELDS[0]}" loop_live="${FIELDS[1]:-}" loop_state="${FIELDS[2]:-}" loop_reason="${FIELDS[3]:-}"
+}
+
+# split_fields LINE: FIELDS, the fields of a format that tmux printed with a
+# tab between them, empty ones kept (read merges runs of tabs). A tab: tmux
+# 3.4 and later print every other control character as \NNN.
+split_fields() {
+	local rest="$1"
+	FIELDS=()
+	while [[ "$rest" == *$'\t'* ]]; do
+		FIELDS+=("${rest%%$'\t'*}")
+		rest="${rest#*$'\t'}"
+	done
+	FIELDS+=("$rest")
 }
 
 # loop_ending: how the pane's ended loop ended (its reason, else its state).

@@ -20,13 +20,14 @@ open() {
 # keeps, as arrays indexed alike: ids, places (session:window.pane), names,
 # lives, states, statuses, reasons.
 read_loops() {
-	local sep=$'\x1f' id place name live state status reason
+	local line
 	ids=() places=() names=() lives=() states=() statuses=() reasons=()
-	while IFS="$sep" read -r id place name live state status reason; do
-		[ -n "$name" ] || continue
-		ids+=("$id") places+=("$place") names+=("$name") lives+=("$live")
-		states+=("$state") statuses+=("$status") reasons+=("$reason")
-	done < <(tmux list-panes -a -F "#{pane_id}$sep#{session_name}:#{window_index}.#{pane_index}$sep#{@ralph-name}$sep#{@ralph-live}$sep#{@ralph-state}$sep#{@ralph-status}$sep#{@ralph-reason}" 2>/dev/null)
+	while IFS= read -r line; do
+		split_fields "$line"
+		[ -n "${FIELDS[2]:-}" ] || continue
+		ids+=("${FIELDS[0]}") places+=("${FIELDS[1]}") names+=("${FIELDS[2]}") lives+=("${FIELDS[3]:-}")
+		states+=("${FIELDS[4]:-}") statuses+=("${FIELDS[5]:-}") reasons+=("${FIELDS[6]:-}")
+	done < <(tmux list-panes -a -F $'#{pane_id}\t#{session_name}:#{window_index}.#{pane_index}\t#{@ralph-name}\t#{@ralph-live}\t#{@ralph-state}\t#{@ralph-status}\t#{@ralph-reason}' 2>/dev/null)
 }
 
 # draw: the list with the chosen loop marked, then the chosen loop's state,

@@ -152,3 +152,36 @@ func (p *plugin) ralphWatch(args ...string) *exec.Cmd {
 	cmd.Env = p.srv.Env
 	return cmd
 }
+
+// The keys read a pane's loop from its options in one tmux call, fields
+// apart: on every tmux each field arrives whole, an empty one kept (tmux
+// 3.4 and later print a control character as \NNN, so a separator of one
+// read everything as the loop's name, and the pause and stop keys called a
+// live loop ended).
+func TestTheKeysReadALoopsOptionsWholeOnEveryTmux(t *testing.T) {
+	t.Parallel()
+	srv := tmuxtest.Start(t)
+	pane := srv.NewPane()
+	read := func() string {
+		t.Helper()
+		cmd := exec.Command("bash", "-c", `source ./helpers.sh; read_loop "$1"; printf '%s|' "$loop_name" "$loop_live" "$loop_state" "$loop_reason"`, "bash", pane)
+		cmd.Env = append(append([]string(nil), srv.Env...), "TMUX="+srv.Socket+",0,0")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("read_loop: %v: %s", err, out)
+		}
+		return string(out)
+	}
+	if got := read(); got != "||||" {
+		t.Errorf("a pane without a loop reads %q, want every field empty", got)
+	}
+	loopOptions(srv, pane, map[string]string{"@ralph-name": "my-loop", "@ralph-live": "1", "@ralph-state": "needs-input",
+		"@ralph-reason": "an answer in the pane (the agent is asking: a | b)"})
+	if got, want := read(), "my-loop|1|needs-input|an answer in the pane (the agent is asking: a | b)|"; got != want {
+		t.Errorf("a live loop reads %q, want %q", got, want)
+	}
+	loopOptions(srv, pane, map[string]string{"@ralph-live": "", "@ralph-state": "stopped", "@ralph-reason": ""})
+	if got, want := read(), "my-loop||stopped||"; got != want {
+		t.Errorf("an ended loop reads %q, want %q", got, want)
+	}
+}

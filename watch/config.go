@@ -35,7 +35,7 @@ type Config struct {
 	WatcherArgs []string // the run arguments, recorded so resume can start the watcher again
 	WatcherDir  string   // the folder they were given in
 	// BeatEvery is how often the watcher tells the status line it lives
-	// (@ralph-beat, unix seconds, while the loop goes on); 0: never.
+	// (@ralph-beat) when the server cannot hold its lifeline; 0: neither.
 	BeatEvery time.Duration
 
 	DonePattern         *regexp.Regexp // nil: none
@@ -121,9 +121,9 @@ func (c *Config) Criterion() bool {
 // Tunables of delivery that are not flags (yet).
 const (
 	killGrace      = 3 * time.Second
-	heartbeatEvery = 10 * time.Second
-	checkEvery     = 5 * time.Second // Config.CheckEvery's default (each wake costs)
-	budgetEvery    = 5 * time.Second // Config.BudgetEvery's default: a session file can be megabytes, a few seconds late is soon enough
+	heartbeatEvery = 30 * time.Second // state.json's heartbeat: each save costs an fsync, the most of an idle watcher's CPU
+	checkEvery     = 5 * time.Second  // Config.CheckEvery's default (each wake costs)
+	budgetEvery    = 5 * time.Second  // Config.BudgetEvery's default: a session file can be megabytes, a few seconds late is soon enough
 	maxFailures    = 5
 	quietAfter     = 15 * time.Millisecond  // output paused this long: judge held-back lines
 	maxLimitWait   = 8 * 24 * time.Hour     // a reset further off is misread

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/ended"
+	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
 	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
@@ -30,6 +31,7 @@ type statusLine struct {
 
 	beatMu  sync.Mutex // one writer of @ralph-beat at a time: the beat never outlives the loop's status
 	beating bool       // the status shown is one a running watcher beats for
+	held    bool       // the server holds the watcher's lifeline: no beat needs renewing
 }
 
 // show records the loop's status in its state (saved) and mirrors it
@@ -57,7 +59,7 @@ func (s *statusLine) show(status words.Status) {
 	}
 	s.rec.status(status, shown.Reason, now)
 	s.beatMu.Lock()
-	if s.beating = s.cfg.BeatEvery > 0 && status.Live() && status != words.StatusPaused; s.beating {
+	if s.beating = s.cfg.BeatEvery > 0 && status.Live() && status != words.StatusPaused; s.beating && !s.held {
 		shown.Beat = time.Now() // the status line compares it with its own clock
 	}
 	_ = s.tmux.SetPaneOptions(s.cfg.Pane, shown.Options())
@@ -68,9 +70,12 @@ func (s *statusLine) show(status words.Status) {
 	}
 }
 
-// beat writes @ralph-beat every BeatEvery while the loop shows a status its
-// watcher beats for, until stop: a watcher that dies (kill -9) leaves a beat
-// that grows old, and the status line, comparing it with the time, says so.
+// beat tells the status line, until stop, that a watcher runs the loop
+// while it shows a status its watcher beats for: a watcher that dies (kill
+// -9) leaves a beat that grows old, and the status line, comparing it with
+// the time, says so. The server holds the watcher's lifeline, which writes
+// that beat when the watcher is gone and costs nothing before; a server
+// that cannot hold one gets a beat every BeatEvery instead.
 func (s *statusLine) beat() (stop func()) {
 	if s.cfg.BeatEvery <= 0 {
 		return func() {}
@@ -78,6 +83,11 @@ func (s *statusLine) beat() (stop func()) {
 	done, over := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(over)
+		if line := s.holdLifeline(); line != nil {
+			<-done
+			line.Close()
+			return
+		}
 		tick := time.NewTicker(s.cfg.BeatEvery) // the wall clock: the status line's is one
 		defer tick.Stop()
 		for {
@@ -94,6 +104,42 @@ func (s *statusLine) beat() (stop func()) {
 		}
 	}()
 	return func() { close(done); <-over }
+}
+
+// lifeliner is a tmux client whose server can hold a lifeline (tmux.Exec).
+type lifeliner interface {
+	Lifeline(path, command string) (*os.File, error)
+}
+
+// holdLifeline has the server hold the watcher's lifeline and unsets the
+// beat (the lifeline writes it once the watcher is gone); nil when the
+// server cannot hold one.
+func (s *statusLine) holdLifeline() *os.File {
+	client, ok := s.tmux.(lifeliner)
+	if !ok {
+		return nil
+	}
+	line, err := client.Lifeline(s.rec.store.Path(state.LifelineFIFO), gone(s.cfg.Pane, s.cfg.Name))
+	if err != nil {
+		s.rec.warnf("the status line will hear of this watcher every %s instead: %v", s.cfg.BeatEvery, err)
+		return nil
+	}
+	s.beatMu.Lock()
+	s.held = true
+	if s.beating {
+		_ = s.tmux.SetPaneOptions(s.cfg.Pane, []tmux.Option{{Name: words.OptionBeat, Value: ""}})
+	}
+	s.beatMu.Unlock()
+	return line
+}
+
+// gone is the tmux command the server runs when a watcher's lifeline
+// ends: while the pane still shows that loop live and not paused, its beat
+// becomes that moment (#{T:…} is read when the command runs).
+func gone(pane, name string) string {
+	still := fmt.Sprintf("#{&&:#{==:#{%s},%s},#{&&:#{%s},#{!=:#{%s},%s}}}",
+		words.OptionName, name, words.OptionLive, words.OptionState, words.StatusPaused)
+	return fmt.Sprintf(`if-shell -F -t %s '%s' "set-option -p -t %s -F %s '#{T:#{l:%%s}}'"`, pane, still, pane, words.OptionBeat)
 }
 
 // NotifyOption is the global tmux option holding a shell command run when a

@@ -10,6 +10,7 @@ const (
 	PromptCopy     = "prompt.txt"           // the prompt as delivered this iteration
 	LastScreen     = "last-screen.txt"      // the pane's screen when the loop ended
 	OutputFIFO     = "output.fifo"          // the pane's output, through pipe-pane
+	LifelineFIFO   = "lifeline.fifo"        // held open by the live watcher: its end tells the tmux server it is gone
 	ClaudeSettings = "claude-settings.json" // the hooks given to Claude Code with --settings
 	GeminiHome     = "gemini-home"          // Gemini CLI's home for the loop: links to the person's, settings with hooks
 	OpenCodePlugin = "opencode-plugin.js"   // the plugin that reports OpenCode's events

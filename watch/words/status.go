@@ -202,17 +202,19 @@ const (
 	OptionEnded     = "@ralph-ended"
 	OptionCost      = "@ralph-cost"  // the loop's spend so far: "58k tok $1.20"
 	OptionTasks     = "@ralph-tasks" // the plan's tasks done of all: "4/12"
-	// OptionBeat is when the loop's watcher last said it lives (unix
-	// seconds), renewed every few seconds while it runs: the status line
-	// marks a live loop whose beat grew old (@ralph-beat-timeout).
+	// OptionBeat is when the loop's watcher was last known to live (unix
+	// seconds): set by its lifeline when it is gone, unset while it runs
+	// (renewed every DefaultBeatEvery by a watcher without a lifeline). The
+	// status line marks a live loop whose beat grew old (@ralph-beat-timeout).
 	OptionBeat = "@ralph-beat"
 	// LingerOption is the global option: seconds an ended loop's pane
 	// options stay (default DefaultLinger; 0 keeps them).
 	LingerOption = "@ralph-ended-linger"
 )
 
-// DefaultBeatEvery is how often a watcher renews @ralph-beat; the plugin's
-// @ralph-beat-timeout (10 s) leaves room for a few late beats.
+// DefaultBeatEvery is how often a watcher whose server cannot hold its
+// lifeline renews @ralph-beat; the plugin's @ralph-beat-timeout (10 s)
+// leaves room for a few late beats.
 const DefaultBeatEvery = 2 * time.Second
 
 // DefaultLinger is how long an ended loop stays in the status line.

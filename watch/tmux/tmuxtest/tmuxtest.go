@@ -34,12 +34,46 @@ type Server struct {
 
 var serial atomic.Int64
 
-// Require skips the test when tmux is not installed.
+// TmuxVar names the tmux the tests run (a path); unset, the tmux on PATH.
+const TmuxVar = "RALPH_TEST_TMUX"
+
+// Require skips the test when tmux is not installed, and fails it when
+// TmuxVar names one that its package's tests do not run (without Main).
 func Require(t testing.TB) {
 	t.Helper()
+	if os.Getenv(TmuxVar) != "" && !inMain.Load() {
+		t.Fatalf("%s is set: the package's TestMain must run its tests with tmuxtest.Main, which puts that tmux first on PATH", TmuxVar)
+	}
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux not installed")
 	}
+}
+
+// useTestTmux puts a folder holding a link named tmux to the TmuxVar tmux
+// first on PATH, for this process and every child (the plugin's scripts and
+// the agents' wrappers run plain tmux), and returns that folder ("" when
+// TmuxVar is unset).
+func useTestTmux() (string, error) {
+	want := os.Getenv(TmuxVar)
+	if want == "" {
+		return "", nil
+	}
+	path, err := filepath.Abs(want)
+	if err != nil {
+		return "", err
+	}
+	if info, err := os.Stat(path); err != nil || info.IsDir() || info.Mode()&0o111 == 0 {
+		return "", fmt.Errorf("%s=%s is no executable tmux", TmuxVar, want)
+	}
+	dir, err := os.MkdirTemp("", "ralph-tmux-")
+	if err != nil {
+		return "", err
+	}
+	if err := os.Symlink(path, filepath.Join(dir, "tmux")); err != nil {
+		_ = os.RemoveAll(dir)
+		return "", err
+	}
+	return dir, os.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
 }
 
 // Start starts a server with one session "main" of the given size.
@@ -183,12 +217,28 @@ var (
 	inMain  atomic.Bool // Main runs the tests: binDir is removed at their end
 )
 
-// Main runs a package's tests and then removes what Build built: a
-// package whose tests call Build has
+// Main runs a package's tests with the tmux TmuxVar names (else the one
+// on PATH), saying which first, and then removes what Build built: a
+// package whose tests start tmux or call Build has
 //
 //	func TestMain(m *testing.M) { os.Exit(tmuxtest.Main(m)) }
 func Main(m *testing.M) int {
 	inMain.Store(true)
+	linkDir, err := useTestTmux()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "tmuxtest:", err)
+		return 2
+	}
+	if linkDir != "" {
+		defer func() { _ = os.RemoveAll(linkDir) }()
+	}
+	if path, err := exec.LookPath("tmux"); err == nil {
+		version, _ := exec.Command(path, "-V").Output()
+		if real, err := filepath.EvalSymlinks(path); err == nil {
+			path = real // the tmux itself, not the link to it
+		}
+		fmt.Printf("tmuxtest: %s (%s)\n", strings.TrimSpace(string(version)), path)
+	}
 	code := m.Run()
 	buildMu.Lock()
 	defer buildMu.Unlock()
