@@ -111,7 +111,7 @@ func iterationOf(term *tmuxfake.Term) int {
 	n := 0
 	for _, e := range term.Env {
 		if v, ok := strings.CutPrefix(e, "RALPH_ITERATION="); ok {
-			fmt.Sscanf(v, "%d", &n)
+			_, _ = fmt.Sscanf(v, "%d", &n)
 		}
 	}
 	return n

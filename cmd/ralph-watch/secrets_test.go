@@ -76,7 +76,7 @@ func TestASecretInTheCommandReachesEveryIterationAndIsNeverWrittenOrShown(t *tes
 	}
 
 	// Prepared, then resumed: the value is given by the environment, else refused naming it.
-	os.Remove(got)
+	_ = os.Remove(got)
 	run(nil, 0, "run", "-S", c.srv.Socket, "-t", c.pane(c.srv.Dir), "--name", "held", "--no-run", "--prompt-mode", "arg",
 		"--max-iterations", "1", "--restart-delay", "0", "--", "env", "ANTHROPIC_API_KEY="+secret, agent)
 	if out := run(nil, 2, "resume", "held"); !strings.Contains(out, "needs ANTHROPIC_API_KEY") || !strings.Contains(out, "export ANTHROPIC_API_KEY=…") {

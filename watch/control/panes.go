@@ -65,7 +65,8 @@ func ClaimPane(root string, pane PaneOf, name string, how Claim, out io.Writer, 
 			fmt.Fprintf(out, "stopped loop %s, which looped pane %s\n", holder, pane.ID)
 		}
 	}
-	if err := f.Truncate(0); err == nil {
+	err = f.Truncate(0)
+	if err == nil {
 		_, err = f.WriteAt([]byte(name+"\n"), 0)
 	}
 	if err != nil {

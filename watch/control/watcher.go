@@ -42,7 +42,7 @@ func StartWatcher(executable func() (string, error), store *state.Store, args []
 	if err := cmd.Start(); err != nil {
 		return 0, Errorf(words.ExitFailed, "start watcher: %v", err)
 	}
-	go cmd.Wait() // reaped when it ends, so AwaitWatcher sees it gone
+	go func() { _ = cmd.Wait() }() // reaped when it ends, so AwaitWatcher sees it gone
 	return cmd.Process.Pid, nil
 }
 
