@@ -120,7 +120,7 @@ func (t *taskPlan) sync() {
 		item.Title = recordedTitle(pt.Title)
 		switch {
 		case item.State == taskReview || item.State == taskFix || item.State == taskPassed:
-		case item.State == taskSkipped && pt.State != plan.Done: // skipped until a person ticks it
+		case item.State == taskSkipped && (pt.State != plan.Done || r.Current != ""): // skipped until a person ticks it between iterations: an iteration's tick of it is reopened
 		default:
 			item.State = string(pt.State)
 		}

@@ -511,3 +511,25 @@ func TestUnitTasksATaskWhoseTitleTheAgentEditsStaysItself(t *testing.T) {
 		t.Errorf("the agent started %d times, want 3", got)
 	}
 }
+
+// An agent that ticks the first open box whatever its task: the task it
+// skipped stays skipped when a later iteration ticks it, and no task gets
+// more tries than --task-attempts.
+func TestUnitTasksASkippedTaskAnotherIterationTicksStaysSkipped(t *testing.T) {
+	u := planned(t, "# Plan\n\n- [ ] Add the parser\n- [ ] Add the command\n", func(u *unit, n int, prompt string) {
+		u.writePlan(strings.Replace(u.readPlan(), "- [ ]", "- [x]", 1))
+	})
+	u.cfg.TaskAttempts = 2
+	u.wantResult(u.run(), words.ExitLimit, "tasks_skipped")
+	for _, id := range []string{"1", "2"} {
+		if item := u.taskItem(id); item.State != "skipped" || item.Attempts != 2 {
+			t.Errorf("task %s = %+v, want skipped after 2 attempts", id, item)
+		}
+	}
+	if got := len(u.started()); got != 4 {
+		t.Errorf("the agent started %d times, want 4 (two tries of each task)", got)
+	}
+	if plan := u.readPlan(); strings.Contains(plan, "[x]") {
+		t.Errorf("the plan keeps a tick the loop rejected:\n%s", plan)
+	}
+}
