@@ -25,6 +25,7 @@ import (
 //	spending           receipts and the budget (receipts.go)
 //	betweenIterations  checks, progress file, commit, hooks, done and pause files (betweeniterations.go)
 //	requests           pause and stop requests (requests.go)
+//	steering           the person's notes and new limits, between iterations (steering.go)
 //
 // What each ending means is data (endings.go); settle.go goes by it.
 type Loop struct {
@@ -44,6 +45,7 @@ type Loop struct {
 	spend  *spending
 	after  *betweenIterations
 	asks   *requests
+	steer  *steering
 
 	start     time.Time // when the loop first started: max time counts from it
 	turnEnded time.Time // when the last iteration's turn ended, for the turn gap
@@ -63,6 +65,7 @@ func (l *Loop) assemble() {
 	l.spend = &spending{cfg: cfg, rec: l.rec, pane: l.pane, hooks: l.hooks, clock: l.Clock, wake: l.Wake}
 	l.after = &betweenIterations{cfg: cfg, rec: l.rec, clock: l.Clock, checked: -1}
 	l.asks = &requests{store: l.Store, clock: l.Clock, wake: l.Wake}
+	l.steer = &steering{cfg: cfg, rec: l.rec, ran: l.ran}
 }
 
 // newWatch is the watch of one iteration's agent; nonce "" takes any exit
@@ -140,6 +143,7 @@ func (l *Loop) open() (Result, bool) {
 			return Result{Code: words.ExitFailed, Reason: words.ReasonNoState}, false
 		}
 		l.rec.resumeRun(st)
+		l.Config.setLimits(st.Set) // what the person set outlasts the first run's flags
 		if t, err := time.ParseInLocation(state.TimeFormat, st.Started, time.Local); err == nil {
 			l.start = t // max-time counts from the loop's first start
 		}
@@ -195,9 +199,10 @@ func (l *Loop) run(ctx context.Context) Result {
 		now := l.Clock.Now()
 		n := l.rec.startIteration(now, l.turnEnded)
 		l.turnEnded, l.status.note = time.Time{}, ""
+		notes := l.steer.forPrompt()
 		prompt := Compose(text, PromptVars{Iteration: n, MaxIterations: l.MaxIterations, Name: l.Name,
-			CheckFailures: l.after.feedback}, l.CheckFailAction, l.IncludeIterationCount)
-		l.spend.begin(now)
+			CheckFailures: l.after.feedback, Notes: notes}, l.CheckFailAction, l.IncludeIterationCount)
+		l.spend.begin(now, notes)
 		l.rec.sayf("starting iteration %s", l.rec.progress())
 		if err := l.rec.trySave(); err != nil { // no iteration runs that the record would not show
 			l.rec.errorf("cannot record iteration %d, stopping loop: %v", n, err)
@@ -227,6 +232,7 @@ func (l *Loop) inProgress() bool {
 // (which counts only when the checks pass), limits. When the loop goes on,
 // it notes the working tree, to tell whether the iteration changes it.
 func (l *Loop) beforeIteration(ctx context.Context) (Result, bool) {
+	l.steer.take()
 	if end, ok := l.asks.take(); ok {
 		return l.settle(ctx, outcome{ending: end}, l.Clock.Now())
 	}

@@ -90,6 +90,7 @@ type PromptVars struct {
 	Iteration, MaxIterations int
 	Name                     string
 	CheckFailures            string
+	Notes                    []string // the person's notes (ralph-watch note), oldest first
 }
 
 // Render replaces the known placeholders ({{iteration}}, {{max_iterations}},
@@ -110,6 +111,7 @@ func Render(text string, v PromptVars) string {
 		"{{remaining}}", remaining,
 		"{{name}}", v.Name,
 		"{{check_failures}}", v.CheckFailures,
+		"{{notes}}", strings.Join(v.Notes, "\n\n"),
 	).Replace(text)
 }
 
@@ -130,11 +132,18 @@ func Compose(text string, v PromptVars, action string, count bool) string {
 			prompt = joinBlocks(prompt, v.CheckFailures)
 		}
 	}
+	if len(v.Notes) > 0 && !strings.Contains(text, "{{notes}}") {
+		prompt = joinBlocks(prompt, NotesHeading+"\n\n"+strings.Join(v.Notes, "\n\n"))
+	}
 	if count {
 		prompt = joinBlocks(IterationCount(v.Iteration, v.MaxIterations), prompt)
 	}
 	return prompt
 }
+
+// NotesHeading heads the person's notes in a prompt that does not place
+// them itself with {{notes}}.
+const NotesHeading = "## Notes from the person"
 
 // IterationCount is the line --include-iteration-count puts first.
 func IterationCount(iteration, max int) string {

@@ -62,6 +62,8 @@ Examples:
 			restoreCommand(e),
 			stopCommand(e),
 			sendCommand(e),
+			noteCommand(e),
+			setCommand(e),
 			cleanCommand(e),
 			initCommand(e),
 			templateCommand(e),

@@ -146,7 +146,7 @@ func (r Rearm) rearm(l *Loop) (where string, pid int, err error) {
 		l.State = st
 	}
 	switch {
-	case PaneGone(l):
+	case PaneGone(l) && !keptPane(l):
 		if where, err = r.revive(l); err != nil {
 			return "", 0, err
 		}
@@ -158,6 +158,16 @@ func (r Rearm) rearm(l *Loop) (where string, pid int, err error) {
 	}
 	waitFor(l, r.Clock, exitWait, func(*state.State) bool { return l.Store.Locked() })
 	return where, pid, nil
+}
+
+// keptPane reports whether a loop that ended at a limit still has its pane,
+// whose options went when its status stopped showing: no other loop lives there.
+func keptPane(l *Loop) bool {
+	if !endedAtLimit(l.State) || l.Pane == PaneRemoved {
+		return false
+	}
+	live, _, _ := l.Tmux.PaneOption(l.State.PaneID, words.OptionLive)
+	return live != "1"
 }
 
 // holdRearm takes the loop's re-arm lock and returns its release; nil when

@@ -68,6 +68,7 @@ func WriteStatus(w io.Writer, l *Loop, now time.Time) {
 	writeChecks(w, st.LastChecks())
 	writeSpend(w, l)
 	writeCommandSources(w, st.CommandSources)
+	writeSteering(w, l)
 	writeAfter(w, l)
 	fmt.Fprintf(w, "Exit reason: %s\n", l.ExitReason())
 	if st.Error != "" && !words.StatusOf(st).Live() {

@@ -112,6 +112,12 @@ type State struct {
 	// The loop's budget (--max-tokens, --max-cost); 0: none.
 	MaxTokens  int64   `json:"max_tokens,omitempty"`
 	MaxCostUSD float64 `json:"max_cost_usd,omitempty"`
+	// What the person steered (ralph-watch note, set; see steer.go): the
+	// notes for the next prompts, the limits set while the loop ran, and
+	// the requests applied whose files may still be there.
+	Notes   []Note   `json:"notes,omitempty"`
+	Set     *Limits  `json:"set,omitempty"`
+	Steered []string `json:"steered,omitempty"`
 }
 
 // MaxCheckHistory bounds how many iterations' check results state.json keeps;
