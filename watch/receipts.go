@@ -49,10 +49,10 @@ type iterationSpend struct {
 	since     time.Time // when it began: the agent's session is read from then on
 	tree      string    // the work tree then, as a git tree; "": unknown
 	meter     *receipt.BudgetMeter
-	why       string // why the budget ended the iteration
-	recorded  bool   // the iteration's receipt is written
-	turnOver  bool   // the agent finished its turn and runs on: its session file will hold the turn
-	notes    []string // the person's notes its prompt carried
+	why       string   // why the budget ended the iteration
+	recorded  bool     // the iteration's receipt is written
+	turnOver  bool     // the agent finished its turn and runs on: its session file will hold the turn
+	notes     []string // the person's notes its prompt carried
 	// environs are the environments the agent's processes ran with (see
 	// agentEnvs), kept from a look while they ran.
 	environs [][]string
