@@ -5,7 +5,7 @@
 # _ralph_watch_subcommands SUBCOMMAND: what follows it as a subcommand.
 _ralph_watch_subcommands() {
     case $1 in
-    '') echo run status list ls logs pause resume restore stop send clean init template demo version completion doctor hook trust replay finish report ;;
+    '') echo run status list ls logs pause resume restore stop send note set clean init template demo version completion doctor hook trust replay finish report ;;
     demo) echo agent ;;
     esac
 }
@@ -85,6 +85,13 @@ _ralph_watch_flags() {
     resume) flags=(
         -t=
         --target=
+        --max-iterations=
+        --max-time=
+        --max-tokens=
+        --max-cost=
+        --inactivity-timeout=
+        --iteration-timeout=
+        --task-attempts=
     ) ;;
     restore) flags=(
         --dry-run
@@ -95,6 +102,19 @@ _ralph_watch_flags() {
     ) ;;
     stop) flags=(
         --kill
+    ) ;;
+    note) flags=(
+        --sticky
+        --clear
+    ) ;;
+    set) flags=(
+        --max-iterations=
+        --max-time=
+        --max-tokens=
+        --max-cost=
+        --inactivity-timeout=
+        --iteration-timeout=
+        --task-attempts=
     ) ;;
     clean) flags=(
         --all
@@ -230,10 +250,10 @@ _ralph_watch() {
         [[ $prefix ]] && COMPREPLY=("${COMPREPLY[@]/#/$prefix}")
     elif [[ $cur == -* ]]; then
         # replay, finish and report take their flags after NAME too.
-        ((args == 0)) || [[ $sub == replay || $sub == finish || $sub == report ]] && COMPREPLY=($(compgen -W "${flags//=/}" -- "$cur"))
+        ((args == 0)) || [[ $sub == replay || $sub == finish || $sub == report || $sub == note || $sub == set || $sub == resume ]] && COMPREPLY=($(compgen -W "${flags//=/}" -- "$cur"))
     elif ((args == 0)); then
         case $sub in
-        status | logs | pause | resume | stop | send | clean | replay | finish | report)
+        status | logs | pause | resume | stop | send | note | set | clean | replay | finish | report)
             COMPREPLY=($(compgen -W "$(ralph-watch list --names 2>/dev/null)" -- "$cur"))
             ;;
         completion)
