@@ -62,6 +62,9 @@ _ralph_watch_flags() {
         --max-tokens=
         --max-cost=
         --prices=
+        --max-context=
+        --context-nudge=
+        --context-windows=
         --iteration-timeout=
         --max-time=
         --restart-delay=
@@ -182,7 +185,7 @@ _ralph_watch_value() {
     -t | --target)
         COMPREPLY=($(compgen -W "$(tmux "$@" list-panes -a -F '#{pane_id}' 2>/dev/null)" -- "$cur"))
         ;;
-    -S | --socket-path | --prompt-file | --done-file | --progress-file | --pause-file | --prices)
+    -S | --socket-path | --prompt-file | --done-file | --progress-file | --pause-file | --prices | --context-windows)
         compopt -o filenames 2>/dev/null
         # One word a line: a file name with spaces stays one word.
         mapfile -t COMPREPLY < <(compgen -f -- "$cur")

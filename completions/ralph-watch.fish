@@ -168,6 +168,9 @@ complete -c ralph-watch -n '__ralph_watch_using run' -l no-cast -d 'record no ca
 complete -c ralph-watch -n '__ralph_watch_using run' -l max-tokens -x -d 'stop the loop once its iterations used this many tokens'
 complete -c ralph-watch -n '__ralph_watch_using run' -l max-cost -x -d 'stop the loop once its estimated cost reaches this many US dollars'
 complete -c ralph-watch -n '__ralph_watch_using run' -l prices -r -F -d 'JSON file of model prices over the built-in table'
+complete -c ralph-watch -n '__ralph_watch_using run' -l max-context -x -d 'at this share of its context window nudge the agent; 15 points more ends the iteration'
+complete -c ralph-watch -n '__ralph_watch_using run' -l context-nudge -x -d 'what --max-context tells the agent'
+complete -c ralph-watch -n '__ralph_watch_using run' -l context-windows -r -F -d "JSON file of models' context windows"
 complete -c ralph-watch -n '__ralph_watch_using run' -l iteration-timeout -x -d 'restart an iteration that runs this long'
 complete -c ralph-watch -n '__ralph_watch_using run' -l max-time -x -d 'stop the loop after this long'
 complete -c ralph-watch -n '__ralph_watch_using run' -l restart-delay -x -d 'pause between iterations'

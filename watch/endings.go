@@ -30,6 +30,7 @@ const (
 	endStartup                   // a start-up dialog: the prompt must not be typed into it
 	endTurnFailed                // the agent's hook said its turn failed (an API error): a failure
 	endBudget                    // the loop's spend reached its budget while the iteration ran
+	endContext                   // the agent's context window filled past --max-context+15
 )
 
 // then is what the loop does after an ending.
@@ -76,6 +77,7 @@ var endings = map[ending]endingRule{
 	endTimeout: {progress: "iteration_timeout", shown: "iteration timeout (%s), restarting", logged: "iteration_timeout=%s",
 		timer: func(c *Config) string { return c.IterationTimeout.String() }},
 	endDoneFile:   {progress: "done_file"},
+	endContext:    {progress: "context"},
 	endTurnFailed: {failure: true},
 }
 

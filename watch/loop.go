@@ -26,6 +26,7 @@ import (
 //	betweenIterations  checks, progress file, commit, hooks, done and pause files (betweeniterations.go)
 //	requests           pause and stop requests (requests.go)
 //	steering           the person's notes and new limits, between iterations (steering.go)
+//	contextGuard       the agent's context window: a nudge, then a fresh agent (contextguard.go)
 //
 // What each ending means is data (endings.go); settle.go goes by it.
 type Loop struct {
@@ -46,6 +47,7 @@ type Loop struct {
 	after  *betweenIterations
 	asks   *requests
 	steer  *steering
+	guard  *contextGuard
 
 	start     time.Time // when the loop first started: max time counts from it
 	turnEnded time.Time // when the last iteration's turn ended, for the turn gap
@@ -66,6 +68,7 @@ func (l *Loop) assemble() {
 	l.after = &betweenIterations{cfg: cfg, rec: l.rec, clock: l.Clock, checked: -1}
 	l.asks = &requests{store: l.Store, clock: l.Clock, wake: l.Wake}
 	l.steer = &steering{cfg: cfg, rec: l.rec, ran: l.ran}
+	l.guard = &contextGuard{cfg: cfg, rec: l.rec, spend: l.spend, tmux: l.Tmux, clock: l.Clock}
 }
 
 // newWatch is the watch of one iteration's agent; nonce "" takes any exit
@@ -89,6 +92,9 @@ func (l *Loop) whileRunning() (ending, bool) {
 	}
 	if l.MaxTime > 0 && l.Clock.Now().Sub(l.start) >= l.MaxTime {
 		return endMaxTime, true
+	}
+	if end, ok := l.guard.check(); ok {
+		return end, true
 	}
 	return l.spend.over()
 }

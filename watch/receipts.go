@@ -53,6 +53,7 @@ type iterationSpend struct {
 	recorded  bool     // the iteration's receipt is written
 	turnOver  bool     // the agent finished its turn and runs on: its session file will hold the turn
 	notes     []string // the person's notes its prompt carried
+	reason    string   // why the loop ended it early, for the receipt
 	// environs are the environments the agent's processes ran with (see
 	// agentEnvs), kept from a look while they ran.
 	environs [][]string
@@ -101,7 +102,7 @@ func (s *spending) read() (receipt.Receipt, error) {
 			break
 		}
 	}
-	r.Usage, r.Source, r.Notes = u, source, it.notes
+	r.Usage, r.Source, r.Notes, r.Reason = u, source, it.notes, it.reason
 	prices := s.cfg.Prices
 	if prices == nil {
 		prices = receipt.DefaultPrices

@@ -59,6 +59,8 @@ func (l *Loop) account(it outcome, d time.Duration) (Result, bool) {
 	case rule.timer != nil:
 		l.rec.sayf(rule.shown, rule.timer(&l.Config))
 		l.rec.log("TIMEOUT", fmt.Sprintf("iteration %d "+rule.logged, l.rec.iteration(), rule.timer(&l.Config)))
+	case it.ending == endContext: // the guard logged why
+		l.rec.completed(d, "context window full", "context")
 	case it.ending == endTurn:
 		l.turnEnded = it.turnEnded
 		l.rec.turnEnded(it.turnEnded)
