@@ -93,4 +93,3 @@ func TestUnitAFillingContextWindowNudgesTheAgentThenEndsTheIteration(t *testing.
 		t.Errorf("receipt 2: reason %q", rs[1].Reason)
 	}
 }
-
