@@ -126,7 +126,9 @@ func simulate(t *testing.T, seed int64) {
 		actAt     = 5 + rng.IntN(120)
 		acted     = -1 // the tick the person acted at
 		pasted    = map[int][]string{}
-		current   int // the agent start now in the pane
+		pastedIn  = map[int]int{} // the iteration each agent was started for
+		steerer   *simSteerer     // the person who steers, on some seeds (sim_steer_test.go)
+		current   int             // the agent start now in the pane
 	)
 	var u *unit
 	u = newUnit(t, prompt, func(n int) *tmuxfake.Program {
@@ -150,7 +152,7 @@ func simulate(t *testing.T, seed int64) {
 					f(t)
 				}
 			})
-		}, func(iteration int, text string) { pasted[n] = append(pasted[n], text) },
+		}, func(iteration int, text string) { pasted[n], pastedIn[n] = append(pasted[n], text), iteration },
 			func(iteration int) {
 				if timed && a.delay > 0 {
 					// A late reply lands at a virtual instant the loop's own timers
@@ -182,10 +184,16 @@ func simulate(t *testing.T, seed int64) {
 			IdleGrace: 3 * time.Second}
 		u.cfg.LimitWait = 30 * time.Minute
 	}
+	if seed%5 == 2 {
+		steerer = newSimSteerer(rng, u)
+	}
 	wake := make(chan os.Signal, 1)
 	u.wake = wake
 	u.tmux.Before = func(pane string) tmuxfake.Fault {
 		ticks++
+		if steerer != nil {
+			steerer.tick(u, ticks)
+		}
 		if ticks != actAt || acted >= 0 {
 			return tmuxfake.NoFault
 		}
@@ -229,8 +237,10 @@ func simulate(t *testing.T, seed int64) {
 	if codes, ok := simEndings[string(res.Reason)]; !ok || !slicesContains(codes, res.Code) {
 		t.Errorf("ended %q with code %d: not an ending of the loop's\n%s", res.Reason, res.Code, describe())
 	}
-	// The prompt reached each agent at most once, byte for byte.
+	// The prompt reached each agent at most once, byte for byte (with the person's notes).
+	steered, _ := os.ReadFile(u.store.Path(state.LogFile))
 	for n, texts := range pasted {
+		prompt := promptOf(string(steered), prompt, pastedIn[n])
 		if len(texts) > 1 {
 			t.Errorf("agent %d was given the prompt %d times\n%s", n, len(texts), describe())
 		}
@@ -254,6 +264,9 @@ func simulate(t *testing.T, seed int64) {
 	}
 	if res.Reason == "done_pattern" && tokenAt >= 0 && st.CurrentIteration != tokenAt {
 		t.Errorf("done at iteration %d, the token came in iteration %d\n%s", st.CurrentIteration, tokenAt, describe())
+	}
+	if steerer != nil {
+		steerer.check(t, u, st, describe)
 	}
 	// state.json agrees with iterations.log: the iterations started, one end each.
 	log, _ := os.ReadFile(u.store.Path(state.LogFile))
