@@ -86,9 +86,6 @@ func promptOf(log, prompt string, n int) string {
 func (p *simSteerer) check(t *testing.T, u *unit, st *state.State, describe func() string) {
 	data, _ := os.ReadFile(u.store.Path(state.LogFile))
 	log := string(data)
-	if os.Getenv("SIM_STEER_DEBUG") != "" {
-		fmt.Printf("DEBUG left %d: %s\n", len(p.left), strings.Join(grepLines(log, "[NOTE]", "[SET]"), " | "))
-	}
 	var starts []int
 	for _, line := range strings.Split(log, "\n") {
 		var n int
@@ -147,16 +144,4 @@ func slicesContainsString(list []string, v string) bool {
 		}
 	}
 	return false
-}
-
-func grepLines(log string, tags ...string) []string {
-	var out []string
-	for _, l := range strings.Split(log, "\n") {
-		for _, tag := range tags {
-			if strings.Contains(l, tag) {
-				out = append(out, l[20:])
-			}
-		}
-	}
-	return out
 }
