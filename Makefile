@@ -89,6 +89,7 @@ FUZZ = \
 	./watch/between:FuzzTailText \
 	./watch/cast:FuzzRead \
 	./watch/control:FuzzLastLines \
+	./watch/plan:FuzzParse \
 	./watch/receipt:FuzzLoadReceipts \
 	./watch/receipt:FuzzParseShortstat \
 	./watch/receipt:FuzzReadClaude \

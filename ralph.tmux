@@ -32,7 +32,7 @@ set_status_defaults() {
 	set_default @ralph-style-stale fg=red
 	set_default @ralph-beat-timeout 10
 	tmux set-option -gq @ralph-stale '#{?@ralph-beat,#{e|>:#{e|-|:%s,#{@ralph-beat}},#{@ralph-beat-timeout}},0}'
-	set_default @ralph-stale-format '⚠ #{@ralph-iteration}#{?@ralph-max,/#{@ralph-max},} no watcher'
+	set_default @ralph-stale-format '⚠ #{@ralph-iteration}#{?@ralph-max,/#{@ralph-max},}#{?@ralph-tasks, · #{@ralph-tasks},} no watcher'
 	tmux set-option -gq @ralph-style-of '##{@ralph-style-#{?#{T:@ralph-stale},stale,#{@ralph-state}}}'
 	# Where a loop is: its window, and its session when loops of more than
 	# one session show (two windows 0 would read alike).

@@ -5,7 +5,7 @@
 # _ralph_watch_subcommands SUBCOMMAND: what follows it as a subcommand.
 _ralph_watch_subcommands() {
     case $1 in
-    '') echo run status list ls logs pause resume restore stop send note set clean init template demo version completion doctor hook trust replay finish report ;;
+    '') echo run status list ls logs pause resume restore stop send note set clean init template demo version completion doctor hook trust replay finish report tasks ;;
     demo) echo agent ;;
     esac
 }
@@ -65,6 +65,11 @@ _ralph_watch_flags() {
         --max-context=
         --context-nudge=
         --context-windows=
+        --tasks=
+        --task-attempts=
+        --review
+        --review-cap=
+        --diff-chars=
         --iteration-timeout=
         --max-time=
         --restart-delay=
@@ -124,6 +129,7 @@ _ralph_watch_flags() {
     ) ;;
     init) flags=(
         --force
+        --tasks
     ) ;;
     doctor) flags=(
         --agent=
@@ -158,6 +164,9 @@ _ralph_watch_flags() {
         --open
         --cast-tail=
     ) ;;
+    tasks) flags=(
+        --json
+    ) ;;
     trust) flags=(
         --revoke
         --list
@@ -185,7 +194,7 @@ _ralph_watch_value() {
     -t | --target)
         COMPREPLY=($(compgen -W "$(tmux "$@" list-panes -a -F '#{pane_id}' 2>/dev/null)" -- "$cur"))
         ;;
-    -S | --socket-path | --prompt-file | --done-file | --progress-file | --pause-file | --prices | --context-windows)
+    -S | --socket-path | --prompt-file | --done-file | --progress-file | --pause-file | --prices | --context-windows | --tasks)
         compopt -o filenames 2>/dev/null
         # One word a line: a file name with spaces stays one word.
         mapfile -t COMPREPLY < <(compgen -f -- "$cur")
@@ -252,8 +261,8 @@ _ralph_watch() {
         _ralph_watch_value "$prev" "$cur" "${server[@]}"
         [[ $prefix ]] && COMPREPLY=("${COMPREPLY[@]/#/$prefix}")
     elif [[ $cur == -* ]]; then
-        # replay, finish and report take their flags after NAME too.
-        ((args == 0)) || [[ $sub == replay || $sub == finish || $sub == report || $sub == note || $sub == set || $sub == resume ]] && COMPREPLY=($(compgen -W "${flags//=/}" -- "$cur"))
+        # replay, finish, report, tasks, note, set and resume take their flags after NAME too.
+        ((args == 0)) || [[ $sub == replay || $sub == finish || $sub == report || $sub == tasks || $sub == note || $sub == set || $sub == resume ]] && COMPREPLY=($(compgen -W "${flags//=/}" -- "$cur"))
     elif ((args == 0)); then
         case $sub in
         status | logs | pause | resume | stop | send | note | set | clean | replay | finish | report)
@@ -261,6 +270,10 @@ _ralph_watch() {
             ;;
         completion)
             COMPREPLY=($(compgen -W "bash zsh fish" -- "$cur"))
+            ;;
+        tasks)
+            compopt -o filenames 2>/dev/null
+            mapfile -t COMPREPLY < <(compgen -f -- "$cur")
             ;;
         trust)
             compopt -o filenames 2>/dev/null

@@ -5,7 +5,7 @@
 # The subcommand typed so far (demo agent is "demo agent"), else nothing.
 function __ralph_watch_subcommand
     set -l words (commandline -opc)
-    if set -q words[2]; and contains -- $words[2] run status list ls logs pause resume restore stop send note set clean init template demo version completion doctor hook trust replay finish report
+    if set -q words[2]; and contains -- $words[2] run status list ls logs pause resume restore stop send note set clean init template demo version completion doctor hook trust replay finish report tasks
         if test "$words[2]" = demo; and contains -- agent $words[3..-1]
             echo demo agent
         else
@@ -114,6 +114,7 @@ complete -c ralph-watch -n '__ralph_watch_using trust' -l check -d 'exit 1 and p
 complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a replay -d "play an iteration's recorded pane output"
 complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a finish -d "land a loop's work: merge, rebase, pull request or patch"
 complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a report -d "write one self-contained HTML page of a loop's run"
+complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a tasks -d 'show the tasks of a plan file as the loop sees them'
 complete -c ralph-watch -n '__ralph_watch_using demo; and test (count (commandline -opc)) -eq 2' -a agent -d 'run the demo agent itself'
 
 # Arguments.
@@ -171,6 +172,11 @@ complete -c ralph-watch -n '__ralph_watch_using run' -l prices -r -F -d 'JSON fi
 complete -c ralph-watch -n '__ralph_watch_using run' -l max-context -x -d 'at this share of its context window nudge the agent; 15 points more ends the iteration'
 complete -c ralph-watch -n '__ralph_watch_using run' -l context-nudge -x -d 'what --max-context tells the agent'
 complete -c ralph-watch -n '__ralph_watch_using run' -l context-windows -r -F -d "JSON file of models' context windows"
+complete -c ralph-watch -n '__ralph_watch_using run' -l tasks -r -F -d 'plan to work through, one task an iteration'
+complete -c ralph-watch -n '__ralph_watch_using run' -l task-attempts -x -d 'tries a task gets before it is skipped'
+complete -c ralph-watch -n '__ralph_watch_using run' -l review -d 'follow each implemented task with a review iteration'
+complete -c ralph-watch -n '__ralph_watch_using run' -l review-cap -x -d 'reviews of one task; the last one approves'
+complete -c ralph-watch -n '__ralph_watch_using run' -l diff-chars -x -d 'characters of {{diff}}, the rest cut'
 complete -c ralph-watch -n '__ralph_watch_using run' -l iteration-timeout -x -d 'restart an iteration that runs this long'
 complete -c ralph-watch -n '__ralph_watch_using run' -l max-time -x -d 'stop the loop after this long'
 complete -c ralph-watch -n '__ralph_watch_using run' -l restart-delay -x -d 'pause between iterations'
@@ -203,6 +209,7 @@ complete -c ralph-watch -n '__ralph_watch_using set resume' -l iteration-timeout
 complete -c ralph-watch -n '__ralph_watch_using set resume' -l task-attempts -x -d "tries of a plan's task before it is skipped"
 complete -c ralph-watch -n '__ralph_watch_using clean' -l all -d 'clean every loop no watcher holds'
 complete -c ralph-watch -n '__ralph_watch_using init' -l force -d 'overwrite an existing PROMPT.md'
+complete -c ralph-watch -n '__ralph_watch_using init' -l tasks -d 'also write a starting IMPLEMENTATION_PLAN.md'
 complete -c ralph-watch -n '__ralph_watch_using demo' -l max-iterations -x -d 'iterations at most'
 complete -c ralph-watch -n '__ralph_watch_using demo' -l attach -x -a '(__ralph_watch_values attach)' -d "attach to the demo's tmux session"
 complete -c ralph-watch -n '__ralph_watch_using doctor' -l agent -x -a '(__ralph_watch_values agent)' -d 'agent profile'
@@ -223,3 +230,4 @@ complete -c ralph-watch -n '__ralph_watch_using finish' -l remote -x -d '--pr: p
 complete -c ralph-watch -n '__ralph_watch_using report' -s o -r -F -d 'write the page to this file'
 complete -c ralph-watch -n '__ralph_watch_using report' -l open -d 'open the page once written'
 complete -c ralph-watch -n '__ralph_watch_using report' -l cast-tail -x -d 'keep this much of the end of each cast'
+complete -c ralph-watch -n '__ralph_watch_using tasks' -l json -d 'print the plan as JSON'

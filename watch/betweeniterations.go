@@ -22,10 +22,11 @@ type betweenIterations struct {
 	rec   *recorder
 	clock clock.Clock
 
-	feedback       string // the last iteration's check failures, for the next prompt
-	checked        int    // the iteration whose checks ran last; -1: none
-	checksPassed   bool   // how they went
-	baseline       string // the working tree's fingerprint when the iteration started; "": unknown
+	verify         []between.Check // the plan's verify commands, run after the checks
+	feedback       string          // the last iteration's check failures, for the next prompt
+	checked        int             // the iteration whose checks ran last; -1: none
+	checksPassed   bool            // how they went
+	baseline       string          // the working tree's fingerprint when the iteration started; "": unknown
 	commitWarned   bool
 	pauseFileFound bool
 }
@@ -43,10 +44,11 @@ func (b *betweenIterations) noteBaseline() {
 // and keeps their failures for the next prompt.
 func (b *betweenIterations) runChecks(ctx context.Context) []between.CheckRun {
 	b.feedback = ""
-	if len(b.cfg.Checks) == 0 {
+	checks := b.checks()
+	if len(checks) == 0 {
 		return nil
 	}
-	runs := between.RunChecks(ctx, b.env(), b.cfg.Checks, b.rec.iteration(), b.rec.store.Path(state.ChecksDir), b.cfg.CheckOutputChars)
+	runs := between.RunChecks(ctx, b.env(), checks, b.rec.iteration(), b.rec.store.Path(state.ChecksDir), b.cfg.CheckOutputChars)
 	for _, r := range runs {
 		verdict := "pass"
 		if !r.Passed() {
@@ -69,7 +71,7 @@ func (b *betweenIterations) runChecks(ctx context.Context) []between.CheckRun {
 // checksPass judges a done signal found before an iteration: by the latest
 // iteration's checks if they ran, else by running them now.
 func (b *betweenIterations) checksPass(ctx context.Context) bool {
-	if len(b.cfg.Checks) == 0 {
+	if len(b.checks()) == 0 {
 		return true
 	}
 	if b.checked != b.rec.iteration() {
@@ -77,6 +79,15 @@ func (b *betweenIterations) checksPass(ctx context.Context) bool {
 		b.rec.save()
 	}
 	return b.checksPassed
+}
+
+// checks are the checks that run after an iteration: --check, then the
+// plan's verify commands.
+func (b *betweenIterations) checks() []between.Check {
+	if len(b.verify) == 0 {
+		return b.cfg.Checks
+	}
+	return append(append([]between.Check(nil), b.cfg.Checks...), b.verify...)
 }
 
 // rejectDone goes on after a done signal whose checks failed. The done file
@@ -142,7 +153,7 @@ func (b *betweenIterations) noteChange() {
 }
 
 // appendProgress adds the iteration's section to the progress file.
-func (b *betweenIterations) appendProgress(reason, code string, d time.Duration, runs []between.CheckRun) {
+func (b *betweenIterations) appendProgress(reason, code string, d time.Duration, runs []between.CheckRun, task string) {
 	if b.cfg.ProgressFile == "" {
 		return
 	}
@@ -154,6 +165,9 @@ func (b *betweenIterations) appendProgress(reason, code string, d time.Duration,
 	defer f.Close()
 	info, _ := f.Stat()
 	text := between.ProgressSection(b.rec.iteration(), b.rec.st.LastIterationStarted, d, code, reason, runs)
+	if task != "" {
+		text += "- Task: " + task + "\n"
+	}
 	if info != nil && info.Size() > 0 {
 		text = "\n" + text
 	}

@@ -57,6 +57,12 @@ type Config struct {
 	WorktreeBase                   string // the branch the worktree came from
 	StallLimit                     int    // stop after this many iterations in a row that changed nothing; 0: never
 
+	TasksFile    string // the plan worked through, one task an iteration (absolute); "": none
+	TaskAttempts int    // tries a task gets before it is skipped
+	Review       bool   // each implemented task gets a review iteration, which alone approves it
+	ReviewCap    int    // reviews of one task; the last one approves
+	DiffChars    int    // of {{diff}}, the rest cut
+
 	Budget receipt.Budget // the most the loop may spend (--max-tokens, --max-cost); zero: no limit
 	Prices receipt.Prices // what models cost, for receipts; nil: receipt.DefaultPrices
 
@@ -106,11 +112,16 @@ func Defaults() Config {
 		CheckFailAction:   FailAppend,
 		TurnHook:          true,
 		CastLimit:         20 << 20,
+		TaskAttempts:      3,
+		ReviewCap:         5,
+		DiffChars:         20000,
 	}
 }
 
 // Criterion reports whether the loop has a way to finish other than its limits.
-func (c *Config) Criterion() bool { return c.DonePattern != nil || c.DoneFile != "" }
+func (c *Config) Criterion() bool {
+	return c.DonePattern != nil || c.DoneFile != "" || c.TasksFile != ""
+}
 
 // Tunables of delivery that are not flags (yet).
 const (

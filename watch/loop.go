@@ -27,6 +27,7 @@ import (
 //	requests           pause and stop requests (requests.go)
 //	steering           the person's notes and new limits, between iterations (steering.go)
 //	contextGuard       the agent's context window: a nudge, then a fresh agent (contextguard.go)
+//	taskPlan           the plan of tasks: one an iteration, each judged by the loop (tasks.go, taskverdict.go)
 //
 // What each ending means is data (endings.go); settle.go goes by it.
 type Loop struct {
@@ -48,6 +49,7 @@ type Loop struct {
 	asks   *requests
 	steer  *steering
 	guard  *contextGuard
+	tasks  *taskPlan
 
 	start     time.Time // when the loop first started: max time counts from it
 	turnEnded time.Time // when the last iteration's turn ended, for the turn gap
@@ -69,6 +71,7 @@ func (l *Loop) assemble() {
 	l.asks = &requests{store: l.Store, clock: l.Clock, wake: l.Wake}
 	l.steer = &steering{cfg: cfg, rec: l.rec, ran: l.ran}
 	l.guard = &contextGuard{cfg: cfg, rec: l.rec, spend: l.spend, tmux: l.Tmux, clock: l.Clock}
+	l.tasks = &taskPlan{cfg: cfg, rec: l.rec, after: l.after}
 }
 
 // newWatch is the watch of one iteration's agent; nonce "" takes any exit
@@ -154,6 +157,7 @@ func (l *Loop) open() (Result, bool) {
 			l.start = t // max-time counts from the loop's first start
 		}
 		l.after.restoreChecks()
+		l.tasks.resume()
 	} else {
 		l.rec.newRun(l.start)
 	}
@@ -207,7 +211,7 @@ func (l *Loop) run(ctx context.Context) Result {
 		l.turnEnded, l.status.note = time.Time{}, ""
 		notes := l.steer.forPrompt()
 		prompt := Compose(text, PromptVars{Iteration: n, MaxIterations: l.MaxIterations, Name: l.Name,
-			CheckFailures: l.after.feedback, Notes: notes}, l.CheckFailAction, l.IncludeIterationCount)
+			CheckFailures: joinBlocks(l.tasks.feedback, l.after.feedback), Task: l.tasks.begin(n, text), Notes: notes}, l.CheckFailAction, l.IncludeIterationCount)
 		l.spend.begin(now, notes)
 		l.rec.sayf("starting iteration %s", l.rec.progress())
 		if err := l.rec.trySave(); err != nil { // no iteration runs that the record would not show
@@ -248,7 +252,7 @@ func (l *Loop) beforeIteration(ctx context.Context) (Result, bool) {
 	if l.after.pauseFileSeen() {
 		return l.paused(), true
 	}
-	if l.after.doneFileExists() {
+	if l.after.doneFileExists() && !l.tasks.ignoresDone() {
 		if l.after.checksPass(ctx) {
 			return l.doneFile(), true
 		}
@@ -256,6 +260,9 @@ func (l *Loop) beforeIteration(ctx context.Context) (Result, bool) {
 			return l.interrupted(), true
 		}
 		l.after.rejectDone()
+	}
+	if res, stop := l.tasksEnd(); stop {
+		return res, true
 	}
 	switch {
 	case l.MaxTime > 0 && l.Clock.Now().Sub(l.start) >= l.MaxTime:

@@ -90,11 +90,28 @@ type PromptVars struct {
 	Iteration, MaxIterations int
 	Name                     string
 	CheckFailures            string
-	Notes                    []string // the person's notes (ralph-watch note), oldest first
+	Task                     *TaskVars // the plan's task of this iteration; nil: no plan
+	Notes                    []string  // the person's notes (ralph-watch note), oldest first
 }
 
+// TaskVars are the placeholders of a plan's task (--tasks).
+type TaskVars struct {
+	ID, Text          string
+	Done, Total, Left int
+	Attempt           int
+	Diff              string // the work since the loop started
+	Mode              string // implement, review or fix
+	ReviewFeedback    string
+	Block             string // appended to a prompt that places none of taskPlaceholders
+}
+
+// taskPlaceholders are the ones that show a prompt places the task itself.
+var taskPlaceholders = []string{"{{task}}", "{{task_id}}", "{{tasks_done}}", "{{tasks_total}}", "{{tasks_left}}", "{{attempt}}"}
+
 // Render replaces the known placeholders ({{iteration}}, {{max_iterations}},
-// {{remaining}}, {{name}}, {{check_failures}}) and leaves every other byte,
+// {{remaining}}, {{name}}, {{check_failures}}, and with a plan {{task}},
+// {{task_id}}, {{tasks_done}}, {{tasks_total}}, {{tasks_left}}, {{attempt}},
+// {{diff}}, {{mode}}, {{review_feedback}}; {{notes}}, the person's) and leaves every other byte,
 // including unknown {{...}}, as written.
 func Render(text string, v PromptVars) string {
 	if !strings.Contains(text, "{{") {
@@ -105,23 +122,42 @@ func Render(text string, v PromptVars) string {
 		max = strconv.Itoa(v.MaxIterations)
 		remaining = strconv.Itoa(v.MaxIterations - v.Iteration)
 	}
-	return strings.NewReplacer(
+	pairs := []string{
 		"{{iteration}}", strconv.Itoa(v.Iteration),
 		"{{max_iterations}}", max,
 		"{{remaining}}", remaining,
 		"{{name}}", v.Name,
 		"{{check_failures}}", v.CheckFailures,
 		"{{notes}}", strings.Join(v.Notes, "\n\n"),
-	).Replace(text)
+	}
+	if t := v.Task; t != nil {
+		pairs = append(pairs,
+			"{{task}}", t.Text,
+			"{{task_id}}", t.ID,
+			"{{tasks_done}}", strconv.Itoa(t.Done),
+			"{{tasks_total}}", strconv.Itoa(t.Total),
+			"{{tasks_left}}", strconv.Itoa(t.Left),
+			"{{attempt}}", strconv.Itoa(t.Attempt),
+			"{{diff}}", t.Diff,
+			"{{mode}}", t.Mode,
+			"{{review_feedback}}", t.ReviewFeedback,
+		)
+	}
+	return strings.NewReplacer(pairs...).Replace(text)
 }
 
 // Compose builds the prompt an iteration delivers: the prompt file's text
 // with its placeholders rendered; the last iteration's check failures put in
 // by action (append, prepend or replace), unless the text places them itself
-// with {{check_failures}}; and with count, "Iteration X of Y, Z remaining."
+// with {{check_failures}}; the plan's task block when the text places no
+// task placeholder; the person's notes under NotesHeading unless the text
+// places them with {{notes}}; and with count, "Iteration X of Y, Z remaining."
 // first. Parts are separated by a blank line.
 func Compose(text string, v PromptVars, action string, count bool) string {
 	prompt := Render(text, v)
+	if v.Task != nil && !placesTask(text) {
+		prompt = joinBlocks(prompt, v.Task.Block)
+	}
 	if v.CheckFailures != "" && !strings.Contains(text, "{{check_failures}}") {
 		switch action {
 		case FailReplace:
@@ -144,6 +180,16 @@ func Compose(text string, v PromptVars, action string, count bool) string {
 // NotesHeading heads the person's notes in a prompt that does not place
 // them itself with {{notes}}.
 const NotesHeading = "## Notes from the person"
+
+// placesTask reports whether a prompt places the plan's task itself.
+func placesTask(text string) bool {
+	for _, p := range taskPlaceholders {
+		if strings.Contains(text, p) {
+			return true
+		}
+	}
+	return false
+}
 
 // IterationCount is the line --include-iteration-count puts first.
 func IterationCount(iteration, max int) string {

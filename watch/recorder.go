@@ -133,6 +133,9 @@ func seconds(d time.Duration) string { return fmt.Sprintf("%ds", int(d/time.Seco
 // receipt appends an iteration's receipt to the receipts file, its [COST]
 // line to the log, and shows the loop's spend.
 func (r *recorder) receipt(rc receipt.Receipt) {
+	if r.st.Tasks != nil {
+		rc.Task = r.st.Tasks.Current
+	}
 	path := r.store.Path(state.ReceiptsFile)
 	if err := receipt.Append(path, rc); err != nil {
 		r.warnf("record the receipt of iteration %d: %v", rc.Iteration, err)

@@ -92,6 +92,9 @@ func (l *Loop) account(it outcome, d time.Duration) (Result, bool) {
 // judge ends the loop after the checks when it is done, paused by the
 // agent, or stalled.
 func (l *Loop) judge(it outcome, done, passed bool) (Result, bool) {
+	if done && l.tasks.ignoresDone() {
+		done = false
+	}
 	if done && passed {
 		if it.match == "" {
 			return l.doneFile(), true
@@ -284,17 +287,19 @@ func (l *Loop) end(status words.Status, reason words.Reason, code int) Result {
 // afterIteration does the work that follows every iteration that ended and
 // reports whether its checks passed (true with none).
 func (l *Loop) afterIteration(ctx context.Context, it outcome, d time.Duration) bool {
+	changed := l.tasks.changed() // before the loop writes anything
 	l.after.noteChange()
 	runs := l.after.runChecks(ctx)
 	if ctx.Err() != nil {
 		return false
 	}
 	l.spend.record(runs)
+	verdict := l.tasks.judge(changed, runs)
 	reason, code := endReason(it), ""
 	if it.ending == endExit {
 		code = strconv.Itoa(it.code)
 	}
-	l.after.appendProgress(reason, code, d, runs)
+	l.after.appendProgress(reason, code, d, runs, verdict)
 	if between.AllPassed(runs) {
 		l.after.commit(runs)
 	}

@@ -45,6 +45,7 @@ var simRegressions = []struct {
 	{217, "the same, after a backoff"},
 	{276, "the same"},
 	{2928, "the model's own: a loop that ended in a limit's wait has given its iteration back; the check counted it as run"},
+	{425, "a tick with no work counted done: the person's removal of the prompt file was taken for the task's work"},
 }
 
 func TestSimulatedLoops(t *testing.T) {
@@ -106,6 +107,7 @@ var simEndings = map[string][]int{
 	"consecutive_failures": {words.ExitFailed}, "fatal_exit": {words.ExitFailed},
 	"pane_closed": {words.ExitFailed}, "server_gone": {words.ExitFailed}, "prompt_file_missing": {words.ExitFailed},
 	"paused": {words.ExitInterrupted}, "stopped": {words.ExitInterrupted}, "killed": {words.ExitInterrupted},
+	"tasks_done": {words.ExitDone}, "tasks_skipped": {words.ExitLimit},
 }
 
 // simulate runs one seed's scenario and checks the invariants.
@@ -131,6 +133,7 @@ func simulate(t *testing.T, seed int64) {
 		current   int             // the agent start now in the pane
 	)
 	var u *unit
+	var sp *simPlan // the plan, on the seeds that have one (sim_tasks_test.go)
 	u = newUnit(t, prompt, func(n int) *tmuxfake.Program {
 		a := simAgent{readyAt: rng.IntN(6) - 1, pasteOn: rng.IntN(2) == 0, echo: rng.IntN(3) > 0,
 			dieAt: -1, reply: []string{"token", "plain", "plain", "flood", "question", "limit"}[rng.IntN(6)], exitCode: []int{0, 0, 1, 2, -1}[rng.IntN(5)],
@@ -153,6 +156,7 @@ func simulate(t *testing.T, seed int64) {
 				}
 			})
 		}, func(iteration int, text string) { pasted[n], pastedIn[n] = append(pasted[n], text), iteration },
+			func(iteration int, text string) { sp.act(iteration, text) },
 			func(iteration int) {
 				if timed && a.delay > 0 {
 					// A late reply lands at a virtual instant the loop's own timers
@@ -178,6 +182,7 @@ func simulate(t *testing.T, seed int64) {
 	u.cfg.InactivityTimeout = time.Minute
 	u.cfg.ReadyTimeout = 30 * time.Second
 	u.cfg.IterationTimeout = 10 * time.Minute
+	sp = newSimPlan(t, u, seed)
 	if seed%3 == 0 { // an agent the loop knows: its questions, limits and idle prompt read from its screen
 		u.cfg.Agent = agent.Profile{Name: "sim", Busy: regexp.MustCompile(`working on it`),
 			Dialog: regexp.MustCompile(`Do you want to proceed\?`), Limit: regexp.MustCompile(`You've hit your limit`),
@@ -245,7 +250,7 @@ func simulate(t *testing.T, seed int64) {
 			t.Errorf("agent %d was given the prompt %d times\n%s", n, len(texts), describe())
 		}
 		for _, text := range texts {
-			if text != prompt {
+			if text != prompt && (sp == nil || !strings.HasPrefix(text, prompt)) {
 				t.Errorf("agent %d was given %q, want the prompt byte for byte\n%s", n, text, describe())
 			}
 		}
@@ -253,6 +258,7 @@ func simulate(t *testing.T, seed int64) {
 	// A token after the prompt is never missed; one in its echo never counts.
 	terminal := action != "none" && action != "pause" && acted >= 0
 	switch {
+	case sp != nil: // the plan decides, not the token (sp.check)
 	case tokenAt < 0 && !lateToken && res.Reason == "done_pattern":
 		t.Errorf("done with no token after the prompt (the echo counted?)\n%s", describe())
 	case tokenAt >= 0 && res.Reason != "done_pattern" && !terminal:
@@ -268,6 +274,7 @@ func simulate(t *testing.T, seed int64) {
 	if steerer != nil {
 		steerer.check(t, u, st, describe)
 	}
+	sp.check(string(res.Reason), st, describe)
 	// state.json agrees with iterations.log: the iterations started, one end each.
 	log, _ := os.ReadFile(u.store.Path(state.LogFile))
 	started, ended := map[int]bool{}, map[int]int{}
@@ -302,7 +309,8 @@ func simulate(t *testing.T, seed int64) {
 
 // simProgram is the agent a: a REPL that draws its prompt at its readyAt-th
 // tick, answers the submitted prompt, and dies at its dieAt-th tick.
-func simProgram(a simAgent, n int, personTypes func() bool, later func(time.Duration, func(*tmuxfake.Term)), gotPaste func(iteration int, text string), printedToken func(iteration int)) *tmuxfake.Program {
+func simProgram(a simAgent, n int, personTypes func() bool, later func(time.Duration, func(*tmuxfake.Term)), gotPaste func(iteration int, text string),
+	submitted func(iteration int, text string), printedToken func(iteration int)) *tmuxfake.Program {
 	mine, ready := 0, false
 	iteration := 0
 	draw := func(t *tmuxfake.Term) {
@@ -373,6 +381,7 @@ func simProgram(a simAgent, n int, personTypes func() bool, later func(time.Dura
 				t.Write("> ")
 				return
 			}
+			submitted(iteration, input)
 			input = ""
 			t.Write("working on it\n") // every agent shows its turn began
 			if a.delay == 0 {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -15,6 +17,7 @@ import (
 	"github.com/peterbourgon/ff/v3"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/between"
+	"github.com/ralph-tmux/ralph.tmux/watch/plan"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 )
 
@@ -255,7 +258,30 @@ func readSettings(fs *flag.FlagSet, checks *[]between.Check, dir string, withEnv
 			}
 		}
 	})
+	if fromFile["tasks"] && !given["tasks"] {
+		s.planCommands(fs.Lookup("tasks").Value.String(), dir)
+	}
 	return s, nil
+}
+
+// planCommands adds the verifyCommands of the plan the config file names:
+// they run as checks, so they need the file's trust too, and what is
+// trusted covers them (their text joins the file's sum).
+func (s *settings) planCommands(path, dir string) {
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(dir, path)
+	}
+	p, _, err := plan.Load(path)
+	if err != nil || len(p.VerifyCommands) == 0 {
+		return // a plan that cannot be read is refused later, with why
+	}
+	sum := sha256.New()
+	sum.Write([]byte(s.sum))
+	for _, c := range p.VerifyCommands {
+		s.commands = append(s.commands, state.CommandSource{Key: "verifyCommands", Command: c, From: state.FromConfig, File: s.file})
+		sum.Write([]byte("\x00" + c))
+	}
+	s.sum = hex.EncodeToString(sum.Sum(nil))
 }
 
 // visited are the flags set so far.

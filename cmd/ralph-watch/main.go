@@ -76,6 +76,7 @@ Examples:
 			replayCommand(e),
 			finishCommand(e),
 			reportCommand(e),
+			tasksCommand(e),
 		},
 		Exec: func(ctx context.Context, args []string) error {
 			if len(args) > 0 {

@@ -88,7 +88,7 @@ func TestStatusListAndLogsDescribeAFinishedLoop(t *testing.T) {
 	}
 	c.want([]string{"status", "--json", "finished"}, 0, `"watcher_alive": false`, "")
 	list := c.want([]string{"list"}, 0, "NAME", "")
-	if !regexp.MustCompile(`(?m)^NAME +RALPH_STATUS +WORKER_STATUS +ITERATION +FAILURES +COST +LANDED +REPORT\nfinished +limit +exited +2/2 +0/0 +- +- +-\n$`).MatchString(list) {
+	if !regexp.MustCompile(`(?m)^NAME +RALPH_STATUS +WORKER_STATUS +ITERATION +TASKS +FAILURES +COST +LANDED +REPORT\nfinished +limit +exited +2/2 +- +0/0 +- +- +-\n$`).MatchString(list) {
 		t.Errorf("list:\n%s", list)
 	}
 	if ls := c.want([]string{"ls"}, 0, "", ""); ls != list {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -33,6 +34,11 @@ file, and watch until the agent exits, goes quiet or prints the done pattern.
 Flags may also come from RALPH_* environment variables and .ralph/config,
 whose commands (checks, hooks) run only once you trust it: ralph-watch trust.
 
+With --tasks FILE the loop works through a plan (a Markdown checklist,
+tasks.json or prd.json), one task an iteration, and counts a task done only
+when it is marked done, the work changed and every check passed; it ends
+when all are done (exit 0) or the rest were skipped (exit 3).
+
 Each iteration's receipt (tokens, cost, files changed, checks) goes into the
 loop's receipts.jsonl and a [COST] line of its log; --max-tokens and
 --max-cost stop the loop before, or during, an iteration that would go over.
@@ -45,7 +51,8 @@ Examples:
   ralph-watch run --prompt-file PROMPT.md --max-iterations 20 \
       --done-pattern RALPH_DONE -- claude
   ralph-watch run -t %3 --prompt-mode arg --max-iterations 5 -- claude -p
-  ralph-watch run --max-tokens 2000000 --max-cost 20 -- claude`),
+  ralph-watch run --max-tokens 2000000 --max-cost 20 -- claude
+  ralph-watch run --tasks IMPLEMENTATION_PLAN.md --check 'go test ./...' -- claude`),
 		FlagSet: fs, // RALPH_* and .ralph/config are read by readSettings, which tells them apart
 		Exec: func(ctx context.Context, args []string) error {
 			return runLoop(ctx, e, f, fs, args)
@@ -189,6 +196,11 @@ func useWorktree(e env, cfg *watch.Config) error {
 	path, dir, created, err := between.EnsureWorktree(cfg.Dir, cfg.Name)
 	if err != nil {
 		return control.Errorf(words.ExitFailed, "create worktree: %v", err)
+	}
+	if rel, err := filepath.Rel(cfg.Dir, cfg.TasksFile); cfg.TasksFile != "" && err == nil && !strings.HasPrefix(rel, "..") {
+		if _, err := os.Stat(filepath.Join(dir, rel)); err == nil { // the plan is the worktree's own: the agent ticks it there
+			cfg.TasksFile = filepath.Join(dir, rel)
+		}
 	}
 	cfg.Dir, cfg.Worktree, cfg.WorktreeBranch = dir, path, between.WorktreeBranch(cfg.Name)
 	if created {

@@ -42,6 +42,9 @@ func checkRunFlags(e env, f *runFlags, command []string) (*tmux.Exec, error) {
 		{cfg.CheckOutputChars < 0, "--check-output-chars must not be negative"},
 		{cfg.StallLimit < 0, "--stall-limit must not be negative"},
 		{cfg.Budget.Tokens < 0, "--max-tokens must not be negative"},
+		{cfg.TaskAttempts < 1, "--task-attempts must be at least 1"},
+		{cfg.ReviewCap < 1, "--review-cap must be at least 1"},
+		{cfg.DiffChars < 0, "--diff-chars must not be negative"},
 		{cfg.Budget.CostUSD < 0 || math.IsNaN(cfg.Budget.CostUSD) || math.IsInf(cfg.Budget.CostUSD, 0), "--max-cost must be a number of US dollars, not negative"},
 	} {
 		if refused.is {
@@ -76,6 +79,9 @@ func checkRunFlags(e env, f *runFlags, command []string) (*tmux.Exec, error) {
 				return nil, control.Errorf(words.ExitUsage, "%s: %v", p.name, err)
 			}
 		}
+	}
+	if err := applyTasks(f); err != nil {
+		return nil, err
 	}
 	if err := applyPrices(e, f); err != nil {
 		return nil, err
@@ -250,4 +256,24 @@ func agentName(cfg *watch.Config) string {
 		return launch.Word
 	}
 	return "the agent"
+}
+
+// applyTasks makes --tasks absolute and refuses a plan the loop cannot
+// read, with the line and why, before anything starts.
+func applyTasks(f *runFlags) error {
+	if f.tasksFile == "" {
+		if f.cfg.Review {
+			return control.Errorf(words.ExitUsage, "--review needs --tasks FILE: it reviews the plan's tasks")
+		}
+		return nil
+	}
+	path, err := filepath.Abs(f.tasksFile)
+	if err != nil {
+		return control.Errorf(words.ExitUsage, "tasks file: %v", err)
+	}
+	if _, _, err := watch.ReadTasks(path); err != nil {
+		return control.Errorf(words.ExitUsage, "%v", err)
+	}
+	f.cfg.TasksFile = path
+	return nil
 }

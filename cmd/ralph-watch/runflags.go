@@ -27,6 +27,7 @@ type runFlags struct {
 	noCast                                          bool
 	pricesFile                                      string
 	windowsFile                                     string
+	tasksFile                                       string
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
@@ -88,6 +89,11 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&c.MaxContext, "max-context", 0, "at this share (percent) of its context window nudge the agent to wrap up; 15 points more ends the iteration (claude, codex, gemini; 0: never)")
 	fs.StringVar(&c.ContextNudge, "context-nudge", "", "what --max-context tells the agent (default: finish the current step, commit, update the plan, stop)")
 	fs.StringVar(&f.windowsFile, "context-windows", "", "JSON file of models' context windows in tokens over the built-in table")
+	fs.StringVar(&f.tasksFile, "tasks", "", "plan to work through, one task an iteration, each judged done by the loop: Markdown checkboxes, tasks.json or prd.json")
+	fs.IntVar(&c.TaskAttempts, "task-attempts", c.TaskAttempts, "tries a task gets before the loop skips it (--tasks)")
+	fs.BoolVar(&c.Review, "review", false, "follow each implemented task with a review iteration, which alone approves it (--tasks)")
+	fs.IntVar(&c.ReviewCap, "review-cap", c.ReviewCap, "reviews of one task; the last one approves it, its notes kept (--tasks)")
+	fs.IntVar(&c.DiffChars, "diff-chars", c.DiffChars, "characters of {{diff}}, the work since the loop started; the rest is cut (--tasks)")
 }
 
 // defaults are watch.Defaults, and the profile's idle grace.

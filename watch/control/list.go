@@ -47,10 +47,10 @@ func WriteTable(w io.Writer, loops []*Loop) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tRALPH_STATUS\tWORKER_STATUS\tITERATION\tFAILURES\tCOST\tLANDED\tREPORT")
+	fmt.Fprintln(tw, "NAME\tRALPH_STATUS\tWORKER_STATUS\tITERATION\tTASKS\tFAILURES\tCOST\tLANDED\tREPORT")
 	for _, l := range loops {
 		landed, report := afterColumns(l)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d/%d\t%s\t%s\t%s\n", l.Name, l.Status(), l.WorkerStatus(), progress(l.State),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d/%d\t%s\t%s\t%s\n", l.Name, l.Status(), l.WorkerStatus(), progress(l.State), tasksColumn(l),
 			l.State.ConsecutiveFailures, l.State.TotalFailures, costColumn(l), landed, report)
 	}
 	return tw.Flush()

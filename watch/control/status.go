@@ -25,6 +25,7 @@ func (l *Loop) JSON() map[string]any {
 	m["worker_status"] = l.WorkerStatus()
 	m["ralph_status"] = l.Status()
 	m["receipts"] = receiptsJSON(l.Receipts())
+	tasksJSON(m)
 	afterJSON(m, l)
 	return m
 }
@@ -66,6 +67,7 @@ func WriteStatus(w io.Writer, l *Loop, now time.Time) {
 		fmt.Fprintf(w, "Iterations without change: %d\n", st.UnchangedIterations)
 	}
 	writeChecks(w, st.LastChecks())
+	WriteTasks(w, st.Tasks, false)
 	writeSpend(w, l)
 	writeCommandSources(w, st.CommandSources)
 	writeSteering(w, l)

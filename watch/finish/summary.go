@@ -100,6 +100,9 @@ func (s *Summary) Text() string {
 	} else {
 		fmt.Fprintf(&b, "Checks: none ran\n")
 	}
+	if t := run.State.Tasks; t != nil {
+		fmt.Fprintf(&b, "Tasks: %d of %d done, %d open, %d skipped\n", t.Done, t.Total, t.Open, t.Skipped)
+	}
 	fmt.Fprintf(&b, "Spent: %s\n", spent(run))
 	return b.String()
 }
@@ -126,6 +129,7 @@ func (s *Summary) Markdown() string {
 		}
 		b.WriteString("\n")
 	}
+	b.WriteString(tasksDone(run))
 	b.WriteString("### Iterations\n\n| # | ended | took | tokens | cost | checks | changes |\n|---|---|---|---|---|---|---|\n")
 	for _, it := range run.Iterations {
 		tokens, cost, changes := "-", "-", "-"

@@ -133,6 +133,7 @@ func (p *page) render() string {
 	p.header()
 	p.timeline()
 	p.table()
+	p.tasksSection()
 	p.castSection()
 	p.logSection()
 	p.f("<footer>Made by ralph-watch report at %s. Casts play with the asciinema web player (%s), embedded in this page.</footer>\n",

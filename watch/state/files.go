@@ -29,4 +29,5 @@ const (
 	ReportFile     = "report.html"          // report's page of the run, unless -o put it elsewhere
 	ReportRecord   = "report.json"          // where report last wrote the page, and when
 	RunsDir        = "runs"                 // earlier runs of the loop's name, one folder each (see Store.Archive)
+	PlanBefore     = "plan.before"          // the plan's bytes before the current iteration (--tasks)
 )

@@ -118,6 +118,61 @@ type State struct {
 	Notes   []Note   `json:"notes,omitempty"`
 	Set     *Limits  `json:"set,omitempty"`
 	Steered []string `json:"steered,omitempty"`
+	// Tasks is the plan the loop works through (--tasks): nil without one.
+	Tasks *Tasks `json:"tasks,omitempty"`
+}
+
+// Tasks is a loop's plan as the loop sees it: the counts of its last
+// reading and each task with what the loop did with it.
+type Tasks struct {
+	File    string `json:"file"`
+	Total   int    `json:"total"`
+	Done    int    `json:"done"`
+	Open    int    `json:"open"`
+	Skipped int    `json:"skipped"`
+	// Current is the task of the iteration running or last run; Mode is
+	// what that iteration does with it: implement, review or fix.
+	Current string     `json:"current,omitempty"`
+	Mode    string     `json:"mode,omitempty"`
+	Items   []TaskItem `json:"items"`
+	// The work when the loop started (a git tree, for {{diff}}) and before
+	// the current iteration (git tree and HEAD; outside git a print of the
+	// folder), to tell whether the iteration changed anything.
+	Base        string `json:"base,omitempty"`
+	BeforeTree  string `json:"before_tree,omitempty"`
+	BeforeHead  string `json:"before_head,omitempty"`
+	BeforePrint string `json:"before_print,omitempty"`
+}
+
+// TaskItem is one task of the plan and the loop's record of it.
+type TaskItem struct {
+	ID    string `json:"id"`
+	Title string `json:"title"`
+	// State is the plan's (open, done, in-progress) or the loop's
+	// (skipped; review: implemented, waiting for its review).
+	State      string        `json:"state"`
+	Attempts   int           `json:"attempts"`             // implement and fix iterations
+	Reviews    int           `json:"reviews,omitempty"`    // review iterations
+	Iterations []int         `json:"iterations,omitempty"` // every iteration that worked on it
+	Verdicts   []TaskVerdict `json:"verdicts,omitempty"`
+	Notes      string        `json:"notes,omitempty"` // the last review's findings
+}
+
+// TaskVerdict is what the loop decided after an iteration on a task.
+type TaskVerdict struct {
+	Iteration int    `json:"iteration"`
+	Verdict   string `json:"verdict"` // done, rejected, not_done, skipped, review, approved, changes
+	Reason    string `json:"reason,omitempty"`
+}
+
+// Item is the task id's record, nil if the plan has none.
+func (t *Tasks) Item(id string) *TaskItem {
+	for i := range t.Items {
+		if t.Items[i].ID == id {
+			return &t.Items[i]
+		}
+	}
+	return nil
 }
 
 // MaxCheckHistory bounds how many iterations' check results state.json keeps;

@@ -40,4 +40,7 @@ const (
 	ReasonPromptFileMissing   Reason = "prompt_file_missing"  // the prompt file is gone
 	ReasonStateUnwritable     Reason = "state_unwritable"     // state.json cannot be written
 	ReasonNoState             Reason = "no_state"             // resume found no loop to go on with
+	ReasonTasksDone           Reason = "tasks_done"           // every task of the plan is done
+	ReasonTasksSkipped        Reason = "tasks_skipped"        // no task is open, but some were skipped
+	ReasonTasksUnreadable     Reason = "tasks_unreadable"     // the plan (--tasks) cannot be read
 )

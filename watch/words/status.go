@@ -147,6 +147,7 @@ type Shown struct {
 	Error     string // a failed loop's sentence: "command not found: claud"
 	Ended     time.Time
 	Cost      string // what the loop has spent, in short ("58k tok $1.20"); "": nothing reported
+	Tasks     string // the plan's tasks done of all: "4/12"; "": no plan
 	// Beat is when its watcher last said it lives; zero: no watcher beats
 	// for it (one that does not, or a paused or ended loop).
 	Beat time.Time
@@ -169,9 +170,13 @@ func (s Shown) Progress() string {
 	return it
 }
 
-// Text is the status line's display string, e.g. "✋ 2/10 needs input".
+// Text is the status line's display string, e.g. "✋ 2/10 needs input", or
+// with a plan "⟳ 7/50 · 4/12" (tasks done of all).
 func (s Shown) Text() string {
 	text := s.Status.Mark() + " " + s.Progress()
+	if s.Tasks != "" {
+		text += " · " + s.Tasks
+	}
 	switch s.Status {
 	case StatusBackoff:
 		text += " ⏳"
@@ -195,7 +200,8 @@ const (
 	OptionStatus    = "@ralph-status"
 	OptionReason    = "@ralph-reason"
 	OptionEnded     = "@ralph-ended"
-	OptionCost      = "@ralph-cost" // the loop's spend so far: "58k tok $1.20"
+	OptionCost      = "@ralph-cost"  // the loop's spend so far: "58k tok $1.20"
+	OptionTasks     = "@ralph-tasks" // the plan's tasks done of all: "4/12"
 	// OptionBeat is when the loop's watcher last said it lives (unix
 	// seconds), renewed every few seconds while it runs: the status line
 	// marks a live loop whose beat grew old (@ralph-beat-timeout).
@@ -213,7 +219,7 @@ const DefaultBeatEvery = 2 * time.Second
 const DefaultLinger = 300 * time.Second
 
 // PaneOptionNames are every option a loop sets on its pane.
-var PaneOptionNames = []string{OptionState, OptionLive, OptionName, OptionIteration, OptionMax, OptionStatus, OptionReason, OptionEnded, OptionCost, OptionBeat}
+var PaneOptionNames = []string{OptionState, OptionLive, OptionName, OptionIteration, OptionMax, OptionStatus, OptionReason, OptionEnded, OptionCost, OptionTasks, OptionBeat}
 
 // Options are the pane options that show s; an empty value unsets.
 func (s Shown) Options() []tmux.Option {
@@ -239,6 +245,7 @@ func (s Shown) Options() []tmux.Option {
 		{Name: OptionReason, Value: s.explained()},
 		{Name: OptionEnded, Value: ended},
 		{Name: OptionCost, Value: s.Cost},
+		{Name: OptionTasks, Value: s.Tasks},
 		{Name: OptionBeat, Value: beat},
 	}
 }

@@ -1,0 +1,383 @@
+package watch
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/ralph-tmux/ralph.tmux/watch/between"
+	"github.com/ralph-tmux/ralph.tmux/watch/plan"
+	"github.com/ralph-tmux/ralph.tmux/watch/state"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
+)
+
+// Modes of an iteration that works on a task.
+const (
+	modeImplement = "implement"
+	modeReview    = "review"
+	modeFix       = "fix"
+)
+
+// The loop's own states of a task, beside the plan's (open, done, in-progress).
+const (
+	taskSkipped = "skipped"  // not done after --task-attempts tries
+	taskReview  = "review"   // implemented and verified, waiting for its review
+	taskFix     = "fix"      // its review asked for changes
+	taskPassed  = "approved" // approved by the review cap while the plan still says open: done for the loop
+)
+
+// taskPlan is the plan the loop works through (--tasks), one task an
+// iteration. It reads the plan before and after each iteration, picks the
+// iteration's task, and decides whether the task is done by what changed,
+// not by the agent's word (taskverdict.go). Its record is the state's
+// tasks field. It never edits the plan but to reopen a box it rejected
+// (plan.Reopen) or to put back a review field an implement iteration set.
+type taskPlan struct {
+	cfg   *Config // read only
+	rec   *recorder
+	after *betweenIterations // runs the plan's verify commands with the checks
+
+	plan     *plan.Plan // as last read
+	data     []byte     // its bytes as last read
+	snapshot []byte     // its bytes before the iteration
+	feedback string     // why the last verdict rejected the task, for the next prompt
+	doneSaid bool       // the log said once that a done signal does not end the loop
+}
+
+func (t *taskPlan) on() bool { return t.cfg.TasksFile != "" }
+
+// record is the state's tasks field, made the first time.
+func (t *taskPlan) record() *state.Tasks {
+	if t.rec.st.Tasks == nil {
+		t.rec.st.Tasks = &state.Tasks{File: t.cfg.TasksFile, Items: []state.TaskItem{}}
+	}
+	return t.rec.st.Tasks
+}
+
+// ReadTasks reads a plan file as the loop does, for run to refuse one it
+// cannot read before anything starts.
+func ReadTasks(path string) (*plan.Plan, []byte, error) {
+	p, data, err := plan.Load(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("tasks file: %w", err)
+	}
+	return p, data, nil
+}
+
+// read reads the plan afresh and brings the record up to it; on an error
+// the last reading stays.
+func (t *taskPlan) read() error {
+	p, data, err := ReadTasks(t.cfg.TasksFile)
+	if err != nil {
+		return err
+	}
+	t.plan, t.data = p, data
+	t.sync()
+	return nil
+}
+
+// sync brings the record's tasks and counts up to the plan as last read,
+// keeping what the loop knows of each (attempts, iterations, verdicts).
+func (t *taskPlan) sync() {
+	r := t.record()
+	items := make([]state.TaskItem, 0, len(t.plan.Tasks))
+	known := make(map[string]int, len(r.Items)) // a plan of thousands of tasks is read every iteration
+	for i, item := range r.Items {
+		known[item.ID] = i
+	}
+	r.Done, r.Open, r.Skipped = 0, 0, 0
+	for _, pt := range t.plan.Tasks {
+		item := state.TaskItem{ID: pt.ID}
+		if i, ok := known[pt.ID]; ok {
+			item = r.Items[i]
+		}
+		item.Title = shorten(pt.Title, 120)
+		switch {
+		case item.State == taskReview || item.State == taskFix || item.State == taskPassed:
+		case item.State == taskSkipped && pt.State != plan.Done: // skipped until a person ticks it
+		default:
+			item.State = string(pt.State)
+		}
+		switch item.State {
+		case string(plan.Done), taskPassed:
+			r.Done++
+		case taskSkipped:
+			r.Skipped++
+		default:
+			r.Open++
+		}
+		items = append(items, item)
+	}
+	r.Items, r.Total = items, len(items)
+	var verify []between.Check
+	for _, c := range t.plan.VerifyCommands {
+		verify = append(verify, between.Check{Command: c})
+	}
+	t.after.verify = verify
+}
+
+// shorten cuts s to n characters, marking the cut.
+func shorten(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+// skipped reports whether the loop set the task aside, or works on it in
+// another mode than implement.
+func (t *taskPlan) skipped(id string) bool {
+	item := t.record().Item(id)
+	return item != nil && (item.State == taskSkipped || item.State == taskReview || item.State == taskFix || item.State == taskPassed)
+}
+
+// pick chooses the next iteration's task and mode: a review waiting, then
+// a fix asked for, then the plan's next open task. With none, it sets aside
+// the tasks that can never start (they wait on a skipped one) and returns
+// nil.
+func (t *taskPlan) pick() (*plan.Task, string) {
+	r := t.record()
+	for _, want := range []struct{ state, mode string }{{taskReview, modeReview}, {taskFix, modeFix}} {
+		for _, item := range r.Items {
+			if pt := t.plan.Task(item.ID); item.State == want.state && pt != nil {
+				return pt, want.mode
+			}
+		}
+	}
+	if pt := t.plan.Next(t.skipped); pt != nil {
+		return pt, modeImplement
+	}
+	for i := range r.Items {
+		if item := &r.Items[i]; item.State != string(plan.Done) && item.State != taskSkipped && item.State != taskPassed {
+			item.State = taskSkipped
+			item.Verdicts = append(item.Verdicts, state.TaskVerdict{Iteration: t.rec.iteration(), Verdict: "skipped",
+				Reason: "it waits on a task that is skipped or not in the plan"})
+			t.rec.log("TASK", fmt.Sprintf("iteration %d task %s skipped: it waits on a task that is skipped or not in the plan", t.rec.iteration(), item.ID))
+			r.Open--
+			r.Skipped++
+		}
+	}
+	return nil, ""
+}
+
+// tasksEnd ends the loop when no task is left to work on: all done, or
+// the rest skipped. It reads the plan first: a plan never read ends the loop.
+func (l *Loop) tasksEnd() (Result, bool) {
+	t := l.tasks
+	if !t.on() {
+		return Result{}, false
+	}
+	if err := t.read(); err != nil {
+		if t.plan == nil {
+			l.rec.errorf("%v", err)
+			return l.end(words.StatusFailed, words.ReasonTasksUnreadable, words.ExitFailed), true
+		}
+		l.rec.warnf("%v (the last reading stays)", err)
+		t.feedback = joinBlocks(t.feedback, fmt.Sprintf("The plan %s cannot be read: %v. Put it right.", t.cfg.TasksFile, err))
+	}
+	if pt, _ := t.pick(); pt != nil {
+		return Result{}, false
+	}
+	r := t.record()
+	if r.Skipped == 0 {
+		l.rec.sayf("all %d tasks done, stopping loop", r.Total)
+		l.rec.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=%s", l.rec.iteration(), words.ReasonTasksDone))
+		return l.end(words.StatusDone, words.ReasonTasksDone, words.ExitDone), true
+	}
+	var skipped []string
+	for _, item := range r.Items {
+		if item.State == taskSkipped {
+			skipped = append(skipped, item.ID)
+		}
+	}
+	l.rec.sayf("no task left open; %d done, skipped: %s", r.Done, strings.Join(skipped, ", "))
+	l.rec.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=%s skipped=%s", l.rec.iteration(), words.ReasonTasksSkipped, strings.Join(skipped, ",")))
+	return l.end(words.StatusLimit, words.ReasonTasksSkipped, words.ExitLimit), true
+}
+
+// begin starts iteration n on the task pick chooses: it notes the plan and
+// the work as they are, records the task's try, and returns the prompt's
+// task placeholders (the diff only when text asks for it).
+func (t *taskPlan) begin(n int, text string) *TaskVars {
+	if !t.on() || t.plan == nil {
+		return nil
+	}
+	pt, mode := t.pick()
+	if pt == nil { // tasksEnd saw one a moment ago; the plan is as it read it
+		return nil
+	}
+	r := t.record()
+	r.Current, r.Mode = pt.ID, mode
+	item := r.Item(pt.ID)
+	if k := len(item.Iterations); k == 0 || item.Iterations[k-1] != n { // a usage limit gives its iteration back: not a new try
+		item.Iterations = append(item.Iterations, n)
+		if mode == modeReview {
+			item.Reviews++
+		} else {
+			item.Attempts++
+		}
+	}
+	if mode == modeReview {
+		_ = os.Remove(t.notesFile()) // a review's notes are its own
+	}
+	t.snapshot = t.data
+	if err := t.rec.store.WriteFile(state.PlanBefore, t.data); err != nil {
+		t.rec.warnf("keep the plan before iteration %d: %v", n, err)
+	}
+	t.noteBefore()
+	v := &TaskVars{ID: pt.ID, Text: pt.Text, Done: r.Done, Total: r.Total, Left: r.Total - r.Done, Attempt: item.Attempts, Mode: mode}
+	if mode == modeFix || mode == modeReview {
+		v.ReviewFeedback = item.Notes
+	}
+	if strings.Contains(text, "{{diff}}") {
+		v.Diff = t.diff()
+	}
+	v.Block = t.block(pt, mode, item)
+	try := fmt.Sprintf("attempt=%d/%d", item.Attempts, t.cfg.TaskAttempts)
+	if mode == modeReview {
+		try = fmt.Sprintf("review=%d/%d", item.Reviews, t.cfg.ReviewCap)
+	}
+	t.rec.log("TASK", fmt.Sprintf("iteration %d task %s %s %s", n, pt.ID, mode, try))
+	return v
+}
+
+// noteBefore notes the work before the iteration: git's tree and HEAD, or
+// outside git a print of the folder.
+func (t *taskPlan) noteBefore() {
+	r := t.record()
+	r.BeforeTree, r.BeforeHead, r.BeforePrint = "", "", ""
+	if tree, err := between.WorkTree(t.cfg.Dir, t.rec.store.Path(state.WorkTreeIndex)); err == nil {
+		r.BeforeTree, r.BeforeHead = tree, between.Head(t.cfg.Dir)
+		if r.Base == "" {
+			r.Base = tree
+		}
+		return
+	}
+	r.BeforePrint = between.FolderPrint(t.cfg.Dir, t.unwatched()...)
+}
+
+// notesFile is where a review writes what must change: in the work's own
+// folder, where the agent may write, and removed once read.
+func (t *taskPlan) notesFile() string { return filepath.Join(t.cfg.Dir, ".ralph", "review.md") }
+
+// unwatched are the files whose change is no work: the plan, the prompt,
+// the loop's own folder and the files it reads or writes.
+func (t *taskPlan) unwatched() []string {
+	paths := []string{t.cfg.TasksFile, t.cfg.PromptFile, t.rec.store.Dir, t.notesFile()}
+	for _, p := range []string{t.cfg.ProgressFile, t.cfg.DoneFile, t.cfg.PauseFile} {
+		if p != "" {
+			paths = append(paths, p)
+		}
+	}
+	return paths
+}
+
+// changed reports whether the iteration changed the work (the plan
+// aside) or HEAD; with nothing noted before, it cannot tell and says yes.
+func (t *taskPlan) changed() bool {
+	r := t.record()
+	switch {
+	case r.BeforeTree != "":
+		if between.Head(t.cfg.Dir) != r.BeforeHead {
+			return true
+		}
+		now, err := between.WorkTree(t.cfg.Dir, t.rec.store.Path(state.WorkTreeIndex))
+		if err != nil {
+			return true
+		}
+		changed, err := between.TreeChanged(t.cfg.Dir, r.BeforeTree, now, t.unwatched()...)
+		return changed || err != nil
+	case r.BeforePrint != "":
+		return between.FolderPrint(t.cfg.Dir, t.unwatched()...) != r.BeforePrint
+	}
+	return true
+}
+
+// diff is the work since the loop started, cut at --diff-chars.
+func (t *taskPlan) diff() string {
+	r := t.record()
+	if r.Base == "" || r.BeforeTree == "" {
+		return ""
+	}
+	d, err := between.Diff(t.cfg.Dir, r.Base, r.BeforeTree, t.cfg.TasksFile)
+	if err != nil {
+		t.rec.warnf("diff of the work: %v", err)
+		return ""
+	}
+	if max := t.cfg.DiffChars; max > 0 && len(d) > max {
+		d = d[:max] + fmt.Sprintf("\n[… diff cut at %d characters of %d]\n", max, len(d))
+	}
+	return d
+}
+
+// block is what a prompt that places no task placeholder gets appended:
+// the task, and how to say it is done.
+func (t *taskPlan) block(pt *plan.Task, mode string, item *state.TaskItem) string {
+	file, r := t.cfg.TasksFile, t.record()
+	mark := "tick its box (- [x])"
+	if t.plan.Format != plan.FormatMarkdown {
+		mark = `set its "passes" to true`
+	}
+	approve := "If it is right and complete, change nothing."
+	if t.reviews() && t.plan.Format != plan.FormatMarkdown {
+		approve = fmt.Sprintf(`If it is right and complete, set its "passes" to true in %s (only a review may).`, file)
+		mark = `stop: a review comes next (leave "passes" and "reviewStatus" as they are; only a review may set them)`
+	}
+	var b strings.Builder
+	switch mode {
+	case modeReview:
+		fmt.Fprintf(&b, "Review task %s of the plan %s, implemented in the last iteration, in a fresh mind: read its changes (git diff, git log) against the task below. Change no code.\n\n%s\n\n", pt.ID, file, pt.Text)
+		fmt.Fprintf(&b, "%s If not, write what must change into %s; the task then goes back for a fix.", approve, t.notesFile())
+	case modeFix:
+		fmt.Fprintf(&b, "Task %s of the plan %s was reviewed and needs changes:\n\n%s\n\nThe task:\n\n%s\n\n", pt.ID, file, item.Notes, pt.Text)
+		fmt.Fprintf(&b, "Make the changes; when they are done and checked, %s; change no other line of the plan %s.", mark, file)
+	default:
+		fmt.Fprintf(&b, "Work on one task of the plan %s this iteration (%d of %d done; attempt %d of %d):\n\n%s\n\n", file, r.Done, r.Total, item.Attempts, t.cfg.TaskAttempts, pt.Text)
+		fmt.Fprintf(&b, "When it is done and checked, %s; change no other line of the plan %s. The loop counts it done only if the work changed and every check passes.", mark, file)
+	}
+	return b.String()
+}
+
+// ignoresDone reports whether a done signal must not end the loop: with a
+// plan, the plan says when the work is done. The log says so once; the
+// done file is removed, or it would end every iteration at once.
+func (t *taskPlan) ignoresDone() bool {
+	if !t.on() {
+		return false
+	}
+	if !t.doneSaid {
+		t.doneSaid = true
+		r := t.record()
+		t.rec.sayf("done signal ignored: the plan has %d of %d tasks open; it ends when they are done", r.Total-r.Done, r.Total)
+		t.rec.log("TASK", fmt.Sprintf("iteration %d done signal ignored: the plan decides (open=%d)", t.rec.iteration(), r.Total-r.Done))
+	}
+	if t.cfg.DoneFile != "" {
+		if err := os.Remove(t.cfg.DoneFile); err != nil && !os.IsNotExist(err) {
+			t.rec.warnf("remove done file: %v", err)
+		}
+	}
+	return true
+}
+
+// shown is the plan's progress for the status line: "4/12"; "" without one.
+func (r *recorder) tasksShown() string {
+	if r.st == nil || r.st.Tasks == nil || r.st.Tasks.Total == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d/%d", r.st.Tasks.Done, r.st.Tasks.Total)
+}
+
+// resume takes up a resumed loop's plan: read afresh, and the bytes it had
+// before the iteration a previous watcher started.
+func (t *taskPlan) resume() {
+	if !t.on() {
+		return
+	}
+	if err := t.read(); err != nil {
+		t.rec.warnf("%v", err)
+	}
+	if data, err := os.ReadFile(t.rec.store.Path(state.PlanBefore)); err == nil {
+		t.snapshot = data
+	}
+}

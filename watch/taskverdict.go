@@ -1,0 +1,280 @@
+package watch
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/ralph-tmux/ralph.tmux/watch/between"
+	"github.com/ralph-tmux/ralph.tmux/watch/plan"
+	"github.com/ralph-tmux/ralph.tmux/watch/state"
+)
+
+// judge decides, after an iteration, what became of its task: the plan is
+// read again, and a task marked done counts only when the work changed
+// (changed, noted before the loop wrote anything) and every check passed.
+// A mark the loop rejects is reopened in the plan. It returns the verdict
+// line for the progress file ("" without a task).
+func (t *taskPlan) judge(changed bool, runs []between.CheckRun) string {
+	r := t.record()
+	if !t.on() || r.Current == "" || t.plan == nil {
+		return ""
+	}
+	id, mode := r.Current, r.Mode
+	defer func() { r.Current, r.Mode = "", "" }() // judged: no iteration works on it now
+	t.feedback = ""
+	var readErr error
+	if readErr = t.read(); readErr != nil {
+		t.rec.warnf("%v", readErr)
+	}
+	t.reopenOthers(id)
+	pt := t.plan.Task(id)
+	if r.Item(id) == nil || pt == nil {
+		t.rec.log("TASK", fmt.Sprintf("iteration %d task %s gone from the plan", t.rec.iteration(), id))
+		return fmt.Sprintf("task %s: gone from the plan", id)
+	}
+	if mode == modeReview {
+		return t.reviewed(id, pt, runs)
+	}
+	if readErr != nil {
+		return t.notDone(id, fmt.Sprintf("the plan cannot be read: %v", readErr))
+	}
+	if t.reviews() && t.plan.Format != plan.FormatMarkdown {
+		return t.implemented(id, pt, changed, runs)
+	}
+	approved := t.revertApproval(pt)
+	pt = t.plan.Task(id)
+	if pt.State != plan.Done {
+		if approved {
+			return t.notDone(id, `it set "reviewStatus" to "approved", which only a review may do`)
+		}
+		return t.notDone(id, "it was not marked done")
+	}
+	why := ""
+	switch failed := firstFailed(runs); {
+	case approved:
+		why = `it set "reviewStatus" to "approved", which only a review may do`
+	case !changed:
+		why = "nothing in the work tree changed"
+	case failed != nil:
+		why = fmt.Sprintf("%q failed%s", failed.Command, tailLine(failed.Tail))
+	}
+	if why != "" {
+		t.reopen(id)
+		t.feedback = joinBlocks(t.feedback, fmt.Sprintf("Task %s was marked done, but %s. The loop reopened it.", id, why))
+		return t.notDone(id, "marked done, but "+why)
+	}
+	if t.reviews() {
+		t.setState(id, taskReview)
+		return t.verdict(id, "review", "implemented; a review comes next")
+	}
+	t.setState(id, string(plan.Done))
+	return t.verdict(id, "done", "")
+}
+
+// implemented judges an implement or fix iteration of a JSON plan under
+// review: the work and the checks say the task is implemented, and only a
+// review may set "passes" or approve; a passes or approval the iteration
+// set is put back from the snapshot.
+func (t *taskPlan) implemented(id string, pt *plan.Task, changed bool, runs []between.CheckRun) string {
+	passed := pt.State == plan.Done
+	if was := t.before(id); was != nil && was.State == plan.Done {
+		passed = false // it was so before: not this iteration's doing
+	}
+	approved := t.revertApproval(pt)
+	if passed {
+		t.reopen(id)
+	}
+	why := ""
+	switch failed := firstFailed(runs); {
+	case passed || approved:
+		why = `it set "passes" or "reviewStatus" itself, which only a review may do; the loop put them back`
+	case !changed:
+		why = "nothing in the work tree changed"
+	case failed != nil:
+		why = fmt.Sprintf("%q failed%s", failed.Command, tailLine(failed.Tail))
+	}
+	if why != "" {
+		t.feedback = joinBlocks(t.feedback, fmt.Sprintf("Task %s was not accepted: %s.", id, why))
+		return t.notDone(id, why)
+	}
+	t.setState(id, taskReview)
+	return t.verdict(id, "review", "implemented; a review comes next")
+}
+
+// setState sets the loop's state of task id and counts the plan again.
+func (t *taskPlan) setState(id, s string) {
+	if item := t.record().Item(id); item != nil {
+		item.State = s
+	}
+	t.sync()
+}
+
+// reopenOthers reopens every task but the iteration's own that the
+// iteration marked done: one task an iteration, each judged by the loop.
+func (t *taskPlan) reopenOthers(id string) {
+	before, err := plan.Parse(t.cfg.TasksFile, t.snapshot)
+	if err != nil {
+		return
+	}
+	var others []string
+	for _, pt := range t.plan.Tasks {
+		if was := before.Task(pt.ID); pt.ID != id && pt.State == plan.Done && was != nil && was.State != plan.Done {
+			others = append(others, pt.ID)
+		}
+	}
+	for _, other := range others {
+		t.reopen(other)
+		t.feedback = joinBlocks(t.feedback, fmt.Sprintf("Task %s was marked done, but this iteration's task was %s: one task an iteration. The loop reopened it.", other, id))
+	}
+}
+
+// reviews reports whether implemented tasks get a review: --review, or a
+// tasks.json, whose fields carry one.
+func (t *taskPlan) reviews() bool { return t.cfg.Review || t.plan.Format == plan.FormatTasksJSON }
+
+// reviewed judges a review iteration: it approves when it leaves the task
+// done, its notes file empty and the checks passing; else the task goes
+// back for a fix, until the review cap, whose review approves with its
+// notes kept.
+func (t *taskPlan) reviewed(id string, pt *plan.Task, runs []between.CheckRun) string {
+	notesPath := t.notesFile()
+	data, _ := os.ReadFile(notesPath)
+	_ = os.Remove(notesPath)
+	notes := strings.TrimSpace(string(data))
+	if failed := firstFailed(runs); failed != nil && notes == "" {
+		notes = fmt.Sprintf("%q failed%s", failed.Command, tailLine(failed.Tail))
+	}
+	if pt.State != plan.Done && notes == "" {
+		notes = "the review did not mark it done"
+	}
+	if rs := pt.ReviewStatus; notes == "" && rs != "" && rs != "approved" && (t.before(pt.ID) == nil || rs != t.before(pt.ID).ReviewStatus) {
+		notes = fmt.Sprintf("the review set reviewStatus to %q", rs)
+	}
+	item := t.record().Item(id)
+	item.Notes = notes
+	if notes == "" {
+		t.setState(id, string(plan.Done))
+		return t.verdict(id, "approved", "")
+	}
+	if item.Reviews >= t.cfg.ReviewCap {
+		if pt.State != plan.Done { // the plan says open: the loop's record says approved
+			t.setState(id, taskPassed)
+		} else {
+			t.setState(id, string(plan.Done))
+		}
+		return t.verdict(id, "approved", fmt.Sprintf("review cap (%d) reached; its notes are kept", t.cfg.ReviewCap))
+	}
+	if pt.State == plan.Done {
+		t.reopen(id)
+	}
+	t.setState(id, taskFix)
+	return t.verdict(id, "changes", shorten(firstLine(notes), 200))
+}
+
+// notDone records a try that did not finish the task: after the last try
+// the task is skipped.
+func (t *taskPlan) notDone(id, why string) string {
+	item := t.record().Item(id)
+	if item.Attempts >= t.cfg.TaskAttempts {
+		t.setState(id, taskSkipped)
+		t.rec.sayf("task %s skipped after %d attempts", id, item.Attempts)
+		return t.verdict(id, "skipped", fmt.Sprintf("not done after %d attempts: %s", item.Attempts, why))
+	}
+	return t.verdict(id, "rejected", why)
+}
+
+// verdict records and logs what the loop decided, and returns the line
+// for the progress file.
+func (t *taskPlan) verdict(id, verdict, why string) string {
+	n := t.rec.iteration()
+	item := t.record().Item(id)
+	item.Verdicts = append(item.Verdicts, state.TaskVerdict{Iteration: n, Verdict: verdict, Reason: why})
+	line := fmt.Sprintf("task %s %s", item.ID, verdict)
+	if why != "" {
+		line += ": " + why
+	}
+	t.rec.log("TASK", fmt.Sprintf("iteration %d %s", n, line))
+	if verdict != "skipped" {
+		t.rec.sayf("%s", line)
+	}
+	return line
+}
+
+// reopen puts the task's mark back to open in the plan file: the one edit
+// plan.Reopen makes, and no other byte.
+func (t *taskPlan) reopen(id string) {
+	data, err := plan.Reopen(t.data, t.plan, id)
+	if err != nil {
+		t.rec.warnf("reopen task %s in %s: %v", id, t.cfg.TasksFile, err)
+		return
+	}
+	if err := os.WriteFile(t.cfg.TasksFile, data, 0o644); err != nil {
+		t.rec.warnf("reopen task %s in %s: %v", id, t.cfg.TasksFile, err)
+		return
+	}
+	t.rec.log("TASK", fmt.Sprintf("iteration %d task %s reopened in %s", t.rec.iteration(), id, t.cfg.TasksFile))
+	if err := t.read(); err != nil {
+		t.rec.warnf("%v", err)
+	}
+}
+
+// before is task id as the plan had it before the iteration; nil if none.
+func (t *taskPlan) before(id string) *plan.Task {
+	p, err := plan.Parse(t.cfg.TasksFile, t.snapshot)
+	if err != nil {
+		return nil
+	}
+	return p.Task(id)
+}
+
+// revertApproval puts back, from the snapshot, a reviewStatus an implement
+// iteration set to "approved" (only the review fields' bytes), and reports
+// whether the iteration set it.
+func (t *taskPlan) revertApproval(pt *plan.Task) bool {
+	was := t.before(pt.ID)
+	if t.plan.Format == plan.FormatMarkdown || pt.ReviewStatus != "approved" || was != nil && was.ReviewStatus == "approved" {
+		return false
+	}
+	if was == nil || was.ReviewStatus == "" { // no value to put back: the record says it is not approved
+		return true
+	}
+	data, err := plan.SetReview(t.data, t.plan, pt.ID, was.ReviewStatus, was.ReviewCount)
+	if err == nil {
+		err = os.WriteFile(t.cfg.TasksFile, data, 0o644)
+	}
+	if err != nil {
+		t.rec.warnf("put back reviewStatus of task %s in %s: %v", pt.ID, t.cfg.TasksFile, err)
+		return true
+	}
+	t.rec.log("TASK", fmt.Sprintf("iteration %d task %s reviewStatus put back: only a review approves", t.rec.iteration(), pt.ID))
+	if err := t.read(); err != nil {
+		t.rec.warnf("%v", err)
+	}
+	return true
+}
+
+// firstFailed is the first check that failed, nil when all passed.
+func firstFailed(runs []between.CheckRun) *between.CheckRun {
+	for i := range runs {
+		if !runs[i].Passed() {
+			return &runs[i]
+		}
+	}
+	return nil
+}
+
+// tailLine is the last line a failed check printed, as ": LINE"; "" if none.
+func tailLine(tail string) string {
+	lines := strings.Split(strings.TrimSpace(tail), "\n")
+	if last := strings.TrimSpace(lines[len(lines)-1]); last != "" {
+		return ": " + shorten(last, 200)
+	}
+	return ""
+}
+
+// firstLine is text's first line.
+func firstLine(text string) string {
+	line, _, _ := strings.Cut(text, "\n")
+	return line
+}

@@ -1,0 +1,472 @@
+package watch_test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ralph-tmux/ralph.tmux/watch/between"
+	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
+	"github.com/ralph-tmux/ralph.tmux/watch/state"
+	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxfake"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
+)
+
+const threeTasks = "# Plan\n\n- [ ] Add the parser\n- [ ] Add the command\n- [ ] Write the docs\n"
+
+// planned is a unit loop working through plan (written to PLAN.md) with
+// MaxIterations 20; its agent does what step says in each iteration.
+func planned(t *testing.T, plan string, step func(u *unit, n int, prompt string)) *unit {
+	t.Helper()
+	var u *unit
+	u = newUnit(t, "Work on the plan.\n", func(n int) *tmuxfake.Program {
+		return repl(func(term *tmuxfake.Term, input string) {
+			step(u, n, input)
+			term.Exit(0)
+		})
+	})
+	u.cfg.TasksFile = filepath.Join(u.cfg.Dir, "PLAN.md")
+	u.cfg.TaskAttempts, u.cfg.ReviewCap, u.cfg.DiffChars = 3, 5, 20000
+	u.cfg.MaxIterations = 20
+	u.writePlan(plan)
+	return u
+}
+
+func (u *unit) writePlan(text string) {
+	u.t.Helper()
+	if err := os.WriteFile(u.cfg.TasksFile, []byte(text), 0o644); err != nil {
+		u.t.Fatal(err)
+	}
+}
+
+func (u *unit) readPlan() string {
+	u.t.Helper()
+	data, err := os.ReadFile(u.cfg.TasksFile)
+	if err != nil {
+		u.t.Fatal(err)
+	}
+	return string(data)
+}
+
+// tick marks done the task the prompt names, as an agent does.
+func (u *unit) tick(prompt string) {
+	lines := strings.SplitAfter(u.readPlan(), "\n")
+	for i, l := range lines {
+		if title, ok := strings.CutPrefix(strings.TrimSpace(l), "- [ ] "); ok && strings.Contains(prompt, title) {
+			lines[i] = strings.Replace(l, "- [ ]", "- [x]", 1)
+			break
+		}
+	}
+	u.writePlan(strings.Join(lines, ""))
+}
+
+// work writes a file in the work tree: a change the loop can see.
+func (u *unit) work(n int) {
+	if err := os.WriteFile(filepath.Join(u.cfg.Dir, "work-"+strconv.Itoa(n)), []byte("work"), 0o644); err != nil {
+		u.t.Error(err)
+	}
+}
+
+func (u *unit) taskItem(id string) state.TaskItem {
+	u.t.Helper()
+	st := u.state()
+	if st.Tasks == nil || st.Tasks.Item(id) == nil {
+		u.t.Fatalf("state.json has no task %s: %+v", id, st.Tasks)
+	}
+	return *st.Tasks.Item(id)
+}
+
+func TestUnitTasksAnAgentThatTicksHonestlyGetsThroughThePlanOneTaskAnIteration(t *testing.T) {
+	u := planned(t, threeTasks, func(u *unit, n int, prompt string) {
+		u.work(n)
+		u.tick(prompt)
+	})
+	u.cfg.ProgressFile = filepath.Join(u.cfg.Dir, "progress.md")
+	u.wantResult(u.run(), words.ExitDone, "tasks_done")
+	if data, _ := os.ReadFile(u.cfg.ProgressFile); strings.Count(string(data), "- Task: task ") != 3 || !strings.Contains(string(data), "- Task: task 2 done\n") {
+		t.Errorf("the progress file lacks each task's verdict:\n%s", data)
+	}
+	rs, _ := receipt.Load(u.store.Path(state.ReceiptsFile))
+	if len(rs) != 3 || rs[0].Task != "1" || rs[2].Task != "3" {
+		t.Errorf("receipts = %+v, want each with its task", rs)
+	}
+	if got := len(u.started()); got != 3 {
+		t.Errorf("the agent started %d times, want 3 (one task an iteration)", got)
+	}
+	pastes := u.pastes()
+	for i, want := range []string{"Add the parser", "Add the command", "Write the docs"} {
+		if i >= len(pastes) || !strings.Contains(pastes[i], want) || !strings.Contains(pastes[i], u.cfg.TasksFile) {
+			t.Errorf("prompt %d lacks its task %q and the plan file; prompts: %q", i+1, want, pastes)
+		}
+	}
+	for i, id := range []string{"1", "2", "3"} {
+		item := u.taskItem(id)
+		if item.State != "done" || item.Attempts != 1 || len(item.Iterations) != 1 || item.Iterations[0] != i+1 {
+			t.Errorf("task %s = %+v, want done in iteration %d, one attempt", id, item, i+1)
+		}
+	}
+	if st := u.state(); st.Tasks.Done != 3 || st.Tasks.Open != 0 || st.Tasks.Total != 3 {
+		t.Errorf("tasks = %+v, want 3 of 3 done", st.Tasks)
+	}
+	u.wantLog("[TASK] iteration 1 task 1 done", "[TASK] iteration 2 task 2 done", "[TASK] iteration 3 task 3 done", "reason=tasks_done")
+	if got := u.tmux.Calls("set-option"); len(got) == 0 || !strings.Contains(strings.Join(u.options(), "\n"), "@ralph-status=✓ 3/20 · 3/3") {
+		t.Errorf("the status line never showed the tasks: %q", u.options())
+	}
+}
+
+func TestUnitTasksATickWithNoWorkIsReopenedAndTheTaskSkipped(t *testing.T) {
+	u := planned(t, threeTasks, func(u *unit, n int, prompt string) {
+		u.tick(prompt) // and nothing else
+	})
+	u.cfg.TaskAttempts = 2
+	u.wantResult(u.run(), words.ExitLimit, "tasks_skipped")
+	if got := u.readPlan(); got != threeTasks {
+		t.Errorf("plan = %q, want it as it was: every tick reopened", got)
+	}
+	if got := len(u.started()); got != 6 {
+		t.Errorf("the agent started %d times, want 6 (3 tasks, 2 attempts each)", got)
+	}
+	if p := u.pastes(); len(p) < 2 || !strings.Contains(p[1], "Task 1 was marked done, but nothing in the work tree changed") {
+		t.Errorf("the second prompt does not say why the tick was rejected: %q", p)
+	}
+	item := u.taskItem("1")
+	if item.State != "skipped" || item.Attempts != 2 || len(item.Verdicts) != 2 || item.Verdicts[0].Verdict != "rejected" {
+		t.Errorf("task 1 = %+v, want skipped after 2 rejected attempts", item)
+	}
+	u.wantLog("[TASK] iteration 1 task 1 reopened", "[TASK] iteration 1 task 1 rejected: marked done, but nothing in the work tree changed",
+		"[TASK] iteration 2 task 1 skipped: not done after 2 attempts", "reason=tasks_skipped skipped=1,2,3")
+	u.wantOutput("no task left open; 0 done, skipped: 1, 2, 3")
+}
+
+func TestUnitTasksATickWithAFailingCheckIsRejected(t *testing.T) {
+	u := planned(t, "- [ ] Only task\n", func(u *unit, n int, prompt string) {
+		u.work(n)
+		if n == 1 {
+			u.work(0) // work-0 breaks the check
+		} else {
+			_ = os.Remove(filepath.Join(u.cfg.Dir, "work-0"))
+		}
+		u.tick(prompt)
+	})
+	u.cfg.Checks = []between.Check{{Command: "test ! -e work-0"}}
+	u.cfg.CheckTimeout, u.cfg.CheckOutputChars = 10e9, 1000
+	u.wantResult(u.run(), words.ExitDone, "tasks_done")
+	if p := u.pastes(); len(p) != 2 || !strings.Contains(p[1], `Task 1 was marked done, but "test ! -e work-0" failed`) {
+		t.Errorf("prompts = %q, want the second to say the check failed", p)
+	}
+	item := u.taskItem("1")
+	if item.Attempts != 2 || len(item.Verdicts) != 2 || item.Verdicts[0].Verdict != "rejected" || item.Verdicts[1].Verdict != "done" {
+		t.Errorf("task 1 = %+v, want rejected then done", item)
+	}
+}
+
+func TestUnitTasksAnAgentThatNeverTicksIsNotDoneByItsWord(t *testing.T) {
+	u := planned(t, "- [ ] Only task\n", func(u *unit, n int, prompt string) {
+		u.work(n)
+		_ = os.WriteFile(u.cfg.DoneFile, nil, 0o644) // says it is done; the plan says otherwise
+	})
+	u.cfg.DoneFile = filepath.Join(u.cfg.Dir, "DONE")
+	u.cfg.DonePattern = regexp.MustCompile(`never printed`)
+	u.wantResult(u.run(), words.ExitLimit, "tasks_skipped")
+	if got := len(u.started()); got != 3 {
+		t.Errorf("the agent started %d times, want 3 (--task-attempts)", got)
+	}
+	lines := strings.Join(u.logLines(), "\n")
+	if n := strings.Count(lines, "done signal ignored"); n != 1 {
+		t.Errorf("the log says %d times that the done signal is ignored, want once:\n%s", n, lines)
+	}
+	u.wantLog("task 1 rejected: it was not marked done", "task 1 skipped: not done after 3 attempts")
+}
+
+func TestUnitTasksTheAgentsOtherEditsOfThePlanStayAndOnlyItsTickIsReopened(t *testing.T) {
+	u := planned(t, threeTasks, func(u *unit, n int, prompt string) {
+		if n == 1 {
+			u.writePlan(strings.Replace(strings.Replace(u.readPlan(), "- [ ]", "- [x]", 1), "Write the docs", "Write the docs (and a man page)", 1) + "\nNotes: the parser is hard.\n")
+		}
+	})
+	u.cfg.MaxIterations = 1
+	u.wantResult(u.run(), words.ExitLimit, "max_iterations")
+	want := "# Plan\n\n- [ ] Add the parser\n- [ ] Add the command\n- [ ] Write the docs (and a man page)\n\nNotes: the parser is hard.\n"
+	if got := u.readPlan(); got != want {
+		t.Errorf("plan =\n%s\nwant the agent's edits kept and only its tick reopened:\n%s", got, want)
+	}
+}
+
+func TestUnitTasksAReviewIterationAloneApprovesAndItsNotesBringAFix(t *testing.T) {
+	var notes string
+	u := planned(t, "- [ ] Only task\n", func(u *unit, n int, prompt string) {
+		switch n {
+		case 1, 3: // implement, then fix
+			u.work(n)
+			u.tick(prompt)
+		case 2: // the review finds a problem
+			_ = os.MkdirAll(filepath.Dir(notes), 0o755)
+			_ = os.WriteFile(notes, []byte("The parser drops the last line.\n"), 0o644)
+		}
+	})
+	notes = filepath.Join(u.cfg.Dir, ".ralph", "review.md")
+	u.cfg.Review = true
+	u.wantResult(u.run(), words.ExitDone, "tasks_done")
+	if got := len(u.started()); got != 4 {
+		t.Errorf("the agent started %d times, want 4: implement, review, fix, review", got)
+	}
+	p := u.pastes()
+	if len(p) != 4 || !strings.Contains(p[1], "Review task 1") || !strings.Contains(p[2], "The parser drops the last line.") || !strings.Contains(p[3], "Review task 1") {
+		t.Errorf("prompts = %q, want implement, review, a fix with the review's notes, review", p)
+	}
+	u.wantLog("task 1 implement", "task 1 review: implemented", "task 1 review review=1/5", "task 1 changes: The parser drops the last line.",
+		"task 1 fix attempt=2/3", "task 1 review review=2/5", "task 1 approved")
+}
+
+// options are the pane options the loop set, NAME=VALUE.
+func (u *unit) options() []string {
+	var opts []string
+	for _, c := range u.tmux.Calls("set-option") {
+		opts = append(opts, c.Args...)
+	}
+	return opts
+}
+
+const storyPlan = `{
+  "verifyCommands": ["test -e work-1"],
+  "userStories": [
+    {"id": "US-001", "title": "Add the priority field", "priority": 1, "passes": false, "dependsOn": [], "reviewStatus": "pending", "reviewCount": 0}
+  ]
+}
+`
+
+func TestUnitTasksAnImplementIterationThatSetsPassesIsRejectedAndOnlyAReviewApproves(t *testing.T) {
+	var edited string
+	u := planned(t, storyPlan, func(u *unit, n int, prompt string) {
+		switch n {
+		case 1: // implements, and approves itself
+			u.work(n)
+			edited = strings.Replace(strings.Replace(u.readPlan(), `"passes": false`, `"passes": true`, 1), `"reviewStatus": "pending"`, `"reviewStatus": "approved"`, 1)
+			edited = strings.Replace(edited, `"Add the priority field"`, `"Add the priority field (and its index)"`, 1)
+			u.writePlan(edited)
+		case 2: // implements again, and leaves the verdict to the review
+			u.work(n)
+		case 3: // the review approves
+			u.writePlan(strings.Replace(strings.Replace(u.readPlan(), `"passes": false`, `"passes": true`, 1), `"reviewStatus": "pending"`, `"reviewStatus": "approved"`, 1))
+		}
+	})
+	u.cfg.TasksFile = filepath.Join(u.cfg.Dir, "tasks.json")
+	u.writePlan(storyPlan)
+	u.wantResult(u.run(), words.ExitDone, "tasks_done")
+	if got := len(u.started()); got != 3 {
+		t.Errorf("the agent started %d times, want 3: implement (rejected), implement, review", got)
+	}
+	u.wantLog("[TASK] iteration 1 task US-001 reviewStatus put back", "[TASK] iteration 1 task US-001 reopened",
+		`[TASK] iteration 1 task US-001 rejected: it set "passes" or "reviewStatus" itself`,
+		"[TASK] iteration 2 task US-001 review: implemented", "[TASK] iteration 3 task US-001 review review=1/5", "[TASK] iteration 3 task US-001 approved")
+	p := u.pastes()
+	if len(p) != 3 || !strings.Contains(p[1], "Task US-001 was not accepted") || !strings.Contains(p[2], "Review task US-001") {
+		t.Errorf("prompts = %q", p)
+	}
+	// what the loop put back after iteration 1: the two values, no other byte
+	want := strings.Replace(storyPlan, `"Add the priority field"`, `"Add the priority field (and its index)"`, 1)
+	if n := len(u.tmux.Calls("paste")); n >= 2 && !strings.Contains(p[1], "Add the priority field (and its index)") {
+		t.Errorf("the second prompt lacks the agent's own edit of the plan:\n%s\nwant the plan as\n%s", p[1], want)
+	}
+	if st := u.state(); len(st.Checks) == 0 || st.Checks[0].Results[0].Command != "test -e work-1" {
+		t.Errorf("the plan's verifyCommands did not run as checks: %+v", st.Checks)
+	}
+}
+
+func TestUnitTasksTheLoopPutsBackOnlyTheBytesAnImplementIterationApprovedWith(t *testing.T) {
+	u := planned(t, storyPlan, func(u *unit, n int, prompt string) {
+		u.work(n)
+		edited := strings.Replace(strings.Replace(u.readPlan(), `"passes": false`, `"passes": true`, 1), `"reviewStatus": "pending"`, `"reviewStatus": "approved"`, 1)
+		u.writePlan(strings.Replace(edited, `"Add the priority field"`, `"Add the priority field (and its index)"`, 1))
+	})
+	u.cfg.TasksFile = filepath.Join(u.cfg.Dir, "tasks.json")
+	u.writePlan(storyPlan)
+	u.cfg.MaxIterations = 1
+	u.wantResult(u.run(), words.ExitLimit, "max_iterations")
+	want := strings.Replace(storyPlan, `"Add the priority field"`, `"Add the priority field (and its index)"`, 1)
+	if got := u.readPlan(); got != want {
+		t.Errorf("plan =\n%s\nwant the agent's edit kept and passes and reviewStatus put back:\n%s", got, want)
+	}
+}
+
+func TestUnitTasksTheDiffPlaceholderHasTheWorkSinceTheLoopStartedCutAtDiffChars(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	u := planned(t, threeTasks, func(u *unit, n int, prompt string) {
+		_ = os.WriteFile(filepath.Join(u.cfg.Dir, "work.txt"), []byte(strings.Repeat("line of work "+strconv.Itoa(n)+"\n", 10*n)), 0o644)
+		u.tick(prompt)
+	})
+	u.writePrompt("Task {{task_id}} ({{mode}}, attempt {{attempt}}, {{tasks_left}} left):\n{{task}}\nSo far:\n{{diff}}")
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "start"}} {
+		if out, err := exec.Command("git", append([]string{"-C", u.cfg.Dir}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	_ = os.WriteFile(filepath.Join(u.cfg.Dir, ".gitignore"), []byte("state/\n"), 0o644)
+	u.cfg.DiffChars = 300
+	u.wantResult(u.run(), words.ExitDone, "tasks_done")
+	p := u.pastes()
+	if len(p) != 3 {
+		t.Fatalf("prompts = %q", p)
+	}
+	if !strings.HasPrefix(p[0], "Task 1 (implement, attempt 1, 3 left):\n- [ ] Add the parser\nSo far:\n") || strings.Contains(p[0], "Work on one task") {
+		t.Errorf("prompt 1 = %q, want the placeholders filled and no block appended", p[0])
+	}
+	if !strings.Contains(p[1], "+line of work 1") || strings.Contains(p[1], "PLAN.md") {
+		t.Errorf("prompt 2 = %q, want the diff of iteration 1's work, the plan left out", p[1])
+	}
+	if !strings.Contains(p[2], "+line of work 2") || !strings.Contains(p[2], "[… diff cut at 300 characters of ") {
+		t.Errorf("prompt 3 = %q, want the diff cut at 300 characters with a marker", p[2])
+	}
+}
+
+func (u *unit) writePrompt(text string) {
+	u.t.Helper()
+	if err := os.WriteFile(u.cfg.PromptFile, []byte(text), 0o644); err != nil {
+		u.t.Fatal(err)
+	}
+}
+
+func TestUnitTasksAResumedLoopKeepsItsTasksRecord(t *testing.T) {
+	var u *unit
+	u = newUnit(t, "Work on the plan.\n", func(n int) *tmuxfake.Program {
+		return repl(func(term *tmuxfake.Term, input string) {
+			u.work(n)
+			u.tick(input)
+			if n == 1 {
+				term.Exit(words.ExitPause) // the agent pauses the loop
+				return
+			}
+			term.Exit(0)
+		})
+	})
+	u.cfg.TasksFile = filepath.Join(u.cfg.Dir, "PLAN.md")
+	u.cfg.TaskAttempts, u.cfg.ReviewCap, u.cfg.DiffChars, u.cfg.MaxIterations = 3, 5, 20000, 10
+	u.writePlan(threeTasks)
+	u.wantResult(u.run(), words.ExitInterrupted, "paused")
+	if item := u.taskItem("1"); item.State != "done" || item.Iterations[0] != 1 {
+		t.Fatalf("task 1 before the resume = %+v", item)
+	}
+	u.cfg.Resume = true
+	u.wantResult(u.run(), words.ExitDone, "tasks_done")
+	for i, id := range []string{"1", "2", "3"} {
+		if item := u.taskItem(id); item.State != "done" || len(item.Iterations) != 1 || item.Iterations[0] != i+1 {
+			t.Errorf("task %s = %+v, want done in iteration %d", id, item, i+1)
+		}
+	}
+}
+
+func TestUnitTasksAnIterationAUsageLimitGivesBackIsNoTry(t *testing.T) {
+	reset := unitStart.Add(2 * time.Hour)
+	u := planned(t, "- [ ] Only task\n", func(u *unit, n int, prompt string) {})
+	u.launch(func(n int) *tmuxfake.Program {
+		return repl(func(term *tmuxfake.Term, input string) {
+			if n == 1 { // limited at its prompt
+				term.Write(limitText(reset))
+				return
+			}
+			u.work(n)
+			u.tick(input)
+			term.Exit(0)
+		})
+	})
+	u.cfg.Agent = knownAgent()
+	u.wantResult(u.run(), words.ExitDone, "tasks_done")
+	if item := u.taskItem("1"); item.Attempts != 1 || len(item.Iterations) != 1 || item.Iterations[0] != 1 {
+		t.Errorf("task 1 = %+v, want one try in iteration 1 (the limited one given back)", item)
+	}
+}
+
+func TestUnitTasksAPlanOfFiveThousandTasksTakesLittleTimeAnIteration(t *testing.T) {
+	var plan strings.Builder
+	plan.WriteString("# Plan\n\n")
+	for i := 1; i <= 5000; i++ {
+		fmt.Fprintf(&plan, "- [ ] Task number %d\n", i)
+	}
+	u := planned(t, plan.String(), func(u *unit, n int, prompt string) {
+		u.work(n)
+		u.tick(prompt)
+	})
+	u.cfg.MaxIterations = 3
+	begun := time.Now()
+	u.wantResult(u.run(), words.ExitLimit, "max_iterations")
+	if took := time.Since(begun); took > 10*time.Second {
+		t.Errorf("3 iterations of a 5,000-task plan took %s", took)
+	}
+	if st := u.state(); st.Tasks.Total != 5000 || st.Tasks.Done != 3 {
+		t.Errorf("tasks = %d of %d done, want 3 of 5000", st.Tasks.Done, st.Tasks.Total)
+	}
+}
+
+func TestUnitTasksAPlanTheAgentBreaksIsToldAndTheLastReadingStays(t *testing.T) {
+	const prd = `{"userStories": [{"id": "S1", "title": "Only story", "passes": false}]}` + "\n"
+	u := planned(t, prd, func(u *unit, n int, prompt string) {
+		u.work(n)
+		if n == 1 {
+			u.writePlan(`{"userStories": [{"id": "S1", "title": "Only story", "passes": true},]}`)
+			return
+		}
+		u.writePlan(strings.Replace(prd, `"passes": false`, `"passes": true`, 1))
+	})
+	u.cfg.TasksFile = filepath.Join(u.cfg.Dir, "prd.json")
+	u.writePlan(prd)
+	u.wantResult(u.run(), words.ExitDone, "tasks_done")
+	p := u.pastes()
+	if len(p) != 2 || !strings.Contains(p[1], "The plan "+u.cfg.TasksFile+" cannot be read") || !strings.Contains(p[1], "Only story") {
+		t.Errorf("prompts = %q, want the second to say the plan cannot be read, and name the task", p)
+	}
+	u.wantLog("task S1 rejected: the plan cannot be read", "task S1 done")
+}
+
+func TestUnitTasksAtTheReviewCapTheReviewApprovesWithItsNotesKept(t *testing.T) {
+	u := planned(t, "- [ ] Only task\n", func(u *unit, n int, prompt string) {
+		if strings.Contains(prompt, "Review task 1") { // every review finds something
+			notes := filepath.Join(u.cfg.Dir, ".ralph", "review.md")
+			_ = os.MkdirAll(filepath.Dir(notes), 0o755)
+			_ = os.WriteFile(notes, []byte("Still not right ("+strconv.Itoa(n)+")."), 0o644)
+			return
+		}
+		u.work(n)
+		u.tick(prompt)
+	})
+	u.cfg.Review, u.cfg.ReviewCap = true, 2
+	u.wantResult(u.run(), words.ExitDone, "tasks_done")
+	if got := len(u.started()); got != 4 {
+		t.Errorf("the agent started %d times, want 4: implement, review, fix, review (the cap)", got)
+	}
+	item := u.taskItem("1")
+	if item.State != "done" || item.Reviews != 2 || item.Notes != "Still not right (4)." {
+		t.Errorf("task 1 = %+v, want done at the cap with the last review's notes kept", item)
+	}
+	u.wantLog("task 1 approved: review cap (2) reached; its notes are kept")
+}
+
+func TestUnitTasksADoneTokenWithTasksOpenDoesNotEndTheLoop(t *testing.T) {
+	u := planned(t, threeTasks, nil)
+	u.launch(func(n int) *tmuxfake.Program {
+		return repl(func(term *tmuxfake.Term, input string) {
+			if n == 1 {
+				u.work(n)
+				u.tick(input)
+			}
+			term.Write("All done!\nRALPH_DONE\n") // every time, whatever it did
+			term.Exit(0)
+		})
+	})
+	u.cfg.DonePattern = regexp.MustCompile(`^RALPH_DONE$`)
+	u.cfg.MaxIterations = 3
+	u.wantResult(u.run(), words.ExitLimit, "max_iterations")
+	if got := len(u.started()); got != 3 {
+		t.Errorf("the agent started %d times, want 3: its token never ends a loop with open tasks", got)
+	}
+	if n := strings.Count(strings.Join(u.logLines(), "\n"), "done signal ignored"); n != 1 {
+		t.Errorf("the log says %d times that the done signal is ignored, want once", n)
+	}
+}
