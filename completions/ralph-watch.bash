@@ -5,7 +5,7 @@
 # _ralph_watch_subcommands SUBCOMMAND: what follows it as a subcommand.
 _ralph_watch_subcommands() {
     case $1 in
-    '') echo run status list ls logs pause resume restore stop send note set clean init template demo version completion doctor hook trust replay finish report tasks ;;
+    '') echo run status list ls logs pause resume restore stop send note set skip retry clean init template demo version completion doctor hook trust replay finish report tasks ;;
     demo) echo agent ;;
     esac
 }
@@ -265,7 +265,7 @@ _ralph_watch() {
         ((args == 0)) || [[ $sub == replay || $sub == finish || $sub == report || $sub == tasks || $sub == note || $sub == set || $sub == resume ]] && COMPREPLY=($(compgen -W "${flags//=/}" -- "$cur"))
     elif ((args == 0)); then
         case $sub in
-        status | logs | pause | resume | stop | send | note | set | clean | replay | finish | report)
+        status | logs | pause | resume | stop | send | note | set | skip | retry | clean | replay | finish | report)
             COMPREPLY=($(compgen -W "$(ralph-watch list --names 2>/dev/null)" -- "$cur"))
             ;;
         completion)

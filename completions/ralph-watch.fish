@@ -5,7 +5,7 @@
 # The subcommand typed so far (demo agent is "demo agent"), else nothing.
 function __ralph_watch_subcommand
     set -l words (commandline -opc)
-    if set -q words[2]; and contains -- $words[2] run status list ls logs pause resume restore stop send note set clean init template demo version completion doctor hook trust replay finish report tasks
+    if set -q words[2]; and contains -- $words[2] run status list ls logs pause resume restore stop send note set skip retry clean init template demo version completion doctor hook trust replay finish report tasks
         if test "$words[2]" = demo; and contains -- agent $words[3..-1]
             echo demo agent
         else
@@ -96,6 +96,8 @@ complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a stop -d 'end a loop
 complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a send -d "type a message into a loop's pane"
 complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a note -d "leave a note for a loop's next iteration"
 complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a set -d "change a running or paused loop's limits"
+complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a skip -d 'end the current iteration now; with a plan, skip its task'
+complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a retry -d 'end the current iteration and start its task again in a fresh agent'
 complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a clean -d "remove a loop's state"
 complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a init -d 'write a minimal PROMPT.md'
 complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a template -d 'print the PROMPT.md template'
@@ -118,7 +120,7 @@ complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a tasks -d 'show the 
 complete -c ralph-watch -n '__ralph_watch_using demo; and test (count (commandline -opc)) -eq 2' -a agent -d 'run the demo agent itself'
 
 # Arguments.
-complete -c ralph-watch -n '__ralph_watch_using status logs pause resume stop send note set clean replay finish report; and __ralph_watch_no_name_yet' -a '(__ralph_watch_loops)' -d loop
+complete -c ralph-watch -n '__ralph_watch_using status logs pause resume stop send note set skip retry clean replay finish report; and __ralph_watch_no_name_yet' -a '(__ralph_watch_loops)' -d loop
 complete -c ralph-watch -n '__ralph_watch_using completion' -a 'bash zsh fish'
 complete -c ralph-watch -n __ralph_watch_after_dashdash -a '(__ralph_watch_command)'
 

@@ -31,6 +31,8 @@ const (
 	endTurnFailed                // the agent's hook said its turn failed (an API error): a failure
 	endBudget                    // the loop's spend reached its budget while the iteration ran
 	endContext                   // the agent's context window filled past --max-context+15
+	endSkipped                   // the person skipped the iteration (and its task)
+	endRetried                   // the person asked for the iteration's task again, in a fresh agent
 )
 
 // then is what the loop does after an ending.
@@ -78,6 +80,8 @@ var endings = map[ending]endingRule{
 		timer: func(c *Config) string { return c.IterationTimeout.String() }},
 	endDoneFile:   {progress: "done_file"},
 	endContext:    {progress: "context"},
+	endSkipped:    {progress: "skipped"},
+	endRetried:    {progress: "retried"},
 	endTurnFailed: {failure: true},
 }
 

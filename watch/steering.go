@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/plan"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 )
 
@@ -117,6 +118,9 @@ func (c *Config) setLimits(l *state.Limits) {
 	if l.IterationTimeout != nil {
 		c.IterationTimeout = secs(*l.IterationTimeout)
 	}
+	if l.TaskAttempts != nil {
+		c.TaskAttempts = *l.TaskAttempts
+	}
 }
 
 // limitsNow is the values now in force of the limits l sets, as [SET]
@@ -143,7 +147,7 @@ func (c *Config) limitsNow(l *state.Limits) string {
 		now.IterationTimeout = secs(c.IterationTimeout)
 	}
 	if l.TaskAttempts != nil {
-		now.TaskAttempts = l.TaskAttempts // the plan's; see setLimits
+		now.TaskAttempts = &c.TaskAttempts
 	}
 	return now.String()
 }
@@ -151,5 +155,42 @@ func (c *Config) limitsNow(l *state.Limits) string {
 // ran is what the loop has used of its limits so far.
 func (l *Loop) ran() state.Ran {
 	spent := l.spend.spent()
-	return state.Ran{Iterations: l.rec.iteration(), Elapsed: l.Clock.Now().Sub(l.start), Tokens: spent.Tokens, CostUSD: spent.CostUSD}
+	return state.Ran{Iterations: l.rec.iteration(), Elapsed: l.Clock.Now().Sub(l.start), Tokens: spent.Tokens, CostUSD: spent.CostUSD,
+		Attempts: l.rec.st.Tasks.Attempts()}
+}
+
+// steered settles the task of an iteration the person ended (skip, retry)
+// instead of judging it: a skip sets the task aside, a retry gives its try
+// back (reopening a mark the agent made) so the next iteration takes it
+// again. The work is left in the tree as it is. ok is false for any other
+// ending, or without a task.
+func (t *taskPlan) steered(end ending) (line string, ok bool) {
+	r := t.record()
+	if end != endSkipped && end != endRetried || !t.on() || r.Current == "" || t.plan == nil {
+		return "", false
+	}
+	id := r.Current
+	defer func() { r.Current, r.Mode = "", "" }()
+	t.feedback = ""
+	if err := t.read(); err != nil {
+		t.rec.warnf("%v", err)
+	}
+	item := r.Item(id)
+	if item == nil {
+		return "", false
+	}
+	if end == endSkipped {
+		t.setState(id, taskSkipped)
+		return t.verdict(id, "skipped", "the person skipped it"), true
+	}
+	if r.Mode == modeReview {
+		item.Reviews--
+	} else {
+		item.Attempts--
+	}
+	was := t.before(id)
+	if pt := t.plan.Task(id); pt != nil && pt.State == plan.Done && (was == nil || was.State != plan.Done) {
+		t.reopen(id) // marked done in the iteration cut short: it goes again
+	}
+	return t.verdict(id, "retry", "the person asked for it again in a fresh agent; not counted as a try"), true
 }

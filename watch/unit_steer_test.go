@@ -2,6 +2,7 @@ package watch_test
 
 import (
 	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
@@ -202,4 +203,58 @@ func writePrompt(t *testing.T, u *unit, text string) {
 	if err := os.WriteFile(u.cfg.PromptFile, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// skip ends the iteration now and sets its task aside; retry ends it and
+// gives its task to a fresh agent, the try not counted (a tick it made is
+// reopened). Both leave the agent's work in the tree.
+func TestUnitSkipAndRetryEndTheIterationAndActOnItsTask(t *testing.T) {
+	var u *unit
+	ask := func(request string) {
+		if err := u.store.Request(request); err != nil {
+			t.Error(err)
+		}
+	}
+	u = newUnit(t, "Work on the plan.\n", func(n int) *tmuxfake.Program {
+		return repl(func(term *tmuxfake.Term, input string) {
+			switch n {
+			case 1: // works on task 1; the person skips it while it runs
+				u.work(n)
+				ask(state.RequestSkip)
+			case 2: // ticks task 2 without work; the person asks for it again
+				u.tick(input)
+				ask(state.RequestRetry)
+			default:
+				u.work(n)
+				u.tick(input)
+				term.Exit(0)
+			}
+		})
+	})
+	u.simulate() // the loop takes the request at its next look, long before the agent goes quiet
+	u.cfg.TasksFile = filepath.Join(u.cfg.Dir, "PLAN.md")
+	u.cfg.TaskAttempts, u.cfg.ReviewCap, u.cfg.DiffChars = 3, 5, 20000
+	u.cfg.MaxIterations = 20
+	u.writePlan(threeTasks)
+	u.wantResult(u.run(), words.ExitLimit, "tasks_skipped")
+	if _, err := os.Stat(filepath.Join(u.cfg.Dir, "work-1")); err != nil {
+		t.Errorf("the skipped iteration's work is gone: %v", err)
+	}
+	if item := u.taskItem("1"); item.State != "skipped" || item.Attempts != 1 {
+		t.Errorf("task 1 = %+v, want skipped after its one try", item)
+	}
+	item := u.taskItem("2")
+	if item.State != "done" || item.Attempts != 1 || len(item.Iterations) != 2 || item.Iterations[0] != 2 || item.Iterations[1] != 3 ||
+		item.Verdicts[0].Verdict != "retry" {
+		t.Errorf("task 2 = %+v, want retried in iteration 2, done in 3 with one attempt counted", item)
+	}
+	if p := u.pastes(); len(p) != 4 || !strings.Contains(p[1], "Add the command") || !strings.Contains(p[2], "Add the command") {
+		t.Errorf("prompts = %q, want task 2 given again after the retry", p)
+	}
+	if st := u.state(); st.TotalFailures != 0 {
+		t.Errorf("%d failures counted, want none", st.TotalFailures)
+	}
+	u.wantLog("[END] iteration 1 skipped", "[TASK] iteration 1 task 1 skipped: the person skipped it",
+		"[END] iteration 2 retried", "[TASK] iteration 2 task 2 reopened", "[TASK] iteration 2 task 2 retry", "[TASK] iteration 3 task 2 implement attempt=1/3",
+		"[TASK] iteration 3 task 2 done", "[TASK] iteration 4 task 3 done")
 }

@@ -64,6 +64,8 @@ Examples:
 			sendCommand(e),
 			noteCommand(e),
 			setCommand(e),
+			skipCommand(e),
+			retryCommand(e),
 			cleanCommand(e),
 			initCommand(e),
 			templateCommand(e),

@@ -196,3 +196,43 @@ func resumeLimits(l *control.Loop, lim *state.Limits, out io.Writer) error {
 	fmt.Fprintf(out, "%s: %s\n", l.Name, lim)
 	return nil
 }
+
+func skipCommand(e env) *ffcli.Command {
+	return endIterationCommand(e, "skip", state.RequestSkip, "end the current iteration now; with a plan, skip its task", `
+End the loop's current iteration now and start the next; with a plan
+(--tasks) its task is marked skipped ([TASK] ... skipped). The agent's
+work is left in the tree as it is.
+
+Example:
+  ralph-watch skip myproj-3`)
+}
+
+func retryCommand(e env) *ffcli.Command {
+	return endIterationCommand(e, "retry", state.RequestRetry, "end the current iteration and start its task again in a fresh agent", `
+End the loop's current iteration now and start its task again in a fresh
+agent: the try counts neither as a failure nor as one of the task's
+attempts (a box the agent ticked meanwhile is reopened). The agent's work is
+left in the tree as it is. Without a plan, the next iteration starts.
+
+Example:
+  ralph-watch retry myproj-3`)
+}
+
+// endIterationCommand is skip or retry: a request that ends the running
+// iteration.
+func endIterationCommand(e env, name, request, short, long string) *ffcli.Command {
+	return &ffcli.Command{
+		Name:       name,
+		ShortUsage: "ralph-watch " + name + " NAME",
+		ShortHelp:  short,
+		LongHelp:   strings.TrimSpace(long),
+		FlagSet:    flag.NewFlagSet(name, flag.ContinueOnError),
+		Exec: func(ctx context.Context, args []string) error {
+			l, err := loopArg(e, args, name)
+			if err != nil {
+				return err
+			}
+			return control.EndIteration(l, request, e.Stdout, clock.Real{})
+		},
+	}
+}

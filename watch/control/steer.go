@@ -3,6 +3,7 @@ package control
 import (
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -88,7 +89,7 @@ func endedAtLimit(st *state.State) bool {
 
 // ran is what the loop has used of its limits, by its state and receipts.
 func ran(l *Loop, now time.Time) state.Ran {
-	r := state.Ran{Iterations: l.State.CurrentIteration}
+	r := state.Ran{Iterations: l.State.CurrentIteration, Attempts: l.State.Tasks.Attempts()}
 	if t, err := time.ParseInLocation(state.TimeFormat, l.State.Started, time.Local); err == nil {
 		r.Elapsed = now.Sub(t)
 	}
@@ -194,4 +195,35 @@ func noteLine(text string, sticky bool) string {
 		line += " (sticky)"
 	}
 	return line
+}
+
+// EndIteration asks a running loop's watcher to end its iteration now, the
+// agent's work left as it is: request is state.RequestSkip (with a plan,
+// its task is set aside) or state.RequestRetry (its task starts again in a
+// fresh agent, the try not counted).
+func EndIteration(l *Loop, request string, out io.Writer, clk clock.Clock) error {
+	what := map[string]string{state.RequestSkip: "skip", state.RequestRetry: "retry"}[request]
+	if l.State.Status != state.Running || !l.Watched {
+		return Errorf(words.ExitFailed, "ralph loop for '%s' has status '%s': no iteration running to %s", l.Name, l.Status(), what)
+	}
+	n, task := l.State.CurrentIteration, ""
+	if t := l.State.Tasks; t != nil && t.Current != "" {
+		task = " (task " + t.Current + ")"
+	}
+	if err := tell(l, request); err != nil {
+		return err
+	}
+	taken := func(*state.State) bool {
+		_, err := os.Stat(l.Store.Path(state.RequestFile))
+		return os.IsNotExist(err)
+	}
+	if !waitFor(l, clk, answerWait, taken) {
+		return Errorf(words.ExitFailed, "the watcher of '%s' did not answer the %s request", l.Name, what)
+	}
+	if request == state.RequestSkip {
+		fmt.Fprintf(out, "skipped iteration %d%s of %s\n", n, task, l.Name)
+	} else {
+		fmt.Fprintf(out, "ended iteration %d%s of %s; it starts again in a fresh agent\n", n, task, l.Name)
+	}
+	return nil
 }

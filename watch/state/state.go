@@ -296,6 +296,8 @@ const (
 	RequestPause    = "pause"
 	RequestStop     = "stop"
 	RequestStopKill = "stop-kill"
+	RequestSkip     = "skip"  // end the iteration now; with a plan its task is skipped
+	RequestRetry    = "retry" // end the iteration now and start its task again, not counted as a try
 )
 
 // Request leaves a request for the watcher, which takes it at its next look

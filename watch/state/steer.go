@@ -93,6 +93,21 @@ type Ran struct {
 	Elapsed    time.Duration
 	Tokens     int64
 	CostUSD    float64
+	Attempts   int // the most tries a task still open has had
+}
+
+// Attempts is the most tries a task of the plan that is still open has had.
+func (t *Tasks) Attempts() int {
+	n := 0
+	if t == nil {
+		return 0
+	}
+	for _, item := range t.Items {
+		if item.State != "done" && item.State != "skipped" && item.State != "approved" {
+			n = max(n, item.Attempts)
+		}
+	}
+	return n
 }
 
 // Check says why limits may not be set on a loop that ran so far, with
@@ -118,6 +133,8 @@ func (l *Limits) Check(ran Ran, maxIterations int) error {
 		return fmt.Errorf("--max-cost %.2f is below the $%.2f already spent", *l.MaxCostUSD, ran.CostUSD)
 	case l.TaskAttempts != nil && *l.TaskAttempts < 1:
 		return fmt.Errorf("--task-attempts %d: must be 1 or more", *l.TaskAttempts)
+	case l.TaskAttempts != nil && *l.TaskAttempts < ran.Attempts:
+		return fmt.Errorf("--task-attempts %d is below the %d tries an open task has had", *l.TaskAttempts, ran.Attempts)
 	}
 	for _, t := range []*int{l.MaxTime, l.InactivityTimeout, l.IterationTimeout} {
 		if t != nil && *t < 0 {
