@@ -49,7 +49,7 @@ draw() {
 		screen+="last iteration: ${last:-none ended yet}"$'\n\n'
 		screen+="$(printf '%s\n' "$log" | tail -n "$((rows - ${#ids[@]} - 12 > 3 ? rows - ${#ids[@]} - 12 : 3))")"$'\n'
 	fi
-	keys="1-9 ↑↓ choose · p pause/resume · s stop · n note · + 10 more · a attach · "
+	keys="1-9 ↑↓ choose · p pause/resume · s stop · n note · + 10 more · x skip · r retry · a attach · "
 	[ -n "$chosen" ] && [ -z "${lives[chosen]}" ] && keys+="f finish · "
 	[ -n "$doctor" ] && keys+="d doctor · "
 	keys+="q: close"
@@ -117,6 +117,16 @@ act() {
 		else # ended at its limit: ten more, from where it stopped
 			message="$(last_line "$("$RALPH_WATCH" resume --max-iterations +10 "$name" 2>&1 </dev/null)")"
 		fi
+		;;
+	x | r)
+		[ -n "$chosen" ] || return 0
+		if [ -z "${lives[chosen]}" ]; then
+			message="$name has ended (${reasons[chosen]:-${states[chosen]}})"
+			return 0
+		fi
+		key=skip
+		[ "$1" = r ] && key=retry
+		message="$(last_line "$("$RALPH_WATCH" "$key" "$name" 2>&1 </dev/null)")"
 		;;
 	f)
 		[ -n "$chosen" ] || return 0

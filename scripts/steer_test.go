@@ -12,12 +12,13 @@ import (
 
 // The popup steers the chosen loop: + gives it ten more iterations from the
 // next one, n opens a tmux prompt whose text (quotes, $, ;, # and all) goes
-// into the next iteration's prompt as typed.
-func TestPopupKeysGiveALoopTenMoreIterationsAndANote(t *testing.T) {
+// into the next iteration's prompt as typed, x skips the running iteration
+// and r retries it.
+func TestPopupKeysGiveALoopTenMoreIterationsANoteASkipAndARetry(t *testing.T) {
 	t.Parallel()
 	srv := tmuxtest.Start(t)
 	p := install(t, srv, filepath.Join(srv.Dir, "home", ".tmux", "plugins", "ralph.tmux"), true)
-	agent := srv.FakeAgent("agent", "ready\nread\nprint working on {{iteration}}\nsleep 2s\nexit 0\n")
+	agent := srv.FakeAgent("agent", "ready\nread\nprint working on {{iteration}}\nsleep 5s\nexit 0\n")
 	p.configure(map[string]string{"@ralph-command": command(agent)})
 	p.source()
 	p.attach()
@@ -56,5 +57,26 @@ func TestPopupKeysGiveALoopTenMoreIterationsAndANote(t *testing.T) {
 	log, _ := os.ReadFile(filepath.Join(srv.Dir, "state", name, "iterations.log"))
 	if !strings.Contains(string(log), `: "mind $HOME; \"quoted\" #{pane_id} ~ \\n"`) {
 		t.Errorf("the note was not sent as typed:\n%s", log)
+	}
+
+	logged := func(what string) bool {
+		log, _ := os.ReadFile(filepath.Join(srv.Dir, "state", name, "iterations.log"))
+		return strings.Contains(string(log), what)
+	}
+	started := func() int {
+		log, _ := os.ReadFile(filepath.Join(srv.Dir, "state", name, "iterations.log"))
+		return strings.Count(string(log), "[START]")
+	}
+	p.press("W")
+	for _, k := range []struct{ key, said, ended string }{{"x", "skipped iteration", "skipped"}, {"r", "starts again in a fresh agent", "retried"}} {
+		n := started()
+		tmuxtest.Eventually(t, 30*time.Second, "an iteration that runs a while", func() bool {
+			return started() > n && srv.Option(pane, "@ralph-state") == "running"
+		})
+		p.typeKeys(k.key)
+		tmuxtest.Eventually(t, 30*time.Second, "the popup to say what "+k.key+" did", func() bool { return strings.Contains(p.shown(), k.said) })
+		if !logged(" " + k.ended + " duration=") {
+			t.Errorf("iterations.log has no iteration %s", k.ended)
+		}
 	}
 }

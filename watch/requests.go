@@ -25,6 +25,9 @@ func (q *requests) wait(ctx context.Context, d time.Duration) ending {
 	timer := q.clock.After(d)
 	for {
 		if end, ok := q.take(); ok {
+			if end == endSkipped || end == endRetried { // no iteration runs: the next starts now
+				return endWaitOver
+			}
 			return end
 		}
 		select {
