@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
@@ -14,15 +15,20 @@ import (
 
 // simSteerer is a person who steers the simulated loop at random ticks:
 // notes for the next iteration (some sticky), a clear of them, new
-// iteration limits (some below what has run, which must be refused).
+// iteration limits (some below what has run, which must be refused), a
+// skip or a retry of the running iteration.
 type simSteerer struct {
 	store *state.Store
 	acts  map[int]state.Steer // by tick
+	ends  map[int]string      // by tick: state.RequestSkip or state.RequestRetry
 	left  []state.Steer       // what was left, in order
 }
 
 func newSimSteerer(rng *rand.Rand, u *unit) *simSteerer {
-	p := &simSteerer{store: u.store, acts: map[int]state.Steer{}}
+	p := &simSteerer{store: u.store, acts: map[int]state.Steer{}, ends: map[int]string{}}
+	if rng.IntN(2) == 0 {
+		p.ends[1+rng.IntN(150)] = []string{state.RequestSkip, state.RequestRetry}[rng.IntN(2)]
+	}
 	for i, n := 0, 1+rng.IntN(4); i < n; i++ {
 		var s state.Steer
 		switch rng.IntN(5) {
@@ -46,7 +52,13 @@ func newSimSteerer(rng *rand.Rand, u *unit) *simSteerer {
 }
 
 // tick leaves the request due at this tick.
-func (p *simSteerer) tick(u *unit, n int) {
+func (p *simSteerer) tick(u *unit, n int, wake chan os.Signal) {
+	if request, ok := p.ends[n]; ok && p.store.Request(request) == nil {
+		select {
+		case wake <- syscall.SIGUSR1:
+		default:
+		}
+	}
 	s, ok := p.acts[n]
 	if !ok {
 		return

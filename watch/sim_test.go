@@ -197,7 +197,7 @@ func simulate(t *testing.T, seed int64) {
 	u.tmux.Before = func(pane string) tmuxfake.Fault {
 		ticks++
 		if steerer != nil {
-			steerer.tick(u, ticks)
+			steerer.tick(u, ticks, wake)
 		}
 		if ticks != actAt || acted >= 0 {
 			return tmuxfake.NoFault
