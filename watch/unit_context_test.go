@@ -55,9 +55,9 @@ func TestUnitAFillingContextWindowNudgesTheAgentThenEndsTheIteration(t *testing.
 				return
 			}
 			transcript := filepath.Join(u.cfg.Dir, "session.jsonl")
-			fill := "143895" // with the turn's 105: 144000 of claude-opus-5-5's 200000, 72%
+			fill := "719895" // with the turn's 105: 720000 of claude-opus-5-5's 1000000, 72%
 			if strings.HasPrefix(input, "Wrap up") {
-				fill = "173895" // 87%
+				fill = "869895" // 87%
 			}
 			f, err := os.OpenFile(transcript, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 			if err == nil {
@@ -79,14 +79,14 @@ func TestUnitAFillingContextWindowNudgesTheAgentThenEndsTheIteration(t *testing.
 		t.Errorf("the agents were told %q; want the prompt, the nudge once, the next prompt", said)
 	}
 	mu.Unlock()
-	u.wantLog("[START] iteration 1/2", "[CONTEXT] iteration 1 context=72% (144000 of 200000 tokens, claude-opus-5-5) nudged (max 70%)",
-		"[CONTEXT] iteration 1 context=87% (174000 of 200000 tokens, claude-opus-5-5) ended (max 70%+15)",
+	u.wantLog("[START] iteration 1/2", "[CONTEXT] iteration 1 context=72% (720000 of 1000000 tokens, claude-opus-5-5) nudged (max 70%)",
+		"[CONTEXT] iteration 1 context=87% (870000 of 1000000 tokens, claude-opus-5-5) ended (max 70%+15)",
 		"[END] iteration 1 context", "[START] iteration 2/2")
 	rs, err := receipt.Load(u.store.Path(state.ReceiptsFile))
 	if err != nil || len(rs) != 2 {
 		t.Fatalf("receipts: %+v, %v", rs, err)
 	}
-	if !strings.HasPrefix(rs[0].Reason, "context 87% (174000 of 200000 tokens") || rs[0].Usage.Context == nil || rs[0].Usage.Context.Tokens != 174000 {
+	if !strings.HasPrefix(rs[0].Reason, "context 87% (870000 of 1000000 tokens") || rs[0].Usage.Context == nil || rs[0].Usage.Context.Tokens != 870000 {
 		t.Errorf("receipt 1: reason %q, context %+v", rs[0].Reason, rs[0].Usage.Context)
 	}
 	if rs[1].Reason != "" {

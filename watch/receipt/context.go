@@ -36,9 +36,11 @@ type Windows map[string]int64
 
 // DefaultWindows are the context windows of the models the agents that
 // report their context use (Claude Code, Codex, Gemini CLI) run by default.
-// Codex writes its own into its rollout, which wins.
+// Codex writes its own into its rollout, which wins. Claude Code 2.1.331's
+// /context gives Opus 5.5 a window of 1m tokens.
 var DefaultWindows = Windows{
 	"claude-*":       200_000,
+	"claude-opus-5*": 1_000_000,
 	"gpt-5*":         400_000,
 	"gpt-4.1*":       1_047_576,
 	"o3*":            200_000,
