@@ -14,7 +14,7 @@ func TestContextPercentTakesTheAgentsWindowElseTheTable(t *testing.T) {
 		window int64
 	}{
 		{Context{Tokens: 150_000, Model: "claude-sonnet-4-5-20250929"}, 75, 200_000},
-		{Context{Tokens: 150_000, Model: "claude-opus-5-5"}, 15, 1_000_000}, // as Claude Code's /context has it
+		{Context{Tokens: 150_000, Model: "claude-opus-5-5"}, 15, 1_000_000},              // as Claude Code's /context has it
 		{Context{Tokens: 129_200, Model: "gpt-5.2-codex", Window: 258_400}, 50, 258_400}, // Codex's own
 		{Context{Tokens: 524_288, Model: "gemini-2.5-pro"}, 50, 1_048_576},
 		{Context{Tokens: 1000, Model: "mystery-1"}, 0, 0},
