@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
@@ -257,4 +258,25 @@ func TestUnitSkipAndRetryEndTheIterationAndActOnItsTask(t *testing.T) {
 	u.wantLog("[END] iteration 1 skipped", "[TASK] iteration 1 task 1 skipped: the person skipped it",
 		"[END] iteration 2 retried", "[TASK] iteration 2 task 2 reopened", "[TASK] iteration 2 task 2 retry", "[TASK] iteration 3 task 2 implement attempt=1/3",
 		"[TASK] iteration 3 task 2 done", "[TASK] iteration 4 task 3 done")
+}
+
+// A skip that comes while the loop waits between iterations ends the wait:
+// the next iteration starts now, and the loop is not paused.
+func TestUnitASkipBetweenIterationsStartsTheNextAtOnce(t *testing.T) {
+	s := newSteered(t, func(s *steered, n int) {
+		if n == 1 { // a few seconds into the wait after this iteration
+			s.schedule(5*time.Second, func() {
+				if err := s.store.Request(state.RequestSkip); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+	})
+	s.simulate()
+	s.cfg.MaxIterations = 2
+	s.cfg.RestartDelay = 10 * time.Minute
+	s.wantResult(s.run(), words.ExitDone, "max_iterations")
+	if st := s.started(); len(st) != 2 || st[1].Sub(st[0]) >= 10*time.Minute {
+		t.Errorf("agents started at %v, want the second before the delay ran out", st)
+	}
 }

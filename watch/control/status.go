@@ -25,6 +25,12 @@ func (l *Loop) JSON() map[string]any {
 	m["worker_status"] = l.WorkerStatus()
 	m["ralph_status"] = l.Status()
 	m["receipts"] = receiptsJSON(l.Receipts())
+	m["steer_pending"] = []state.Steer{} // notes and limits left for the watcher, oldest first
+	if l.Store != nil {
+		if pending := l.Store.Steers(); pending != nil {
+			m["steer_pending"] = pending
+		}
+	}
 	tasksJSON(m)
 	afterJSON(m, l)
 	return m

@@ -88,3 +88,30 @@ func TestStatusShowsThePendingNotes(t *testing.T) {
 }
 
 func ptr(n int) *int { return &n }
+
+func TestSkipAndRetryNeedARunningLoop(t *testing.T) {
+	l := endedLoop(t, 2, 10, words.ReasonPaused)
+	l.State.Status = state.Paused
+	for _, request := range []string{state.RequestSkip, state.RequestRetry} {
+		err := EndIteration(l, request, &bytes.Buffer{}, clock.Real{})
+		if err == nil || !strings.Contains(err.Error(), "has status 'paused': no iteration running to") {
+			t.Errorf("%s of a paused loop: %v", request, err)
+		}
+	}
+	if _, err := l.Store.Load(); err != nil {
+		t.Fatal(err)
+	}
+	if data := l.Store.TakeRequest(); data != "" {
+		t.Errorf("a request was left: %q", data)
+	}
+}
+
+func TestStatusJSONListsTheRequestsNotYetTaken(t *testing.T) {
+	l := endedLoop(t, 2, 10, words.ReasonPaused)
+	l.State.Status = state.Paused
+	_ = Note(l, "for later", true, false, &bytes.Buffer{}, clock.Real{})
+	steer, _ := l.JSON()["steer_pending"].([]state.Steer)
+	if len(steer) != 1 || steer[0].Text != "for later" || !steer[0].Sticky {
+		t.Errorf("steer_pending = %+v", l.JSON()["steer_pending"])
+	}
+}
