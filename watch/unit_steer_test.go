@@ -280,3 +280,26 @@ func TestUnitASkipBetweenIterationsStartsTheNextAtOnce(t *testing.T) {
 		t.Errorf("agents started at %v, want the second before the delay ran out", st)
 	}
 }
+
+// set --task-attempts gives a plan's tasks more tries from the next
+// iteration; fewer than a task still open has had is refused.
+func TestUnitSetTaskAttemptsChangesTheTriesOfThePlansTasks(t *testing.T) {
+	u := planned(t, "- [ ] Only task\n", func(u *unit, n int, prompt string) {
+		switch n {
+		case 1:
+			four := 4
+			_, _ = u.store.Steer(state.Steer{Kind: state.SteerSet, Set: &state.Limits{TaskAttempts: &four}}, u.clock.Now())
+		case 2:
+			one := 1
+			_, _ = u.store.Steer(state.Steer{Kind: state.SteerSet, Set: &state.Limits{TaskAttempts: &one}}, u.clock.Now())
+		}
+	})
+	u.cfg.TaskAttempts = 2
+	u.wantResult(u.run(), words.ExitLimit, "tasks_skipped")
+	if item := u.taskItem("1"); item.Attempts != 4 {
+		t.Errorf("task 1 = %+v, want skipped after 4 tries", item)
+	}
+	u.wantLog("[SET] task-attempts 4 at iteration 1 (was task-attempts 2)",
+		"[SET] refused task-attempts 1: --task-attempts 1 is below the 2 tries an open task has had",
+		"[TASK] iteration 4 task 1 skipped: not done after 4 attempts")
+}
