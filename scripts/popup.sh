@@ -47,9 +47,9 @@ draw() {
 		last="$(printf '%s\n' "$log" | grep -E '\[(END|FAIL|TIMEOUT|LIMIT|DONE)\]' | tail -n 1)"
 		screen+=$'\n'"${names[chosen]} in ${places[chosen]}: ${states[chosen]}$([ -z "${lives[chosen]}" ] && echo ' (ended)')"$'\n'
 		screen+="last iteration: ${last:-none ended yet}"$'\n\n'
-		screen+="$(printf '%s\n' "$log" | tail -n "$((rows - ${#ids[@]} - 12 > 3 ? rows - ${#ids[@]} - 12 : 3))")"$'\n'
+		screen+="$(printf '%s\n' "$log" | tail -n "$((rows - ${#ids[@]} - 13 > 3 ? rows - ${#ids[@]} - 13 : 3))")"$'\n'
 	fi
-	keys="1-9 ↑↓ choose · p pause/resume · s stop · n note · + 10 more · x skip · r retry · a attach · "
+	keys="n note · + 10 more · x skip · r retry"$'\n'"1-9 ↑↓ choose · p pause/resume · s stop · a attach · "
 	[ -n "$chosen" ] && [ -z "${lives[chosen]}" ] && keys+="f finish · "
 	[ -n "$doctor" ] && keys+="d doctor · "
 	keys+="q: close"

@@ -18,7 +18,7 @@ func TestResumeWithARaisedLimitGoesOnAndANoteReachesTheNextPrompt(t *testing.T) 
 	agent := []string{"sh", "-c", `printf %s "$1" > "$0/prompt-$RALPH_ITERATION"`, c.srv.Dir}
 	c.want(append([]string{"run", "-S", c.srv.Socket, "-t", c.srv.NewPane(), "--name", "lim", "--restart-delay", "0",
 		"--prompt-mode", "arg", "--max-iterations", "2", "--done-pattern", "NEVER", "--"}, agent...), 3, "", "")
-	c.want([]string{"resume", "lim"}, 1, "", "ralph loop for 'lim' ended at its limit (max_iterations); raise it to go on: 'ralph-watch resume lim --max-iterations 12'")
+	c.want([]string{"resume", "lim"}, 1, "", "ralph loop for 'lim' has status 'limit': it ended at its limit (max_iterations); raise it to go on: 'ralph-watch resume lim --max-iterations 12'")
 	c.want([]string{"set", "--max-iterations", "1", "lim"}, 2, "", "--max-iterations 1 is below the 2 iterations already run")
 	c.want([]string{"note", "lim", "-"}, 2, "", "the note is empty")
 	c.want([]string{"note", "lim", "use the v2 API"}, 0, "note for the next iteration of lim", "")

@@ -151,8 +151,8 @@ func raiseHint(l *Loop) string {
 			flag, example = "--max-tokens", fmt.Sprintf("%d", l.State.MaxTokens*2)
 		}
 	}
-	return fmt.Sprintf("ralph loop for '%s' ended at its limit (%s); raise it to go on: 'ralph-watch resume %s %s %s'",
-		l.Name, words.ReasonOf(l.State), l.Name, flag, example)
+	return fmt.Sprintf("ralph loop for '%s' has status '%s': it ended at its limit (%s); raise it to go on: 'ralph-watch resume %s %s %s'",
+		l.Name, l.Status(), words.ReasonOf(l.State), l.Name, flag, example)
 }
 
 // writeSteering shows what the person asked of the loop that is not yet

@@ -31,7 +31,7 @@ func TestResumeOfALoopAtItsLimitSaysHowToRaiseItAndGoesOnOnceRaised(t *testing.T
 	l := endedLoop(t, 10, 10, words.ReasonMaxIterations)
 	var warn bytes.Buffer
 	ok, err := Resumable(l, &warn, clock.Real{})
-	if ok || err == nil || !strings.Contains(err.Error(), "ended at its limit (max_iterations); raise it to go on: 'ralph-watch resume p --max-iterations 20'") {
+	if ok || err == nil || !strings.Contains(err.Error(), "has status 'done': it ended at its limit (max_iterations); raise it to go on: 'ralph-watch resume p --max-iterations 20'") {
 		t.Fatalf("Resumable = %v, %v", ok, err)
 	}
 	var out bytes.Buffer
