@@ -30,7 +30,8 @@ func noteCommand(e env) *ffcli.Command {
 		LongHelp: strings.TrimSpace(`
 Leave a note for the loop's next iteration: its prompt carries it once,
 under a heading "## Notes from the person" at its end, or where the prompt
-file writes {{notes}}. TEXT "-" reads the note from standard input. With
+file writes {{notes}}. TEXT "-" reads the note from standard input; a
+TEXT that begins with "-" goes after "--". With
 --sticky the note goes into every iteration's prompt until 'note NAME
 --clear'. Several notes keep their order; status shows those not yet sent,
 and each iteration's receipt and the log ([NOTE]) keep those it carried.
