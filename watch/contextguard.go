@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
 	"github.com/ralph-tmux/ralph.tmux/watch/deliver"
 	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
@@ -86,6 +87,10 @@ func (g *contextGuard) check() (ending, bool) {
 
 // nudge types the nudge into the agent as a message is sent to it.
 func (g *contextGuard) nudge() {
+	if g.cfg.PromptMode != agent.ModeType { // it reads no input from its pane: only the end at PCT+15 applies
+		g.rec.log("CONTEXT", fmt.Sprintf("iteration %d nudge not typed: --prompt-mode %s", g.iteration, g.cfg.PromptMode))
+		return
+	}
 	text := cmp.Or(g.cfg.ContextNudge, DefaultContextNudge)
 	t := &deliver.Typist{Tmux: g.tmux, Pane: g.cfg.Pane, Name: g.cfg.Name, Clock: g.clock, Warnf: g.rec.warnf}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
