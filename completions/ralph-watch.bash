@@ -5,7 +5,7 @@
 # _ralph_watch_subcommands SUBCOMMAND: what follows it as a subcommand.
 _ralph_watch_subcommands() {
     case $1 in
-    '') echo run status list ls logs pause resume restore stop send clean init template demo version completion doctor hook trust replay finish report tasks ;;
+    '') echo run status list ls logs pause resume restore stop send note set skip retry clean init template demo version completion doctor hook trust replay finish report tasks ;;
     demo) echo agent ;;
     esac
 }
@@ -62,6 +62,9 @@ _ralph_watch_flags() {
         --max-tokens=
         --max-cost=
         --prices=
+        --max-context=
+        --context-nudge=
+        --context-windows=
         --tasks=
         --task-attempts=
         --review
@@ -91,6 +94,13 @@ _ralph_watch_flags() {
     resume) flags=(
         -t=
         --target=
+        --max-iterations=
+        --max-time=
+        --max-tokens=
+        --max-cost=
+        --inactivity-timeout=
+        --iteration-timeout=
+        --task-attempts=
     ) ;;
     restore) flags=(
         --dry-run
@@ -101,6 +111,19 @@ _ralph_watch_flags() {
     ) ;;
     stop) flags=(
         --kill
+    ) ;;
+    note) flags=(
+        --sticky
+        --clear
+    ) ;;
+    set) flags=(
+        --max-iterations=
+        --max-time=
+        --max-tokens=
+        --max-cost=
+        --inactivity-timeout=
+        --iteration-timeout=
+        --task-attempts=
     ) ;;
     clean) flags=(
         --all
@@ -172,7 +195,7 @@ _ralph_watch_value() {
     -t | --target)
         COMPREPLY=($(compgen -W "$(tmux "$@" list-panes -a -F '#{pane_id}' 2>/dev/null)" -- "$cur"))
         ;;
-    -S | --socket-path | --prompt-file | --done-file | --progress-file | --pause-file | --prices | --tasks)
+    -S | --socket-path | --prompt-file | --done-file | --progress-file | --pause-file | --prices | --context-windows | --tasks)
         compopt -o filenames 2>/dev/null
         # One word a line: a file name with spaces stays one word.
         mapfile -t COMPREPLY < <(compgen -f -- "$cur")
@@ -243,7 +266,7 @@ _ralph_watch() {
         ((args == 0)) || [[ " run doctor hook send demo " != *" $sub "* ]] && COMPREPLY=($(compgen -W "${flags//=/}" -- "$cur"))
     elif ((args == 0)); then
         case $sub in
-        status | logs | pause | resume | stop | send | clean | replay | finish | report)
+        status | logs | pause | resume | stop | send | note | set | skip | retry | clean | replay | finish | report)
             COMPREPLY=($(compgen -W "$(ralph-watch list --names 2>/dev/null)" -- "$cur"))
             ;;
         completion)

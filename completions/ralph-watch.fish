@@ -5,7 +5,7 @@
 # The subcommand typed so far (demo agent is "demo agent"), else nothing.
 function __ralph_watch_subcommand
     set -l words (commandline -opc)
-    if set -q words[2]; and contains -- $words[2] run status list ls logs pause resume restore stop send clean init template demo version completion doctor hook trust replay finish report tasks
+    if set -q words[2]; and contains -- $words[2] run status list ls logs pause resume restore stop send note set skip retry clean init template demo version completion doctor hook trust replay finish report tasks
         if test "$words[2]" = demo; and contains -- agent $words[3..-1]
             echo demo agent
         else
@@ -94,6 +94,10 @@ complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a resume -d 'resume a
 complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a restore -d 're-arm the loops live when the tmux server went away'
 complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a stop -d 'end a loop (and with --kill its agent)'
 complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a send -d "type a message into a loop's pane"
+complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a note -d "leave a note for a loop's next iteration"
+complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a set -d "change a running or paused loop's limits"
+complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a skip -d 'end the current iteration now; with a plan, skip its task'
+complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a retry -d 'end the current iteration and start its task again in a fresh agent'
 complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a clean -d "remove a loop's state"
 complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a init -d 'write a minimal PROMPT.md'
 complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a template -d 'print the PROMPT.md template'
@@ -116,7 +120,7 @@ complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a tasks -d 'show the 
 complete -c ralph-watch -n '__ralph_watch_using demo; and test (count (commandline -opc)) -eq 2' -a agent -d 'run the demo agent itself'
 
 # Arguments.
-complete -c ralph-watch -n '__ralph_watch_using status logs pause resume stop send clean replay finish report; and __ralph_watch_no_name_yet' -a '(__ralph_watch_loops)' -d loop
+complete -c ralph-watch -n '__ralph_watch_using status logs pause resume stop send note set skip retry clean replay finish report; and __ralph_watch_no_name_yet' -a '(__ralph_watch_loops)' -d loop
 complete -c ralph-watch -n '__ralph_watch_using completion' -a 'bash zsh fish'
 complete -c ralph-watch -n __ralph_watch_after_dashdash -a '(__ralph_watch_command)'
 
@@ -167,6 +171,9 @@ complete -c ralph-watch -n '__ralph_watch_using run' -l no-cast -d 'record no ca
 complete -c ralph-watch -n '__ralph_watch_using run' -l max-tokens -x -d 'stop the loop once its iterations used this many tokens'
 complete -c ralph-watch -n '__ralph_watch_using run' -l max-cost -x -d 'stop the loop once its estimated cost reaches this many US dollars'
 complete -c ralph-watch -n '__ralph_watch_using run' -l prices -r -F -d 'JSON file of model prices over the built-in table'
+complete -c ralph-watch -n '__ralph_watch_using run' -l max-context -x -d 'at this share of its context window nudge the agent; 15 points more ends the iteration'
+complete -c ralph-watch -n '__ralph_watch_using run' -l context-nudge -x -d 'what --max-context tells the agent'
+complete -c ralph-watch -n '__ralph_watch_using run' -l context-windows -r -F -d "JSON file of models' context windows"
 complete -c ralph-watch -n '__ralph_watch_using run' -l tasks -r -F -d 'plan to work through, one task an iteration'
 complete -c ralph-watch -n '__ralph_watch_using run' -l task-attempts -x -d 'tries a task gets before it is skipped'
 complete -c ralph-watch -n '__ralph_watch_using run' -l review -d 'follow each implemented task with a review iteration'
@@ -194,6 +201,15 @@ complete -c ralph-watch -n '__ralph_watch_using restore' -l socket-name -x -d 't
 complete -c ralph-watch -n '__ralph_watch_using restore' -s S -r -F -d 'tmux server socket path (short for --socket-path)'
 complete -c ralph-watch -n '__ralph_watch_using restore' -l socket-path -r -F -d 'tmux server socket path, as tmux -S'
 complete -c ralph-watch -n '__ralph_watch_using stop' -l kill -d 'end the agent too'
+complete -c ralph-watch -n '__ralph_watch_using note' -l sticky -d "keep the note in every iteration's prompt until --clear"
+complete -c ralph-watch -n '__ralph_watch_using note' -l clear -d 'drop the notes left so far, sticky ones too'
+complete -c ralph-watch -n '__ralph_watch_using set resume' -l max-iterations -x -d "the most iterations the loop runs; +N adds N"
+complete -c ralph-watch -n '__ralph_watch_using set resume' -l max-time -x -d "stop the loop this long after it first started"
+complete -c ralph-watch -n '__ralph_watch_using set resume' -l max-tokens -x -d "stop the loop once its iterations used this many tokens"
+complete -c ralph-watch -n '__ralph_watch_using set resume' -l max-cost -x -d "stop the loop once its estimated cost reaches this many US dollars"
+complete -c ralph-watch -n '__ralph_watch_using set resume' -l inactivity-timeout -x -d "restart when the screen is unchanged this long"
+complete -c ralph-watch -n '__ralph_watch_using set resume' -l iteration-timeout -x -d "restart an iteration that runs this long"
+complete -c ralph-watch -n '__ralph_watch_using set resume' -l task-attempts -x -d "tries of a plan's task before it is skipped"
 complete -c ralph-watch -n '__ralph_watch_using clean' -l all -d 'clean every loop no watcher holds'
 complete -c ralph-watch -n '__ralph_watch_using init' -l force -d 'overwrite an existing PROMPT.md'
 complete -c ralph-watch -n '__ralph_watch_using init' -l tasks -d 'also write a starting IMPLEMENTATION_PLAN.md'

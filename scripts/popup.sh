@@ -48,9 +48,9 @@ draw() {
 		last="$(printf '%s\n' "$log" | grep -E '\[(END|FAIL|TIMEOUT|LIMIT|DONE)\]' | tail -n 1)"
 		screen+=$'\n'"${names[chosen]} in ${places[chosen]}: ${states[chosen]}$([ -z "${lives[chosen]}" ] && echo ' (ended)')"$'\n'
 		screen+="last iteration: ${last:-none ended yet}"$'\n\n'
-		screen+="$(printf '%s\n' "$log" | tail -n "$((rows - ${#ids[@]} - 12 > 3 ? rows - ${#ids[@]} - 12 : 3))")"$'\n'
+		screen+="$(printf '%s\n' "$log" | tail -n "$((rows - ${#ids[@]} - 13 > 3 ? rows - ${#ids[@]} - 13 : 3))")"$'\n'
 	fi
-	keys="1-9 ↑↓ choose · p pause/resume · s stop · a attach · "
+	keys="n note · + 10 more · x skip · r retry"$'\n'"1-9 ↑↓ choose · p pause/resume · s stop · a attach · "
 	[ -n "$chosen" ] && [ -z "${lives[chosen]}" ] && keys+="f finish · "
 	[ -n "$doctor" ] && keys+="d doctor · "
 	keys+="q: close"
@@ -102,6 +102,33 @@ act() {
 		*) message="not stopped" ;;
 		esac
 		;;
+	n)
+		[ -n "$chosen" ] || return 0
+		if [ -z "${lives[chosen]}" ]; then
+			message="$name has ended (${reasons[chosen]:-${states[chosen]}}): a note would reach no iteration"
+			return 0
+		fi
+		note_prompt "$name"
+		return 1 # the prompt is on the client's status line
+		;;
+	+)
+		[ -n "$chosen" ] || return 0
+		if [ -n "${lives[chosen]}" ]; then
+			message="$(last_line "$("$RALPH_WATCH" set --max-iterations +10 "$name" 2>&1 </dev/null)")"
+		else # ended at its limit: ten more, from where it stopped
+			message="$(last_line "$("$RALPH_WATCH" resume --max-iterations +10 "$name" 2>&1 </dev/null)")"
+		fi
+		;;
+	x | r)
+		[ -n "$chosen" ] || return 0
+		if [ -z "${lives[chosen]}" ]; then
+			message="$name has ended (${reasons[chosen]:-${states[chosen]}})"
+			return 0
+		fi
+		key=skip
+		[ "$1" = r ] && key=retry
+		message="$(last_line "$("$RALPH_WATCH" "$key" "$name" 2>&1 </dev/null)")"
+		;;
 	f)
 		[ -n "$chosen" ] || return 0
 		if [ -n "${lives[chosen]}" ]; then
@@ -133,6 +160,18 @@ act() {
 		;;
 	esac
 	return 0
+}
+
+# note_prompt NAME: a tmux prompt on the client for a note to the loop's next
+# iteration; what is typed goes through a paste buffer (%%% escapes it for
+# tmux's parser), never through a shell.
+note_prompt() {
+	local buffer="ralph-note-$1" run
+	run="run-shell -b $(tmux_quote "$(run_shell_command "$SCRIPTS_DIR/note.sh" "$1" "$RALPH_CLIENT" "$buffer")")"
+	set -- -t "$RALPH_CLIENT" -p "$(format_escape "note for $1:")" "set-buffer -b $buffer -- \"%%%\" ; $run"
+	# -b: tmux 3.3 and newer would hold this script, and the popup with it,
+	# until the prompt is answered; 3.2 has no -b and never waits.
+	tmux command-prompt -b "$@" 2>/dev/null || tmux command-prompt "$@"
 }
 
 # read_key: one key press (arrows named up and down, a lone Escape close),

@@ -67,6 +67,12 @@ type Config struct {
 	Budget receipt.Budget // the most the loop may spend (--max-tokens, --max-cost); zero: no limit
 	Prices receipt.Prices // what models cost, for receipts; nil: receipt.DefaultPrices
 
+	// MaxContext is the share of the agent's context window (percent) at
+	// which it is nudged to wrap up; 15 points more ends the iteration. 0: none.
+	MaxContext     int
+	ContextNudge   string          // what the nudge says; "": DefaultContextNudge
+	ContextWindows receipt.Windows // the models' windows; nil: receipt.DefaultWindows
+
 	Agent         agent.Profile // what the agent's screen shows; generic knows nothing
 	DialogTimeout time.Duration // restart when a question waits this long; 0: wait
 	LimitWait     time.Duration // wait after a usage limit whose reset time is not written

@@ -31,6 +31,9 @@ const (
 	endTurnFailed                // the agent's hook said its turn failed (an API error): a failure
 	endBudget                    // the loop's spend reached its budget while the iteration ran
 	endNoLogin                   // the agent is not logged in, or its API refused its key
+	endContext                   // the agent's context window filled past --max-context+15
+	endSkipped                   // the person skipped the iteration (and its task)
+	endRetried                   // the person asked for the iteration's task again, in a fresh agent
 )
 
 // then is what the loop does after an ending.
@@ -80,6 +83,9 @@ var endings = map[ending]endingRule{
 	endDoneFile:   {progress: "done_file"},
 	endTurn:       {progress: "turn_end"},
 	endTurnFailed: {progress: "turn_failed", failure: true},
+	endContext:    {progress: "context"},
+	endSkipped:    {progress: "skipped"},
+	endRetried:    {progress: "retried"},
 }
 
 // endReason names how an iteration ended, for the progress file and hooks.

@@ -26,6 +26,8 @@ import (
 //	spending           receipts and the budget (receipts.go)
 //	betweenIterations  checks, progress file, commit, hooks, done and pause files (betweeniterations.go)
 //	requests           pause and stop requests (requests.go)
+//	steering           the person's notes and new limits, between iterations (steering.go)
+//	contextGuard       the agent's context window: a nudge, then a fresh agent (contextguard.go)
 //	taskPlan           the plan of tasks: one an iteration, each judged by the loop (tasks.go, taskverdict.go)
 //
 // What each ending means is data (endings.go); settle.go goes by it.
@@ -46,6 +48,8 @@ type Loop struct {
 	spend  *spending
 	after  *betweenIterations
 	asks   *requests
+	steer  *steering
+	guard  *contextGuard
 	tasks  *taskPlan
 
 	start     time.Time // when the loop first started: max time counts from it
@@ -67,6 +71,8 @@ func (l *Loop) assemble() {
 	l.spend = &spending{cfg: cfg, rec: l.rec, pane: l.pane, hooks: l.hooks, clock: l.Clock, wake: l.Wake}
 	l.after = &betweenIterations{cfg: cfg, rec: l.rec, clock: l.Clock, checked: -1}
 	l.asks = &requests{store: l.Store, clock: l.Clock, wake: l.Wake}
+	l.steer = &steering{cfg: cfg, rec: l.rec, ran: l.ran}
+	l.guard = &contextGuard{cfg: cfg, rec: l.rec, spend: l.spend, tmux: l.Tmux, clock: l.Clock}
 	l.tasks = &taskPlan{cfg: cfg, rec: l.rec, after: l.after}
 }
 
@@ -91,6 +97,9 @@ func (l *Loop) whileRunning() (ending, bool) {
 	}
 	if l.MaxTime > 0 && l.Clock.Now().Sub(l.start) >= l.MaxTime {
 		return endMaxTime, true
+	}
+	if end, ok := l.guard.check(); ok {
+		return end, true
 	}
 	return l.spend.over()
 }
@@ -146,6 +155,7 @@ func (l *Loop) open() (Result, bool) {
 		}
 		l.orphaned = st.Status == state.Running
 		l.rec.resumeRun(st)
+		l.Config.setLimits(st.Set) // what the person set outlasts the first run's flags
 		if t, err := time.ParseInLocation(state.TimeFormat, st.Started, time.Local); err == nil {
 			l.start = t // max-time counts from the loop's first start
 		}
@@ -213,9 +223,10 @@ func (l *Loop) run(ctx context.Context) Result {
 		now := l.Clock.Now()
 		n := l.rec.startIteration(now, l.turnEnded)
 		l.turnEnded, l.status.note = time.Time{}, ""
+		notes := l.steer.forPrompt()
 		prompt := Compose(text, PromptVars{Iteration: n, MaxIterations: l.MaxIterations, Name: l.Name,
-			CheckFailures: joinBlocks(l.tasks.feedback, l.after.feedback), Task: l.tasks.begin(n, text)}, l.CheckFailAction, l.IncludeIterationCount)
-		l.spend.begin(now)
+			CheckFailures: joinBlocks(l.tasks.feedback, l.after.feedback), Task: l.tasks.begin(n, text), Notes: notes}, l.CheckFailAction, l.IncludeIterationCount)
+		l.spend.begin(now, notes)
 		l.rec.sayf("starting iteration %s", l.rec.progress())
 		if err := os.WriteFile(l.Store.Path(state.PromptCopy), []byte(prompt), 0o600); err != nil { // before the record: resume may deliver it
 			l.rec.warnf("save prompt: %v", err)
@@ -268,7 +279,10 @@ func (l *Loop) inProgress() bool {
 // (which counts only when the checks pass), limits. When the loop goes on,
 // it notes the working tree, to tell whether the iteration changes it.
 func (l *Loop) beforeIteration(ctx context.Context) (Result, bool) {
-	if end, ok := l.asks.take(); ok {
+	l.steer.take()
+	if end, ok := l.asks.take(); ok && (end == endSkipped || end == endRetried) {
+		l.rec.sayf("no iteration runs to end; the next starts now") // a skip or retry that came between iterations
+	} else if ok {
 		return l.settle(ctx, outcome{ending: end}, l.Clock.Now())
 	}
 	if ctx.Err() != nil {

@@ -118,6 +118,7 @@ type PromptVars struct {
 	Name                     string
 	CheckFailures            string
 	Task                     *TaskVars // the plan's task of this iteration; nil: no plan
+	Notes                    []string  // the person's notes (ralph-watch note), oldest first
 }
 
 // TaskVars are the placeholders of a plan's task (--tasks).
@@ -137,7 +138,7 @@ var taskPlaceholders = []string{"{{task}}", "{{task_id}}", "{{tasks_done}}", "{{
 // Render replaces the known placeholders ({{iteration}}, {{max_iterations}},
 // {{remaining}}, {{name}}, {{check_failures}}, and with a plan {{task}},
 // {{task_id}}, {{tasks_done}}, {{tasks_total}}, {{tasks_left}}, {{attempt}},
-// {{diff}}, {{mode}}, {{review_feedback}}) and leaves every other byte,
+// {{diff}}, {{mode}}, {{review_feedback}}; {{notes}}, the person's) and leaves every other byte,
 // including unknown {{...}}, as written.
 func Render(text string, v PromptVars) string {
 	if !strings.Contains(text, "{{") {
@@ -154,6 +155,7 @@ func Render(text string, v PromptVars) string {
 		"{{remaining}}", remaining,
 		"{{name}}", v.Name,
 		"{{check_failures}}", v.CheckFailures,
+		"{{notes}}", strings.Join(v.Notes, "\n\n"),
 	}
 	if t := v.Task; t != nil {
 		pairs = append(pairs,
@@ -175,7 +177,8 @@ func Render(text string, v PromptVars) string {
 // with its placeholders rendered; the last iteration's check failures put in
 // by action (append, prepend or replace), unless the text places them itself
 // with {{check_failures}}; the plan's task block when the text places no
-// task placeholder; and with count, "Iteration X of Y, Z remaining."
+// task placeholder; the person's notes under NotesHeading unless the text
+// places them with {{notes}}; and with count, "Iteration X of Y, Z remaining."
 // first. Parts are separated by a blank line.
 func Compose(text string, v PromptVars, action string, count bool) string {
 	prompt := Render(text, v)
@@ -192,11 +195,18 @@ func Compose(text string, v PromptVars, action string, count bool) string {
 			prompt = joinBlocks(prompt, v.CheckFailures)
 		}
 	}
+	if len(v.Notes) > 0 && !strings.Contains(text, "{{notes}}") {
+		prompt = joinBlocks(prompt, NotesHeading+"\n\n"+strings.Join(v.Notes, "\n\n"))
+	}
 	if count {
 		prompt = joinBlocks(IterationCount(v.Iteration, v.MaxIterations), prompt)
 	}
 	return prompt
 }
+
+// NotesHeading heads the person's notes in a prompt that does not place
+// them itself with {{notes}}.
+const NotesHeading = "## Notes from the person"
 
 // placesTask reports whether a prompt places the plan's task itself.
 func placesTask(text string) bool {

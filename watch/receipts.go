@@ -49,17 +49,19 @@ type iterationSpend struct {
 	since     time.Time // when it began: the agent's session is read from then on
 	tree      string    // the work tree then, as a git tree; "": unknown
 	meter     *receipt.BudgetMeter
-	why       string // why the budget ended the iteration
-	recorded  bool   // the iteration's receipt is written
-	turnOver  bool   // the agent finished its turn and runs on: its session file will hold the turn
+	why       string   // why the budget ended the iteration
+	recorded  bool     // the iteration's receipt is written
+	turnOver  bool     // the agent finished its turn and runs on: its session file will hold the turn
+	notes     []string // the person's notes its prompt carried
+	reason    string   // why the loop ended it early, for the receipt
 	// environs are the environments the agent's processes ran with (see
 	// agentEnvs), kept from a look while they ran.
 	environs [][]string
 }
 
 // begin notes where the iteration that starts now begins.
-func (s *spending) begin(now time.Time) {
-	s.it = iterationSpend{iteration: s.rec.iteration(), since: now}
+func (s *spending) begin(now time.Time, notes []string) {
+	s.it = iterationSpend{iteration: s.rec.iteration(), since: now, notes: notes}
 	s.it.tree, _ = between.WorkTree(s.cfg.Dir, s.rec.store.Path(state.WorkTreeIndex))
 	if s.rec.cost == "" { // a resumed loop shows what it spent before
 		all, _ := receipt.Load(s.rec.store.Path(state.ReceiptsFile))
@@ -100,7 +102,7 @@ func (s *spending) read() (receipt.Receipt, error) {
 			break
 		}
 	}
-	r.Usage, r.Source = u, source
+	r.Usage, r.Source, r.Notes, r.Reason = u, source, it.notes, it.reason
 	prices := s.cfg.Prices
 	if prices == nil {
 		prices = receipt.DefaultPrices

@@ -10,7 +10,7 @@ import (
 )
 
 // requests are what the person asks of a running loop (ralph-watch pause,
-// stop, stop --kill): a file in the loop's folder and a signal that wakes
+// stop, stop --kill, skip, retry): a file in the loop's folder and a signal that wakes
 // the watcher.
 type requests struct {
 	store *state.Store
@@ -25,6 +25,9 @@ func (q *requests) wait(ctx context.Context, d time.Duration) ending {
 	timer := q.clock.After(d)
 	for {
 		if end, ok := q.take(); ok {
+			if end == endSkipped || end == endRetried { // no iteration runs: the next starts now
+				return endWaitOver
+			}
 			return end
 		}
 		select {
@@ -48,6 +51,10 @@ func (q *requests) take() (ending, bool) {
 	case state.RequestStopKill:
 		q.kill = true
 		return endStopped, true
+	case state.RequestSkip:
+		return endSkipped, true
+	case state.RequestRetry:
+		return endRetried, true
 	}
 	return endNone, false
 }

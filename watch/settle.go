@@ -59,6 +59,10 @@ func (l *Loop) account(it outcome, d time.Duration) (Result, bool) {
 	case rule.timer != nil:
 		l.rec.sayf(rule.shown, rule.timer(&l.Config))
 		l.rec.log("TIMEOUT", fmt.Sprintf("iteration %d "+rule.logged, l.rec.iteration(), rule.timer(&l.Config)))
+	case it.ending == endContext: // the guard logged why
+		l.rec.completed(d, "context window full", "context")
+	case it.ending == endSkipped, it.ending == endRetried:
+		l.rec.completed(d, "the person asked: "+endings[it.ending].progress, endings[it.ending].progress)
 	case it.ending == endTurn:
 		l.turnEnded = it.turnEnded
 		l.rec.turnEnded(it.turnEnded)
@@ -308,7 +312,10 @@ func (l *Loop) afterIteration(ctx context.Context, it outcome, d time.Duration) 
 		return false
 	}
 	l.spend.record(runs)
-	verdict := l.tasks.judge(changed, runs)
+	verdict, steered := l.tasks.steered(it.ending)
+	if !steered {
+		verdict = l.tasks.judge(changed, runs)
+	}
 	reason, code := endReason(it), ""
 	if it.ending == endExit {
 		code = strconv.Itoa(it.code)

@@ -133,9 +133,11 @@ func simulate(t *testing.T, seed int64) {
 		actAt     = 5 + rng.IntN(120)
 		acted     = -1 // the tick the person acted at
 		pasted    = map[int][]string{}
-		current   int    // the agent start now in the pane
-		secret    string // the person's key in the command; "": none
-		keyless   []int  // the agent starts it did not reach
+		pastedIn  = map[int]int{} // the iteration each agent was started for
+		steerer   *simSteerer     // the person who steers, on some seeds (sim_steer_test.go)
+		current   int             // the agent start now in the pane
+		secret    string          // the person's key in the command; "": none
+		keyless   []int           // the agent starts it did not reach
 	)
 	var u *unit
 	var sp *simPlan // the plan, on the seeds that have one (sim_tasks_test.go)
@@ -160,7 +162,7 @@ func simulate(t *testing.T, seed int64) {
 					f(t)
 				}
 			})
-		}, func(iteration int, text string) { pasted[n] = append(pasted[n], text) },
+		}, func(iteration int, text string) { pasted[n], pastedIn[n] = append(pasted[n], text), iteration },
 			func(iteration int, text string) { sp.act(iteration, text) },
 			func(iteration int) {
 				if timed && a.delay > 0 {
@@ -198,10 +200,16 @@ func simulate(t *testing.T, seed int64) {
 		secret = fmt.Sprintf("sk-sim-%d-not-shown", seed)
 		u.cfg.Command, u.cfg.Secrets, _ = agent.HideSecrets(append([]string{"env", "SIM_API_KEY=" + secret}, u.cfg.Command...), nil)
 	}
+	if seed%5 == 2 {
+		steerer = newSimSteerer(rng, u)
+	}
 	wake := make(chan os.Signal, 1)
 	u.wake = wake
 	u.tmux.Before = func(pane string) tmuxfake.Fault {
 		ticks++
+		if steerer != nil {
+			steerer.tick(u, ticks, wake)
+		}
 		if ticks != actAt || acted >= 0 {
 			return tmuxfake.NoFault
 		}
@@ -245,13 +253,16 @@ func simulate(t *testing.T, seed int64) {
 	if codes, ok := simEndings[string(res.Reason)]; !ok || !slicesContains(codes, res.Code) {
 		t.Errorf("ended %q with code %d: not an ending of the loop's\n%s", res.Reason, res.Code, describe())
 	}
-	// The prompt reached each agent at most once, byte for byte.
+	// The prompt reached each agent at most once, byte for byte (with the person's notes).
+	steered, _ := os.ReadFile(u.store.Path(state.LogFile))
 	for n, texts := range pasted {
+		want := promptOf(string(steered), prompt, pastedIn[n])
+		notes := strings.TrimPrefix(want, prompt) // with a plan, its task comes between
 		if len(texts) > 1 {
 			t.Errorf("agent %d was given the prompt %d times\n%s", n, len(texts), describe())
 		}
 		for _, text := range texts {
-			if text != prompt && (sp == nil || !strings.HasPrefix(text, prompt)) {
+			if text != want && (sp == nil || !strings.HasPrefix(text, prompt) || !strings.HasSuffix(text, notes)) {
 				t.Errorf("agent %d was given %q, want the prompt byte for byte\n%s", n, text, describe())
 			}
 		}
@@ -271,6 +282,9 @@ func simulate(t *testing.T, seed int64) {
 	}
 	if res.Reason == "done_pattern" && tokenAt >= 0 && st.CurrentIteration != tokenAt {
 		t.Errorf("done at iteration %d, the token came in iteration %d\n%s", st.CurrentIteration, tokenAt, describe())
+	}
+	if steerer != nil {
+		steerer.check(t, u, st, describe)
 	}
 	sp.check(string(res.Reason), st, describe)
 	// state.json agrees with iterations.log: the iterations started, one end each.

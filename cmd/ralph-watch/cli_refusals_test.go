@@ -60,6 +60,8 @@ func TestBadInputIsRefusedWithOneLineAndExit2BeforeAnythingIsSpawned(t *testing.
 		{"no server", []string{"run", "-S", filepath.Join(c.srv.Dir, "none"), "-t", "%0", "--", "sh"}, "ralph-watch: error: no tmux server running"},
 		{"both -L and -S", []string{"run", "-L", "x", "-S", c.srv.Socket, "--", "sh"}, "ralph-watch: error: give -L or -S, not both"},
 		{"bad prompt mode", append(ok, "--prompt-mode", "shout", "--", "sh"), `ralph-watch: error: invalid --prompt-mode "shout"`},
+		{"max context for an agent that does not tell it", append(ok, "--max-context", "60", "--", "aider"), "ralph-watch: error: --max-context: aider does not tell how full its context window is"},
+		{"max context past 85", append(ok, "--max-context", "90", "--agent", "claude", "--", "claude"), "ralph-watch: error: --max-context 90: give a share of the context window from 1 to 85"},
 		{"negative duration", append(ok, "--inactivity-timeout", "-5", "--", "sh"), `ralph-watch: error: invalid value "-5" for flag --inactivity-timeout: negative duration`},
 		{"nonsense duration", append(ok, "--poll-interval", "soon", "--", "sh"), `invalid duration "soon"`},
 		{"zero poll interval", append(ok, "--poll-interval", "0", "--", "sh"), "--poll-interval must be more than 0"},

@@ -40,9 +40,10 @@ func resumeCommand(e env) *ffcli.Command {
 	var target string
 	fs.StringVar(&target, "t", "", "pane for a loop whose pane is gone (short for --target)")
 	fs.StringVar(&target, "target", "", "pane for a loop whose pane is gone (default: a new window in session \"ralph\")")
+	limits := limitFlags(fs)
 	return &ffcli.Command{
 		Name:       "resume",
-		ShortUsage: "ralph-watch resume [-t PANE] NAME",
+		ShortUsage: "ralph-watch resume [-t PANE] [--max-iterations N|+N] [--max-time D] [--max-tokens N] [--max-cost USD] NAME",
 		ShortHelp:  "resume a paused or disconnected loop where it left off",
 		LongHelp: strings.TrimSpace(`
 Resume a paused loop, or one whose watcher died, at the same iteration: a
@@ -53,12 +54,24 @@ at the next iteration in a new pane: a window named after the loop in
 session "ralph", on the loop's socket (the server is started if none runs),
 or the pane -t names. Its logs and receipts are kept and added to.
 
+A loop that ended at a limit (max iterations, max time, budget) goes on
+once the limit is raised, in the same command (the limit flags, as for
+'ralph-watch set') or by set before it; its history is kept.
+
 Examples:
   ralph-watch resume myproj-3
-  ralph-watch resume -t %7 myproj-3`),
+  ralph-watch resume -t %7 myproj-3
+  ralph-watch resume myproj-3 --max-iterations +10`),
 		FlagSet: fs,
 		Exec: func(ctx context.Context, args []string) error {
 			l, err := loopArg(e, args, "resume")
+			if err != nil {
+				return err
+			}
+			lim, err := limits()
+			if err == nil {
+				err = resumeLimits(l, lim, e.Stdout)
+			}
 			if err != nil {
 				return err
 			}

@@ -86,6 +86,9 @@ func checkRunFlags(e env, f *runFlags, command []string) (*tmux.Exec, error) {
 	if err := applyPrices(e, f); err != nil {
 		return nil, err
 	}
+	if err := applyContext(f); err != nil {
+		return nil, err
+	}
 	client, err := tmuxClient(f)
 	if err != nil {
 		return nil, err
@@ -205,6 +208,28 @@ func applyAgent(e env, f *runFlags) error {
 	return nil
 }
 
+// applyContext checks --max-context: an agent whose session files do not
+// tell how full its context is cannot be held to it.
+func applyContext(f *runFlags) error {
+	cfg := &f.cfg
+	if f.windowsFile != "" {
+		w, err := receipt.LoadWindows(f.windowsFile)
+		if err != nil {
+			return control.Errorf(words.ExitUsage, "--context-windows: %v", err)
+		}
+		cfg.ContextWindows = w
+	}
+	switch {
+	case cfg.MaxContext == 0:
+		return nil
+	case cfg.MaxContext < 0 || cfg.MaxContext > 100-15:
+		return control.Errorf(words.ExitUsage, "--max-context %d: give a share of the context window from 1 to 85 (percent; the iteration ends 15 points later)", cfg.MaxContext)
+	case !watch.ReportsContext(cfg.Agent.Name):
+		return control.Errorf(words.ExitUsage, "--max-context: %s does not tell how full its context window is (Claude Code, Codex and Gemini CLI do; give --agent)", agentName(cfg))
+	}
+	return nil
+}
+
 // applyPrices reads --prices over the built-in table, and warns of a budget
 // the agent cannot be held to: it reports no usage.
 func applyPrices(e env, f *runFlags) error {
@@ -220,6 +245,17 @@ func applyPrices(e env, f *runFlags) error {
 		fmt.Fprintf(e.Stderr, "ralph-watch: warning: %s reports no usage: --max-tokens and --max-cost cannot stop the loop\n", cfg.Agent.Name)
 	}
 	return nil
+}
+
+// agentName names the loop's agent for a message: its profile, else its program.
+func agentName(cfg *watch.Config) string {
+	if cfg.Agent.Name != "" && cfg.Agent.Name != "generic" {
+		return cfg.Agent.Name
+	}
+	if launch := agent.ParseLaunch(cfg.Command); launch.Word != "" {
+		return launch.Word
+	}
+	return "the agent"
 }
 
 // applyTasks makes --tasks absolute and refuses a plan the loop cannot

@@ -26,6 +26,7 @@ type runFlags struct {
 	worktree                                        bool
 	noCast                                          bool
 	pricesFile                                      string
+	windowsFile                                     string
 	tasksFile                                       string
 }
 
@@ -85,6 +86,9 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.Int64Var(&c.Budget.Tokens, "max-tokens", 0, "stop the loop once its iterations used this many tokens, ending an iteration that goes over (0: no limit)")
 	fs.Float64Var(&c.Budget.CostUSD, "max-cost", 0, "stop the loop once its estimated cost reaches this many US dollars, ending an iteration that goes over (0: no limit)")
 	fs.StringVar(&f.pricesFile, "prices", "", "JSON file of model prices (US dollars per million tokens) over the built-in table")
+	fs.IntVar(&c.MaxContext, "max-context", 0, "at this share (percent) of its context window nudge the agent to wrap up; 15 points more ends the iteration (claude, codex, gemini; 0: never)")
+	fs.StringVar(&c.ContextNudge, "context-nudge", "", "what --max-context tells the agent (default: finish the current step, commit, update the plan, stop)")
+	fs.StringVar(&f.windowsFile, "context-windows", "", "JSON file of models' context windows in tokens over the built-in table")
 	fs.StringVar(&f.tasksFile, "tasks", "", "plan to work through, one task an iteration, each judged done by the loop: Markdown checkboxes, tasks.json or prd.json")
 	fs.IntVar(&c.TaskAttempts, "task-attempts", c.TaskAttempts, "tries a task gets before the loop skips it (--tasks)")
 	fs.BoolVar(&c.Review, "review", false, "follow each implemented task with a review iteration, which alone approves it (--tasks)")

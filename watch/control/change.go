@@ -43,7 +43,8 @@ func Pause(l *Loop, out, warn io.Writer, clk clock.Clock) error {
 }
 
 // Resumable reports whether a watcher may be started for the loop: it is
-// paused or disconnected, or ended because its pane or server went away,
+// paused or disconnected, ended because its pane or server went away, or
+// ended at a limit that has since been raised (see Set),
 // any watcher of it has gone, and its state says how the watcher was
 // started. A loop still watched is a warning on warn.
 func Resumable(l *Loop, warn io.Writer, clk clock.Clock) (bool, error) {
@@ -54,7 +55,9 @@ func Resumable(l *Loop, warn io.Writer, clk clock.Clock) (bool, error) {
 	case l.State.Status == state.Running && l.Watched:
 		fmt.Fprintf(warn, "ralph-watch: warning: loop '%s' is not paused\n", l.Name)
 		return false, nil
-	case l.State.Status != state.Running && l.State.Status != state.Paused && !endedByGone(l.State):
+	case endedAtLimit(l.State) && !limitRaised(l, clk.Now()):
+		return false, Errorf(words.ExitFailed, "%s", raiseHint(l))
+	case l.State.Status != state.Running && l.State.Status != state.Paused && !endedByGone(l.State) && !endedAtLimit(l.State):
 		return false, Errorf(words.ExitFailed, "ralph loop for '%s' has status '%s'", l.Name, l.Status())
 	case l.Watched && !unwatched(l, clk, answerWait): // paused or ended, and its watcher still finishing
 		return false, Errorf(words.ExitFailed, "loop '%s' still has a watcher", l.Name)

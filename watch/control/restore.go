@@ -161,7 +161,7 @@ func (r Rearm) rearm(l *Loop) (where string, pid int, err error) {
 		return "", 0, Errorf(words.ExitUsage, "%s", MissingSecrets(missing, "ralph-watch resume "+l.Name))
 	}
 	switch {
-	case PaneGone(l):
+	case PaneGone(l) && !keptPane(l):
 		if where, err = r.revive(l); err != nil {
 			return "", 0, err
 		}
@@ -189,6 +189,16 @@ func (r Rearm) claimPane(l *Loop) (func(), error) {
 	}
 	socket := l.State.TmuxSocket
 	return ClaimPane(filepath.Dir(l.Store.Dir), PaneOf{Socket: socket, ServerPID: p.ServerPID, ID: p.ID}, l.Name, ClaimResume, io.Discard, r.Clock)
+}
+
+// keptPane reports whether a loop that ended at a limit still has its pane,
+// whose options went when its status stopped showing: no other loop lives there.
+func keptPane(l *Loop) bool {
+	if !endedAtLimit(l.State) || l.Pane == PaneRemoved {
+		return false
+	}
+	live, _, _ := l.Tmux.PaneOption(l.State.PaneID, words.OptionLive)
+	return live != "1"
 }
 
 // holdRearm takes the loop's re-arm lock and returns its release; nil when

@@ -25,6 +25,12 @@ func (l *Loop) JSON() map[string]any {
 	m["worker_status"] = l.WorkerStatus()
 	m["ralph_status"] = l.Status()
 	m["receipts"] = receiptsJSON(l.Receipts())
+	m["steer_pending"] = []state.Steer{} // notes and limits left for the watcher, oldest first
+	if l.Store != nil {
+		if pending := l.Store.Steers(); pending != nil {
+			m["steer_pending"] = pending
+		}
+	}
 	tasksJSON(m)
 	afterJSON(m, l)
 	return m
@@ -70,6 +76,7 @@ func WriteStatus(w io.Writer, l *Loop, now time.Time) {
 	WriteTasks(w, st.Tasks, false)
 	writeSpend(w, l)
 	writeCommandSources(w, st.CommandSources)
+	writeSteering(w, l)
 	writeAfter(w, l)
 	fmt.Fprintf(w, "Exit reason: %s\n", l.ExitReason())
 	if st.Error != "" && !words.StatusOf(st).Live() {

@@ -104,6 +104,9 @@ func ReadClaude(r io.Reader, since time.Time) (Usage, error) {
 		u.Turns++
 		u.ToolCalls += len(m.tools)
 		u.add(m.model, m.tokens)
+		if m.tokens.Sum() > 0 {
+			u.Context = &Context{Tokens: m.tokens.Sum(), Model: m.model}
+		}
 	}
 	return u, err
 }

@@ -29,8 +29,9 @@ type codexPayload struct {
 	Model string `json:"model"` // turn_context
 	CWD   string `json:"cwd"`   // session_meta
 	Info  *struct {
-		Total *codexTokens `json:"total_token_usage"`
-		Last  *codexTokens `json:"last_token_usage"`
+		Total  *codexTokens `json:"total_token_usage"`
+		Last   *codexTokens `json:"last_token_usage"`
+		Window int64        `json:"model_context_window"`
 	} `json:"info"` // token_count
 }
 
@@ -87,6 +88,7 @@ func ReadCodex(r io.Reader, since time.Time) (Usage, error) {
 			if now {
 				u.Turns++
 				u.add(model, p.Info.Last.tokens())
+				u.Context = &Context{Tokens: p.Info.Last.Input + p.Info.Last.Output, Model: model, Window: p.Info.Window}
 			}
 		}
 	})

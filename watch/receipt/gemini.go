@@ -104,6 +104,7 @@ func ReadGemini(r io.Reader, since time.Time) (Usage, error) {
 		}
 		if t != nil && sane(t.Input, t.Output, t.Cached, t.Thoughts, t.Tool) {
 			u.add(m.Model, Tokens{Input: max(t.Input-t.Cached, 0) + t.Tool, Output: t.Output + t.Thoughts, CacheRead: min(t.Cached, t.Input)})
+			u.Context = &Context{Tokens: t.Input + t.Tool + t.Output + t.Thoughts, Model: m.Model}
 		}
 	}
 	return u, err

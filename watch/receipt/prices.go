@@ -95,11 +95,17 @@ var releaseSuffix = regexp.MustCompile(`^(-\d{8}|-\d{4}-\d{2}-\d{2}|@\d{8})$`)
 
 // Lookup finds the price of a model.
 func (p Prices) Lookup(model string) (Price, bool) {
-	if price, ok := p[model]; ok {
-		return price, true
+	return lookupModel(p, model)
+}
+
+// lookupModel finds model in m: by its name, else by the longest name that
+// is model without its release suffix, or a prefix of it ending in "*".
+func lookupModel[V any](m map[string]V, model string) (V, bool) {
+	if v, ok := m[model]; ok {
+		return v, true
 	}
 	best, found := "", false
-	for name := range p {
+	for name := range m {
 		prefix, wild := strings.CutSuffix(name, "*")
 		rest, ok := strings.CutPrefix(model, prefix)
 		if !ok || !(wild || releaseSuffix.MatchString(rest)) {
@@ -109,7 +115,7 @@ func (p Prices) Lookup(model string) (Price, bool) {
 			best, found = name, true
 		}
 	}
-	return p[best], found
+	return m[best], found
 }
 
 // Cost is what u cost at these prices. It is known only when every token of

@@ -31,6 +31,12 @@ func withCounts(u Usage, turns, tools int) Usage {
 	return u
 }
 
+// withContext is u whose last model call held tokens of model's window (0: not told).
+func withContext(u Usage, tokens int64, model string, window int64) Usage {
+	u.Context = &Context{Tokens: tokens, Model: model, Window: window}
+	return u
+}
+
 func TestReadersGiveWhatTheAgentsWrote(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -40,23 +46,23 @@ func TestReadersGiveWhatTheAgentsWrote(t *testing.T) {
 		want  Usage
 	}{
 		{"claude 2.1.330: a tool call, then the answer", ReadClaudeFile, "claude-2.1.330.jsonl", time.Time{},
-			withCounts(oneModel("claude-opus-5-5", Tokens{Input: 200, Output: 6}), 2, 1)},
+			withContext(withCounts(oneModel("claude-opus-5-5", Tokens{Input: 200, Output: 6}), 2, 1), 105, "claude-opus-5-5", 0)},
 		{"claude 2.1.197: the same turns", ReadClaudeFile, "claude-2.1.197.jsonl", time.Time{},
-			withCounts(oneModel("claude-opus-4-8", Tokens{Input: 200, Output: 6}), 2, 1)},
+			withContext(withCounts(oneModel("claude-opus-4-8", Tokens{Input: 200, Output: 6}), 2, 1), 105, "claude-opus-4-8", 0)},
 		{"claude: a usage limit's message is no model turn", ReadClaudeFile, "claude-2.1.330-limit.jsonl", time.Time{},
 			Usage{}},
 		{"claude: one message in three lines counts once, from the iteration's start", ReadClaudeFile, "claude-split.jsonl",
 			at("2026-11-22T11:00:00Z"),
-			withCounts(oneModel("claude-sonnet-4-5-20250929", Tokens{Input: 10, Output: 405, CacheRead: 41200, CacheWrite: 1500}), 2, 3)},
+			withContext(withCounts(oneModel("claude-sonnet-4-5-20250929", Tokens{Input: 10, Output: 405, CacheRead: 41200, CacheWrite: 1500}), 2, 3), 21601, "claude-sonnet-4-5-20250929", 0)},
 		{"claude: the whole transcript", ReadClaudeFile, "claude-split.jsonl", time.Time{},
-			withCounts(oneModel("claude-sonnet-4-5-20250929", Tokens{Input: 9010, Output: 1305, CacheRead: 41200, CacheWrite: 1500}), 3, 3)},
+			withContext(withCounts(oneModel("claude-sonnet-4-5-20250929", Tokens{Input: 9010, Output: 1305, CacheRead: 41200, CacheWrite: 1500}), 3, 3), 21601, "claude-sonnet-4-5-20250929", 0)},
 		{"claude: nothing after the end", ReadClaudeFile, "claude-split.jsonl", at("2026-11-23T00:00:00Z"), Usage{}},
 		{"codex 0.169.0: a tool call, then the answer", ReadCodexFile, "codex-0.169.0.jsonl", time.Time{},
-			withCounts(oneModel("gpt-5.2-codex", Tokens{Input: 200, Output: 6}), 2, 1)},
+			withContext(withCounts(oneModel("gpt-5.2-codex", Tokens{Input: 200, Output: 6}), 2, 1), 105, "gpt-5.2-codex", 258400)},
 		{"codex: only the responses after since", ReadCodexFile, "codex-0.169.0.jsonl", at("2026-11-22T19:15:10.860Z"),
-			withCounts(oneModel("gpt-5.2-codex", Tokens{Input: 100, Output: 5}), 1, 0)},
+			withContext(withCounts(oneModel("gpt-5.2-codex", Tokens{Input: 100, Output: 5}), 1, 0), 105, "gpt-5.2-codex", 258400)},
 		{"gemini 0.61.0: a message written twice counts once", ReadGeminiFile, "gemini-0.61.0.jsonl", time.Time{},
-			withCounts(oneModel("gemini-3.8-flash", Tokens{Input: 200, Output: 6}), 2, 1)},
+			withContext(withCounts(oneModel("gemini-3.8-flash", Tokens{Input: 200, Output: 6}), 2, 1), 105, "gemini-3.8-flash", 0)},
 		{"copilot 1.0.102: a tool call, then the answer", ReadCopilotFile, "copilot-1.0.102.jsonl", time.Time{},
 			withCounts(oneModel("gpt-5.2-codex", Tokens{Input: 200, Output: 5}), 2, 1)},
 		{"opencode 1.18.33: a tool call, then the answer", ReadOpenCodeFile, "opencode-1.18.33.jsonl", time.Time{},
@@ -92,7 +98,7 @@ func TestReadCodexCountsARepeatedTokenCountOnceAndSplitsTheCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := withCounts(oneModel("gpt-5-codex", Tokens{Input: 500, Output: 70, CacheRead: 1700}), 2, 1)
+	want := withContext(withCounts(oneModel("gpt-5-codex", Tokens{Input: 500, Output: 70, CacheRead: 1700}), 2, 1), 1220, "gpt-5-codex", 0)
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got  %+v\nwant %+v", got, want)
 	}
@@ -111,7 +117,8 @@ func TestReadGeminiKeepsRewoundMessagesAndReadsTheOlderFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	pro, flash := Tokens{Input: 405, Output: 50, CacheRead: 600}, Tokens{Input: 1100, Output: 3}
-	want := Usage{Turns: 2, ToolCalls: 2, Tokens: pro.plus(flash), Models: map[string]Tokens{"gemini-2.5-pro": pro, "gemini-2.5-flash": flash}}
+	want := Usage{Turns: 2, ToolCalls: 2, Tokens: pro.plus(flash), Models: map[string]Tokens{"gemini-2.5-pro": pro, "gemini-2.5-flash": flash},
+		Context: &Context{Tokens: 1103, Model: "gemini-2.5-flash"}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got  %+v\nwant %+v", got, want)
 	}
@@ -128,7 +135,7 @@ func TestReadGeminiKeepsRewoundMessagesAndReadsTheOlderFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := withCounts(oneModel("gemini-2.5-pro", Tokens{Input: 50, Output: 2}), 1, 0); !reflect.DeepEqual(got, want) {
+	if want := withContext(withCounts(oneModel("gemini-2.5-pro", Tokens{Input: 50, Output: 2}), 1, 0), 52, "gemini-2.5-pro", 0); !reflect.DeepEqual(got, want) {
 		t.Errorf("older file: got %+v, want %+v", got, want)
 	}
 }

@@ -24,6 +24,8 @@ type Receipt struct {
 	CostUSD *float64  `json:"cost_usd,omitempty"` // absent when a model's price is unknown
 	Changes DiffStat  `json:"changes"`
 	Checks  *CheckSum `json:"checks,omitempty"` // absent when no check ran
+	Notes   []string  `json:"notes,omitempty"`  // the person's notes the iteration's prompt carried
+	Reason  string    `json:"reason,omitempty"` // why the loop ended the iteration early (its context window)
 	Task    string    `json:"task,omitempty"`   // the plan's task the iteration worked on (--tasks)
 }
 

@@ -35,11 +35,17 @@ type Usage struct {
 	Tokens        // the totals over every model
 	// Models holds the tokens by model name, so each is priced at its own rate.
 	Models map[string]Tokens `json:"models,omitempty"`
+	// Context is how full the window was at the last model call (Claude
+	// Code, Codex, Gemini CLI); nil: not told.
+	Context *Context `json:"context,omitempty"`
 }
 
 // Add returns the sum of u and o; neither is changed.
 func (u Usage) Add(o Usage) Usage {
-	sum := Usage{Turns: u.Turns + o.Turns, ToolCalls: u.ToolCalls + o.ToolCalls, Tokens: u.Tokens.plus(o.Tokens)}
+	sum := Usage{Turns: u.Turns + o.Turns, ToolCalls: u.ToolCalls + o.ToolCalls, Tokens: u.Tokens.plus(o.Tokens), Context: u.Context}
+	if sum.Context == nil { // a session's own context, not its subagents'
+		sum.Context = o.Context
+	}
 	if len(u.Models)+len(o.Models) > 0 {
 		sum.Models = maps.Clone(u.Models)
 		if sum.Models == nil {

@@ -7,6 +7,7 @@ const (
 	LogFile        = "iterations.log"       // one line per event: [START], [END], [CHECK]…
 	WatcherLog     = "watcher.log"          // a detached watcher's own output
 	RequestFile    = "request"              // what a command asks of the watcher (pause, stop…)
+	SteerDir       = "steer"                // notes and new limits for the watcher, one file each (see Steer)
 	PromptCopy     = "prompt.txt"           // the prompt as delivered this iteration
 	LastScreen     = "last-screen.txt"      // the pane's screen when the loop ended
 	OutputFIFO     = "output.fifo"          // the pane's output, through pipe-pane

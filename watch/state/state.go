@@ -113,6 +113,12 @@ type State struct {
 	// The loop's budget (--max-tokens, --max-cost); 0: none.
 	MaxTokens  int64   `json:"max_tokens,omitempty"`
 	MaxCostUSD float64 `json:"max_cost_usd,omitempty"`
+	// What the person steered (ralph-watch note, set; see steer.go): the
+	// notes for the next prompts, the limits set while the loop ran, and
+	// the requests applied whose files may still be there.
+	Notes   []Note   `json:"notes,omitempty"`
+	Set     *Limits  `json:"set,omitempty"`
+	Steered []string `json:"steered,omitempty"`
 	// Tasks is the plan the loop works through (--tasks): nil without one.
 	Tasks *Tasks `json:"tasks,omitempty"`
 }
@@ -291,6 +297,8 @@ const (
 	RequestPause    = "pause"
 	RequestStop     = "stop"
 	RequestStopKill = "stop-kill"
+	RequestSkip     = "skip"  // end the iteration now; with a plan its task is skipped
+	RequestRetry    = "retry" // end the iteration now and start its task again, not counted as a try
 )
 
 // Request leaves a request for the watcher, which takes it at its next look

@@ -1,0 +1,117 @@
+package control
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ralph-tmux/ralph.tmux/watch/clock"
+	"github.com/ralph-tmux/ralph.tmux/watch/state"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
+)
+
+// endedLoop is a loop with no watcher that ran iterations of max, ended by reason.
+func endedLoop(t *testing.T, iterations, max int, reason words.Reason) *Loop {
+	t.Helper()
+	store, err := state.Open(t.TempDir(), "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := &state.State{WorkerName: "p", Status: state.Stopped, CurrentIteration: iterations, MaxIterations: max,
+		Started: state.Stamp(time.Now().Add(-time.Hour)), WatcherArgs: []string{"--"}}
+	reason.Write(st)
+	if err := store.Save(st); err != nil {
+		t.Fatal(err)
+	}
+	return &Loop{Name: "p", Store: store, State: st, Pane: PaneRemoved}
+}
+
+func TestResumeOfALoopAtItsLimitSaysHowToRaiseItAndGoesOnOnceRaised(t *testing.T) {
+	l := endedLoop(t, 10, 10, words.ReasonMaxIterations)
+	var warn bytes.Buffer
+	ok, err := Resumable(l, &warn, clock.Real{})
+	if ok || err == nil || !strings.Contains(err.Error(), "has status 'done': it ended at its limit (max_iterations); raise it to go on: 'ralph-watch resume p --max-iterations 20'") {
+		t.Fatalf("Resumable = %v, %v", ok, err)
+	}
+	var out bytes.Buffer
+	if err := Set(l, &state.Limits{AddIterations: 5}, &out, clock.Real{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "p: max-iterations 15 when the loop goes on ('ralph-watch resume p')") {
+		t.Errorf("set said %q", out.String())
+	}
+	if ok, err := Resumable(l, &warn, clock.Real{}); !ok || err != nil {
+		t.Errorf("after set: Resumable = %v, %v", ok, err)
+	}
+	var status bytes.Buffer
+	WriteStatus(&status, l, time.Now())
+	if !strings.Contains(status.String(), "Set at the next iteration: max-iterations +5") {
+		t.Errorf("status:\n%s", status.String())
+	}
+}
+
+func TestSetRefusesALimitBelowWhatRanWithTheReason(t *testing.T) {
+	l := endedLoop(t, 7, 10, words.ReasonPaused)
+	l.State.Status = state.Paused
+	for _, tc := range []struct {
+		lim  state.Limits
+		want string
+	}{
+		{state.Limits{MaxIterations: ptr(5)}, "--max-iterations 5 is below the 7 iterations already run"},
+		{state.Limits{MaxTime: ptr(60)}, "--max-time 1m0s is below the 1h0m"},
+	} {
+		err := Set(l, &tc.lim, &bytes.Buffer{}, clock.Real{})
+		if err == nil || !strings.Contains(err.Error(), tc.want) || err.(*Error).Code != words.ExitUsage {
+			t.Errorf("set %s: %v, want %q (exit 2)", &tc.lim, err, tc.want)
+		}
+	}
+	if n := len(l.Store.Steers()); n != 0 {
+		t.Errorf("%d requests left for a refused set", n)
+	}
+	done := endedLoop(t, 3, 10, words.ReasonDonePattern)
+	if err := Note(done, "late", false, false, &bytes.Buffer{}, clock.Real{}); err == nil || !strings.Contains(err.Error(), "will not go on") {
+		t.Errorf("a note for a loop that is done: %v", err)
+	}
+}
+
+func TestStatusShowsThePendingNotes(t *testing.T) {
+	l := endedLoop(t, 2, 10, words.ReasonPaused)
+	l.State.Status = state.Paused
+	l.State.Notes = []state.Note{{Text: "kept", Sticky: true}}
+	_ = Note(l, "first line\nsecond", false, false, &bytes.Buffer{}, clock.Real{})
+	var out bytes.Buffer
+	WriteStatus(&out, l, time.Now())
+	if !strings.Contains(out.String(), "Notes for the next iteration: 2\n  kept (sticky)\n  first line …\n") {
+		t.Errorf("status:\n%s", out.String())
+	}
+}
+
+func ptr(n int) *int { return &n }
+
+func TestSkipAndRetryNeedARunningLoop(t *testing.T) {
+	l := endedLoop(t, 2, 10, words.ReasonPaused)
+	l.State.Status = state.Paused
+	for _, request := range []string{state.RequestSkip, state.RequestRetry} {
+		err := EndIteration(l, request, &bytes.Buffer{}, clock.Real{})
+		if err == nil || !strings.Contains(err.Error(), "has status 'paused': no iteration running to") {
+			t.Errorf("%s of a paused loop: %v", request, err)
+		}
+	}
+	if _, err := l.Store.Load(); err != nil {
+		t.Fatal(err)
+	}
+	if data := l.Store.TakeRequest(); data != "" {
+		t.Errorf("a request was left: %q", data)
+	}
+}
+
+func TestStatusJSONListsTheRequestsNotYetTaken(t *testing.T) {
+	l := endedLoop(t, 2, 10, words.ReasonPaused)
+	l.State.Status = state.Paused
+	_ = Note(l, "for later", true, false, &bytes.Buffer{}, clock.Real{})
+	steer, _ := l.JSON()["steer_pending"].([]state.Steer)
+	if len(steer) != 1 || steer[0].Text != "for later" || !steer[0].Sticky {
+		t.Errorf("steer_pending = %+v", l.JSON()["steer_pending"])
+	}
+}

@@ -1,0 +1,196 @@
+package watch
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/ralph-tmux/ralph.tmux/watch/plan"
+	"github.com/ralph-tmux/ralph.tmux/watch/state"
+)
+
+// steering takes what the person asks of a running loop beside pause and
+// stop (ralph-watch note, set; state.Steer): notes for the prompts and new
+// limits, at iteration boundaries only, each request once, in the order
+// made. A request left while no watcher ran is taken when one comes back.
+type steering struct {
+	cfg *Config // its limits change here, between iterations, and nowhere else
+	rec *recorder
+	ran func() state.Ran // what the loop has used of its limits
+}
+
+// take applies the requests waiting in the loop's folder. Each is recorded
+// as applied (state.json saved) before its file goes, so a watcher stopped
+// between the two removes it and does not apply it again.
+func (s *steering) take() {
+	st, store := s.rec.st, s.rec.store
+	for _, r := range store.Steers() {
+		if !slices.Contains(st.Steered, r.ID) {
+			s.apply(r)
+			st.Steered = append(st.Steered, r.ID)
+			s.rec.save()
+		}
+		if err := store.SteerTaken(r.ID); err != nil {
+			s.rec.warnf("remove request %s: %v", r.ID, err)
+		}
+	}
+	st.Steered = slices.DeleteFunc(st.Steered, func(id string) bool { return !store.SteerPending(id) })
+}
+
+func (s *steering) apply(r state.Steer) {
+	st := s.rec.st
+	switch r.Kind {
+	case state.SteerNote:
+		st.Notes = append(st.Notes, state.Note{Text: r.Text, Sticky: r.Sticky, Made: r.Made})
+	case state.SteerClear:
+		n := len(st.Notes)
+		st.Notes = nil
+		s.rec.log("NOTE", fmt.Sprintf("cleared %d notes", n))
+		s.rec.sayf("notes cleared (%d)", n)
+	case state.SteerSet:
+		s.set(r.Set)
+	}
+}
+
+// set changes the loop's limits, unless one is below what has already run.
+func (s *steering) set(l *state.Limits) {
+	if l.Empty() {
+		return
+	}
+	asked := l.String()
+	if err := l.Check(s.ran(), s.cfg.MaxIterations); err != nil {
+		s.rec.sayf("set %s refused: %v", asked, err)
+		s.rec.log("SET", fmt.Sprintf("refused %s: %v", asked, err))
+		return
+	}
+	was := s.cfg.limitsNow(l)
+	if s.rec.st.Set == nil {
+		s.rec.st.Set = &state.Limits{}
+	}
+	s.rec.st.Set.Merge(l)
+	s.cfg.setLimits(l)
+	s.rec.record() // state.json shows the limits in force
+	s.rec.sayf("set %s (was %s)", l.String(), was)
+	s.rec.log("SET", fmt.Sprintf("%s at iteration %d (was %s)", l.String(), s.rec.iteration(), was))
+}
+
+// forPrompt takes the notes for the iteration that starts: every note
+// queued, once, and the sticky ones; each is logged with the iteration.
+func (s *steering) forPrompt() []string {
+	st := s.rec.st
+	var texts []string
+	kept := st.Notes[:0]
+	for _, n := range st.Notes {
+		texts = append(texts, n.Text)
+		s.rec.log("NOTE", fmt.Sprintf("iteration %d%s: %q", s.rec.iteration(), map[bool]string{true: " sticky"}[n.Sticky], n.Text))
+		if n.Sticky {
+			kept = append(kept, n)
+		}
+	}
+	st.Notes = kept
+	if len(st.Notes) == 0 {
+		st.Notes = nil
+	}
+	return texts
+}
+
+// setLimits puts the limits the person set in force.
+func (c *Config) setLimits(l *state.Limits) {
+	if l == nil {
+		return
+	}
+	secs := func(n int) time.Duration { return time.Duration(n) * time.Second }
+	if l.MaxIterations != nil {
+		c.MaxIterations = *l.MaxIterations
+	}
+	if l.MaxTime != nil {
+		c.MaxTime = secs(*l.MaxTime)
+	}
+	if l.MaxTokens != nil {
+		c.Budget.Tokens = *l.MaxTokens
+	}
+	if l.MaxCostUSD != nil {
+		c.Budget.CostUSD = *l.MaxCostUSD
+	}
+	if l.InactivityTimeout != nil {
+		c.InactivityTimeout = secs(*l.InactivityTimeout)
+	}
+	if l.IterationTimeout != nil {
+		c.IterationTimeout = secs(*l.IterationTimeout)
+	}
+	if l.TaskAttempts != nil {
+		c.TaskAttempts = *l.TaskAttempts
+	}
+}
+
+// limitsNow is the values now in force of the limits l sets, as [SET]
+// says what they were (0: none).
+func (c *Config) limitsNow(l *state.Limits) string {
+	var now state.Limits
+	secs := func(d time.Duration) *int { n := int(d / time.Second); return &n }
+	if l.MaxIterations != nil {
+		now.MaxIterations = &c.MaxIterations
+	}
+	if l.MaxTime != nil {
+		now.MaxTime = secs(c.MaxTime)
+	}
+	if l.MaxTokens != nil {
+		now.MaxTokens = &c.Budget.Tokens
+	}
+	if l.MaxCostUSD != nil {
+		now.MaxCostUSD = &c.Budget.CostUSD
+	}
+	if l.InactivityTimeout != nil {
+		now.InactivityTimeout = secs(c.InactivityTimeout)
+	}
+	if l.IterationTimeout != nil {
+		now.IterationTimeout = secs(c.IterationTimeout)
+	}
+	if l.TaskAttempts != nil {
+		now.TaskAttempts = &c.TaskAttempts
+	}
+	return now.String()
+}
+
+// ran is what the loop has used of its limits so far.
+func (l *Loop) ran() state.Ran {
+	spent := l.spend.spent()
+	return state.Ran{Iterations: l.rec.iteration(), Elapsed: l.Clock.Now().Sub(l.start), Tokens: spent.Tokens, CostUSD: spent.CostUSD,
+		Attempts: l.rec.st.Tasks.Attempts()}
+}
+
+// steered settles the task of an iteration the person ended (skip, retry)
+// instead of judging it: a skip sets the task aside, a retry gives its try
+// back (reopening a mark the agent made) so the next iteration takes it
+// again. The work is left in the tree as it is. ok is false for any other
+// ending, or without a task.
+func (t *taskPlan) steered(end ending) (line string, ok bool) {
+	r := t.record()
+	if end != endSkipped && end != endRetried || !t.on() || r.Current == "" || t.plan == nil {
+		return "", false
+	}
+	id := r.Current
+	defer func() { r.Current, r.Mode = "", "" }()
+	t.feedback = ""
+	if err := t.read(); err != nil {
+		t.rec.warnf("%v", err)
+	}
+	item := r.Item(id)
+	if item == nil {
+		return "", false
+	}
+	if end == endSkipped {
+		t.setState(id, taskSkipped)
+		return t.verdict(id, "skipped", "the person skipped it"), true
+	}
+	if r.Mode == modeReview {
+		item.Reviews--
+	} else {
+		item.Attempts--
+	}
+	was := t.before(id)
+	if pt := t.plan.Task(id); pt != nil && pt.State == plan.Done && (was == nil || was.State != plan.Done) {
+		t.reopen(id) // marked done in the iteration cut short: it goes again
+	}
+	return t.verdict(id, "retry", "the person asked for it again in a fresh agent; not counted as a try"), true
+}
