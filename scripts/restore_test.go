@@ -65,7 +65,7 @@ func (p *plugin) startLoop(name string) {
 // recorded it, and starts a new server on the same socket with config.
 func (p *plugin) restart(config string, gone ...string) {
 	p.t.Helper()
-	_, _ = p.srv.Tmux("kill-server")
+	p.srv.Kill()
 	for _, name := range gone {
 		tmuxtest.Eventually(p.t, 30*time.Second, name+": server_gone", func() bool { return p.reason(name) == "server_gone" })
 	}

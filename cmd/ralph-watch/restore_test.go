@@ -30,7 +30,7 @@ func loopArgs(stuckAt int) []string {
 // their watchers exited (a moment later: restore leaves a watched loop be).
 func (c *cli) killServer(gone ...string) {
 	c.t.Helper()
-	_, _ = c.srv.Tmux("kill-server")
+	c.srv.Kill()
 	for _, name := range gone {
 		st := c.until(name, "server_gone", func(st *state.State) bool { return st.ExitReason != nil && *st.ExitReason == "server_gone" })
 		tmuxtest.Eventually(c.t, 30*time.Second, name+"'s watcher to exit", func() bool { return !alive(st.WatcherPID) })

@@ -117,6 +117,18 @@ func Start(t testing.TB) *Server {
 	return s
 }
 
+// Kill kills the server as a crash or a reboot would, and returns once its
+// process is gone: a client that comes while it still exits finds its
+// socket and says "server exited unexpectedly" (seen in CI).
+func (s *Server) Kill() {
+	s.t.Helper()
+	pid, _ := strconv.Atoi(strings.TrimSpace(s.Must("display-message", "-p", "#{pid}")))
+	_, _ = s.Tmux("kill-server")
+	Eventually(s.t, 30*time.Second, "the tmux server to exit", func() bool {
+		return pid <= 0 || syscall.Kill(pid, 0) != nil
+	})
+}
+
 // killStrays ends the processes that run with this server's environment
 // and outlive its panes: a watcher started in the background is no pane's
 // process, and it would write into the test folder after it is removed.
