@@ -45,7 +45,8 @@ func TestManPageDocumentsEveryFlag(t *testing.T) {
 		}
 	})
 	if groff, err := exec.LookPath("groff"); err == nil {
-		out, err := exec.Command(groff, "-man", "-ww", "-z", "../../man/ralph-watch.1").CombinedOutput()
+		// -Tutf8 as man(1) renders it on a terminal: the state marks are UTF-8.
+		out, err := exec.Command(groff, "-Tutf8", "-man", "-ww", "-z", "../../man/ralph-watch.1").CombinedOutput()
 		if err != nil || len(out) > 0 {
 			t.Errorf("groff warns: %v\n%s", err, out)
 		}
