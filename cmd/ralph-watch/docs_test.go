@@ -4,6 +4,7 @@ import (
 	"flag"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -193,4 +194,45 @@ func helpExitCodes(help string) []string {
 		codes = append(codes, m[1])
 	}
 	return codes
+}
+
+// Every link between the README and the docs/ pages reaches a file, and a
+// #fragment one of its headings, as GitHub spells them.
+func TestDocsLinksResolve(t *testing.T) {
+	pages, _ := filepath.Glob("../../docs/*.md")
+	for _, p := range append(pages, "../../README.md") {
+		text, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range regexp.MustCompile(`\]\(([^)\s]+)\)`).FindAllStringSubmatch(string(text), -1) {
+			file, fragment, _ := strings.Cut(m[1], "#")
+			if strings.Contains(file, "://") {
+				continue
+			}
+			target := p
+			if file != "" {
+				target = filepath.Join(filepath.Dir(p), file)
+			}
+			body, err := os.ReadFile(target)
+			if err != nil {
+				t.Errorf("%s links to %s: %v", p, m[1], err)
+				continue
+			}
+			if fragment != "" && !slices.Contains(headingAnchors(string(body)), fragment) {
+				t.Errorf("%s links to %s: %s has no such heading", p, m[1], target)
+			}
+		}
+	}
+}
+
+// headingAnchors are a Markdown page's headings as GitHub anchors them:
+// lower case, spaces to hyphens, punctuation dropped.
+func headingAnchors(page string) []string {
+	var anchors []string
+	for _, m := range regexp.MustCompile(`(?m)^#+ (.*)$`).FindAllStringSubmatch(page, -1) {
+		a := regexp.MustCompile(`[^\w\- ]`).ReplaceAllString(strings.ToLower(strings.TrimSpace(m[1])), "")
+		anchors = append(anchors, strings.ReplaceAll(a, " ", "-"))
+	}
+	return anchors
 }
