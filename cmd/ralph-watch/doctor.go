@@ -25,7 +25,7 @@ func doctorCommand(e env) *ffcli.Command {
 	agent := fs.String("agent", "", "agent profile: "+strings.Join(agent.Names(), ", ")+" (default guessed from the command)")
 	ready := fs.String("ready-pattern", "", "try this ready pattern instead of the profile's (Go RE2)")
 	asJSON := fs.Bool("json", false, "print each report as one line of JSON")
-	markdown := fs.Bool("markdown", false, "print rows of the README's compatibility table")
+	markdown := fs.Bool("markdown", false, "print rows of the compatibility table in docs/agents.md")
 	return &ffcli.Command{
 		Name:       "doctor",
 		ShortUsage: "ralph-watch doctor [--agent NAME] [--ready-pattern RE] [--json | --markdown] [-- COMMAND [ARG...]]",

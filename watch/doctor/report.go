@@ -1,6 +1,6 @@
 package doctor
 
-// How a report is printed: lines for a person, a row of the README's
+// How a report is printed: lines for a person, a row of the
 // compatibility table, JSON.
 
 import (
@@ -50,7 +50,7 @@ func (r *Report) WriteText(w io.Writer) {
 	}
 }
 
-// MarkdownHeader is the head of the README's compatibility table.
+// MarkdownHeader is the head of the compatibility table in docs/agents.md.
 func MarkdownHeader() string {
 	cols := []string{"Agent", "Version"}
 	for _, t := range signalTitles {

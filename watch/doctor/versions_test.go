@@ -19,16 +19,16 @@ func TestParseVersionsReadsThreeWordLinesAndSkipsComments(t *testing.T) {
 	}
 }
 
-// README.md's compatibility table shows each pinned release: the table is
+// docs/agents.md's compatibility table shows each pinned release: the table is
 // made on the pinned versions, and a pin moved without it would say nothing.
-func TestTheReadmesCompatibilityTableNamesEachPinnedRelease(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+func TestTheDocsCompatibilityTableNamesEachPinnedRelease(t *testing.T) {
+	page, err := os.ReadFile("../../docs/agents.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, table, ok := strings.Cut(string(readme), "#### Compatibility")
+	_, table, ok := strings.Cut(string(page), "## Compatibility")
 	if !ok {
-		t.Fatal("README.md has no Compatibility section")
+		t.Fatal("docs/agents.md has no Compatibility section")
 	}
 	rows := map[string][]string{} // agent: the Version cells of its rows
 	for _, line := range strings.Split(table, "\n") {
@@ -50,7 +50,7 @@ func TestTheReadmesCompatibilityTableNamesEachPinnedRelease(t *testing.T) {
 			found = found || strings.Contains(v, r.Version)
 		}
 		if !found {
-			t.Errorf("README.md's compatibility table has no %s %s row (it has %q); run ralph-watch doctor --markdown on it",
+			t.Errorf("docs/agents.md's compatibility table has no %s %s row (it has %q); run ralph-watch doctor --markdown on it",
 				r.Agent, r.Version, rows[r.Agent])
 		}
 	}
