@@ -7,7 +7,7 @@ import (
 	"strconv"
 )
 
-// RunHook runs a --before/--after hook command with env, its output
+// RunHook runs one of the person's hook commands (--on-iteration-end, --on-done, --on-fail) with env, its output
 // appended to the hooks log at logPath under header. It says how the
 // command failed ("exit=2", "timed out after 1m0s"), "" when it did not.
 // A hook runs to its end even when the loop is interrupted; env's timeout
