@@ -6,8 +6,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
+	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
 )
 
 // secret is a key the person gives their agent; it must reach the agent
@@ -122,6 +124,10 @@ func TestRestoreAfterARebootNamesTheMissingKeyThenCarriesIt(t *testing.T) {
 	stuck := `"$0"; if [ "$RALPH_ITERATION" = 2 ]; then sleep 120; fi`
 	c.detach("keyed", "--prompt-mode", "arg", "--max-iterations", "3", "--", "env", "ANTHROPIC_API_KEY="+secret, "sh", "-c", stuck, agent)
 	c.until("keyed", "iteration 2", func(st *state.State) bool { return st.CurrentIteration == 2 })
+	tmuxtest.Eventually(t, 30*time.Second, "iteration 2's agent to start", func() bool { // a busy machine starts it late
+		data, _ := os.ReadFile(got)
+		return strings.Count(string(data), "\n") == 2
+	})
 	c.killServer("keyed")
 	c.newServer()
 	if out := c.want([]string{"restore", "-S", c.srv.Socket}, 1, "", "cannot re-arm keyed: the agent's command needs ANTHROPIC_API_KEY"); strings.Contains(out, secret) {
