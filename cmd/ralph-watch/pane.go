@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/config"
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
 	"github.com/ralph-tmux/ralph.tmux/watch/words"
@@ -16,9 +17,9 @@ import (
 
 // resolvePane finds the pane to loop: -t, else $TMUX_PANE, else a new window
 // in session "ralph" named after the loop. It fills in Pane, Dir and Name.
-func resolvePane(e env, f *runFlags, client *tmux.Exec, cfg *watch.Config) (tmux.Pane, error) {
-	target := f.target
-	if target == "" && f.socketName == "" && f.socketPath == "" {
+func resolvePane(e env, f *config.Run, client *tmux.Exec, cfg *watch.Config) (tmux.Pane, error) {
+	target := f.Target
+	if target == "" && f.SocketName == "" && f.SocketPath == "" {
 		target = e.Getenv("TMUX_PANE")
 	}
 	if target == "" {
@@ -67,18 +68,18 @@ func newWindow(client *tmux.Exec, cfg *watch.Config) (tmux.Pane, error) {
 }
 
 // serverArgs repeats the -L or -S a person gave, for a tmux command line.
-func serverArgs(f *runFlags) string {
+func serverArgs(f *config.Run) string {
 	switch {
-	case f.socketName != "":
-		return " -L " + f.socketName
-	case f.socketPath != "":
-		return " -S " + f.socketPath
+	case f.SocketName != "":
+		return " -L " + f.SocketName
+	case f.SocketPath != "":
+		return " -S " + f.SocketPath
 	}
 	return ""
 }
 
-func serverName(f *runFlags) string {
-	if socket := f.socketName + f.socketPath; socket != "" {
+func serverName(f *config.Run) string {
+	if socket := f.SocketName + f.SocketPath; socket != "" {
 		return " on " + socket
 	}
 	return ""

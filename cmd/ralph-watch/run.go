@@ -18,6 +18,7 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/between"
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
+	"github.com/ralph-tmux/ralph.tmux/watch/config"
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
@@ -25,7 +26,7 @@ import (
 )
 
 func runCommand(e env) *ffcli.Command {
-	f, fs := newRunFlags()
+	f, fs := config.NewRun()
 	return &ffcli.Command{
 		Name:       "run",
 		ShortUsage: "ralph-watch run [flags] [-- COMMAND [ARG...]]",
@@ -55,19 +56,19 @@ Examples:
   ralph-watch run -t %3 --prompt-mode arg --max-iterations 5 -- claude -p
   ralph-watch run --max-tokens 2000000 --max-cost 20 -- claude
   ralph-watch run --tasks IMPLEMENTATION_PLAN.md --check 'go test ./...' -- claude`),
-		FlagSet: fs, // RALPH_* and .ralph/config are read by readSettings, which tells them apart
+		FlagSet: fs, // RALPH_* and .ralph/config are read by config.ReadSettings, which tells them apart
 		Exec: func(ctx context.Context, args []string) error {
 			return runLoop(ctx, e, f, fs, args)
 		},
 	}
 }
 
-func runLoop(ctx context.Context, e env, f *runFlags, fs *flag.FlagSet, command []string) error {
+func runLoop(ctx context.Context, e env, f *config.Run, fs *flag.FlagSet, command []string) error {
 	sources, err := trustedSettings(e, f, fs)
 	if err != nil {
 		return err
 	}
-	if f.tmuxNoOp {
+	if f.TmuxNoOp {
 		fmt.Fprintln(e.Stderr, "Note: --tmux does nothing: ralph loops always run in tmux")
 	}
 	command, secrets, missing := agent.HideSecrets(command, e.Getenv)
@@ -83,7 +84,7 @@ func runLoop(ctx context.Context, e env, f *runFlags, fs *flag.FlagSet, command 
 	if err != nil {
 		return err
 	}
-	cfg := &f.cfg
+	cfg := &f.Config
 	cfg.Secrets = secrets
 	cfg.CommandSources = sources
 	pane, err := resolvePane(e, f, client, cfg)
@@ -113,7 +114,7 @@ func runLoop(ctx context.Context, e env, f *runFlags, fs *flag.FlagSet, command 
 		fmt.Fprintf(e.Stdout, "[ralph] %s: looping window %s:%s (watch it with: tmux%s attach -t %s)\n",
 			cfg.Name, pane.Session, cfg.Name, serverArgs(f), pane.Session)
 	}
-	if f.worktree {
+	if f.Worktree {
 		if err := useWorktree(e, cfg); err != nil {
 			return err
 		}
@@ -124,14 +125,14 @@ func runLoop(ctx context.Context, e env, f *runFlags, fs *flag.FlagSet, command 
 	cfg.WatcherArgs = watcherArgs(fs, *cfg, command)
 	cfg.WatcherDir, _ = os.Getwd()
 	loop := &watch.Loop{Config: *cfg, Tmux: client, Store: store, Out: e.Stdout, Err: e.Stderr}
-	if f.noRun {
+	if f.NoRun {
 		if err := loop.Prepare(); err != nil {
 			return control.Errorf(words.ExitFailed, "%v", err)
 		}
 		fmt.Fprintf(e.Stdout, "[ralph] %s: prepared pane %s; start the loop with 'ralph-watch resume %s'\n", cfg.Name, cfg.Pane, cfg.Name)
 		return nil
 	}
-	if !cfg.Resume && (f.detach || insidePane(pane)) {
+	if !cfg.Resume && (f.Detach || insidePane(pane)) {
 		pid, err := control.StartWatcher(e.Executable, store, cfg.WatcherArgs, cfg.WatcherDir, false, append([]string{sourcesFor(sources), control.PaneClaimedEnv + "=1"}, secrets...)...)
 		if err != nil {
 			return err
@@ -164,7 +165,7 @@ func runLoop(ctx context.Context, e env, f *runFlags, fs *flag.FlagSet, command 
 // the release is for once the loop's watcher holds it. A watcher whose
 // starter claimed the pane for it needs no claim, nor a new window until it
 // is made (pane.ID "").
-func claimPane(e env, f *runFlags, client *tmux.Exec, pane tmux.Pane, name string) (func(), error) {
+func claimPane(e env, f *config.Run, client *tmux.Exec, pane tmux.Pane, name string) (func(), error) {
 	if e.Getenv(control.PaneClaimedEnv) != "" {
 		_ = os.Unsetenv(control.PaneClaimedEnv) // for this watcher alone, not the checks and hooks it runs
 		return func() {}, nil
@@ -181,13 +182,13 @@ func claimPane(e env, f *runFlags, client *tmux.Exec, pane tmux.Pane, name strin
 }
 
 // claim is how this run takes its loop's name from an earlier loop of it.
-func claim(f *runFlags, resume bool) control.Claim {
+func claim(f *config.Run, resume bool) control.Claim {
 	switch {
 	case resume:
 		return control.ClaimResume
-	case f.replace:
+	case f.Replace:
 		return control.ClaimReplace
-	case f.cleanState:
+	case f.CleanState:
 		return control.ClaimClean
 	}
 	return control.ClaimNew
@@ -196,8 +197,8 @@ func claim(f *runFlags, resume bool) control.Claim {
 // trustedSettings reads RALPH_* and .ralph/config after the command line
 // and refuses the config file's commands unless this user trusted it. A
 // background watcher is told where its commands came from by its starter.
-func trustedSettings(e env, f *runFlags, fs *flag.FlagSet) ([]state.CommandSource, error) {
-	s, err := readSettings(fs, &f.cfg.Checks, ".", true)
+func trustedSettings(e env, f *config.Run, fs *flag.FlagSet) ([]state.CommandSource, error) {
+	s, err := config.ReadSettings(fs, &f.Config.Checks, ".", true)
 	if err != nil {
 		return nil, err
 	}
@@ -211,13 +212,13 @@ func trustedSettings(e env, f *runFlags, fs *flag.FlagSet) ([]state.CommandSourc
 			return sources, nil
 		}
 	}
-	return s.commands, nil
+	return s.Commands, nil
 }
 
 // checkGit refuses --worktree and --stall-limit outside a git repository.
 // dir is the loop's folder ("" for a new window: the current one).
-func checkGit(f *runFlags, dir string) error {
-	if !f.worktree && f.cfg.StallLimit == 0 {
+func checkGit(f *config.Run, dir string) error {
+	if !f.Worktree && f.Config.StallLimit == 0 {
 		return nil
 	}
 	if dir == "" {
@@ -226,7 +227,7 @@ func checkGit(f *runFlags, dir string) error {
 	if between.InGitRepo(dir) {
 		return nil
 	}
-	if f.worktree {
+	if f.Worktree {
 		return control.Errorf(words.ExitUsage, "--worktree needs a git repository: %s is not in one", dir)
 	}
 	return control.Errorf(words.ExitUsage, "--stall-limit needs a git repository: %s is not in one", dir)

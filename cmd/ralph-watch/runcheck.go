@@ -11,6 +11,7 @@ import (
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"github.com/ralph-tmux/ralph.tmux/watch/config"
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
 	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
@@ -18,11 +19,11 @@ import (
 )
 
 // checkRunFlags refuses bad input before anything is spawned, completes
-// f.cfg from the flags that are not config, and returns the tmux client.
-func checkRunFlags(e env, f *runFlags, command []string) (*tmux.Exec, error) {
-	cfg := &f.cfg
-	cfg.EndCommand = endCommand(e, f.endCommand)
-	if f.noCast {
+// f.Config from the flags that are not config, and returns the tmux client.
+func checkRunFlags(e env, f *config.Run, command []string) (*tmux.Exec, error) {
+	cfg := &f.Config
+	cfg.EndCommand = endCommand(e, f.EndCommand)
+	if f.NoCast {
 		cfg.CastLimit = 0 // 0 records nothing
 	}
 	for _, refused := range []struct {
@@ -52,8 +53,8 @@ func checkRunFlags(e env, f *runFlags, command []string) (*tmux.Exec, error) {
 		}
 	}
 	var err error
-	if f.donePattern != "" {
-		if cfg.DonePattern, err = regexp.Compile(f.donePattern); err != nil {
+	if f.DonePattern != "" {
+		if cfg.DonePattern, err = regexp.Compile(f.DonePattern); err != nil {
 			return nil, control.Errorf(words.ExitUsage, "invalid --done-pattern: %v", err)
 		}
 	}
@@ -64,7 +65,7 @@ func checkRunFlags(e env, f *runFlags, command []string) (*tmux.Exec, error) {
 	if err := applyAgent(e, f); err != nil {
 		return nil, err
 	}
-	if cfg.PromptFile, err = filepath.Abs(f.promptFile); err != nil {
+	if cfg.PromptFile, err = filepath.Abs(f.PromptFile); err != nil {
 		return nil, control.Errorf(words.ExitUsage, "prompt file: %v", err)
 	}
 	if _, err := watch.ReadPrompt(cfg.PromptFile); err != nil { // checked now: a loop that cannot read it never starts
@@ -73,7 +74,7 @@ func checkRunFlags(e env, f *runFlags, command []string) (*tmux.Exec, error) {
 	for _, p := range []struct {
 		name      string
 		from, abs *string
-	}{{"done file", &f.doneFile, &cfg.DoneFile}, {"pause file", &f.pauseFile, &cfg.PauseFile}, {"progress file", &f.progressFile, &cfg.ProgressFile}} {
+	}{{"done file", &f.DoneFile, &cfg.DoneFile}, {"pause file", &f.PauseFile, &cfg.PauseFile}, {"progress file", &f.ProgressFile, &cfg.ProgressFile}} {
 		if *p.from != "" {
 			if *p.abs, err = filepath.Abs(*p.from); err != nil {
 				return nil, control.Errorf(words.ExitUsage, "%s: %v", p.name, err)
@@ -101,16 +102,16 @@ func checkRunFlags(e env, f *runFlags, command []string) (*tmux.Exec, error) {
 
 // tmuxClient reaches the server -L or -S names (else tmux's own), which
 // must run tmux 3.2 or newer.
-func tmuxClient(f *runFlags) (*tmux.Exec, error) {
-	if f.socketName != "" && f.socketPath != "" {
+func tmuxClient(f *config.Run) (*tmux.Exec, error) {
+	if f.SocketName != "" && f.SocketPath != "" {
 		return nil, control.Errorf(words.ExitUsage, "give -L or -S, not both")
 	}
 	client := &tmux.Exec{}
 	switch {
-	case f.socketName != "":
-		client.Server = []string{"-L", f.socketName}
-	case f.socketPath != "":
-		client.Server = []string{"-S", f.socketPath}
+	case f.SocketName != "":
+		client.Server = []string{"-L", f.SocketName}
+	case f.SocketPath != "":
+		client.Server = []string{"-S", f.SocketPath}
 	}
 	if _, err := exec.LookPath("tmux"); err != nil {
 		return nil, control.Errorf(words.ExitUsage, "tmux not found on PATH: install tmux 3.2 or newer")
@@ -155,15 +156,15 @@ func shellWords(command []string, mode string) []string {
 // applyAgent picks the agent's profile (named, or guessed from the command),
 // lets the flags override its patterns, and gives the command what the
 // prompt mode needs (claude -p, codex exec, …).
-func applyAgent(e env, f *runFlags) error {
-	cfg := &f.cfg
-	name := f.agent
+func applyAgent(e env, f *config.Run) error {
+	cfg := &f.Config
+	name := f.Agent
 	if name == "" {
 		name = agent.Guess(cfg.Command)
 	}
 	p, ok := agent.Lookup(name)
 	if !ok {
-		return control.Errorf(words.ExitUsage, "unknown --agent %q: use %s", f.agent, strings.Join(agent.Names(), ", "))
+		return control.Errorf(words.ExitUsage, "unknown --agent %q: use %s", f.Agent, strings.Join(agent.Names(), ", "))
 	}
 	if !p.Supports(cfg.PromptMode) {
 		return control.Errorf(words.ExitUsage, "%s does not take prompts in %s mode: use --prompt-mode type", name, cfg.PromptMode)
@@ -172,10 +173,10 @@ func applyAgent(e env, f *runFlags) error {
 		flag, value string
 		re          **regexp.Regexp
 	}{
-		{"--ready-pattern", f.readyPattern, &p.Ready},
-		{"--busy-pattern", f.busyPattern, &p.Busy},
-		{"--dialog-pattern", f.dialogPattern, &p.Dialog},
-		{"--limit-pattern", f.limitPattern, &p.Limit},
+		{"--ready-pattern", f.ReadyPattern, &p.Ready},
+		{"--busy-pattern", f.BusyPattern, &p.Busy},
+		{"--dialog-pattern", f.DialogPattern, &p.Dialog},
+		{"--limit-pattern", f.LimitPattern, &p.Limit},
 	} {
 		if o.value == "" {
 			continue
@@ -186,8 +187,8 @@ func applyAgent(e env, f *runFlags) error {
 		}
 		*o.re = re
 	}
-	if f.idleGrace >= 0 {
-		p.IdleGrace = f.idleGrace
+	if f.IdleGrace >= 0 {
+		p.IdleGrace = f.IdleGrace
 	}
 	if cfg.LimitWait <= 0 {
 		return control.Errorf(words.ExitUsage, "--limit-wait must be more than 0")
@@ -210,10 +211,10 @@ func applyAgent(e env, f *runFlags) error {
 
 // applyContext checks --max-context: an agent whose session files do not
 // tell how full its context is cannot be held to it.
-func applyContext(f *runFlags) error {
-	cfg := &f.cfg
-	if f.windowsFile != "" {
-		w, err := receipt.LoadWindows(f.windowsFile)
+func applyContext(f *config.Run) error {
+	cfg := &f.Config
+	if f.WindowsFile != "" {
+		w, err := receipt.LoadWindows(f.WindowsFile)
 		if err != nil {
 			return control.Errorf(words.ExitUsage, "--context-windows: %v", err)
 		}
@@ -232,10 +233,10 @@ func applyContext(f *runFlags) error {
 
 // applyPrices reads --prices over the built-in table, and warns of a budget
 // the agent cannot be held to: it reports no usage.
-func applyPrices(e env, f *runFlags) error {
-	cfg := &f.cfg
-	if f.pricesFile != "" {
-		prices, err := receipt.LoadPrices(f.pricesFile)
+func applyPrices(e env, f *config.Run) error {
+	cfg := &f.Config
+	if f.PricesFile != "" {
+		prices, err := receipt.LoadPrices(f.PricesFile)
 		if err != nil {
 			return control.Errorf(words.ExitUsage, "--prices: %v", err)
 		}
@@ -260,20 +261,20 @@ func agentName(cfg *watch.Config) string {
 
 // applyTasks makes --tasks absolute and refuses a plan the loop cannot
 // read, with the line and why, before anything starts.
-func applyTasks(f *runFlags) error {
-	if f.tasksFile == "" {
-		if f.cfg.Review {
+func applyTasks(f *config.Run) error {
+	if f.TasksFile == "" {
+		if f.Config.Review {
 			return control.Errorf(words.ExitUsage, "--review needs --tasks FILE: it reviews the plan's tasks")
 		}
 		return nil
 	}
-	path, err := filepath.Abs(f.tasksFile)
+	path, err := filepath.Abs(f.TasksFile)
 	if err != nil {
 		return control.Errorf(words.ExitUsage, "tasks file: %v", err)
 	}
 	if _, _, err := watch.ReadTasks(path); err != nil {
 		return control.Errorf(words.ExitUsage, "%v", err)
 	}
-	f.cfg.TasksFile = path
+	f.Config.TasksFile = path
 	return nil
 }

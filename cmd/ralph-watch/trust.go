@@ -15,6 +15,7 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/config"
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
 	"github.com/ralph-tmux/ralph.tmux/watch/words"
 
@@ -82,13 +83,13 @@ func trustDir(w io.Writer, root, dir string) error {
 	if err != nil {
 		return err
 	}
-	if err := state.Trust(root, key, s.sum, time.Now()); err != nil {
+	if err := state.Trust(root, key, s.Sum, time.Now()); err != nil {
 		return control.Errorf(words.ExitFailed, "%v", err)
 	}
-	if cmds := s.fromFile(); len(cmds) > 0 {
-		fmt.Fprintf(w, "trusted %s: run may run %s\n", s.file, describe(cmds))
+	if cmds := s.FromFile(); len(cmds) > 0 {
+		fmt.Fprintf(w, "trusted %s: run may run %s\n", s.File, describe(cmds))
 	} else {
-		fmt.Fprintf(w, "trusted %s (it names no command now)\n", s.file)
+		fmt.Fprintf(w, "trusted %s (it names no command now)\n", s.File)
 	}
 	return nil
 }
@@ -96,17 +97,17 @@ func trustDir(w io.Writer, root, dir string) error {
 // dirSettings reads dir's config file as run would with no flags (and,
 // withEnv, the RALPH_* variables), and its trust key; a usage error when
 // there is no file.
-func dirSettings(dir string, withEnv bool) (settings, string, error) {
-	f, fs := newRunFlags()
+func dirSettings(dir string, withEnv bool) (config.Settings, string, error) {
+	f, fs := config.NewRun()
 	path := filepath.Join(dir, ".ralph", "config")
-	s, err := readSettings(fs, &f.cfg.Checks, dir, withEnv)
+	s, err := config.ReadSettings(fs, &f.Config.Checks, dir, withEnv)
 	if err != nil {
 		return s, "", control.Errorf(words.ExitUsage, "%s: %v", path, err)
 	}
-	if s.file == "" {
+	if s.File == "" {
 		return s, "", control.Errorf(words.ExitUsage, "no config file: %s", path)
 	}
-	key, err := trustKey(s.file)
+	key, err := trustKey(s.File)
 	if err != nil {
 		return s, "", control.Errorf(words.ExitUsage, "%v", err)
 	}
@@ -163,11 +164,11 @@ func checkTrusted(w io.Writer, root, dir string) error {
 	if err != nil {
 		return err
 	}
-	cmds := s.fromFile()
+	cmds := s.FromFile()
 	if len(cmds) == 0 {
 		return nil
 	}
-	if ok, err := state.IsTrusted(root, key, s.sum); err != nil {
+	if ok, err := state.IsTrusted(root, key, s.Sum); err != nil {
 		return control.Errorf(words.ExitFailed, "%v", err)
 	} else if ok {
 		return nil
@@ -180,20 +181,20 @@ func checkTrusted(w io.Writer, root, dir string) error {
 
 // checkTrust refuses to run commands a config file gives unless this user
 // trusted that file as it is now; s says what run read.
-func checkTrust(e env, s settings) error {
-	cmds := s.fromFile()
+func checkTrust(e env, s config.Settings) error {
+	cmds := s.FromFile()
 	if len(cmds) == 0 {
 		return nil
 	}
-	key, err := trustKey(s.file)
+	key, err := trustKey(s.File)
 	if err != nil {
-		return control.Errorf(words.ExitUsage, "%s: %v", s.file, err)
+		return control.Errorf(words.ExitUsage, "%s: %v", s.File, err)
 	}
 	trusted, err := state.TrustedSum(state.Root(e.Getenv), key)
 	if err != nil {
 		return control.Errorf(words.ExitFailed, "%v", err)
 	}
-	if trusted == s.sum {
+	if trusted == s.Sum {
 		return nil
 	}
 	changed := ""
@@ -201,18 +202,18 @@ func checkTrust(e env, s settings) error {
 		changed = " (changed since it was trusted)"
 	}
 	return control.Errorf(words.ExitUsage, "%s%s would run commands: %s; trust it with: ralph-watch trust %s",
-		s.file, changed, describe(cmds), quoteWord(filepath.Dir(filepath.Dir(s.file))))
+		s.File, changed, describe(cmds), quoteWord(filepath.Dir(filepath.Dir(s.File))))
 }
 
 // checkResumeTrust refuses a resume whose config file now gives commands the
 // recorded arguments do not: those were trusted (or typed) when the loop
 // started; anything the file added since needs trust like a new run.
 func checkResumeTrust(e env, st *state.State) error {
-	f, fs := newRunFlags()
+	f, fs := config.NewRun()
 	if err := fs.Parse(st.WatcherArgs); err != nil {
 		return control.Errorf(words.ExitFailed, "recorded arguments: %v", err)
 	}
-	s, err := readSettings(fs, &f.cfg.Checks, st.WatcherDir, true)
+	s, err := config.ReadSettings(fs, &f.Config.Checks, st.WatcherDir, true)
 	if err != nil {
 		return control.Errorf(words.ExitUsage, "%v", err)
 	}

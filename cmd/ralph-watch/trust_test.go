@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/config"
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 )
@@ -50,16 +51,16 @@ func TestReadSettingsTellsWhereEachCommandCameFrom(t *testing.T) {
 			for _, name := range []string{"RALPH_CHECK", "RALPH_ON_DONE", "RALPH_ON_FAIL", "RALPH_ON_ITERATION_END"} {
 				t.Setenv(name, tc.env[name])
 			}
-			f, fs := newRunFlags()
+			f, fs := config.NewRun()
 			if err := fs.Parse(tc.args); err != nil {
 				t.Fatal(err)
 			}
-			s, err := readSettings(fs, &f.cfg.Checks, dir, true)
+			s, err := config.ReadSettings(fs, &f.Config.Checks, dir, true)
 			if err != nil {
 				t.Fatal(err)
 			}
 			var got []string
-			for _, c := range s.commands {
+			for _, c := range s.Commands {
 				got = append(got, c.Key+" "+c.Command+" "+c.From)
 				if (c.From == state.FromConfig) != (c.File == filepath.Join(dir, ".ralph", "config")) {
 					t.Errorf("%+v: file named only for the config file's commands", c)
@@ -68,8 +69,8 @@ func TestReadSettingsTellsWhereEachCommandCameFrom(t *testing.T) {
 			if !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("commands %q, want %q", got, tc.want)
 			}
-			if (s.file != "") != (tc.file != "") || (tc.file != "" && s.sum != state.Sum([]byte(tc.file))) {
-				t.Errorf("file %q sum %s", s.file, s.sum)
+			if (s.File != "") != (tc.file != "") || (tc.file != "" && s.Sum != state.Sum([]byte(tc.file))) {
+				t.Errorf("file %q sum %s", s.File, s.Sum)
 			}
 		})
 	}
@@ -79,14 +80,14 @@ func TestReadSettingsTellsWhereEachCommandCameFrom(t *testing.T) {
 // checkFlag): a flag added later that names a command and is not fails here
 // instead of running from an untrusted config file.
 func TestTheCommandKeysAreTheFlagsThatRunCommands(t *testing.T) {
-	_, fs := newRunFlags()
+	_, fs := config.NewRun()
 	namesCommand := regexp.MustCompile(`(?i)^command|sh -c|\$SHELL|shell`)
 	var got []string
 	fs.VisitAll(func(fl *flag.Flag) {
-		if runsCommand(fl) {
+		if config.RunsCommand(fl) {
 			got = append(got, fl.Name)
 		}
-		if namesCommand.MatchString(fl.Usage) && !runsCommand(fl) {
+		if namesCommand.MatchString(fl.Usage) && !config.RunsCommand(fl) {
 			t.Errorf("--%s (%q) names a command: register it as a commandString", fl.Name, fl.Usage)
 		}
 	})
