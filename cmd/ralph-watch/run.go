@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -64,7 +63,7 @@ Examples:
 }
 
 func runLoop(ctx context.Context, e env, f *config.Run, fs *flag.FlagSet, command []string) error {
-	sources, err := trustedSettings(e, f, fs)
+	sources, err := config.TrustedSettings(f, fs, e.Getenv)
 	if err != nil {
 		return err
 	}
@@ -133,7 +132,7 @@ func runLoop(ctx context.Context, e env, f *config.Run, fs *flag.FlagSet, comman
 		return nil
 	}
 	if !cfg.Resume && (f.Detach || insidePane(pane)) {
-		pid, err := control.StartWatcher(e.Executable, store, cfg.WatcherArgs, cfg.WatcherDir, false, append([]string{sourcesFor(sources), control.PaneClaimedEnv + "=1"}, secrets...)...)
+		pid, err := control.StartWatcher(e.Executable, store, cfg.WatcherArgs, cfg.WatcherDir, false, append([]string{config.SourcesFor(sources), control.PaneClaimedEnv + "=1"}, secrets...)...)
 		if err != nil {
 			return err
 		}
@@ -192,27 +191,6 @@ func claim(f *config.Run, resume bool) control.Claim {
 		return control.ClaimClean
 	}
 	return control.ClaimNew
-}
-
-// trustedSettings reads RALPH_* and .ralph/config after the command line
-// and refuses the config file's commands unless this user trusted it. A
-// background watcher is told where its commands came from by its starter.
-func trustedSettings(e env, f *config.Run, fs *flag.FlagSet) ([]state.CommandSource, error) {
-	s, err := config.ReadSettings(fs, &f.Config.Checks, ".", true)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkTrust(e, s); err != nil {
-		return nil, err
-	}
-	if given := e.Getenv(sourcesEnv); given != "" {
-		_ = os.Unsetenv(sourcesEnv) // for this watcher alone, not the checks and hooks it runs
-		var sources []state.CommandSource
-		if json.Unmarshal([]byte(given), &sources) == nil {
-			return sources, nil
-		}
-	}
-	return s.Commands, nil
 }
 
 // checkGit refuses --worktree and --stall-limit outside a git repository.
