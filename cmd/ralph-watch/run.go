@@ -90,7 +90,7 @@ func runLoop(ctx context.Context, e env, f *config.Run, fs *flag.FlagSet, comman
 	if err != nil {
 		return err
 	}
-	if err := checkGit(f, cfg.Dir); err != nil {
+	if err := f.CheckGit(cfg.Dir); err != nil {
 		return err
 	}
 	cfg.Resume = e.Getenv(control.ResumeEnv) == "1"
@@ -121,7 +121,7 @@ func runLoop(ctx context.Context, e env, f *config.Run, fs *flag.FlagSet, comman
 	if cfg.Socket, err = client.SocketPath(); err != nil {
 		return control.Errorf(words.ExitFailed, "find tmux socket: %v", err)
 	}
-	cfg.WatcherArgs = watcherArgs(fs, *cfg, command)
+	cfg.WatcherArgs = config.WatcherArgs(fs, *cfg, command)
 	cfg.WatcherDir, _ = os.Getwd()
 	loop := &watch.Loop{Config: *cfg, Tmux: client, Store: store, Out: e.Stdout, Err: e.Stderr}
 	if f.NoRun {
@@ -193,24 +193,6 @@ func claim(f *config.Run, resume bool) control.Claim {
 	return control.ClaimNew
 }
 
-// checkGit refuses --worktree and --stall-limit outside a git repository.
-// dir is the loop's folder ("" for a new window: the current one).
-func checkGit(f *config.Run, dir string) error {
-	if !f.Worktree && f.Config.StallLimit == 0 {
-		return nil
-	}
-	if dir == "" {
-		dir, _ = os.Getwd()
-	}
-	if between.InGitRepo(dir) {
-		return nil
-	}
-	if f.Worktree {
-		return control.Errorf(words.ExitUsage, "--worktree needs a git repository: %s is not in one", dir)
-	}
-	return control.Errorf(words.ExitUsage, "--stall-limit needs a git repository: %s is not in one", dir)
-}
-
 // useWorktree moves the loop into its own git worktree, made the first time.
 func useWorktree(e env, cfg *watch.Config) error {
 	cfg.WorktreeBase = between.CurrentBranch(cfg.Dir)
@@ -230,26 +212,4 @@ func useWorktree(e env, cfg *watch.Config) error {
 		fmt.Fprintf(e.Stdout, "[ralph] %s: using worktree %s (branch %s)\n", cfg.Name, path, cfg.WorktreeBranch)
 	}
 	return nil
-}
-
-// watcherArgs are the run arguments that start this loop's watcher again:
-// the resolved pane, name and server, every flag set (from the command line,
-// the environment or the config file), and the command.
-func watcherArgs(fs *flag.FlagSet, cfg watch.Config, command []string) []string {
-	args := []string{"--target", cfg.Pane, "--name", cfg.Name, "--socket-path", cfg.Socket}
-	skip := map[string]bool{"t": true, "target": true, "name": true, "L": true, "socket-name": true,
-		"S": true, "socket-path": true, "detach": true, "replace": true, "clean-state": true, "no-run": true, "tmux": true,
-		"check": true, "check-hint": true}
-	fs.Visit(func(fl *flag.Flag) {
-		if !skip[fl.Name] {
-			args = append(args, "--"+fl.Name+"="+fl.Value.String())
-		}
-	})
-	for _, c := range cfg.Checks { // repeated: each in its place
-		args = append(args, "--check="+c.Command)
-		if c.Hint != "" {
-			args = append(args, "--check-hint="+c.Hint)
-		}
-	}
-	return append(append(args, "--"), command...)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"github.com/ralph-tmux/ralph.tmux/watch/between"
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
 	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
 	"github.com/ralph-tmux/ralph.tmux/watch/words"
@@ -250,4 +252,22 @@ func applyTasks(f *Run) error {
 	}
 	f.Config.TasksFile = path
 	return nil
+}
+
+// CheckGit refuses --worktree and --stall-limit outside a git repository.
+// dir is the loop's folder ("" for a new window: the current one).
+func (f *Run) CheckGit(dir string) error {
+	if !f.Worktree && f.Config.StallLimit == 0 {
+		return nil
+	}
+	if dir == "" {
+		dir, _ = os.Getwd()
+	}
+	if between.InGitRepo(dir) {
+		return nil
+	}
+	if f.Worktree {
+		return control.Errorf(words.ExitUsage, "--worktree needs a git repository: %s is not in one", dir)
+	}
+	return control.Errorf(words.ExitUsage, "--stall-limit needs a git repository: %s is not in one", dir)
 }

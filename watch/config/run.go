@@ -112,3 +112,25 @@ func NewRun() (*Run, *flag.FlagSet) {
 	f.register(fs)
 	return &f, fs
 }
+
+// WatcherArgs are the run arguments that start this loop's watcher again:
+// the resolved pane, name and server, every flag set (from the command line,
+// the environment or the config file), and the command.
+func WatcherArgs(fs *flag.FlagSet, cfg watch.Config, command []string) []string {
+	args := []string{"--target", cfg.Pane, "--name", cfg.Name, "--socket-path", cfg.Socket}
+	skip := map[string]bool{"t": true, "target": true, "name": true, "L": true, "socket-name": true,
+		"S": true, "socket-path": true, "detach": true, "replace": true, "clean-state": true, "no-run": true, "tmux": true,
+		"check": true, "check-hint": true}
+	fs.Visit(func(fl *flag.Flag) {
+		if !skip[fl.Name] {
+			args = append(args, "--"+fl.Name+"="+fl.Value.String())
+		}
+	})
+	for _, c := range cfg.Checks { // repeated: each in its place
+		args = append(args, "--check="+c.Command)
+		if c.Hint != "" {
+			args = append(args, "--check-hint="+c.Hint)
+		}
+	}
+	return append(append(args, "--"), command...)
+}
