@@ -4,7 +4,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -25,7 +24,7 @@ func resolvePane(e env, f *config.Run, client *tmux.Exec, cfg *watch.Config) (tm
 	if target == "" {
 		if cfg.Name == "" {
 			cwd, _ := os.Getwd()
-			cfg.Name = nameFrom(filepath.Base(cwd), "")
+			cfg.Name = control.NameFrom(filepath.Base(cwd), "")
 		}
 		return tmux.Pane{}, nil // a window is made once the name is claimed
 	}
@@ -43,7 +42,7 @@ func resolvePane(e env, f *config.Run, client *tmux.Exec, cfg *watch.Config) (tm
 		cfg.Dir, _ = os.Getwd()
 	}
 	if cfg.Name == "" {
-		cfg.Name = nameFrom(filepath.Base(cfg.Dir), strings.TrimPrefix(pane.ID, "%"))
+		cfg.Name = control.NameFrom(filepath.Base(cfg.Dir), strings.TrimPrefix(pane.ID, "%"))
 	}
 	return pane, nil
 }
@@ -83,23 +82,6 @@ func serverName(f *config.Run) string {
 		return " on " + socket
 	}
 	return ""
-}
-
-var nameUnsafe = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
-
-// nameFrom makes a valid loop name from a folder name and a pane number.
-func nameFrom(base, pane string) string {
-	base = strings.Trim(nameUnsafe.ReplaceAllString(base, "-"), "-.")
-	if len(base) > 48 {
-		base = base[:48]
-	}
-	if base == "" {
-		base = "ralph"
-	}
-	if pane != "" {
-		base += "-" + pane
-	}
-	return base
 }
 
 // insidePane reports whether this process runs in pane, which respawning

@@ -1,10 +1,8 @@
-package main
+package control
 
 import (
 	"strings"
 	"testing"
-
-	"github.com/ralph-tmux/ralph.tmux/watch/control"
 )
 
 func TestNameFromMakesAValidLoopName(t *testing.T) {
@@ -26,12 +24,12 @@ func TestNameFromMakesAValidLoopName(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := nameFrom(tt.base, tt.pane)
+			got := NameFrom(tt.base, tt.pane)
 			if got != tt.want {
-				t.Errorf("nameFrom(%q, %q) = %q, want %q", tt.base, tt.pane, got, tt.want)
+				t.Errorf("NameFrom(%q, %q) = %q, want %q", tt.base, tt.pane, got, tt.want)
 			}
-			if !control.ValidName(got) {
-				t.Errorf("nameFrom(%q, %q) = %q is not a valid name", tt.base, tt.pane, got)
+			if !ValidName(got) {
+				t.Errorf("NameFrom(%q, %q) = %q is not a valid name", tt.base, tt.pane, got)
 			}
 		})
 	}
