@@ -78,7 +78,6 @@ demo: build
 # (PACKAGE:FUNCTION; TestMakeFuzzFuzzesEveryFuzzFunction keeps the list whole).
 FUZZTIME ?= 30s
 FUZZ = \
-	./cmd/ralph-watch:FuzzConfigFileListsEveryCommandItSets \
 	./watch:FuzzCompose \
 	./watch/agent:FuzzClassify \
 	./watch/agent:FuzzDoneScanner \
@@ -88,6 +87,7 @@ FUZZ = \
 	./watch/agent:FuzzPlaceArgs \
 	./watch/between:FuzzTailText \
 	./watch/cast:FuzzRead \
+	./watch/config:FuzzConfigFileListsEveryCommandItSets \
 	./watch/control:FuzzLastLines \
 	./watch/plan:FuzzParse \
 	./watch/receipt:FuzzLoadReceipts \

@@ -26,6 +26,25 @@ func (c *cli) git(dir string, args ...string) string {
 	return string(out)
 }
 
+// gitRepo is a git repository, "repo", on main with one commit ("start")
+// of files (name: text).
+func (c *cli) gitRepo(files map[string]string) string {
+	c.t.Helper()
+	repo := filepath.Join(c.srv.Dir, "repo")
+	if err := os.Mkdir(repo, 0o755); err != nil {
+		c.t.Fatal(err)
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(repo, name), []byte(text), 0o644); err != nil {
+			c.t.Fatal(err)
+		}
+	}
+	c.git(repo, "init", "-q", "-b", "main")
+	c.git(repo, "add", "-A")
+	c.git(repo, "commit", "-q", "-m", "start")
+	return repo
+}
+
 func (c *cli) config(text string) {
 	c.t.Helper()
 	if err := os.MkdirAll(filepath.Join(c.srv.Dir, ".ralph"), 0o755); err != nil {
@@ -88,16 +107,7 @@ func TestCommandLineChecksReplaceTheConfigFilesWithTheirHints(t *testing.T) {
 func TestAWorktreeIsMadeOnceReusedAndKeptByClean(t *testing.T) {
 	t.Parallel()
 	c := newCLI(t)
-	repo := filepath.Join(c.srv.Dir, "repo")
-	if err := os.Mkdir(repo, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(repo, "README"), []byte("repo\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	c.git(repo, "init", "-q", "-b", "main")
-	c.git(repo, "add", "-A")
-	c.git(repo, "commit", "-q", "-m", "start")
+	repo := c.gitRepo(map[string]string{"README": "repo\n"})
 	agent := `pwd > "$RALPH_STATE_DIR/where-$RALPH_ITERATION"; echo x >> work; exit 0`
 	args := []string{"run", "-S", c.srv.Socket, "-t", c.pane(repo), "--name", "wt", "--worktree", "--commit", "--restart-delay", "0",
 		"--prompt-mode", "arg", "--max-iterations", "2", "--", "sh", "-c", agent}

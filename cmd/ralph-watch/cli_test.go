@@ -337,6 +337,9 @@ func TestDemoOnATerminalHoldsTheDoneScreenUntilAKeyThenSaysWhatNext(t *testing.T
 	if strings.Count(held, "RALPH_DONE") <= strings.Count(held, "print RALPH_DONE on") {
 		t.Errorf("the agent's own RALPH_DONE was never drawn before the hold:\n%s", held)
 	}
+	if after := out[strings.Index(out, "press any key"):]; !strings.Contains(after, "[ralph] demo: done pattern matched") {
+		t.Errorf("the loop's messages are not shown once the client left:\n%s", after)
+	}
 	for _, want := range []string{"ralph demo agent", "Status: done (done_pattern) after 3 iterations",
 		"ralph-watch run --prompt-file PROMPT.md --max-iterations 20", "set -g @plugin 'ralph-tmux/ralph.tmux'"} {
 		if !strings.Contains(out, want) {

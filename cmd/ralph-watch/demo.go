@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"flag"
 	"fmt"
@@ -10,7 +9,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
@@ -125,7 +123,6 @@ func runDemo(ctx context.Context, e env, iterations int, attach bool) error {
 	if err != nil {
 		return control.Errorf(words.ExitFailed, "%v", err)
 	}
-	out := &lockedBuffer{}
 	// A loop's defaults, with the demo's shorter waits and no casts.
 	c := watch.Defaults()
 	c.Name, c.Pane, c.Dir, c.Socket = "demo", pane.ID, dir, socket
@@ -133,13 +130,18 @@ func runDemo(ctx context.Context, e env, iterations int, attach bool) error {
 	c.MaxIterations, c.DonePattern, c.CheckDoneContinuous = iterations, regexp.MustCompile(`RALPH_DONE`), true
 	c.InactivityTimeout, c.PollInterval, c.ReadyTimeout = 30*time.Second, 500*time.Millisecond, 15*time.Second
 	c.TurnHook, c.CastLimit = false, 0
-	loop := &watch.Loop{Config: c, Tmux: client, Store: store, Out: out, Err: out}
+	loop := &watch.Loop{Config: c, Tmux: client, Store: store, Out: e.Stdout, Err: e.Stderr}
 	if !attach {
-		loop.Out, loop.Err = e.Stdout, e.Stderr
 		fmt.Fprintf(e.Stdout, "ralph demo: looping the demo agent in a private tmux server (%s)\n", socket)
 		res := loop.Run(ctx)
 		return demoReport(e, store, res)
 	}
+	out, err := os.Create(filepath.Join(dir, "messages")) // the loop's messages, shown once the client left
+	if err != nil {
+		return control.Errorf(words.ExitFailed, "%v", err)
+	}
+	defer out.Close()
+	loop.Out, loop.Err = out, out
 	done := make(chan watch.Result, 1)
 	go func() { done <- loop.Run(ctx) }()
 	attachCmd := exec.Command("tmux", "-S", socket, "attach-session", "-t", "demo")
@@ -154,7 +156,8 @@ func runDemo(ctx context.Context, e env, iterations int, attach bool) error {
 	_ = attachCmd.Run()
 	close(left)
 	res := <-done
-	fmt.Fprint(e.Stdout, out.String())
+	messages, _ := os.ReadFile(out.Name())
+	fmt.Fprint(e.Stdout, string(messages))
 	return demoReport(e, store, res)
 }
 
@@ -215,21 +218,3 @@ shows every loop): with tpm, add to ~/.tmux.conf
 
 and press prefix + I. More: man ralph-watch, and the README.
 `
-
-// lockedBuffer collects the loop's messages while a client is attached.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ralph-tmux/ralph.tmux/watch/config"
 )
 
 // Every subcommand and every flag of every command is documented in the
@@ -74,12 +76,12 @@ func mentionsDefault(entry, value string) bool {
 	if !strings.Contains(strings.ToLower(entry), "default") {
 		return false
 	}
-	want, isDuration := parseDuration(value)
+	want, isDuration := config.ParseDuration(value)
 	for _, w := range regexp.MustCompile(`[\w.]+`).FindAllString(entry, -1) {
 		if w == value {
 			return true
 		}
-		if d, err := parseDuration(w); isDuration == nil && err == nil && d == want && strings.ContainsAny(w, "smh") {
+		if d, err := config.ParseDuration(w); isDuration == nil && err == nil && d == want && strings.ContainsAny(w, "smh") {
 			return true
 		}
 	}

@@ -14,13 +14,7 @@ import (
 // (committed by --commit). It returns the repository and the worktree.
 func (c *cli) finishRepo(name string) (repo, tree string) {
 	c.t.Helper()
-	repo = filepath.Join(c.srv.Dir, "repo")
-	_ = os.Mkdir(repo, 0o755)
-	_ = os.WriteFile(filepath.Join(repo, "README"), []byte("repo\n"), 0o644)
-	_ = os.WriteFile(filepath.Join(repo, "work"), []byte("start\n"), 0o644)
-	c.git(repo, "init", "-q", "-b", "main")
-	c.git(repo, "add", "-A")
-	c.git(repo, "commit", "-q", "-m", "start")
+	repo = c.gitRepo(map[string]string{"README": "repo\n", "work": "start\n"})
 	agent := `echo "line $RALPH_ITERATION" >> work; exit 0`
 	c.wantEnv(gitEnv, []string{"run", "-S", c.srv.Socket, "-t", c.pane(repo), "--name", name, "--worktree", "--commit", "--restart-delay", "0",
 		"--check", "test -f work", "--prompt-mode", "arg", "--max-iterations", "2", "--", "sh", "-c", agent}, 0, "created worktree", "")
@@ -202,12 +196,7 @@ func TestFinishPatchWritesASeriesThatGitAmApplies(t *testing.T) {
 
 func TestOnDoneRunsFinishForALoopThatEndsDone(t *testing.T) {
 	c := newCLI(t)
-	repo := filepath.Join(c.srv.Dir, "repo")
-	_ = os.Mkdir(repo, 0o755)
-	_ = os.WriteFile(filepath.Join(repo, "README"), []byte("repo\n"), 0o644)
-	c.git(repo, "init", "-q", "-b", "main")
-	c.git(repo, "add", "-A")
-	c.git(repo, "commit", "-q", "-m", "start")
+	repo := c.gitRepo(map[string]string{"README": "repo\n"})
 	c.git(repo, "config", "user.name", "agent") // the agent's commit runs in the pane, without the test's identity
 	c.git(repo, "config", "user.email", "agent@example.invalid")
 	agent := `echo done > work; git add work; git commit -q -m "agent did it"; echo ALL_DONE; exit 0`
@@ -227,12 +216,7 @@ func TestOnDoneRunsFinishForALoopThatEndsDone(t *testing.T) {
 // moment, which is gone afterwards.
 func TestFinishIntoLandsALoopThatRanOnABranchOfItsOwn(t *testing.T) {
 	c := newCLI(t)
-	repo := filepath.Join(c.srv.Dir, "repo")
-	_ = os.Mkdir(repo, 0o755)
-	_ = os.WriteFile(filepath.Join(repo, "README"), []byte("repo\n"), 0o644)
-	c.git(repo, "init", "-q", "-b", "main")
-	c.git(repo, "add", "-A")
-	c.git(repo, "commit", "-q", "-m", "start")
+	repo := c.gitRepo(map[string]string{"README": "repo\n"})
 	c.git(repo, "checkout", "-q", "-b", "feature")
 	c.wantEnv(gitEnv, []string{"run", "-S", c.srv.Socket, "-t", c.pane(repo), "--name", "own", "--commit", "--restart-delay", "0",
 		"--prompt-mode", "arg", "--max-iterations", "1", "--", "sh", "-c", "echo more >> README"}, 0, "", "")

@@ -3,10 +3,13 @@ package main
 import (
 	"flag"
 	"fmt"
+	"regexp"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
+
+	"github.com/ralph-tmux/ralph.tmux/watch/config"
 )
 
 // usage is a command's -h text: usage line, long help with examples,
@@ -60,10 +63,10 @@ func flagSpelling(f *flag.Flag) string {
 		return dashes(f.Name)
 	}
 	kind, _ := flag.UnquoteUsage(f)
-	if _, ok := f.Value.(durationFlag); ok {
+	if _, ok := f.Value.(config.Duration); ok {
 		kind = "duration"
 	}
-	if runsCommand(f) {
+	if config.RunsCommand(f) {
 		kind = "command"
 	}
 	return dashes(f.Name) + " " + kind
@@ -84,4 +87,17 @@ func isZeroDefault(v string) bool {
 		return true
 	}
 	return false
+}
+
+// goFlagError finds the flag name in the flag package's errors, which spell
+// it with one dash (-inactivity-timeout) whatever was typed.
+var goFlagError = regexp.MustCompile(`^(flag provided but not defined: |flag needs an argument: |invalid (?:boolean )?value "(?:[^"\\]|\\.)*" for (?:flag )?)-([^\s:]+)`)
+
+// dashFlags spells the flag in a parse error as it is typed: --name, -t.
+func dashFlags(msg string) string {
+	m := goFlagError.FindStringSubmatchIndex(msg)
+	if m == nil {
+		return msg
+	}
+	return msg[:m[2]] + msg[m[2]:m[3]] + dashes(msg[m[4]:m[5]]) + msg[m[5]:]
 }

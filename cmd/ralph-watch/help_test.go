@@ -75,3 +75,19 @@ func TestVersionIsTheStampedOneElseTheModuleVersion(t *testing.T) {
 		t.Errorf("version: exit %d, %q", code, stdout)
 	}
 }
+
+func TestDashFlagsSpellsTheFlagAsTyped(t *testing.T) {
+	for in, want := range map[string]string{
+		`invalid value "5x" for flag -inactivity-timeout: bad`:      `invalid value "5x" for flag --inactivity-timeout: bad`,
+		`invalid value "a\" for flag -b" for flag -lines: x`:        `invalid value "a\" for flag -b" for flag --lines: x`,
+		`invalid boolean value "x" for -json: parse error`:          `invalid boolean value "x" for --json: parse error`,
+		"flag provided but not defined: -bogus":                     "flag provided but not defined: --bogus",
+		"flag needs an argument: -t":                                "flag needs an argument: -t",
+		"bad flag syntax: ---x":                                     "bad flag syntax: ---x",
+		`config file: a check-hint line must follow the check line`: `config file: a check-hint line must follow the check line`,
+	} {
+		if got := dashFlags(in); got != want {
+			t.Errorf("dashFlags(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

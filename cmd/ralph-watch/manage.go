@@ -8,6 +8,7 @@ import (
 	"github.com/peterbourgon/ff/v3/ffcli"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
+	"github.com/ralph-tmux/ralph.tmux/watch/config"
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/words"
@@ -85,7 +86,7 @@ Examples:
 func rearm(e env, target string) control.Rearm {
 	return control.Rearm{
 		Target:     target,
-		Check:      func(st *state.State) error { return checkResumeTrust(e, st) },
+		Check:      func(st *state.State) error { return config.CheckResumeTrust(state.Root(e.Getenv), st) },
 		Executable: e.Executable,
 		Inside:     insidePane,
 		Clock:      clock.Real{},

@@ -4,11 +4,11 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/config"
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
 	"github.com/ralph-tmux/ralph.tmux/watch/words"
@@ -16,15 +16,15 @@ import (
 
 // resolvePane finds the pane to loop: -t, else $TMUX_PANE, else a new window
 // in session "ralph" named after the loop. It fills in Pane, Dir and Name.
-func resolvePane(e env, f *runFlags, client *tmux.Exec, cfg *watch.Config) (tmux.Pane, error) {
-	target := f.target
-	if target == "" && f.socketName == "" && f.socketPath == "" {
+func resolvePane(e env, f *config.Run, client *tmux.Exec, cfg *watch.Config) (tmux.Pane, error) {
+	target := f.Target
+	if target == "" && f.SocketName == "" && f.SocketPath == "" {
 		target = e.Getenv("TMUX_PANE")
 	}
 	if target == "" {
 		if cfg.Name == "" {
 			cwd, _ := os.Getwd()
-			cfg.Name = nameFrom(filepath.Base(cwd), "")
+			cfg.Name = control.NameFrom(filepath.Base(cwd), "")
 		}
 		return tmux.Pane{}, nil // a window is made once the name is claimed
 	}
@@ -42,7 +42,7 @@ func resolvePane(e env, f *runFlags, client *tmux.Exec, cfg *watch.Config) (tmux
 		cfg.Dir, _ = os.Getwd()
 	}
 	if cfg.Name == "" {
-		cfg.Name = nameFrom(filepath.Base(cfg.Dir), strings.TrimPrefix(pane.ID, "%"))
+		cfg.Name = control.NameFrom(filepath.Base(cfg.Dir), strings.TrimPrefix(pane.ID, "%"))
 	}
 	return pane, nil
 }
@@ -67,38 +67,21 @@ func newWindow(client *tmux.Exec, cfg *watch.Config) (tmux.Pane, error) {
 }
 
 // serverArgs repeats the -L or -S a person gave, for a tmux command line.
-func serverArgs(f *runFlags) string {
+func serverArgs(f *config.Run) string {
 	switch {
-	case f.socketName != "":
-		return " -L " + f.socketName
-	case f.socketPath != "":
-		return " -S " + f.socketPath
+	case f.SocketName != "":
+		return " -L " + f.SocketName
+	case f.SocketPath != "":
+		return " -S " + f.SocketPath
 	}
 	return ""
 }
 
-func serverName(f *runFlags) string {
-	if socket := f.socketName + f.socketPath; socket != "" {
+func serverName(f *config.Run) string {
+	if socket := f.SocketName + f.SocketPath; socket != "" {
 		return " on " + socket
 	}
 	return ""
-}
-
-var nameUnsafe = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
-
-// nameFrom makes a valid loop name from a folder name and a pane number.
-func nameFrom(base, pane string) string {
-	base = strings.Trim(nameUnsafe.ReplaceAllString(base, "-"), "-.")
-	if len(base) > 48 {
-		base = base[:48]
-	}
-	if base == "" {
-		base = "ralph"
-	}
-	if pane != "" {
-		base += "-" + pane
-	}
-	return base
 }
 
 // insidePane reports whether this process runs in pane, which respawning

@@ -16,6 +16,7 @@ import (
 
 	"github.com/ralph-tmux/ralph.tmux/watch/cast"
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
+	"github.com/ralph-tmux/ralph.tmux/watch/config"
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
 	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
@@ -33,7 +34,7 @@ func replayCommand(e env) *ffcli.Command {
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
 	speed := fs.Float64("speed", 1, "play this many times as fast as recorded")
 	idle := 2 * time.Second
-	fs.Var(durationFlag{&idle}, "idle-limit", "cap every pause in the output at this long (0: none)")
+	config.DurationVar(fs, &idle, "idle-limit", "cap every pause in the output at this long (0: none)")
 	dump := fs.Bool("dump", false, "print the screen the iteration ended on, as text, instead of playing it")
 	return &ffcli.Command{
 		Name:       "replay",

@@ -15,6 +15,7 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/config"
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
 	"github.com/ralph-tmux/ralph.tmux/watch/history"
 	"github.com/ralph-tmux/ralph.tmux/watch/report"
@@ -27,7 +28,7 @@ func reportCommand(e env) *ffcli.Command {
 	out := fs.String("o", "", "write the page to `FILE` (default report.html in the loop's state folder)")
 	open := fs.Bool("open", false, "open the page once written (xdg-open, or open on macOS)")
 	var tail time.Duration
-	fs.Var(durationFlag{&tail}, "cast-tail", "keep only this much of the end of each cast (default: whole casts, the large ones cut to their last 2m)")
+	config.DurationVar(fs, &tail, "cast-tail", "keep only this much of the end of each cast (default: whole casts, the large ones cut to their last 2m)")
 	return &ffcli.Command{
 		Name:       "report",
 		ShortUsage: "ralph-watch report NAME [-o FILE] [--open] [--cast-tail D]",

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -18,6 +17,7 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/between"
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
+	"github.com/ralph-tmux/ralph.tmux/watch/config"
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
@@ -25,7 +25,7 @@ import (
 )
 
 func runCommand(e env) *ffcli.Command {
-	f, fs := newRunFlags()
+	f, fs := config.NewRun()
 	return &ffcli.Command{
 		Name:       "run",
 		ShortUsage: "ralph-watch run [flags] [-- COMMAND [ARG...]]",
@@ -55,19 +55,19 @@ Examples:
   ralph-watch run -t %3 --prompt-mode arg --max-iterations 5 -- claude -p
   ralph-watch run --max-tokens 2000000 --max-cost 20 -- claude
   ralph-watch run --tasks IMPLEMENTATION_PLAN.md --check 'go test ./...' -- claude`),
-		FlagSet: fs, // RALPH_* and .ralph/config are read by readSettings, which tells them apart
+		FlagSet: fs, // RALPH_* and .ralph/config are read by config.ReadSettings, which tells them apart
 		Exec: func(ctx context.Context, args []string) error {
 			return runLoop(ctx, e, f, fs, args)
 		},
 	}
 }
 
-func runLoop(ctx context.Context, e env, f *runFlags, fs *flag.FlagSet, command []string) error {
-	sources, err := trustedSettings(e, f, fs)
+func runLoop(ctx context.Context, e env, f *config.Run, fs *flag.FlagSet, command []string) error {
+	sources, err := config.TrustedSettings(f, fs, e.Getenv)
 	if err != nil {
 		return err
 	}
-	if f.tmuxNoOp {
+	if f.TmuxNoOp {
 		fmt.Fprintln(e.Stderr, "Note: --tmux does nothing: ralph loops always run in tmux")
 	}
 	command, secrets, missing := agent.HideSecrets(command, e.Getenv)
@@ -83,14 +83,14 @@ func runLoop(ctx context.Context, e env, f *runFlags, fs *flag.FlagSet, command 
 	if err != nil {
 		return err
 	}
-	cfg := &f.cfg
+	cfg := &f.Config
 	cfg.Secrets = secrets
 	cfg.CommandSources = sources
 	pane, err := resolvePane(e, f, client, cfg)
 	if err != nil {
 		return err
 	}
-	if err := checkGit(f, cfg.Dir); err != nil {
+	if err := f.CheckGit(cfg.Dir); err != nil {
 		return err
 	}
 	cfg.Resume = e.Getenv(control.ResumeEnv) == "1"
@@ -113,7 +113,7 @@ func runLoop(ctx context.Context, e env, f *runFlags, fs *flag.FlagSet, command 
 		fmt.Fprintf(e.Stdout, "[ralph] %s: looping window %s:%s (watch it with: tmux%s attach -t %s)\n",
 			cfg.Name, pane.Session, cfg.Name, serverArgs(f), pane.Session)
 	}
-	if f.worktree {
+	if f.Worktree {
 		if err := useWorktree(e, cfg); err != nil {
 			return err
 		}
@@ -121,18 +121,18 @@ func runLoop(ctx context.Context, e env, f *runFlags, fs *flag.FlagSet, command 
 	if cfg.Socket, err = client.SocketPath(); err != nil {
 		return control.Errorf(words.ExitFailed, "find tmux socket: %v", err)
 	}
-	cfg.WatcherArgs = watcherArgs(fs, *cfg, command)
+	cfg.WatcherArgs = config.WatcherArgs(fs, *cfg, command)
 	cfg.WatcherDir, _ = os.Getwd()
 	loop := &watch.Loop{Config: *cfg, Tmux: client, Store: store, Out: e.Stdout, Err: e.Stderr}
-	if f.noRun {
+	if f.NoRun {
 		if err := loop.Prepare(); err != nil {
 			return control.Errorf(words.ExitFailed, "%v", err)
 		}
 		fmt.Fprintf(e.Stdout, "[ralph] %s: prepared pane %s; start the loop with 'ralph-watch resume %s'\n", cfg.Name, cfg.Pane, cfg.Name)
 		return nil
 	}
-	if !cfg.Resume && (f.detach || insidePane(pane)) {
-		pid, err := control.StartWatcher(e.Executable, store, cfg.WatcherArgs, cfg.WatcherDir, false, append([]string{sourcesFor(sources), control.PaneClaimedEnv + "=1"}, secrets...)...)
+	if !cfg.Resume && (f.Detach || insidePane(pane)) {
+		pid, err := control.StartWatcher(e.Executable, store, cfg.WatcherArgs, cfg.WatcherDir, false, append([]string{config.SourcesFor(sources), control.PaneClaimedEnv + "=1"}, secrets...)...)
 		if err != nil {
 			return err
 		}
@@ -164,7 +164,7 @@ func runLoop(ctx context.Context, e env, f *runFlags, fs *flag.FlagSet, command 
 // the release is for once the loop's watcher holds it. A watcher whose
 // starter claimed the pane for it needs no claim, nor a new window until it
 // is made (pane.ID "").
-func claimPane(e env, f *runFlags, client *tmux.Exec, pane tmux.Pane, name string) (func(), error) {
+func claimPane(e env, f *config.Run, client *tmux.Exec, pane tmux.Pane, name string) (func(), error) {
 	if e.Getenv(control.PaneClaimedEnv) != "" {
 		_ = os.Unsetenv(control.PaneClaimedEnv) // for this watcher alone, not the checks and hooks it runs
 		return func() {}, nil
@@ -181,55 +181,16 @@ func claimPane(e env, f *runFlags, client *tmux.Exec, pane tmux.Pane, name strin
 }
 
 // claim is how this run takes its loop's name from an earlier loop of it.
-func claim(f *runFlags, resume bool) control.Claim {
+func claim(f *config.Run, resume bool) control.Claim {
 	switch {
 	case resume:
 		return control.ClaimResume
-	case f.replace:
+	case f.Replace:
 		return control.ClaimReplace
-	case f.cleanState:
+	case f.CleanState:
 		return control.ClaimClean
 	}
 	return control.ClaimNew
-}
-
-// trustedSettings reads RALPH_* and .ralph/config after the command line
-// and refuses the config file's commands unless this user trusted it. A
-// background watcher is told where its commands came from by its starter.
-func trustedSettings(e env, f *runFlags, fs *flag.FlagSet) ([]state.CommandSource, error) {
-	s, err := readSettings(fs, &f.cfg.Checks, ".", true)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkTrust(e, s); err != nil {
-		return nil, err
-	}
-	if given := e.Getenv(sourcesEnv); given != "" {
-		_ = os.Unsetenv(sourcesEnv) // for this watcher alone, not the checks and hooks it runs
-		var sources []state.CommandSource
-		if json.Unmarshal([]byte(given), &sources) == nil {
-			return sources, nil
-		}
-	}
-	return s.commands, nil
-}
-
-// checkGit refuses --worktree and --stall-limit outside a git repository.
-// dir is the loop's folder ("" for a new window: the current one).
-func checkGit(f *runFlags, dir string) error {
-	if !f.worktree && f.cfg.StallLimit == 0 {
-		return nil
-	}
-	if dir == "" {
-		dir, _ = os.Getwd()
-	}
-	if between.InGitRepo(dir) {
-		return nil
-	}
-	if f.worktree {
-		return control.Errorf(words.ExitUsage, "--worktree needs a git repository: %s is not in one", dir)
-	}
-	return control.Errorf(words.ExitUsage, "--stall-limit needs a git repository: %s is not in one", dir)
 }
 
 // useWorktree moves the loop into its own git worktree, made the first time.
@@ -251,26 +212,4 @@ func useWorktree(e env, cfg *watch.Config) error {
 		fmt.Fprintf(e.Stdout, "[ralph] %s: using worktree %s (branch %s)\n", cfg.Name, path, cfg.WorktreeBranch)
 	}
 	return nil
-}
-
-// watcherArgs are the run arguments that start this loop's watcher again:
-// the resolved pane, name and server, every flag set (from the command line,
-// the environment or the config file), and the command.
-func watcherArgs(fs *flag.FlagSet, cfg watch.Config, command []string) []string {
-	args := []string{"--target", cfg.Pane, "--name", cfg.Name, "--socket-path", cfg.Socket}
-	skip := map[string]bool{"t": true, "target": true, "name": true, "L": true, "socket-name": true,
-		"S": true, "socket-path": true, "detach": true, "replace": true, "clean-state": true, "no-run": true, "tmux": true,
-		"check": true, "check-hint": true}
-	fs.Visit(func(fl *flag.Flag) {
-		if !skip[fl.Name] {
-			args = append(args, "--"+fl.Name+"="+fl.Value.String())
-		}
-	})
-	for _, c := range cfg.Checks { // repeated: each in its place
-		args = append(args, "--check="+c.Command)
-		if c.Hint != "" {
-			args = append(args, "--check-hint="+c.Hint)
-		}
-	}
-	return append(append(args, "--"), command...)
 }

@@ -2,98 +2,25 @@ package main
 
 import (
 	"fmt"
-	"math"
 	"os/exec"
-	"path/filepath"
-	"regexp"
-	"slices"
-	"strings"
 
-	"github.com/ralph-tmux/ralph.tmux/watch"
-	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"github.com/ralph-tmux/ralph.tmux/watch/config"
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
-	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
 	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // checkRunFlags refuses bad input before anything is spawned, completes
-// f.cfg from the flags that are not config, and returns the tmux client.
-func checkRunFlags(e env, f *runFlags, command []string) (*tmux.Exec, error) {
-	cfg := &f.cfg
-	cfg.EndCommand = endCommand(e, f.endCommand)
-	if f.noCast {
-		cfg.CastLimit = 0 // 0 records nothing
-	}
-	for _, refused := range []struct {
-		is  bool
-		msg string
-	}{
-		{cfg.Name != "" && !control.ValidName(cfg.Name), fmt.Sprintf("invalid loop name %q: use 1 to 64 of A-Z a-z 0-9 . _ -", cfg.Name)},
-		{!slices.Contains([]string{agent.ModeType, agent.ModeArg, agent.ModeStdin}, cfg.PromptMode),
-			fmt.Sprintf("invalid --prompt-mode %q: use type, arg or stdin", cfg.PromptMode)},
-		{cfg.MaxIterations < 0, "--max-iterations must not be negative"},
-		{cfg.Lines < 1, "--lines must be at least 1"},
-		{cfg.PollInterval <= 0, "--poll-interval must be more than 0"},
-		{cfg.InactivityTimeout <= 0, "--inactivity-timeout must be more than 0"},
-		{!slices.Contains([]string{watch.FailAppend, watch.FailPrepend, watch.FailReplace}, cfg.CheckFailAction),
-			fmt.Sprintf("invalid --check-fail-action %q: use append, prepend or replace", cfg.CheckFailAction)},
-		{cfg.CheckTimeout <= 0, "--check-timeout must be more than 0"},
-		{cfg.CheckOutputChars < 0, "--check-output-chars must not be negative"},
-		{cfg.StallLimit < 0, "--stall-limit must not be negative"},
-		{cfg.Budget.Tokens < 0, "--max-tokens must not be negative"},
-		{cfg.TaskAttempts < 1, "--task-attempts must be at least 1"},
-		{cfg.ReviewCap < 1, "--review-cap must be at least 1"},
-		{cfg.DiffChars < 0, "--diff-chars must not be negative"},
-		{cfg.Budget.CostUSD < 0 || math.IsNaN(cfg.Budget.CostUSD) || math.IsInf(cfg.Budget.CostUSD, 0), "--max-cost must be a number of US dollars, not negative"},
-	} {
-		if refused.is {
-			return nil, control.Errorf(words.ExitUsage, "%s", refused.msg)
-		}
-	}
-	var err error
-	if f.donePattern != "" {
-		if cfg.DonePattern, err = regexp.Compile(f.donePattern); err != nil {
-			return nil, control.Errorf(words.ExitUsage, "invalid --done-pattern: %v", err)
-		}
-	}
-	if len(command) == 0 {
-		return nil, control.Errorf(words.ExitUsage, "no command provided (use -- command...)")
-	}
-	cfg.Command = shellWords(command, cfg.PromptMode)
-	if err := applyAgent(e, f); err != nil {
-		return nil, err
-	}
-	if cfg.PromptFile, err = filepath.Abs(f.promptFile); err != nil {
-		return nil, control.Errorf(words.ExitUsage, "prompt file: %v", err)
-	}
-	if _, err := watch.ReadPrompt(cfg.PromptFile); err != nil { // checked now: a loop that cannot read it never starts
-		return nil, control.Errorf(words.ExitUsage, "%v", err)
-	}
-	for _, p := range []struct {
-		name      string
-		from, abs *string
-	}{{"done file", &f.doneFile, &cfg.DoneFile}, {"pause file", &f.pauseFile, &cfg.PauseFile}, {"progress file", &f.progressFile, &cfg.ProgressFile}} {
-		if *p.from != "" {
-			if *p.abs, err = filepath.Abs(*p.from); err != nil {
-				return nil, control.Errorf(words.ExitUsage, "%s: %v", p.name, err)
-			}
-		}
-	}
-	if err := applyTasks(f); err != nil {
-		return nil, err
-	}
-	if err := applyPrices(e, f); err != nil {
-		return nil, err
-	}
-	if err := applyContext(f); err != nil {
+// f.Config from the flags that are not config, and returns the tmux client.
+func checkRunFlags(e env, f *config.Run, command []string) (*tmux.Exec, error) {
+	if err := f.Check(config.Env{Getenv: e.Getenv, Stderr: e.Stderr, Executable: e.Executable}, command); err != nil {
 		return nil, err
 	}
 	client, err := tmuxClient(f)
 	if err != nil {
 		return nil, err
 	}
-	if cfg.MaxIterations > 50 {
+	if f.Config.MaxIterations > 50 {
 		fmt.Fprintln(e.Stderr, "ralph-watch: warning: high iteration count (>50) may consume significant resources")
 	}
 	return client, nil
@@ -101,16 +28,16 @@ func checkRunFlags(e env, f *runFlags, command []string) (*tmux.Exec, error) {
 
 // tmuxClient reaches the server -L or -S names (else tmux's own), which
 // must run tmux 3.2 or newer.
-func tmuxClient(f *runFlags) (*tmux.Exec, error) {
-	if f.socketName != "" && f.socketPath != "" {
+func tmuxClient(f *config.Run) (*tmux.Exec, error) {
+	if f.SocketName != "" && f.SocketPath != "" {
 		return nil, control.Errorf(words.ExitUsage, "give -L or -S, not both")
 	}
 	client := &tmux.Exec{}
 	switch {
-	case f.socketName != "":
-		client.Server = []string{"-L", f.socketName}
-	case f.socketPath != "":
-		client.Server = []string{"-S", f.socketPath}
+	case f.SocketName != "":
+		client.Server = []string{"-L", f.SocketName}
+	case f.SocketPath != "":
+		client.Server = []string{"-S", f.SocketPath}
 	}
 	if _, err := exec.LookPath("tmux"); err != nil {
 		return nil, control.Errorf(words.ExitUsage, "tmux not found on PATH: install tmux 3.2 or newer")
@@ -123,157 +50,4 @@ func tmuxClient(f *runFlags) (*tmux.Exec, error) {
 		return nil, control.Errorf(words.ExitUsage, "tmux 3.2 or newer is required (found %s)", v)
 	}
 	return client, nil
-}
-
-// endCommand is what the pane runs when the loop ends with its agent gone:
-// the flag, else the person's shell; "none" leaves the pane as it is.
-func endCommand(e env, flag string) string {
-	switch {
-	case flag == "none":
-		return ""
-	case flag != "":
-		return flag
-	case e.Getenv("SHELL") != "":
-		return e.Getenv("SHELL")
-	}
-	return "/bin/sh"
-}
-
-// shellWords runs a single word holding spaces or shell syntax through sh,
-// as tmux would; in arg mode the prompt still arrives as its last argument.
-func shellWords(command []string, mode string) []string {
-	if len(command) != 1 || !strings.ContainsAny(command[0], " \t\n;|&$<>()'\"*?`~") {
-		return command
-	}
-	line := agent.ExecLine(command[0]) // the agent, not sh, is the pane's process
-	if mode == agent.ModeArg {
-		return []string{"/bin/sh", "-c", line + ` "$@"`, "sh"}
-	}
-	return []string{"/bin/sh", "-c", line}
-}
-
-// applyAgent picks the agent's profile (named, or guessed from the command),
-// lets the flags override its patterns, and gives the command what the
-// prompt mode needs (claude -p, codex exec, …).
-func applyAgent(e env, f *runFlags) error {
-	cfg := &f.cfg
-	name := f.agent
-	if name == "" {
-		name = agent.Guess(cfg.Command)
-	}
-	p, ok := agent.Lookup(name)
-	if !ok {
-		return control.Errorf(words.ExitUsage, "unknown --agent %q: use %s", f.agent, strings.Join(agent.Names(), ", "))
-	}
-	if !p.Supports(cfg.PromptMode) {
-		return control.Errorf(words.ExitUsage, "%s does not take prompts in %s mode: use --prompt-mode type", name, cfg.PromptMode)
-	}
-	for _, o := range []struct {
-		flag, value string
-		re          **regexp.Regexp
-	}{
-		{"--ready-pattern", f.readyPattern, &p.Ready},
-		{"--busy-pattern", f.busyPattern, &p.Busy},
-		{"--dialog-pattern", f.dialogPattern, &p.Dialog},
-		{"--limit-pattern", f.limitPattern, &p.Limit},
-	} {
-		if o.value == "" {
-			continue
-		}
-		re, err := regexp.Compile(o.value)
-		if err != nil {
-			return control.Errorf(words.ExitUsage, "invalid %s: %v", o.flag, err)
-		}
-		*o.re = re
-	}
-	if f.idleGrace >= 0 {
-		p.IdleGrace = f.idleGrace
-	}
-	if cfg.LimitWait <= 0 {
-		return control.Errorf(words.ExitUsage, "--limit-wait must be more than 0")
-	}
-	cfg.Agent, cfg.ReadyPattern = p, p.Ready
-	command, err := p.CommandFor(cfg.PromptMode, cfg.Command)
-	if err != nil {
-		return control.Errorf(words.ExitUsage, "%v", err)
-	}
-	cfg.Command = command
-	if why := agent.ParseLaunch(command).NoTerminal; why != "" && cfg.PromptMode == agent.ModeType {
-		fmt.Fprintf(e.Stderr, "ralph-watch: warning: the prompt is typed into the terminal, but %s\n", why)
-	}
-	if exe, err := e.Executable(); err == nil {
-		cfg.Executable = exe
-	}
-	cfg.Path = e.Getenv("PATH") // kept in the state: a resume from another shell runs the same programs
-	return nil
-}
-
-// applyContext checks --max-context: an agent whose session files do not
-// tell how full its context is cannot be held to it.
-func applyContext(f *runFlags) error {
-	cfg := &f.cfg
-	if f.windowsFile != "" {
-		w, err := receipt.LoadWindows(f.windowsFile)
-		if err != nil {
-			return control.Errorf(words.ExitUsage, "--context-windows: %v", err)
-		}
-		cfg.ContextWindows = w
-	}
-	switch {
-	case cfg.MaxContext == 0:
-		return nil
-	case cfg.MaxContext < 0 || cfg.MaxContext > 100-15:
-		return control.Errorf(words.ExitUsage, "--max-context %d: give a share of the context window from 1 to 85 (percent; the iteration ends 15 points later)", cfg.MaxContext)
-	case !watch.ReportsContext(cfg.Agent.Name):
-		return control.Errorf(words.ExitUsage, "--max-context: %s does not tell how full its context window is (Claude Code, Codex and Gemini CLI do; give --agent)", agentName(cfg))
-	}
-	return nil
-}
-
-// applyPrices reads --prices over the built-in table, and warns of a budget
-// the agent cannot be held to: it reports no usage.
-func applyPrices(e env, f *runFlags) error {
-	cfg := &f.cfg
-	if f.pricesFile != "" {
-		prices, err := receipt.LoadPrices(f.pricesFile)
-		if err != nil {
-			return control.Errorf(words.ExitUsage, "--prices: %v", err)
-		}
-		cfg.Prices = prices
-	}
-	if cfg.Budget.Set() && !watch.ReportsUsage(cfg.Agent.Name) {
-		fmt.Fprintf(e.Stderr, "ralph-watch: warning: %s reports no usage: --max-tokens and --max-cost cannot stop the loop\n", cfg.Agent.Name)
-	}
-	return nil
-}
-
-// agentName names the loop's agent for a message: its profile, else its program.
-func agentName(cfg *watch.Config) string {
-	if cfg.Agent.Name != "" && cfg.Agent.Name != "generic" {
-		return cfg.Agent.Name
-	}
-	if launch := agent.ParseLaunch(cfg.Command); launch.Word != "" {
-		return launch.Word
-	}
-	return "the agent"
-}
-
-// applyTasks makes --tasks absolute and refuses a plan the loop cannot
-// read, with the line and why, before anything starts.
-func applyTasks(f *runFlags) error {
-	if f.tasksFile == "" {
-		if f.cfg.Review {
-			return control.Errorf(words.ExitUsage, "--review needs --tasks FILE: it reviews the plan's tasks")
-		}
-		return nil
-	}
-	path, err := filepath.Abs(f.tasksFile)
-	if err != nil {
-		return control.Errorf(words.ExitUsage, "tasks file: %v", err)
-	}
-	if _, _, err := watch.ReadTasks(path); err != nil {
-		return control.Errorf(words.ExitUsage, "%v", err)
-	}
-	f.cfg.TasksFile = path
-	return nil
 }

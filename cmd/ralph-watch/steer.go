@@ -12,6 +12,7 @@ import (
 	"github.com/peterbourgon/ff/v3/ffcli"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
+	"github.com/ralph-tmux/ralph.tmux/watch/config"
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/words"
@@ -136,14 +137,14 @@ func limitFlags(fs *flag.FlagSet) func() (*state.Limits, error) {
 	var cost float64
 	var attempts int
 	fs.StringVar(&iterations, "max-iterations", "", "the most iterations the loop runs; +N adds N (0: no limit)")
-	fs.Var(durationFlag{&maxTime}, "max-time", "stop the loop this long after it first started (0: no limit)")
+	config.DurationVar(fs, &maxTime, "max-time", "stop the loop this long after it first started (0: no limit)")
 	fs.Int64Var(&tokens, "max-tokens", 0, "stop the loop once its iterations used this many tokens (0: no limit)")
 	fs.Float64Var(&cost, "max-cost", 0, "stop the loop once its estimated cost reaches this many US dollars (0: no limit)")
-	fs.Var(durationFlag{&inactivity}, "inactivity-timeout", "restart when the screen is unchanged this long")
-	fs.Var(durationFlag{&iterTimeout}, "iteration-timeout", "restart an iteration that runs this long (0: none)")
+	config.DurationVar(fs, &inactivity, "inactivity-timeout", "restart when the screen is unchanged this long")
+	config.DurationVar(fs, &iterTimeout, "iteration-timeout", "restart an iteration that runs this long (0: none)")
 	fs.IntVar(&attempts, "task-attempts", 0, "tries of a plan's task before it is skipped")
 	return func() (*state.Limits, error) {
-		given := visited(fs)
+		given := config.Visited(fs)
 		var l state.Limits
 		secs := func(d time.Duration) *int { n := int(d / time.Second); return &n }
 		if given["max-iterations"] {

@@ -115,16 +115,7 @@ func TestAPlanNamedByTheConfigFileNeedsTrustForItsVerifyCommands(t *testing.T) {
 func TestRunTasksInAWorktreeReadsTheWorktreesPlan(t *testing.T) {
 	t.Parallel()
 	c := newCLI(t)
-	repo := filepath.Join(c.srv.Dir, "repo")
-	if err := os.Mkdir(repo, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(repo, "PLAN.md"), []byte("- [ ] One\n- [ ] Two\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	c.git(repo, "init", "-q", "-b", "main")
-	c.git(repo, "add", "-A")
-	c.git(repo, "commit", "-q", "-m", "start")
+	repo := c.gitRepo(map[string]string{"PLAN.md": "- [ ] One\n- [ ] Two\n"})
 	agent := `sed -i '0,/- \[ \]/s//- [x]/' PLAN.md; echo "$RALPH_ITERATION" >> work; exit 0`
 	c.wantEnv(gitEnv, []string{"run", "-S", c.srv.Socket, "-t", c.pane(repo), "--name", "wtplan", "--worktree", "--restart-delay", "0",
 		"--prompt-mode", "arg", "--max-iterations", "4", "--tasks", "repo/PLAN.md", "--", "sh", "-c", agent}, 0, "all 2 tasks done", "")

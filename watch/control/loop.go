@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"regexp"
+	"strings"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
@@ -35,6 +36,23 @@ var namePattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 // ValidName reports whether name may name a loop (and its state folder).
 func ValidName(name string) bool {
 	return namePattern.MatchString(name) && name != "." && name != ".."
+}
+
+var nameUnsafe = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// NameFrom makes a valid loop name from a folder name and a pane number.
+func NameFrom(base, pane string) string {
+	base = strings.Trim(nameUnsafe.ReplaceAllString(base, "-"), "-.")
+	if len(base) > 48 {
+		base = base[:48]
+	}
+	if base == "" {
+		base = "ralph"
+	}
+	if pane != "" {
+		base += "-" + pane
+	}
+	return base
 }
 
 // Find reads the state of loop name under root and looks at its watcher and pane.

@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"os"
@@ -25,24 +25,24 @@ func FuzzConfigFileListsEveryCommandItSets(f *testing.F) {
 		if err := os.WriteFile(filepath.Join(dir, ".ralph", "config"), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		r, fs := newRunFlags()
-		s, err := readSettings(fs, &r.cfg.Checks, dir, false)
+		r, fs := NewRun()
+		s, err := ReadSettings(fs, &r.Config.Checks, dir, false)
 		if err != nil {
 			return // refused: nothing runs
 		}
-		if s.sum != state.Sum([]byte(text)) {
-			t.Fatalf("sum %s is not of the file's bytes", s.sum)
+		if s.Sum != state.Sum([]byte(text)) {
+			t.Fatalf("sum %s is not of the file's bytes", s.Sum)
 		}
 		asked := map[string][]string{}
-		for _, c := range s.fromFile() {
+		for _, c := range s.FromFile() {
 			asked[c.Key] = append(asked[c.Key], c.Command)
 		}
-		for _, c := range r.cfg.Checks {
+		for _, c := range r.Config.Checks {
 			if !slices.Contains(asked["check"], c.Command) {
 				t.Fatalf("check %q runs but is not asked about (asked %q)", c.Command, asked)
 			}
 		}
-		for key, value := range map[string]string{"on-done": r.cfg.OnDone, "on-fail": r.cfg.OnFail, "on-iteration-end": r.cfg.OnIterationEnd} {
+		for key, value := range map[string]string{"on-done": r.Config.OnDone, "on-fail": r.Config.OnFail, "on-iteration-end": r.Config.OnIterationEnd} {
 			if value != "" && !slices.Contains(asked[key], value) {
 				t.Fatalf("%s %q runs but is not asked about (asked %q)", key, value, asked)
 			}
