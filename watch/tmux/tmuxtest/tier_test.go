@@ -1,0 +1,45 @@
+package tmuxtest
+
+import (
+	"os/exec"
+	"testing"
+)
+
+// Each tier runs the tests it names and skips the others: a real-tmux test
+// (Require), a real agent's test (Agent, then Require), and, in the agents
+// tier, a test picked by its name that asked for no agent.
+func TestRealAgentAndTmuxTestsRunOnlyInTheirTier(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux not installed")
+	}
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	t.Setenv(TmuxVar, "")         // Require needs Main only when it is set
+	t.Setenv("RALPH_TEST_SH", "") // "sh" stands for an agent, found on PATH
+	tests := map[string]func(t *testing.T){
+		"tmux":  func(t *testing.T) { Require(t) },
+		"agent": func(t *testing.T) { Agent(t, "sh"); Require(t) },
+	}
+	for _, c := range []struct {
+		tier        string
+		tmux, agent bool // whether each runs
+	}{
+		{"", true, true},
+		{"unit", false, false},
+		{"tmux", true, false},
+		{"agents", false, true},
+	} {
+		t.Setenv(TierVar, c.tier)
+		for name, want := range map[string]bool{"tmux": c.tmux, "agent": c.agent} {
+			ran := false
+			t.Run(c.tier+" "+name, func(t *testing.T) {
+				tests[name](t)
+				ran = true
+			})
+			if ran != want {
+				t.Errorf("%s=%q: the %s test ran: %v, want %v", TierVar, c.tier, name, ran, want)
+			}
+		}
+	}
+}
