@@ -7,7 +7,8 @@ import (
 
 // Each tier runs the tests it names and skips the others: a real-tmux test
 // (Require), a real agent's test (Agent, then Require), and, in the agents
-// tier, a test picked by its name that asked for no agent.
+// tier, a test picked by its name that asked for no agent. (-short skips
+// every agent: make unit checks only that they skip.)
 func TestRealAgentAndTmuxTestsRunOnlyInTheirTier(t *testing.T) {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux not installed")
@@ -31,7 +32,7 @@ func TestRealAgentAndTmuxTestsRunOnlyInTheirTier(t *testing.T) {
 		{"agents", false, true},
 	} {
 		t.Setenv(TierVar, c.tier)
-		for name, want := range map[string]bool{"tmux": c.tmux, "agent": c.agent} {
+		for name, want := range map[string]bool{"tmux": c.tmux, "agent": c.agent && !testing.Short()} {
 			ran := false
 			t.Run(c.tier+" "+name, func(t *testing.T) {
 				tests[name](t)
