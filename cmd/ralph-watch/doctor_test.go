@@ -161,8 +161,8 @@ func TestDoctorRefusesBadInputWithExit2(t *testing.T) {
 }
 
 // The real agents the tests drive (tmuxtest.Agent: $RALPH_TEST_CLAUDE, …;
-// else their program on PATH), each checked by doctor offline: a loop of each must work. One
-// doctor after another (a test waiting for the agents' places would hold
+// else their program on PATH), each checked by doctor offline: a loop of
+// each must work. One doctor after another (a test waiting for the agents' places would hold
 // one of go test's -parallel places all along), each holding two places
 // among the real agents all the tests run at once: its two loops run together.
 func TestDoctorPassesEachRealAgent(t *testing.T) {
