@@ -18,7 +18,7 @@ import (
 //	(unset) go test by hand: everything it finds
 //
 // A test says what it needs by calling Start or Require (real tmux) and
-// Agent (a real agent, before Start). The agents tier must run only the
+// Agent (a real agent, before Start, in the test or a parent). The agents tier must run only the
 // tests that call Agent, and the gate alone cannot see a test that never
 // reaches tmuxtest: so make test-agents picks tests by name (go test -run
 // AgentTests), and Agent fails any test whose name AgentTests does not
@@ -37,8 +37,26 @@ var agentTests = regexp.MustCompile(AgentTests)
 
 var (
 	askedMu sync.Mutex
-	asked   = map[testing.TB]bool{} // the tests that called Agent
+	asked   = map[string]bool{} // the names of the tests that called Agent
 )
+
+// askedForAgent says whether the test or one of the tests it runs within
+// called Agent (a subtest runs the agent its parent found).
+func askedForAgent(t testing.TB) bool {
+	askedMu.Lock()
+	defer askedMu.Unlock()
+	name := t.Name()
+	for {
+		if asked[name] {
+			return true
+		}
+		i := strings.LastIndex(name, "/")
+		if i < 0 {
+			return false
+		}
+		name = name[:i]
+	}
+}
 
 // tier is the tier that runs ("" when unset: every test).
 func tier(t testing.TB) string {
@@ -59,10 +77,7 @@ func needsTmux(t testing.TB) {
 	case "unit":
 		t.Skip("needs real tmux: make test")
 	case "agents":
-		askedMu.Lock()
-		ok := asked[t]
-		askedMu.Unlock()
-		if !ok {
+		if !askedForAgent(t) {
 			t.Skip("no real agent's test: make test")
 		}
 	}
@@ -97,11 +112,11 @@ func Agent(t testing.TB, name string) string {
 		}
 	}
 	askedMu.Lock()
-	if !asked[t] {
-		asked[t] = true
+	if name := t.Name(); !asked[name] {
+		asked[name] = true
 		t.Cleanup(func() {
 			askedMu.Lock()
-			delete(asked, t)
+			delete(asked, name)
 			askedMu.Unlock()
 		})
 	}
