@@ -10,36 +10,51 @@ BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/site-functions
 FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 
-.PHONY: all build test test-latest bench soak sim demo install uninstall lint fuzz clean player
+.PHONY: all build unit test test-agents test-latest bench soak sim demo install uninstall lint fuzz clean player
 
 all: build
 
 build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/ralph-watch
 
-# The whole suite, against real tmux servers on private sockets (the soak
-# tests: make soak). Its tests wait on tmux and agents far more than they
-# compute, so more of them run at once than there are cores: TESTPARALLEL
-# tests of a package, TESTPACKAGES packages (watch, cmd/ralph-watch and
-# scripts side by side, not the longest last). The real agents' tests
-# share RALPH_TEST_AGENTS places (3) across packages (tmuxtest.HoldAgentPlaces).
-# go test's usual output, then the ten slowest tests (bench/slowest).
+# The tests in tiers (watch/tmux/tmuxtest/tier.go), each with go test's
+# usual output, then its ten slowest tests (bench/slowest):
+#   make unit         no real tmux and no agent: the in-memory tmux, the
+#                     virtual clock, the simulation's seeds; -short, so
+#                     without the slow ones (go install, Chromium)
+#   make test         unit plus the tests against real tmux servers on
+#                     private sockets (no agents; the soak tests: make soak)
+#   make test-agents  only the real agents' tests, the agents offline
+#                     ($RALPH_TEST_CLAUDE, ..., else the programs on PATH)
+# Tests wait on tmux and agents far more than they compute, so more of them
+# run at once than there are cores: TESTPARALLEL tests of a package,
+# TESTPACKAGES packages (watch, cmd/ralph-watch and scripts side by side,
+# not the longest last). The real agents' tests share RALPH_TEST_AGENTS
+# places (3) across packages (tmuxtest.HoldAgentPlaces).
 TESTPARALLEL ?= 8
 TESTPACKAGES ?= 4
+GOTEST = $(GO) run ./bench/slowest -n 10 -- $(GO) test -json -count=1 -timeout 30m -p $(TESTPACKAGES) -parallel $(TESTPARALLEL)
+# The names of the real agents' tests: tmuxtest.AgentTests, which fails an
+# agent's test named otherwise, so that the pick misses none.
+AGENT_TESTS = RealAgent|Claude|Codex|Gemini|OpenCode|Copilot
+unit:
+	RALPH_TEST_TIER=unit $(GOTEST) -short ./...
 test:
 	$(GO) vet ./...
-	$(GO) run ./bench/slowest -n 10 -- $(GO) test -json -count=1 -timeout 30m -p $(TESTPACKAGES) -parallel $(TESTPARALLEL) ./...
+	RALPH_TEST_TIER=tmux $(GOTEST) ./...
+test-agents:
+	RALPH_TEST_TIER=agents $(GOTEST) -run '$(AGENT_TESTS)' ./...
 
 # The newest release of each agent pinned in watch/doctor/versions, from
 # the npm registry, installed into a cache (testdata/agents/install --latest):
-# their real-agent tests, then ralph-watch doctor on each. CI keeps the pins.
+# make test-agents, then ralph-watch doctor on each. CI keeps the pins.
 PINNED_AGENTS = $(shell sed -e 's/\#.*//' -e '/^[[:space:]]*$$/d' watch/doctor/versions | cut -d' ' -f1)
 test-latest: build
 	@for a in $(PINNED_AGENTS); do unset RALPH_TEST_$$(echo $$a | tr a-z A-Z); done; \
 	eval "$$(testdata/agents/install --latest $(PINNED_AGENTS))"; \
 	env | grep '^RALPH_TEST_' | sort; \
 	rc=0; \
-	$(GO) test -count=1 -timeout 30m -run 'RealAgent|Claude|Codex|Gemini|OpenCode|Copilot' ./watch/... || rc=1; \
+	$(MAKE) test-agents || rc=1; \
 	for a in $(PINNED_AGENTS); do \
 		bin=$$(printenv RALPH_TEST_$$(echo $$a | tr a-z A-Z)) || continue; \
 		./$(BIN) doctor --agent $$a -- "$$bin" || rc=1; \
@@ -55,7 +70,7 @@ bench:
 	rc=$$?; grep -E 'two loops of two iterations|over 1.5|^(ok|FAIL|--- SKIP)' bin/gemini-timing.log; exit $$rc
 
 # The load tests (1,000 iterations; 50 loops of 20 iterations), which make
-# test skips, printing what they measured; CI runs them after make test.
+# test skips, printing what they measured; CI runs them after the tiers.
 soak:
 	@mkdir -p bin
 	@RALPH_SOAK=1 $(GO) test -p 1 -count=1 -timeout 30m -run 'TestAThousandQuickIterationsLeakNothing|TestFiftyLoopsAtOnce|TestAStateFileIsNeverSeenHalfWritten' -v ./watch/... ./cmd/... >bin/soak.log 2>&1; \
@@ -63,7 +78,7 @@ soak:
 	[ $$rc = 0 ] || echo "make soak failed: the whole output is in bin/soak.log"; exit $$rc
 
 # The loop tested by simulation (watch/sim_test.go): SEEDS seeded scenarios
-# on the in-memory tmux, or one with SEED=N. make test runs 500, CI 10,000.
+# on the in-memory tmux, or one with SEED=N. make unit runs 500, CI 10,000.
 SEEDS ?= 10000
 sim:
 	@mkdir -p bin

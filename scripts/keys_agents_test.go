@@ -1,7 +1,6 @@
 package scripts_test
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -21,15 +20,12 @@ import (
 // name it was started with; Copilot CLI's is node running the package's
 // npm-loader.js, which is copilot.
 func TestLoopKeyLoopsARunningOpenCodeOrCopilotCLI(t *testing.T) {
-	for _, c := range []struct{ agent, variable, ready string }{
-		{"opencode", "RALPH_TEST_OPENCODE", "ctrl+p commands"},
-		{"copilot", "RALPH_TEST_COPILOT", "/ commands"},
+	for _, c := range []struct{ agent, ready string }{
+		{"opencode", "ctrl+p commands"},
+		{"copilot", "/ commands"},
 	} {
 		t.Run(c.agent, func(t *testing.T) {
-			exe := os.Getenv(c.variable)
-			if exe == "" {
-				t.Skipf("%s is not set (a %s to run offline)", c.variable, c.agent)
-			}
+			exe := tmuxtest.Agent(t, c.agent)
 			t.Parallel()
 			tmuxtest.HoldAgentPlaces(t, 1)
 			srv := tmuxtest.Start(t)

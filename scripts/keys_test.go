@@ -481,10 +481,7 @@ func TestDoneIsNoticedAtOnceWithThePluginDefaults(t *testing.T) {
 // Offline: onboarding done, the folder trusted, the API on a closed port.
 func TestLoopKeyLoopsARunningClaudeCodeAsItWasStarted(t *testing.T) {
 	t.Parallel()
-	claude := os.Getenv("RALPH_TEST_CLAUDE")
-	if claude == "" {
-		t.Skip("RALPH_TEST_CLAUDE is not set (a Claude Code to run offline)")
-	}
+	claude := tmuxtest.Agent(t, "claude")
 	tmuxtest.HoldAgentPlaces(t, 1)
 	srv := tmuxtest.Start(t)
 	p := install(t, srv, filepath.Join(srv.Dir, "home", ".tmux", "plugins", "ralph.tmux"), true)

@@ -22,7 +22,6 @@ import (
 var claudeCode = agentFixture{
 	name:     "claude",
 	title:    "Claude Code",
-	variable: "RALPH_TEST_CLAUDE",
 	protocol: "anthropic",
 	ends: []turnEnd{
 		{name: "no profile"},

@@ -20,7 +20,6 @@ import (
 var codexCLI = agentFixture{
 	name:     "codex",
 	title:    "Codex",
-	variable: "RALPH_TEST_CODEX",
 	protocol: "openai",
 	ends: []turnEnd{
 		{name: "turn hook true", profile: true, hook: true, via: words.ViaHook},

@@ -19,7 +19,6 @@ import (
 var copilotCLI = agentFixture{
 	name:     "copilot",
 	title:    "Copilot CLI",
-	variable: "RALPH_TEST_COPILOT",
 	protocol: "openai",
 	ends: []turnEnd{
 		{name: "turn hook true", profile: true, hook: true, via: words.ViaHook},

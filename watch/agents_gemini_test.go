@@ -25,7 +25,6 @@ import (
 var geminiCLI = agentFixture{
 	name:     "gemini",
 	title:    "Gemini CLI",
-	variable: "RALPH_TEST_GEMINI",
 	protocol: "gemini",
 	ends: []turnEnd{
 		{name: "turn hook true", profile: true, hook: true, via: words.ViaHook},

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
 	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
@@ -14,7 +13,6 @@ import (
 // iteration: no iteration can work until the person logs in.
 func TestRealAgentsEndTheLoopAtOnceWhenTheAPIRefusesTheirKey(t *testing.T) {
 	t.Parallel()
-	tmuxtest.Require(t)
 	for _, fx := range []agentFixture{claudeCode, codexCLI, geminiCLI, openCode, copilotCLI} {
 		codes := []string{"401"}
 		if fx.name == "claude" {

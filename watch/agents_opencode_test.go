@@ -17,7 +17,6 @@ import (
 var openCode = agentFixture{
 	name:     "opencode",
 	title:    "OpenCode",
-	variable: "RALPH_TEST_OPENCODE",
 	protocol: "openai",
 	ends: []turnEnd{
 		{name: "turn hook true", profile: true, hook: true, via: words.ViaHook},

@@ -6,14 +6,14 @@ package watch_test
 // request carried. Each agent is described once, by its fixture
 // (agents_claude_test.go, agents_codex_test.go, agents_gemini_test.go), and
 // set up as `ralph-watch doctor` sets it up (doctor.Prepare). A test is
-// skipped unless the agent's executable is found ($RALPH_TEST_<AGENT>, else
-// its program on PATH); testdata/agents/install fetches the pinned releases.
+// skipped unless its tier runs real agents (make test-agents) and the
+// agent's executable is found (tmuxtest.Agent: $RALPH_TEST_<AGENT>, else its
+// program on PATH); testdata/agents/install fetches the pinned releases.
 
 import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"regexp"
@@ -40,7 +40,6 @@ const loopPrompt = "Read the plan. When every task is finished, print RALPH_DONE
 type agentFixture struct {
 	name     string        // its profile, its program and its doctor setup: claude, codex, gemini
 	title    string        // as people call it
-	variable string        // where its executable is given
 	protocol string        // the fake API's protocol it speaks (fakeapi.Request.Provider)
 	ends     []turnEnd     // the ways its turns end that the table test tries
 	timeout  time.Duration // bound of a loop of two iterations
@@ -69,24 +68,10 @@ type turnEnd struct {
 	ready   []string // how readiness may be known (none: not checked)
 }
 
-// find returns the agent's executable ($variable, else its program on PATH)
-// or skips the test.
+// find returns the agent's executable or skips the test (tmuxtest.Agent).
 func (fx agentFixture) find(t *testing.T) string {
 	t.Helper()
-	if testing.Short() {
-		t.Skip(fx.title + " test skipped in -short mode")
-	}
-	if p := os.Getenv(fx.variable); p != "" {
-		if _, err := os.Stat(p); err != nil {
-			t.Fatalf("%s: %v", fx.variable, err)
-		}
-		return p
-	}
-	p, err := exec.LookPath(fx.name)
-	if err != nil {
-		t.Skipf("no %s executable (set %s=/path/to/%s)", fx.name, fx.variable, fx.name)
-	}
-	return p
+	return tmuxtest.Agent(t, fx.name)
 }
 
 // The same two cases for every agent and every way its turns end: a reply
@@ -95,7 +80,6 @@ func (fx agentFixture) find(t *testing.T) string {
 // never stops the loop.
 func TestRealAgentsEndEachTurnAndStopOnlyOnTheRepliedToken(t *testing.T) {
 	t.Parallel()
-	tmuxtest.Require(t)
 	for _, fx := range []agentFixture{claudeCode, codexCLI, geminiCLI, openCode, copilotCLI} {
 		t.Run(fx.name, func(t *testing.T) {
 			t.Parallel() // the agents side by side: holdRealAgentPlace bounds how many run at once

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -161,35 +160,23 @@ func TestDoctorRefusesBadInputWithExit2(t *testing.T) {
 	}
 }
 
-// The real agents the tests drive ($RALPH_TEST_CLAUDE, …; else their program
-// on PATH), each checked by doctor offline: a loop of each must work. One
-// doctor after another (a test waiting for the agents' places would hold
+// The real agents the tests drive (tmuxtest.Agent: $RALPH_TEST_CLAUDE, …;
+// else their program on PATH), each checked by doctor offline: a loop of
+// each must work. One doctor after another (a test waiting for the agents' places would hold
 // one of go test's -parallel places all along), each holding two places
 // among the real agents all the tests run at once: its two loops run together.
 func TestDoctorPassesEachRealAgent(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("real agents skipped in -short mode")
-	}
-	for _, a := range []struct{ agent, variable string }{
-		{"claude", "RALPH_TEST_CLAUDE"}, {"codex", "RALPH_TEST_CODEX"}, {"gemini", "RALPH_TEST_GEMINI"},
-		{"opencode", "RALPH_TEST_OPENCODE"}, {"copilot", "RALPH_TEST_COPILOT"},
-	} {
-		t.Run(a.agent, func(t *testing.T) {
-			path := os.Getenv(a.variable)
-			if path == "" {
-				var err error
-				if path, err = exec.LookPath(a.agent); err != nil {
-					t.Skipf("no %s executable (set %s=/path/to/%s)", a.agent, a.variable, a.agent)
-				}
-			}
+	for _, agent := range []string{"claude", "codex", "gemini", "opencode", "copilot"} {
+		t.Run(agent, func(t *testing.T) {
+			path := tmuxtest.Agent(t, agent)
 			tmuxtest.HoldAgentPlaces(t, 2)
 			c := newCLI(t)
 			// Doctor bounds each of its loops (150 s): a busy machine is no failure.
-			code, out, errOut := c.runWithin(4*time.Minute, nil, "doctor", "--agent", a.agent, "--", path)
-			t.Logf("ralph-watch doctor --agent %s -- %s\n%s%s", a.agent, path, out, errOut)
+			code, out, errOut := c.runWithin(4*time.Minute, nil, "doctor", "--agent", agent, "--", path)
+			t.Logf("ralph-watch doctor --agent %s -- %s\n%s%s", agent, path, out, errOut)
 			if code != 0 {
-				t.Errorf("exit %d, want 0 (a loop of %s would work)", code, a.agent)
+				t.Errorf("exit %d, want 0 (a loop of %s would work)", code, agent)
 			}
 		})
 	}
@@ -270,13 +257,7 @@ func TestDoctorSaysAWrapperReplacedItsSandbox(t *testing.T) {
 // of its own: doctor ends the agent before any prompt reaches that API.
 func TestDoctorSaysARealClaudesWrapperReplacedItsSandbox(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("real agents skipped in -short mode")
-	}
-	claude := os.Getenv("RALPH_TEST_CLAUDE")
-	if claude == "" {
-		t.Skip("no Claude Code (set RALPH_TEST_CLAUDE=/path/to/claude)")
-	}
+	claude := tmuxtest.Agent(t, "claude")
 	c := newCLI(t)
 	api, err := fakeapi.Start(fakeapi.Options{Reply: "Hello from the wrapper's own API."})
 	if err != nil {

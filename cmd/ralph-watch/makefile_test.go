@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
 )
 
 // makeVariable is the words of a variable of the Makefile, as NAME = a \ b.
@@ -85,5 +87,20 @@ func TestMakeFuzzFuzzesEveryFuzzFunction(t *testing.T) {
 		if !slices.Contains(found, l) {
 			t.Errorf("the Makefile's FUZZ lists %s, which is no fuzz function of that package", l)
 		}
+	}
+}
+
+// make test-agents picks the real agents' tests by the names that
+// tmuxtest.Agent holds every such test to: one pattern in both places.
+func TestMakeTestAgentsPicksTheTestsTmuxtestAgentAllows(t *testing.T) {
+	makefile, err := os.ReadFile("../../Makefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(makeVariable(t, string(makefile), "AGENT_TESTS"), " "); got != tmuxtest.AgentTests {
+		t.Errorf("the Makefile's AGENT_TESTS is %q, tmuxtest.AgentTests %q", got, tmuxtest.AgentTests)
+	}
+	if !strings.Contains(string(makefile), "RALPH_TEST_TIER=agents $(GOTEST) -run '$(AGENT_TESTS)'") {
+		t.Error("make test-agents does not run the AGENT_TESTS in the agents tier")
 	}
 }

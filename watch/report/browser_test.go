@@ -16,9 +16,13 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch/history"
 )
 
-// chromium is Debian's Chromium, or the test is skipped.
+// chromium is Debian's Chromium, or the test is skipped (in -short mode
+// too: make unit, it takes half a minute).
 func chromium(t *testing.T) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("starts Chromium: skipped in -short mode")
+	}
 	for _, name := range []string{"chromium", "chromium-browser"} {
 		if path, err := exec.LookPath(name); err == nil {
 			return path

@@ -37,10 +37,12 @@ var serial atomic.Int64
 // TmuxVar names the tmux the tests run (a path); unset, the tmux on PATH.
 const TmuxVar = "RALPH_TEST_TMUX"
 
-// Require skips the test when tmux is not installed, and fails it when
-// TmuxVar names one that its package's tests do not run (without Main).
+// Require skips the test when its tier runs no real tmux (tier.go) or
+// tmux is not installed, and fails it when TmuxVar names one that its
+// package's tests do not run (without Main).
 func Require(t testing.TB) {
 	t.Helper()
+	needsTmux(t)
 	if os.Getenv(TmuxVar) != "" && !inMain.Load() {
 		t.Fatalf("%s is set: the package's TestMain must run its tests with tmuxtest.Main, which puts that tmux first on PATH", TmuxVar)
 	}
@@ -52,8 +54,11 @@ func Require(t testing.TB) {
 // useTestTmux puts a folder holding a link named tmux to the TmuxVar tmux
 // first on PATH, for this process and every child (the plugin's scripts and
 // the agents' wrappers run plain tmux), and returns that folder ("" when
-// TmuxVar is unset).
+// TmuxVar is unset); in the unit tier, one whose tmux fails (noTmux).
 func useTestTmux() (string, error) {
+	if os.Getenv(TierVar) == "unit" {
+		return noTmux()
+	}
 	want := os.Getenv(TmuxVar)
 	if want == "" {
 		return "", nil
@@ -70,6 +75,21 @@ func useTestTmux() (string, error) {
 		return "", err
 	}
 	if err := os.Symlink(path, filepath.Join(dir, "tmux")); err != nil {
+		_ = os.RemoveAll(dir)
+		return "", err
+	}
+	return dir, os.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+}
+
+// noTmux puts a tmux that fails, saying why, first on PATH: a test of the
+// unit tier that reaches real tmux without Start or Require fails.
+func noTmux() (string, error) {
+	dir, err := os.MkdirTemp("", "ralph-notmux-")
+	if err != nil {
+		return "", err
+	}
+	script := "#!/bin/sh\necho 'tmux: make unit runs no real tmux: the test must call tmuxtest.Start or tmuxtest.Require' >&2\nexit 1\n"
+	if err := os.WriteFile(filepath.Join(dir, "tmux"), []byte(script), 0o755); err != nil {
 		_ = os.RemoveAll(dir)
 		return "", err
 	}
@@ -244,7 +264,9 @@ func Main(m *testing.M) int {
 	if linkDir != "" {
 		defer func() { _ = os.RemoveAll(linkDir) }()
 	}
-	if path, err := exec.LookPath("tmux"); err == nil {
+	if os.Getenv(TierVar) == "unit" {
+		fmt.Println("tmuxtest: the unit tier, no real tmux")
+	} else if path, err := exec.LookPath("tmux"); err == nil {
 		version, _ := exec.Command(path, "-V").Output()
 		if real, err := filepath.EvalSymlinks(path); err == nil {
 			path = real // the tmux itself, not the link to it
