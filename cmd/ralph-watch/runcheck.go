@@ -265,14 +265,21 @@ func applyTasks(f *runFlags) error {
 		if f.cfg.Review {
 			return control.Errorf(words.ExitUsage, "--review needs --tasks FILE: it reviews the plan's tasks")
 		}
+		if f.cfg.TaskID != "" {
+			return control.Errorf(words.ExitUsage, "--task needs --tasks FILE: it names a task of the plan")
+		}
 		return nil
 	}
 	path, err := filepath.Abs(f.tasksFile)
 	if err != nil {
 		return control.Errorf(words.ExitUsage, "tasks file: %v", err)
 	}
-	if _, _, err := watch.ReadTasks(path); err != nil {
+	p, _, err := watch.ReadTasks(path)
+	if err != nil {
 		return control.Errorf(words.ExitUsage, "%v", err)
+	}
+	if id := f.cfg.TaskID; id != "" && p.Task(id) == nil {
+		return control.Errorf(words.ExitUsage, "--task %s: the plan %s has no such task", id, path)
 	}
 	f.cfg.TasksFile = path
 	return nil

@@ -1,0 +1,166 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ralph-tmux/ralph.tmux/watch/fan"
+)
+
+// fanAgent does the task its prompt names ("Make file-x"): writes file-x
+// and, when the file share is beside it or the task has touches, shared.txt (its name alone, or,
+// over a conflict, both sides without the markers); keeps the prompt and
+// ticks the task's box.
+const fanAgent = `f=$(printf %s "$1" | grep -o 'file-[a-z0-9]*' | head -1)
+printf '%s\n' "$1" > "../prompt-$f-$RALPH_ITERATION"
+echo "$f" > "$f"
+if grep -q '^<<<<<<<' shared.txt; then grep -v '^[<=>]\{7\}' shared.txt > shared.new; mv shared.new shared.txt
+elif [ -f "$(dirname "$0")/share" ] || printf %s "$1" | grep -q "touches:"; then echo "$f" > shared.txt; fi
+sed -i "s/- \[ \] Make $f\$/- [x] Make $f/" PLAN.md`
+
+// newFanRepo makes a repository with the plan and a prompt, committed.
+func newFanRepo(c *cli, planText string) string {
+	c.t.Helper()
+	repo := filepath.Join(c.srv.Dir, "repo")
+	if err := os.MkdirAll(repo, 0o755); err != nil {
+		c.t.Fatal(err)
+	}
+	for name, text := range map[string]string{"PLAN.md": planText, "PROMPT.md": "do the task\n", "shared.txt": "base\n"} {
+		if err := os.WriteFile(filepath.Join(repo, name), []byte(text), 0o644); err != nil {
+			c.t.Fatal(err)
+		}
+	}
+	c.git(repo, "init", "-q", "-b", "main")
+	c.git(repo, "add", "-A")
+	c.git(repo, "commit", "-q", "-m", "start")
+	if err := os.WriteFile(filepath.Join(c.srv.Dir, "agent.sh"), []byte(fanAgent), 0o755); err != nil {
+		c.t.Fatal(err)
+	}
+	return repo
+}
+
+// share makes the scripted agent write shared.txt too.
+func share(c *cli) {
+	if err := os.WriteFile(filepath.Join(c.srv.Dir, "share"), nil, 0o644); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+// fanArgs runs a fan named name on repo's plan with the scripted agent.
+func fanArgs(c *cli, name string, max string, extra ...string) []string {
+	args := []string{"fan", "-S", c.srv.Socket, "--name", name, "--tasks", "repo/PLAN.md", "--max", max,
+		"--restart-delay", "0", "--prompt-mode", "arg", "--max-iterations", "3"}
+	return append(append(args, extra...), "--", "sh", filepath.Join(c.srv.Dir, "agent.sh"))
+}
+
+// fanEvents are the queue's history of fan name.
+func fanEvents(c *cli, name string) []fan.Event {
+	c.t.Helper()
+	data, err := os.ReadFile(filepath.Join(c.srv.Dir, "state", "fans", name, "queue.jsonl"))
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	var events []fan.Event
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var e fan.Event
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			c.t.Fatalf("queue.jsonl line %q: %v", line, err)
+		}
+		events = append(events, e)
+	}
+	return events
+}
+
+func TestFanLandsFourTasksOneAtATimeEachAfterItsChecks(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	repo := newFanRepo(c, "# Plan\n\n- [ ] Make file-a\n- [ ] Make file-b\n- [ ] Make file-c\n- [ ] Make file-d\n")
+	checked := filepath.Join(c.srv.Dir, "checked")
+	c.wantEnv(gitEnv, fanArgs(c, "four", "2", "--check", "git log -1 --format=%s >> "+checked), 0, "4 of 4 tasks landed on ralph/fan-four", "")
+	subjects := strings.Fields(strings.ReplaceAll(c.git(repo, "log", "--format=%s", "main..ralph/fan-four"), "Make ", "Make_"))
+	if len(subjects) != 12 { // "Task N: Make_file-x", newest first
+		t.Fatalf("the fan's branch holds %q, want four task commits", subjects)
+	}
+	if got := c.git(repo, "rev-list", "--merges", "main..ralph/fan-four"); got != "" {
+		t.Errorf("the fan's branch has merges: %q", got)
+	}
+	for _, f := range []string{"file-a", "file-b", "file-c", "file-d"} {
+		if got := strings.TrimSpace(c.git(repo, "show", "ralph/fan-four:"+f)); got != f {
+			t.Errorf("%s on the fan's branch: %q", f, got)
+		}
+	}
+	if got := c.git(repo, "show", "ralph/fan-four:PLAN.md"); strings.Count(got, "- [x]") != 4 {
+		t.Errorf("the fan's plan is not ticked:\n%s", got)
+	}
+	log, _ := os.ReadFile(checked)
+	landed := 0
+	for _, e := range fanEvents(c, "four") {
+		if e.Event != "landed" {
+			continue
+		}
+		landed++
+		subject := strings.TrimSpace(c.git(repo, "log", "-1", "--format=%s", e.Commit))
+		if !strings.Contains(string(log), subject+"\n") {
+			t.Errorf("landed %q without its check running on it; checks ran on:\n%s", subject, log)
+		}
+	}
+	if landed != 4 {
+		t.Errorf("%d tasks landed in queue.jsonl, want 4", landed)
+	}
+	if got := c.git(repo, "status", "--porcelain", "--untracked-files=no"); got != "" || c.git(repo, "branch", "--show-current") != "main\n" {
+		t.Errorf("the person's working tree changed: %q", got)
+	}
+}
+
+func TestFanSendsAConflictBackToItsLoopAndLandsItOnTheNextTry(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	repo := newFanRepo(c, "- [ ] Make file-a\n- [ ] Make file-b\n")
+	share(c)
+	c.wantEnv(gitEnv, fanArgs(c, "clash", "2"), 0, "2 of 2 tasks landed on ralph/fan-clash", "")
+	var sentBack []fan.Event
+	for _, e := range fanEvents(c, "clash") {
+		if e.Event == "sent-back" {
+			sentBack = append(sentBack, e)
+		}
+	}
+	if len(sentBack) != 1 || !strings.Contains(sentBack[0].Why, "shared.txt") {
+		t.Fatalf("sent back %+v, want one conflict in shared.txt", sentBack)
+	}
+	second := map[string]string{"1": "file-a", "2": "file-b"}[sentBack[0].Task]
+	prompt, _ := os.ReadFile(filepath.Join(repo, ".ralph", "worktrees", "prompt-"+second+"-1"))
+	if !strings.Contains(string(prompt), "conflicts with work landed since") || !strings.Contains(string(prompt), "shared.txt") {
+		t.Errorf("the loop's next prompt lacks the conflict:\n%s", prompt)
+	}
+	if got := c.git(repo, "show", "ralph/fan-clash:shared.txt"); got != "file-a\nfile-b\n" && got != "file-b\nfile-a\n" {
+		t.Errorf("shared.txt on the fan's branch: %q, want both tasks' lines", got)
+	}
+}
+
+func TestFanKeepsTasksThatTouchOneFileApart(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	repo := newFanRepo(c, "- [ ] Make file-a\n  touches: shared.txt\n- [ ] Make file-b\n  touches: *.txt\n- [ ] Make file-c\n")
+	code, stdout, stderr := c.run(gitEnv, fanArgs(c, "apart", "3")...)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	landedA, startedB := strings.Index(stdout, "task 1 landed"), strings.Index(stdout, "works task 2")
+	if landedA < 0 || startedB < landedA {
+		t.Errorf("task 2 started before task 1, which touches its files, landed:\n%s", stdout)
+	}
+	if startedC := strings.Index(stdout, "works task 3"); startedC > landedA {
+		t.Errorf("task 3, which touches nothing of theirs, waited:\n%s", stdout)
+	}
+	for _, e := range fanEvents(c, "apart") {
+		if e.Event == "sent-back" {
+			t.Errorf("a task was sent back: %+v", e)
+		}
+	}
+	if got := c.git(repo, "show", "ralph/fan-apart:shared.txt"); got != "file-b\n" {
+		t.Errorf("shared.txt on the fan's branch: %q", got)
+	}
+}
