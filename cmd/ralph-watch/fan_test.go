@@ -13,12 +13,13 @@ import (
 // fanAgent does the task its prompt names ("Make file-x"): writes file-x
 // and, when the file share is beside it or the task has touches, shared.txt (its name alone, or,
 // over a conflict, both sides without the markers); keeps the prompt and
-// ticks the task's box.
+// ticks the task's box; told a check failed, it writes the file fixed.
 const fanAgent = `f=$(printf %s "$1" | grep -o 'file-[a-z0-9]*' | head -1)
 printf '%s\n' "$1" > "../prompt-$f-$RALPH_ITERATION"
 echo "$f" > "$f"
 if grep -q '^<<<<<<<' shared.txt; then grep -v '^[<=>]\{7\}' shared.txt > shared.new; mv shared.new shared.txt
 elif [ -f "$(dirname "$0")/share" ] || printf %s "$1" | grep -q "touches:"; then echo "$f" > shared.txt; fi
+if printf %s "$1" | grep -q 'fails the check'; then echo fixed > fixed; fi
 sed -i "s/- \[ \] Make $f\$/- [x] Make $f/" PLAN.md`
 
 // newFanRepo makes a repository with the plan and a prompt, committed.
@@ -163,4 +164,40 @@ func TestFanKeepsTasksThatTouchOneFileApart(t *testing.T) {
 	if got := c.git(repo, "show", "ralph/fan-apart:shared.txt"); got != "file-b\n" {
 		t.Errorf("shared.txt on the fan's branch: %q", got)
 	}
+}
+
+func TestFanSendsATaskWhoseCheckFailsOnTheBranchBackWithTheChecksOutput(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	repo := newFanRepo(c, "- [ ] Make file-a\n- [ ] Make file-b\n")
+	check := `if [ -f file-a ] && [ -f file-b ] && [ ! -f fixed ]; then echo "file-a and file-b clash"; exit 1; fi`
+	c.wantEnv(gitEnv, fanArgs(c, "checked", "2", "--check", check), 0, "2 of 2 tasks landed on ralph/fan-checked", "")
+	var sentBack []fan.Event
+	for _, e := range fanEvents(c, "checked") {
+		if e.Event == "sent-back" {
+			sentBack = append(sentBack, e)
+		}
+	}
+	if len(sentBack) != 1 || !strings.Contains(sentBack[0].Why, "file-a and file-b clash") {
+		t.Fatalf("sent back %+v, want one with the check's output", sentBack)
+	}
+	if got := c.git(repo, "show", "ralph/fan-checked:fixed"); got != "fixed\n" {
+		t.Errorf("the fix did not land: %q", got)
+	}
+}
+
+func TestRunTaskWorksOnlyTheTaskItNames(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	if err := os.WriteFile(filepath.Join(c.srv.Dir, "PLAN.md"), []byte("- [ ] Make file-a\n- [ ] Make file-b\n- [ ] Make file-c\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	agent := `f=$(printf %s "$1" | grep -o 'file-[a-z]' | head -1); echo "$f" >> worked; sed -i "s/- \[ \] Make $f/- [x] Make $f/" PLAN.md`
+	c.want([]string{"run", "-S", c.srv.Socket, "-t", c.pane(c.srv.Dir), "--name", "one", "--restart-delay", "0", "--prompt-mode", "arg",
+		"--max-iterations", "5", "--tasks", "PLAN.md", "--task", "2", "--", "sh", "-c", agent, "agent"}, 0, "task 2 done, stopping loop", "")
+	if worked, _ := os.ReadFile(filepath.Join(c.srv.Dir, "worked")); string(worked) != "file-b\n" {
+		t.Errorf("the loop worked on %q, want file-b alone", worked)
+	}
+	c.want([]string{"run", "-S", c.srv.Socket, "-t", c.srv.NewPane(), "--tasks", "PLAN.md", "--task", "9", "--", "sh"}, 2, "", "--task 9: the plan")
+	c.want([]string{"run", "-S", c.srv.Socket, "-t", c.srv.NewPane(), "--task", "1", "--", "sh"}, 2, "", "--task needs --tasks FILE")
 }
