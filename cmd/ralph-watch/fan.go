@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
@@ -164,6 +165,7 @@ func runFan(ctx context.Context, e env, ff *fanFlags, fs *flag.FlagSet, command 
 		cmd := exec.Command(exe, args...)
 		cmd.Dir, cmd.Stdout, cmd.Stderr = t.Worktree, log, log
 		cmd.Env = append(os.Environ(), "RALPH_DETACH=false", "TMUX_PANE=")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // the fan stopped, its loops go on: a fan started again takes them up
 		if err := cmd.Start(); err != nil {
 			log.Close()
 			return nil, fmt.Errorf("start loop %s: %w", t.Loop, err)
@@ -175,6 +177,9 @@ func runFan(ctx context.Context, e env, ff *fanFlags, fs *flag.FlagSet, command 
 			ch <- cmd.ProcessState.ExitCode()
 		}()
 		return ch, nil
+	}
+	r.Adopt = func(t fan.Task) (<-chan int, bool) {
+		return adoptLoop(state.Root(e.Getenv), t.Loop)
 	}
 	fmt.Fprintf(e.Stdout, "[ralph] %s: fan of %d loops on %s, landing on %s (watch it with: tmux%s attach -t %s)\n",
 		name, ff.max, planRel, s.Into, serverArgs(f), name)
@@ -194,6 +199,42 @@ func runFan(ctx context.Context, e env, ff *fanFlags, fs *flag.FlagSet, command 
 		return control.Errorf(words.ExitLimit, "")
 	}
 	return nil
+}
+
+// adoptLoop follows a loop an earlier fan started: until its watcher
+// lets go, then its end (0: its task done). A loop gone unfinished is
+// not taken up.
+func adoptLoop(root, name string) (<-chan int, bool) {
+	l, err := control.Find(root, name)
+	if err != nil {
+		return nil, false
+	}
+	code := func(st *state.State) int {
+		if st.ExitReason != nil && *st.ExitReason == string(words.ReasonTasksDone) {
+			return 0
+		}
+		return words.ExitLimit
+	}
+	ch := make(chan int, 1)
+	if !l.Watched {
+		if code(l.State) != 0 {
+			return nil, false
+		}
+		ch <- 0
+		return ch, true
+	}
+	go func() {
+		for l.Store.Locked() {
+			time.Sleep(200 * time.Millisecond)
+		}
+		st, err := l.Store.Load()
+		if err != nil {
+			ch <- words.ExitFailed
+			return
+		}
+		ch <- code(st)
+	}()
+	return ch, true
 }
 
 // openFan takes up the fan's record, or starts one: its branch made from
@@ -232,11 +273,16 @@ func fanPane(tm []string, session string, slot int, dir string, panes map[int]st
 		}
 		return strings.TrimSpace(string(out)), nil
 	}
+	window := "loop-" + strconv.Itoa(slot)
+	if _, ok := panes[slot]; !ok { // a fan taken up again finds its windows
+		if pane, err := tmux("list-panes", "-t", "="+session+":"+window, "-F", "#{pane_id}"); err == nil && pane != "" {
+			panes[slot] = strings.Fields(pane)[0]
+		}
+	}
 	if pane, ok := panes[slot]; ok {
 		_, err := tmux("respawn-pane", "-k", "-t", pane, "-c", dir)
 		return pane, err
 	}
-	window := "loop-" + strconv.Itoa(slot)
 	var pane string
 	var err error
 	if _, has := tmux("has-session", "-t", "="+session); has != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -13,8 +14,10 @@ import (
 // fanAgent does the task its prompt names ("Make file-x"): writes file-x
 // and, when the file share is beside it or the task has touches, shared.txt (its name alone, or,
 // over a conflict, both sides without the markers); keeps the prompt and
-// ticks the task's box; told a check failed, it writes the file fixed.
+// ticks the task's box (after a second when the file slow is beside
+// it); told a check failed, it writes the file fixed.
 const fanAgent = `f=$(printf %s "$1" | grep -o 'file-[a-z0-9]*' | head -1)
+if [ -f "$(dirname "$0")/slow" ]; then sleep 1; fi
 printf '%s\n' "$1" > "../prompt-$f-$RALPH_ITERATION"
 echo "$f" > "$f"
 if grep -q '^<<<<<<<' shared.txt; then grep -v '^[<=>]\{7\}' shared.txt > shared.new; mv shared.new shared.txt
@@ -200,4 +203,39 @@ func TestRunTaskWorksOnlyTheTaskItNames(t *testing.T) {
 	}
 	c.want([]string{"run", "-S", c.srv.Socket, "-t", c.srv.NewPane(), "--tasks", "PLAN.md", "--task", "9", "--", "sh"}, 2, "", "--task 9: the plan")
 	c.want([]string{"run", "-S", c.srv.Socket, "-t", c.srv.NewPane(), "--task", "1", "--", "sh"}, 2, "", "--task needs --tasks FILE")
+}
+
+func TestAFanKilledMidwayAndStartedAgainLandsEveryTaskOnce(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	repo := newFanRepo(c, "- [ ] Make file-a\n- [ ] Make file-b\n- [ ] Make file-c\n- [ ] Make file-d\n")
+	if err := os.WriteFile(filepath.Join(c.srv.Dir, "slow"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	first := c.command(gitEnv, fanArgs(c, "again", "2")...)
+	out, err := first.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := bufio.NewScanner(out)
+	for lines.Scan() && !strings.Contains(lines.Text(), "landed on") {
+	}
+	_ = first.Process.Kill() // mid-fan: one task landed, loops at work
+	_ = first.Wait()
+	c.wantEnv(gitEnv, fanArgs(c, "again", "2"), 0, "4 of 4 tasks landed on ralph/fan-again", "")
+	landed := map[string]int{}
+	for _, e := range fanEvents(c, "again") {
+		if e.Event == "landed" {
+			landed[e.Task]++
+		}
+	}
+	if len(landed) != 4 || landed["1"]+landed["2"]+landed["3"]+landed["4"] != 4 {
+		t.Errorf("landed %v, want each of the four tasks once", landed)
+	}
+	if got := strings.Count(c.git(repo, "log", "--format=%s", "main..ralph/fan-again"), "Task "); got != 4 {
+		t.Errorf("the fan's branch has %d task commits, want 4", got)
+	}
 }

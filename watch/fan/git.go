@@ -159,6 +159,12 @@ func Candidate(queue, tip, base, commit, planRel, id, title string) (cand string
 	return cand, nil, err
 }
 
+// Contains reports whether commit is on tip's history.
+func Contains(repo, tip, commit string) bool {
+	_, err := git(repo, nil, "merge-base", "--is-ancestor", commit, tip)
+	return err == nil
+}
+
 // Advance fast-forwards branch from tip to cand, refused if the branch
 // moved meanwhile: nothing is ever forced.
 func Advance(repo, branch, cand, tip string) error {

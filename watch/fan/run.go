@@ -24,6 +24,10 @@ type Runner struct {
 	// with a note for its first prompt (why it was sent back); the channel
 	// gets the loop's exit status once it ends.
 	Start func(t Task, note string) (<-chan int, error)
+	// Adopt takes up the loop a fan killed before had started on t: the
+	// channel gets its exit status (0 done) once it ends; false when it
+	// is gone unfinished and must start again.
+	Adopt func(t Task) (<-chan int, bool)
 }
 
 type ended struct {
@@ -84,6 +88,13 @@ func (r *Runner) Run(ctx context.Context) error {
 	}
 	for i := range s.Tasks { // and the loops it had started
 		if t := &s.Tasks[i]; t.State == Working {
+			if ch, ok := r.adopt(*t); ok {
+				free[t.Slot] = false
+				running++
+				r.say("loop %s on task %s taken up", t.Loop, t.ID)
+				go func(id string) { done <- ended{id, <-ch} }(t.ID)
+				continue
+			}
 			t.State = Open
 			if err := start(t, "The fan was restarted: go on with this task where the work stands."); err != nil {
 				return err
@@ -149,6 +160,13 @@ func (r *Runner) Run(ctx context.Context) error {
 	}
 }
 
+func (r *Runner) adopt(t Task) (<-chan int, bool) {
+	if r.Adopt == nil || t.Slot < 1 || t.Slot > r.State.Max {
+		return nil, false
+	}
+	return r.Adopt(t)
+}
+
 // land tries to land task id: its work on the fan branch's tip, the
 // checks, a fast-forward. What fails goes back to a loop on the task, or,
 // after MergeAttempts, waits for review.
@@ -163,6 +181,12 @@ func (r *Runner) land(ctx context.Context, id string, start func(*Task, string) 
 	if err := EnsureWorktree(s.Repo, queue, "", tip); err != nil {
 		return fmt.Errorf("create the queue's worktree: %w", err)
 	}
+	if t.Landed != "" && Contains(s.Repo, tip, t.Landed) { // landed by a fan killed before it said so
+		t.State = Landed
+		_ = Log(r.Dir, Event{Task: t.ID, Event: "landed", Commit: t.Landed})
+		s.Queue = remove(s.Queue, id)
+		return r.save()
+	}
 	t.Merges++
 	cand, conflicts, err := Candidate(queue, tip, t.Base, t.Commit, s.Plan, t.ID, t.Title)
 	var why string
@@ -175,11 +199,16 @@ func (r *Runner) land(ctx context.Context, id string, start func(*Task, string) 
 	default:
 		if out, failed := r.check(ctx, queue); failed != "" {
 			why = fmt.Sprintf("Your work on task %s, put on the tip of %s, fails the check %s:\n\n%s\n\nPut it right and tick the task again.", t.ID, s.Into, failed, out)
+		} else if t.Landed = cand; r.save() != nil {
+			why = "Landing task " + t.ID + " failed: the fan's record cannot be written"
 		} else if err := Advance(s.Repo, s.Into, cand, tip); err != nil {
 			why = fmt.Sprintf("Landing task %s failed: %v", t.ID, err)
 		}
 	}
 	s.Queue = remove(s.Queue, id)
+	if why != "" {
+		t.Landed = ""
+	}
 	if why == "" {
 		t.State, t.Landed, t.Why = Landed, cand, ""
 		r.say("task %s landed on %s (%s)", t.ID, s.Into, short(cand))
