@@ -133,6 +133,10 @@ func runFan(ctx context.Context, e env, ff *fanFlags, fs *flag.FlagSet, command 
 	if err != nil {
 		return err
 	}
+	s.PID = os.Getpid()
+	if err := s.Save(fanDir); err != nil {
+		return control.Errorf(words.ExitFailed, "%v", err)
+	}
 	tm := tmuxArgs(f, e)
 	panes := map[int]string{}
 	exe, err := e.Executable()
@@ -156,7 +160,7 @@ func runFan(ctx context.Context, e env, ff *fanFlags, fs *flag.FlagSet, command 
 			}
 		}
 		args := append([]string{"run"}, tm...)
-		args = append(args, "-t", pane, "--name", t.Loop, "--tasks", filepath.Join(t.Worktree, planRel), "--task", t.ID)
+		args = append(args, "-t", pane, "--replace", "--name", t.Loop, "--tasks", filepath.Join(t.Worktree, planRel), "--task", t.ID)
 		args = append(append(append(args, pass...), "--"), command...)
 		log, err := os.OpenFile(filepath.Join(fanDir, t.Loop+".log"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 		if err != nil {
@@ -201,14 +205,16 @@ func runFan(ctx context.Context, e env, ff *fanFlags, fs *flag.FlagSet, command 
 	return nil
 }
 
-// adoptLoop follows a loop an earlier fan started: until its watcher
-// lets go, then its end (0: its task done). A loop gone unfinished is
-// not taken up.
+// adoptLoop follows a loop the fan started and lost sight of (a fan
+// started again, a loop interrupted or paused): until it has ended and no
+// watcher holds it, then its end (0: its task done). A loop that ended
+// unfinished is not taken up.
 func adoptLoop(root, name string) (<-chan int, bool) {
 	l, err := control.Find(root, name)
 	if err != nil {
 		return nil, false
 	}
+	ended := func(st *state.State) bool { return st.Status == state.Stopped || st.Status == state.Failed }
 	code := func(st *state.State) int {
 		if st.ExitReason != nil && *st.ExitReason == string(words.ReasonTasksDone) {
 			return 0
@@ -216,7 +222,7 @@ func adoptLoop(root, name string) (<-chan int, bool) {
 		return words.ExitLimit
 	}
 	ch := make(chan int, 1)
-	if !l.Watched {
+	if !l.Watched && ended(l.State) {
 		if code(l.State) != 0 {
 			return nil, false
 		}
@@ -224,15 +230,18 @@ func adoptLoop(root, name string) (<-chan int, bool) {
 		return ch, true
 	}
 	go func() {
-		for l.Store.Locked() {
+		for {
+			st, err := l.Store.Load()
+			if err != nil {
+				ch <- words.ExitFailed
+				return
+			}
+			if ended(st) && !l.Store.Locked() {
+				ch <- code(st)
+				return
+			}
 			time.Sleep(200 * time.Millisecond)
 		}
-		st, err := l.Store.Load()
-		if err != nil {
-			ch <- words.ExitFailed
-			return
-		}
-		ch <- code(st)
 	}()
 	return ch, true
 }

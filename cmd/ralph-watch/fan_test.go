@@ -3,7 +3,9 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -114,6 +116,8 @@ func TestFanLandsFourTasksOneAtATimeEachAfterItsChecks(t *testing.T) {
 	if landed != 4 {
 		t.Errorf("%d tasks landed in queue.jsonl, want 4", landed)
 	}
+	c.want([]string{"status", "four"}, 0, "Tasks: 4 of 4 landed, 0 working, 0 queued, 0 waiting for review\n", "")
+	c.want([]string{"status", "--json", "four"}, 0, `"state": "landed"`, "")
 	if got := c.git(repo, "status", "--porcelain", "--untracked-files=no"); got != "" || c.git(repo, "branch", "--show-current") != "main\n" {
 		t.Errorf("the person's working tree changed: %q", got)
 	}
@@ -235,7 +239,44 @@ func TestAFanKilledMidwayAndStartedAgainLandsEveryTaskOnce(t *testing.T) {
 	if len(landed) != 4 || landed["1"]+landed["2"]+landed["3"]+landed["4"] != 4 {
 		t.Errorf("landed %v, want each of the four tasks once", landed)
 	}
-	if got := strings.Count(c.git(repo, "log", "--format=%s", "main..ralph/fan-again"), "Task "); got != 4 {
-		t.Errorf("the fan's branch has %d task commits, want 4", got)
+	if got := c.git(repo, "log", "--format=%s", "main..ralph/fan-again"); strings.Count(got, "Task ") != 4 || strings.Count(got, "Task 1:") != 1 {
+		t.Errorf("the fan's branch has %q, want each of the four tasks once", got)
+	}
+}
+
+func TestAFanIsPausedResumedAndStoppedAsOneAndStartedAgain(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	repo := newFanRepo(c, "- [ ] Make file-a\n- [ ] Make file-b\n- [ ] Make file-c\n")
+	if err := os.WriteFile(filepath.Join(c.srv.Dir, "slow"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	first := c.command(gitEnv, fanArgs(c, "steered", "2")...)
+	out, err := first.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := bufio.NewScanner(out)
+	for lines.Scan() && !strings.Contains(lines.Text(), "works task 2") {
+	}
+	go func() { // the rest of its output, so that it never blocks
+		for lines.Scan() {
+		}
+	}()
+	c.want([]string{"status", "steered"}, 0, "Fan: steered, running", "")
+	c.want([]string{"pause", "steered"}, 0, "", "")
+	c.want([]string{"resume", "steered"}, 0, "", "")
+	c.want([]string{"stop", "steered"}, 0, "stopped fan steered", "")
+	var ee *exec.ExitError
+	if err := first.Wait(); !errors.As(err, &ee) || ee.ExitCode() != 130 {
+		t.Errorf("the stopped fan ended with %v, want exit 130", err)
+	}
+	c.want([]string{"status", "steered"}, 0, "Fan: steered, stopped", "")
+	c.wantEnv(gitEnv, fanArgs(c, "steered", "2"), 0, "3 of 3 tasks landed on ralph/fan-steered", "")
+	if got := strings.Count(c.git(repo, "log", "--format=%s", "main..ralph/fan-steered"), "Task "); got != 3 {
+		t.Errorf("the fan's branch has %d task commits, want 3", got)
 	}
 }

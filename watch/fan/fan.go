@@ -51,13 +51,14 @@ type Task struct {
 // State is the fan's record, fan.json.
 type State struct {
 	Name  string   `json:"name"`
-	Repo  string   `json:"repo"`  // the main working tree
-	Plan  string   `json:"plan"`  // the plan, relative to Repo
-	Into  string   `json:"into"`  // the branch tasks land on
-	Base  string   `json:"base"`  // the commit the fan started from
-	Max   int      `json:"max"`   // loops at once
-	Tasks []Task   `json:"tasks"` // in the plan's order
-	Queue []string `json:"queue"` // ids offered to the queue, first first
+	Repo  string   `json:"repo"`          // the main working tree
+	Plan  string   `json:"plan"`          // the plan, relative to Repo
+	Into  string   `json:"into"`          // the branch tasks land on
+	Base  string   `json:"base"`          // the commit the fan started from
+	Max   int      `json:"max"`           // loops at once
+	Tasks []Task   `json:"tasks"`         // in the plan's order
+	Queue []string `json:"queue"`         // ids offered to the queue, first first
+	PID   int      `json:"pid,omitempty"` // the fan's process while it runs
 	Ended bool     `json:"ended,omitempty"`
 }
 
@@ -246,6 +247,21 @@ func Log(dir string, e Event) error {
 	defer f.Close()
 	_, err = f.Write(append(data, '\n'))
 	return err
+}
+
+// Logged reports whether the queue's history has e (its task, event and commit).
+func Logged(dir string, e Event) bool {
+	data, err := os.ReadFile(filepath.Join(dir, "queue.jsonl"))
+	if err != nil {
+		return false
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		var got Event
+		if json.Unmarshal([]byte(line), &got) == nil && got.Task == e.Task && got.Event == e.Event && got.Commit == e.Commit {
+			return true
+		}
+	}
+	return false
 }
 
 // Locked runs fn under the fan's claim lock: a task is claimed, offered

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/plan"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // Runner is a fan at work: it claims tasks for free loops, starts them,
@@ -132,6 +133,14 @@ func (r *Runner) Run(ctx context.Context) error {
 			running--
 			t := s.Task(e.id)
 			free[t.Slot] = true
+			if e.code == words.ExitInterrupted || e.code == words.ExitFailed { // left paused, or its watcher lost: follow it on
+				if ch, ok := r.adopt(*t); ok {
+					free[t.Slot] = false
+					running++
+					go func(id string) { done <- ended{id, <-ch} }(t.ID)
+					continue
+				}
+			}
 			if e.code != 0 {
 				t.State, t.Why = Skipped, fmt.Sprintf("its loop %s ended with exit %d", t.Loop, e.code)
 				r.say("task %s skipped: %s", t.ID, t.Why)
@@ -183,7 +192,9 @@ func (r *Runner) land(ctx context.Context, id string, start func(*Task, string) 
 	}
 	if t.Landed != "" && Contains(s.Repo, tip, t.Landed) { // landed by a fan killed before it said so
 		t.State = Landed
-		_ = Log(r.Dir, Event{Task: t.ID, Event: "landed", Commit: t.Landed})
+		if !Logged(r.Dir, Event{Task: t.ID, Event: "landed", Commit: t.Landed}) {
+			_ = Log(r.Dir, Event{Task: t.ID, Event: "landed", Commit: t.Landed})
+		}
 		s.Queue = remove(s.Queue, id)
 		return r.save()
 	}
