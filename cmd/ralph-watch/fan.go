@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -182,12 +183,20 @@ func runFan(ctx context.Context, e env, ff *fanFlags, fs *flag.FlagSet, command 
 		}()
 		return ch, nil
 	}
+	line, err := fanWindow(tm, name, repo, filepath.Join(fanDir, "fan.log"))
+	if err != nil {
+		return control.Errorf(words.ExitFailed, "fan %s: %v", name, err)
+	}
+	r.Shown = line
+	r.Out = io.MultiWriter(e.Stdout, appendTo(filepath.Join(fanDir, "fan.log")))
 	r.Adopt = func(t fan.Task) (<-chan int, bool) {
 		return adoptLoop(state.Root(e.Getenv), t.Loop)
 	}
 	fmt.Fprintf(e.Stdout, "[ralph] %s: fan of %d loops on %s, landing on %s (watch it with: tmux%s attach -t %s)\n",
 		name, ff.max, planRel, s.Into, serverArgs(f), name)
-	if err := r.Run(ctx); err != nil {
+	err = r.Run(ctx)
+	line(s)
+	if err != nil {
 		if ctx.Err() != nil {
 			return control.Errorf(words.ExitInterrupted, "")
 		}
@@ -275,13 +284,7 @@ func openFan(dir, name, repo, planRel string, ff *fanFlags) (*fan.State, error) 
 // fanPane is the pane of a slot, made the first time (the session's window
 // loop-N) and started afresh in the task's worktree after.
 func fanPane(tm []string, session string, slot int, dir string, panes map[int]string) (string, error) {
-	tmux := func(args ...string) (string, error) {
-		out, err := exec.Command("tmux", append(append([]string(nil), tm...), args...)...).CombinedOutput()
-		if err != nil {
-			return "", fmt.Errorf("tmux %s: %v: %s", args[0], err, strings.TrimSpace(string(out)))
-		}
-		return strings.TrimSpace(string(out)), nil
-	}
+	tmux := func(args ...string) (string, error) { return fanTmux(tm, args...) }
 	window := "loop-" + strconv.Itoa(slot)
 	if _, ok := panes[slot]; !ok { // a fan taken up again finds its windows
 		if pane, err := tmux("list-panes", "-t", "="+session+":"+window, "-F", "#{pane_id}"); err == nil && pane != "" {
@@ -303,6 +306,61 @@ func fanPane(tm []string, session string, slot int, dir string, panes map[int]st
 		panes[slot] = pane
 	}
 	return pane, err
+}
+
+// fanWindow makes the fan's session with its window "fan", which shows
+// the fan's log; the pane's status options put the fan on the status line.
+// It returns what shows the record there.
+func fanWindow(tm []string, session, dir, log string) (func(*fan.State), error) {
+	tmux := func(args ...string) (string, error) { return fanTmux(tm, args...) }
+	if f, err := os.OpenFile(log, os.O_CREATE|os.O_WRONLY, 0o600); err == nil {
+		f.Close()
+	}
+	tail := "tail -n +1 -F " + quoteWord(log)
+	pane, err := tmux("list-panes", "-t", "="+session+":fan", "-F", "#{pane_id}")
+	switch {
+	case err == nil && pane != "":
+		pane = strings.Fields(pane)[0]
+	case !hasSession(tm, session):
+		pane, err = tmux("new-session", "-d", "-s", session, "-n", "fan", "-c", dir, "-P", "-F", "#{pane_id}", tail)
+	default:
+		pane, err = tmux("new-window", "-d", "-t", "="+session+":", "-n", "fan", "-c", dir, "-P", "-F", "#{pane_id}", tail)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return func(s *fan.State) {
+		st := "running"
+		if s.Ended {
+			st = "done"
+		}
+		for _, o := range [][2]string{{words.OptionName, s.Name}, {words.OptionState, st}, {words.OptionStatus, s.Line()}} {
+			_, _ = tmux("set-option", "-p", "-t", pane, o[0], o[1])
+		}
+	}, nil
+}
+
+func hasSession(tm []string, session string) bool {
+	_, err := fanTmux(tm, "has-session", "-t", "="+session)
+	return err == nil
+}
+
+// fanTmux runs tmux on the fan's server; its output trimmed.
+func fanTmux(tm []string, args ...string) (string, error) {
+	out, err := exec.Command("tmux", append(append([]string(nil), tm...), args...)...).CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("tmux %s: %v: %s", args[0], err, strings.TrimSpace(string(out)))
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// appendTo is a writer that appends to file, or writes nowhere.
+func appendTo(file string) io.Writer {
+	f, err := os.OpenFile(file, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return io.Discard
+	}
+	return f
 }
 
 // tmuxArgs are the server options the fan and its loops use.

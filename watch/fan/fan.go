@@ -90,6 +90,18 @@ func (s *State) Counts() (total, landed, review, working int) {
 	return len(s.Tasks), landed, review, working
 }
 
+// Line is the fan on the status line: "⟳ 3 loops · 7/12 tasks · 5 landed"
+// (tasks done by their loops, landed or queued, of all); the mark "✓" once
+// the fan ended with every task landed, "■" ended with some not.
+func (s *State) Line() string {
+	total, landed, _, working := s.Counts()
+	mark := "⟳"
+	if s.Ended {
+		mark = map[bool]string{true: "✓", false: "■"}[landed == total]
+	}
+	return fmt.Sprintf("%s %d loops · %d/%d tasks · %d landed", mark, working, landed+len(s.Queue), total, landed)
+}
+
 // Sync brings the record up to the plan: a new task is open; a task the
 // plan has done (ticked on the fan's branch) and the fan never worked is
 // landed already.

@@ -86,3 +86,14 @@ func TestNextWaitsForADependencyToLandNotForItsTick(t *testing.T) {
 		t.Errorf("B did not start once A landed: %v", pt)
 	}
 }
+
+func TestLineShowsTheFanAtAGlance(t *testing.T) {
+	s := &State{Tasks: []Task{{State: Working}, {State: Working}, {State: Queued}, {State: Landed}, {State: Open}}, Queue: []string{"3"}}
+	if got, want := s.Line(), "⟳ 2 loops · 2/5 tasks · 1 landed"; got != want {
+		t.Errorf("Line = %q, want %q", got, want)
+	}
+	s = &State{Tasks: []Task{{State: Landed}}, Ended: true}
+	if got, want := s.Line(), "✓ 0 loops · 1/1 tasks · 1 landed"; got != want {
+		t.Errorf("Line = %q, want %q", got, want)
+	}
+}

@@ -29,6 +29,8 @@ type Runner struct {
 	// channel gets its exit status (0 done) once it ends; false when it
 	// is gone unfinished and must start again.
 	Adopt func(t Task) (<-chan int, bool)
+	// Shown is told the record each time it is saved (the status line).
+	Shown func(s *State)
 }
 
 type ended struct {
@@ -273,7 +275,12 @@ func (r *Runner) plan() (*plan.Plan, error) {
 	return p, nil
 }
 
-func (r *Runner) save() error { return r.State.Save(r.Dir) }
+func (r *Runner) save() error {
+	if r.Shown != nil {
+		r.Shown(r.State)
+	}
+	return r.State.Save(r.Dir)
+}
 
 func (r *Runner) say(format string, args ...any) {
 	fmt.Fprintf(r.Out, "[ralph] %s: %s\n", r.State.Name, fmt.Sprintf(format, args...))
