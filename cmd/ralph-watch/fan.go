@@ -114,6 +114,9 @@ func runFan(ctx context.Context, e env, ff *fanFlags, fs *flag.FlagSet, command 
 		return control.Errorf(words.ExitFailed, "%v", err)
 	}
 	planRel, _ := filepath.Rel(repo, planPath)
+	if out, err := exec.Command("git", "-C", repo, "status", "--porcelain", "--", planRel).Output(); err == nil && len(out) > 0 {
+		return control.Errorf(words.ExitUsage, "commit the plan %s first: the fan reads it, and ticks it, on its branch", planRel)
+	}
 	name := f.cfg.Name
 	if name == "" {
 		name = nameFrom(filepath.Base(dir), "fan")

@@ -270,6 +270,7 @@ func TestAFanIsPausedResumedAndStoppedAsOneAndStartedAgain(t *testing.T) {
 		}
 	}()
 	c.want([]string{"status", "steered"}, 0, "Fan: steered, running", "")
+	c.want([]string{"note", "steered", "mind the tests"}, 0, "note for the next iteration of fan-steered-", "")
 	c.want([]string{"pause", "steered"}, 0, "", "")
 	c.want([]string{"resume", "steered"}, 0, "", "")
 	c.want([]string{"stop", "steered"}, 0, "stopped fan steered", "")
@@ -281,5 +282,27 @@ func TestAFanIsPausedResumedAndStoppedAsOneAndStartedAgain(t *testing.T) {
 	c.wantEnv(gitEnv, fanArgs(c, "steered", "2"), 0, "3 of 3 tasks landed on ralph/fan-steered", "")
 	if got := strings.Count(c.git(repo, "log", "--format=%s", "main..ralph/fan-steered"), "Task "); got != 3 {
 		t.Errorf("the fan's branch has %d task commits, want 3", got)
+	}
+}
+
+func TestFanRefusesWhatItCannotDoBeforeAnythingStarts(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	repo := newFanRepo(c, "- [ ] Make file-a\n")
+	c.want([]string{"fan", "-S", c.srv.Socket, "--tasks", "repo/PLAN.md"}, 2, "", "fan needs a command to loop")
+	c.want([]string{"fan", "-S", c.srv.Socket, "--", "sh"}, 2, "", "fan needs --tasks FILE")
+	c.want([]string{"fan", "-S", c.srv.Socket, "--tasks", "repo/PLAN.md", "--max", "0", "--", "sh"}, 2, "", "--max and --merge-attempts must be at least 1")
+	c.want([]string{"fan", "-S", c.srv.Socket, "--tasks", "repo/PLAN.md", "--task", "1", "--", "sh"}, 2, "", "flag provided but not defined: --task")
+	c.want([]string{"fan", "-S", c.srv.Socket, "--tasks", "repo/PLAN.md", "--into", "main", "--", "sh"}, 2, "", "--into main: it is checked out in "+repo)
+	if err := os.WriteFile(filepath.Join(repo, "PLAN.md"), []byte("- [ ] Make file-a\n- [ ] Make file-b\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.want([]string{"fan", "-S", c.srv.Socket, "--tasks", "repo/PLAN.md", "--", "sh"}, 2, "", "commit the plan PLAN.md first")
+	if err := os.WriteFile(filepath.Join(c.srv.Dir, "PLAN.md"), []byte("- [ ] One\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.want([]string{"fan", "-S", c.srv.Socket, "--tasks", "PLAN.md", "--", "sh"}, 2, "", "fan needs a git repository")
+	if got := c.git(repo, "branch", "--list"); got != "* main\n" {
+		t.Errorf("a refused fan made branches: %q", got)
 	}
 }
