@@ -228,20 +228,35 @@ func (r *Runner) land(ctx context.Context, id string, start func(*Task, string) 
 		_ = Log(r.Dir, Event{Task: t.ID, Event: "landed", Commit: cand})
 		return r.save()
 	}
-	if t.Merges >= r.MergeAttempts {
+	if next(why, t.Merges, r.MergeAttempts) == NeedsReview {
 		t.State, t.Why = NeedsReview, why
 		r.say("task %s needs review: it did not land after %d tries", t.ID, t.Merges)
 		_ = Log(r.Dir, Event{Task: t.ID, Event: "needs-review", Why: why})
 		return r.save()
 	}
 	r.say("task %s sent back to its loop: %s", t.ID, firstLine(why))
-	_ = Log(r.Dir, Event{Task: t.ID, Event: "sent-back", Why: why})
+	_ = Log(r.Dir, Event{Task: t.ID, Event: SentBack, Why: why})
 	if _, err := SendBack(t.Worktree, s.Plan, tip); err != nil {
 		t.State, t.Why = NeedsReview, fmt.Sprintf("bring %s into its worktree: %v", s.Into, err)
 		return r.save()
 	}
 	t.Base = tip
 	return start(t, why)
+}
+
+// SentBack is a task the queue gave back to a loop.
+const SentBack = "sent-back"
+
+// next is what becomes of a task after a landing try: landed, sent back
+// to a loop, or, its tries spent, waiting for review.
+func next(why string, merges, attempts int) string {
+	switch {
+	case why == "":
+		return Landed
+	case merges >= attempts:
+		return NeedsReview
+	}
+	return SentBack
 }
 
 // check runs the checks in dir; the first that fails and its output's end.
