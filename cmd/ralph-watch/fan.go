@@ -164,7 +164,7 @@ func runFan(ctx context.Context, e env, ff *fanFlags, fs *flag.FlagSet, command 
 			}
 		}
 		args := append([]string{"run"}, tm...)
-		args = append(args, "-t", pane, "--replace", "--name", t.Loop, "--tasks", filepath.Join(t.Worktree, planRel), "--task", t.ID)
+		args = append(args, "-t", pane, "--name", t.Loop, "--tasks", filepath.Join(t.Worktree, planRel), "--task", t.ID)
 		args = append(append(append(args, pass...), "--"), command...)
 		log, err := os.OpenFile(filepath.Join(fanDir, t.Loop+".log"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 		if err != nil {
@@ -261,10 +261,10 @@ func adoptLoop(root, name string) (<-chan int, bool) {
 // openFan takes up the fan's record, or starts one: its branch made from
 // the current commit unless --into names one.
 func openFan(dir, name, repo, planRel string, ff *fanFlags) (*fan.State, error) {
-	s, err := fan.Load(dir)
-	if err == nil && !s.Ended {
-		s.Max = ff.max
-		return s, nil
+	old, err := fan.Load(dir)
+	if err == nil && !old.Ended {
+		old.Max = ff.max
+		return old, nil
 	}
 	base, err := fan.Rev(repo, "HEAD")
 	if err != nil {
@@ -280,12 +280,19 @@ func openFan(dir, name, repo, planRel string, ff *fanFlags) (*fan.State, error) 
 	if err := fan.EnsureBranch(repo, into, base); err != nil {
 		return nil, control.Errorf(words.ExitFailed, "make branch %s: %v", into, err)
 	}
-	s = &fan.State{Name: name, Repo: repo, Plan: planRel, Into: into, Base: base, Max: ff.max}
+	s := &fan.State{Name: name, Repo: repo, Plan: planRel, Into: into, Base: base, Max: ff.max}
+	if old != nil { // an ended fan's tasks start again; their loops' names go on from its tries
+		for _, t := range old.Tasks {
+			if t.State != fan.Landed {
+				s.Tasks = append(s.Tasks, fan.Task{ID: t.ID, Title: t.Title, State: fan.Open, Tries: t.Tries})
+			}
+		}
+	}
 	return s, s.Save(dir)
 }
 
-// fanPane is the pane of a slot, made the first time (the session's window
-// loop-N) and started afresh in the task's worktree after.
+// fanPane is a new pane for a slot's next loop, the session's window
+// loop-N in the task's worktree, in place of the slot's last one.
 func fanPane(tm []string, session string, slot int, dir string, panes map[int]string) (string, error) {
 	tmux := func(args ...string) (string, error) { return fanTmux(tm, args...) }
 	window := "loop-" + strconv.Itoa(slot)
@@ -294,9 +301,9 @@ func fanPane(tm []string, session string, slot int, dir string, panes map[int]st
 			panes[slot] = strings.Fields(pane)[0]
 		}
 	}
-	if pane, ok := panes[slot]; ok {
-		_, err := tmux("respawn-pane", "-k", "-t", pane, "-c", dir)
-		return pane, err
+	if pane, ok := panes[slot]; ok { // a fresh pane for each loop: nothing of the last one's is left in it
+		_, _ = tmux("kill-pane", "-t", pane)
+		delete(panes, slot)
 	}
 	var pane string
 	var err error

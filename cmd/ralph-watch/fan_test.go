@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/fan"
 )
@@ -16,10 +17,9 @@ import (
 // fanAgent does the task its prompt names ("Make file-x"): writes file-x
 // and, when the file share is beside it or the task has touches, shared.txt (its name alone, or,
 // over a conflict, both sides without the markers); keeps the prompt and
-// ticks the task's box (after a second when the file slow is beside
-// it); told a check failed, it writes the file fixed.
+// ticks the task's box (after the seconds the file slow beside it says); told a check failed, it writes the file fixed.
 const fanAgent = `f=$(printf %s "$1" | grep -o 'file-[a-z0-9]*' | head -1)
-if [ -f "$(dirname "$0")/slow" ]; then sleep 1; fi
+if [ -f "$(dirname "$0")/slow" ]; then sleep "$(cat "$(dirname "$0")/slow")"; fi
 printf '%s\n' "$1" > "../prompt-$f-$RALPH_ITERATION"
 echo "$f" > "$f"
 if grep -q '^<<<<<<<' shared.txt; then grep -v '^[<=>]\{7\}' shared.txt > shared.new; mv shared.new shared.txt
@@ -216,7 +216,7 @@ func TestAFanKilledMidwayAndStartedAgainLandsEveryTaskOnce(t *testing.T) {
 	t.Parallel()
 	c := newCLI(t)
 	repo := newFanRepo(c, "- [ ] Make file-a\n- [ ] Make file-b\n- [ ] Make file-c\n- [ ] Make file-d\n")
-	if err := os.WriteFile(filepath.Join(c.srv.Dir, "slow"), nil, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(c.srv.Dir, "slow"), []byte("1"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	first := c.command(gitEnv, fanArgs(c, "again", "2")...)
@@ -251,7 +251,7 @@ func TestAFanIsPausedResumedAndStoppedAsOneAndStartedAgain(t *testing.T) {
 	t.Parallel()
 	c := newCLI(t)
 	repo := newFanRepo(c, "- [ ] Make file-a\n- [ ] Make file-b\n- [ ] Make file-c\n")
-	if err := os.WriteFile(filepath.Join(c.srv.Dir, "slow"), nil, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(c.srv.Dir, "slow"), []byte("10"), 0o644); err != nil { // the loops work while they are steered
 		t.Fatal(err)
 	}
 	first := c.command(gitEnv, fanArgs(c, "steered", "2")...)
@@ -269,7 +269,16 @@ func TestAFanIsPausedResumedAndStoppedAsOneAndStartedAgain(t *testing.T) {
 		for lines.Scan() {
 		}
 	}()
-	c.want([]string{"status", "steered"}, 0, "Fan: steered, running", "")
+	for deadline := time.Now().Add(30 * time.Second); ; { // both loops' watchers have started
+		_, status, _ := c.run(nil, "status", "steered")
+		if strings.Contains(status, "Fan: steered, running") && strings.Contains(status, "  fan-steered-1: running") && strings.Contains(status, "  fan-steered-2: running") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the fan's loops did not start:\n%s", status)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 	c.want([]string{"note", "steered", "mind the tests"}, 0, "note for the next iteration of fan-steered-", "")
 	c.want([]string{"pause", "steered"}, 0, "", "")
 	c.want([]string{"resume", "steered"}, 0, "", "")
@@ -279,6 +288,9 @@ func TestAFanIsPausedResumedAndStoppedAsOneAndStartedAgain(t *testing.T) {
 		t.Errorf("the stopped fan ended with %v, want exit 130", err)
 	}
 	c.want([]string{"status", "steered"}, 0, "Fan: steered, stopped", "")
+	if err := os.WriteFile(filepath.Join(c.srv.Dir, "slow"), []byte("0"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	c.wantEnv(gitEnv, fanArgs(c, "steered", "2"), 0, "3 of 3 tasks landed on ralph/fan-steered", "")
 	if got := strings.Count(c.git(repo, "log", "--format=%s", "main..ralph/fan-steered"), "Task "); got != 3 {
 		t.Errorf("the fan's branch has %d task commits, want 3", got)
@@ -304,5 +316,28 @@ func TestFanRefusesWhatItCannotDoBeforeAnythingStarts(t *testing.T) {
 	c.want([]string{"fan", "-S", c.srv.Socket, "--tasks", "PLAN.md", "--", "sh"}, 2, "", "fan needs a git repository")
 	if got := c.git(repo, "branch", "--list"); got != "* main\n" {
 		t.Errorf("a refused fan made branches: %q", got)
+	}
+}
+
+func TestAFanStartedAgainAfterItEndedTakesUpTheTasksThatDidNotLand(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	repo := newFanRepo(c, "- [ ] Make file-a\n- [ ] Make file-b\n")
+	block := filepath.Join(c.srv.Dir, "block")
+	if err := os.WriteFile(block, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	check := `if [ -f file-b ] && [ -f ` + block + ` ]; then echo blocked; exit 1; fi`
+	c.wantEnv(gitEnv, fanArgs(c, "twice", "1", "--check", check), 3, "1 of 2 tasks landed on ralph/fan-twice", "")
+	c.want([]string{"status", "twice"}, 0, "Tasks: 1 of 2 landed", "")
+	if err := os.Remove(block); err != nil {
+		t.Fatal(err)
+	}
+	c.wantEnv(gitEnv, fanArgs(c, "twice", "1", "--check", check), 0, "2 of 2 tasks landed on ralph/fan-twice", "")
+	if got := c.git(repo, "log", "--format=%s", "main..ralph/fan-twice"); got != "Task 2: Make file-b\nTask 1: Make file-a\n" {
+		t.Errorf("the fan's branch: %q", got)
+	}
+	for _, f := range []string{"file-a", "file-b"} {
+		c.git(repo, "cat-file", "-e", "ralph/fan-twice:"+f)
 	}
 }

@@ -125,7 +125,13 @@ func stopFan(f aFan, kill bool, out io.Writer) error {
 	if s, err := fan.Load(f.dir); err == nil {
 		f.State = s
 	}
-	return eachFanLoop(f, out, func(l *control.Loop) error { return control.Stop(l, kill, out, clock.Real{}) })
+	return eachFanLoop(f, out, func(l *control.Loop) error {
+		err := control.Stop(l, kill, out, clock.Real{})
+		for deadline := time.Now().Add(10 * time.Second); l.Store.Locked() && time.Now().Before(deadline); { // ended, for a fan started again to find it so
+			time.Sleep(50 * time.Millisecond)
+		}
+		return err
+	})
 }
 
 // resumeFan resumes the fan's loops that are paused or lost their watcher.

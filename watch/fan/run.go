@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -60,6 +61,10 @@ func (r *Runner) Run(ctx context.Context) error {
 				return fmt.Errorf("read branch %s: %w", s.Into, err)
 			}
 			t.Worktree, t.Branch, t.Base = TaskWorktree(s.Repo, s.Name, t.ID), TaskBranch(s.Name, t.ID), tip
+			if _, err := os.Stat(t.Worktree); err == nil { // an earlier fan's, kept for the person: this try starts afresh beside it
+				suffix := fmt.Sprintf("-%d", t.Tries+1)
+				t.Worktree, t.Branch = t.Worktree+suffix, t.Branch+suffix
+			}
 			if err := EnsureWorktree(s.Repo, t.Worktree, t.Branch, tip); err != nil {
 				return fmt.Errorf("create the worktree of task %s: %w", t.ID, err)
 			}
