@@ -5,7 +5,7 @@
 # _ralph_watch_subcommands SUBCOMMAND: what follows it as a subcommand.
 _ralph_watch_subcommands() {
     case $1 in
-    '') echo run status list ls logs pause resume restore stop send note set skip retry clean init template demo version completion doctor hook trust replay finish report tasks ;;
+    '') echo run status list ls logs pause resume restore stop send note set skip retry clean init template demo version completion doctor hook trust replay finish report tasks fan ;;
     demo) echo agent ;;
     esac
 }
@@ -66,6 +66,7 @@ _ralph_watch_flags() {
         --context-nudge=
         --context-windows=
         --tasks=
+        --task=
         --task-attempts=
         --review
         --review-cap=
@@ -78,6 +79,66 @@ _ralph_watch_flags() {
         --clean-state
         --no-run
         --tmux
+    ) ;;
+    fan) flags=(
+        -L=
+        --socket-name=
+        -S=
+        --socket-path=
+        --name=
+        --prompt-file=
+        --prompt-mode=
+        --max-iterations=
+        --inactivity-timeout=
+        --poll-interval=
+        --lines=
+        --done-pattern=
+        --check-done-continuous
+        --done-file=
+        --ready-pattern=
+        --ready-timeout=
+        --agent=
+        --busy-pattern=
+        --dialog-pattern=
+        --limit-pattern=
+        --idle-grace=
+        --dialog-timeout=
+        --limit-wait=
+        --turn-hook
+        --check=
+        --check-hint=
+        --check-timeout=
+        --check-output-chars=
+        --check-fail-action=
+        --include-iteration-count
+        --on-iteration-end=
+        --on-done=
+        --on-fail=
+        --commit
+        --progress-file=
+        --stall-limit=
+        --pause-file=
+        --end-command=
+        --cast-limit=
+        --no-cast
+        --max-tokens=
+        --max-cost=
+        --prices=
+        --max-context=
+        --context-nudge=
+        --context-windows=
+        --tasks=
+        --task-attempts=
+        --review
+        --review-cap=
+        --diff-chars=
+        --iteration-timeout=
+        --max-time=
+        --restart-delay=
+        --tmux
+        --max=
+        --into=
+        --merge-attempts=
     ) ;;
     status) flags=(
         --json
@@ -263,7 +324,7 @@ _ralph_watch() {
         [[ $prefix ]] && COMPREPLY=("${COMPREPLY[@]/#/$prefix}")
     elif [[ $cur == -* ]]; then
         # Flags follow the arguments too, but where the arguments are another's.
-        ((args == 0)) || [[ " run doctor hook send demo " != *" $sub "* ]] && COMPREPLY=($(compgen -W "${flags//=/}" -- "$cur"))
+        ((args == 0)) || [[ " run fan doctor hook send demo " != *" $sub "* ]] && COMPREPLY=($(compgen -W "${flags//=/}" -- "$cur"))
     elif ((args == 0)); then
         case $sub in
         status | logs | pause | resume | stop | send | note | set | skip | retry | clean | replay | finish | report)

@@ -173,6 +173,12 @@ func (t *taskPlan) pick() (*plan.Task, string) {
 			}
 		}
 	}
+	if id := t.cfg.TaskID; id != "" { // the fan's task alone, whatever it waits on: the fan started it when it could
+		if pt := t.plan.Task(id); pt != nil && pt.State != plan.Done && !t.skipped(id) {
+			return pt, modeImplement
+		}
+		return nil, ""
+	}
 	if pt := t.plan.Next(t.skipped); pt != nil {
 		return pt, modeImplement
 	}
@@ -208,6 +214,9 @@ func (l *Loop) tasksEnd() (Result, bool) {
 		return Result{}, false
 	}
 	r := t.record()
+	if id := t.cfg.TaskID; id != "" {
+		return l.taskEnd(id), true
+	}
 	if r.Skipped == 0 {
 		l.rec.sayf("all %d tasks done, stopping loop", r.Total)
 		l.rec.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=%s", l.rec.iteration(), words.ReasonTasksDone))
@@ -222,6 +231,18 @@ func (l *Loop) tasksEnd() (Result, bool) {
 	l.rec.sayf("no task left open; %d done, skipped: %s", r.Done, strings.Join(skipped, ", "))
 	l.rec.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=%s skipped=%s", l.rec.iteration(), words.ReasonTasksSkipped, strings.Join(skipped, ",")))
 	return l.end(words.StatusLimit, words.ReasonTasksSkipped, words.ExitLimit), true
+}
+
+// taskEnd ends a loop that works one task (--task): done, or skipped.
+func (l *Loop) taskEnd(id string) Result {
+	if item := l.tasks.record().Item(id); item == nil || item.State == taskSkipped {
+		l.rec.sayf("task %s skipped, stopping loop", id)
+		l.rec.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=%s skipped=%s", l.rec.iteration(), words.ReasonTasksSkipped, id))
+		return l.end(words.StatusLimit, words.ReasonTasksSkipped, words.ExitLimit)
+	}
+	l.rec.sayf("task %s done, stopping loop", id)
+	l.rec.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=%s task=%s", l.rec.iteration(), words.ReasonTasksDone, id))
+	return l.end(words.StatusDone, words.ReasonTasksDone, words.ExitDone)
 }
 
 // begin starts iteration n on the task pick chooses: it notes the plan and

@@ -79,6 +79,7 @@ Examples:
 			finishCommand(e),
 			reportCommand(e),
 			tasksCommand(e),
+			fanCommand(e),
 		},
 		Exec: func(ctx context.Context, args []string) error {
 			if len(args) > 0 {

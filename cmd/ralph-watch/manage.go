@@ -20,13 +20,17 @@ func pauseCommand(e env) *ffcli.Command {
 		ShortUsage: "ralph-watch pause NAME",
 		ShortHelp:  "pause a loop: the agent runs on, no new iteration starts",
 		LongHelp: strings.TrimSpace(`
-Pause a loop: the agent runs on, no new iteration starts.
+Pause a loop: the agent runs on, no new iteration starts. A fan's name
+pauses each of its loops at work.
 
 Examples:
   ralph-watch pause myproj-3
   ralph-watch resume myproj-3`),
 		FlagSet: flag.NewFlagSet("pause", flag.ContinueOnError),
 		Exec: func(ctx context.Context, args []string) error {
+			if f, ok := fanArg(e, args); ok {
+				return eachFanLoop(f, e.Stdout, func(l *control.Loop) error { return control.Pause(l, e.Stdout, e.Stderr, clock.Real{}) })
+			}
 			l, err := loopArg(e, args, "pause")
 			if err != nil {
 				return err
@@ -59,12 +63,18 @@ A loop that ended at a limit (max iterations, max time, budget) goes on
 once the limit is raised, in the same command (the limit flags, as for
 'ralph-watch set') or by set before it; its history is kept.
 
+A fan's name resumes each of its loops at work that is paused or whose
+watcher died.
+
 Examples:
   ralph-watch resume myproj-3
   ralph-watch resume -t %7 myproj-3
   ralph-watch resume myproj-3 --max-iterations +10`),
 		FlagSet: fs,
 		Exec: func(ctx context.Context, args []string) error {
+			if f, ok := fanArg(e, args); ok {
+				return resumeFan(e, f)
+			}
 			l, err := loopArg(e, args, "resume")
 			if err != nil {
 				return err
@@ -102,12 +112,17 @@ func stopCommand(e env) *ffcli.Command {
 		ShortHelp:  "end a loop (and with --kill its agent)",
 		LongHelp: strings.TrimSpace(`
 End a loop; with --kill end its agent too. Works when the pane was closed.
+A fan's name ends the fan and each of its loops; the fan started again
+takes them up.
 
 Examples:
   ralph-watch stop myproj-3
   ralph-watch stop --kill myproj-3`),
 		FlagSet: fs,
 		Exec: func(ctx context.Context, args []string) error {
+			if f, ok := fanArg(e, args); ok {
+				return stopFan(f, *kill, e.Stdout)
+			}
 			l, err := loopArg(e, args, "stop")
 			if err != nil {
 				return err

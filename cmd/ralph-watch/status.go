@@ -36,13 +36,21 @@ func statusCommand(e env) *ffcli.Command {
 Show a loop's state: status, iteration with average and time remaining,
 start times, failures, done pattern, what it spent (tokens and cost, in all
 and in its last iteration) against its budget, and exit reason. With no NAME
-inside a looped pane, that pane's loop.
+inside a looped pane, that pane's loop. A fan's name (ralph-watch fan) shows
+the fan: its loops, tasks, queue, what landed and what waits for review.
 
 Examples:
   ralph-watch status myproj-3
   ralph-watch status --json myproj-3`),
 		FlagSet: fs,
 		Exec: func(ctx context.Context, args []string) error {
+			if f, ok := fanArg(e, args); ok {
+				if *asJSON {
+					return control.WriteJSON(e.Stdout, f.State)
+				}
+				writeFanStatus(e.Stdout, f)
+				return nil
+			}
 			l, err := loopArg(e, args, "status")
 			if err != nil {
 				return err

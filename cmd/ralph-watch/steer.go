@@ -38,7 +38,8 @@ TEXT that begins with "-" goes after "--". With
 and each iteration's receipt and the log ([NOTE]) keep those it carried.
 
 A loop whose watcher is not running (paused, or its watcher died) gets the
-note when it goes on.
+note when it goes on. A fan's name leaves the note for each of its loops at
+work.
 
 Examples:
   ralph-watch note myproj-3 'the API moved to v2; use /v2/users'
@@ -62,6 +63,9 @@ Examples:
 					return err
 				}
 				args = args[:1]
+			}
+			if f, ok := fanArg(e, args); ok {
+				return eachFanLoop(f, e.Stdout, func(l *control.Loop) error { return control.Note(l, text, *sticky, *clear, e.Stdout, clock.Real{}) })
 			}
 			l, err := loopArg(e, args, "note")
 			if err != nil {
@@ -109,17 +113,22 @@ below what the loop has already run (iterations, time, tokens, cost) is
 refused, with the reason. The change is logged ([SET]), shown by status and
 the status line, and kept when the loop is resumed or restored. A loop that
 ended at a limit goes on with 'ralph-watch resume NAME' once it is raised.
+A fan's name changes each of its loops at work (the loops it starts later
+have the fan's own flags).
 
 Examples:
   ralph-watch set myproj-3 --max-iterations +10
   ralph-watch set myproj-3 --max-cost 25 --iteration-timeout 45m`),
 		FlagSet: fs,
 		Exec: func(ctx context.Context, args []string) error {
-			l, err := loopArg(e, args, "set")
+			lim, err := limits()
 			if err != nil {
 				return err
 			}
-			lim, err := limits()
+			if f, ok := fanArg(e, args); ok {
+				return eachFanLoop(f, e.Stdout, func(l *control.Loop) error { return control.Set(l, lim, e.Stdout, clock.Real{}) })
+			}
+			l, err := loopArg(e, args, "set")
 			if err != nil {
 				return err
 			}

@@ -241,14 +241,21 @@ func applyTasks(f *Run) error {
 		if f.Config.Review {
 			return control.Errorf(words.ExitUsage, "--review needs --tasks FILE: it reviews the plan's tasks")
 		}
+		if f.Config.TaskID != "" {
+			return control.Errorf(words.ExitUsage, "--task needs --tasks FILE: it names a task of the plan")
+		}
 		return nil
 	}
 	path, err := filepath.Abs(f.TasksFile)
 	if err != nil {
 		return control.Errorf(words.ExitUsage, "tasks file: %v", err)
 	}
-	if _, _, err := watch.ReadTasks(path); err != nil {
+	p, _, err := watch.ReadTasks(path)
+	if err != nil {
 		return control.Errorf(words.ExitUsage, "%v", err)
+	}
+	if id := f.Config.TaskID; id != "" && p.Task(id) == nil {
+		return control.Errorf(words.ExitUsage, "--task %s: the plan %s has no such task", id, path)
 	}
 	f.Config.TasksFile = path
 	return nil

@@ -91,6 +91,7 @@ func (f *Run) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.ContextNudge, "context-nudge", "", "what --max-context tells the agent (default: finish the current step, commit, update the plan, stop)")
 	fs.StringVar(&f.WindowsFile, "context-windows", "", "JSON file of models' context windows in tokens over the built-in table")
 	fs.StringVar(&f.TasksFile, "tasks", "", "plan to work through, one task an iteration, each judged done by the loop: Markdown checkboxes, tasks.json or prd.json")
+	fs.StringVar(&c.TaskID, "task", "", "work on this one task of the plan and stop when it is done or skipped (--tasks)")
 	fs.IntVar(&c.TaskAttempts, "task-attempts", c.TaskAttempts, "tries a task gets before the loop skips it (--tasks)")
 	fs.BoolVar(&c.Review, "review", false, "follow each implemented task with a review iteration, which alone approves it (--tasks)")
 	fs.IntVar(&c.ReviewCap, "review-cap", c.ReviewCap, "reviews of one task; the last one approves it, its notes kept (--tasks)")

@@ -148,7 +148,7 @@ func CheckTrust(root string, s Settings) error {
 		changed = " (changed since it was trusted)"
 	}
 	return control.Errorf(words.ExitUsage, "%s%s would run commands: %s; trust it with: ralph-watch trust %s",
-		s.File, changed, describe(cmds), quoteWord(filepath.Dir(filepath.Dir(s.File))))
+		s.File, changed, describe(cmds), QuoteWord(filepath.Dir(filepath.Dir(s.File))))
 }
 
 // CheckResumeTrust refuses a resume whose config file now gives commands the
@@ -196,8 +196,8 @@ func describe(cmds []state.CommandSource) string {
 	return strings.Join(parts, ", ")
 }
 
-// quoteWord is a path as one shell word, quoted only when it needs it.
-func quoteWord(s string) string {
+// QuoteWord is a path as one shell word, quoted only when it needs it.
+func QuoteWord(s string) string {
 	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+,:@%") == "" {
 		return s
 	}

@@ -19,8 +19,8 @@ func TestQuoteCommandShowsControlCharacters(t *testing.T) {
 		}
 	}
 	for in, want := range map[string]string{"/home/me/src/p": "/home/me/src/p", "/home/me/my proj": "'/home/me/my proj'", "/tmp/$(x)": "'/tmp/$(x)'", "": "''"} {
-		if got := quoteWord(in); got != want {
-			t.Errorf("quoteWord(%q) = %s, want %s", in, got, want)
+		if got := QuoteWord(in); got != want {
+			t.Errorf("QuoteWord(%q) = %s, want %s", in, got, want)
 		}
 	}
 }

@@ -207,6 +207,11 @@ func storiesPlan(name string, data []byte, ls lines, top map[string]field, stori
 				return nil, bad("reviewCount", "a whole number")
 			}
 		}
+		if f, has := s.fields["touches"]; has && string(f.raw) != "null" {
+			if err := json.Unmarshal(f.raw, &t.Touches); err != nil {
+				return nil, bad("touches", "a list of globs")
+			}
+		}
 		if f, has := s.fields["acceptanceCriteria"]; has && string(f.raw) != "null" {
 			if err := json.Unmarshal(f.raw, &t.Criteria); err != nil {
 				return nil, bad("acceptanceCriteria", "a list of strings")

@@ -69,6 +69,7 @@ func parseMarkdown(data []byte) (*Plan, error) {
 	m.endTask()
 	for i := range m.plan.Tasks {
 		m.plan.Tasks[i].Text = joinText(m.texts[i], m.inds[i])
+		m.plan.Tasks[i].Touches = touchesLine(m.plan.Tasks[i].Text)
 	}
 	if len(m.plan.Tasks) == 0 {
 		return nil, noTasks(data, m.plan.Ignored)

@@ -49,6 +49,7 @@ type Task struct {
 	ReviewStatus string   // tasks.json reviewStatus
 	ReviewCount  int      // tasks.json reviewCount
 	Criteria     []string // acceptance criteria
+	Touches      []string // globs of the files it changes: two tasks whose globs meet never run at once (ralph-watch fan)
 
 	mark    int    // byte offset of the box's mark (Markdown) or of the passes value (JSON); -1: none
 	story   *story // JSON: the story as read, for editing its values in place

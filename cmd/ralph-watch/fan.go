@@ -1,0 +1,425 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/peterbourgon/ff/v3/ffcli"
+
+	"github.com/ralph-tmux/ralph.tmux/watch/between"
+	"github.com/ralph-tmux/ralph.tmux/watch/config"
+	"github.com/ralph-tmux/ralph.tmux/watch/control"
+	"github.com/ralph-tmux/ralph.tmux/watch/fan"
+	"github.com/ralph-tmux/ralph.tmux/watch/plan"
+	"github.com/ralph-tmux/ralph.tmux/watch/state"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
+)
+
+// fanFlags are run's flags, for every loop of the fan, and the fan's own.
+type fanFlags struct {
+	run           *config.Run
+	max           int
+	into          string
+	mergeAttempts int
+}
+
+// notForFan are run's flags a fan has not: it gives each loop its pane,
+// worktree and task, and runs in the foreground.
+var notForFan = map[string]bool{"t": true, "target": true, "task": true, "worktree": true, "detach": true,
+	"replace": true, "clean-state": true, "no-run": true}
+
+// fanOnly are the fan's flags its loops are not given.
+var fanOnly = map[string]bool{"name": true, "tasks": true, "L": true, "S": true, "socket-name": true,
+	"socket-path": true, "max": true, "into": true, "merge-attempts": true}
+
+func fanCommand(e env) *ffcli.Command {
+	f, runFS := config.NewRun()
+	ff := &fanFlags{run: f}
+	fs := flag.NewFlagSet("fan", flag.ContinueOnError)
+	runFS.VisitAll(func(fl *flag.Flag) {
+		if !notForFan[fl.Name] {
+			fs.Var(fl.Value, fl.Name, fl.Usage)
+		}
+	})
+	fs.Lookup("name").Usage = "the fan's name: its tmux session, branch and record (default the plan's folder)"
+	fs.Lookup("tasks").Usage = "the plan its loops share: Markdown checkboxes, tasks.json or prd.json"
+	fs.IntVar(&ff.max, "max", 2, "loops at once, each a window in the fan's session")
+	fs.StringVar(&ff.into, "into", "", "branch the tasks land on (default ralph/fan-NAME, made from the current commit)")
+	fs.IntVar(&ff.mergeAttempts, "merge-attempts", 2, "landings a task gets (each failed one goes back to its loop) before it needs review")
+	return &ffcli.Command{
+		Name:       "fan",
+		ShortUsage: "ralph-watch fan --tasks FILE [--max N] [run flags] -- COMMAND [ARG...]",
+		ShortHelp:  "run several loops on one plan, landed one at a time by a merge queue (blocks)",
+		LongHelp: strings.TrimSpace(`
+Run up to --max loops on one plan, each a window of the tmux session NAME
+(--name, default the plan's folder), each in its own git worktree and branch
+(ralph/fan-NAME-TASK). A loop takes the next open task nobody holds (claimed
+under the fan's lock), works it as run --tasks --task does, and ends when it
+is done; two tasks whose "touches: glob, ..." lines meet never run at once.
+
+The merge queue lands each finished task alone onto the fan's branch
+(ralph/fan-NAME from the current commit; --into BRANCH): the task's changes
+on the branch's tip, its box ticked, every --check run there, then a
+fast-forward. A conflict or a failed check goes back to a loop on the task
+as a note; after --merge-attempts the task waits for review. Only the files
+the loop changed land; nothing is forced; no branch of yours is checked out
+or moved but --into. The fan's record is in the state folder, fans/NAME:
+start the fan again to take it up.
+
+Exit status: 0 every task landed, 1 failed, 2 usage error, 3 a task skipped
+or waiting for review, 130 interrupted.
+
+Examples:
+  ralph-watch fan --tasks IMPLEMENTATION_PLAN.md --max 3 --check 'go test ./...' -- claude -p
+  ralph-watch status fan-web`),
+		FlagSet: fs,
+		Exec: func(ctx context.Context, args []string) error {
+			return runFan(ctx, e, ff, fs, args)
+		},
+	}
+}
+
+func runFan(ctx context.Context, e env, ff *fanFlags, fs *flag.FlagSet, command []string) error {
+	f := ff.run
+	if len(command) == 0 {
+		return control.Errorf(words.ExitUsage, "fan needs a command to loop: ralph-watch fan --tasks FILE -- COMMAND")
+	}
+	if f.TasksFile == "" {
+		return control.Errorf(words.ExitUsage, "fan needs --tasks FILE: the plan its loops share")
+	}
+	if ff.max < 1 || ff.mergeAttempts < 1 {
+		return control.Errorf(words.ExitUsage, "--max and --merge-attempts must be at least 1")
+	}
+	planPath, err := filepath.Abs(f.TasksFile)
+	if err != nil {
+		return control.Errorf(words.ExitUsage, "tasks file: %v", err)
+	}
+	if _, _, err := plan.Load(planPath); err != nil {
+		return control.Errorf(words.ExitUsage, "tasks file: %v", err)
+	}
+	dir := filepath.Dir(planPath)
+	if !between.InGitRepo(dir) {
+		return control.Errorf(words.ExitUsage, "fan needs a git repository: %s is not in one", dir)
+	}
+	repo, err := gitTop(dir)
+	if err != nil {
+		return control.Errorf(words.ExitFailed, "%v", err)
+	}
+	planRel, _ := filepath.Rel(repo, planPath)
+	if out, err := exec.Command("git", "-C", repo, "status", "--porcelain", "--", planRel).Output(); err == nil && len(out) > 0 {
+		return control.Errorf(words.ExitUsage, "commit the plan %s first: the fan reads it, and ticks it, on its branch", planRel)
+	}
+	name := f.Config.Name
+	if name == "" {
+		name = control.NameFrom(filepath.Base(dir), "fan")
+	}
+	if !control.ValidName(name) {
+		return control.Errorf(words.ExitUsage, "fan name %q: use [A-Za-z0-9._-], at most 64", name)
+	}
+	fanDir := fan.Dir(state.Root(e.Getenv), name)
+	if err := os.MkdirAll(fanDir, 0o700); err != nil {
+		return control.Errorf(words.ExitUsage, "%v", state.Unwritable(fanDir, err))
+	}
+	held := &state.Store{Dir: fanDir}
+	if err := held.Lock(); err != nil {
+		return control.Errorf(words.ExitUsage, "fan '%s' is already running", name)
+	}
+	defer held.Unlock()
+	s, err := openFan(fanDir, name, repo, planRel, ff)
+	if err != nil {
+		return err
+	}
+	s.PID = os.Getpid()
+	if err := s.Save(fanDir); err != nil {
+		return control.Errorf(words.ExitFailed, "%v", err)
+	}
+	tm := tmuxArgs(f, e)
+	panes := map[int]string{}
+	exe, err := e.Executable()
+	if err != nil {
+		return control.Errorf(words.ExitFailed, "find own executable: %v", err)
+	}
+	pass := passFlags(fs, f)
+	r := &fan.Runner{Dir: fanDir, State: s, Checks: checkCommands(f), MergeAttempts: ff.mergeAttempts, Out: e.Stdout}
+	r.Start = func(t fan.Task, note string) (<-chan int, error) {
+		pane, err := fanPane(tm, name, t.Slot, t.Worktree, panes)
+		if err != nil {
+			return nil, err
+		}
+		if note != "" {
+			store, err := state.Open(state.Root(e.Getenv), t.Loop)
+			if err != nil {
+				return nil, err
+			}
+			if _, err := store.Steer(state.Steer{Kind: state.SteerNote, Text: note}, time.Now()); err != nil {
+				return nil, fmt.Errorf("leave a note for %s: %w", t.Loop, err)
+			}
+		}
+		args := append([]string{"run"}, tm...)
+		args = append(args, "-t", pane, "--name", t.Loop, "--tasks", filepath.Join(t.Worktree, planRel), "--task", t.ID)
+		args = append(append(append(args, pass...), "--"), command...)
+		log, err := os.OpenFile(filepath.Join(fanDir, t.Loop+".log"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		if err != nil {
+			return nil, err
+		}
+		cmd := exec.Command(exe, args...)
+		cmd.Dir, cmd.Stdout, cmd.Stderr = t.Worktree, log, log
+		cmd.Env = append(os.Environ(), "RALPH_DETACH=false", "TMUX_PANE=")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // the fan stopped, its loops go on: a fan started again takes them up
+		if err := cmd.Start(); err != nil {
+			log.Close()
+			return nil, fmt.Errorf("start loop %s: %w", t.Loop, err)
+		}
+		ch := make(chan int, 1)
+		go func() {
+			_ = cmd.Wait()
+			log.Close()
+			ch <- cmd.ProcessState.ExitCode()
+		}()
+		return ch, nil
+	}
+	line, err := fanWindow(tm, name, repo, filepath.Join(fanDir, "fan.log"))
+	if err != nil {
+		return control.Errorf(words.ExitFailed, "fan %s: %v", name, err)
+	}
+	r.Shown = line
+	r.Out = io.MultiWriter(e.Stdout, appendTo(filepath.Join(fanDir, "fan.log")))
+	r.Adopt = func(t fan.Task) (<-chan int, bool) {
+		return adoptLoop(state.Root(e.Getenv), t.Loop)
+	}
+	fmt.Fprintf(e.Stdout, "[ralph] %s: fan of %d loops on %s, landing on %s (watch it with: tmux%s attach -t %s)\n",
+		name, ff.max, planRel, s.Into, serverArgs(f), name)
+	err = r.Run(ctx)
+	line(s)
+	if err != nil {
+		if ctx.Err() != nil {
+			return control.Errorf(words.ExitInterrupted, "")
+		}
+		return control.Errorf(words.ExitFailed, "fan %s: %v", name, err)
+	}
+	total, landed, review, _ := s.Counts()
+	fmt.Fprintf(e.Stdout, "[ralph] %s: %d of %d tasks landed on %s", name, landed, total, s.Into)
+	if review > 0 {
+		fmt.Fprintf(e.Stdout, ", %d waiting for review", review)
+	}
+	fmt.Fprintln(e.Stdout)
+	if landed < total {
+		return control.Errorf(words.ExitLimit, "")
+	}
+	return nil
+}
+
+// adoptLoop follows a loop the fan started and lost sight of (a fan
+// started again, a loop interrupted or paused): until it has ended and no
+// watcher holds it, then its end (0: its task done). A loop that ended
+// unfinished is not taken up.
+func adoptLoop(root, name string) (<-chan int, bool) {
+	l, err := control.Find(root, name)
+	if err != nil {
+		return nil, false
+	}
+	ended := func(st *state.State) bool { return st.Status == state.Stopped || st.Status == state.Failed }
+	code := func(st *state.State) int {
+		if st.ExitReason != nil && *st.ExitReason == string(words.ReasonTasksDone) {
+			return 0
+		}
+		return words.ExitLimit
+	}
+	ch := make(chan int, 1)
+	if !l.Watched && ended(l.State) {
+		if code(l.State) != 0 {
+			return nil, false
+		}
+		ch <- 0
+		return ch, true
+	}
+	go func() {
+		for {
+			st, err := l.Store.Load()
+			if err != nil {
+				ch <- words.ExitFailed
+				return
+			}
+			if ended(st) && !l.Store.Locked() {
+				ch <- code(st)
+				return
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}()
+	return ch, true
+}
+
+// openFan takes up the fan's record, or starts one: its branch made from
+// the current commit unless --into names one.
+func openFan(dir, name, repo, planRel string, ff *fanFlags) (*fan.State, error) {
+	old, err := fan.Load(dir)
+	if err == nil && !old.Ended {
+		old.Max = ff.max
+		return old, nil
+	}
+	base, err := fan.Rev(repo, "HEAD")
+	if err != nil {
+		return nil, control.Errorf(words.ExitUsage, "fan needs a commit to start from: %v", err)
+	}
+	into := ff.into
+	if into == "" {
+		into = "ralph/fan-" + name
+	}
+	if wt := fan.CheckedOut(repo, into); wt != "" {
+		return nil, control.Errorf(words.ExitUsage, "--into %s: it is checked out in %s; the queue moves only a branch nobody works in", into, wt)
+	}
+	if err := fan.EnsureBranch(repo, into, base); err != nil {
+		return nil, control.Errorf(words.ExitFailed, "make branch %s: %v", into, err)
+	}
+	s := &fan.State{Name: name, Repo: repo, Plan: planRel, Into: into, Base: base, Max: ff.max}
+	if old != nil { // an ended fan's tasks start again; their loops' names go on from its tries
+		for _, t := range old.Tasks {
+			if t.State != fan.Landed {
+				s.Tasks = append(s.Tasks, fan.Task{ID: t.ID, Title: t.Title, State: fan.Open, Tries: t.Tries})
+			}
+		}
+	}
+	return s, s.Save(dir)
+}
+
+// fanPane is a new pane for a slot's next loop, the session's window
+// loop-N in the task's worktree, in place of the slot's last one.
+func fanPane(tm []string, session string, slot int, dir string, panes map[int]string) (string, error) {
+	tmux := func(args ...string) (string, error) { return fanTmux(tm, args...) }
+	window := "loop-" + strconv.Itoa(slot)
+	if _, ok := panes[slot]; !ok { // a fan taken up again finds its windows
+		if pane, err := tmux("list-panes", "-t", "="+session+":"+window, "-F", "#{pane_id}"); err == nil && pane != "" {
+			panes[slot] = strings.Fields(pane)[0]
+		}
+	}
+	if pane, ok := panes[slot]; ok { // a fresh pane for each loop: nothing of the last one's is left in it
+		_, _ = tmux("kill-pane", "-t", pane)
+		delete(panes, slot)
+	}
+	var pane string
+	var err error
+	if _, has := tmux("has-session", "-t", "="+session); has != nil {
+		pane, err = tmux("new-session", "-d", "-s", session, "-n", window, "-c", dir, "-P", "-F", "#{pane_id}")
+	} else {
+		pane, err = tmux("new-window", "-d", "-t", "="+session+":", "-n", window, "-c", dir, "-P", "-F", "#{pane_id}")
+	}
+	if err == nil {
+		panes[slot] = pane
+	}
+	return pane, err
+}
+
+// fanWindow makes the fan's session with its window "fan", which shows
+// the fan's log; the pane's status options put the fan on the status line.
+// It returns what shows the record there.
+func fanWindow(tm []string, session, dir, log string) (func(*fan.State), error) {
+	tmux := func(args ...string) (string, error) { return fanTmux(tm, args...) }
+	if f, err := os.OpenFile(log, os.O_CREATE|os.O_WRONLY, 0o600); err == nil {
+		f.Close()
+	}
+	tail := "tail -n +1 -F " + config.QuoteWord(log)
+	pane, err := tmux("list-panes", "-t", "="+session+":fan", "-F", "#{pane_id}")
+	switch {
+	case err == nil && pane != "":
+		pane = strings.Fields(pane)[0]
+	case !hasSession(tm, session):
+		pane, err = tmux("new-session", "-d", "-s", session, "-n", "fan", "-c", dir, "-P", "-F", "#{pane_id}", tail)
+	default:
+		pane, err = tmux("new-window", "-d", "-t", "="+session+":", "-n", "fan", "-c", dir, "-P", "-F", "#{pane_id}", tail)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return func(s *fan.State) {
+		st := "running"
+		if s.Ended {
+			st = "done"
+		}
+		for _, o := range [][2]string{{words.OptionName, s.Name}, {words.OptionState, st}, {words.OptionStatus, s.Line()}} {
+			_, _ = tmux("set-option", "-p", "-t", pane, o[0], o[1])
+		}
+	}, nil
+}
+
+func hasSession(tm []string, session string) bool {
+	_, err := fanTmux(tm, "has-session", "-t", "="+session)
+	return err == nil
+}
+
+// fanTmux runs tmux on the fan's server; its output trimmed.
+func fanTmux(tm []string, args ...string) (string, error) {
+	out, err := exec.Command("tmux", append(append([]string(nil), tm...), args...)...).CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("tmux %s: %v: %s", args[0], err, strings.TrimSpace(string(out)))
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// appendTo is a writer that appends to file, or writes nowhere.
+func appendTo(file string) io.Writer {
+	f, err := os.OpenFile(file, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return io.Discard
+	}
+	return f
+}
+
+// tmuxArgs are the server options the fan and its loops use.
+func tmuxArgs(f *config.Run, e env) []string {
+	switch {
+	case f.SocketPath != "":
+		return []string{"-S", f.SocketPath}
+	case f.SocketName != "":
+		return []string{"-L", f.SocketName}
+	}
+	if t := e.Getenv("TMUX"); t != "" {
+		return []string{"-S", strings.Split(t, ",")[0]}
+	}
+	return nil
+}
+
+// passFlags are the run flags given to the fan, for each of its loops.
+func passFlags(fs *flag.FlagSet, f *config.Run) []string {
+	var out []string
+	fs.Visit(func(fl *flag.Flag) {
+		if fanOnly[fl.Name] {
+			return
+		}
+		if fl.Name == "check" || fl.Name == "check-hint" {
+			return // repeatable: given from the parsed checks below
+		}
+		out = append(out, "--"+fl.Name+"="+fl.Value.String())
+	})
+	for _, c := range checkCommands(f) {
+		out = append(out, "--check="+c)
+	}
+	return out
+}
+
+// checkCommands are the fan's --check commands.
+func checkCommands(f *config.Run) []string {
+	var out []string
+	for _, c := range f.Config.Checks {
+		out = append(out, c.Command)
+	}
+	return out
+}
+
+// gitTop is the top of dir's working tree.
+func gitTop(dir string) (string, error) {
+	out, err := exec.Command("git", "-C", dir, "rev-parse", "--show-toplevel").Output()
+	if err != nil {
+		return "", fmt.Errorf("find the repository of %s: %v", dir, err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}

@@ -1,0 +1,194 @@
+package fan
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/ralph-tmux/ralph.tmux/watch/plan"
+)
+
+// git runs git in dir and returns its output, trimmed; an error carries
+// what git said.
+func git(dir string, stdin []byte, args ...string) (string, error) {
+	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	cmd.Env = append(os.Environ(), "GIT_EDITOR=true", "GIT_TERMINAL_PROMPT=0")
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		return strings.TrimSpace(out.String()), fmt.Errorf("git %s: %v: %s", args[0], err, strings.TrimSpace(errb.String()))
+	}
+	return strings.TrimSpace(out.String()), nil
+}
+
+// identity is git's -c options for the fan's commits when the repository
+// names no author.
+func identity(dir string) []string {
+	if name, _ := git(dir, nil, "config", "user.email"); name != "" || os.Getenv("GIT_AUTHOR_EMAIL") != "" {
+		return nil
+	}
+	return []string{"-c", "user.name=ralph-watch", "-c", "user.email=ralph-watch@localhost"}
+}
+
+// Rev is the commit a revision names.
+func Rev(dir, rev string) (string, error) {
+	return git(dir, nil, "rev-parse", "--verify", "-q", rev+"^{commit}")
+}
+
+// EnsureBranch makes branch from base unless it exists.
+func EnsureBranch(repo, branch, base string) error {
+	if _, err := Rev(repo, "refs/heads/"+branch); err == nil {
+		return nil
+	}
+	_, err := git(repo, nil, "branch", "--no-track", branch, base)
+	return err
+}
+
+// CheckedOut is the worktree that has branch checked out, or "".
+func CheckedOut(repo, branch string) string {
+	out, _ := git(repo, nil, "worktree", "list", "--porcelain")
+	wt := ""
+	for _, line := range strings.Split(out, "\n") {
+		if p, ok := strings.CutPrefix(line, "worktree "); ok {
+			wt = p
+		}
+		if line == "branch refs/heads/"+branch {
+			return wt
+		}
+	}
+	return ""
+}
+
+// EnsureWorktree gives path a worktree of repo on branch, the branch made
+// at from the first time (branch "": detached at from); a worktree already
+// there is kept as it is.
+func EnsureWorktree(repo, path, branch, from string) error {
+	if _, err := os.Stat(filepath.Join(path, ".git")); err == nil {
+		return nil
+	}
+	_ = os.MkdirAll(filepath.Dir(path), 0o755)
+	if branch == "" {
+		_, err := git(repo, nil, "worktree", "add", "-q", "--detach", path, from)
+		return err
+	}
+	if _, err := Rev(repo, "refs/heads/"+branch); err == nil {
+		_, err := git(repo, nil, "worktree", "add", "-q", path, branch)
+		return err
+	}
+	_, err := git(repo, nil, "worktree", "add", "-q", "-b", branch, path, from)
+	return err
+}
+
+// outside are the pathspecs of what a task's commit never holds: the plan
+// (its ticks are the queue's) and the loop's own folder.
+func outside(planRel string) []string {
+	return []string{"--", ".", ":(exclude)" + planRel, ":(exclude).ralph"}
+}
+
+// CommitWork commits what the loop changed in its worktree on its branch
+// (a fresh worktree: every untracked file in it is the loop's), the plan
+// aside, and returns the branch's head.
+func CommitWork(wt, planRel, message string) (string, error) {
+	if _, err := git(wt, nil, append([]string{"add", "-A"}, outside(planRel)...)...); err != nil {
+		return "", err
+	}
+	if _, err := git(wt, nil, "diff", "--cached", "--quiet"); err != nil || mergeGoing(wt) {
+		args := append(identity(wt), "commit", "-q", "--no-verify", "-m", message)
+		if _, err := git(wt, nil, args...); err != nil {
+			return "", err
+		}
+	}
+	return Rev(wt, "HEAD")
+}
+
+func mergeGoing(wt string) bool { _, err := Rev(wt, "MERGE_HEAD"); return err == nil }
+
+// Candidate makes, in the queue's worktree, the fan branch's tip with the
+// task's work applied (base..commit, the plan aside) and its plan tick, as
+// one commit; conflicts are the files the work could not be applied to.
+func Candidate(queue, tip, base, commit, planRel, id, title string) (cand string, conflicts []string, err error) {
+	if _, err := git(queue, nil, "checkout", "-q", "--detach", "--force", tip); err != nil {
+		return "", nil, err
+	}
+	if _, err := git(queue, nil, "clean", "-fdq"); err != nil {
+		return "", nil, err
+	}
+	diff, err := git(queue, nil, append([]string{"diff", "--binary", base, commit}, outside(planRel)...)...)
+	if err != nil {
+		return "", nil, err
+	}
+	if diff != "" {
+		if _, err := git(queue, []byte(diff+"\n"), "apply", "--3way", "--index", "--whitespace=nowarn"); err != nil {
+			files, _ := git(queue, nil, "diff", "--name-only", "--diff-filter=U")
+			if files == "" {
+				return "", nil, err
+			}
+			_, _ = git(queue, nil, "reset", "-q", "--hard")
+			return "", strings.Split(files, "\n"), nil
+		}
+	}
+	file := filepath.Join(queue, planRel)
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return "", nil, fmt.Errorf("read plan: %w", err)
+	}
+	p, err := plan.Parse(file, data)
+	if err != nil {
+		return "", nil, fmt.Errorf("read plan %s: %w", planRel, err)
+	}
+	if data, err = plan.Tick(data, p, id); err != nil {
+		return "", nil, err
+	}
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		return "", nil, fmt.Errorf("tick plan: %w", err)
+	}
+	if _, err := git(queue, nil, "add", "--", planRel); err != nil {
+		return "", nil, err
+	}
+	args := append(identity(queue), "commit", "-q", "--no-verify", "--allow-empty", "-m", fmt.Sprintf("Task %s: %s", id, title))
+	if _, err := git(queue, nil, args...); err != nil {
+		return "", nil, err
+	}
+	cand, err = Rev(queue, "HEAD")
+	return cand, nil, err
+}
+
+// Contains reports whether commit is on tip's history.
+func Contains(repo, tip, commit string) bool {
+	_, err := git(repo, nil, "merge-base", "--is-ancestor", commit, tip)
+	return err == nil
+}
+
+// Advance fast-forwards branch from tip to cand, refused if the branch
+// moved meanwhile: nothing is ever forced.
+func Advance(repo, branch, cand, tip string) error {
+	if _, err := git(repo, nil, "merge-base", "--is-ancestor", tip, cand); err != nil {
+		return fmt.Errorf("advance %s: %s is not a fast-forward", branch, cand)
+	}
+	_, err := git(repo, nil, "update-ref", "-m", "ralph-watch fan: land", "refs/heads/"+branch, cand, tip)
+	return err
+}
+
+// SendBack brings the fan branch's tip into the task's worktree for its
+// loop's next try: the plan as the branch has it (the loop's tick undone),
+// a conflict left marked in its files. It returns the files in conflict.
+func SendBack(wt, planRel, tip string) ([]string, error) {
+	if _, err := git(wt, nil, "checkout", "-q", "HEAD", "--", planRel); err != nil {
+		return nil, err
+	}
+	args := append(identity(wt), "merge", "-q", "--no-edit", "--no-verify", tip)
+	if _, err := git(wt, nil, args...); err != nil {
+		files, _ := git(wt, nil, "diff", "--name-only", "--diff-filter=U")
+		if files == "" {
+			return nil, err
+		}
+		return strings.Split(files, "\n"), nil
+	}
+	return nil, nil
+}

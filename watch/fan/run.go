@@ -1,0 +1,348 @@
+package fan
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/ralph-tmux/ralph.tmux/watch/plan"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
+)
+
+// Runner is a fan at work: it claims tasks for free loops, starts them,
+// offers what they finish to the queue and lands it, one at a time.
+type Runner struct {
+	Dir           string   // the fan's folder
+	State         *State   // saved at every step
+	Checks        []string // run on each candidate before it lands
+	MergeAttempts int      // landings a task gets before it needs review
+	Out           io.Writer
+
+	// Start starts a loop on task t in its slot's window and worktree,
+	// with a note for its first prompt (why it was sent back); the channel
+	// gets the loop's exit status once it ends.
+	Start func(t Task, note string) (<-chan int, error)
+	// Adopt takes up the loop a fan killed before had started on t: the
+	// channel gets its exit status (0 done) once it ends; false when it
+	// is gone unfinished and must start again.
+	Adopt func(t Task) (<-chan int, bool)
+	// Shown is told the record each time it is saved (the status line).
+	Shown func(s *State)
+}
+
+type ended struct {
+	id   string
+	code int
+}
+
+// Run works the plan until no task can start and none is held; it returns
+// the fan's record as it ended.
+func (r *Runner) Run(ctx context.Context) error {
+	s := r.State
+	done := make(chan ended)
+	running := 0
+	free := make([]bool, s.Max+1) // free[slot]
+	for i := 1; i <= s.Max; i++ {
+		free[i] = true
+	}
+	start := func(t *Task, note string) error {
+		slot := t.Slot
+		if slot == 0 || !free[slot] {
+			for slot = 1; slot <= s.Max && !free[slot]; slot++ {
+			}
+		}
+		if t.Worktree == "" {
+			tip, err := Rev(s.Repo, "refs/heads/"+s.Into)
+			if err != nil {
+				return fmt.Errorf("read branch %s: %w", s.Into, err)
+			}
+			t.Worktree, t.Branch, t.Base = TaskWorktree(s.Repo, s.Name, t.ID), TaskBranch(s.Name, t.ID), tip
+			if _, err := os.Stat(t.Worktree); err == nil { // an earlier fan's, kept for the person: this try starts afresh beside it
+				suffix := fmt.Sprintf("-%d", t.Tries+1)
+				t.Worktree, t.Branch = t.Worktree+suffix, t.Branch+suffix
+			}
+			if err := EnsureWorktree(s.Repo, t.Worktree, t.Branch, tip); err != nil {
+				return fmt.Errorf("create the worktree of task %s: %w", t.ID, err)
+			}
+		}
+		t.Slot, t.State, t.Tries = slot, Working, t.Tries+1
+		t.Loop = loopName(s.Name, t.ID, t.Tries)
+		if err := r.save(); err != nil {
+			return err
+		}
+		ch, err := r.Start(*t, note)
+		if err != nil {
+			t.State, t.Why = Skipped, err.Error()
+			_ = r.save()
+			r.say("task %s skipped: %v", t.ID, err)
+			return nil
+		}
+		free[slot] = false
+		running++
+		r.say("loop %s works task %s in window %d", t.Loop, t.ID, slot)
+		go func(id string) { done <- ended{id, <-ch} }(t.ID)
+		return nil
+	}
+	for _, t := range s.Tasks { // a fan taken up again: its queue first
+		if t.State == Queued {
+			if err := r.land(ctx, t.ID, start); err != nil {
+				return err
+			}
+		}
+	}
+	for i := range s.Tasks { // and the loops it had started
+		if t := &s.Tasks[i]; t.State == Working {
+			if ch, ok := r.adopt(*t); ok {
+				free[t.Slot] = false
+				running++
+				r.say("loop %s on task %s taken up", t.Loop, t.ID)
+				go func(id string) { done <- ended{id, <-ch} }(t.ID)
+				continue
+			}
+			t.State = Open
+			if err := start(t, "The fan was restarted: go on with this task where the work stands."); err != nil {
+				return err
+			}
+		}
+	}
+	for {
+		for running < s.Max {
+			var claimed *Task
+			if err := Locked(r.Dir, func() error {
+				p, err := r.plan()
+				if err != nil {
+					return err
+				}
+				if pt := s.Next(p); pt != nil {
+					claimed = s.Task(pt.ID)
+					return start(claimed, "")
+				}
+				return nil
+			}); err != nil {
+				return err
+			}
+			if claimed == nil {
+				break
+			}
+		}
+		if running == 0 {
+			s.Ended = true
+			return r.save()
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case e := <-done:
+			running--
+			t := s.Task(e.id)
+			free[t.Slot] = true
+			if e.code == words.ExitInterrupted || e.code == words.ExitFailed { // left paused, or its watcher lost: follow it on
+				if ch, ok := r.adopt(*t); ok {
+					free[t.Slot] = false
+					running++
+					go func(id string) { done <- ended{id, <-ch} }(t.ID)
+					continue
+				}
+			}
+			if e.code != 0 {
+				t.State, t.Why = Skipped, fmt.Sprintf("its loop %s ended with exit %d", t.Loop, e.code)
+				r.say("task %s skipped: %s", t.ID, t.Why)
+				_ = Log(r.Dir, Event{Task: t.ID, Event: "skipped", Why: t.Why})
+				if err := r.save(); err != nil {
+					return err
+				}
+				continue
+			}
+			commit, err := CommitWork(t.Worktree, s.Plan, fmt.Sprintf("Task %s: %s", t.ID, t.Title))
+			if err != nil {
+				t.State, t.Why = NeedsReview, fmt.Sprintf("commit its work: %v", err)
+				_ = r.save()
+				continue
+			}
+			t.State, t.Commit = Queued, commit
+			s.Queue = append(s.Queue, t.ID)
+			_ = Log(r.Dir, Event{Task: t.ID, Event: "offered", Commit: commit})
+			if err := r.save(); err != nil {
+				return err
+			}
+			if err := r.land(ctx, t.ID, start); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+func (r *Runner) adopt(t Task) (<-chan int, bool) {
+	if r.Adopt == nil || t.Slot < 1 || t.Slot > r.State.Max {
+		return nil, false
+	}
+	return r.Adopt(t)
+}
+
+// land tries to land task id: its work on the fan branch's tip, the
+// checks, a fast-forward. What fails goes back to a loop on the task, or,
+// after MergeAttempts, waits for review.
+func (r *Runner) land(ctx context.Context, id string, start func(*Task, string) error) error {
+	s := r.State
+	t := s.Task(id)
+	queue := filepath.Join(s.Repo, ".ralph", "worktrees", "fan-"+s.Name+"-queue")
+	tip, err := Rev(s.Repo, "refs/heads/"+s.Into)
+	if err != nil {
+		return fmt.Errorf("read branch %s: %w", s.Into, err)
+	}
+	if err := EnsureWorktree(s.Repo, queue, "", tip); err != nil {
+		return fmt.Errorf("create the queue's worktree: %w", err)
+	}
+	if t.Landed != "" && Contains(s.Repo, tip, t.Landed) { // landed by a fan killed before it said so
+		t.State = Landed
+		if !Logged(r.Dir, Event{Task: t.ID, Event: "landed", Commit: t.Landed}) {
+			_ = Log(r.Dir, Event{Task: t.ID, Event: "landed", Commit: t.Landed})
+		}
+		s.Queue = remove(s.Queue, id)
+		return r.save()
+	}
+	t.Merges++
+	cand, conflicts, err := Candidate(queue, tip, t.Base, t.Commit, s.Plan, t.ID, t.Title)
+	var why string
+	switch {
+	case err != nil:
+		why = fmt.Sprintf("Landing task %s failed: %v", t.ID, err)
+	case len(conflicts) > 0:
+		why = fmt.Sprintf("Your work on task %s conflicts with work landed since on %s, in: %s. Those files now hold the conflict marked (<<<<<<< ======= >>>>>>>): keep both changes, remove the markers, check, and tick the task again.",
+			t.ID, s.Into, strings.Join(conflicts, ", "))
+	default:
+		if out, failed := r.check(ctx, queue); failed != "" {
+			why = fmt.Sprintf("Your work on task %s, put on the tip of %s, fails the check %s:\n\n%s\n\nPut it right and tick the task again.", t.ID, s.Into, failed, out)
+		} else if t.Landed = cand; r.save() != nil {
+			why = "Landing task " + t.ID + " failed: the fan's record cannot be written"
+		} else if err := Advance(s.Repo, s.Into, cand, tip); err != nil {
+			why = fmt.Sprintf("Landing task %s failed: %v", t.ID, err)
+		}
+	}
+	s.Queue = remove(s.Queue, id)
+	if why != "" {
+		t.Landed = ""
+	}
+	if why == "" {
+		t.State, t.Landed, t.Why = Landed, cand, ""
+		r.say("task %s landed on %s (%s)", t.ID, s.Into, short(cand))
+		_ = Log(r.Dir, Event{Task: t.ID, Event: "landed", Commit: cand})
+		return r.save()
+	}
+	if next(why, t.Merges, r.MergeAttempts) == NeedsReview {
+		t.State, t.Why = NeedsReview, why
+		r.say("task %s needs review: it did not land after %d tries", t.ID, t.Merges)
+		_ = Log(r.Dir, Event{Task: t.ID, Event: "needs-review", Why: why})
+		return r.save()
+	}
+	r.say("task %s sent back to its loop: %s", t.ID, firstLine(why))
+	_ = Log(r.Dir, Event{Task: t.ID, Event: SentBack, Why: why})
+	if _, err := SendBack(t.Worktree, s.Plan, tip); err != nil {
+		t.State, t.Why = NeedsReview, fmt.Sprintf("bring %s into its worktree: %v", s.Into, err)
+		return r.save()
+	}
+	t.Base = tip
+	return start(t, why)
+}
+
+// SentBack is a task the queue gave back to a loop.
+const SentBack = "sent-back"
+
+// next is what becomes of a task after a landing try: landed, sent back
+// to a loop, or, its tries spent, waiting for review.
+func next(why string, merges, attempts int) string {
+	switch {
+	case why == "":
+		return Landed
+	case merges >= attempts:
+		return NeedsReview
+	}
+	return SentBack
+}
+
+// check runs the checks in dir; the first that fails and its output's end.
+func (r *Runner) check(ctx context.Context, dir string) (out, failed string) {
+	for _, c := range r.Checks {
+		cmd := exec.CommandContext(ctx, "sh", "-c", c)
+		cmd.Dir = dir
+		b, err := cmd.CombinedOutput()
+		if err != nil {
+			if len(b) > 3000 {
+				b = b[len(b)-3000:]
+			}
+			return strings.TrimSpace(string(b)), c
+		}
+	}
+	return "", ""
+}
+
+// plan reads the plan as the fan's branch has it.
+func (r *Runner) plan() (*plan.Plan, error) {
+	s := r.State
+	data, err := git(s.Repo, nil, "show", "refs/heads/"+s.Into+":"+s.Plan)
+	if err != nil {
+		return nil, fmt.Errorf("read the plan on %s: %w", s.Into, err)
+	}
+	p, err := plan.Parse(s.Plan, []byte(data+"\n"))
+	if err != nil {
+		return nil, fmt.Errorf("%s on %s %w", s.Plan, s.Into, err)
+	}
+	s.Sync(p)
+	return p, nil
+}
+
+func (r *Runner) save() error {
+	if r.Shown != nil {
+		r.Shown(r.State)
+	}
+	return r.State.Save(r.Dir)
+}
+
+func (r *Runner) say(format string, args ...any) {
+	fmt.Fprintf(r.Out, "[ralph] %s: %s\n", r.State.Name, fmt.Sprintf(format, args...))
+}
+
+// loopName is the loop on a task's try: fan-NAME-ID, then fan-NAME-ID-2, ….
+func loopName(fan, id string, try int) string {
+	name := "fan-" + fan + "-" + safe(id)
+	if try > 1 {
+		name += fmt.Sprintf("-%d", try)
+	}
+	return name
+}
+
+// safe is an id as a name and branch may hold it.
+func safe(id string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.' {
+			return r
+		}
+		return '-'
+	}, id)
+}
+
+// TaskBranch is the branch a task's loop works on.
+func TaskBranch(fan, id string) string { return "ralph/" + loopName(fan, id, 1) }
+
+// TaskWorktree is the worktree a task's loop works in.
+func TaskWorktree(repo, fan, id string) string {
+	return filepath.Join(repo, ".ralph", "worktrees", "fan-"+fan+"-"+safe(id))
+}
+
+func remove(ids []string, id string) []string {
+	out := ids[:0]
+	for _, x := range ids {
+		if x != id {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func short(commit string) string { return commit[:min(len(commit), 10)] }
+
+func firstLine(s string) string { l, _, _ := strings.Cut(s, "\n"); return l }
