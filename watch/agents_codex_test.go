@@ -34,8 +34,8 @@ var codexCLI = agentFixture{
 func TestCodexUsageLimitWaitsForTheResetTimeItShows(t *testing.T) {
 	codex := codexCLI.find(t)
 	t.Parallel()
-	reset := time.Now().Add(20 * time.Minute)
 	r := newAgentRun(t, codexCLI, codex, loopPrompt, "!limit 1200")
+	reset := time.Now().Add(20 * time.Minute) // after the wait for an agent's place, which took minutes in CI
 	defer r.explain()
 	res := r.runUntil(180*time.Second, "waiting for limit reset")
 	if res.Reason != "interrupted" {
