@@ -23,6 +23,7 @@ func (l *Loop) waitForLimit(ctx context.Context, text string) (Result, bool) {
 	if least := cmp.Or(l.MinLimitWait, minLimitWait); until.Sub(now) < least {
 		until = now.Add(least)
 	}
+	l.steer.giveBack()      // its notes go to its new start
 	l.rec.waitingFor(until) // the iteration is run again after the reset
 	line, _, _ := strings.Cut(strings.TrimSpace(text), "\n")
 	l.rec.sayf("usage limit reached (%s), %s", strings.TrimSpace(line), resetNote(until))

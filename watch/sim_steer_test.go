@@ -73,6 +73,10 @@ func (p *simSteerer) tick(u *unit, n int, wake chan os.Signal) {
 func notesOf(log string, n int) []string {
 	var notes []string
 	for _, line := range strings.Split(log, "\n") {
+		if strings.HasPrefix(afterTag(line, "[LIMIT]"), fmt.Sprintf("iteration %d not counted", n)) {
+			notes = nil // given back: its new start takes its notes again
+			continue
+		}
 		rest := afterTag(line, "[NOTE]")
 		head := fmt.Sprintf("iteration %d", n)
 		if !strings.HasPrefix(rest, head+": ") && !strings.HasPrefix(rest, head+" sticky: ") {
@@ -101,8 +105,8 @@ func (p *simSteerer) check(t *testing.T, u *unit, st *state.State, describe func
 	var starts []int
 	for _, line := range strings.Split(log, "\n") {
 		var n int
-		if _, err := fmt.Sscanf(afterTag(line, "[START]"), "iteration %d", &n); err == nil {
-			starts = append(starts, n)
+		if _, err := fmt.Sscanf(afterTag(line, "[START]"), "iteration %d", &n); err == nil && !slicesContains(starts, n) {
+			starts = append(starts, n) // once: an iteration a limit gave back starts again
 		}
 		var max, at int
 		if _, err := fmt.Sscanf(afterTag(line, "[SET]"), "max-iterations %d at iteration %d", &max, &at); err == nil && max > 0 && max < at {

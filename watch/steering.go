@@ -17,6 +17,11 @@ type steering struct {
 	cfg *Config // its limits change here, between iterations, and nowhere else
 	rec *recorder
 	ran func() state.Ran // what the loop has used of its limits
+	// taken are the notes the running iteration's prompt took, and kept how
+	// many of them stayed queued (the sticky ones): an iteration a usage
+	// limit gives back gives them back, in their order, for its new start.
+	taken []state.Note
+	kept  int
 }
 
 // take applies the requests waiting in the loop's folder. Each is recorded
@@ -79,7 +84,8 @@ func (s *steering) set(l *state.Limits) {
 func (s *steering) forPrompt() []string {
 	st := s.rec.st
 	var texts []string
-	kept := st.Notes[:0]
+	var kept []state.Note
+	s.taken = append([]state.Note(nil), st.Notes...)
 	for _, n := range st.Notes {
 		texts = append(texts, n.Text)
 		s.rec.log("NOTE", fmt.Sprintf("iteration %d%s: %q", s.rec.iteration(), map[bool]string{true: " sticky"}[n.Sticky], n.Text))
@@ -87,11 +93,25 @@ func (s *steering) forPrompt() []string {
 			kept = append(kept, n)
 		}
 	}
+	s.kept = len(kept)
 	st.Notes = kept
 	if len(st.Notes) == 0 {
 		st.Notes = nil
 	}
 	return texts
+}
+
+// giveBack queues again, in their order, the notes of an iteration a usage
+// limit gave back, before those that came since: its new start is the
+// iteration they were for.
+func (s *steering) giveBack() {
+	if s.taken == nil {
+		return
+	}
+	st := s.rec.st
+	since := st.Notes[min(s.kept, len(st.Notes)):] // notes the person sent meanwhile (a clear waits for the boundary)
+	st.Notes = append(s.taken, since...)
+	s.taken, s.kept = nil, 0
 }
 
 // setLimits puts the limits the person set in force.
