@@ -294,23 +294,35 @@ func (c *Exec) NewWindow(req NewWindowRequest) (string, error) {
 	return strings.TrimSpace(out), nil
 }
 
-// Respawn implements Client.
+// Respawn implements Client. The command reaches tmux on its stdin
+// (source-file -), not in its argv, which any process on the machine can
+// read: -e carries the person's keys.
 func (c *Exec) Respawn(req RespawnRequest) error {
-	args := []string{"respawn-pane", "-k", "-t", req.Pane}
+	words := []string{"respawn-pane", "-k", "-t", Quote(req.Pane)}
 	if req.Dir != "" {
-		args = append(args, "-c", dirArg(req.Dir))
+		words = append(words, "-c", Quote(EscapeFormat(req.Dir)))
 	}
 	for _, e := range req.Env {
-		args = append(args, "-e", Escape(e))
+		words = append(words, "-e", Quote(e))
 	}
 	for _, w := range req.Command {
-		args = append(args, Escape(w))
+		words = append(words, Quote(w))
 	}
+	script := strings.Join(words, " ") + "\n"
 	if req.ClearHistory {
-		args = append(args, ";", "clear-history", "-t", req.Pane)
+		script += "clear-history -t " + Quote(req.Pane) + "\n"
 	}
-	_, err := c.commandPath(req.Path, nil, args...)
+	_, err := c.commandPath(req.Path, []byte(script), "source-file", "-")
+	if te := (*Error)(nil); errors.As(err, &te) {
+		te.Args = []string{"respawn-pane"}
+	}
 	return err
+}
+
+// Quote makes arg one word of tmux's command language, taken to the letter:
+// single quotes stop $, ~, # and ; from meaning anything; a quote is \'.
+func Quote(arg string) string {
+	return "'" + strings.ReplaceAll(arg, "'", `'\''`) + "'"
 }
 
 // Capture implements Client.
