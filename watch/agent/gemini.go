@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 )
 
 // Gemini CLI (0.61.0) reads its user settings from $GEMINI_CLI_HOME/.gemini
@@ -19,7 +20,9 @@ import (
 // each of their folders (extensions, commands) but the ones Gemini CLI
 // writes in (tmp, history: the loop's own, empty), and a settings.json of
 // its own, the person's settings with the loop's hooks added. What the
-// agent writes stays in the overlay: the person's folder is never written.
+// agent writes stays in the overlay: the person's folder is never written,
+// but for the files that hold a login (oauth_creds.json, .env, …), which
+// are links: a key is never copied to disk by the loop.
 
 // GeminiEvents are Gemini CLI's hook events the watcher listens to, and what
 // each reports (Gemini CLI 0.61.0 has them all; hooks of each event are
@@ -104,7 +107,7 @@ func GeminiOverlay(base, dir string, call func(name string) []string) error {
 		switch {
 		case err != nil || e.Name() == "settings.json" || slices.Contains(geminiWrites, e.Name()):
 			err = nil // a dangling link is left out too
-		case info.IsDir():
+		case info.IsDir() || holdsLogin(e.Name()):
 			err = os.Symlink(from, to)
 		case info.Mode().IsRegular():
 			err = copyFile(from, to)
@@ -114,6 +117,18 @@ func GeminiOverlay(base, dir string, call func(name string) []string) error {
 		}
 	}
 	return os.WriteFile(filepath.Join(own, "settings.json"), merged, 0o600)
+}
+
+// holdsLogin tells a file of .gemini that holds a login or a key by its
+// name: oauth_creds.json, mcp-oauth-tokens.json, .env, a key file.
+func holdsLogin(name string) bool {
+	name = strings.ToLower(name)
+	for _, w := range []string{"cred", "token", "oauth", "secret", "key", "passw", ".env"} {
+		if strings.Contains(name, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // copyFile copies a regular file, readable by its owner alone.

@@ -59,12 +59,13 @@ func TestGeminiSettingsRefuseWhatGeminiWouldNotRead(t *testing.T) {
 	}
 }
 
-// The overlay copies the person's files, links their folders but the ones
-// Gemini CLI writes in, and writes none of theirs.
+// The overlay copies the person's files but their logins, links their
+// folders but the ones Gemini CLI writes in, and writes none of theirs.
 func TestGeminiOverlayKeepsThePersonsFilesUntouched(t *testing.T) {
 	base, dir := t.TempDir(), filepath.Join(t.TempDir(), "gemini-home")
 	person := filepath.Join(base, ".gemini")
 	files := map[string]string{"settings.json": `{"ui": {"theme": "dark"}}`, "oauth_creds.json": `{"token": 1}`,
+		".env": "GEMINI_API_KEY=k", "mcp-oauth-tokens.json": `[]`,
 		"trustedFolders.json": `{}`, "tmp/chat.json": `[]`, "commands/x.toml": `x`}
 	for name, body := range files {
 		_ = os.MkdirAll(filepath.Dir(filepath.Join(person, name)), 0o700)
@@ -82,10 +83,16 @@ func TestGeminiOverlayKeepsThePersonsFilesUntouched(t *testing.T) {
 			t.Errorf("the person's %s became %q", name, b)
 		}
 	}
-	for _, name := range []string{"oauth_creds.json", "trustedFolders.json"} {
+	for _, name := range []string{"trustedFolders.json"} {
 		fi, err := os.Lstat(filepath.Join(dir, ".gemini", name))
 		if b, _ := os.ReadFile(filepath.Join(dir, ".gemini", name)); err != nil || !fi.Mode().IsRegular() || string(b) != files[name] {
 			t.Errorf("overlay %s: %v %q, want a copy of the person's: what the agent writes must not reach theirs", name, err, b)
+		}
+	}
+	// A login is never copied: the loop writes no key to disk.
+	for _, name := range []string{"oauth_creds.json", ".env", "mcp-oauth-tokens.json"} {
+		if target, err := os.Readlink(filepath.Join(dir, ".gemini", name)); err != nil || target != filepath.Join(person, name) {
+			t.Errorf("overlay %s -> %q (%v), want a link to the person's file, not a copy of their login", name, target, err)
 		}
 	}
 	if target, err := os.Readlink(filepath.Join(dir, ".gemini", "commands")); err != nil || target != filepath.Join(person, "commands") {
