@@ -56,13 +56,12 @@ Examples:
 			if tail < 0 {
 				return control.Errorf(words.ExitUsage, "invalid --cast-tail %s: use 0 or more", tail)
 			}
+			if f, ok := fanArg(e, args); ok {
+				return reportFan(e, f, *out, tail, *open)
+			}
 			l, err := loopArg(e, args, "report")
 			if err != nil {
 				return err
-			}
-			run, err := history.Load(state.Root(e.Getenv), l.Name)
-			if err != nil {
-				return control.Errorf(words.ExitFailed, "%v", err)
 			}
 			path := *out
 			if path == "" {
@@ -72,17 +71,9 @@ Examples:
 				return control.Errorf(words.ExitUsage, "-o %s: %v", *out, err)
 			}
 			start := time.Now()
-			var buf bytes.Buffer
-			page, err := report.Write(&buf, run, report.Options{CastTail: tail})
+			page, err := writeReport(e, l.Name, path, tail)
 			if err != nil {
-				return control.Errorf(words.ExitFailed, "report %s: %v", l.Name, err)
-			}
-			if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-				return control.Errorf(words.ExitFailed, "write report: %v", err)
-			}
-			rec := control.ReportRecord{Path: path, At: state.Stamp(time.Now()), Iterations: page.Iterations, Bytes: int64(page.Bytes)}
-			if data, err := json.MarshalIndent(rec, "", "  "); err == nil {
-				_ = l.Store.WriteFile(state.ReportRecord, append(data, '\n'))
+				return err
 			}
 			trimmed := ""
 			if page.Trimmed > 0 {
@@ -96,6 +87,28 @@ Examples:
 			return nil
 		},
 	}
+}
+
+// writeReport writes the page of loop name to path and keeps where in its
+// state folder (status shows it).
+func writeReport(e env, name, path string, tail time.Duration) (report.Page, error) {
+	run, err := history.Load(state.Root(e.Getenv), name)
+	if err != nil {
+		return report.Page{}, control.Errorf(words.ExitFailed, "%v", err)
+	}
+	var buf bytes.Buffer
+	page, err := report.Write(&buf, run, report.Options{CastTail: tail})
+	if err != nil {
+		return page, control.Errorf(words.ExitFailed, "report %s: %v", name, err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		return page, control.Errorf(words.ExitFailed, "write report: %v", err)
+	}
+	rec := control.ReportRecord{Path: path, At: state.Stamp(time.Now()), Iterations: page.Iterations, Bytes: int64(page.Bytes)}
+	if data, err := json.MarshalIndent(rec, "", "  "); err == nil {
+		_ = run.Store.WriteFile(state.ReportRecord, append(data, '\n'))
+	}
+	return page, nil
 }
 
 // size is a byte count for a person: 812 KB, 2.4 MB.

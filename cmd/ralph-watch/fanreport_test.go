@@ -1,0 +1,93 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ralph-tmux/ralph.tmux/watch/fan"
+)
+
+// landedAndRefused runs fan name on two tasks: task 1 lands; task 2's loop
+// gets it done, but the queue's check refuses it on the fan's branch, and
+// with one landing try it waits for review. It returns the repository and
+// the commit that landed task 1.
+func landedAndRefused(c *cli, name string) (repo, landed string) {
+	c.t.Helper()
+	repo = newFanRepo(c, "# Plan\n\n- [ ] Make file-a\n- [ ] Make file-b\n")
+	check := `case "$PWD" in *-queue) if [ -f file-b ]; then echo "file-b clashes on the branch"; exit 1; fi ;; esac`
+	c.wantEnv(gitEnv, fanArgs(c, name, "2", "--merge-attempts", "1", "--check", check), 3, "1 of 2 tasks landed on ralph/fan-"+name+", 1 waiting for review", "")
+	for _, e := range fanEvents(c, name) {
+		if e.Event == "landed" && e.Task == "1" {
+			landed = e.Commit
+		}
+	}
+	if landed == "" {
+		c.t.Fatalf("task 1 did not land: %+v", fanEvents(c, name))
+	}
+	return repo, landed
+}
+
+func TestReportFanIsOnePageOfEveryTaskItsVerdictAndLandingLinkingEachLoopsOwnPage(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	_, landed := landedAndRefused(c, "night")
+	page := filepath.Join(c.srv.Dir, "state", "fans", "night", "report.html")
+	if out := c.want([]string{"report", "night"}, 0, "[ralph] night: report of the fan, 2 tasks and 2 loops (", ""); !strings.HasSuffix(out, ": "+page+"\n") {
+		t.Errorf("report says %q, want the page %s", out, page)
+	}
+	data, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(data)
+	rows := map[string]string{}
+	for _, id := range []string{"1", "2"} {
+		_, row, _ := strings.Cut(text, `<tr id="task-`+id+`"`)
+		row, _, _ = strings.Cut(row, "</tr>")
+		rows[id] = row
+	}
+	for id, want := range map[string][]string{
+		"1": {`class="task-landed"`, "<td>Make file-a</td>", "<td>landed</td>", "<td>done</td>", `<a href="../../fan-night-1/report.html"><code>fan-night-1</code></a>`, "<code>" + landed[:10] + "</code>"},
+		"2": {`class="task-needs-review"`, "<td>Make file-b</td>", "<td>needs-review</td>", "fails the check", "file-b clashes on the branch", "ralph/fan-night-2"},
+	} {
+		for _, w := range want {
+			if !strings.Contains(rows[id], w) {
+				t.Errorf("task %s's row lacks %q:\n%s", id, w, rows[id])
+			}
+		}
+	}
+	for _, want := range []string{"<title>ralph fan night: report</title>", "1 of 2 landed, 1 waiting for review", "<code>ralph/fan-night</code>",
+		"<td>landed</td><td><code>" + landed[:10] + "</code>"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the fan's page lacks %q", want)
+		}
+	}
+	for _, loop := range []string{"fan-night-1", "fan-night-2"} { // each loop's own page, as report LOOP writes it
+		own, err := os.ReadFile(filepath.Join(c.srv.Dir, "state", loop, "report.html"))
+		if err != nil || !strings.Contains(string(own), "<title>ralph loop "+loop+": report</title>") {
+			t.Errorf("%s's own page: %v", loop, err)
+		}
+	}
+	other := filepath.Join(c.srv.Dir, "night.html")
+	c.want([]string{"report", "night", "-o", other}, 0, ": "+other+"\n", "")
+	if data, _ := os.ReadFile(other); !strings.Contains(string(data), `href="state/fan-night-2/report.html"`) {
+		t.Errorf("-o's page does not link the loops' pages from where it is")
+	}
+	root := filepath.Join(c.srv.Dir, "state")
+	s, err := fan.Load(fan.Dir(root, "night"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range s.Works(root) { // what the page and finish --pr tell
+		if len(w.Runs) != 1 || w.Runs[0].Name != "fan-night-"+w.ID || w.Iterations < 1 || w.Attempts < 1 || w.Verdict != "done" || w.Merges != 1 {
+			t.Errorf("task %s: %d runs, %d iterations, %d attempts, verdict %q, %d merges", w.ID, len(w.Runs), w.Iterations, w.Attempts, w.Verdict, w.Merges)
+		}
+	}
+	if names, _ := fan.Names(root); len(names) != 1 || names[0] != "night" {
+		t.Errorf("fans %q, want night", names)
+	}
+	c.want([]string{"report", "fan-night-1"}, 0, "[ralph] fan-night-1: report of ", "") // a loop of the fan is still a loop
+	c.want([]string{"report", "nosuch"}, 1, "", "no ralph state found for worker 'nosuch'")
+}
