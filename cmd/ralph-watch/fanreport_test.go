@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/fan"
+	"github.com/ralph-tmux/ralph.tmux/watch/state"
 )
 
 // landedAndRefused runs fan name on two tasks: task 1 lands; task 2's loop
@@ -90,4 +91,54 @@ func TestReportFanIsOnePageOfEveryTaskItsVerdictAndLandingLinkingEachLoopsOwnPag
 	}
 	c.want([]string{"report", "fan-night-1"}, 0, "[ralph] fan-night-1: report of ", "") // a loop of the fan is still a loop
 	c.want([]string{"report", "nosuch"}, 1, "", "no ralph state found for worker 'nosuch'")
+}
+
+func TestFinishFanPROpensOnePullRequestForTheFansBranchWithEveryTasksVerdict(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	repo, landed := landedAndRefused(c, "pr")
+	bare := filepath.Join(c.srv.Dir, "remote.git")
+	c.git(c.srv.Dir, "init", "-q", "--bare", bare)
+	c.git(repo, "remote", "add", "origin", bare)
+	env, record := fakeGh(c)
+	dir := filepath.Join(c.srv.Dir, "state", "fans", "pr")
+
+	held := &state.Store{Dir: dir} // as the fan's own process holds it while it runs
+	if err := held.Lock(); err != nil {
+		t.Fatal(err)
+	}
+	c.wantEnv(env, []string{"finish", "pr", "--pr"}, 1, "", "ralph-watch: error: fan pr is still running: let it end, or stop it first (ralph-watch stop pr)\n")
+	held.Unlock()
+	c.wantEnv(env, []string{"finish", "pr", "--merge"}, 2, "", "a fan lands by one pull request: finish pr --pr")
+	c.wantEnv(env, []string{"finish", "pr", "--pr", "--into", "nosuch"}, 1, "", "branch nosuch (where fan pr lands) does not exist")
+	if _, err := os.Stat(record); !os.IsNotExist(err) {
+		t.Fatalf("gh ran for a refused finish")
+	}
+
+	out := c.wantEnv(env, []string{"finish", "pr", "--pr"}, 0, "Fan pr: 1 of 2 tasks landed, 1 waiting for review\nBranch ralph/fan-pr, onto main: 1 commit\n", "")
+	if !strings.HasSuffix(out, "Pushed ralph/fan-pr and opened a pull request into main: https://forge.invalid/o/r/pull/7\n") {
+		t.Errorf("finish said:\n%s", out)
+	}
+	args, _ := os.ReadFile(record)
+	want := repo + "\npr\ncreate\n--base\nmain\n--head\nralph/fan-pr\n--title\nralph fan pr: 1 of 2 tasks landed, 1 waiting for review\n--body-file\n" + filepath.Join(dir, "pr-body.md") + "\n"
+	if string(args) != want {
+		t.Errorf("gh ran as\n%s\nwant\n%s", args, want)
+	}
+	body, _ := os.ReadFile(record + ".body")
+	for _, part := range []string{"| 1 | Make file-a | landed | done | `fan-pr-1` | 1 | 1 | 1 | " + landed[:12] + " |",
+		"| 2 | Make file-b | needs-review | done | `fan-pr-2` | 1 | 1 | 1 | - |",
+		"**Task 2, needs-review** (its work: branch `ralph/fan-pr-2`)", "file-b clashes on the branch", "### Commits (1)", "Task 1: Make file-a"} {
+		if !strings.Contains(string(body), part) {
+			t.Errorf("the body lacks %q:\n%s", part, body)
+		}
+	}
+	if got := c.git(bare, "log", "--format=%s", "ralph/fan-pr"); got != "Task 1: Make file-a\nstart\n" {
+		t.Errorf("the remote's ralph/fan-pr:\n%s", got)
+	}
+	if got := c.git(bare, "branch", "--list"); strings.TrimSpace(got) != "ralph/fan-pr" {
+		t.Errorf("pushed %q, want the fan's branch alone", got)
+	}
+	if got := c.git(repo, "log", "-1", "--format=%s", "main"); got != "start\n" || c.git(repo, "branch", "--show-current") != "main\n" {
+		t.Errorf("--pr moved the person's main: %s", got)
+	}
 }

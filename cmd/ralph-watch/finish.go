@@ -77,6 +77,9 @@ Examples:
 			if len(args) != 1 {
 				return control.Errorf(words.ExitUsage, "finish takes one loop name, got %d arguments", len(args))
 			}
+			if f, ok := fanArg(e, args); ok {
+				return finishFan(f, opts)
+			}
 			l, err := loopArg(e, args, "finish")
 			if err != nil {
 				return err
@@ -88,6 +91,15 @@ Examples:
 			return finishError(finish.Finish(run, opts))
 		},
 	}
+}
+
+// finishFan is finish FAN --pr: one pull request for the fan's branch,
+// once the fan no longer runs.
+func finishFan(f aFan, opts finish.Options) error {
+	if f.running() {
+		return control.Errorf(words.ExitFailed, "fan %s is still running: let it end, or stop it first (ralph-watch stop %s)", f.Name, f.Name)
+	}
+	return finishError(finish.Fan(f.State, f.dir, f.Works(f.root), opts))
 }
 
 // finishError carries a finish refusal's exit code into the command's error.
