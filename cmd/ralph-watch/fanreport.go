@@ -2,13 +2,16 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
 	"github.com/ralph-tmux/ralph.tmux/watch/fan"
+	"github.com/ralph-tmux/ralph.tmux/watch/finish"
 	"github.com/ralph-tmux/ralph.tmux/watch/report"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/words"
@@ -54,12 +57,30 @@ func reportFan(e env, f aFan, out string, tail time.Duration, open bool) error {
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 		return control.Errorf(words.ExitFailed, "write report: %v", err)
 	}
+	rec := control.ReportRecord{Path: path, At: state.Stamp(time.Now()), Bytes: int64(n)}
+	if data, err := json.MarshalIndent(rec, "", "  "); err == nil {
+		_ = os.WriteFile(filepath.Join(f.dir, state.ReportRecord), append(data, '\n'), 0o600)
+	}
 	fmt.Fprintf(e.Stdout, "[ralph] %s: report of the fan, %d tasks and %d loops (each loop's own page in its state folder, linked), %s in %s: %s\n",
 		f.Name, len(works), len(reports), size(n), time.Since(start).Round(time.Millisecond), path)
 	if open {
 		return openFile(path)
 	}
 	return nil
+}
+
+// writeFanAfter shows in status FAN its pull request and its page, as
+// status NAME shows a loop's.
+func writeFanAfter(w io.Writer, f aFan) {
+	if word, detail := finish.Read(&state.Store{Dir: f.dir}, &state.State{}); word != "" {
+		fmt.Fprintf(w, "Landed: %s (%s)\n", word, detail)
+	}
+	var r control.ReportRecord
+	if data, err := os.ReadFile(filepath.Join(f.dir, state.ReportRecord)); err == nil && json.Unmarshal(data, &r) == nil && r.Path != "" {
+		if _, err := os.Stat(r.Path); err == nil {
+			fmt.Fprintf(w, "Report: %s (%s)\n", r.Path, r.At)
+		}
+	}
 }
 
 // status is the fan in a word: running, ended (no task left to start) or

@@ -71,6 +71,7 @@ func TestReportFanIsOnePageOfEveryTaskItsVerdictAndLandingLinkingEachLoopsOwnPag
 			t.Errorf("%s's own page: %v", loop, err)
 		}
 	}
+	c.want([]string{"status", "night"}, 0, "Report: "+page+" (", "")
 	other := filepath.Join(c.srv.Dir, "night.html")
 	c.want([]string{"report", "night", "-o", other}, 0, ": "+other+"\n", "")
 	if data, _ := os.ReadFile(other); !strings.Contains(string(data), `href="state/fan-night-2/report.html"`) {
@@ -119,6 +120,7 @@ func TestFinishFanPROpensOnePullRequestForTheFansBranchWithEveryTasksVerdict(t *
 	if !strings.HasSuffix(out, "Pushed ralph/fan-pr and opened a pull request into main: https://forge.invalid/o/r/pull/7\n") {
 		t.Errorf("finish said:\n%s", out)
 	}
+	c.want([]string{"status", "pr"}, 0, "Landed: pr (Pushed ralph/fan-pr and opened a pull request into main: https://forge.invalid/o/r/pull/7 (", "")
 	args, _ := os.ReadFile(record)
 	want := repo + "\npr\ncreate\n--base\nmain\n--head\nralph/fan-pr\n--title\nralph fan pr: 1 of 2 tasks landed, 1 waiting for review\n--body-file\n" + filepath.Join(dir, "pr-body.md") + "\n"
 	if string(args) != want {
