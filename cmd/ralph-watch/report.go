@@ -44,10 +44,18 @@ read without JavaScript. Casts are cut to their last minutes when the run's
 casts are large, and the page says so: a 200-iteration run stays within a
 few MB. Written to report.html in the loop's state folder unless -o says.
 
+A fan's name (ralph-watch fan) writes the fan's page: a row per task (its
+verdict, the loops that worked it, their iterations and attempts, the
+queue's landing tries, the commit that landed it or why it waits for
+review, the cost) and per loop, linking each loop's own page, written as
+above in its state folder. The fan's page is report.html in the fan's
+folder (fans/NAME) unless -o says. A loop of the same name comes first.
+
 Examples:
   ralph-watch report myproj-3 --open
   ralph-watch report myproj-3 -o night.html
-  ralph-watch report myproj-3 -o night.html --cast-tail 1m`),
+  ralph-watch report myproj-3 -o night.html --cast-tail 1m
+  ralph-watch report web --open        # the fan web`),
 		FlagSet: fs,
 		Exec: func(ctx context.Context, args []string) error {
 			if len(args) != 1 {
