@@ -92,6 +92,15 @@ func TestReportFanIsOnePageOfEveryTaskItsVerdictAndLandingLinkingEachLoopsOwnPag
 	}
 	c.want([]string{"report", "fan-night-1"}, 0, "[ralph] fan-night-1: report of ", "") // a loop of the fan is still a loop
 	c.want([]string{"report", "nosuch"}, 1, "", "no ralph state found for worker 'nosuch'")
+	// A loop of the fan's name comes first: report and finish take it for the loop.
+	if err := os.MkdirAll(filepath.Join(root, "night"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "night", "state.json"), []byte(`{"worker_name":"night"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c.want([]string{"report", "night"}, 0, "[ralph] night: report of 0 iterations", "")
+	c.want([]string{"finish", "night", "--pr"}, 1, "", "loop night has no folder recorded")
 }
 
 func TestFinishFanPROpensOnePullRequestForTheFansBranchWithEveryTasksVerdict(t *testing.T) {
