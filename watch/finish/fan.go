@@ -159,7 +159,11 @@ func (s *FanSummary) Markdown() string {
 		if w.Why == "" || w.State == fan.Landed {
 			continue
 		}
-		fmt.Fprintf(&b, "\n**Task %s, %s** (its work: branch `%s`):\n\n````\n%s\n````\n", w.ID, w.State, orDash(w.Branch), strings.TrimSpace(w.Why))
+		where := ""
+		if w.Branch != "" {
+			where = " (its work: branch `" + w.Branch + "`)"
+		}
+		fmt.Fprintf(&b, "\n**Task %s, %s**%s:\n\n````\n%s\n````\n", w.ID, w.State, where, strings.TrimSpace(w.Why))
 	}
 	fmt.Fprintf(&b, "\n### Commits (%d)\n\n", len(s.Commits))
 	for _, c := range s.Commits {
