@@ -146,6 +146,7 @@ _ralph_watch_flags() {
     list | ls) flags=(
         --json
         --names
+        --fans
     ) ;;
     logs) flags=(
         --live
@@ -327,7 +328,10 @@ _ralph_watch() {
         ((args == 0)) || [[ " run fan doctor hook send demo " != *" $sub "* ]] && COMPREPLY=($(compgen -W "${flags//=/}" -- "$cur"))
     elif ((args == 0)); then
         case $sub in
-        status | logs | pause | resume | stop | send | note | set | skip | retry | clean | replay | finish | report)
+        status | pause | resume | stop | note | set | finish | report)
+            COMPREPLY=($(compgen -W "$(ralph-watch list --names 2>/dev/null) $(ralph-watch list --fans 2>/dev/null)" -- "$cur"))
+            ;;
+        logs | send | skip | retry | clean | replay)
             COMPREPLY=($(compgen -W "$(ralph-watch list --names 2>/dev/null)" -- "$cur"))
             ;;
         completion)

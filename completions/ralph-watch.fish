@@ -27,9 +27,13 @@ function __ralph_watch_loops
     ralph-watch list --names 2>/dev/null
 end
 
+function __ralph_watch_fans
+    ralph-watch list --fans 2>/dev/null
+end
+
 # No loop name typed yet after the subcommand.
 function __ralph_watch_no_name_yet
-    set -l names (__ralph_watch_loops)
+    set -l names (__ralph_watch_loops) (__ralph_watch_fans)
     for w in (commandline -opc)[3..-1]
         contains -- $w $names; and return 1
     end
@@ -122,6 +126,7 @@ complete -c ralph-watch -n '__ralph_watch_using demo; and test (count (commandli
 
 # Arguments.
 complete -c ralph-watch -n '__ralph_watch_using status logs pause resume stop send note set skip retry clean replay finish report; and __ralph_watch_no_name_yet' -a '(__ralph_watch_loops)' -d loop
+complete -c ralph-watch -n '__ralph_watch_using status pause resume stop note set finish report; and __ralph_watch_no_name_yet' -a '(__ralph_watch_fans)' -d fan
 complete -c ralph-watch -n '__ralph_watch_using completion' -a 'bash zsh fish'
 complete -c ralph-watch -n __ralph_watch_after_dashdash -a '(__ralph_watch_command)'
 
@@ -192,6 +197,7 @@ complete -c ralph-watch -n '__ralph_watch_using run fan' -l tmux -d 'accepted fo
 complete -c ralph-watch -n '__ralph_watch_using status' -l json -d 'print the state as JSON'
 complete -c ralph-watch -n '__ralph_watch_using list ls' -l json -d 'print the loops as JSON'
 complete -c ralph-watch -n '__ralph_watch_using list ls' -l names -d 'print only the loop names'
+complete -c ralph-watch -n '__ralph_watch_using list ls' -l fans -d "print only the fans' names"
 complete -c ralph-watch -n '__ralph_watch_using logs' -l live -d 'follow the log until the loop ends'
 complete -c ralph-watch -n '__ralph_watch_using logs' -l lines -x -d 'print only the last N lines'
 complete -c ralph-watch -n '__ralph_watch_using logs' -l tail -x -d 'same as --lines'

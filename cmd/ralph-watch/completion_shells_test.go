@@ -14,8 +14,8 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
 )
 
-// shellEnv is a private tmux server, a folder with PROMPT.md, two loops on
-// disk and ralph-watch on PATH: what the completions look at.
+// shellEnv is a private tmux server, a folder with PROMPT.md, two loops and
+// a fan on disk and ralph-watch on PATH: what the completions look at.
 type shellEnv struct {
 	srv *tmuxtest.Server
 	env []string
@@ -33,6 +33,13 @@ func newShellEnv(t *testing.T) *shellEnv {
 		if err := os.WriteFile(filepath.Join(dir, "state.json"), []byte(`{"worker_name":"`+name+`"}`), 0o600); err != nil {
 			t.Fatal(err)
 		}
+	}
+	fanDir := filepath.Join(srv.Dir, "state", "fans", "gamma") // a fan: status, report and the like take its name too
+	if err := os.MkdirAll(fanDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(fanDir, "fan.json"), []byte(`{"name":"gamma"}`), 0o600); err != nil {
+		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(srv.Dir, "PROMPT.md"), []byte("go on\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -130,7 +137,9 @@ func commonCases(t *testing.T, s *shellEnv, tree commandTree) []struct {
 		{"ralph-watch demo ", []string{"agent"}},
 		{"ralph-watch run --prompt-mode ", []string{"arg", "stdin", "type"}},
 		{"ralph-watch demo --attach ", []string{"auto", "no", "yes"}},
-		{"ralph-watch status ", []string{"alpha", "beta"}},
+		{"ralph-watch status ", []string{"alpha", "beta", "gamma"}},
+		{"ralph-watch report g", []string{"gamma"}},
+		{"ralph-watch finish gamma --p", []string{"--patch", "--pr"}},
 		{"ralph-watch logs --lines 5 a", []string{"alpha"}},
 		{"ralph-watch replay ", []string{"alpha", "beta"}},
 		{"ralph-watch replay alpha 3 --sp", []string{"--speed"}},
@@ -303,7 +312,7 @@ func TestZshLoadsTheCompletionWithCompinitAndCompletes(t *testing.T) {
 	s.zshCompletes(t, dir, "ralph-watch sta", "ralph-watch status ")
 	s.zshCompletes(t, dir, "ralph-watch run --prompt-mo", "ralph-watch run --prompt-mode")
 	s.zshCompletes(t, dir, "ralph-watch run --prompt-mode ", "arg", "stdin", "type")
-	s.zshCompletes(t, dir, "ralph-watch status ", "alpha", "beta")
+	s.zshCompletes(t, dir, "ralph-watch status ", "alpha", "beta", "gamma")
 	s.zshCompletes(t, dir, "ralph-watch stop --", "ralph-watch stop --kill ")
 	s.zshCompletes(t, dir, "ralph-watch replay alpha --du", "--dump")
 	s.zshCompletes(t, dir, "ralph-watch list --", "--json", "--names", "print only the loop names")

@@ -86,6 +86,7 @@ func writeFanStatus(w io.Writer, f aFan) {
 			fmt.Fprintf(w, "Task %s %s: %s (branch %s)\n", t.ID, t.State, firstLineOf(t.Why), t.Branch)
 		}
 	}
+	writeFanAfter(w, f)
 }
 
 func dash(s string) string {

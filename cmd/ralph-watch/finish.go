@@ -49,6 +49,14 @@ last iteration's checks, and the tokens and cost; then:
 with uncommitted changes is refused unless --commit commits them first.
 Exit 0 landed, 1 failed or refused (a conflict, a failed push), 2 usage.
 
+For a fan (ralph-watch fan), finish FAN --pr pushes the fan's branch
+(ralph/fan-NAME, or the fan's --into; never forced) and opens one pull
+request into --into BRANCH (default: the branch checked out in the
+repository, when it holds the commit the fan started from), its body every
+task's verdict, why those that did not land did not, the commits and the
+files; kept as pr-body.md in the fan's folder. A fan still running is
+refused. A loop of the same name comes first.
+
 To land a loop that ends done on its own, run it with
 --on-done 'ralph-watch finish "$RALPH_NAME" --merge' (hooks get RALPH_NAME
 and RALPH_STATE_DIR; the plugin option @ralph-finish-on-done does this).
@@ -57,7 +65,8 @@ Examples:
   ralph-watch finish myproj-3 --merge --remove
   ralph-watch finish myproj-3 --pr
   ralph-watch finish myproj-3 --patch myproj-3.mbox
-  ralph-watch finish myproj-3 --rebase --into develop --commit`),
+  ralph-watch finish myproj-3 --rebase --into develop --commit
+  ralph-watch finish web --pr --into main    # the fan web`),
 		FlagSet: fs,
 		Exec: func(ctx context.Context, args []string) error {
 			opts := finish.Options{PatchFile: *patchF, Into: *into, Remove: *remove, Commit: *commit, Remote: *remote, Out: e.Stdout}
@@ -77,6 +86,9 @@ Examples:
 			if len(args) != 1 {
 				return control.Errorf(words.ExitUsage, "finish takes one loop name, got %d arguments", len(args))
 			}
+			if f, ok := fanArg(e, args); ok {
+				return finishFan(f, opts)
+			}
 			l, err := loopArg(e, args, "finish")
 			if err != nil {
 				return err
@@ -88,6 +100,15 @@ Examples:
 			return finishError(finish.Finish(run, opts))
 		},
 	}
+}
+
+// finishFan is finish FAN --pr: one pull request for the fan's branch,
+// once the fan no longer runs.
+func finishFan(f aFan, opts finish.Options) error {
+	if f.running() {
+		return control.Errorf(words.ExitFailed, "fan %s is still running: let it end, or stop it first (ralph-watch stop %s)", f.Name, f.Name)
+	}
+	return finishError(finish.Fan(f.State, f.dir, f.Works(f.root), opts))
 }
 
 // finishError carries a finish refusal's exit code into the command's error.

@@ -138,15 +138,7 @@ func TestFinishPRPushesTheBranchAndOpensAPullRequestWithGh(t *testing.T) {
 	bare := filepath.Join(c.srv.Dir, "remote.git")
 	c.git(c.srv.Dir, "init", "-q", "--bare", bare)
 	c.git(repo, "remote", "add", "origin", bare)
-	// A fake gh: records its folder and arguments, copies the body, answers a URL.
-	bin := filepath.Join(c.srv.Dir, "fakebin")
-	_ = os.Mkdir(bin, 0o755)
-	record := filepath.Join(c.srv.Dir, "gh-args")
-	script := "#!/bin/sh\npwd > " + record + "\nfor a in \"$@\"; do printf '%s\\n' \"$a\" >> " + record + "; done\n" +
-		"while [ $# -gt 0 ]; do [ \"$1\" = --body-file ] && cp \"$2\" " + record + ".body; shift; done\n" +
-		"echo https://forge.invalid/o/r/pull/7\n"
-	_ = os.WriteFile(filepath.Join(bin, "gh"), []byte(script), 0o755)
-	env := append([]string{"PATH=" + bin + ":" + os.Getenv("PATH")}, gitEnv...)
+	env, record := fakeGh(c)
 	c.wantEnv(env, []string{"finish", "wt", "--pr"}, 0, "Pushed ralph/wt and opened a pull request into main: https://forge.invalid/o/r/pull/7\n", "")
 	if got := c.git(bare, "log", "--format=%s", "ralph/wt"); got != "ralph wt: iteration 2\nralph wt: iteration 1\nstart\n" {
 		t.Errorf("the remote's ralph/wt:\n%s", got)
@@ -175,6 +167,20 @@ func TestFinishPRPushesTheBranchAndOpensAPullRequestWithGh(t *testing.T) {
 	if _, err := os.Stat(record); !os.IsNotExist(err) {
 		t.Errorf("gh ran after a failed push")
 	}
+}
+
+// fakeGh is a gh on PATH that records its folder and arguments in record
+// (the body it was given in record.body) and answers a pull request's
+// address; env puts it first on PATH.
+func fakeGh(c *cli) (env []string, record string) {
+	bin := filepath.Join(c.srv.Dir, "fakebin")
+	_ = os.Mkdir(bin, 0o755)
+	record = filepath.Join(c.srv.Dir, "gh-args")
+	script := "#!/bin/sh\npwd > " + record + "\nfor a in \"$@\"; do printf '%s\\n' \"$a\" >> " + record + "; done\n" +
+		"while [ $# -gt 0 ]; do [ \"$1\" = --body-file ] && cp \"$2\" " + record + ".body; shift; done\n" +
+		"echo https://forge.invalid/o/r/pull/7\n"
+	_ = os.WriteFile(filepath.Join(bin, "gh"), []byte(script), 0o755)
+	return append([]string{"PATH=" + bin + ":" + os.Getenv("PATH")}, gitEnv...), record
 }
 
 func TestFinishPatchWritesASeriesThatGitAmApplies(t *testing.T) {

@@ -44,10 +44,18 @@ read without JavaScript. Casts are cut to their last minutes when the run's
 casts are large, and the page says so: a 200-iteration run stays within a
 few MB. Written to report.html in the loop's state folder unless -o says.
 
+A fan's name (ralph-watch fan) writes the fan's page: a row per task (its
+verdict, the loops that worked it, their iterations and attempts, the
+queue's landing tries, the commit that landed it or why it waits for
+review, the cost) and per loop, linking each loop's own page, written as
+above in its state folder. The fan's page is report.html in the fan's
+folder (fans/NAME) unless -o says. A loop of the same name comes first.
+
 Examples:
   ralph-watch report myproj-3 --open
   ralph-watch report myproj-3 -o night.html
-  ralph-watch report myproj-3 -o night.html --cast-tail 1m`),
+  ralph-watch report myproj-3 -o night.html --cast-tail 1m
+  ralph-watch report web --open        # the fan web`),
 		FlagSet: fs,
 		Exec: func(ctx context.Context, args []string) error {
 			if len(args) != 1 {
@@ -56,13 +64,12 @@ Examples:
 			if tail < 0 {
 				return control.Errorf(words.ExitUsage, "invalid --cast-tail %s: use 0 or more", tail)
 			}
+			if f, ok := fanArg(e, args); ok {
+				return reportFan(e, f, *out, tail, *open)
+			}
 			l, err := loopArg(e, args, "report")
 			if err != nil {
 				return err
-			}
-			run, err := history.Load(state.Root(e.Getenv), l.Name)
-			if err != nil {
-				return control.Errorf(words.ExitFailed, "%v", err)
 			}
 			path := *out
 			if path == "" {
@@ -72,17 +79,9 @@ Examples:
 				return control.Errorf(words.ExitUsage, "-o %s: %v", *out, err)
 			}
 			start := time.Now()
-			var buf bytes.Buffer
-			page, err := report.Write(&buf, run, report.Options{CastTail: tail})
+			page, err := writeReport(e, l.Name, path, tail)
 			if err != nil {
-				return control.Errorf(words.ExitFailed, "report %s: %v", l.Name, err)
-			}
-			if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-				return control.Errorf(words.ExitFailed, "write report: %v", err)
-			}
-			rec := control.ReportRecord{Path: path, At: state.Stamp(time.Now()), Iterations: page.Iterations, Bytes: int64(page.Bytes)}
-			if data, err := json.MarshalIndent(rec, "", "  "); err == nil {
-				_ = l.Store.WriteFile(state.ReportRecord, append(data, '\n'))
+				return err
 			}
 			trimmed := ""
 			if page.Trimmed > 0 {
@@ -96,6 +95,28 @@ Examples:
 			return nil
 		},
 	}
+}
+
+// writeReport writes the page of loop name to path and keeps where in its
+// state folder (status shows it).
+func writeReport(e env, name, path string, tail time.Duration) (report.Page, error) {
+	run, err := history.Load(state.Root(e.Getenv), name)
+	if err != nil {
+		return report.Page{}, control.Errorf(words.ExitFailed, "%v", err)
+	}
+	var buf bytes.Buffer
+	page, err := report.Write(&buf, run, report.Options{CastTail: tail})
+	if err != nil {
+		return page, control.Errorf(words.ExitFailed, "report %s: %v", name, err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		return page, control.Errorf(words.ExitFailed, "write report: %v", err)
+	}
+	rec := control.ReportRecord{Path: path, At: state.Stamp(time.Now()), Iterations: page.Iterations, Bytes: int64(page.Bytes)}
+	if data, err := json.MarshalIndent(rec, "", "  "); err == nil {
+		_ = run.Store.WriteFile(state.ReportRecord, append(data, '\n'))
+	}
+	return page, nil
 }
 
 // size is a byte count for a person: 812 KB, 2.4 MB.

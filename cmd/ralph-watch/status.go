@@ -11,6 +11,7 @@ import (
 
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
+	"github.com/ralph-tmux/ralph.tmux/watch/fan"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
@@ -68,13 +69,15 @@ func listCommand(e env, name string) *ffcli.Command {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print the loops as JSON")
 	names := fs.Bool("names", false, "print only the loop names, one a line")
+	fans := fs.Bool("fans", false, "print only the fans' names, one a line (ralph-watch fan)")
 	return &ffcli.Command{
 		Name:       name,
-		ShortUsage: "ralph-watch " + name + " [--json | --names]",
+		ShortUsage: "ralph-watch " + name + " [--json | --names | --fans]",
 		ShortHelp:  "list the loops (ls and list are the same)",
 		LongHelp: strings.TrimSpace(`
 One row per loop: name, status, worker status (its agent: running, exited, removed),
 iteration, failures (consecutive/total) and cost (tokens and dollars spent).
+--fans lists the fans (ralph-watch fan) by name instead.
 
 Examples:
   ralph-watch list
@@ -85,6 +88,16 @@ Examples:
 				return control.Errorf(words.ExitUsage, "%s takes no arguments", name)
 			}
 			root := state.Root(e.Getenv)
+			if *fans {
+				all, err := fan.Names(root)
+				for _, n := range all {
+					fmt.Fprintln(e.Stdout, n)
+				}
+				if err != nil {
+					return control.Errorf(words.ExitFailed, "list fans: %v", err)
+				}
+				return nil
+			}
 			if *names {
 				all, err := control.Names(root)
 				for _, n := range all {

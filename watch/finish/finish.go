@@ -336,35 +336,42 @@ func patch(p Place, file string) (Landed, error) {
 }
 
 // pullRequest pushes the branch (never forced) and opens a pull request
-// into the base with gh:
+// into the base with gh, run in the loop's working tree.
+func pullRequest(run *history.Run, p Place, s *Summary, opts Options) (Landed, error) {
+	url, err := openPR(p.Tree, p.Branch, p.Base, s.Title(), s.Markdown(), run.Store.Path(state.PRBodyFile), opts)
+	return Landed{How: PR, URL: url}, err
+}
+
+// openPR pushes branch from tree (never forced), keeps the body in
+// bodyFile and opens a pull request into base with gh:
 //
 //	gh pr create --base BASE --head BRANCH --title TITLE --body-file FILE
 //
-// run in the loop's working tree, so gh finds the repository by its remote.
-func pullRequest(run *history.Run, p Place, s *Summary, opts Options) (Landed, error) {
+// run in tree, so gh finds the repository by its remote. It returns the
+// pull request's address as gh printed it.
+func openPR(tree, branch, base, title, body, bodyFile string, opts Options) (string, error) {
 	remote := opts.Remote
 	if remote == "" {
-		remote, _ = git(p.Tree, "config", "--get", "branch."+p.Branch+".remote")
+		remote, _ = git(tree, "config", "--get", "branch."+branch+".remote")
 	}
 	if remote == "" {
 		remote = "origin"
 	}
-	if _, err := git(p.Tree, "push", "-q", "-u", remote, p.Branch+":"+p.Branch); err != nil {
-		return Landed{}, failf("push %s to %s: %v", p.Branch, remote, err)
+	if _, err := git(tree, "push", "-q", "-u", remote, branch+":"+branch); err != nil {
+		return "", failf("push %s to %s: %v", branch, remote, err)
 	}
-	body := run.Store.Path(state.PRBodyFile)
-	if err := os.WriteFile(body, []byte(s.Markdown()), 0o600); err != nil {
-		return Landed{}, failf("write the pull request's body: %v", err)
+	if err := os.WriteFile(bodyFile, []byte(body), 0o600); err != nil {
+		return "", failf("write the pull request's body: %v", err)
 	}
 	gh := opts.Gh
 	if gh == "" {
 		gh = "gh"
 	}
-	cmd := exec.Command(gh, "pr", "create", "--base", p.Base, "--head", p.Branch, "--title", s.Title(), "--body-file", body)
-	cmd.Dir = p.Tree
+	cmd := exec.Command(gh, "pr", "create", "--base", base, "--head", branch, "--title", title, "--body-file", bodyFile)
+	cmd.Dir = tree
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return Landed{}, failf("gh pr create: %s (the branch is pushed; the body is in %s)", strings.TrimSpace(string(out)+" "+err.Error()), body)
+		return "", failf("gh pr create: %s (the branch is pushed; the body is in %s)", strings.TrimSpace(string(out)+" "+err.Error()), bodyFile)
 	}
 	url := ""
 	for _, l := range lines(string(out)) {
@@ -372,7 +379,7 @@ func pullRequest(run *history.Run, p Place, s *Summary, opts Options) (Landed, e
 			url = l
 		}
 	}
-	return Landed{How: PR, URL: url}, nil
+	return url, nil
 }
 
 // removeIfMerged removes the loop's worktree and branch when --remove asks

@@ -99,3 +99,37 @@ func eventLine(ev cast.Event, offset time.Duration) []byte {
 	code, _ := json.Marshal(ev.Code)
 	return []byte("[" + secs + ", " + string(code) + ", " + string(data) + "]")
 }
+
+// castSection holds every embedded cast, each opened into a player on demand.
+func (p *page) castSection() {
+	p.s("<section id=\"casts\">\n<h2>Casts</h2>\n")
+	if len(p.casts) == 0 {
+		p.s("<p class=\"note\">No casts were recorded (run with <code>--no-cast</code>, or casts removed by <code>--cast-limit</code>).</p>\n</section>\n")
+		return
+	}
+	trimmed := 0
+	for _, c := range p.casts {
+		if c.Trimmed {
+			trimmed++
+		}
+	}
+	p.s("<noscript><p class=\"note\">Playing a cast needs JavaScript; in a terminal, <code>ralph-watch replay " + esc(p.run.Name) + " N</code> plays iteration N.</p></noscript>\n")
+	if trimmed > 0 {
+		how := fmt.Sprintf("to their last %s and about %d KB each", took(DefaultTail), p.trim.Bytes>>10)
+		if p.tail > 0 {
+			how = fmt.Sprintf("to their last %s (and about %d KB each)", took(p.tail), p.trim.Bytes>>10)
+		}
+		p.f("<p class=\"note trimmed\">To keep this page small, %d of %d casts are trimmed %s: each plays its iteration's end. The whole casts are in the loop's state folder (<code>ralph-watch replay %s N</code>).</p>\n",
+			trimmed, len(p.casts), how, esc(p.run.Name))
+	}
+	for _, c := range p.casts {
+		note := took(c.Whole)
+		if c.Trimmed {
+			note = fmt.Sprintf("the last %s of %s, %d KB of %d KB", took(c.Length), took(c.Whole), c.Bytes>>10, c.WholeSize>>10)
+		}
+		p.f("<details class=\"cast\" id=\"cast-%d\" data-n=\"%d\"><summary>Iteration %d <span class=\"note\">(%s)</span></summary>\n", c.Iteration, c.Iteration, c.Iteration, esc(note))
+		p.f("<div class=\"player\" id=\"player-%d\" data-end=\"%.1f\"></div>\n", c.Iteration, c.Length.Seconds())
+		p.f("<script type=\"application/x-asciicast\" id=\"cast-data-%d\">\n%s</script>\n</details>\n", c.Iteration, c.Text)
+	}
+	p.s("</section>\n")
+}
