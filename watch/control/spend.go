@@ -53,7 +53,7 @@ func writeSpend(w io.Writer, l *Loop) {
 	rs := l.Receipts()
 	if len(rs) > 0 {
 		t := receipt.Total(rs)
-		fmt.Fprintf(w, "Spent: %s over %d %s\n", spentText(t), len(rs), plural(len(rs), "iteration"))
+		fmt.Fprintf(w, "Spent: %s over %d %s\n", t.Words(), len(rs), plural(len(rs), "iteration"))
 		fmt.Fprintf(w, "  total: %s\n", strings.TrimPrefix(t.LogLine(), fmt.Sprintf("iteration %d ", t.Iteration)))
 		fmt.Fprintf(w, "  last:  %s\n", rs[len(rs)-1].LogLine())
 	}
@@ -120,18 +120,6 @@ func pricesOf(st *state.State) receipt.Prices {
 		}
 	}
 	return receipt.DefaultPrices
-}
-
-// spentText is a total in words: "120034 tokens, $0.42".
-func spentText(t receipt.Receipt) string {
-	if t.Source == "" {
-		return "no usage reported"
-	}
-	s := fmt.Sprintf("%d tokens", t.Usage.Sum())
-	if t.CostUSD == nil {
-		return s + ", cost unknown"
-	}
-	return s + ", " + receipt.Dollars(*t.CostUSD)
 }
 
 // costColumn is list's COST cell: "58k tok $1.20", "-" when nothing was reported.

@@ -3,7 +3,6 @@ package fan
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -120,18 +119,6 @@ func taskItem(run *history.Run, id string) *state.TaskItem {
 		}
 	}
 	return nil
-}
-
-// SpentText is a total in words: "120034 tokens, $0.42".
-func SpentText(t receipt.Receipt) string {
-	if t.Source == "" {
-		return "no usage reported"
-	}
-	s := fmt.Sprintf("%d tokens", t.Usage.Sum())
-	if t.CostUSD == nil {
-		return s + ", cost unknown"
-	}
-	return s + ", " + receipt.Dollars(*t.CostUSD)
 }
 
 // Spent is what all the fan's loops spent.

@@ -115,7 +115,7 @@ func (s *FanSummary) Text() string {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", w.ID, w.State, w.Title, landing(w))
 	}
 	_ = tw.Flush()
-	fmt.Fprintf(&b, "Spent: %s\n", fan.SpentText(fan.Spent(s.Works)))
+	fmt.Fprintf(&b, "Spent: %s\n", fan.Spent(s.Works).Words())
 	return b.String()
 }
 
@@ -139,7 +139,7 @@ func (s *FanSummary) Markdown() string {
 	var b strings.Builder
 	f, p := s.Fan, s.Place
 	fmt.Fprintf(&b, "Work of the ralph fan `%s` on `%s`: %s. Plan: `%s`. Spent: %s.\n\n",
-		f.Name, p.Branch, s.counts(), f.Plan, fan.SpentText(fan.Spent(s.Works)))
+		f.Name, p.Branch, s.counts(), f.Plan, fan.Spent(s.Works).Words())
 	b.WriteString("### Tasks\n\n| task | title | verdict | loop's verdict | loops | iterations | attempts | merge tries | landed | cost |\n" +
 		"|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, w := range s.Works {

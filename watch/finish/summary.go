@@ -47,24 +47,6 @@ func ending(run *history.Run) string {
 	return "not ended"
 }
 
-// spent is the run's tokens and cost in words.
-func spent(run *history.Run) string {
-	if len(run.Receipts) == 0 {
-		return "no receipts"
-	}
-	t := run.Total()
-	if t.Source == "" {
-		return "no usage reported"
-	}
-	s := fmt.Sprintf("%d tokens", t.Usage.Sum())
-	if t.CostUSD != nil {
-		s += ", " + receipt.Dollars(*t.CostUSD)
-	} else {
-		s += ", cost unknown"
-	}
-	return s
-}
-
 // lastChecks is the last iteration that ran checks, nil if none did.
 func lastChecks(run *history.Run) *history.Iteration {
 	for i := len(run.Iterations) - 1; i >= 0; i-- {
@@ -103,7 +85,7 @@ func (s *Summary) Text() string {
 	if t := run.State.Tasks; t != nil {
 		fmt.Fprintf(&b, "Tasks: %d of %d done, %d open, %d skipped\n", t.Done, t.Total, t.Open, t.Skipped)
 	}
-	fmt.Fprintf(&b, "Spent: %s\n", spent(run))
+	fmt.Fprintf(&b, "Spent: %s\n", run.Spent())
 	return b.String()
 }
 
@@ -120,7 +102,7 @@ func (s *Summary) Markdown() string {
 	var b strings.Builder
 	run, p := s.Run, s.Place
 	fmt.Fprintf(&b, "Work of the ralph loop `%s` on `%s`: %d %s, %s. Spent: %s.\n\n",
-		run.Name, p.Branch, len(run.Iterations), plural(len(run.Iterations), "iteration"), ending(run), spent(run))
+		run.Name, p.Branch, len(run.Iterations), plural(len(run.Iterations), "iteration"), ending(run), run.Spent())
 	if it := lastChecks(run); it != nil {
 		passed, all := it.ChecksPassed()
 		fmt.Fprintf(&b, "### Checks (iteration %d): %d of %d passed\n\n", it.N, passed, all)

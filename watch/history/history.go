@@ -127,6 +127,15 @@ func (r *Run) Ended() string {
 // Total sums the run's receipts.
 func (r *Run) Total() receipt.Receipt { return receipt.Total(r.Receipts) }
 
+// Spent is what the run spent in words (receipt.Receipt.Words), or "no
+// receipts".
+func (r *Run) Spent() string {
+	if len(r.Receipts) == 0 {
+		return "no receipts"
+	}
+	return r.Total().Words()
+}
+
 var (
 	logLine       = regexp.MustCompile(`^(\S+) \[([A-Z]+)\] (.*)$`)
 	iterationWord = regexp.MustCompile(`^iteration (\d+)(?:/\d+)?(?: (.*))?$`)

@@ -166,6 +166,19 @@ func (r Receipt) LogLine() string {
 	return b.String()
 }
 
+// Words is a total in words: "120034 tokens, $0.42", "120034 tokens, cost
+// unknown", or "no usage reported".
+func (r Receipt) Words() string {
+	if r.Source == "" {
+		return "no usage reported"
+	}
+	s := fmt.Sprintf("%d tokens", r.Usage.Sum())
+	if r.CostUSD == nil {
+		return s + ", cost unknown"
+	}
+	return s + ", " + Dollars(*r.CostUSD)
+}
+
 // Compact is the receipt in a few characters for a list column or a status
 // line: "58k tok $1.20", "58k tok" when the cost is unknown, "" when the
 // agent reported nothing.

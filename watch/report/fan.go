@@ -62,7 +62,7 @@ func fanHeader(p *page, f Fan) {
 	fact("branch", "<code>"+esc(s.Into)+"</code> from <code>"+esc(short(s.Base))+"</code>")
 	fact("tasks", esc(fmt.Sprintf("%d of %d landed, %d waiting for review, %d skipped, %d working, %d queued", landed, total, review, skipped, working, len(s.Queue))))
 	fact("loops", esc(fmt.Sprintf("%d started, at most %d at once", loops, s.Max)))
-	fact("spent", esc(fan.SpentText(fan.Spent(f.Works))))
+	fact("spent", esc(fan.Spent(f.Works).Words()))
 	p.s("</dl>\n</header>\n")
 }
 
@@ -114,7 +114,7 @@ func fanLoops(p *page, f Fan) {
 				page = fmt.Sprintf("<a href=\"%s\">%s</a>", esc(href(link)), esc(link))
 			}
 			p.f("<tr><td><code>%s</code></td><td><a href=\"#task-%s\">%s</a></td><td>%d</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
-				esc(r.Name), esc(w.ID), esc(w.ID), len(r.Iterations), esc(ended), esc(fan.SpentText(r.Total())), page)
+				esc(r.Name), esc(w.ID), esc(w.ID), len(r.Iterations), esc(ended), esc(r.Spent()), page)
 		}
 	}
 	p.s("</tbody>\n</table>\n</section>\n")

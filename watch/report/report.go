@@ -179,7 +179,7 @@ func (p *page) header() {
 	if first, last := span(run); !first.IsZero() {
 		fact("ran", esc(first.Format("2006-01-02 15:04"))+" to "+esc(last.Format("2006-01-02 15:04"))+" ("+esc(took(last.Sub(first)))+")")
 	}
-	fact("spent", esc(spentText(run)))
+	fact("spent", esc(run.Spent()))
 	if b := budgetText(run); b != "" {
 		fact("budget", esc(b))
 	}
@@ -230,21 +230,6 @@ func span(run *history.Run) (first, last time.Time) {
 		last = first
 	}
 	return first, last
-}
-
-func spentText(run *history.Run) string {
-	if len(run.Receipts) == 0 {
-		return "no receipts"
-	}
-	t := run.Total()
-	if t.Source == "" {
-		return "no usage reported"
-	}
-	s := fmt.Sprintf("%d tokens", t.Usage.Sum())
-	if t.CostUSD != nil {
-		return s + ", " + receipt.Dollars(*t.CostUSD)
-	}
-	return s + ", cost unknown"
 }
 
 func budgetText(run *history.Run) string {
