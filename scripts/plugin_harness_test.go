@@ -11,6 +11,7 @@ import (
 
 	"github.com/creack/pty"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
 )
 
@@ -185,5 +186,39 @@ func (p *plugin) statusRight() string {
 func (p *plugin) configure(options map[string]string) {
 	for name, value := range options {
 		p.srv.Must("set-option", "-g", name, value)
+	}
+}
+
+// project makes a folder with a prompt file and a window on it, current on
+// the attached client; it returns the folder and the window's pane.
+func (p *plugin) project(name, prompt string) (string, string) {
+	p.t.Helper()
+	dir := filepath.Join(p.srv.Dir, name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		p.t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "PROMPT.md"), []byte(prompt), 0o644); err != nil {
+		p.t.Fatal(err)
+	}
+	pane := strings.TrimSpace(p.srv.Must("new-window", "-P", "-F", "#{pane_id}", "-t", "main:", "-c", tmux.Escape(tmux.EscapeFormat(dir))))
+	return dir, pane
+}
+
+// command is a fake agent as @ralph-command takes it: one shell line.
+func command(argv []string) string {
+	var words []string
+	for _, w := range argv {
+		words = append(words, shQuote(w))
+	}
+	return strings.Join(words, " ")
+}
+
+// noMessage fails the test if the plugin said any of texts.
+func (p *plugin) noMessage(texts ...string) {
+	p.t.Helper()
+	for _, text := range texts {
+		if strings.Contains(p.messages(), text) {
+			p.t.Errorf("the plugin said %q:\n%s", text, p.messages())
+		}
 	}
 }
