@@ -51,11 +51,9 @@ func TestLoopKeyLoopsARunningOpenCodeOrCopilotCLI(t *testing.T) {
 				name, value, _ := strings.Cut(kv, "=")
 				srv.Must("set-environment", "-g", name, value)
 			}
-			p.configure(map[string]string{"@ralph-command": "false"})
-			p.source()
-			p.attach()
+			p.load(map[string]string{"@ralph-command": "false"})
 			_, pane := p.project("project", "say hello\n")
-			tmuxtest.Eventually(t, 10*time.Second, "a shell prompt", func() bool { return strings.TrimSpace(srv.Capture(pane)) != "" })
+			p.atPrompt(pane)
 			args := []string{"--model", "fake/gpt-5.2-codex"}
 			if c.agent == "copilot" {
 				args = []string{"--model", "gpt-5.2-codex"}
@@ -88,8 +86,7 @@ func TestLoopKeyLoopsARunningClaudeCodeAsItWasStarted(t *testing.T) {
 	t.Parallel()
 	claude := tmuxtest.Agent(t, "claude")
 	tmuxtest.HoldAgentPlaces(t, 1)
-	srv := tmuxtest.Start(t)
-	p := install(t, srv, filepath.Join(srv.Dir, "home", ".tmux", "plugins", "ralph.tmux"), true)
+	srv, p := installTPM(t)
 	dir := filepath.Join(srv.Dir, "project")
 	key := "sk-ant-api03-" + strings.Repeat("x", 40)
 	config := fmt.Sprintf(`{"hasCompletedOnboarding": true, "theme": "dark",
@@ -102,11 +99,9 @@ func TestLoopKeyLoopsARunningClaudeCodeAsItWasStarted(t *testing.T) {
 		{"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"}, {"DISABLE_AUTOUPDATER", "1"}, {"DISABLE_TELEMETRY", "1"}} {
 		srv.Must("set-environment", "-g", kv[0], kv[1])
 	}
-	p.configure(map[string]string{"@ralph-command": "false"})
-	p.source()
-	p.attach()
+	p.load(map[string]string{"@ralph-command": "false"})
 	_, pane := p.project("project", "say hello\n")
-	tmuxtest.Eventually(t, 10*time.Second, "a shell prompt", func() bool { return strings.TrimSpace(srv.Capture(pane)) != "" })
+	p.atPrompt(pane)
 	argv := []string{claude, "--model", "opus", "--append-system-prompt", "it's a test; #{pane_id}"}
 	srv.Must("send-keys", "-t", pane, "-l", command(argv))
 	srv.Must("send-keys", "-t", pane, "Enter")

@@ -2,7 +2,6 @@ package scripts_test
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -39,8 +38,7 @@ func TestKeysWorkWhileALoopNeedsInputOrWaitsForALimit(t *testing.T) {
 			map[string]string{"@ralph-agent": "claude", "@ralph-prompt-mode": "arg"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := tmuxtest.Start(t)
-			p := install(t, srv, filepath.Join(srv.Dir, "home", ".tmux", "plugins", "ralph.tmux"), true)
+			srv, p := installTPM(t)
 			agent := srv.FakeAgentAs("claude", "agent", tc.script) // a claude of its own name takes -p
 			options := map[string]string{"status-right": "#{ralph_status}", "@ralph-command": command(agent), "@ralph-max-iterations": "3"}
 			for k, v := range tc.options {
@@ -80,16 +78,11 @@ func TestKeysWorkWhileALoopNeedsInputOrWaitsForALimit(t *testing.T) {
 // --check-done-continuous=false.
 func TestDoneIsNoticedAtOnceWithThePluginDefaults(t *testing.T) {
 	t.Parallel()
-	srv := tmuxtest.Start(t)
-	p := install(t, srv, filepath.Join(srv.Dir, "home", ".tmux", "plugins", "ralph.tmux"), true)
+	srv, p := installTPM(t)
 	agent := srv.FakeAgent("agent", "ready\nread\necho\nprint working on it\nsleep 1s\nprint RALPH_DONE\nsleep 120s\n")
-	p.configure(map[string]string{"status-right": "#{ralph_status}", "@ralph-command": command(agent)})
-	p.source()
-	p.attach()
+	p.load(map[string]string{"status-right": "#{ralph_status}", "@ralph-command": command(agent)})
 	_, pane := p.project("project", "do the next task\n")
-	p.press("A")
-	p.choose("Start the loop", "y")
-	p.waitOption(pane, "@ralph-state", "running")
+	p.startWithLoopKey(pane)
 	var printed time.Time
 	tmuxtest.Eventually(t, 60*time.Second, "the loop to be done", func() bool {
 		if printed.IsZero() && strings.Contains(srv.Capture(pane), "\nRALPH_DONE") {
@@ -115,9 +108,7 @@ func TestDoneIsNoticedAtOnceWithThePluginDefaults(t *testing.T) {
 
 	srv.Must("set-option", "-g", "@ralph-check-done-continuous", "off")
 	_, pane = p.project("after-exit", "do the next task\n")
-	p.press("A")
-	p.choose("Start the loop", "y")
-	p.waitOption(pane, "@ralph-state", "running")
+	p.startWithLoopKey(pane)
 	if st := loopState(t, srv, srv.Option(pane, "@ralph-name")); st.CheckDoneContinuous {
 		t.Errorf("@ralph-check-done-continuous off: the loop checks continuously")
 	}

@@ -18,21 +18,13 @@ import (
 // rewrote its process title the menu says so and offers @ralph-command.
 func TestLoopKeyLoopsWhatRunsInThePane(t *testing.T) {
 	t.Parallel()
-	srv := tmuxtest.Start(t)
-	p := install(t, srv, filepath.Join(srv.Dir, "home", ".tmux", "plugins", "ralph.tmux"), true)
+	srv, p := installTPM(t)
 	agent := srv.FakeAgent("agent", "print waiting for you\nready\nread\necho\nprint working on it\nsleep 120s\nexit 0\n")
-	p.configure(map[string]string{"@ralph-command": command(agent) + " --from-ralph-command"})
-	p.source()
-	p.attach()
-	atPrompt := func(pane string) {
-		tmuxtest.Eventually(t, 10*time.Second, "a shell prompt", func() bool {
-			return strings.TrimSpace(srv.Capture(pane)) != ""
-		})
-	}
+	p.load(map[string]string{"@ralph-command": command(agent) + " --from-ralph-command"})
 
 	t.Run("a shell prompt gets @ralph-command", func(t *testing.T) {
 		_, pane := p.project("shell", "go\n")
-		atPrompt(pane)
+		p.atPrompt(pane)
 		p.press("A")
 		p.choose("Cancel", "q")
 		for _, line := range []string{"@ralph-command ", "--from-ralph-command", "the pane is respawned", "Start the loop"} {
@@ -73,9 +65,7 @@ func TestLoopKeyLoopsWhatRunsInThePane(t *testing.T) {
 			out, _ := srv.Tmux("list-clients", "-F", "#{pane_id}")
 			return strings.TrimSpace(out) == pane
 		})
-		p.press("A")
-		p.choose("Start the loop", "y")
-		p.waitOption(pane, "@ralph-state", "running")
+		p.startWithLoopKey(pane)
 		want := []string{"/bin/sh", "-c", "exec " + command(agent) + " --from-ralph-command"}
 		st := loopState(t, srv, srv.Option(pane, "@ralph-name"))
 		if !slices.Equal(st.Command, want) && !slices.Equal(st.Command, want[2:]) {
@@ -89,7 +79,7 @@ func TestLoopKeyLoopsWhatRunsInThePane(t *testing.T) {
 
 	t.Run("a running agent is looped as it was started", func(t *testing.T) {
 		dir, pane := p.project("agent's #{pane_id} $(touch pwned) ;", "do the next task\n")
-		atPrompt(pane)
+		p.atPrompt(pane)
 		argv := append(slices.Clone(agent), "--model", `it's "opus" #{pane_id} $(touch pwned) ; \`)
 		srv.Must("send-keys", "-t", pane, "-l", command(argv))
 		srv.Must("send-keys", "-t", pane, "Enter")
@@ -140,7 +130,7 @@ func TestLoopKeyLoopsWhatRunsInThePane(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, pane := p.project("node", "go\n")
-		atPrompt(pane)
+		p.atPrompt(pane)
 		srv.Must("send-keys", "-t", pane, "-l", "PATH="+shQuote(filepath.Dir(bin))+":$PATH nodeagent --model 'big one'")
 		srv.Must("send-keys", "-t", pane, "Enter")
 		tmuxtest.Eventually(t, 10*time.Second, "the node agent to start", func() bool {
@@ -159,9 +149,7 @@ func TestLoopKeyLoopsWhatRunsInThePane(t *testing.T) {
 		for _, mode := range []string{"type", "arg"} {
 			srv.Must("set-option", "-g", "@ralph-prompt-mode", mode)
 			_, pane := p.project("again-"+mode, "do the next task\n")
-			p.press("A")
-			p.choose("Start the loop", "y")
-			p.waitOption(pane, "@ralph-state", "running")
+			p.startWithLoopKey(pane)
 			name := srv.Option(pane, "@ralph-name")
 			first := loopState(t, srv, name).Command
 			tmuxtest.Eventually(t, 30*time.Second, "the agent to start", func() bool {
@@ -214,7 +202,7 @@ func TestLoopKeyLoopsWhatRunsInThePane(t *testing.T) {
 				}
 			}
 			_, pane := p.project("script-"+tc.name, "go\n")
-			atPrompt(pane)
+			p.atPrompt(pane)
 			srv.Must("send-keys", "-t", pane, "-l", tc.line)
 			srv.Must("send-keys", "-t", pane, "Enter")
 			tmuxtest.Eventually(t, 10*time.Second, tc.name+" to start", func() bool {
@@ -232,7 +220,7 @@ func TestLoopKeyLoopsWhatRunsInThePane(t *testing.T) {
 	t.Run("the loop's own hook arguments are never read as what runs", func(t *testing.T) {
 		claude := srv.FakeAgentAs("claude", "claude", "print waiting for you\nready\nread\necho\nprint working on it\nsleep 120s\nexit 0\n")
 		_, pane := p.project("hooked", "do the next task\n")
-		atPrompt(pane)
+		p.atPrompt(pane)
 		srv.Must("send-keys", "-t", pane, "-l", command(claude))
 		srv.Must("send-keys", "-t", pane, "Enter")
 		tmuxtest.Eventually(t, 10*time.Second, "claude to start", func() bool {
@@ -266,7 +254,7 @@ func TestLoopKeyLoopsWhatRunsInThePane(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, pane := p.project("wrapped-env", "do the next task\n")
-		atPrompt(pane)
+		p.atPrompt(pane)
 		srv.Must("send-keys", "-t", pane, "-l", shQuote(wrapper)+" --model big")
 		srv.Must("send-keys", "-t", pane, "Enter")
 		tmuxtest.Eventually(t, 10*time.Second, "the wrapped agent to start", func() bool {
@@ -311,7 +299,7 @@ func TestLoopKeyLoopsWhatRunsInThePane(t *testing.T) {
 
 	t.Run("a rewritten process title is said, @ralph-command offered", func(t *testing.T) {
 		_, pane := p.project("retitled", "go\n")
-		atPrompt(pane)
+		p.atPrompt(pane)
 		srv.Must("send-keys", "-t", pane, "-l", `perl -e '$0 = "claude"; sleep 600'`)
 		srv.Must("send-keys", "-t", pane, "Enter")
 		tmuxtest.Eventually(t, 10*time.Second, "perl to rename itself", func() bool {
@@ -324,4 +312,32 @@ func TestLoopKeyLoopsWhatRunsInThePane(t *testing.T) {
 			t.Errorf("the menu does not say the command line is lost")
 		}
 	})
+}
+
+// The loop key's menu is open when another loop takes the pane: its start
+// is then refused, naming that loop, which loops on alone.
+func TestLoopKeyRefusesAPaneAnotherLoopTookMeanwhile(t *testing.T) {
+	t.Parallel()
+	srv, p := installTPM(t)
+	agent := srv.FakeAgent("agent", "ready\nread\nprint working on it\nsleep 120s\nexit 0\n")
+	p.load(map[string]string{"@ralph-command": command(agent)})
+	dir, pane := p.project("taken", "go\n")
+	p.atPrompt(pane)
+	p.press("A")
+	tmuxtest.Eventually(t, 30*time.Second, "the loop key's menu", func() bool { return strings.Contains(p.shown(), "Start the loop") })
+
+	other := exec.Command(filepath.Join(p.dir, "bin", "ralph-watch"), append([]string{"run", "--detach", "-S", srv.Socket, "-t", pane,
+		"--name", "other", "--prompt-file", filepath.Join(dir, "PROMPT.md"), "--"}, agent...)...)
+	other.Dir, other.Env = dir, srv.Env
+	if out, err := other.CombinedOutput(); err != nil {
+		t.Fatalf("the other loop: %v\n%s", err, out)
+	}
+	p.waitOption(pane, "@ralph-name", "other")
+	p.waitOption(pane, "@ralph-state", "running") // its agent has its prompt: the pane is in the project's folder again
+	p.choose("Start the loop", "y")
+	p.waitMessage(`pane ` + pane + ` is looped by "other" (ralph-watch stop other, or --replace to take it over)`)
+	time.Sleep(time.Second)
+	if name := srv.Option(pane, "@ralph-name"); name != "other" {
+		t.Errorf("the pane is looped by %q, want other alone", name)
+	}
 }

@@ -25,6 +25,14 @@ type plugin struct {
 	tty    *os.File
 }
 
+// installTPM starts a private server with the plugin where tpm clones it
+// (~/.tmux/plugins/ralph.tmux), ralph-watch built.
+func installTPM(t *testing.T) (*tmuxtest.Server, *plugin) {
+	t.Helper()
+	srv := tmuxtest.Start(t)
+	return srv, install(t, srv, filepath.Join(srv.Dir, "home", ".tmux", "plugins", "ralph.tmux"), true)
+}
+
 // install copies ralph.tmux, scripts/ and a built ralph-watch into dir the
 // way a tpm clone and its first build leave them.
 func install(t *testing.T, srv *tmuxtest.Server, dir string, withBinary bool) *plugin {
@@ -128,6 +136,30 @@ func (p *plugin) press(key string) {
 // shown is what the client drew since the last key was pressed.
 func (p *plugin) shown() string {
 	return p.screen.String()[p.seen:]
+}
+
+// load sets options and starts tmux as a person's config does: the plugin
+// sourced, then a client attached.
+func (p *plugin) load(options map[string]string) {
+	p.t.Helper()
+	p.configure(options)
+	p.source()
+	p.attach()
+}
+
+// startWithLoopKey starts pane's loop from the loop key's menu and waits
+// until it runs.
+func (p *plugin) startWithLoopKey(pane string) {
+	p.t.Helper()
+	p.press("A")
+	p.choose("Start the loop", "y")
+	p.waitOption(pane, "@ralph-state", "running")
+}
+
+// atPrompt waits until pane's shell has drawn its prompt.
+func (p *plugin) atPrompt(pane string) {
+	p.t.Helper()
+	tmuxtest.Eventually(p.t, 10*time.Second, "a shell prompt", func() bool { return strings.TrimSpace(p.srv.Capture(pane)) != "" })
 }
 
 // choose waits until the client shows a menu line, then types its key. The
