@@ -139,15 +139,15 @@ func TestCastTailKeepsOnlyTheEndOfEachCast(t *testing.T) {
 }
 
 func TestTheEmbeddedPlayerIsTheNpmPackagesWithItsLicence(t *testing.T) {
-	lic, err := os.ReadFile(filepath.Join("player", "LICENSE"))
+	lic, err := os.ReadFile(filepath.Join("third_party", "asciinema-player", "LICENSE"))
 	if err != nil || !strings.Contains(string(lic), "Apache License") {
-		t.Errorf("player/LICENSE: %v", err)
+		t.Errorf("third_party/asciinema-player/LICENSE: %v", err)
 	}
 	if !strings.Contains(playerJS, "AsciinemaPlayer") || len(playerJS) < 100<<10 || !strings.Contains(playerCSS, ".ap-player") {
 		t.Errorf("the embedded player does not look like asciinema-player's bundle (%d bytes of JS)", len(playerJS))
 	}
 	if !strings.HasPrefix(playerVersion, "asciinema-player ") {
-		t.Errorf("player/VERSION: %q", playerVersion)
+		t.Errorf("third_party/asciinema-player/VERSION: %q", playerVersion)
 	}
 }
 
