@@ -189,15 +189,7 @@ func TestTheReportAgreesWithTheLogAndSaysNothingNonsensical(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	run, err := history.Load(root, "w")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if _, err := Write(&buf, run, Options{}); err != nil {
-		t.Fatal(err)
-	}
-	page := buf.String()
+	_, page := pageOf(t, root, "w")
 	for _, want := range []string{
 		"<dt>checks</dt><dd>all passed after each of 2 iterations</dd>",
 		`<tr id="it-1" class="ok"><td>1</td><td>22:00:00</td><td>1m 5s</td>`,
