@@ -167,10 +167,12 @@ clean:
 	rm -rf bin
 
 # The asciinema web player that report embeds in its pages, copied from its
-# npm package into watch/report/player/ (committed, so go build needs no npm).
+# npm package into watch/report/third_party/asciinema-player/ (committed, so
+# go build needs no npm).
 PLAYER_VERSION ?= 3.18.0
 player:
 	rm -rf bin/player && mkdir -p bin/player
 	cd bin/player && npm pack --silent asciinema-player@$(PLAYER_VERSION) >/dev/null && tar xzf asciinema-player-$(PLAYER_VERSION).tgz
-	cp bin/player/package/dist/bundle/asciinema-player.min.js bin/player/package/dist/bundle/asciinema-player.css bin/player/package/LICENSE watch/report/player/
-	echo "asciinema-player $(PLAYER_VERSION) (npm), dist/bundle/asciinema-player.min.js and .css, Apache-2.0 (LICENSE); refreshed by: make player" >watch/report/player/VERSION
+	cp bin/player/package/dist/bundle/asciinema-player.min.js bin/player/package/dist/bundle/asciinema-player.css bin/player/package/LICENSE watch/report/third_party/asciinema-player/
+	echo "asciinema-player $(PLAYER_VERSION) (npm), dist/bundle/asciinema-player.min.js and .css, Apache-2.0 (LICENSE); refreshed by: make player" \
+		>watch/report/third_party/asciinema-player/VERSION

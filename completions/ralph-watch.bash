@@ -11,76 +11,27 @@ _ralph_watch_subcommands() {
 }
 
 # _ralph_watch_flags SUBCOMMAND: its flags, one a line; a trailing = marks
-# a flag that takes a value.
+# a flag that takes a value. An arm ending in ;;& lets the next arms add theirs.
 _ralph_watch_flags() {
     local -a flags=()
     case $1 in
     run) flags=(
         -t=
         --target=
-        -L=
-        --socket-name=
-        -S=
-        --socket-path=
-        --name=
-        --prompt-file=
-        --prompt-mode=
-        --max-iterations=
-        --inactivity-timeout=
-        --poll-interval=
-        --lines=
-        --done-pattern=
-        --check-done-continuous
-        --done-file=
-        --ready-pattern=
-        --ready-timeout=
-        --agent=
-        --busy-pattern=
-        --dialog-pattern=
-        --limit-pattern=
-        --idle-grace=
-        --dialog-timeout=
-        --limit-wait=
-        --turn-hook
-        --check=
-        --check-hint=
-        --check-timeout=
-        --check-output-chars=
-        --check-fail-action=
-        --include-iteration-count
-        --on-iteration-end=
-        --on-done=
-        --on-fail=
-        --commit
-        --progress-file=
         --worktree
-        --stall-limit=
-        --pause-file=
-        --end-command=
-        --cast-limit=
-        --no-cast
-        --max-tokens=
-        --max-cost=
-        --prices=
-        --max-context=
-        --context-nudge=
-        --context-windows=
-        --tasks=
         --task=
-        --task-attempts=
-        --review
-        --review-cap=
-        --diff-chars=
-        --iteration-timeout=
-        --max-time=
-        --restart-delay=
         --detach
         --replace
         --clean-state
         --no-run
-        --tmux
-    ) ;;
+    ) ;;&
     fan) flags=(
+        --max=
+        --into=
+        --merge-attempts=
+    ) ;;&
+    # a loop's own flags: run's, and each loop of a fan's
+    run | fan) flags+=(
         -L=
         --socket-name=
         -S=
@@ -136,9 +87,6 @@ _ralph_watch_flags() {
         --max-time=
         --restart-delay=
         --tmux
-        --max=
-        --into=
-        --merge-attempts=
     ) ;;
     status) flags=(
         --json

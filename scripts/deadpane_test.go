@@ -1,7 +1,6 @@
 package scripts_test
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,8 +13,7 @@ import (
 // must never take the person's server down.
 func TestThePluginsKeysOnADeadPaneLeaveTheServerRunning(t *testing.T) {
 	t.Parallel()
-	srv := tmuxtest.Start(t)
-	p := install(t, srv, filepath.Join(srv.Dir, "home", ".tmux", "plugins", "ralph.tmux"), true)
+	srv, p := installTPM(t)
 	p.source()
 	p.attach()
 	_, pane := p.project("dead", "go\n")
@@ -48,8 +46,7 @@ func TestThePluginsKeysOnADeadPaneLeaveTheServerRunning(t *testing.T) {
 // the pane was closed, never that a prompt file is missing.
 func TestAPaneClosedWhileItsLoopMenuIsOpenIsSaidSo(t *testing.T) {
 	t.Parallel()
-	srv := tmuxtest.Start(t)
-	p := install(t, srv, filepath.Join(srv.Dir, "home", ".tmux", "plugins", "ralph.tmux"), true)
+	srv, p := installTPM(t)
 	p.source()
 	p.attach()
 	_, pane := p.project("closing", "go\n")

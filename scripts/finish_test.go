@@ -46,14 +46,11 @@ func (p *plugin) git(dir string, args ...string) string {
 // it, the popup offers finish for the ended loop (f, then m) and shows
 // what finish said.
 func TestFinishOnDoneAndThePopupsFinishKeyLandALoopsWork(t *testing.T) {
-	srv := tmuxtest.Start(t)
-	p := install(t, srv, filepath.Join(srv.Dir, "home", ".tmux", "plugins", "ralph.tmux"), true)
-	p.configure(map[string]string{
+	srv, p := installTPM(t)
+	p.load(map[string]string{
 		"@ralph-command":        `sh -c 'echo "$0" > work && git add work && git commit -q -m "agent did it" && echo RALPH_DONE'`,
 		"@ralph-finish-on-done": "merge",
 	})
-	p.source()
-	p.attach()
 
 	alpha, pane := p.gitProject("alpha")
 	p.press("A")

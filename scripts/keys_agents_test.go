@@ -1,6 +1,8 @@
 package scripts_test
 
 import (
+	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -49,11 +51,9 @@ func TestLoopKeyLoopsARunningOpenCodeOrCopilotCLI(t *testing.T) {
 				name, value, _ := strings.Cut(kv, "=")
 				srv.Must("set-environment", "-g", name, value)
 			}
-			p.configure(map[string]string{"@ralph-command": "false"})
-			p.source()
-			p.attach()
+			p.load(map[string]string{"@ralph-command": "false"})
 			_, pane := p.project("project", "say hello\n")
-			tmuxtest.Eventually(t, 10*time.Second, "a shell prompt", func() bool { return strings.TrimSpace(srv.Capture(pane)) != "" })
+			p.atPrompt(pane)
 			args := []string{"--model", "fake/gpt-5.2-codex"}
 			if c.agent == "copilot" {
 				args = []string{"--model", "gpt-5.2-codex"}
@@ -75,5 +75,45 @@ func TestLoopKeyLoopsARunningOpenCodeOrCopilotCLI(t *testing.T) {
 				t.Errorf("looped command %q (profile %s), want %s with %q", st.Command, got, c.agent, args)
 			}
 		})
+	}
+}
+
+// Claude Code itself, started by hand at a shell prompt with arguments,
+// keeps its command line in /proc (measured: 2.1.197 and 2.1.330 do not
+// rewrite their process title): the loop key loops it word for word.
+// Offline: onboarding done, the folder trusted, the API on a closed port.
+func TestLoopKeyLoopsARunningClaudeCodeAsItWasStarted(t *testing.T) {
+	t.Parallel()
+	claude := tmuxtest.Agent(t, "claude")
+	tmuxtest.HoldAgentPlaces(t, 1)
+	srv, p := installTPM(t)
+	dir := filepath.Join(srv.Dir, "project")
+	key := "sk-ant-api03-" + strings.Repeat("x", 40)
+	config := fmt.Sprintf(`{"hasCompletedOnboarding": true, "theme": "dark",
+		"customApiKeyResponses": {"approved": [%q], "rejected": []},
+		"projects": {%q: {"hasTrustDialogAccepted": true, "hasCompletedProjectOnboarding": true}}}`, key[len(key)-20:], dir)
+	if err := os.WriteFile(filepath.Join(srv.Dir, "home", ".claude.json"), []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, kv := range [][2]string{{"ANTHROPIC_API_KEY", key}, {"ANTHROPIC_BASE_URL", "http://127.0.0.1:9"},
+		{"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"}, {"DISABLE_AUTOUPDATER", "1"}, {"DISABLE_TELEMETRY", "1"}} {
+		srv.Must("set-environment", "-g", kv[0], kv[1])
+	}
+	p.load(map[string]string{"@ralph-command": "false"})
+	_, pane := p.project("project", "say hello\n")
+	p.atPrompt(pane)
+	argv := []string{claude, "--model", "opus", "--append-system-prompt", "it's a test; #{pane_id}"}
+	srv.Must("send-keys", "-t", pane, "-l", command(argv))
+	srv.Must("send-keys", "-t", pane, "Enter")
+	tmuxtest.Eventually(t, 60*time.Second, "Claude Code's input box", func() bool {
+		return strings.Contains(srv.Capture(pane), "❯")
+	})
+	p.press("A")
+	p.choose("Loop what runs here", "y")
+	p.waitOptionWithin(2*time.Minute, pane, "@ralph-state", "running") // the agent started anew
+	name := srv.Option(pane, "@ralph-name")
+	defer func() { _ = p.ralphWatch("stop", "--kill", name).Run() }()
+	if st := loopState(t, srv, name); !slices.Equal(st.Command, argv) {
+		t.Errorf("looped command %q, want %q", st.Command, argv)
 	}
 }

@@ -2,51 +2,12 @@ package scripts_test
 
 import (
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
 )
-
-// project makes a folder with a prompt file and a window on it, current on
-// the attached client; it returns the folder and the window's pane.
-func (p *plugin) project(name, prompt string) (string, string) {
-	p.t.Helper()
-	dir := filepath.Join(p.srv.Dir, name)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		p.t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "PROMPT.md"), []byte(prompt), 0o644); err != nil {
-		p.t.Fatal(err)
-	}
-	pane := strings.TrimSpace(p.srv.Must("new-window", "-P", "-F", "#{pane_id}", "-t", "main:", "-c", tmux.Escape(tmux.EscapeFormat(dir))))
-	return dir, pane
-}
-
-// command is a fake agent as @ralph-command takes it: one shell line.
-func command(argv []string) string {
-	var words []string
-	for _, w := range argv {
-		words = append(words, shQuote(w))
-	}
-	return strings.Join(words, " ")
-}
-
-// noMessage fails the test if the plugin said any of texts.
-func (p *plugin) noMessage(texts ...string) {
-	p.t.Helper()
-	for _, text := range texts {
-		if strings.Contains(p.messages(), text) {
-			p.t.Errorf("the plugin said %q:\n%s", text, p.messages())
-		}
-	}
-}
 
 // An agent that asks the person a question and waits for the answer.
 const askingAgent = `print   ? for shortcuts
@@ -77,8 +38,7 @@ func TestKeysWorkWhileALoopNeedsInputOrWaitsForALimit(t *testing.T) {
 			map[string]string{"@ralph-agent": "claude", "@ralph-prompt-mode": "arg"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := tmuxtest.Start(t)
-			p := install(t, srv, filepath.Join(srv.Dir, "home", ".tmux", "plugins", "ralph.tmux"), true)
+			srv, p := installTPM(t)
 			agent := srv.FakeAgentAs("claude", "agent", tc.script) // a claude of its own name takes -p
 			options := map[string]string{"status-right": "#{ralph_status}", "@ralph-command": command(agent), "@ralph-max-iterations": "3"}
 			for k, v := range tc.options {
@@ -111,320 +71,6 @@ func TestKeysWorkWhileALoopNeedsInputOrWaitsForALimit(t *testing.T) {
 	}
 }
 
-// The loop key in a pane at a shell prompt offers @ralph-command and a
-// Cancel line; in a pane that runs an agent it loops that agent, its exact
-// command line read from the pane's foreground process; when a program
-// rewrote its process title the menu says so and offers @ralph-command.
-func TestLoopKeyLoopsWhatRunsInThePane(t *testing.T) {
-	t.Parallel()
-	srv := tmuxtest.Start(t)
-	p := install(t, srv, filepath.Join(srv.Dir, "home", ".tmux", "plugins", "ralph.tmux"), true)
-	agent := srv.FakeAgent("agent", "print waiting for you\nready\nread\necho\nprint working on it\nsleep 120s\nexit 0\n")
-	p.configure(map[string]string{"@ralph-command": command(agent) + " --from-ralph-command"})
-	p.source()
-	p.attach()
-	atPrompt := func(pane string) {
-		tmuxtest.Eventually(t, 10*time.Second, "a shell prompt", func() bool {
-			return strings.TrimSpace(srv.Capture(pane)) != ""
-		})
-	}
-
-	t.Run("a shell prompt gets @ralph-command", func(t *testing.T) {
-		_, pane := p.project("shell", "go\n")
-		atPrompt(pane)
-		p.press("A")
-		p.choose("Cancel", "q")
-		for _, line := range []string{"@ralph-command ", "--from-ralph-command", "the pane is respawned", "Start the loop"} {
-			if !strings.Contains(p.shown(), line) {
-				t.Errorf("the menu lacks %q", line)
-			}
-		}
-		if strings.Contains(p.shown(), "Loop what runs here") {
-			t.Errorf("the menu offers to loop the shell")
-		}
-		time.Sleep(time.Second)
-		if name := srv.Option(pane, "@ralph-name"); name != "" {
-			t.Errorf("Cancel started loop %s", name)
-		}
-	})
-
-	t.Run("a dead pane gets @ralph-command in its session's folder", func(t *testing.T) {
-		dir := filepath.Join(srv.Dir, "dead")
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, "PROMPT.md"), []byte("go\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		srv.Must("new-session", "-d", "-s", "dead", "-c", dir)
-		pane := strings.TrimSpace(srv.Must("new-window", "-P", "-F", "#{pane_id}", "-t", "dead:", "-c", dir, "sleep 1; exit 3"))
-		srv.Must("set-option", "-p", "-t", pane, "remain-on-exit", "on")
-		tmuxtest.Eventually(t, 10*time.Second, "the pane to die", func() bool {
-			// tmux may see the exit only when another child exits; -b: not
-			// waited for, as tmux can miss this child's exit too (a make test
-			// hung 10 minutes on it under load).
-			_, _ = srv.Tmux("run-shell", "-b", "true")
-			out, _ := srv.Tmux("display-message", "-p", "-t", pane, "#{pane_dead_status}")
-			return strings.TrimSpace(out) == "3"
-		})
-		srv.Must("switch-client", "-t", pane)
-		tmuxtest.Eventually(t, 10*time.Second, "the client on the dead pane", func() bool {
-			out, _ := srv.Tmux("list-clients", "-F", "#{pane_id}")
-			return strings.TrimSpace(out) == pane
-		})
-		p.press("A")
-		p.choose("Start the loop", "y")
-		p.waitOption(pane, "@ralph-state", "running")
-		want := []string{"/bin/sh", "-c", "exec " + command(agent) + " --from-ralph-command"}
-		st := loopState(t, srv, srv.Option(pane, "@ralph-name"))
-		if !slices.Equal(st.Command, want) && !slices.Equal(st.Command, want[2:]) {
-			t.Errorf("looped command %q, want @ralph-command", st.Command)
-		}
-		if st.WatcherDir != dir {
-			t.Errorf("looped in %q, want the session's folder %q", st.WatcherDir, dir)
-		}
-		srv.Must("switch-client", "-t", "main:")
-	})
-
-	t.Run("a running agent is looped as it was started", func(t *testing.T) {
-		dir, pane := p.project("agent's #{pane_id} $(touch pwned) ;", "do the next task\n")
-		atPrompt(pane)
-		argv := append(slices.Clone(agent), "--model", `it's "opus" #{pane_id} $(touch pwned) ; \`)
-		srv.Must("send-keys", "-t", pane, "-l", command(argv))
-		srv.Must("send-keys", "-t", pane, "Enter")
-		tmuxtest.Eventually(t, 10*time.Second, "the agent to start", func() bool {
-			return strings.Contains(srv.Capture(pane), "waiting for you")
-		})
-		p.press("A")
-		p.choose("Loop what runs here", "y")
-		for _, line := range []string{"Loop @ralph-command instead", "this program and any half-typed input end", "Cancel"} {
-			if !strings.Contains(p.shown(), line) {
-				t.Errorf("the menu lacks %q", line)
-			}
-		}
-		p.waitOption(pane, "@ralph-state", "running")
-		st := loopState(t, srv, srv.Option(pane, "@ralph-name"))
-		if !slices.Equal(st.Command, argv) {
-			t.Errorf("looped command %q, want %q", st.Command, argv)
-		}
-		tmuxtest.Eventually(t, 30*time.Second, "the looped agent to take the prompt", func() bool {
-			return strings.Contains(srv.Capture(pane), "working on it")
-		})
-		for _, d := range []string{"/", dir, srv.Dir, p.dir} {
-			if _, err := os.Stat(filepath.Join(d, "pwned")); err == nil {
-				t.Errorf("a $(…) in the command line ran: %s/pwned exists", d)
-			}
-		}
-	})
-
-	t.Run("a node agent is looped by its name on the PATH", func(t *testing.T) {
-		if _, err := exec.LookPath("node"); err != nil {
-			t.Skip("node not installed")
-		}
-		// As npm installs an agent: node_modules/.bin/NAME links to the package's script.
-		modules := filepath.Join(srv.Dir, "npm", "node_modules")
-		script := filepath.Join(modules, "nodeagent", "bin", "cli.js")
-		if err := os.MkdirAll(filepath.Dir(script), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.MkdirAll(filepath.Join(modules, ".bin"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		js := "#!/usr/bin/env node\nconsole.log('node agent ready'); process.stdin.resume();\n"
-		if err := os.WriteFile(script, []byte(js), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		bin := filepath.Join(modules, ".bin", "nodeagent")
-		if err := os.Symlink("../nodeagent/bin/cli.js", bin); err != nil {
-			t.Fatal(err)
-		}
-		_, pane := p.project("node", "go\n")
-		atPrompt(pane)
-		srv.Must("send-keys", "-t", pane, "-l", "PATH="+shQuote(filepath.Dir(bin))+":$PATH nodeagent --model 'big one'")
-		srv.Must("send-keys", "-t", pane, "Enter")
-		tmuxtest.Eventually(t, 10*time.Second, "the node agent to start", func() bool {
-			return strings.Contains(srv.Capture(pane), "node agent ready")
-		})
-		p.press("A")
-		p.choose("Loop what runs here", "y")
-		p.waitOption(pane, "@ralph-state", "running")
-		want := []string{bin, "--model", "big one"}
-		if st := loopState(t, srv, srv.Option(pane, "@ralph-name")); !slices.Equal(st.Command, want) {
-			t.Errorf("looped command %q, want %q", st.Command, want)
-		}
-	})
-
-	t.Run("an agent left running by a stopped loop is looped again as it was", func(t *testing.T) {
-		for _, mode := range []string{"type", "arg"} {
-			srv.Must("set-option", "-g", "@ralph-prompt-mode", mode)
-			_, pane := p.project("again-"+mode, "do the next task\n")
-			p.press("A")
-			p.choose("Start the loop", "y")
-			p.waitOption(pane, "@ralph-state", "running")
-			name := srv.Option(pane, "@ralph-name")
-			first := loopState(t, srv, name).Command
-			tmuxtest.Eventually(t, 30*time.Second, "the agent to start", func() bool {
-				return strings.Contains(srv.Capture(pane), "waiting for you")
-			})
-			if out, err := p.ralphWatch("stop", name).CombinedOutput(); err != nil {
-				t.Fatalf("stop %s: %v: %s", name, err, out)
-			}
-			p.waitOption(pane, "@ralph-state", "stopped")
-			p.press("A")
-			p.choose("Loop what runs here", "y")
-			tmuxtest.Eventually(t, 30*time.Second, "the loop to start again", func() bool {
-				return strings.Contains(p.messages(), "[ralph] "+name+": looping pane "+pane) &&
-					srv.Option(pane, "@ralph-state") == "running"
-			})
-			if st := loopState(t, srv, name); !slices.Equal(st.Command, first) {
-				t.Errorf("prompt mode %s: looped again %q, want %q as the first time", mode, st.Command, first)
-			}
-		}
-		srv.Must("set-option", "-gu", "@ralph-prompt-mode")
-	})
-
-	t.Run("a script run by its interpreter is looped as that program", func(t *testing.T) {
-		bin := filepath.Join(srv.Dir, "wrappers")
-		if err := os.MkdirAll(bin, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		// As people wrap an agent: set things up, then run the real one (no exec).
-		wrapper := "#!/bin/bash\nexport WRAPPED=1\n" + command(agent) + " \"$@\"\n"
-		if err := os.WriteFile(filepath.Join(bin, "claude"), []byte(wrapper), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(bin, "plain.sh"), []byte(command(agent)+" \"$@\"\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(bin, "agent.py"), []byte("import subprocess, sys\nsys.exit(subprocess.call(sys.argv[1:]))\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		for _, tc := range []struct {
-			name, line string
-			want       []string
-		}{
-			{"bash-wrapper", shQuote(filepath.Join(bin, "claude")) + " --flavour x9", []string{filepath.Join(bin, "claude"), "--flavour", "x9"}},
-			{"sh-file", "sh " + shQuote(filepath.Join(bin, "plain.sh")) + " --flavour x9", []string{"sh", filepath.Join(bin, "plain.sh"), "--flavour", "x9"}},
-			{"python-file", "python3 " + shQuote(filepath.Join(bin, "agent.py")) + " " + command(agent), append([]string{"python3", filepath.Join(bin, "agent.py")}, agent...)},
-		} {
-			if tc.name == "python-file" {
-				if _, err := exec.LookPath("python3"); err != nil {
-					continue
-				}
-			}
-			_, pane := p.project("script-"+tc.name, "go\n")
-			atPrompt(pane)
-			srv.Must("send-keys", "-t", pane, "-l", tc.line)
-			srv.Must("send-keys", "-t", pane, "Enter")
-			tmuxtest.Eventually(t, 10*time.Second, tc.name+" to start", func() bool {
-				return strings.Contains(srv.Capture(pane), "waiting for you")
-			})
-			p.press("A")
-			p.choose("Loop what runs here", "y")
-			p.waitOption(pane, "@ralph-state", "running")
-			if st := loopState(t, srv, srv.Option(pane, "@ralph-name")); !slices.Equal(st.Command, tc.want) {
-				t.Errorf("%s: looped command %q, want %q", tc.name, st.Command, tc.want)
-			}
-		}
-	})
-
-	t.Run("the loop's own hook arguments are never read as what runs", func(t *testing.T) {
-		claude := srv.FakeAgentAs("claude", "claude", "print waiting for you\nready\nread\necho\nprint working on it\nsleep 120s\nexit 0\n")
-		_, pane := p.project("hooked", "do the next task\n")
-		atPrompt(pane)
-		srv.Must("send-keys", "-t", pane, "-l", command(claude))
-		srv.Must("send-keys", "-t", pane, "Enter")
-		tmuxtest.Eventually(t, 10*time.Second, "claude to start", func() bool {
-			return strings.Contains(srv.Capture(pane), "waiting for you")
-		})
-		p.press("A")
-		p.choose("Loop what runs here", "y")
-		p.waitOption(pane, "@ralph-state", "running")
-		tmuxtest.Eventually(t, 30*time.Second, "the looped agent to work", func() bool {
-			return strings.Contains(srv.Capture(pane), "working on it")
-		})
-		// The loop runs claude with its own --settings; what runs here, as
-		// the loop key reads it, is the person's command.
-		read := exec.Command("bash", "-c", `source ./foreground.sh; foreground "$1"; printf '%s\n' "$FG_KIND" "${FG_ARGV[@]}"`, "bash", pane)
-		read.Env = append(append([]string(nil), srv.Env...), "TMUX="+srv.Socket+",0,0")
-		out, err := read.CombinedOutput()
-		if want := "program\n" + strings.Join(claude, "\n") + "\n"; err != nil || string(out) != want {
-			t.Errorf("foreground read %q (%v), want %q", out, err, want)
-		}
-	})
-
-	t.Run("a wrapper's environment is carried, its secrets in memory only, the shell's own never", func(t *testing.T) {
-		claude := srv.FakeAgentAs("claude", "claude", "print key {{set:ANTHROPIC_API_KEY}}\nprint waiting for you\nready\nread\necho\nprint working on it\nsleep 120s\nexit 0\n")
-		home := filepath.Join(srv.Dir, "agent-home")
-		wrapper := filepath.Join(srv.Dir, "wrappers", "myclaude")
-		if err := os.MkdirAll(filepath.Dir(wrapper), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		script := "#!/bin/sh\nexport HOME=" + shQuote(home) + " ANTHROPIC_BASE_URL=http://127.0.0.1:9 ANTHROPIC_API_KEY=sk-not-on-disk PS1='$ ' PROMPT_COMMAND=true\nexec " + command(claude) + " \"$@\"\n"
-		if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		_, pane := p.project("wrapped-env", "do the next task\n")
-		atPrompt(pane)
-		srv.Must("send-keys", "-t", pane, "-l", shQuote(wrapper)+" --model big")
-		srv.Must("send-keys", "-t", pane, "Enter")
-		tmuxtest.Eventually(t, 10*time.Second, "the wrapped agent to start", func() bool {
-			return strings.Contains(srv.Capture(pane), "waiting for you")
-		})
-		p.press("A")
-		p.choose("Loop what runs here", "y")
-		if shown := p.shown(); !strings.Contains(shown, "carried in memory, never written") || strings.Contains(shown, "sk-not-on-disk") || strings.Contains(shown, "PS1") {
-			t.Errorf("the menu does not say the key is carried, or shows it or the shell's own:\n%q", shown)
-		}
-		p.waitOption(pane, "@ralph-state", "running")
-		name := srv.Option(pane, "@ralph-name")
-		want := append([]string{"env", "HOME=" + home, "ANTHROPIC_BASE_URL=http://127.0.0.1:9", "ANTHROPIC_API_KEY=…"}, append(slices.Clone(claude), "--model", "big")...)
-		if st := loopState(t, srv, name); !slices.Equal(st.Command, want) {
-			t.Errorf("looped %q, want %q", st.Command, want)
-		}
-		tmuxtest.Eventually(t, 30*time.Second, "the looped agent to work", func() bool {
-			return strings.Contains(srv.Capture(pane), "working on it")
-		})
-		if screen := srv.Capture(pane); !strings.Contains(screen, "key set") {
-			t.Errorf("the looped agent was not given the key:\n%s", screen)
-		}
-		// The loop's agent, read by the loop key, is what was looped: the key
-		// hidden again, its value (never printed here) from the agent's environment.
-		read := exec.Command("bash", "-c", `source ./foreground.sh; foreground "$1"; printf '%s\n' "${FG_ARGV[@]}"; `+
-			`for kv in "${FG_SECRETS[@]}"; do printf 'secret %s, %d chars\n' "${kv%%=*}" "${#kv}"; done`, "bash", pane)
-		read.Env = append(append([]string(nil), srv.Env...), "TMUX="+srv.Socket+",0,0")
-		out, err := read.CombinedOutput()
-		if want := strings.Join(want, "\n") + "\nsecret ANTHROPIC_API_KEY, 32 chars\n"; err != nil || string(out) != want {
-			t.Errorf("foreground read %q (%v), want %q", out, err, want)
-		}
-		files, _ := filepath.Glob(filepath.Join(srv.Dir, "state", name, "*"))
-		for _, f := range files {
-			if info, err := os.Lstat(f); err != nil || !info.Mode().IsRegular() {
-				continue // the output FIFO would block a read
-			}
-			if b, _ := os.ReadFile(f); strings.Contains(string(b), "sk-not-on-disk") {
-				t.Errorf("the secret was written to %s", f)
-			}
-		}
-	})
-
-	t.Run("a rewritten process title is said, @ralph-command offered", func(t *testing.T) {
-		_, pane := p.project("retitled", "go\n")
-		atPrompt(pane)
-		srv.Must("send-keys", "-t", pane, "-l", `perl -e '$0 = "claude"; sleep 600'`)
-		srv.Must("send-keys", "-t", pane, "Enter")
-		tmuxtest.Eventually(t, 10*time.Second, "perl to rename itself", func() bool {
-			out, _ := srv.Tmux("display-message", "-p", "-t", pane, "#{pane_current_command}")
-			return strings.TrimSpace(out) == "claude"
-		})
-		p.press("A")
-		p.choose("Loop @ralph-command instead", "q")
-		if !strings.Contains(p.shown(), "claude: its command line cannot be read") {
-			t.Errorf("the menu does not say the command line is lost")
-		}
-	})
-}
-
 // With the plugin's defaults (done pattern RALPH_DONE, checked while the
 // agent runs) a loop whose agent prints RALPH_DONE and stays is done within
 // moments, not after the 180 s inactivity timeout; the template the loop key
@@ -432,16 +78,11 @@ func TestLoopKeyLoopsWhatRunsInThePane(t *testing.T) {
 // --check-done-continuous=false.
 func TestDoneIsNoticedAtOnceWithThePluginDefaults(t *testing.T) {
 	t.Parallel()
-	srv := tmuxtest.Start(t)
-	p := install(t, srv, filepath.Join(srv.Dir, "home", ".tmux", "plugins", "ralph.tmux"), true)
+	srv, p := installTPM(t)
 	agent := srv.FakeAgent("agent", "ready\nread\necho\nprint working on it\nsleep 1s\nprint RALPH_DONE\nsleep 120s\n")
-	p.configure(map[string]string{"status-right": "#{ralph_status}", "@ralph-command": command(agent)})
-	p.source()
-	p.attach()
+	p.load(map[string]string{"status-right": "#{ralph_status}", "@ralph-command": command(agent)})
 	_, pane := p.project("project", "do the next task\n")
-	p.press("A")
-	p.choose("Start the loop", "y")
-	p.waitOption(pane, "@ralph-state", "running")
+	p.startWithLoopKey(pane)
 	var printed time.Time
 	tmuxtest.Eventually(t, 60*time.Second, "the loop to be done", func() bool {
 		if printed.IsZero() && strings.Contains(srv.Capture(pane), "\nRALPH_DONE") {
@@ -467,53 +108,8 @@ func TestDoneIsNoticedAtOnceWithThePluginDefaults(t *testing.T) {
 
 	srv.Must("set-option", "-g", "@ralph-check-done-continuous", "off")
 	_, pane = p.project("after-exit", "do the next task\n")
-	p.press("A")
-	p.choose("Start the loop", "y")
-	p.waitOption(pane, "@ralph-state", "running")
+	p.startWithLoopKey(pane)
 	if st := loopState(t, srv, srv.Option(pane, "@ralph-name")); st.CheckDoneContinuous {
 		t.Errorf("@ralph-check-done-continuous off: the loop checks continuously")
-	}
-}
-
-// Claude Code itself, started by hand at a shell prompt with arguments,
-// keeps its command line in /proc (measured: 2.1.197 and 2.1.330 do not
-// rewrite their process title): the loop key loops it word for word.
-// Offline: onboarding done, the folder trusted, the API on a closed port.
-func TestLoopKeyLoopsARunningClaudeCodeAsItWasStarted(t *testing.T) {
-	t.Parallel()
-	claude := tmuxtest.Agent(t, "claude")
-	tmuxtest.HoldAgentPlaces(t, 1)
-	srv := tmuxtest.Start(t)
-	p := install(t, srv, filepath.Join(srv.Dir, "home", ".tmux", "plugins", "ralph.tmux"), true)
-	dir := filepath.Join(srv.Dir, "project")
-	key := "sk-ant-api03-" + strings.Repeat("x", 40)
-	config := fmt.Sprintf(`{"hasCompletedOnboarding": true, "theme": "dark",
-		"customApiKeyResponses": {"approved": [%q], "rejected": []},
-		"projects": {%q: {"hasTrustDialogAccepted": true, "hasCompletedProjectOnboarding": true}}}`, key[len(key)-20:], dir)
-	if err := os.WriteFile(filepath.Join(srv.Dir, "home", ".claude.json"), []byte(config), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	for _, kv := range [][2]string{{"ANTHROPIC_API_KEY", key}, {"ANTHROPIC_BASE_URL", "http://127.0.0.1:9"},
-		{"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"}, {"DISABLE_AUTOUPDATER", "1"}, {"DISABLE_TELEMETRY", "1"}} {
-		srv.Must("set-environment", "-g", kv[0], kv[1])
-	}
-	p.configure(map[string]string{"@ralph-command": "false"})
-	p.source()
-	p.attach()
-	_, pane := p.project("project", "say hello\n")
-	tmuxtest.Eventually(t, 10*time.Second, "a shell prompt", func() bool { return strings.TrimSpace(srv.Capture(pane)) != "" })
-	argv := []string{claude, "--model", "opus", "--append-system-prompt", "it's a test; #{pane_id}"}
-	srv.Must("send-keys", "-t", pane, "-l", command(argv))
-	srv.Must("send-keys", "-t", pane, "Enter")
-	tmuxtest.Eventually(t, 60*time.Second, "Claude Code's input box", func() bool {
-		return strings.Contains(srv.Capture(pane), "❯")
-	})
-	p.press("A")
-	p.choose("Loop what runs here", "y")
-	p.waitOptionWithin(2*time.Minute, pane, "@ralph-state", "running") // the agent started anew
-	name := srv.Option(pane, "@ralph-name")
-	defer func() { _ = p.ralphWatch("stop", "--kill", name).Run() }()
-	if st := loopState(t, srv, name); !slices.Equal(st.Command, argv) {
-		t.Errorf("looped command %q, want %q", st.Command, argv)
 	}
 }

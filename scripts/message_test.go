@@ -1,7 +1,6 @@
 package scripts_test
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -15,8 +14,7 @@ import (
 // to read, the plugin's word that the loop started shown before it.
 func TestAFailureAtOnceStaysOnTheClientAfterTheLoopKey(t *testing.T) {
 	t.Parallel()
-	srv := tmuxtest.Start(t)
-	p := install(t, srv, filepath.Join(srv.Dir, "home", ".tmux", "plugins", "ralph.tmux"), true)
+	srv, p := installTPM(t)
 	p.configure(map[string]string{"@ralph-command": "claud-no-such-program", "@ralph-prompt-mode": "arg"})
 	_, pane := p.project("project", "do the next task\n")
 	p.source()

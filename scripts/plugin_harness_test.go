@@ -11,6 +11,7 @@ import (
 
 	"github.com/creack/pty"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
 )
 
@@ -22,6 +23,14 @@ type plugin struct {
 	screen tmuxtest.Buffer
 	seen   int // how much of screen was drawn before the last key
 	tty    *os.File
+}
+
+// installTPM starts a private server with the plugin where tpm clones it
+// (~/.tmux/plugins/ralph.tmux), ralph-watch built.
+func installTPM(t *testing.T) (*tmuxtest.Server, *plugin) {
+	t.Helper()
+	srv := tmuxtest.Start(t)
+	return srv, install(t, srv, filepath.Join(srv.Dir, "home", ".tmux", "plugins", "ralph.tmux"), true)
 }
 
 // install copies ralph.tmux, scripts/ and a built ralph-watch into dir the
@@ -129,6 +138,30 @@ func (p *plugin) shown() string {
 	return p.screen.String()[p.seen:]
 }
 
+// load sets options and starts tmux as a person's config does: the plugin
+// sourced, then a client attached.
+func (p *plugin) load(options map[string]string) {
+	p.t.Helper()
+	p.configure(options)
+	p.source()
+	p.attach()
+}
+
+// startWithLoopKey starts pane's loop from the loop key's menu and waits
+// until it runs.
+func (p *plugin) startWithLoopKey(pane string) {
+	p.t.Helper()
+	p.press("A")
+	p.choose("Start the loop", "y")
+	p.waitOption(pane, "@ralph-state", "running")
+}
+
+// atPrompt waits until pane's shell has drawn its prompt.
+func (p *plugin) atPrompt(pane string) {
+	p.t.Helper()
+	tmuxtest.Eventually(p.t, 10*time.Second, "a shell prompt", func() bool { return strings.TrimSpace(p.srv.Capture(pane)) != "" })
+}
+
 // choose waits until the client shows a menu line, then types its key. The
 // loop key runs a script that asks ralph-watch first: on a machine busy with
 // real agents the menu can take seconds.
@@ -185,5 +218,39 @@ func (p *plugin) statusRight() string {
 func (p *plugin) configure(options map[string]string) {
 	for name, value := range options {
 		p.srv.Must("set-option", "-g", name, value)
+	}
+}
+
+// project makes a folder with a prompt file and a window on it, current on
+// the attached client; it returns the folder and the window's pane.
+func (p *plugin) project(name, prompt string) (string, string) {
+	p.t.Helper()
+	dir := filepath.Join(p.srv.Dir, name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		p.t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "PROMPT.md"), []byte(prompt), 0o644); err != nil {
+		p.t.Fatal(err)
+	}
+	pane := strings.TrimSpace(p.srv.Must("new-window", "-P", "-F", "#{pane_id}", "-t", "main:", "-c", tmux.Escape(tmux.EscapeFormat(dir))))
+	return dir, pane
+}
+
+// command is a fake agent as @ralph-command takes it: one shell line.
+func command(argv []string) string {
+	var words []string
+	for _, w := range argv {
+		words = append(words, shQuote(w))
+	}
+	return strings.Join(words, " ")
+}
+
+// noMessage fails the test if the plugin said any of texts.
+func (p *plugin) noMessage(texts ...string) {
+	p.t.Helper()
+	for _, text := range texts {
+		if strings.Contains(p.messages(), text) {
+			p.t.Errorf("the plugin said %q:\n%s", text, p.messages())
+		}
 	}
 }

@@ -75,8 +75,7 @@ exit 0
 // it; the plugin sourced again changes nothing.
 func TestKeysLoopPauseResumeAndStopThePane(t *testing.T) {
 	t.Parallel()
-	srv := tmuxtest.Start(t)
-	p := install(t, srv, filepath.Join(srv.Dir, "home", ".tmux", "plugins", "ralph.tmux"), true)
+	srv, p := installTPM(t)
 	dir := filepath.Join(srv.Dir, `it's a "dir" #{pane_id} $(touch pwned) ;`)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -105,9 +104,7 @@ func TestKeysLoopPauseResumeAndStopThePane(t *testing.T) {
 	}
 
 	p.attach()
-	p.press("A")
-	p.choose("Start the loop", "y")
-	p.waitOption(pane, "@ralph-state", "running")
+	p.startWithLoopKey(pane)
 	wantLive(t, srv, pane)
 	name := srv.Option(pane, "@ralph-name")
 	if !regexp.MustCompile(`^[A-Za-z0-9._-]+$`).MatchString(name) {
@@ -214,9 +211,7 @@ func TestMissingPromptIsWrittenAndTheLoopsEndIsAnnounced(t *testing.T) {
 	})
 	p.waitMessage("wrote " + prompt)
 
-	p.press("A")
-	p.choose("Start the loop", "y")
-	p.waitOption(pane, "@ralph-state", "running")
+	p.startWithLoopKey(pane)
 	live := srv.Option(pane, "@ralph-live")
 	window := srv.Must("display-message", "-p", "-t", pane, "#{E:window-status-format}")
 	name := srv.Option(pane, "@ralph-name")

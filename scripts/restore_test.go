@@ -99,8 +99,7 @@ func (p *plugin) wantResumed(name string) {
 // the plugin again re-arms nothing twice.
 func TestPluginReArmsTheLoopsOfAKilledServerWhenItStartsAgain(t *testing.T) {
 	t.Parallel()
-	srv := tmuxtest.Start(t)
-	p := install(t, srv, filepath.Join(srv.Dir, "home", ".tmux", "plugins", "ralph.tmux"), true)
+	srv, p := installTPM(t)
 	p.startLoop("phoenix")
 	p.startLoop("ash")
 	p.must("stop", "ash")
@@ -136,8 +135,7 @@ func TestPluginReArmsTheLoopsOfAKilledServerWhenItStartsAgain(t *testing.T) {
 // With @ralph-restore off (the default) nothing is re-armed.
 func TestPluginLeavesLoopsAloneWithoutRalphRestore(t *testing.T) {
 	t.Parallel()
-	srv := tmuxtest.Start(t)
-	p := install(t, srv, filepath.Join(srv.Dir, "home", ".tmux", "plugins", "ralph.tmux"), true)
+	_, p := installTPM(t)
 	p.startLoop("phoenix")
 	p.restart(p.runPlugin(), "phoenix")
 	p.source() // the plugin has surely loaded, and anything it ran in the background had time

@@ -102,8 +102,7 @@ func TestALoopInAnotherSessionShowsItsSessionToTheClient(t *testing.T) {
 // runs it, with nothing forked on a redraw. A watcher that lives keeps the
 // mark away.
 func TestAKilledWatcherShowsInTheStatusLineWithinSeconds(t *testing.T) {
-	srv := tmuxtest.Start(t)
-	p := install(t, srv, filepath.Join(srv.Dir, "home", ".tmux", "plugins", "ralph.tmux"), true)
+	srv, p := installTPM(t)
 	agent := srv.FakeAgent("agent", "ready\nread\nprint working\nsleep 300s\n")
 	p.configure(map[string]string{"status-right": "#{ralph_status}| %H:%M", "@ralph-command": command(agent), "@ralph-beat-timeout": "4", "status-interval": "1"})
 	p.source()
@@ -112,9 +111,7 @@ func TestAKilledWatcherShowsInTheStatusLineWithinSeconds(t *testing.T) {
 	}
 	p.attach()
 	_, pane := p.project("beating", "go\n")
-	p.press("A")
-	p.choose("Start the loop", "y")
-	p.waitOption(pane, "@ralph-state", "running")
+	p.startWithLoopKey(pane)
 	wantLive(t, srv, pane)
 	time.Sleep(6 * time.Second) // longer than the timeout: only renewed beats keep it fresh
 	if right := p.statusRight(); !strings.Contains(right, "⟳ 1/20") || strings.Contains(right, "no watcher") {

@@ -105,16 +105,11 @@ func TestStatusLineStaysReadableWithManyLoops(t *testing.T) {
 // leaves it; ralph-watch clean removes it at once.
 func TestEndedLoopsLeaveTheStatusLine(t *testing.T) {
 	t.Parallel()
-	srv := tmuxtest.Start(t)
-	p := install(t, srv, filepath.Join(srv.Dir, "home", ".tmux", "plugins", "ralph.tmux"), true)
+	srv, p := installTPM(t)
 	agent := srv.FakeAgent("agent", "ready\nread\nprint working\nsleep 500ms\nprint RALPH_DONE\nsleep 120s\n")
-	p.configure(map[string]string{"status-right": "#{ralph_status}| right", "@ralph-command": command(agent), "@ralph-ended-linger": "3"})
-	p.source()
-	p.attach()
+	p.load(map[string]string{"status-right": "#{ralph_status}| right", "@ralph-command": command(agent), "@ralph-ended-linger": "3"})
 	_, lingering := p.project("lingering", "go\n")
-	p.press("A")
-	p.choose("Start the loop", "y")
-	p.waitOption(lingering, "@ralph-state", "running")
+	p.startWithLoopKey(lingering)
 	wantLive(t, srv, lingering)
 	p.waitOption(lingering, "@ralph-state", "done")
 	if right := p.statusRight(); !strings.Contains(right, "✓ 1/20") {

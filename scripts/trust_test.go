@@ -16,8 +16,7 @@ import (
 // loop starts; the check runs after its iteration.
 func TestLoopKeyShowsUntrustedCommandsAndTrustsThemOnRequest(t *testing.T) {
 	t.Parallel()
-	srv := tmuxtest.Start(t)
-	p := install(t, srv, filepath.Join(srv.Dir, "home", ".tmux", "plugins", "ralph.tmux"), true)
+	srv, p := installTPM(t)
 	dir := filepath.Join(srv.Dir, "cloned")
 	if err := os.MkdirAll(filepath.Join(dir, ".ralph"), 0o755); err != nil {
 		t.Fatal(err)
@@ -30,7 +29,7 @@ func TestLoopKeyShowsUntrustedCommandsAndTrustsThemOnRequest(t *testing.T) {
 	}
 	agent := srv.FakeAgent("agent", "ready\nread\nprint working\nexit 0\n")
 	p.configure(map[string]string{
-		"@ralph-command":        shQuote(agent[0]) + " " + shQuote(agent[1]),
+		"@ralph-command":        command(agent),
 		"@ralph-max-iterations": "1",
 	})
 	pane := strings.TrimSpace(srv.Must("new-window", "-P", "-F", "#{pane_id}", "-t", "main:", "-c", dir))

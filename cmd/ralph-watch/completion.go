@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"strings"
 
@@ -15,19 +14,17 @@ import (
 )
 
 func completionCommand(e env) *ffcli.Command {
-	return &ffcli.Command{
-		Name:       "completion",
+	return subcommand(newFlags("completion"), ffcli.Command{
 		ShortUsage: "ralph-watch completion bash|zsh|fish",
 		ShortHelp:  "print the shell completion script",
-		LongHelp: strings.TrimSpace(`
+		LongHelp: `
 Print the completion script for bash, zsh or fish: the same files make install
 puts in each shell's standard place.
 
 Examples:
   source <(ralph-watch completion bash)              # bash, this shell only
   ralph-watch completion zsh >~/.zfunc/_ralph-watch  # zsh, with ~/.zfunc in fpath
-  ralph-watch completion fish >~/.config/fish/completions/ralph-watch.fish`),
-		FlagSet: flag.NewFlagSet("completion", flag.ContinueOnError),
+  ralph-watch completion fish >~/.config/fish/completions/ralph-watch.fish`,
 		Exec: func(ctx context.Context, args []string) error {
 			if len(args) != 1 {
 				return control.Errorf(words.ExitUsage, "completion takes one shell: %s", strings.Join(completions.Shells, ", "))
@@ -39,5 +36,5 @@ Examples:
 			fmt.Fprint(e.Stdout, script)
 			return nil
 		},
-	}
+	})
 }

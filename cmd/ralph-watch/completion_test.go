@@ -66,7 +66,7 @@ func fileTree(t *testing.T, shell, text string) commandTree {
 			add(tree.subs, []string{strings.Trim(m[1], "'")}, strings.Fields(m[2])...)
 		}
 		flags := section(t, text, "_ralph_watch_flags() {", "\n}")
-		for _, m := range regexp.MustCompile(`(?s)([a-z][a-z| ]*)\) flags=\((.*?)\) ;;`).FindAllStringSubmatch(flags, -1) {
+		for _, m := range regexp.MustCompile(`(?s)([a-z][a-z| ]*)\) flags\+?=\((.*?)\) ;;`).FindAllStringSubmatch(flags, -1) {
 			var labels []string
 			for _, l := range strings.Split(m[1], "|") {
 				labels = append(labels, strings.TrimSpace(l))
@@ -80,10 +80,15 @@ func fileTree(t *testing.T, shell, text string) commandTree {
 		for _, m := range regexp.MustCompile(`(?m)^\s*'([a-z]+):`).FindAllStringSubmatch(subs, -1) {
 			add(tree.subs, []string{""}, m[1])
 		}
+		loopFlags := section(t, text, "local -a loop_flags=(", "\n      )")
 		arms := section(t, text, "case $words[1] in", "\n      esac")
 		for _, m := range regexp.MustCompile(`(?ms)^ {8}([a-z|]+)\)\n(.*?)^ {10};;`).FindAllStringSubmatch(arms, -1) {
 			labels := strings.Split(m[1], "|")
-			for _, f := range regexp.MustCompile(`'\*?(-{1,2}[A-Za-z0-9-]+)[=\[]`).FindAllStringSubmatch(m[2], -1) {
+			specs := m[2]
+			if strings.Contains(specs, "$loop_flags") {
+				specs += loopFlags
+			}
+			for _, f := range regexp.MustCompile(`'\*?(-{1,2}[A-Za-z0-9-]+)[=\[]`).FindAllStringSubmatch(specs, -1) {
 				add(tree.flags, labels, f[1])
 			}
 			for _, s := range regexp.MustCompile(`'1:subcommand:\(\((\w+)\\:`).FindAllStringSubmatch(m[2], -1) {

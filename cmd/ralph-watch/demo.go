@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -29,14 +28,13 @@ run the checks. When every task is done, print RALPH_DONE on a line of its own.
 `
 
 func demoCommand(e env) *ffcli.Command {
-	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	fs := newFlags("demo")
 	iterations := fs.Int("max-iterations", 5, "iterations at most")
 	attach := fs.String("attach", "auto", "attach to the demo's tmux session: auto (when on a terminal), yes or no")
-	return &ffcli.Command{
-		Name:       "demo",
+	return subcommand(fs, ffcli.Command{
 		ShortUsage: "ralph-watch demo [--attach auto|yes|no]",
 		ShortHelp:  "loop the built-in demo agent in a private tmux server",
-		LongHelp: strings.TrimSpace(`
+		LongHelp: `
 Start a private tmux server, loop the built-in demo agent in it until the
 agent prints its done token (iteration 3), and print the iterations log and
 the final status, then what to do next. On a terminal you watch it
@@ -44,18 +42,15 @@ attached; its last screen stays until you press a key (at most a minute);
 detach sooner with the tmux prefix and d.
 
 Example:
-  ralph-watch demo --attach no`),
-		FlagSet: fs,
-		Subcommands: []*ffcli.Command{{
-			Name:       "agent",
+  ralph-watch demo --attach no`,
+		Subcommands: []*ffcli.Command{subcommand(newFlags("agent"), ffcli.Command{
 			ShortUsage: "ralph-watch demo agent",
 			ShortHelp:  "run the demo agent itself (what the demo loops)",
-			LongHelp: strings.TrimSpace(`
+			LongHelp: `
 Run the scripted demo agent in this terminal: what the demo loops.
 
 Example:
-  ralph-watch demo agent`),
-			FlagSet: flag.NewFlagSet("agent", flag.ContinueOnError),
+  ralph-watch demo agent`,
 			Exec: func(ctx context.Context, args []string) error {
 				steps, err := demo.ParseScript(demo.DemoScript)
 				if err != nil {
@@ -67,7 +62,7 @@ Example:
 				}
 				return nil
 			},
-		}},
+		})},
 		Exec: func(ctx context.Context, args []string) error {
 			switch *attach {
 			case "auto", "yes", "no":
@@ -76,7 +71,7 @@ Example:
 			}
 			return runDemo(ctx, e, *iterations, *attach == "yes" || *attach == "auto" && onTerminal())
 		},
-	}
+	})
 }
 
 func onTerminal() bool {

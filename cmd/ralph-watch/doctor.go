@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"os/exec"
 	"regexp"
@@ -21,16 +20,15 @@ import (
 var doctorAgents = []string{"claude", "codex", "gemini", "opencode", "copilot"}
 
 func doctorCommand(e env) *ffcli.Command {
-	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
+	fs := newFlags("doctor")
 	agent := fs.String("agent", "", "agent profile: "+strings.Join(agent.Names(), ", ")+" (default guessed from the command)")
 	ready := fs.String("ready-pattern", "", "try this ready pattern instead of the profile's (Go RE2)")
 	asJSON := fs.Bool("json", false, "print each report as one line of JSON")
 	markdown := fs.Bool("markdown", false, "print rows of the compatibility table in docs/agents.md")
-	return &ffcli.Command{
-		Name:       "doctor",
+	return subcommand(fs, ffcli.Command{
 		ShortUsage: "ralph-watch doctor [--agent NAME] [--ready-pattern RE] [--json | --markdown] [-- COMMAND [ARG...]]",
 		ShortHelp:  "check an installed agent, offline: would a loop of it work?",
-		LongHelp: strings.TrimSpace(`
+		LongHelp: `
 Start the installed agent on a private tmux server, offline, against a fake
 of its model API built into ralph-watch, with a throwaway HOME (your own
 configuration and network are never touched), and drive two short loops of
@@ -60,8 +58,7 @@ Examples:
   ralph-watch doctor -- ~/.npm-global/bin/codex
   ralph-watch doctor --agent claude -- npx -y @anthropic-ai/claude-code
   ralph-watch doctor --agent claude --ready-pattern 'auto mode on'
-  ralph-watch doctor --markdown`),
-		FlagSet: fs,
+  ralph-watch doctor --markdown`,
 		Exec: func(ctx context.Context, args []string) error {
 			o := doctor.Options{Agent: *agent, Command: args}
 			if *asJSON && *markdown {
@@ -94,7 +91,7 @@ Examples:
 			}
 			return runDoctor(ctx, e, checks, *asJSON, *markdown)
 		},
-	}
+	})
 }
 
 // runDoctor checks each agent in turn and prints its report.

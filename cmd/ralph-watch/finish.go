@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
-	"strings"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
@@ -16,7 +14,7 @@ import (
 )
 
 func finishCommand(e env) *ffcli.Command {
-	fs := flag.NewFlagSet("finish", flag.ContinueOnError)
+	fs := newFlags("finish")
 	mergeF := fs.Bool("merge", false, "merge the loop's branch into the branch its worktree came from (fast-forward, else a merge commit)")
 	rebaseF := fs.Bool("rebase", false, "rebase the loop's branch onto that branch, then fast-forward it")
 	prF := fs.Bool("pr", false, "push the loop's branch (never forced) and open a pull request with gh")
@@ -25,11 +23,10 @@ func finishCommand(e env) *ffcli.Command {
 	commit := fs.Bool("commit", false, "commit uncommitted changes in the worktree first (else finish refuses)")
 	into := fs.String("into", "", "land on `BRANCH` (default: the branch the worktree came from)")
 	remote := fs.String("remote", "", "--pr: push to `REMOTE` (default: the branch's remote, else origin)")
-	return &ffcli.Command{
-		Name:       "finish",
+	return subcommand(fs, ffcli.Command{
 		ShortUsage: "ralph-watch finish NAME --merge|--rebase|--pr|--patch FILE [--remove] [--commit] [--into BRANCH]",
 		ShortHelp:  "land a loop's work: merge, rebase, pull request or patch",
-		LongHelp: strings.TrimSpace(`
+		LongHelp: `
 Land what a loop did on its branch (the worktree of run --worktree, branch
 ralph/NAME, or a branch of its own with --into). It first shows the run:
 its iterations and how it ended, the branch's commits and diff stat, the
@@ -66,8 +63,7 @@ Examples:
   ralph-watch finish myproj-3 --pr
   ralph-watch finish myproj-3 --patch myproj-3.mbox
   ralph-watch finish myproj-3 --rebase --into develop --commit
-  ralph-watch finish web --pr --into main    # the fan web`),
-		FlagSet: fs,
+  ralph-watch finish web --pr --into main    # the fan web`,
 		Exec: func(ctx context.Context, args []string) error {
 			opts := finish.Options{PatchFile: *patchF, Into: *into, Remove: *remove, Commit: *commit, Remote: *remote, Out: e.Stdout}
 			var modes []string
@@ -99,7 +95,7 @@ Examples:
 			}
 			return finishError(finish.Finish(run, opts))
 		},
-	}
+	})
 }
 
 // finishFan is finish FAN --pr: one pull request for the fan's branch,

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"io"
 	"os"
 	"path/filepath"
@@ -27,14 +26,13 @@ const hookInputWait = 500 * time.Millisecond
 // hookCommand is what agents' own hooks call back: Claude Code's and Gemini
 // CLI's hooks and Codex's notify program run `ralph-watch hook NAME --state DIR`.
 func hookCommand(e env) *ffcli.Command {
-	fs := flag.NewFlagSet("hook", flag.ContinueOnError)
+	fs := newFlags("hook")
 	dir := fs.String("state", "", "the loop's state folder")
 	names := strings.Join(agent.HookNames, "|")
-	return &ffcli.Command{
-		Name:       "hook",
+	return subcommand(fs, ffcli.Command{
 		ShortUsage: "ralph-watch hook " + names + " [--state DIR] [IGNORED...]",
 		ShortHelp:  "report an agent's own event to its watcher (called by the agent's hooks)",
-		LongHelp: strings.TrimSpace(`
+		LongHelp: `
 Called by the hooks ralph-watch installs in an agent: records that the agent
 in iteration $RALPH_ITERATION reported an event, and wakes the watcher.
 
@@ -62,8 +60,7 @@ Code would add it to the conversation), and the exit status is 0.
 Examples:
   RALPH_ITERATION=3 ralph-watch hook turn-end --state ~/.local/state/ralph/myloop
   ~/.gemini/settings.json: {"hooks": {"AfterAgent": [{"hooks": [{"type": "command",
-      "command": "ralph-watch hook turn-end"}]}]}}`),
-		FlagSet: fs,
+      "command": "ralph-watch hook turn-end"}]}]}}`,
 		Exec: func(ctx context.Context, args []string) error {
 			if len(args) == 0 || !slices.Contains(agent.HookNames, args[0]) {
 				return control.Errorf(words.ExitUsage, "usage: ralph-watch hook %s --state DIR", names)
@@ -122,7 +119,7 @@ Examples:
 			}
 			return nil
 		},
-	}
+	})
 }
 
 // readHookInput reads what the agent writes on the hook's stdin, if it

@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
@@ -35,14 +33,13 @@ line of its own, with nothing else on that line.
 `
 
 func initCommand(e env) *ffcli.Command {
-	fs := flag.NewFlagSet("init", flag.ContinueOnError)
+	fs := newFlags("init")
 	force := fs.Bool("force", false, "overwrite an existing PROMPT.md")
 	tasks := fs.Bool("tasks", false, "also write a starting "+planFile+" for run --tasks, and a prompt for it")
-	return &ffcli.Command{
-		Name:       "init",
+	return subcommand(fs, ffcli.Command{
 		ShortUsage: "ralph-watch init [--force] [--tasks]",
 		ShortHelp:  "write a minimal PROMPT.md in the current folder",
-		LongHelp: strings.TrimSpace(`
+		LongHelp: `
 Write a minimal PROMPT.md in the current folder. With --tasks, write a
 starting ` + planFile + ` beside it (an existing one is kept) and a prompt
 for a loop that works through it, one task an iteration:
@@ -51,8 +48,7 @@ ralph-watch run --tasks ` + planFile + ` -- claude
 Examples:
   ralph-watch init
   ralph-watch init --tasks
-  ralph-watch init --force`),
-		FlagSet: fs,
+  ralph-watch init --force`,
 		Exec: func(ctx context.Context, args []string) error {
 			if *tasks {
 				return initTasks(e, *force)
@@ -72,7 +68,7 @@ Examples:
 			}
 			return nil
 		},
-	}
+	})
 }
 
 // planFile is the plan init --tasks writes.
@@ -137,19 +133,17 @@ func initTasks(e env, force bool) error {
 }
 
 func templateCommand(e env) *ffcli.Command {
-	return &ffcli.Command{
-		Name:       "template",
+	return subcommand(newFlags("template"), ffcli.Command{
 		ShortUsage: "ralph-watch template",
 		ShortHelp:  "print the PROMPT.md template",
-		LongHelp: strings.TrimSpace(`
+		LongHelp: `
 Print the PROMPT.md template that init writes.
 
 Example:
-  ralph-watch template >PROMPT.md`),
-		FlagSet: flag.NewFlagSet("template", flag.ContinueOnError),
+  ralph-watch template >PROMPT.md`,
 		Exec: func(ctx context.Context, args []string) error {
 			fmt.Fprint(e.Stdout, promptTemplate)
 			return nil
 		},
-	}
+	})
 }

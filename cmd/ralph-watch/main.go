@@ -35,11 +35,10 @@ func main() {
 
 // rootCommand is the whole command tree.
 func rootCommand(e env) *ffcli.Command {
-	return &ffcli.Command{
-		Name:       "ralph-watch",
+	return subcommand(newFlags("ralph-watch"), ffcli.Command{
 		ShortUsage: "ralph-watch <subcommand> [flags]",
 		ShortHelp:  "loop an AI coding agent in a tmux pane",
-		LongHelp: strings.TrimSpace(`
+		LongHelp: `
 Loop an AI coding agent in a tmux pane: each iteration respawns the pane with
 the agent, delivers the prompt file, and watches until the agent exits, goes
 quiet, or prints the done signal. 'ralph-watch SUBCOMMAND -h' tells more;
@@ -49,8 +48,7 @@ Examples:
   ralph-watch run --prompt-file PROMPT.md --max-iterations 20 \
       --done-pattern RALPH_DONE -- claude
   ralph-watch list
-  ralph-watch demo`),
-		FlagSet: flag.NewFlagSet("ralph-watch", flag.ContinueOnError),
+  ralph-watch demo`,
 		Subcommands: []*ffcli.Command{
 			runCommand(e),
 			statusCommand(e),
@@ -87,7 +85,7 @@ Examples:
 			}
 			return flag.ErrHelp
 		},
-	}
+	})
 }
 
 // run builds the command tree, runs it and returns the exit code.
@@ -184,6 +182,17 @@ func interspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 		positional, args = append(positional, rest[0]), rest[1:]
 	}
 }
+
+// subcommand makes c a command of ralph-watch named by its flag set fs,
+// filling in what each would spell again: its name, its flags, its help
+// trimmed of the line breaks around a raw string.
+func subcommand(fs *flag.FlagSet, c ffcli.Command) *ffcli.Command {
+	c.Name, c.FlagSet, c.LongHelp = fs.Name(), fs, strings.TrimSpace(c.LongHelp)
+	return &c
+}
+
+// newFlags is a subcommand's flag set; its errors come back to run, which says them.
+func newFlags(name string) *flag.FlagSet { return flag.NewFlagSet(name, flag.ContinueOnError) }
 
 // quiet stops the flag package from printing usage on its own; run prints one line.
 func quiet(c *ffcli.Command) {

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
-	"strings"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
@@ -15,18 +13,16 @@ import (
 )
 
 func pauseCommand(e env) *ffcli.Command {
-	return &ffcli.Command{
-		Name:       "pause",
+	return subcommand(newFlags("pause"), ffcli.Command{
 		ShortUsage: "ralph-watch pause NAME",
 		ShortHelp:  "pause a loop: the agent runs on, no new iteration starts",
-		LongHelp: strings.TrimSpace(`
+		LongHelp: `
 Pause a loop: the agent runs on, no new iteration starts. A fan's name
 pauses each of its loops at work.
 
 Examples:
   ralph-watch pause myproj-3
-  ralph-watch resume myproj-3`),
-		FlagSet: flag.NewFlagSet("pause", flag.ContinueOnError),
+  ralph-watch resume myproj-3`,
 		Exec: func(ctx context.Context, args []string) error {
 			if f, ok := fanArg(e, args); ok {
 				return eachFanLoop(f, e.Stdout, func(l *control.Loop) error { return control.Pause(l, e.Stdout, e.Stderr, clock.Real{}) })
@@ -37,20 +33,19 @@ Examples:
 			}
 			return control.Pause(l, e.Stdout, e.Stderr, clock.Real{})
 		},
-	}
+	})
 }
 
 func resumeCommand(e env) *ffcli.Command {
-	fs := flag.NewFlagSet("resume", flag.ContinueOnError)
+	fs := newFlags("resume")
 	var target string
 	fs.StringVar(&target, "t", "", "pane for a loop whose pane is gone (short for --target)")
 	fs.StringVar(&target, "target", "", "pane for a loop whose pane is gone (default: a new window in session \"ralph\")")
 	limits := limitFlags(fs)
-	return &ffcli.Command{
-		Name:       "resume",
+	return subcommand(fs, ffcli.Command{
 		ShortUsage: "ralph-watch resume [-t PANE] [--max-iterations N|+N] [--max-time D] [--max-tokens N] [--max-cost USD] NAME",
 		ShortHelp:  "resume a paused or disconnected loop where it left off",
-		LongHelp: strings.TrimSpace(`
+		LongHelp: `
 Resume a paused loop, or one whose watcher died, at the same iteration: a
 watcher starts in the background and waits for a running agent first.
 
@@ -69,8 +64,7 @@ watcher died.
 Examples:
   ralph-watch resume myproj-3
   ralph-watch resume -t %7 myproj-3
-  ralph-watch resume myproj-3 --max-iterations +10`),
-		FlagSet: fs,
+  ralph-watch resume myproj-3 --max-iterations +10`,
 		Exec: func(ctx context.Context, args []string) error {
 			if f, ok := fanArg(e, args); ok {
 				return resumeFan(e, f)
@@ -88,7 +82,7 @@ Examples:
 			}
 			return rearm(e, target).Resume(l, e.Stdout, e.Stderr)
 		},
-	}
+	})
 }
 
 // rearm is how resume and restore bring loops back: into target when a
@@ -104,21 +98,19 @@ func rearm(e env, target string) control.Rearm {
 }
 
 func stopCommand(e env) *ffcli.Command {
-	fs := flag.NewFlagSet("stop", flag.ContinueOnError)
+	fs := newFlags("stop")
 	kill := fs.Bool("kill", false, "end the agent too")
-	return &ffcli.Command{
-		Name:       "stop",
+	return subcommand(fs, ffcli.Command{
 		ShortUsage: "ralph-watch stop [--kill] NAME",
 		ShortHelp:  "end a loop (and with --kill its agent)",
-		LongHelp: strings.TrimSpace(`
+		LongHelp: `
 End a loop; with --kill end its agent too. Works when the pane was closed.
 A fan's name ends the fan and each of its loops; the fan started again
 takes them up.
 
 Examples:
   ralph-watch stop myproj-3
-  ralph-watch stop --kill myproj-3`),
-		FlagSet: fs,
+  ralph-watch stop --kill myproj-3`,
 		Exec: func(ctx context.Context, args []string) error {
 			if f, ok := fanArg(e, args); ok {
 				return stopFan(f, *kill, e.Stdout)
@@ -129,21 +121,19 @@ Examples:
 			}
 			return control.Stop(l, *kill, e.Stdout, clock.Real{})
 		},
-	}
+	})
 }
 
 func sendCommand(e env) *ffcli.Command {
-	return &ffcli.Command{
-		Name:       "send",
+	return subcommand(newFlags("send"), ffcli.Command{
 		ShortUsage: "ralph-watch send NAME MESSAGE",
 		ShortHelp:  "type a message into a loop's pane (paste, then Enter)",
-		LongHelp: strings.TrimSpace(`
+		LongHelp: `
 Type MESSAGE into the loop's pane as the prompt is typed (a bracketed
 paste, byte for byte), then press Enter.
 
 Example:
-  ralph-watch send myproj-3 'also update the changelog'`),
-		FlagSet: flag.NewFlagSet("send", flag.ContinueOnError),
+  ralph-watch send myproj-3 'also update the changelog'`,
 		Exec: func(ctx context.Context, args []string) error {
 			if len(args) != 2 {
 				return control.Errorf(words.ExitUsage, "send takes a loop name and a message")
@@ -154,24 +144,22 @@ Example:
 			}
 			return control.Send(ctx, l, args[1], e.Stdout, e.Stderr)
 		},
-	}
+	})
 }
 
 func cleanCommand(e env) *ffcli.Command {
-	fs := flag.NewFlagSet("clean", flag.ContinueOnError)
+	fs := newFlags("clean")
 	all := fs.Bool("all", false, "clean every loop no watcher holds")
-	return &ffcli.Command{
-		Name:       "clean",
+	return subcommand(fs, ffcli.Command{
 		ShortUsage: "ralph-watch clean NAME | --all",
 		ShortHelp:  "remove a loop's state (never its pane or agent)",
-		LongHelp: strings.TrimSpace(`
+		LongHelp: `
 Remove a loop's state, never its pane or agent; a loop whose watcher runs
 is refused.
 
 Examples:
   ralph-watch clean myproj-3
-  ralph-watch clean --all`),
-		FlagSet: fs,
+  ralph-watch clean --all`,
 		Exec: func(ctx context.Context, args []string) error {
 			root := state.Root(e.Getenv)
 			names := args
@@ -186,5 +174,5 @@ Examples:
 			}
 			return control.Clean(root, names, e.Stdout, e.Stderr)
 		},
-	}
+	})
 }

@@ -3,12 +3,10 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"math"
 	"os"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/creack/pty"
@@ -31,16 +29,15 @@ const clearScreen = "\x1b[H\x1b[2J"
 const terminalReset = "\x1b[0m\x1b[?25h\x1b[?2004l\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[%d;1H\r\n"
 
 func replayCommand(e env) *ffcli.Command {
-	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
+	fs := newFlags("replay")
 	speed := fs.Float64("speed", 1, "play this many times as fast as recorded")
 	idle := 2 * time.Second
 	config.DurationVar(fs, &idle, "idle-limit", "cap every pause in the output at this long (0: none)")
 	dump := fs.Bool("dump", false, "print the screen the iteration ended on, as text, instead of playing it")
-	return &ffcli.Command{
-		Name:       "replay",
+	return subcommand(fs, ffcli.Command{
 		ShortUsage: "ralph-watch replay NAME [ITERATION] [--speed X] [--idle-limit D] [--dump]",
 		ShortHelp:  "play an iteration's recorded pane output (default the newest)",
-		LongHelp: strings.TrimSpace(`
+		LongHelp: `
 Play what a loop's pane showed during an iteration, as it was recorded
 (casts/ITERATION.cast in the loop's state folder, asciicast v2: asciinema
 plays it too). With no ITERATION, the newest. Pauses are capped at the
@@ -49,8 +46,7 @@ idle limit; --dump prints the iteration's last screen as text instead.
 Examples:
   ralph-watch replay myproj-3
   ralph-watch replay myproj-3 7 --speed 4
-  ralph-watch replay myproj-3 --dump`),
-		FlagSet: fs,
+  ralph-watch replay myproj-3 --dump`,
 		Exec: func(ctx context.Context, args []string) error {
 			if *speed <= 0 || math.IsInf(*speed, 0) || math.IsNaN(*speed) {
 				return control.Errorf(words.ExitUsage, "invalid --speed %v: use a number above 0, e.g. 2 for twice as fast", *speed)
@@ -84,7 +80,7 @@ Examples:
 			}
 			return play(ctx, e, path, *speed, idle)
 		},
-	}
+	})
 }
 
 // play writes the cast's output to the terminal at its pace.

@@ -4,13 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"time"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
@@ -24,16 +22,15 @@ import (
 )
 
 func reportCommand(e env) *ffcli.Command {
-	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+	fs := newFlags("report")
 	out := fs.String("o", "", "write the page to `FILE` (default report.html in the loop's state folder)")
 	open := fs.Bool("open", false, "open the page once written (xdg-open, or open on macOS)")
 	var tail time.Duration
 	config.DurationVar(fs, &tail, "cast-tail", "keep only this much of the end of each cast (default: whole casts, the large ones cut to their last 2m)")
-	return &ffcli.Command{
-		Name:       "report",
+	return subcommand(fs, ffcli.Command{
 		ShortUsage: "ralph-watch report NAME [-o FILE] [--open] [--cast-tail D]",
 		ShortHelp:  "write one self-contained HTML page of a loop's run",
-		LongHelp: strings.TrimSpace(`
+		LongHelp: `
 Write the run of a loop as one HTML file that needs no server and fetches
 nothing (it works as a mail attachment): a timeline of the iterations (how
 long each took, how it ended, its checks, tokens and cost, the cost so far
@@ -55,8 +52,7 @@ Examples:
   ralph-watch report myproj-3 --open
   ralph-watch report myproj-3 -o night.html
   ralph-watch report myproj-3 -o night.html --cast-tail 1m
-  ralph-watch report web --open        # the fan web`),
-		FlagSet: fs,
+  ralph-watch report web --open        # the fan web`,
 		Exec: func(ctx context.Context, args []string) error {
 			if len(args) != 1 {
 				return control.Errorf(words.ExitUsage, "report takes one loop name, got %d arguments", len(args))
@@ -94,7 +90,7 @@ Examples:
 			}
 			return nil
 		},
-	}
+	})
 }
 
 // writeReport writes the page of loop name to path and keeps where in its

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
-	"strings"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
@@ -14,18 +12,17 @@ import (
 )
 
 func restoreCommand(e env) *ffcli.Command {
-	fs := flag.NewFlagSet("restore", flag.ContinueOnError)
+	fs := newFlags("restore")
 	dryRun := fs.Bool("dry-run", false, "only say which loops would be re-armed")
 	var socketName, socketPath string
 	fs.StringVar(&socketName, "L", "", "tmux server socket name (short for --socket-name)")
 	fs.StringVar(&socketName, "socket-name", "", "tmux server socket name, as tmux -L")
 	fs.StringVar(&socketPath, "S", "", "tmux server socket path (short for --socket-path)")
 	fs.StringVar(&socketPath, "socket-path", "", "tmux server socket path, as tmux -S")
-	return &ffcli.Command{
-		Name:       "restore",
+	return subcommand(fs, ffcli.Command{
 		ShortUsage: "ralph-watch restore [--dry-run] [-L NAME | -S PATH]",
 		ShortHelp:  "re-arm the loops that were live when this tmux server's last run ended",
-		LongHelp: strings.TrimSpace(`
+		LongHelp: `
 Re-arm every loop that was live when its tmux server went away (a reboot,
 kill-server) and whose socket is this server's: it ended with reason
 server_gone, or its state says running while no watcher holds it. Each goes
@@ -37,8 +34,7 @@ The plugin runs this when tmux starts with @ralph-restore on.
 
 Examples:
   ralph-watch restore --dry-run
-  ralph-watch restore -L work`),
-		FlagSet: fs,
+  ralph-watch restore -L work`,
 		Exec: func(ctx context.Context, args []string) error {
 			if len(args) > 0 {
 				return control.Errorf(words.ExitUsage, "restore takes no arguments, got %d", len(args))
@@ -61,5 +57,5 @@ Examples:
 			}
 			return rearm(e, "").Restore(state.Root(e.Getenv), socket, *dryRun, e.Stdout, e.Stderr)
 		},
-	}
+	})
 }

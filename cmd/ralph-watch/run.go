@@ -25,12 +25,11 @@ import (
 )
 
 func runCommand(e env) *ffcli.Command {
-	f, fs := config.NewRun()
-	return &ffcli.Command{
-		Name:       "run",
+	f, fs := config.NewRun() // RALPH_* and .ralph/config are read by config.ReadSettings, which tells them apart
+	return subcommand(fs, ffcli.Command{
 		ShortUsage: "ralph-watch run [flags] [-- COMMAND [ARG...]]",
 		ShortHelp:  "loop a pane (blocks; --detach returns)",
-		LongHelp: strings.TrimSpace(`
+		LongHelp: `
 Loop a tmux pane: every iteration respawn it with COMMAND, deliver the prompt
 file, and watch until the agent exits, goes quiet or prints the done pattern.
 Flags may also come from RALPH_* environment variables and .ralph/config,
@@ -54,12 +53,11 @@ Examples:
       --done-pattern RALPH_DONE -- claude
   ralph-watch run -t %3 --prompt-mode arg --max-iterations 5 -- claude -p
   ralph-watch run --max-tokens 2000000 --max-cost 20 -- claude
-  ralph-watch run --tasks IMPLEMENTATION_PLAN.md --check 'go test ./...' -- claude`),
-		FlagSet: fs, // RALPH_* and .ralph/config are read by config.ReadSettings, which tells them apart
+  ralph-watch run --tasks IMPLEMENTATION_PLAN.md --check 'go test ./...' -- claude`,
 		Exec: func(ctx context.Context, args []string) error {
 			return runLoop(ctx, e, f, fs, args)
 		},
-	}
+	})
 }
 
 func runLoop(ctx context.Context, e env, f *config.Run, fs *flag.FlagSet, command []string) error {

@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
@@ -27,13 +25,12 @@ func loopArg(e env, args []string, cmd string) (*control.Loop, error) {
 }
 
 func statusCommand(e env) *ffcli.Command {
-	fs := flag.NewFlagSet("status", flag.ContinueOnError)
+	fs := newFlags("status")
 	asJSON := fs.Bool("json", false, "print the state as JSON, with watcher_alive and pane_alive")
-	return &ffcli.Command{
-		Name:       "status",
+	return subcommand(fs, ffcli.Command{
 		ShortUsage: "ralph-watch status [--json] [NAME]",
 		ShortHelp:  "show a loop's status (inside a looped pane, that pane's loop)",
-		LongHelp: strings.TrimSpace(`
+		LongHelp: `
 Show a loop's state: status, iteration with average and time remaining,
 start times, failures, done pattern, what it spent (tokens and cost, in all
 and in its last iteration) against its budget, and exit reason. With no NAME
@@ -42,8 +39,7 @@ the fan: its loops, tasks, queue, what landed and what waits for review.
 
 Examples:
   ralph-watch status myproj-3
-  ralph-watch status --json myproj-3`),
-		FlagSet: fs,
+  ralph-watch status --json myproj-3`,
 		Exec: func(ctx context.Context, args []string) error {
 			if f, ok := fanArg(e, args); ok {
 				if *asJSON {
@@ -62,27 +58,25 @@ Examples:
 			control.WriteStatus(e.Stdout, l, time.Now())
 			return nil
 		},
-	}
+	})
 }
 
 func listCommand(e env, name string) *ffcli.Command {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs := newFlags(name)
 	asJSON := fs.Bool("json", false, "print the loops as JSON")
 	names := fs.Bool("names", false, "print only the loop names, one a line")
 	fans := fs.Bool("fans", false, "print only the fans' names, one a line (ralph-watch fan)")
-	return &ffcli.Command{
-		Name:       name,
+	return subcommand(fs, ffcli.Command{
 		ShortUsage: "ralph-watch " + name + " [--json | --names | --fans]",
 		ShortHelp:  "list the loops (ls and list are the same)",
-		LongHelp: strings.TrimSpace(`
+		LongHelp: `
 One row per loop: name, status, worker status (its agent: running, exited, removed),
 iteration, failures (consecutive/total) and cost (tokens and dollars spent).
 --fans lists the fans (ralph-watch fan) by name instead.
 
 Examples:
   ralph-watch list
-  ralph-watch ls --names`),
-		FlagSet: fs,
+  ralph-watch ls --names`,
 		Exec: func(ctx context.Context, args []string) error {
 			if len(args) > 0 {
 				return control.Errorf(words.ExitUsage, "%s takes no arguments", name)
@@ -118,26 +112,24 @@ Examples:
 			}
 			return control.WriteTable(e.Stdout, loops)
 		},
-	}
+	})
 }
 
 func logsCommand(e env) *ffcli.Command {
-	fs := flag.NewFlagSet("logs", flag.ContinueOnError)
+	fs := newFlags("logs")
 	live := fs.Bool("live", false, "follow the log until the loop ends (or Ctrl-C)")
 	lines := fs.Int("lines", 0, "print only the last N lines (0: all)")
 	fs.IntVar(lines, "tail", 0, "same as --lines")
-	return &ffcli.Command{
-		Name:       "logs",
+	return subcommand(fs, ffcli.Command{
 		ShortUsage: "ralph-watch logs [--live] [--lines N] NAME",
 		ShortHelp:  "print a loop's iterations log",
-		LongHelp: strings.TrimSpace(`
+		LongHelp: `
 Print a loop's iterations log, one line per event.
 
 Examples:
   ralph-watch logs --lines 20 myproj-3
   ralph-watch logs myproj-3 --tail 5
-  ralph-watch logs --live myproj-3`),
-		FlagSet: fs,
+  ralph-watch logs --live myproj-3`,
 		Exec: func(ctx context.Context, args []string) error {
 			name, err := control.NameArg(args, "logs", e.Getenv("TMUX_PANE"))
 			if err != nil {
@@ -152,5 +144,5 @@ Examples:
 			}
 			return control.Logs(ctx, e.Stdout, l, *lines, *live, clock.Real{})
 		},
-	}
+	})
 }

@@ -21,14 +21,13 @@ import (
 // Steering a running loop: a note for its next prompts, new limits.
 
 func noteCommand(e env) *ffcli.Command {
-	fs := flag.NewFlagSet("note", flag.ContinueOnError)
+	fs := newFlags("note")
 	sticky := fs.Bool("sticky", false, "keep the note in every iteration's prompt until --clear")
 	clear := fs.Bool("clear", false, "drop the notes left so far, sticky ones too")
-	return &ffcli.Command{
-		Name:       "note",
+	return subcommand(fs, ffcli.Command{
 		ShortUsage: "ralph-watch note [--sticky] NAME TEXT|-  |  note --clear NAME",
 		ShortHelp:  "leave a note for a loop's next iteration (its prompt carries it)",
-		LongHelp: strings.TrimSpace(`
+		LongHelp: `
 Leave a note for the loop's next iteration: its prompt carries it once,
 under a heading "## Notes from the person" at its end, or where the prompt
 file writes {{notes}}. TEXT "-" reads the note from standard input; a
@@ -45,8 +44,7 @@ Examples:
   ralph-watch note myproj-3 'the API moved to v2; use /v2/users'
   ralph-watch note --sticky myproj-3 'never touch vendor/'
   git diff | ralph-watch note myproj-3 -
-  ralph-watch note --clear myproj-3`),
-		FlagSet: fs,
+  ralph-watch note --clear myproj-3`,
 		Exec: func(ctx context.Context, args []string) error {
 			var text string
 			switch {
@@ -73,7 +71,7 @@ Examples:
 			}
 			return control.Note(l, text, *sticky, *clear, e.Stdout, clock.Real{})
 		},
-	}
+	})
 }
 
 // maxNote bounds a note: it goes into every prompt that carries it.
@@ -100,13 +98,12 @@ func noteText(in io.Reader, arg string) (string, error) {
 }
 
 func setCommand(e env) *ffcli.Command {
-	fs := flag.NewFlagSet("set", flag.ContinueOnError)
+	fs := newFlags("set")
 	limits := limitFlags(fs)
-	return &ffcli.Command{
-		Name:       "set",
+	return subcommand(fs, ffcli.Command{
 		ShortUsage: "ralph-watch set NAME [--max-iterations N|+N] [--max-time D] [--max-tokens N] [--max-cost USD] [--inactivity-timeout D] [--iteration-timeout D] [--task-attempts N]",
 		ShortHelp:  "change a running or paused loop's limits from its next iteration",
-		LongHelp: strings.TrimSpace(`
+		LongHelp: `
 Change a loop's limits from its next iteration on (the iteration running
 goes on as it started). --max-iterations +N adds N to the limit. A value
 below what the loop has already run (iterations, time, tokens, cost) is
@@ -118,8 +115,7 @@ have the fan's own flags).
 
 Examples:
   ralph-watch set myproj-3 --max-iterations +10
-  ralph-watch set myproj-3 --max-cost 25 --iteration-timeout 45m`),
-		FlagSet: fs,
+  ralph-watch set myproj-3 --max-cost 25 --iteration-timeout 45m`,
 		Exec: func(ctx context.Context, args []string) error {
 			lim, err := limits()
 			if err != nil {
@@ -134,7 +130,7 @@ Examples:
 			}
 			return control.Set(l, lim, e.Stdout, clock.Real{})
 		},
-	}
+	})
 }
 
 // limitFlags adds the flags of the limits set and resume may change to fs,
@@ -232,12 +228,10 @@ Example:
 // endIterationCommand is skip or retry: a request that ends the running
 // iteration.
 func endIterationCommand(e env, name, request, short, long string) *ffcli.Command {
-	return &ffcli.Command{
-		Name:       name,
+	return subcommand(newFlags(name), ffcli.Command{
 		ShortUsage: "ralph-watch " + name + " NAME",
 		ShortHelp:  short,
-		LongHelp:   strings.TrimSpace(long),
-		FlagSet:    flag.NewFlagSet(name, flag.ContinueOnError),
+		LongHelp:   long,
 		Exec: func(ctx context.Context, args []string) error {
 			l, err := loopArg(e, args, name)
 			if err != nil {
@@ -245,5 +239,5 @@ func endIterationCommand(e env, name, request, short, long string) *ffcli.Comman
 			}
 			return control.EndIteration(l, request, e.Stdout, clock.Real{})
 		},
-	}
+	})
 }

@@ -3,10 +3,8 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
@@ -18,13 +16,12 @@ import (
 )
 
 func tasksCommand(e env) *ffcli.Command {
-	fs := flag.NewFlagSet("tasks", flag.ContinueOnError)
+	fs := newFlags("tasks")
 	asJSON := fs.Bool("json", false, "print the plan as JSON")
-	return &ffcli.Command{
-		Name:       "tasks",
+	return subcommand(fs, ffcli.Command{
 		ShortUsage: "ralph-watch tasks [--json] FILE|NAME",
 		ShortHelp:  "show the tasks of a plan file as the loop sees them",
-		LongHelp: strings.TrimSpace(`
+		LongHelp: `
 Show what the loop sees of a plan (--tasks FILE): its format, each task with
 its id, state, line and title, the parts that looked like tasks and are not
 (boxes in code, comments, quotes, tables, criteria and Future/Notes sections)
@@ -34,8 +31,7 @@ with its line and why.
 
 Examples:
   ralph-watch tasks IMPLEMENTATION_PLAN.md
-  ralph-watch tasks --json tasks.json`),
-		FlagSet: fs,
+  ralph-watch tasks --json tasks.json`,
 		Exec: func(ctx context.Context, args []string) error {
 			args, err := interspersed(fs, args)
 			if err != nil {
@@ -53,7 +49,7 @@ Examples:
 			}
 			return control.WritePlan(e.Stdout, args[0], p, nil, *asJSON)
 		},
-	}
+	})
 }
 
 // loopTasks shows the plan of the loop of that name, with each task's attempts.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"strings"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
@@ -14,15 +13,14 @@ import (
 )
 
 func trustCommand(e env) *ffcli.Command {
-	fs := flag.NewFlagSet("trust", flag.ContinueOnError)
+	fs := newFlags("trust")
 	revoke := fs.Bool("revoke", false, "forget the folder's config file: its commands are refused again")
 	list := fs.Bool("list", false, "list the trusted config files and whether each is unchanged")
 	check := fs.Bool("check", false, "exit 0 if run would use the folder's config file as it is, else 1 and print the commands it would run, one a line")
-	return &ffcli.Command{
-		Name:       "trust",
+	return subcommand(fs, ffcli.Command{
 		ShortUsage: "ralph-watch trust [--revoke | --list | --check] [DIR]",
 		ShortHelp:  "allow DIR/.ralph/config to run its commands (checks, hooks)",
-		LongHelp: strings.TrimSpace(`
+		LongHelp: `
 A project's .ralph/config may name commands: check, on-iteration-end, on-done,
 on-fail, end-command. run uses them only when this user trusted that file as
 it is, byte for byte: an edit needs trust again. Other values (timeouts,
@@ -32,8 +30,7 @@ RALPH_* variables. DIR defaults to the current folder.
 Examples:
   ralph-watch trust             trust ./.ralph/config as it is now
   ralph-watch trust --revoke ~/src/proj
-  ralph-watch trust --list`),
-		FlagSet: fs,
+  ralph-watch trust --list`,
 		Exec: func(ctx context.Context, args []string) error {
 			root := state.Root(e.Getenv)
 			if *list {
@@ -60,5 +57,5 @@ Examples:
 			}
 			return config.Trust(e.Stdout, root, dir)
 		},
-	}
+	})
 }

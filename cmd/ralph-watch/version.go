@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"runtime/debug"
-	"strings"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 )
@@ -31,20 +29,18 @@ func versionOf(stamped string, bi *debug.BuildInfo) string {
 }
 
 func versionCommand(e env) *ffcli.Command {
-	return &ffcli.Command{
-		Name:       "version",
+	return subcommand(newFlags("version"), ffcli.Command{
 		ShortUsage: "ralph-watch version",
 		ShortHelp:  "print the version",
-		LongHelp: strings.TrimSpace(`
+		LongHelp: `
 Print the version: the one make build stamps in, else the module version a
 go install recorded, else devel.
 
 Example:
-  ralph-watch version`),
-		FlagSet: flag.NewFlagSet("version", flag.ContinueOnError),
+  ralph-watch version`,
 		Exec: func(ctx context.Context, args []string) error {
 			fmt.Fprintf(e.Stdout, "ralph-watch %s\n", Version())
 			return nil
 		},
-	}
+	})
 }

@@ -81,6 +81,19 @@ func TestNormalizerTurnsPaneOutputIntoPlainText(t *testing.T) {
 		{"ESC and one final byte is a whole sequence (ECMA-48 Fs)", "a\x1bzb", "ab"},
 		{"a designator before a multi-byte rune keeps the rune", "\x1b(é", "é"},
 		{"malformed CSI ends before the stray byte", "a\x1b[12\x01b", "ab"},
+		{"a two-byte escape ESC 7 keeps the text after it", "\x1b710 files changed", "10 files changed"},
+		{"a two-byte escape ESC 8 keeps the digits after it", "\x1b842", "42"},
+		{"coloured text before a bell is kept", "\x1b[32mok\x07", "ok"},
+		{"bold text before a bell is kept, and after it", "\x1b[1mDone\x07 next", "Done next"},
+		{"cursor shape (DECSCUSR), sent by editors and TUIs", "\x1b[6 qhello", "hello"},
+		{"save and restore cursor (SCOSC, SCORC)", "\x1b[shi\x1b[u", "hi"},
+		{"scroll up and down", "\x1b[2Sa\x1b[3Tb", "ab"},
+		{"erase characters (ECH)", "\x1b[5Xab", "ab"},
+		{"insert characters (ICH)", "\x1b[@x", "x"},
+		{"soft reset (DECSTR)", "\x1b[!preset", "reset"},
+		{"curly underline with a colon sub-parameter", "\x1b[4:3mcurly\x1b[4:0m", "curly"},
+		{"truecolour with colons", "\x1b[38:2::255:0:0mrgb\x1b[m", "rgb"},
+		{"kitty keyboard protocol query", "\x1b[?uok", "ok"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -242,51 +255,6 @@ func TestNormalizerCRLFSplitBetweenWritesIsOneLineBreak(t *testing.T) {
 	text, _ := writeAll("x\r", "\ny")
 	if text != "x\ny" {
 		t.Errorf("text = %q, want %q", text, "x\ny")
-	}
-}
-
-func TestNormalizerKeepsTextAfterTwoByteEscapes(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"\x1b710 files changed", "10 files changed"},
-		{"\x1b842", "42"},
-	}
-	for _, tt := range tests {
-		if got := Normalize(tt.in); got != tt.want {
-			t.Errorf("Normalize(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
-func TestNormalizerKeepsColouredTextBeforeABell(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"\x1b[32mok\x07", "ok"},
-		{"\x1b[1mDone\x07 next", "Done next"},
-	}
-	for _, tt := range tests {
-		if got := Normalize(tt.in); got != tt.want {
-			t.Errorf("Normalize(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
-func TestNormalizerRemovesEveryCSISequence(t *testing.T) {
-	tests := []struct{ name, in, want string }{
-		{"cursor shape (DECSCUSR), sent by editors and TUIs", "\x1b[6 qhello", "hello"},
-		{"save and restore cursor (SCOSC, SCORC)", "\x1b[shi\x1b[u", "hi"},
-		{"scroll up and down", "\x1b[2Sa\x1b[3Tb", "ab"},
-		{"erase characters (ECH)", "\x1b[5Xab", "ab"},
-		{"insert characters (ICH)", "\x1b[@x", "x"},
-		{"soft reset (DECSTR)", "\x1b[!preset", "reset"},
-		{"curly underline with a colon sub-parameter", "\x1b[4:3mcurly\x1b[4:0m", "curly"},
-		{"truecolour with colons", "\x1b[38:2::255:0:0mrgb\x1b[m", "rgb"},
-		{"kitty keyboard protocol query", "\x1b[?uok", "ok"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := Normalize(tt.in); got != tt.want {
-				t.Errorf("Normalize(%q) = %q, want %q", tt.in, got, tt.want)
-			}
-		})
 	}
 }
 

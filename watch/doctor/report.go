@@ -1,7 +1,7 @@
 package doctor
 
 // How a report is printed: lines for a person, a row of the
-// compatibility table, JSON.
+// compatibility table, JSON; and the words a signal's detail is said in.
 
 import (
 	"encoding/json"
@@ -10,6 +10,8 @@ import (
 	"os/exec"
 	"strings"
 	"time"
+
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // WriteText prints the report, one line per signal.
@@ -166,4 +168,35 @@ func (r *Report) writeBypass(w io.Writer, width int) {
 	if program := shownProgram(b.Program); program != "" && program != command {
 		fmt.Fprintf(w, "  to check the agent itself: ralph-watch doctor --agent %s -- %s (the program it started)\n", r.Agent, program)
 	}
+}
+
+// viaWords says how a signal was known, for a person.
+func viaWords(via string) string {
+	switch via {
+	case words.ViaPattern:
+		return "screen (ready pattern)"
+	case words.ViaStable:
+		return "a still screen"
+	case words.ViaPaste:
+		return "bracketed paste and a still screen"
+	case "":
+		return "?"
+	}
+	return via
+}
+
+// seconds is a short duration for a person: 40ms, 1.2s.
+func seconds(d time.Duration) string {
+	if d < time.Second {
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	}
+	return fmt.Sprintf("%.1fs", d.Seconds())
+}
+
+// shorten cuts s to n runes, the last an ellipsis.
+func shorten(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
 }

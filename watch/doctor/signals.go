@@ -361,68 +361,6 @@ func Works(signals []Signal) (bool, []string) {
 	return works, fixes
 }
 
-// turn is the events of one iteration.
-type turn struct {
-	started bool
-	events  []words.Event
-}
-
-// delivered reports whether the turn's prompt went in.
-func delivered(t turn) bool {
-	if _, ok := t.first(words.EventSubmitted); ok {
-		return true
-	}
-	// A slow agent (OpenCode on a busy machine) can show the submit too
-	// late for the typist: the agent at work on the pasted prompt, or
-	// answering it, says it went in all the same.
-	if _, ok := t.first(words.EventPasted); !ok {
-		return false
-	}
-	for _, k := range []words.EventKind{words.EventBusy, words.EventDone, words.EventLimit} {
-		if _, ok := t.first(k); ok {
-			return true
-		}
-	}
-	e, ok := t.first(words.EventTurnEnd)
-	return ok && e.Via == words.ViaHook
-}
-
-// at picks iteration n's events.
-func at(events []words.Event, n int) turn {
-	var t turn
-	for _, e := range events {
-		if e.Iteration == n {
-			t.events = append(t.events, e)
-			t.started = t.started || e.Kind == words.EventStarted
-		}
-	}
-	return t
-}
-
-func (t turn) first(kind words.EventKind) (words.Event, bool) {
-	for _, e := range t.events {
-		if e.Kind == kind {
-			return e, true
-		}
-	}
-	return words.Event{}, false
-}
-
-func (t turn) firstVia(kind words.EventKind, via string) (words.Event, bool) {
-	for _, e := range t.events {
-		if e.Kind == kind && e.Via == via {
-			return e, true
-		}
-	}
-	return words.Event{}, false
-}
-
-// at is when the first event of kind came, 0 if none.
-func (t turn) at(kind words.EventKind) time.Duration {
-	e, _ := t.first(kind)
-	return e.After
-}
-
 // suggestReady proposes a ready pattern from the screen of an agent that
 // waits for input: the start of its last line (a footer such as "⏵⏵ auto
 // mode on (shift+tab to cycle) · ← for agents"), up to a separator. "" when
@@ -442,34 +380,4 @@ func suggestReady(screen string) string {
 		return ""
 	}
 	return regexp.QuoteMeta(text)
-}
-
-// viaWords says how a signal was known, for a person.
-func viaWords(via string) string {
-	switch via {
-	case words.ViaPattern:
-		return "screen (ready pattern)"
-	case words.ViaStable:
-		return "a still screen"
-	case words.ViaPaste:
-		return "bracketed paste and a still screen"
-	case "":
-		return "?"
-	}
-	return via
-}
-
-// seconds is a short duration for a person: 40ms, 1.2s.
-func seconds(d time.Duration) string {
-	if d < time.Second {
-		return fmt.Sprintf("%dms", d.Milliseconds())
-	}
-	return fmt.Sprintf("%.1fs", d.Seconds())
-}
-
-func shorten(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
 }

@@ -31,41 +31,28 @@ func TestExplicitIDTakesIDsAndLeavesWords(t *testing.T) {
 }
 
 func TestHasBoxFindsBoxesAsWordsOnly(t *testing.T) {
-	for s, want := range map[string]bool{
-		"- [ ] a task":       true,
-		"| [x] | done |":     true,
-		"> * [/] quoted":     true,
-		"[X]":                true,
-		"a[x] = 1":           false,
-		"m[ ]":               false,
-		"see [2026-11-27]":   false,
-		"[x](https://x.org)": false,
-		"tags: [x, y]":       false,
-		"xs := [/]int{}":     false,
-	} {
-		if got := hasBox(s); got != want {
-			t.Errorf("hasBox(%q) = %v, want %v", s, got, want)
-		}
-	}
+	wantFor(t, "hasBox", hasBox, map[bool][]string{
+		true:  {"- [ ] a task", "| [x] | done |", "> * [/] quoted", "[X]"},
+		false: {"a[x] = 1", "m[ ]", "see [2026-11-27]", "[x](https://x.org)", "tags: [x, y]", "xs := [/]int{}"},
+	})
 }
 
 func TestSectionKindReadsTheHeadingsFirstWords(t *testing.T) {
-	for title, want := range map[string]sectionKindT{
-		"Future work":                kindNever,
-		"**Notes**":                  kindNever,
-		"5. Out of scope":            kindNever,
-		"🚀 Later":                    kindNever,
-		"Optional: nice to have":     kindNever,
-		"Acceptance Criteria (US-1)": kindCriteria,
-		"SUCCESS CRITERIA":           kindCriteria,
-		"Definition of Done":         kindCriteria,
-		"Notebook support":           kindTasks,
-		"Optionally faster":          kindTasks,
-		"Tasks":                      kindTasks,
-		"Phase 2: Ideas to build":    kindTasks,
-	} {
-		if got := sectionKind(title); got != want {
-			t.Errorf("sectionKind(%q) = %v, want %v", title, got, want)
+	wantFor(t, "sectionKind", sectionKind, map[sectionKindT][]string{
+		kindNever:    {"Future work", "**Notes**", "5. Out of scope", "🚀 Later", "Optional: nice to have"},
+		kindCriteria: {"Acceptance Criteria (US-1)", "SUCCESS CRITERIA", "Definition of Done"},
+		kindTasks:    {"Notebook support", "Optionally faster", "Tasks", "Phase 2: Ideas to build"},
+	})
+}
+
+// wantFor checks that f gives each input the result it is listed under.
+func wantFor[T comparable](t *testing.T, name string, f func(string) T, inputs map[T][]string) {
+	t.Helper()
+	for want, ins := range inputs {
+		for _, in := range ins {
+			if got := f(in); got != want {
+				t.Errorf("%s(%q) = %v, want %v", name, in, got, want)
+			}
 		}
 	}
 }

@@ -38,26 +38,24 @@ type copilotLine struct {
 
 // ReadCopilot reads what Copilot CLI's session events report from since on.
 func ReadCopilot(r io.Reader, since time.Time) (Usage, error) {
-	var u Usage
-	err := eachLine(r, func(line []byte) {
-		var l copilotLine
-		if json.Unmarshal(line, &l) != nil || !inWindow(l.Timestamp, since) {
-			return
+	return readEvents[copilotLine](r, since)
+}
+
+// event: tool.execution_start is a tool call, session.usage_record a model call.
+func (l copilotLine) event() (e event, ok bool) {
+	e.stamp = l.Timestamp
+	switch l.Type {
+	case "tool.execution_start":
+		e.tool = true
+	case "session.usage_record":
+		c := l.Data.Usage
+		if c == nil || !sane(c.Input, c.Output, c.CacheRead, c.CacheWrite) {
+			return e, false
 		}
-		switch l.Type {
-		case "tool.execution_start":
-			u.ToolCalls++
-		case "session.usage_record":
-			c := l.Data.Usage
-			if c == nil || !sane(c.Input, c.Output, c.CacheRead, c.CacheWrite) {
-				return
-			}
-			u.Turns++
-			u.add(c.Model, Tokens{Input: max(c.Input-c.CacheRead-c.CacheWrite, 0), Output: c.Output,
-				CacheRead: c.CacheRead, CacheWrite: c.CacheWrite})
-		}
-	})
-	return u, err
+		e.model, e.call = c.Model, &Tokens{Input: max(c.Input-c.CacheRead-c.CacheWrite, 0), Output: c.Output,
+			CacheRead: c.CacheRead, CacheWrite: c.CacheWrite}
+	}
+	return e, true
 }
 
 // ReadCopilotFile reads the session events at path from since on.

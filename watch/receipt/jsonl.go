@@ -5,6 +5,7 @@ package receipt
 
 import (
 	"bufio"
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
@@ -38,6 +39,45 @@ func inWindow(ts string, since time.Time) bool {
 	}
 	t, err := time.Parse(time.RFC3339Nano, ts)
 	return err == nil && !t.Before(since)
+}
+
+// event is what one line of an event log says: a tool was called, or a
+// model call ended with these tokens (neither: a line of another kind).
+type event struct {
+	stamp string
+	tool  bool
+	model string
+	call  *Tokens
+}
+
+// eventLine is one line of an event log as its JSON decodes; event says
+// what it reports, ok false for a line to pass over.
+type eventLine interface {
+	event() (e event, ok bool)
+}
+
+// readEvents counts what an event log (Copilot CLI's session events,
+// OpenCode's plugin's lines) reports from since on, its lines read as L.
+func readEvents[L eventLine](r io.Reader, since time.Time) (Usage, error) {
+	var u Usage
+	err := eachLine(r, func(line []byte) {
+		var l L
+		if json.Unmarshal(line, &l) != nil {
+			return
+		}
+		e, ok := l.event()
+		if !ok || !inWindow(e.stamp, since) {
+			return
+		}
+		switch {
+		case e.tool:
+			u.ToolCalls++
+		case e.call != nil:
+			u.Turns++
+			u.add(e.model, *e.call)
+		}
+	})
+	return u, err
 }
 
 // sane says whether every count could be one model call's: not negative,

@@ -11,7 +11,6 @@ package receipt
 // cache.
 
 import (
-	"encoding/json"
 	"io"
 	"time"
 )
@@ -28,24 +27,22 @@ type openCodeLine struct {
 
 // ReadOpenCode reads the plugin's lines from since on.
 func ReadOpenCode(r io.Reader, since time.Time) (Usage, error) {
-	var u Usage
-	err := eachLine(r, func(line []byte) {
-		var l openCodeLine
-		if json.Unmarshal(line, &l) != nil || !inWindow(l.Timestamp, since) {
-			return
+	return readEvents[openCodeLine](r, since)
+}
+
+// event: "tool" is a tool call, "response" a model call.
+func (l openCodeLine) event() (e event, ok bool) {
+	e.stamp = l.Timestamp
+	switch l.Type {
+	case "tool":
+		e.tool = true
+	case "response":
+		if !sane(l.Input, l.Output, l.CacheRead, l.CacheWrite) {
+			return e, false
 		}
-		switch l.Type {
-		case "tool":
-			u.ToolCalls++
-		case "response":
-			if !sane(l.Input, l.Output, l.CacheRead, l.CacheWrite) {
-				return
-			}
-			u.Turns++
-			u.add(l.Model, Tokens{Input: l.Input, Output: l.Output, CacheRead: l.CacheRead, CacheWrite: l.CacheWrite})
-		}
-	})
-	return u, err
+		e.model, e.call = l.Model, &Tokens{Input: l.Input, Output: l.Output, CacheRead: l.CacheRead, CacheWrite: l.CacheWrite}
+	}
+	return e, true
 }
 
 // ReadOpenCodeFile reads the plugin's file at path from since on.

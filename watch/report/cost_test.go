@@ -1,14 +1,12 @@
 package report
 
 import (
-	"bytes"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/ralph-tmux/ralph.tmux/watch/history"
 	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 )
@@ -25,19 +23,11 @@ func TestAnInterruptedIterationLeavesTheCostKnownAndTheReportAgrees(t *testing.T
 	if err := receipt.Append(store.Path(state.ReceiptsFile), receipt.Receipt{Iteration: 4, Agent: "claude", Started: at, Ended: at.Add(time.Minute)}); err != nil {
 		t.Fatal(err)
 	}
-	run, err := history.Load(root, "cut")
-	if err != nil {
-		t.Fatal(err)
-	}
+	run, page := pageOf(t, root, "cut")
 	total := run.Total()
 	if total.CostUSD == nil {
 		t.Fatal("the total's cost is unknown")
 	}
-	var buf bytes.Buffer
-	if _, err := Write(&buf, run, Options{}); err != nil {
-		t.Fatal(err)
-	}
-	page := buf.String()
 	sum := receipt.Dollars(*total.CostUSD)
 	if strings.Contains(page, "cost unknown") || !strings.Contains(page, ", "+sum) {
 		t.Errorf("the header does not say the total %s", sum)

@@ -20,13 +20,14 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
 )
 
-// The asciinema web player, copied from its npm package by `make player`.
+// The asciinema web player, copied from its npm package by `make player`
+// (third_party: upstream's files as they are, not ours to edit).
 var (
-	//go:embed player/asciinema-player.min.js
+	//go:embed third_party/asciinema-player/asciinema-player.min.js
 	playerJS string
-	//go:embed player/asciinema-player.css
+	//go:embed third_party/asciinema-player/asciinema-player.css
 	playerCSS string
-	//go:embed player/VERSION
+	//go:embed third_party/asciinema-player/VERSION
 	playerVersion string
 )
 

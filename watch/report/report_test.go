@@ -139,15 +139,15 @@ func TestCastTailKeepsOnlyTheEndOfEachCast(t *testing.T) {
 }
 
 func TestTheEmbeddedPlayerIsTheNpmPackagesWithItsLicence(t *testing.T) {
-	lic, err := os.ReadFile(filepath.Join("player", "LICENSE"))
+	lic, err := os.ReadFile(filepath.Join("third_party", "asciinema-player", "LICENSE"))
 	if err != nil || !strings.Contains(string(lic), "Apache License") {
-		t.Errorf("player/LICENSE: %v", err)
+		t.Errorf("third_party/asciinema-player/LICENSE: %v", err)
 	}
 	if !strings.Contains(playerJS, "AsciinemaPlayer") || len(playerJS) < 100<<10 || !strings.Contains(playerCSS, ".ap-player") {
 		t.Errorf("the embedded player does not look like asciinema-player's bundle (%d bytes of JS)", len(playerJS))
 	}
 	if !strings.HasPrefix(playerVersion, "asciinema-player ") {
-		t.Errorf("player/VERSION: %q", playerVersion)
+		t.Errorf("third_party/asciinema-player/VERSION: %q", playerVersion)
 	}
 }
 
@@ -189,15 +189,7 @@ func TestTheReportAgreesWithTheLogAndSaysNothingNonsensical(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	run, err := history.Load(root, "w")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if _, err := Write(&buf, run, Options{}); err != nil {
-		t.Fatal(err)
-	}
-	page := buf.String()
+	_, page := pageOf(t, root, "w")
 	for _, want := range []string{
 		"<dt>checks</dt><dd>all passed after each of 2 iterations</dd>",
 		`<tr id="it-1" class="ok"><td>1</td><td>22:00:00</td><td>1m 5s</td>`,

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand"
 	"os"
@@ -10,9 +11,25 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/cast"
+	"github.com/ralph-tmux/ralph.tmux/watch/history"
 	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 )
+
+// pageOf loads the run of the loop name recorded under root and writes its
+// report: the run and the page.
+func pageOf(t testing.TB, root, name string) (*history.Run, string) {
+	t.Helper()
+	run, err := history.Load(root, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if _, err := Write(&buf, run, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	return run, buf.String()
+}
 
 // recordedRun writes the state folder a loop named name leaves after n
 // iterations, as the watcher writes it: state.json, iterations.log with

@@ -1,13 +1,11 @@
 package report
 
 import (
-	"bytes"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/ralph-tmux/ralph.tmux/watch/history"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 )
 
@@ -27,15 +25,7 @@ func TestAReportOfALoopWithAPlanHasARowPerTask(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = store.Log(time.Now(), "COMMIT", "iteration 2 committed")
-	run, err := history.Load(root, "plan")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if _, err := Write(&buf, run, Options{}); err != nil {
-		t.Fatal(err)
-	}
-	page := buf.String()
+	_, page := pageOf(t, root, "plan")
 	for _, want := range []string{
 		"<h2>Tasks</h2>", "<p>1 of 2 done, 0 open, 1 skipped: <code>/work/PLAN.md</code></p>",
 		`<tr class="task-done"><td>1</td><td>Add &lt;the&gt; parser</td><td>done</td><td>2</td><td><a href="#it-1">1</a> <a href="#it-2">2</a></td>`,
