@@ -68,7 +68,7 @@ func (w *agentWatch) adopt(ctx context.Context, started time.Time) outcome {
 		return outcome{ending: endDone, match: w.match}
 	}
 	if w.rec.st.PromptPending && w.cfg.PromptMode == agent.ModeType {
-		if end, stop := w.finishTyping(ctx); stop {
+		if end, halt := w.finishTyping(ctx); halt {
 			return outcome{ending: end}
 		}
 	}
@@ -100,9 +100,9 @@ func (w *agentWatch) finishTyping(ctx context.Context) (ending, bool) {
 	} else {
 		w.rec.sayf("the prompt did not reach the agent; typing it again")
 	}
-	end, stop := w.typeText(ctx, text)
+	end, halt := w.typeText(ctx, text)
 	w.rec.save()
-	return end, stop
+	return end, halt
 }
 
 // doneSincePrompt reads what the pane holds from the line the prompt went
@@ -163,7 +163,7 @@ func (w *agentWatch) adoptUntyped(ctx context.Context, started time.Time) (r out
 	w.since, w.started = -1, w.clock.Now() // its output came before the watcher: it has spoken
 	w.status.reason = w.cfg.readyWait()
 	w.status.show(words.StatusStarting)
-	if end, stop := w.deliver(ctx, string(prompt)); stop {
+	if end, halt := w.deliver(ctx, string(prompt)); halt {
 		r.ending, r.detail, r.untyped = end, w.turn.detail, !w.typed
 		return r
 	}
@@ -268,7 +268,7 @@ func (w *agentWatch) run(ctx context.Context, prompt string) (r outcome) {
 	w.started = started
 	w.event(words.EventStarted, "", strings.Join(w.hooks.command, " "))
 	if w.cfg.PromptMode == agent.ModeType {
-		if end, stop := w.deliver(ctx, prompt); stop {
+		if end, halt := w.deliver(ctx, prompt); halt {
 			r.ending, r.detail, r.untyped = end, w.turn.detail, !w.typed
 			return r
 		}

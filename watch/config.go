@@ -45,13 +45,13 @@ type Config struct {
 	PauseFile           string         // pause the loop when this appears (it is removed)
 
 	Checks           []between.Check // run after every iteration in Dir
-	CheckTimeout     time.Duration   // per check, and per hook
+	CheckTimeout     time.Duration   // per check, and per on-* command
 	CheckOutputChars int             // of each failed check's output, in the next prompt
 	CheckFailAction  string          // FailAppend, FailPrepend or FailReplace
 
 	IncludeIterationCount bool // start the prompt with "Iteration X of Y, Z remaining."
 
-	OnIterationEnd, OnDone, OnFail string // hooks, run with sh -c
+	OnIterationEnd, OnDone, OnFail string // the person's on-* commands, run with sh -c
 	Commit                         bool   // commit all changes after an iteration whose checks pass
 	ProgressFile                   string // a section is appended to it per iteration
 	Worktree, WorktreeBranch       string // the loop's own git worktree, if any
@@ -90,7 +90,7 @@ type Config struct {
 
 	Events func(words.Event) // told what the loop learns of the agent; nil: nobody listens
 
-	CommandSources []state.CommandSource // where each command (check, hook) came from, for status
+	CommandSources []state.CommandSource // where each command (check, on-* command) came from, for status
 
 	// Waits that are not flags; zero (nil) takes the default. Tests shorten them.
 	CheckEvery   time.Duration           // with a stream: how often what output cannot tell is checked; 0: 5 s

@@ -106,16 +106,16 @@ func (w *agentWatch) deliver(ctx context.Context, prompt string) (ending, bool) 
 	}
 	w.rec.promptPending(true)
 	w.markPrompt() // saves
-	end, stop := w.typeText(ctx, prompt)
+	end, halt := w.typeText(ctx, prompt)
 	if end != endInterrupted { // interrupted while typing: the next watcher finishes it
 		w.rec.promptPending(false)
 	}
-	return end, stop
+	return end, halt
 }
 
-// typeText types text into the agent's pane (see deliver.Typist.Type); stop
+// typeText types text into the agent's pane (see deliver.Typist.Type); halt
 // is true when the iteration must end with end.
-func (w *agentWatch) typeText(ctx context.Context, text string) (end ending, stop bool) {
+func (w *agentWatch) typeText(ctx context.Context, text string) (end ending, halt bool) {
 	err := w.typist().Type(ctx, text)
 	switch {
 	case err == nil:

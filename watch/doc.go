@@ -14,12 +14,12 @@
 //	wrapper.go            the command the pane runs: the agent and its exit marker
 //	hooks.go              agentHooks: what the agent reports itself, and the command it runs with
 //	recorder.go           recorder: the only writer of state.json, the logs and the receipts
-//	status.go             statusLine: the pane's @ralph-* options, the watcher's beat, the notices
-//	receipts.go           spending: each iteration's receipt and the budget
-//	betweeniterations.go  checks, progress file, commit, hooks, done and pause files
+//	statusline.go         statusLine: the pane's @ralph-* options, the watcher's beat, the notices
+//	spending.go           spending: each iteration's receipt and the budget
+//	chores.go             chores: checks, progress file, commit, on-* commands, done and pause files
 //	pane.go, stream.go    the pane taken over and given back, and its output stream
 //	requests.go           pause and stop requests
-//	casts.go              each iteration's recording for replay
+//	castlog.go            castLog: each iteration's recording for replay
 //
 // The words the loop shares with control, doctor and the command line
 // (statuses, events, exit codes, end reasons) are in package words.

@@ -20,11 +20,11 @@ import (
 //
 //	agentWatch         one iteration's agent: start, prompt, output, screen, turn end (agentwatch.go)
 //	recorder           state.json, the logs and the receipts: the only writer (recorder.go)
-//	statusLine         the pane's @ralph-* options, the beat, the notices (status.go)
+//	statusLine         the pane's @ralph-* options, the beat, the notices (statusline.go)
 //	loopPane           the pane: its output stream, remain-on-exit, leftovers (pane.go)
 //	agentHooks         what the agent reports itself, and the command it runs with (hooks.go)
-//	spending           receipts and the budget (receipts.go)
-//	betweenIterations  checks, progress file, commit, hooks, done and pause files (betweeniterations.go)
+//	spending           receipts and the budget (spending.go)
+//	chores             checks, progress file, commit, on-* commands, done and pause files (chores.go)
 //	requests           pause and stop requests (requests.go)
 //	steering           the person's notes and new limits, between iterations (steering.go)
 //	contextGuard       the agent's context window: a nudge, then a fresh agent (contextguard.go)
@@ -46,7 +46,7 @@ type Loop struct {
 	hooks  *agentHooks
 	casts  *castLog
 	spend  *spending
-	after  *betweenIterations
+	chores *chores
 	asks   *requests
 	steer  *steering
 	guard  *contextGuard
@@ -69,11 +69,11 @@ func (l *Loop) assemble() {
 	l.hooks = newAgentHooks(cfg, l.rec)
 	l.casts = &castLog{cfg: cfg, rec: l.rec, clock: l.Clock}
 	l.spend = &spending{cfg: cfg, rec: l.rec, pane: l.pane, hooks: l.hooks, clock: l.Clock, wake: l.Wake}
-	l.after = &betweenIterations{cfg: cfg, rec: l.rec, clock: l.Clock, checked: -1}
+	l.chores = &chores{cfg: cfg, rec: l.rec, clock: l.Clock, checked: -1}
 	l.asks = &requests{store: l.Store, clock: l.Clock, wake: l.Wake}
 	l.steer = &steering{cfg: cfg, rec: l.rec, ran: l.ran}
 	l.guard = &contextGuard{cfg: cfg, rec: l.rec, spend: l.spend, tmux: l.Tmux, clock: l.Clock}
-	l.tasks = &taskPlan{cfg: cfg, rec: l.rec, after: l.after}
+	l.tasks = &taskPlan{cfg: cfg, rec: l.rec, chores: l.chores}
 }
 
 // newWatch is the watch of one iteration's agent; nonce "" takes any exit
@@ -87,9 +87,9 @@ func (l *Loop) newWatch(nonce string) *agentWatch {
 // the done file, the pause file, a request, max time, the budget.
 func (l *Loop) whileRunning() (ending, bool) {
 	switch {
-	case l.after.doneFileExists():
+	case l.chores.doneFileExists():
 		return endDoneFile, true
-	case l.after.pauseFileSeen():
+	case l.chores.pauseFileSeen():
 		return endPaused, true
 	}
 	if end, ok := l.asks.take(); ok {
@@ -115,9 +115,9 @@ func (l *Loop) Run(ctx context.Context) Result {
 	l.assemble()
 	res, ok := l.open()
 	if ok {
-		stop := l.status.beat()
+		stopBeat := l.status.beat()
 		res = l.run(ctx)
-		stop()
+		stopBeat()
 		l.pane.giveBack(res)
 	}
 	if !l.status.shown.Live() { // the pane is back to a shell: the bell can ring in it
@@ -159,7 +159,7 @@ func (l *Loop) open() (Result, bool) {
 		if t, err := time.ParseInLocation(state.TimeFormat, st.Started, time.Local); err == nil {
 			l.start = t // max-time counts from the loop's first start
 		}
-		l.after.restoreChecks()
+		l.chores.restoreChecks()
 		l.tasks.resume()
 	} else {
 		l.rec.newRun(l.start)
@@ -184,8 +184,8 @@ func (l *Loop) run(ctx context.Context) Result {
 	waited := false
 	if l.Resume && l.rec.st.WaitingUntil != "" { // paused while it waited for a limit's reset
 		var res Result
-		var stop bool
-		if res, stop, waited = l.resumeWait(ctx); stop {
+		var halt bool
+		if res, halt, waited = l.resumeWait(ctx); halt {
 			return res
 		}
 	}
@@ -203,12 +203,12 @@ func (l *Loop) run(ctx context.Context) Result {
 			l.status.show(words.StatusRunning)
 			it = w.adopt(ctx, started)
 		}
-		if res, stop := l.settle(ctx, it, started); stop {
+		if res, halt := l.settle(ctx, it, started); halt {
 			return res
 		}
 	}
 	for {
-		if res, stop := l.beforeIteration(ctx); stop {
+		if res, halt := l.beforeIteration(ctx); halt {
 			return res
 		}
 		text, err := ReadPrompt(l.PromptFile)
@@ -225,7 +225,7 @@ func (l *Loop) run(ctx context.Context) Result {
 		l.turnEnded, l.status.note = time.Time{}, ""
 		notes := l.steer.forPrompt()
 		prompt := Compose(text, PromptVars{Iteration: n, MaxIterations: l.MaxIterations, Name: l.Name,
-			CheckFailures: joinBlocks(l.tasks.feedback, l.after.feedback), Task: l.tasks.begin(n, text), Notes: notes}, l.CheckFailAction, l.IncludeIterationCount)
+			CheckFailures: joinBlocks(l.tasks.feedback, l.chores.feedback), Task: l.tasks.begin(n, text), Notes: notes}, l.CheckFailAction, l.IncludeIterationCount)
 		l.spend.begin(now, notes)
 		l.rec.sayf("starting iteration %s", l.rec.progress())
 		if err := os.WriteFile(l.Store.Path(state.PromptCopy), []byte(prompt), 0o600); err != nil { // before the record: resume may deliver it
@@ -243,7 +243,7 @@ func (l *Loop) run(ctx context.Context) Result {
 			l.status.show(words.StatusRunning)
 		}
 
-		if res, stop := l.settle(ctx, l.newWatch(nonce()).run(ctx, prompt), now); stop {
+		if res, halt := l.settle(ctx, l.newWatch(nonce()).run(ctx, prompt), now); halt {
 			return res
 		}
 	}
@@ -288,19 +288,19 @@ func (l *Loop) beforeIteration(ctx context.Context) (Result, bool) {
 	if ctx.Err() != nil {
 		return l.interrupted(), true
 	}
-	if l.after.pauseFileSeen() {
+	if l.chores.pauseFileSeen() {
 		return l.paused(), true
 	}
-	if l.after.doneFileExists() && !l.tasks.ignoresDone() {
-		if l.after.checksPass(ctx) {
+	if l.chores.doneFileExists() && !l.tasks.ignoresDone() {
+		if l.chores.checksPass(ctx) {
 			return l.doneFile(), true
 		}
 		if ctx.Err() != nil {
 			return l.interrupted(), true
 		}
-		l.after.rejectDone()
+		l.chores.rejectDone()
 	}
-	if res, stop := l.tasksEnd(); stop {
+	if res, halt := l.tasksEnd(); halt {
 		return res, true
 	}
 	switch {
@@ -309,9 +309,9 @@ func (l *Loop) beforeIteration(ctx context.Context) (Result, bool) {
 	case l.MaxIterations > 0 && l.rec.iteration() >= l.MaxIterations:
 		return l.limit(words.ReasonMaxIterations, fmt.Sprintf("max iterations (%d) reached", l.MaxIterations)), true
 	}
-	if res, stop := l.budgetStop(); stop {
+	if res, halt := l.budgetStop(); halt {
 		return res, true
 	}
-	l.after.noteBaseline()
+	l.chores.noteBaseline()
 	return Result{}, false
 }

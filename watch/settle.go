@@ -37,14 +37,14 @@ func (l *Loop) settle(ctx context.Context, it outcome, started time.Time) (Resul
 	case rule.then == stop && !done:
 		return l.stopOn(ctx, it)
 	}
-	if res, stop := l.account(it, ended.Sub(started)); stop {
+	if res, halt := l.account(it, ended.Sub(started)); halt {
 		return res, true
 	}
 	passed := l.afterIteration(ctx, it, ended.Sub(started))
 	if ctx.Err() != nil {
 		return l.interrupted(), true
 	}
-	if res, stop := l.judge(it, done, passed); stop {
+	if res, halt := l.judge(it, done, passed); halt {
 		return res, true
 	}
 	return l.next(ctx, it)
@@ -106,7 +106,7 @@ func (l *Loop) judge(it outcome, done, passed bool) (Result, bool) {
 		return l.end(words.StatusDone, words.ReasonDonePattern, words.ExitDone), true
 	}
 	if done {
-		l.after.rejectDone()
+		l.chores.rejectDone()
 	}
 	if it.ending == endExit && it.code == words.ExitPause {
 		return l.pause(fmt.Sprintf("the agent exited %d, pausing loop ('ralph-watch resume %s' goes on)", words.ExitPause, l.Name), "agent_exit_42", words.ReasonPaused), true
@@ -139,7 +139,7 @@ func (l *Loop) next(ctx context.Context, it outcome) (Result, bool) {
 		l.rec.log("FAIL", fmt.Sprintf("iteration %d %s attempt=%d/%d backoff=%s", l.rec.iteration(), logged, n, maxFailures, seconds(wait)))
 		l.rec.save()
 		l.status.show(words.StatusBackoff)
-		if res, stop := l.waitBetween(ctx, wait); stop {
+		if res, halt := l.waitBetween(ctx, wait); halt {
 			return res, true
 		}
 	}
@@ -244,8 +244,8 @@ func (l *Loop) interrupted() Result {
 // paused pauses the loop on a request or the pause file, the agent running on.
 func (l *Loop) paused() Result {
 	rule := endings[endPaused]
-	if l.after.pauseFileFound {
-		l.after.pauseFileFound = false
+	if l.chores.pauseFileFound {
+		l.chores.pauseFileFound = false
 		return l.pause(fmt.Sprintf("pause file %s found, pausing loop (the agent runs on; the file is removed)", l.PauseFile), "pause_file", rule.reason)
 	}
 	return l.pause(rule.shown, rule.logged, rule.reason)
@@ -288,16 +288,16 @@ func (l *Loop) stopped() Result {
 	return l.end(rule.status, reason, rule.code)
 }
 
-// end ends the loop: its reason recorded, its status shown, its end hook run.
+// end ends the loop: its reason recorded, its status shown, its on-done or on-fail command run.
 func (l *Loop) end(status words.Status, reason words.Reason, code int) Result {
 	l.rec.ended(reason)
 	l.status.reason = string(reason)
 	l.status.show(status) // saves the state
 	switch code {
 	case words.ExitDone:
-		l.after.hook("on-done", l.OnDone, strconv.Itoa(code), string(reason))
+		l.chores.runOnCommand("on-done", l.OnDone, strconv.Itoa(code), string(reason))
 	case words.ExitFailed, words.ExitLimit:
-		l.after.hook("on-fail", l.OnFail, strconv.Itoa(code), string(reason))
+		l.chores.runOnCommand("on-fail", l.OnFail, strconv.Itoa(code), string(reason))
 	}
 	return Result{Code: code, Reason: reason}
 }
@@ -306,8 +306,8 @@ func (l *Loop) end(status words.Status, reason words.Reason, code int) Result {
 // reports whether its checks passed (true with none).
 func (l *Loop) afterIteration(ctx context.Context, it outcome, d time.Duration) bool {
 	changed := l.tasks.changed() // before the loop writes anything
-	l.after.noteChange()
-	runs := l.after.runChecks(ctx)
+	l.chores.noteChange()
+	runs := l.chores.runChecks(ctx)
 	if ctx.Err() != nil {
 		return false
 	}
@@ -320,11 +320,11 @@ func (l *Loop) afterIteration(ctx context.Context, it outcome, d time.Duration) 
 	if it.ending == endExit {
 		code = strconv.Itoa(it.code)
 	}
-	l.after.appendProgress(reason, code, d, runs, verdict)
+	l.chores.appendProgress(reason, code, d, runs, verdict)
 	if between.AllPassed(runs) {
-		l.after.commit(runs)
+		l.chores.commit(runs)
 	}
 	l.rec.save()
-	l.after.hook("on-iteration-end", l.OnIterationEnd, code, reason)
+	l.chores.runOnCommand("on-iteration-end", l.OnIterationEnd, code, reason)
 	return between.AllPassed(runs)
 }
