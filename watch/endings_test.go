@@ -30,10 +30,10 @@ func TestEachEndingMeansOneThing(t *testing.T) {
 		}
 	}
 	for e, r := range endings {
-		if r.agentRuns && r.then != leave {
+		if r.agentRuns && r.then != pauseLoop {
 			t.Errorf("ending %d leaves the agent running but does not leave the loop", e)
 		}
-		if (r.then == leave || r.then == stop) && r.reason == "" && e != endLimit {
+		if r.then != goOn && r.reason == "" && r.then != waitReset {
 			t.Errorf("ending %d ends the loop with no reason", e)
 		}
 	}

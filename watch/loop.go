@@ -280,7 +280,7 @@ func (l *Loop) inProgress() bool {
 // it notes the working tree, to tell whether the iteration changes it.
 func (l *Loop) beforeIteration(ctx context.Context) (Result, bool) {
 	l.steer.take()
-	if end, ok := l.asks.take(); ok && (end == endSkipped || end == endRetried) {
+	if end, ok := l.asks.take(); ok && endings[end].nextNow {
 		l.rec.sayf("no iteration runs to end; the next starts now") // a skip or retry that came between iterations
 	} else if ok {
 		return l.settle(ctx, outcome{ending: end}, l.Clock.Now())

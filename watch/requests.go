@@ -25,7 +25,7 @@ func (q *requests) wait(ctx context.Context, d time.Duration) ending {
 	timer := q.clock.After(d)
 	for {
 		if end, ok := q.take(); ok {
-			if end == endSkipped || end == endRetried { // no iteration runs: the next starts now
+			if endings[end].nextNow { // no iteration runs: the next starts now
 				return endWaitOver
 			}
 			return end

@@ -25,16 +25,16 @@ func (l *Loop) settle(ctx context.Context, it outcome, started time.Time) (Resul
 	defer func() { <-saved }()                        // the next agent's screen is not this one's
 
 	rule := endings[it.ending]
-	done := it.match != "" || it.ending == endDoneFile
+	done := it.match != "" || rule.doneSignal
 	// The agent's turn is over and it runs on: its last words may not be written yet.
-	l.spend.current().turnOver = done || it.ending == endTurn
-	if rule.then != goOn && !rule.agentRuns && !done && it.ending != endBudget { // budgetEnded ends the agent first
+	l.spend.current().turnOver = done || rule.turnOver
+	if rule.receiptNow && !done {
 		l.spend.record(nil) // its tokens were spent all the same: they count towards the budget
 	}
 	switch {
-	case rule.then == leave:
+	case rule.then.leaves():
 		return l.leave(it), true
-	case rule.then == stop && !done:
+	case rule.then != goOn && !done:
 		return l.stopOn(ctx, it)
 	}
 	if res, halt := l.account(it, ended.Sub(started)); halt {
@@ -59,15 +59,13 @@ func (l *Loop) account(it outcome, d time.Duration) (Result, bool) {
 	case rule.timer != nil:
 		l.rec.sayf(rule.shown, rule.timer(&l.Config))
 		l.rec.log("TIMEOUT", fmt.Sprintf("iteration %d "+rule.logged, l.rec.iteration(), rule.timer(&l.Config)))
-	case it.ending == endContext: // the guard logged why
-		l.rec.completed(d, "context window full", "context")
-	case it.ending == endSkipped, it.ending == endRetried:
-		l.rec.completed(d, "the person asked: "+endings[it.ending].progress, endings[it.ending].progress)
-	case it.ending == endTurn:
-		l.turnEnded = it.turnEnded
-		l.rec.turnEnded(it.turnEnded)
-		l.rec.completed(d, "turn ended", "turn_end")
-	case it.ending == endExit:
+	case rule.completes != "": // a context guard's end logged why
+		if rule.turnOver {
+			l.turnEnded = it.turnEnded
+			l.rec.turnEnded(it.turnEnded)
+		}
+		l.rec.completed(d, rule.completes, rule.progress)
+	case rule.exit:
 		code := it.code
 		l.rec.exited(code)
 		failure, fatal = exitFailure(code)
@@ -108,7 +106,7 @@ func (l *Loop) judge(it outcome, done, passed bool) (Result, bool) {
 	if done {
 		l.chores.rejectDone()
 	}
-	if it.ending == endExit && it.code == words.ExitPause {
+	if endings[it.ending].exit && it.code == words.ExitPause {
 		return l.pause(fmt.Sprintf("the agent exited %d, pausing loop ('ralph-watch resume %s' goes on)", words.ExitPause, l.Name), "agent_exit_42", words.ReasonPaused), true
 	}
 	if l.StallLimit > 0 && l.rec.st.UnchangedIterations >= l.StallLimit {
@@ -122,7 +120,7 @@ func (l *Loop) judge(it outcome, done, passed bool) (Result, bool) {
 // next waits before the next iteration: a failure's backoff (or the loop's
 // end after too many in a row), then the restart delay.
 func (l *Loop) next(ctx context.Context, it outcome) (Result, bool) {
-	if it.ending == endExit && (it.code != 0 || it.untaken) || it.ending == endTurnFailed {
+	if failed(it) {
 		n := l.rec.st.ConsecutiveFailures
 		shown, logged := failureText(it)
 		if n >= maxFailures {
@@ -151,7 +149,7 @@ func (l *Loop) next(ctx context.Context, it outcome) (Result, bool) {
 // comes meanwhile pauses or stops the loop.
 func (l *Loop) waitBetween(ctx context.Context, d time.Duration) (Result, bool) {
 	end := l.asks.wait(ctx, d)
-	if end == endWaitOver {
+	if end == endWaitOver { // not an ending: the wait ran its course
 		return Result{}, false
 	}
 	l.rec.iterationEnded(l.Clock.Now())
@@ -161,38 +159,39 @@ func (l *Loop) waitBetween(ctx context.Context, d time.Duration) (Result, bool) 
 // leave pauses or stops the loop at once; a paused loop's agent runs on,
 // its iteration not over, for resume to take up.
 func (l *Loop) leave(it outcome) Result {
-	if endings[it.ending].agentRuns && !it.between { // between iterations, the last one is over and recorded
+	rule := endings[it.ending]
+	if rule.agentRuns && !it.between { // between iterations, the last one is over and recorded
 		l.rec.agentRunsOn(it.untyped, it.match)
 	}
-	switch it.ending {
-	case endStopped:
+	if rule.then == stopLoop {
 		return l.stopped()
-	case endPaused:
-		return l.paused()
 	}
-	return l.interrupted()
+	return l.pausedBy(rule)
 }
 
 // stopOn ends the loop on an ending that allows no next iteration.
 func (l *Loop) stopOn(ctx context.Context, it outcome) (Result, bool) {
-	switch it.ending {
-	case endLimit:
+	rule := endings[it.ending]
+	switch rule.then {
+	case waitReset:
 		return l.waitForLimit(ctx, it.detail)
-	case endBudget:
+	case budgetLoop:
 		return l.budgetEnded(), true
-	case endMaxTime:
-		return l.limit(endings[endMaxTime].reason, fmt.Sprintf("max time (%s) reached", l.MaxTime)), true
-	case endStartup:
+	case limitLoop:
+		return l.limit(rule.reason, fmt.Sprintf(rule.shown, l.MaxTime)), true
+	}
+	switch rule.advice {
+	case startupAdvice:
 		what, fix := l.Agent.StartupAdvice(it.detail)
 		if home := l.spend.agentHome(); home != "" && home != os.Getenv("HOME") {
 			fix = strings.ReplaceAll(fix, "~/", home+"/") // a wrapper or env HOME=… gave it another home
 		}
 		l.rec.errorf("%s is asking %s; the prompt was not typed. To loop it, %s", l.program(), what, fix)
-		l.rec.log("FAIL", fmt.Sprintf("iteration %d %s", l.rec.iteration(), endings[endStartup].logged))
-	case endNoLogin:
+		l.rec.log("FAIL", fmt.Sprintf("iteration %d %s", l.rec.iteration(), rule.logged))
+	case loginAdvice:
 		l.rec.errorf("%s says %q: it is not logged in, or its API refused its key; no iteration can work. "+
 			"Log it in, or give it a key its API takes, then start the loop again", l.program(), it.detail)
-		l.rec.log("FAIL", fmt.Sprintf("iteration %d %s", l.rec.iteration(), endings[endNoLogin].logged))
+		l.rec.log("FAIL", fmt.Sprintf("iteration %d %s", l.rec.iteration(), rule.logged))
 	}
 	return l.fail(it.ending), true
 }
@@ -236,15 +235,14 @@ func (l *Loop) limit(reason words.Reason, what string) Result {
 }
 
 // interrupted pauses the loop on an interrupt, the agent running on.
-func (l *Loop) interrupted() Result {
-	rule := endings[endInterrupted]
-	return l.pause(rule.shown, rule.logged, rule.reason)
-}
+func (l *Loop) interrupted() Result { return l.pausedBy(endings[endInterrupted]) }
 
 // paused pauses the loop on a request or the pause file, the agent running on.
-func (l *Loop) paused() Result {
-	rule := endings[endPaused]
-	if l.chores.pauseFileFound {
+func (l *Loop) paused() Result { return l.pausedBy(endings[endPaused]) }
+
+// pausedBy pauses the loop on an ending that pauses it, the agent running on.
+func (l *Loop) pausedBy(rule endingRule) Result {
+	if rule.pauseFile && l.chores.pauseFileFound {
 		l.chores.pauseFileFound = false
 		return l.pause(fmt.Sprintf("pause file %s found, pausing loop (the agent runs on; the file is removed)", l.PauseFile), "pause_file", rule.reason)
 	}
@@ -317,7 +315,7 @@ func (l *Loop) afterIteration(ctx context.Context, it outcome, d time.Duration) 
 		verdict = l.tasks.judge(changed, runs)
 	}
 	reason, code := endReason(it), ""
-	if it.ending == endExit {
+	if endings[it.ending].exit {
 		code = strconv.Itoa(it.code)
 	}
 	l.chores.appendProgress(reason, code, d, runs, verdict)
