@@ -10,6 +10,7 @@ import (
 
 	"github.com/ralph-tmux/ralph.tmux/watch/between"
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
+	"github.com/ralph-tmux/ralph.tmux/watch/iteration"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 )
 
@@ -244,4 +245,16 @@ func (b *chores) doneFileExists() bool {
 	}
 	_, err := os.Stat(b.cfg.DoneFile)
 	return err == nil
+}
+
+// Check says, while an iteration runs, whether the done file or the pause
+// file ends it (an iteration.Interrupt).
+func (b *chores) Check() (iteration.Ending, bool) {
+	switch {
+	case b.doneFileExists():
+		return iteration.EndDoneFile, true
+	case b.pauseFileSeen():
+		return iteration.EndPaused, true
+	}
+	return iteration.EndNone, false
 }

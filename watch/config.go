@@ -125,17 +125,13 @@ func (c *Config) Criterion() bool {
 	return c.DonePattern != nil || c.DoneFile != "" || c.TasksFile != ""
 }
 
-// Tunables of delivery that are not flags (yet).
+// Tunables of the loop that are not flags (yet); the iteration's own are in package iteration.
 const (
 	killGrace      = 3 * time.Second
 	heartbeatEvery = 30 * time.Second // state.json's heartbeat: each save costs an fsync, the most of an idle watcher's CPU
-	checkEvery     = 5 * time.Second  // Config.CheckEvery's default (each wake costs)
 	budgetEvery    = 5 * time.Second  // Config.BudgetEvery's default: a session file can be megabytes, a few seconds late is soon enough
 	maxFailures    = 5
-	quietAfter     = 15 * time.Millisecond  // output paused this long: judge held-back lines
-	maxLimitWait   = 8 * 24 * time.Hour     // a reset further off is misread
-	hookSettle     = 3 * time.Second        // longest wait for output after a turn-end hook: a busy machine draws the reply late
-	hookQuiet      = 150 * time.Millisecond // after a turn-end hook, output paused this long is all there is
+	maxLimitWait   = 8 * 24 * time.Hour // a reset further off is misread
 )
 
 // minLimitWait (Config.MinLimitWait's default) keeps a misread reset time

@@ -5,13 +5,9 @@
 // The loop decides; a few parts, each owning its data, do the rest:
 //
 //	loop.go               Loop: the iterations in turn, the checks before each
-//	settle.go, endings.go how an iteration ended and what comes next (the endings table)
+//	runiteration.go       one iteration (package iteration) given what it needs of the loop's parts
+//	settle.go             how an iteration ended and what comes next (iteration.Rules, the endings table)
 //	limitwait.go          a usage limit's wait for its reset
-//	agentwatch.go         agentWatch: one iteration's agent, started or adopted, to its outcome
-//	deliver.go            where the prompt is typed: ready, paste, submit
-//	monitor.go, turn.go   watching a running agent: its screen, its hooks, its turn's end
-//	output.go, drawn.go   its output stream (done token, exit marker) and last screen
-//	wrapper.go            the command the pane runs: the agent and its exit marker
 //	hooks.go              agentHooks: what the agent reports itself, and the command it runs with
 //	recorder.go           recorder: the only writer of state.json, the logs and the receipts
 //	statusline.go         statusLine: the pane's @ralph-* options, the watcher's beat, the notices

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
+	"github.com/ralph-tmux/ralph.tmux/watch/iteration"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
 	"github.com/ralph-tmux/ralph.tmux/watch/words"
@@ -18,7 +19,7 @@ import (
 // Loop supervises one pane: it runs iterations until done, a limit, a fatal
 // failure or an interrupt. It decides; its parts do and record:
 //
-//	agentWatch         one iteration's agent: start, prompt, output, screen, turn end (agentwatch.go)
+//	iteration.Watch    one iteration's agent: start, prompt, output, screen, turn end (package iteration; runiteration.go gives it its needs)
 //	recorder           state.json, the logs and the receipts: the only writer (recorder.go)
 //	statusLine         the pane's @ralph-* options, the beat, the notices (statusline.go)
 //	loopPane           the pane: its output stream, remain-on-exit, leftovers (pane.go)
@@ -30,7 +31,7 @@ import (
 //	contextGuard       the agent's context window: a nudge, then a fresh agent (contextguard.go)
 //	taskPlan           the plan of tasks: one an iteration, each judged by the loop (tasks.go, taskverdict.go)
 //
-// What each ending means is data (endings.go); settle.go goes by it.
+// What each ending means is data (iteration/ending.go); settle.go goes by it.
 type Loop struct {
 	Config // read only once the loop starts
 	Tmux   tmux.Client
@@ -67,41 +68,13 @@ func (l *Loop) assemble() {
 	l.status = &statusLine{cfg: cfg, tmux: l.Tmux, rec: l.rec}
 	l.pane = &loopPane{cfg: cfg, tmux: l.Tmux, clock: l.Clock, rec: l.rec}
 	l.hooks = newAgentHooks(cfg, l.rec)
-	l.casts = &castLog{cfg: cfg, rec: l.rec, clock: l.Clock}
+	l.casts = &castLog{cfg: cfg, rec: l.rec, pane: l.pane, clock: l.Clock}
 	l.spend = &spending{cfg: cfg, rec: l.rec, pane: l.pane, hooks: l.hooks, clock: l.Clock, wake: l.Wake}
 	l.chores = &chores{cfg: cfg, rec: l.rec, clock: l.Clock, checked: -1}
 	l.asks = &requests{store: l.Store, clock: l.Clock, wake: l.Wake}
 	l.steer = &steering{cfg: cfg, rec: l.rec, ran: l.ran}
 	l.guard = &contextGuard{cfg: cfg, rec: l.rec, spend: l.spend, tmux: l.Tmux, clock: l.Clock}
 	l.tasks = &taskPlan{cfg: cfg, rec: l.rec, chores: l.chores}
-}
-
-// newWatch is the watch of one iteration's agent; nonce "" takes any exit
-// marker as this agent's (one a previous watcher started).
-func (l *Loop) newWatch(nonce string) *agentWatch {
-	return &agentWatch{cfg: &l.Config, tmux: l.Tmux, clock: l.Clock, rec: l.rec, status: l.status, pane: l.pane, hooks: l.hooks,
-		casts: l.casts, spend: l.spend, asks: l.asks, loopChecks: l.whileRunning, nonce: nonce, exitMarked: -1}
-}
-
-// whileRunning is what the loop checks now and then while an agent runs:
-// the done file, the pause file, a request, max time, the budget.
-func (l *Loop) whileRunning() (ending, bool) {
-	switch {
-	case l.chores.doneFileExists():
-		return endDoneFile, true
-	case l.chores.pauseFileSeen():
-		return endPaused, true
-	}
-	if end, ok := l.asks.take(); ok {
-		return end, true
-	}
-	if l.MaxTime > 0 && l.Clock.Now().Sub(l.start) >= l.MaxTime {
-		return endMaxTime, true
-	}
-	if end, ok := l.guard.check(); ok {
-		return end, true
-	}
-	return l.spend.over()
 }
 
 // Result is how a loop ended: the process exit code and the recorded reason.
@@ -192,16 +165,16 @@ func (l *Loop) run(ctx context.Context) Result {
 	if l.Resume && !waited && l.inProgress() {
 		started, _ := time.ParseInLocation(state.TimeFormat, l.rec.st.LastIterationStarted, time.Local)
 		l.rec.sayf("resuming iteration %s", l.rec.progress())
-		var it outcome
+		var it iteration.Outcome
 		untyped := l.rec.takePromptUntyped()
-		switch w := l.newWatch(""); {
+		switch w := l.iteration(""); {
 		case untyped && l.orphaned:
 			it = l.startAgain(ctx, started)
 		case untyped && l.PromptMode == agent.ModeType:
-			it = w.adoptUntyped(ctx, started)
+			it = w.AdoptUntyped(ctx, started)
 		default:
 			l.status.show(words.StatusRunning)
-			it = w.adopt(ctx, started)
+			it = w.Adopt(ctx, started)
 		}
 		if res, halt := l.settle(ctx, it, started); halt {
 			return res
@@ -243,7 +216,7 @@ func (l *Loop) run(ctx context.Context) Result {
 			l.status.show(words.StatusRunning)
 		}
 
-		if res, halt := l.settle(ctx, l.newWatch(nonce()).run(ctx, prompt), now); halt {
+		if res, halt := l.settle(ctx, l.iteration(iteration.Nonce()).Run(ctx, prompt), now); halt {
 			return res
 		}
 	}
@@ -252,12 +225,12 @@ func (l *Loop) run(ctx context.Context) Result {
 // startAgain starts afresh an iteration whose watcher died before its
 // prompt was typed: an agent it may have started never had the prompt, and
 // counting its idle screen as a turn would waste the iteration.
-func (l *Loop) startAgain(ctx context.Context, started time.Time) outcome {
+func (l *Loop) startAgain(ctx context.Context, started time.Time) iteration.Outcome {
 	prompt, err := os.ReadFile(l.Store.Path(state.PromptCopy))
 	if err != nil {
 		l.rec.warnf("the prompt of iteration %d is lost (%v); watching the agent", l.rec.iteration(), err)
 		l.status.show(words.StatusRunning)
-		return l.newWatch("").adopt(ctx, started)
+		return l.iteration("").Adopt(ctx, started)
 	}
 	l.rec.sayf("the prompt of iteration %d never reached the agent; starting its agent again", l.rec.iteration())
 	if l.PromptMode == agent.ModeType {
@@ -266,7 +239,7 @@ func (l *Loop) startAgain(ctx context.Context, started time.Time) outcome {
 	} else {
 		l.status.show(words.StatusRunning)
 	}
-	return l.newWatch(nonce()).run(ctx, string(prompt))
+	return l.iteration(iteration.Nonce()).Run(ctx, string(prompt))
 }
 
 // inProgress reports whether the state left an iteration started and not ended.
@@ -280,10 +253,10 @@ func (l *Loop) inProgress() bool {
 // it notes the working tree, to tell whether the iteration changes it.
 func (l *Loop) beforeIteration(ctx context.Context) (Result, bool) {
 	l.steer.take()
-	if end, ok := l.asks.take(); ok && endings[end].nextNow {
+	if end, ok := l.asks.Take(); ok && iteration.Rules[end].NextNow {
 		l.rec.sayf("no iteration runs to end; the next starts now") // a skip or retry that came between iterations
 	} else if ok {
-		return l.settle(ctx, outcome{ending: end}, l.Clock.Now())
+		return l.settle(ctx, iteration.Outcome{Ending: end}, l.Clock.Now())
 	}
 	if ctx.Err() != nil {
 		return l.interrupted(), true

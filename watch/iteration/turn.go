@@ -1,4 +1,4 @@
-package watch
+package iteration
 
 import (
 	"crypto/md5"
@@ -27,7 +27,7 @@ type turn struct {
 // start-up dialog, a limit, a question, the end of its turn), then
 // inactivity. It returns the ending, if any, and how soon another look could
 // change the verdict when nothing else happens.
-func (w *agentWatch) observe(det *agent.Detector, screen string, now time.Time) (ending, bool, time.Duration) {
+func (w *Watch) observe(det *agent.Detector, screen string, now time.Time) (Ending, bool, time.Duration) {
 	lines := agent.ScreenLines(screen, w.cfg.Lines)
 	stable := det.Observe(md5.Sum([]byte(strings.Join(lines, "\n"))), now)
 	state, detail := w.cfg.Agent.Classify(lines)
@@ -41,32 +41,32 @@ func (w *agentWatch) observe(det *agent.Detector, screen string, now time.Time) 
 	case agent.StateStartup:
 		t.detail = detail
 		w.event(words.EventStartup, words.ViaScreen, detail)
-		return endStartup, true, 0
+		return EndStartup, true, 0
 	case agent.StateNoLogin:
 		t.detail = detail
-		return endNoLogin, true, 0
+		return EndNoLogin, true, 0
 	case agent.StateLimited:
 		t.detail = detail
 		w.event(words.EventLimit, words.ViaScreen, detail)
-		return endLimit, true, 0
+		return EndLimit, true, 0
 	case agent.StateDialog:
 		w.askPerson(words.ViaScreen, "", now)
 		if w.cfg.DialogTimeout > 0 {
 			waited := now.Sub(t.dialogSince)
 			if waited >= w.cfg.DialogTimeout {
-				return endDialog, true, 0
+				return EndDialog, true, 0
 			}
-			return endNone, false, w.cfg.DialogTimeout - waited
+			return EndNone, false, w.cfg.DialogTimeout - waited
 		}
-		return endNone, false, 0 // a question is not inactivity
+		return EndNone, false, 0 // a question is not inactivity
 	}
 	if !t.dialogSince.IsZero() { // answered: the agent works again
 		t.dialogSince = time.Time{}
 		det.Reset()
 		stable = det.Observe(md5.Sum([]byte(strings.Join(lines, "\n"))), now)
-		w.status.show(words.StatusRunning)
+		w.status.Show(words.StatusRunning)
 	}
-	w.rec.agentState(state)
+	w.rec.AgentState(state)
 	if state == agent.StateWorking || state == agent.StateFinished {
 		if !t.sawWork {
 			w.event(words.EventBusy, words.ViaScreen, "")
@@ -78,7 +78,7 @@ func (w *agentWatch) observe(det *agent.Detector, screen string, now time.Time) 
 	if state == agent.StateUnknown && w.pasteOn && w.cfg.Agent.IdleGrace > 0 {
 		// The profile's strings say nothing (a new release?): the agent's
 		// processes idle on its terminal tell instead.
-		cur := agent.LookForeground(w.pane.agentPID, now)
+		cur := agent.LookForeground(w.pane.AgentPID(), now)
 		if agent.IdleBetween(t.fg, cur) {
 			idle, via = true, words.ViaIdle
 		} else {
@@ -96,66 +96,66 @@ func (w *agentWatch) observe(det *agent.Detector, screen string, now time.Time) 
 		next = min(next, grace-stable)
 	}
 	if stable >= w.cfg.InactivityTimeout {
-		return endInactivity, true, 0
+		return EndInactivity, true, 0
 	}
-	return endNone, false, next
+	return EndNone, false, next
 }
 
 // turnEndByScreen ends the turn the screen says is over, unless the
 // agent's own report came first (then that is how it ended). A hook that
 // should have reported it and did not is noted, once.
-func (w *agentWatch) turnEndByScreen(via string, stable time.Duration, now time.Time) ending {
+func (w *Watch) turnEndByScreen(via string, stable time.Duration, now time.Time) Ending {
 	if end, ok := w.hookEnding(); ok {
 		return end
 	}
 	w.hookSilent(agent.HookTurnEnd)
 	w.turn.ended = now.Add(-stable)
 	w.event(words.EventTurnEnd, via, "")
-	return endTurn
+	return EndTurn
 }
 
 // askPerson marks the iteration as waiting for the person, once per question.
-func (w *agentWatch) askPerson(via, detail string, now time.Time) {
+func (w *Watch) askPerson(via, detail string, now time.Time) {
 	t := &w.turn
 	if !t.dialogSince.IsZero() {
 		return
 	}
 	t.dialogSince = now
 	w.event(words.EventDialog, via, detail)
-	w.rec.sayf("the agent is asking a question; waiting for an answer in the pane")
-	w.rec.log("DIALOG", fmt.Sprintf("iteration %d needs input", w.rec.iteration()))
-	w.rec.agentState(agent.StateDialog)
-	w.status.show(words.StatusNeedsInput)
+	w.rec.Sayf("the agent is asking a question; waiting for an answer in the pane")
+	w.rec.Log("DIALOG", fmt.Sprintf("iteration %d needs input", w.rec.Iteration()))
+	w.rec.AgentState(agent.StateDialog)
+	w.status.Show(words.StatusNeedsInput)
 }
 
 // hookEnding reads what the agent's hooks reported since the last look: a
 // failed turn (a usage limit or an API error), the end of its turn, or a
 // question for the person (which ends nothing).
-func (w *agentWatch) hookEnding() (ending, bool) {
-	if r, ok := w.hooks.record(agent.HookTurnFailed); ok {
+func (w *Watch) hookEnding() (Ending, bool) {
+	if r, ok := w.hooks.Record(agent.HookTurnFailed); ok {
 		limit, text := agent.TurnFailure(r.Detail)
 		w.turn.detail = text
 		if limit {
 			w.event(words.EventLimit, words.ViaHook, text)
-			return endLimit, true
+			return EndLimit, true
 		}
 		w.event(words.EventTurnFailed, words.ViaHook, text)
-		return endTurnFailed, true
+		return EndTurnFailed, true
 	}
 	if w.hookTurnEnded() {
-		return endTurn, true
+		return EndTurn, true
 	}
-	if r, ok := w.hooks.record(agent.HookNeedsInput); ok && r.At.After(w.turn.inputAt) {
+	if r, ok := w.hooks.Record(agent.HookNeedsInput); ok && r.At.After(w.turn.inputAt) {
 		w.turn.inputAt, w.turn.dialogByHook = r.At, true
 		w.askPerson(words.ViaHook, r.Detail, w.clock.Now())
 	}
-	return endNone, false
+	return EndNone, false
 }
 
 // hookTurnEnded reports whether the agent's own turn-end hook fired for
 // this iteration.
-func (w *agentWatch) hookTurnEnded() bool {
-	if _, ok := w.hooks.record(agent.HookTurnEnd); !ok {
+func (w *Watch) hookTurnEnded() bool {
+	if _, ok := w.hooks.Record(agent.HookTurnEnd); !ok {
 		return false
 	}
 	w.turn.ended = w.clock.Now()
@@ -167,18 +167,18 @@ func (w *agentWatch) hookTurnEnded() bool {
 // the screen showed: the agent cannot reach this program or the loop's
 // folder (a sandbox, a container). The screen tells the agent's state for
 // the rest of the loop, and the person is told once.
-func (w *agentWatch) hookSilent(name string) {
-	if !w.hooks.hooked[name] || w.hooks.lost {
+func (w *Watch) hookSilent(name string) {
+	if !w.hooks.Reports(name) || w.hooks.Lost() {
 		return
 	}
-	if _, ok := w.hooks.record(name); ok {
+	if _, ok := w.hooks.Record(name); ok {
 		return
 	}
-	w.hooks.lost = true
+	w.hooks.Lose()
 	w.event(words.EventFallback, words.ViaScreen, "hook "+name+" did not report")
-	w.rec.log("HOOK", fmt.Sprintf("iteration %d the agent's %s hook did not report; reading the screen from now on", w.rec.iteration(), name))
-	w.rec.warnf("the agent's %s hook did not report (an agent in a sandbox cannot reach %s or %s); "+
-		"reading its screen for the rest of the loop", name, w.cfg.Executable, w.rec.store.Dir)
+	w.rec.Log("HOOK", fmt.Sprintf("iteration %d the agent's %s hook did not report; reading the screen from now on", w.rec.Iteration(), name))
+	w.rec.Warnf("the agent's %s hook did not report (an agent in a sandbox cannot reach %s or %s); "+
+		"reading its screen for the rest of the loop", name, w.cfg.Executable, w.rec.Store().Dir)
 }
 
 // hooksBrokeStart drops the hooks' arguments when the agent exited with an
@@ -186,32 +186,32 @@ func (w *agentWatch) hookSilent(name string) {
 // arguments may be what it could not start with (Claude Code in a sandbox
 // that cannot see the --settings file exits "Settings file not found").
 // From the next iteration the command runs as given and the screen tells.
-func (w *agentWatch) hooksBrokeStart(r outcome) {
-	if !w.hooks.on || r.ending != endExit || r.code == 0 || r.code == 126 || r.code == 127 || w.ready || w.hooks.plain == nil {
+func (w *Watch) hooksBrokeStart(r Outcome) {
+	if !w.hooks.On() || r.Ending != EndExit || r.Code == 0 || r.Code == 126 || r.Code == 127 || w.ready || w.hooks.Plain() == nil {
 		return
 	}
 	for _, name := range agent.HookNames {
-		if _, ok := w.hooks.record(name); ok {
+		if _, ok := w.hooks.Record(name); ok {
 			return // they reach us: something else failed
 		}
 	}
-	w.hooks.drop()
+	w.hooks.Drop()
 	w.event(words.EventFallback, words.ViaExit, "the agent exited before it took input, with the hooks' arguments")
-	w.rec.log("HOOK", fmt.Sprintf("iteration %d the agent exited %d before it took input; running it without its hooks from now on", w.rec.iteration(), r.code))
-	w.rec.warnf("the agent exited (status %d) before it took input, with the arguments that install its hooks; "+
-		"running it without them from the next iteration (the screen tells its state)", r.code)
+	w.rec.Log("HOOK", fmt.Sprintf("iteration %d the agent exited %d before it took input; running it without its hooks from now on", w.rec.Iteration(), r.Code))
+	w.rec.Warnf("the agent exited (status %d) before it took input, with the arguments that install its hooks; "+
+		"running it without them from the next iteration (the screen tells its state)", r.Code)
 }
 
 // quiet takes output until the agent pauses a moment, at most hookSettle.
-func (w *agentWatch) quiet() {
-	if w.pane.stream == nil {
+func (w *Watch) quiet() {
+	if w.stream() == nil {
 		return
 	}
 	deadline := w.clock.After(hookSettle)
 	for {
 		w.take()
 		select {
-		case <-w.pane.stream.Notify():
+		case <-w.stream().Notify():
 		case <-w.clock.After(hookQuiet):
 			w.take()
 			return

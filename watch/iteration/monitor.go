@@ -1,8 +1,9 @@
-package watch
+package iteration
 
 import (
 	"cmp"
 	"context"
+	"errors"
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
@@ -19,21 +20,21 @@ import (
 // checked every CheckEvery without tmux: the pane's process is looked up in
 // /proc, and only a change there costs a look. Without a stream it polls
 // the screen every poll interval, as it must.
-func (w *agentWatch) monitor(ctx context.Context, started time.Time) ending {
+func (w *Watch) monitor(ctx context.Context, started time.Time) Ending {
 	var det agent.Detector
 	var timeout <-chan time.Time
 	if w.cfg.IterationTimeout > 0 {
 		timeout = w.clock.After(w.cfg.IterationTimeout - w.clock.Now().Sub(started))
 	}
 	var notify <-chan struct{}
-	if w.pane.stream != nil {
-		notify = w.pane.stream.Notify()
+	if w.stream() != nil {
+		notify = w.stream().Notify()
 	}
 	due := w.clock.After(0) // the next look the detector needs (first, deadline, or poll)
 	dueAt := w.clock.Now()
 	var soon <-chan time.Time // a look because output arrived
 	checkInterval := w.cfg.PollInterval
-	if w.pane.stream != nil {
+	if w.stream() != nil {
 		checkInterval = max(checkInterval, cmp.Or(w.cfg.CheckEvery, checkEvery))
 	}
 	check := w.clock.After(checkInterval)
@@ -42,24 +43,24 @@ func (w *agentWatch) monitor(ctx context.Context, started time.Time) ending {
 	for {
 		select { // first, before a flood of output is read: it could keep them waiting
 		case <-ctx.Done():
-			return endInterrupted
+			return EndInterrupted
 		case <-timeout:
-			return endTimeout
+			return EndTimeout
 		default:
 		}
 		w.take()
 		if w.match != "" && w.cfg.CheckDoneContinuous {
-			return endDone
+			return EndDone
 		}
 		if w.exited {
-			return endExit
+			return EndExit
 		}
 		looked := false
 		select {
 		case <-ctx.Done():
-			return endInterrupted
-		case <-w.asks.wake:
-			if end, ok := w.asks.take(); ok {
+			return EndInterrupted
+		case <-w.asks.Wake():
+			if end, ok := w.asks.Take(); ok {
 				return end
 			}
 			if end, ok := w.hookEnding(); ok {
@@ -76,22 +77,20 @@ func (w *agentWatch) monitor(ctx context.Context, started time.Time) ending {
 				w.flush()
 			}
 		case <-timeout:
-			return endTimeout
+			return EndTimeout
 		case <-soon:
 			soon, looked = nil, true
 		case <-due:
 			due, looked = nil, true
 		case <-check:
 			check = w.clock.After(checkInterval)
-			if end, ok := w.loopChecks(); ok { // the done and pause files, a request, max time, the budget
+			if end, ok := w.interrupted(); ok { // the done and pause files, a request, max time, the budget
 				return end
 			}
 			if end, ok := w.hookEnding(); ok { // its signal was lost
 				return end
 			}
-			if w.clock.Now().Sub(w.rec.lastSave) >= heartbeatEvery {
-				w.rec.save()
-			}
+			w.rec.Heartbeat()
 			looked = !proc.Running()
 		}
 		if !looked {
@@ -99,10 +98,10 @@ func (w *agentWatch) monitor(ctx context.Context, started time.Time) ending {
 		}
 		pane, end, ended, next, err := w.look(&det)
 		if err != nil {
-			return w.pane.gone(err)
+			return w.pane.Gone(err)
 		}
 		if pane.Dead {
-			return endExit
+			return EndExit
 		}
 		if ended {
 			return end
@@ -110,7 +109,7 @@ func (w *agentWatch) monitor(ctx context.Context, started time.Time) ending {
 		proc = agent.WatchProcess(pane.PID)
 		now := w.clock.Now()
 		switch {
-		case w.pane.stream == nil:
+		case w.stream() == nil:
 			if due == nil {
 				due = w.clock.After(w.cfg.PollInterval)
 			}
@@ -123,17 +122,67 @@ func (w *agentWatch) monitor(ctx context.Context, started time.Time) ending {
 // look captures the pane's last lines and judges them (the agent's state,
 // inactivity): the one place the monitor reads the screen. next is how soon
 // another look could change the verdict with no new output; 0: never.
-func (w *agentWatch) look(det *agent.Detector) (pane tmux.Pane, end ending, ended bool, next time.Duration, err error) {
+func (w *Watch) look(det *agent.Detector) (pane tmux.Pane, end Ending, ended bool, next time.Duration, err error) {
 	now := w.clock.Now()
-	pane, screen, err := w.tmux.Snapshot(w.pane.captureRequest())
-	if err == nil && !w.pane.same(pane) {
-		err = errNewServer
+	pane, screen, err := w.tmux.Snapshot(w.captureRequest())
+	if err == nil && !w.pane.Same(pane) {
+		err = ErrNewServer
 	}
 	if err != nil || pane.Dead {
-		return pane, endNone, false, 0, err
+		return pane, EndNone, false, 0, err
 	}
-	w.casts.resize(pane)
-	w.spend.noteEnv(pane.PID) // for its receipt, should it exit before it is read
+	w.casts.Resize(pane)
+	w.spend.NoteEnv(pane.PID) // for its receipt, should it exit before it is read
 	end, ended, next = w.observe(det, screen, now)
 	return pane, end, ended, next, nil
+}
+
+// interrupted asks each of the iteration's interrupts, in turn, whether it
+// ends the iteration.
+func (w *Watch) interrupted() (Ending, bool) {
+	for _, in := range w.interrupts {
+		if end, ok := in.Check(); ok {
+			return end, true
+		}
+	}
+	return EndNone, false
+}
+
+// Waits of the watch that are not flags.
+const (
+	checkEvery = 5 * time.Second        // Settings.CheckEvery's default (each wake costs)
+	quietAfter = 15 * time.Millisecond  // output paused this long: judge held-back lines
+	hookSettle = 3 * time.Second        // longest wait for output after a turn-end hook: a busy machine draws the reply late
+	hookQuiet  = 150 * time.Millisecond // after a turn-end hook, output paused this long is all there is
+)
+
+// ErrNewServer: the pane id answers from another tmux server than the
+// loop's (it was restarted and hands out the old ids again): the loop's
+// server is gone.
+var ErrNewServer = errors.New("the tmux server was restarted")
+
+// stream is the pane's output stream; nil: it is not read.
+func (w *Watch) stream() Output { return w.pane.Output() }
+
+func (w *Watch) capture() (string, error) {
+	return w.tmux.Capture(w.captureRequest())
+}
+
+// captureRequest asks for the last lines with wrapped lines joined, so a
+// client attaching at another width does not look like activity.
+func (w *Watch) captureRequest() tmux.CaptureRequest {
+	return tmux.CaptureRequest{Pane: w.cfg.Pane, Start: -w.cfg.Lines, Join: true}
+}
+
+// sleep waits d or until ctx ends; false if ctx ended.
+func (w *Watch) sleep(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	select {
+	case <-ctx.Done():
+		return false
+	case <-w.clock.After(d):
+		return true
+	}
 }

@@ -1,4 +1,4 @@
-package watch
+package iteration
 
 import (
 	"strconv"
@@ -15,11 +15,11 @@ import (
 
 // take moves new output into the iteration: text to the done scanner,
 // markers to the exit status.
-func (w *agentWatch) take() {
-	if w.pane.stream == nil {
+func (w *Watch) take() {
+	if w.stream() == nil {
 		return
 	}
-	text, markers := w.pane.stream.Take()
+	text, markers := w.stream().Take()
 	if text != "" && !w.spoke {
 		w.spoke = true
 		w.event(words.EventOutput, words.ViaStream, "")
@@ -35,7 +35,8 @@ func (w *agentWatch) take() {
 			if !w.pasteOn {
 				w.event(words.EventPasteOn, words.ViaStream, "")
 			}
-			w.pasteOn, w.pane.agentPastes = true, true
+			w.pasteOn = true
+			w.pane.SetAgentPastes()
 			continue
 		}
 		f := strings.Split(m, ";")
@@ -50,7 +51,7 @@ func (w *agentWatch) take() {
 
 // flush judges what the done scanner held back for want of context: the
 // output has gone quiet or the iteration is over.
-func (w *agentWatch) flush() {
+func (w *Watch) flush() {
 	if w.scanner != nil && w.match == "" {
 		if m, ok := w.scanner.Flush(); ok {
 			w.match = m
@@ -62,8 +63,8 @@ func (w *agentWatch) flush() {
 // drain waits for the exit marker, which follows the agent's last output, so
 // nothing the agent wrote is judged in the next iteration. A pipe still
 // delivering (a flood on a busy machine) is waited for; a silent one a second.
-func (w *agentWatch) drain() {
-	if w.pane.stream == nil {
+func (w *Watch) drain() {
+	if w.stream() == nil {
 		return
 	}
 	limit := w.clock.After(drainLimit)
@@ -73,7 +74,7 @@ func (w *agentWatch) drain() {
 			return
 		}
 		select {
-		case <-w.pane.stream.Notify():
+		case <-w.stream().Notify():
 		case <-w.clock.After(time.Second):
 			return
 		case <-limit:
@@ -87,7 +88,7 @@ const drainLimit = 30 * time.Second
 
 // exitCode reads the dead pane's exit status. tmux 3.3a sometimes leaves it
 // empty until another child exits; a nudge makes the server reap and record it.
-func (w *agentWatch) exitCode() int {
+func (w *Watch) exitCode() int {
 	for try := 0; try < 100; try++ {
 		pane, err := w.tmux.Pane(w.cfg.Pane)
 		if err != nil {
@@ -112,8 +113,8 @@ func (w *agentWatch) exitCode() int {
 }
 
 // event tells the listener, if any.
-func (w *agentWatch) event(kind words.EventKind, via, detail string) {
-	w.casts.mark(kind)
+func (w *Watch) event(kind words.EventKind, via, detail string) {
+	w.casts.Mark(kind)
 	if w.cfg.Events == nil {
 		return
 	}
@@ -121,5 +122,5 @@ func (w *agentWatch) event(kind words.EventKind, via, detail string) {
 	if !w.started.IsZero() {
 		after = w.clock.Now().Sub(w.started)
 	}
-	w.cfg.Events(words.Event{Iteration: w.rec.iteration(), Kind: kind, Via: via, After: after, Detail: detail})
+	w.cfg.Events(words.Event{Iteration: w.rec.Iteration(), Kind: kind, Via: via, After: after, Detail: detail})
 }

@@ -1,4 +1,4 @@
-package deliver
+package iteration
 
 import (
 	"context"
@@ -32,8 +32,8 @@ const (
 // ErrInterrupted: the context ended while typing.
 var ErrInterrupted = errors.New("interrupted")
 
-// Watch is what the typist learns from the loop watching the agent.
-type Watch interface {
+// AgentView is what the typist learns from the watch of the agent.
+type AgentView interface {
 	Take()                      // reads the agent's new output
 	Exited() bool               // the agent exited
 	Output() (n int64, ok bool) // bytes of output so far; ok is false without an output stream
@@ -61,7 +61,7 @@ type Typist struct {
 	Clock  clock.Clock
 	Agent  *agent.Profile // what its screen shows once the text went; nil: nothing known
 	Lines  int            // how many of the screen's last lines are looked at
-	Watch  Watch          // nil: no output is watched
+	View   AgentView      // nil: no output is watched
 	Warnf  func(format string, args ...any)
 	Report func(s Step, detail string) // nil: nobody listens
 }
@@ -280,21 +280,21 @@ func (t *Typist) capture() (string, error) {
 }
 
 func (t *Typist) take() {
-	if t.Watch != nil {
-		t.Watch.Take()
+	if t.View != nil {
+		t.View.Take()
 	}
 }
 
-func (t *Typist) exited() bool { return t.Watch != nil && t.Watch.Exited() }
+func (t *Typist) exited() bool { return t.View != nil && t.View.Exited() }
 
 func (t *Typist) output() (int64, bool) {
-	if t.Watch == nil {
+	if t.View == nil {
 		return 0, false
 	}
-	return t.Watch.Output()
+	return t.View.Output()
 }
 
-func (t *Typist) hooked(name string) bool { return t.Watch != nil && t.Watch.Hooked(name) }
+func (t *Typist) hooked(name string) bool { return t.View != nil && t.View.Hooked(name) }
 
 func (t *Typist) report(s Step, detail string) {
 	if t.Report != nil {

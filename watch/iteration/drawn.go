@@ -1,4 +1,4 @@
-package watch
+package iteration
 
 import (
 	"os"
@@ -19,7 +19,7 @@ const drawnWait = 3 * time.Second
 // finished turn (its Finished line, else its idle screen), taking its
 // output meanwhile: the done token in the reply
 // is then read in this iteration.
-func (w *agentWatch) awaitDrawn() {
+func (w *Watch) awaitDrawn() {
 	if !w.cfg.Agent.DrawsAfterHook {
 		return
 	}
@@ -31,7 +31,7 @@ func (w *agentWatch) awaitDrawn() {
 	deadline := w.clock.Now().Add(drawnWait)
 	for {
 		w.take()
-		screen, err := w.pane.capture()
+		screen, err := w.capture()
 		if err != nil {
 			return
 		}
@@ -49,15 +49,15 @@ func (w *agentWatch) awaitDrawn() {
 // an agent whose output stream never holds it whole (agent.Profile.Typewriter).
 // The screen shows the prompt too: as in the stream, a match that is part of
 // its echo does not count.
-func (w *agentWatch) doneOnScreen() {
-	if !w.cfg.Agent.Typewriter || w.cfg.DonePattern == nil || w.match != "" || w.rec.store == nil {
+func (w *Watch) doneOnScreen() {
+	if !w.cfg.Agent.Typewriter || w.cfg.DonePattern == nil || w.match != "" || w.rec.Store() == nil {
 		return
 	}
-	prompt, err := os.ReadFile(w.rec.store.Path(state.PromptCopy))
+	prompt, err := os.ReadFile(w.rec.Store().Path(state.PromptCopy))
 	if err != nil {
 		return
 	}
-	screen, err := w.pane.capture()
+	screen, err := w.capture()
 	if err != nil {
 		return
 	}
