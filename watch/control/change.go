@@ -8,8 +8,8 @@ import (
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
-	"github.com/ralph-tmux/ralph.tmux/watch/iteration"
 	"github.com/ralph-tmux/ralph.tmux/watch/ended"
+	"github.com/ralph-tmux/ralph.tmux/watch/iteration"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
