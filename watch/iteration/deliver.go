@@ -6,9 +6,30 @@ import (
 	"fmt"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"github.com/ralph-tmux/ralph.tmux/watch/clock"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
 	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
+
+// delivery types the prompt into the agent once it is ready, and
+// finishes one a previous watcher was typing.
+type delivery struct {
+	cfg    *Settings // read only
+	tmux   tmux.Client
+	clock  clock.Clock
+	rec    Record
+	status Status
+	pane   Pane
+	hooks  Hooks
+	asks   Requests
+	events *events
+	out    *output
+	turn   *turn // the dialog or limit that showed instead
+
+	ready bool // it took input: the prompt was typed
+	typed bool // the agent was ready and the prompt typed (type mode)
+	took  bool // the agent took the prompt: the typing ended with it alive
+}
 
 // awaitReady waits until the agent takes input. The agent's own word comes
 // first: its session-start hook, once it turned on bracketed paste (the
@@ -21,60 +42,60 @@ import (
 // EndReady means the prompt must not be typed: the agent exited, the pane
 // went away, a dialog or limit showed, a request came, or the wait was
 // interrupted.
-func (w *Watch) awaitReady(ctx context.Context) Ending {
-	deadline := w.clock.Now().Add(w.cfg.ReadyTimeout)
-	look := Readiness{Pattern: w.cfg.ReadyPattern, PID: w.pane.AgentPID(), AwaitPaste: w.pane.AgentPastes()}
+func (d *delivery) awaitReady(ctx context.Context) Ending {
+	deadline := d.clock.Now().Add(d.cfg.ReadyTimeout)
+	look := Readiness{Pattern: d.cfg.ReadyPattern, PID: d.pane.AgentPID(), AwaitPaste: d.pane.AgentPastes()}
 	for {
-		w.take()
-		if w.exited {
+		d.out.take()
+		if d.out.exited {
 			return EndExit
 		}
 		// The visible screen only: the history still shows the last agent.
-		screen, err := w.tmux.Capture(tmux.CaptureRequest{Pane: w.cfg.Pane, Join: true})
+		screen, err := d.tmux.Capture(tmux.CaptureRequest{Pane: d.cfg.Pane, Join: true})
 		if err != nil {
-			return w.pane.Gone(err)
+			return d.pane.Gone(err)
 		}
 		lines := agent.ScreenLines(screen, 0)
-		switch st, detail := w.cfg.Agent.Classify(lines); st {
+		switch st, detail := d.cfg.Agent.Classify(lines); st {
 		case agent.StateNoLogin:
-			w.turn.detail = detail
+			d.turn.detail = detail
 			return EndNoLogin
 		case agent.StateStartup, agent.StateLimited:
-			w.turn.detail = detail
-			w.event(map[agent.State]words.EventKind{agent.StateStartup: words.EventStartup, agent.StateLimited: words.EventLimit}[st], words.ViaScreen, detail)
+			d.turn.detail = detail
+			d.events.tell(map[agent.State]words.EventKind{agent.StateStartup: words.EventStartup, agent.StateLimited: words.EventLimit}[st], words.ViaScreen, detail)
 			return map[agent.State]Ending{agent.StateStartup: EndStartup, agent.StateLimited: EndLimit}[st]
 		}
-		if _, ok := w.hooks.Record(agent.HookSessionStart); ok && w.pasteOn {
-			w.ready = true
-			w.event(words.EventReady, words.ViaHook, "")
+		if _, ok := d.hooks.Record(agent.HookSessionStart); ok && d.out.pasteOn {
+			d.ready = true
+			d.events.tell(words.EventReady, words.ViaHook, "")
 			return EndReady
 		}
-		cursor, _ := w.tmux.Cursor(w.cfg.Pane)
-		now := w.clock.Now()
+		cursor, _ := d.tmux.Cursor(d.cfg.Pane)
+		now := d.clock.Now()
 		look.Observe(screen+fmt.Sprint(cursor), now)
-		if w.stream() == nil || w.stream().Bytes() > w.since {
-			via := readyVia[look.Judge(lines, w.pasteOn)]
+		if d.out.stream() == nil || d.out.stream().Bytes() > d.out.since {
+			via := readyVia[look.Judge(lines, d.out.pasteOn)]
 			if via != "" {
-				w.ready = true
-				w.event(words.EventReady, via, "")
+				d.ready = true
+				d.events.tell(words.EventReady, via, "")
 				return EndReady
 			}
 		}
 		if now.After(deadline) {
-			w.rec.Warnf("agent did not become ready within %s, typing the prompt anyway", w.cfg.ReadyTimeout)
-			w.ready = true
-			w.event(words.EventReady, words.ViaTimeout, "")
+			d.rec.Warnf("agent did not become ready within %s, typing the prompt anyway", d.cfg.ReadyTimeout)
+			d.ready = true
+			d.events.tell(words.EventReady, words.ViaTimeout, "")
 			return EndReady
 		}
-		if pane, err := w.tmux.Pane(w.cfg.Pane); err != nil {
-			return w.pane.Gone(err)
+		if pane, err := d.tmux.Pane(d.cfg.Pane); err != nil {
+			return d.pane.Gone(err)
 		} else if pane.Dead {
 			return EndExit
 		}
-		if end, ok := w.asks.Take(); ok { // pause and stop work while the loop starts
+		if end, ok := d.asks.Take(); ok { // pause and stop work while the loop starts
 			return end
 		}
-		if !w.sleep(ctx, ReadyPoll) {
+		if !d.sleep(ctx, ReadyPoll) {
 			return EndInterrupted
 		}
 	}
@@ -86,58 +107,58 @@ var readyVia = map[ReadyBy]string{ByPattern: words.ViaPattern, ByStable: words.V
 
 // deliver waits for the agent to be ready, pastes the prompt, checks it
 // landed, and presses Enter until the submit takes.
-func (w *Watch) deliver(ctx context.Context, prompt string) (Ending, bool) {
-	switch end := w.awaitReady(ctx); end {
+func (d *delivery) deliver(ctx context.Context, prompt string) (Ending, bool) {
+	switch end := d.awaitReady(ctx); end {
 	case EndReady:
 	case EndExit:
-		w.status.Show(words.StatusRunning) // the agent exited before it was ready: that is watched as usual
+		d.status.Show(words.StatusRunning) // the agent exited before it was ready: that is watched as usual
 		return end, false
 	default:
 		return end, true
 	}
-	w.rec.AgentState(agent.StateIdle)
-	w.typed = true
-	w.status.Show(words.StatusRunning)
+	d.rec.AgentState(agent.StateIdle)
+	d.typed = true
+	d.status.Show(words.StatusRunning)
 	// The baseline: only output from here on can hold the done signal.
-	w.take()
-	if w.cfg.DonePattern != nil {
-		w.scanner = agent.NewDoneScanner(w.cfg.DonePattern, prompt)
+	d.out.take()
+	if d.cfg.DonePattern != nil {
+		d.out.scanner = agent.NewDoneScanner(d.cfg.DonePattern, prompt)
 	}
-	w.rec.SetPromptPending(true)
-	w.markPrompt() // saves
-	end, halt := w.typeText(ctx, prompt)
+	d.rec.SetPromptPending(true)
+	d.markPrompt() // saves
+	end, halt := d.typeText(ctx, prompt)
 	if end != EndInterrupted { // interrupted while typing: the next watcher finishes it
-		w.rec.SetPromptPending(false)
+		d.rec.SetPromptPending(false)
 	}
 	return end, halt
 }
 
 // typeText types text into the agent's pane (see Typist.Type); halt
 // is true when the iteration must end with end.
-func (w *Watch) typeText(ctx context.Context, text string) (end Ending, halt bool) {
-	err := w.typist().Type(ctx, text)
+func (d *delivery) typeText(ctx context.Context, text string) (end Ending, halt bool) {
+	err := d.typist().Type(ctx, text)
 	switch {
 	case err == nil:
-		w.took = true
+		d.took = true
 		return EndNone, false
 	case errors.Is(err, ErrInterrupted):
 		return EndInterrupted, true
 	case errors.Is(err, tmux.ErrPaneDead):
 		// tmux refused the write: the agent exited, which the watch that follows records.
-		w.rec.Warnf("the agent exited before its prompt was submitted")
+		d.rec.Warnf("the agent exited before its prompt was submitted")
 		return EndNone, false
 	}
-	return w.pane.Gone(err), true
+	return d.pane.Gone(err), true
 }
 
 // typist types into the loop's pane while the iteration's output is read.
-func (w *Watch) typist() *Typist {
+func (d *delivery) typist() *Typist {
 	return &Typist{
-		Tmux: w.tmux, Pane: w.cfg.Pane, Name: w.cfg.Name, Clock: w.clock, Agent: &w.cfg.Agent, Lines: w.cfg.Lines,
-		View: typistView{w}, Warnf: w.rec.Warnf,
+		Tmux: d.tmux, Pane: d.cfg.Pane, Name: d.cfg.Name, Clock: d.clock, Agent: &d.cfg.Agent, Lines: d.cfg.Lines,
+		View: typistView{d}, Warnf: d.rec.Warnf,
 		Report: func(s Step, detail string) {
 			for _, e := range stepEvents[s] {
-				w.event(e.kind, e.via, detail)
+				d.events.tell(e.kind, e.via, detail)
 			}
 		},
 	}
@@ -156,19 +177,19 @@ var stepEvents = map[Step][]struct {
 }
 
 // typistView is what the typist learns of the iteration's agent.
-type typistView struct{ w *Watch }
+type typistView struct{ d *delivery }
 
-func (v typistView) Take()        { v.w.take() }
-func (v typistView) Exited() bool { return v.w.exited }
+func (v typistView) Take()        { v.d.out.take() }
+func (v typistView) Exited() bool { return v.d.out.exited }
 
 func (v typistView) Output() (int64, bool) {
-	if v.w.stream() == nil {
+	if v.d.out.stream() == nil {
 		return 0, false
 	}
-	return v.w.stream().Bytes(), true
+	return v.d.out.stream().Bytes(), true
 }
 
 func (v typistView) Hooked(name string) bool {
-	_, ok := v.w.hooks.Record(name)
+	_, ok := v.d.hooks.Record(name)
 	return ok
 }

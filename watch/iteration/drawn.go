@@ -30,8 +30,8 @@ func (w *Watch) awaitDrawn() {
 	}
 	deadline := w.clock.Now().Add(drawnWait)
 	for {
-		w.take()
-		screen, err := w.capture()
+		w.out.take()
+		screen, err := capture(w.tmux, w.cfg)
 		if err != nil {
 			return
 		}
@@ -50,14 +50,14 @@ func (w *Watch) awaitDrawn() {
 // The screen shows the prompt too: as in the stream, a match that is part of
 // its echo does not count.
 func (w *Watch) doneOnScreen() {
-	if !w.cfg.Agent.Typewriter || w.cfg.DonePattern == nil || w.match != "" || w.rec.Store() == nil {
+	if !w.cfg.Agent.Typewriter || w.cfg.DonePattern == nil || w.out.match != "" || w.rec.Store() == nil {
 		return
 	}
 	prompt, err := os.ReadFile(w.rec.Store().Path(state.PromptCopy))
 	if err != nil {
 		return
 	}
-	screen, err := w.capture()
+	screen, err := capture(w.tmux, w.cfg)
 	if err != nil {
 		return
 	}
@@ -67,7 +67,7 @@ func (w *Watch) doneOnScreen() {
 		m, ok = sc.Flush()
 	}
 	if ok {
-		w.match = m
-		w.event(words.EventDone, words.ViaScreen, m)
+		w.out.match = m
+		w.events.tell(words.EventDone, words.ViaScreen, m)
 	}
 }

@@ -42,27 +42,23 @@ type Watch struct {
 	asks       Requests
 	interrupts []Interrupt // what may end the iteration while it runs, asked in turn
 
-	nonce      string // its exit marker's; "": any marker is this agent's
-	scanner    *agent.DoneScanner
-	match      string
-	exited     bool
-	exitMarked int       // the status in its exit marker; -1 until seen
-	since      int64     // the stream's length when the agent was started
-	pasteOn    bool      // the agent turned on bracketed paste
-	turn       turn      // what its screen showed
-	started    time.Time // when the agent was respawned
-	spoke      bool      // the agent has written something
-	ready      bool      // it took input: the prompt was typed
-	typed      bool      // the agent was ready and the prompt typed (type mode)
-	took       bool      // the agent took the prompt: the typing ended with it alive
+	events   *events   // what it tells of the agent
+	out      *output   // what the agent writes
+	turn     *turn     // what its screen and hooks say
+	delivery *delivery // the prompt, typed into the agent
 }
 
 // New is the watch of one iteration's agent; nonce "" takes any exit
 // marker as this agent's (one a previous watcher started).
 func New(n Needs, nonce string) *Watch {
 	cfg := n.Settings
+	ev := &events{listen: cfg.Events, casts: n.Cast, rec: n.Record, clock: n.Clock}
+	out := &output{tmux: n.Tmux, paneID: cfg.Pane, pane: n.Pane, clock: n.Clock, events: ev, nonce: nonce, exitMarked: -1}
+	t := &turn{cfg: &cfg, clock: n.Clock, rec: n.Record, status: n.Status, pane: n.Pane, hooks: n.Hooks, events: ev, out: out}
 	return &Watch{cfg: &cfg, tmux: n.Tmux, clock: n.Clock, rec: n.Record, status: n.Status, pane: n.Pane, hooks: n.Hooks,
-		casts: n.Cast, spend: n.Spend, asks: n.Requests, interrupts: n.Interrupts, nonce: nonce, exitMarked: -1}
+		casts: n.Cast, spend: n.Spend, asks: n.Requests, interrupts: n.Interrupts, events: ev, out: out, turn: t,
+		delivery: &delivery{cfg: &cfg, tmux: n.Tmux, clock: n.Clock, rec: n.Record, status: n.Status, pane: n.Pane,
+			hooks: n.Hooks, asks: n.Requests, events: ev, out: out, turn: t}}
 }
 
 // Adopt watches an iteration a previous watcher started: the agent may still
@@ -70,19 +66,19 @@ func New(n Needs, nonce string) *Watch {
 func (w *Watch) Adopt(ctx context.Context, started time.Time) Outcome {
 	if w.cfg.DonePattern != nil {
 		prompt, _ := os.ReadFile(w.rec.Store().Path(state.PromptCopy))
-		w.scanner = agent.NewDoneScanner(w.cfg.DonePattern, string(prompt))
-		if w.match = w.rec.TakeDoneMatch(); w.match != "" {
-			w.rec.Sayf("the done signal came before the pause (%s)", w.match)
+		w.out.scanner = agent.NewDoneScanner(w.cfg.DonePattern, string(prompt))
+		if w.out.match = w.rec.TakeDoneMatch(); w.out.match != "" {
+			w.rec.Sayf("the done signal came before the pause (%s)", w.out.match)
 		} else if match, ok := w.doneSincePrompt(); ok {
-			w.match = match
+			w.out.match = match
 			w.rec.Sayf("the done signal came while no watcher ran (%s)", match)
 		}
 	}
-	if w.match != "" { // the agent said it is done: nothing it does now changes that
-		return Outcome{Ending: EndDone, Match: w.match}
+	if w.out.match != "" { // the agent said it is done: nothing it does now changes that
+		return Outcome{Ending: EndDone, Match: w.out.match}
 	}
 	if w.rec.PromptPending() && w.cfg.PromptMode == agent.ModeType {
-		if end, halt := w.finishTyping(ctx); halt {
+		if end, halt := w.delivery.finishTyping(ctx); halt {
 			return Outcome{Ending: end}
 		}
 	}
@@ -92,30 +88,30 @@ func (w *Watch) Adopt(ctx context.Context, started time.Time) Outcome {
 // finishTyping completes a prompt the last watcher was typing when it
 // stopped: still in the agent's input box, it is submitted; not there, it
 // is typed again; either way once.
-func (w *Watch) finishTyping(ctx context.Context) (Ending, bool) {
-	w.rec.SetPromptPending(false)
-	prompt, err := os.ReadFile(w.rec.Store().Path(state.PromptCopy))
+func (d *delivery) finishTyping(ctx context.Context) (Ending, bool) {
+	d.rec.SetPromptPending(false)
+	prompt, err := os.ReadFile(d.rec.Store().Path(state.PromptCopy))
 	if err != nil {
 		return EndNone, false
 	}
 	text := string(prompt)
-	screen, err := w.capture()
+	screen, err := capture(d.tmux, d.cfg)
 	inBox := err == nil && agent.ShowsInput(screen, text)
 	// Killed after the Enter that sent it: its hook saw it, or an agent that shows no echo of a paste answered it.
-	if _, hooked := w.hooks.Record(agent.HookPromptSubmit); hooked || !inBox && w.wroteAfterPrompt() {
-		w.rec.Sayf("the agent took the prompt before the last watcher stopped")
-		w.took = true
-		w.rec.Save()
+	if _, hooked := d.hooks.Record(agent.HookPromptSubmit); hooked || !inBox && d.wroteAfterPrompt() {
+		d.rec.Sayf("the agent took the prompt before the last watcher stopped")
+		d.took = true
+		d.rec.Save()
 		return EndNone, false
 	}
 	if inBox {
 		text = "" // it is there: Enter alone
-		w.rec.Sayf("the prompt is still in the input box; submitting it")
+		d.rec.Sayf("the prompt is still in the input box; submitting it")
 	} else {
-		w.rec.Sayf("the prompt did not reach the agent; typing it again")
+		d.rec.Sayf("the prompt did not reach the agent; typing it again")
 	}
-	end, halt := w.typeText(ctx, text)
-	w.rec.Save()
+	end, halt := d.typeText(ctx, text)
+	d.rec.Save()
 	return end, halt
 }
 
@@ -133,35 +129,35 @@ func (w *Watch) doneSincePrompt() (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	if match, ok := w.scanner.Feed(agent.Normalize(text)); ok {
+	if match, ok := w.out.scanner.Feed(agent.Normalize(text)); ok {
 		return match, true
 	}
-	return w.scanner.Flush()
+	return w.out.scanner.Flush()
 }
 
 // wroteAfterPrompt reports whether the pane holds text below the line the
 // prompt went in at (state.PromptLine): what the agent wrote once it took it.
-func (w *Watch) wroteAfterPrompt() bool {
-	pane, err := w.tmux.Pane(w.cfg.Pane)
-	if err != nil || w.rec.PromptLine() == nil {
+func (d *delivery) wroteAfterPrompt() bool {
+	pane, err := d.tmux.Pane(d.cfg.Pane)
+	if err != nil || d.rec.PromptLine() == nil {
 		return false
 	}
-	start := *w.rec.PromptLine() + 1 - pane.HistorySize
+	start := *d.rec.PromptLine() + 1 - pane.HistorySize
 	if start > pane.CursorY {
 		return false
 	}
-	text, err := w.tmux.Capture(tmux.CaptureRequest{Pane: w.cfg.Pane, Start: max(start, -pane.HistorySize), Join: true})
+	text, err := d.tmux.Capture(tmux.CaptureRequest{Pane: d.cfg.Pane, Start: max(start, -pane.HistorySize), Join: true})
 	return err == nil && strings.TrimSpace(text) != ""
 }
 
 // markPrompt notes the pane's line the prompt goes in at (state.PromptLine).
-func (w *Watch) markPrompt() {
+func (d *delivery) markPrompt() {
 	var at *int
-	if pane, err := w.tmux.Pane(w.cfg.Pane); err == nil {
+	if pane, err := d.tmux.Pane(d.cfg.Pane); err == nil {
 		line := pane.HistorySize + pane.CursorY
 		at = &line
 	}
-	w.rec.SetPromptLine(at)
+	d.rec.SetPromptLine(at)
 }
 
 // AdoptUntyped takes over an agent started before a pause that came before
@@ -174,14 +170,14 @@ func (w *Watch) AdoptUntyped(ctx context.Context, started time.Time) (r Outcome)
 		w.status.Show(words.StatusRunning)
 		return w.Adopt(ctx, started)
 	}
-	w.since, w.started = -1, w.clock.Now() // its output came before the watcher: it has spoken
+	w.out.since, w.events.started = -1, w.clock.Now() // its output came before the watcher: it has spoken
 	w.status.Starting()
-	if end, halt := w.deliver(ctx, string(prompt)); halt {
-		r.Ending, r.Detail, r.Untyped = end, w.turn.detail, !w.typed
+	if end, halt := w.delivery.deliver(ctx, string(prompt)); halt {
+		r.Ending, r.Detail, r.Untyped = end, w.turn.detail, !w.delivery.typed
 		return r
 	}
 	r = w.watch(ctx, started)
-	r.Untaken = !w.took
+	r.Untaken = !w.delivery.took
 	return r
 }
 
@@ -191,10 +187,10 @@ func (w *Watch) AdoptUntyped(ctx context.Context, started time.Time) (r Outcome)
 func (w *Watch) watch(ctx context.Context, started time.Time) (r Outcome) {
 	r.Ending = w.monitor(ctx, started)
 	if r.Ending == EndExit {
-		w.drain()
-		r.Code = w.exitCode()
+		w.out.drain()
+		r.Code = w.out.exitCode()
 		if r.Code != 0 && w.cfg.Agent.Limit != nil { // "usage limit reached|1700000000", then exit 1
-			if screen, err := w.capture(); err == nil {
+			if screen, err := capture(w.tmux, w.cfg); err == nil {
 				if st, detail := w.cfg.Agent.Classify(agent.ScreenLines(screen, w.cfg.Lines)); st == agent.StateLimited {
 					r.Ending, w.turn.detail = EndLimit, detail
 				}
@@ -203,13 +199,13 @@ func (w *Watch) watch(ctx context.Context, started time.Time) (r Outcome) {
 	}
 	if r.Ending == EndTurn && w.hooks.On() {
 		w.awaitDrawn()
-		w.quiet() // the hook may come before the last words are drawn
+		w.out.quiet() // the hook may come before the last words are drawn
 	}
-	w.flush()
+	w.out.flush()
 	if r.Ending == EndTurn {
 		w.doneOnScreen() // an agent whose stream never holds the token whole
 	}
-	r.Match, r.Detail, r.TurnEnded = w.match, w.turn.detail, w.turn.ended
+	r.Match, r.Detail, r.TurnEnded = w.out.match, w.turn.detail, w.turn.ended
 	return r
 }
 
@@ -241,14 +237,14 @@ func (w *Watch) Run(ctx context.Context, prompt string) (r Outcome) {
 	pane = w.pane.ReadOutput(pane) // started or resumed on a dead pane, which tmux does not pipe
 	w.pane.EndAgent(pane)
 	w.hooks.Clear() // a record left by an earlier loop of this name is not this agent's
-	if s := w.stream(); s != nil {
+	if s := w.out.stream(); s != nil {
 		// Whatever the old agent (or the pane's shell) wrote is not this
 		// iteration's: not its first output, its bracketed paste, nor its exit.
 		_, _ = s.Take()
-		w.since = s.Bytes()
+		w.out.since = s.Bytes()
 	}
 	if w.cfg.PromptMode != agent.ModeType && w.cfg.DonePattern != nil {
-		w.scanner = agent.NewDoneScanner(w.cfg.DonePattern, prompt)
+		w.out.scanner = agent.NewDoneScanner(w.cfg.DonePattern, prompt)
 	}
 	w.casts.Start(pane, w.hooks.Command())
 	err = w.tmux.Respawn(tmux.RespawnRequest{
@@ -272,20 +268,20 @@ func (w *Watch) Run(ctx context.Context, prompt string) (r Outcome) {
 		w.pane.AgentStarted(p.PID) // to end what it leaves if the pane goes away
 	}
 	if w.cfg.PromptMode != agent.ModeType {
-		w.markPrompt() // it has the prompt from its start
+		w.delivery.markPrompt() // it has the prompt from its start
 	}
 	started := w.clock.Now()
-	w.started = started
-	w.event(words.EventStarted, "", strings.Join(w.hooks.Command(), " "))
+	w.events.started = started
+	w.events.tell(words.EventStarted, "", strings.Join(w.hooks.Command(), " "))
 	if w.cfg.PromptMode == agent.ModeType {
-		if end, halt := w.deliver(ctx, prompt); halt {
-			r.Ending, r.Detail, r.Untyped = end, w.turn.detail, !w.typed
+		if end, halt := w.delivery.deliver(ctx, prompt); halt {
+			r.Ending, r.Detail, r.Untyped = end, w.turn.detail, !w.delivery.typed
 			return r
 		}
 	}
 	r = w.watch(ctx, started)
-	r.Untaken = w.cfg.PromptMode == agent.ModeType && !w.took
-	w.hooksBrokeStart(r)
+	r.Untaken = w.cfg.PromptMode == agent.ModeType && !w.delivery.took
+	w.turn.hooksBrokeStart(r, w.delivery.ready)
 	return r
 }
 

@@ -27,14 +27,14 @@ func (w *Watch) monitor(ctx context.Context, started time.Time) Ending {
 		timeout = w.clock.After(w.cfg.IterationTimeout - w.clock.Now().Sub(started))
 	}
 	var notify <-chan struct{}
-	if w.stream() != nil {
-		notify = w.stream().Notify()
+	if w.out.stream() != nil {
+		notify = w.out.stream().Notify()
 	}
 	due := w.clock.After(0) // the next look the detector needs (first, deadline, or poll)
 	dueAt := w.clock.Now()
 	var soon <-chan time.Time // a look because output arrived
 	checkInterval := w.cfg.PollInterval
-	if w.stream() != nil {
+	if w.out.stream() != nil {
 		checkInterval = max(checkInterval, cmp.Or(w.cfg.CheckEvery, checkEvery))
 	}
 	check := w.clock.After(checkInterval)
@@ -48,11 +48,11 @@ func (w *Watch) monitor(ctx context.Context, started time.Time) Ending {
 			return EndTimeout
 		default:
 		}
-		w.take()
-		if w.match != "" && w.cfg.CheckDoneContinuous {
+		w.out.take()
+		if w.out.match != "" && w.cfg.CheckDoneContinuous {
 			return EndDone
 		}
-		if w.exited {
+		if w.out.exited {
 			return EndExit
 		}
 		looked := false
@@ -63,7 +63,7 @@ func (w *Watch) monitor(ctx context.Context, started time.Time) Ending {
 			if end, ok := w.asks.Take(); ok {
 				return end
 			}
-			if end, ok := w.hookEnding(); ok {
+			if end, ok := w.turn.hookEnding(); ok {
 				return end
 			}
 		case <-notify:
@@ -74,7 +74,7 @@ func (w *Watch) monitor(ctx context.Context, started time.Time) Ending {
 		case <-quiet:
 			quiet = nil
 			if w.cfg.CheckDoneContinuous {
-				w.flush()
+				w.out.flush()
 			}
 		case <-timeout:
 			return EndTimeout
@@ -87,7 +87,7 @@ func (w *Watch) monitor(ctx context.Context, started time.Time) Ending {
 			if end, ok := w.interrupted(); ok { // the done and pause files, a request, max time, the budget
 				return end
 			}
-			if end, ok := w.hookEnding(); ok { // its signal was lost
+			if end, ok := w.turn.hookEnding(); ok { // its signal was lost
 				return end
 			}
 			w.rec.Heartbeat()
@@ -109,7 +109,7 @@ func (w *Watch) monitor(ctx context.Context, started time.Time) Ending {
 		proc = agent.WatchProcess(pane.PID)
 		now := w.clock.Now()
 		switch {
-		case w.stream() == nil:
+		case w.out.stream() == nil:
 			if due == nil {
 				due = w.clock.After(w.cfg.PollInterval)
 			}
@@ -124,7 +124,7 @@ func (w *Watch) monitor(ctx context.Context, started time.Time) Ending {
 // another look could change the verdict with no new output; 0: never.
 func (w *Watch) look(det *agent.Detector) (pane tmux.Pane, end Ending, ended bool, next time.Duration, err error) {
 	now := w.clock.Now()
-	pane, screen, err := w.tmux.Snapshot(w.captureRequest())
+	pane, screen, err := w.tmux.Snapshot(captureRequest(w.cfg))
 	if err == nil && !w.pane.Same(pane) {
 		err = ErrNewServer
 	}
@@ -133,7 +133,7 @@ func (w *Watch) look(det *agent.Detector) (pane tmux.Pane, end Ending, ended boo
 	}
 	w.casts.Resize(pane)
 	w.spend.NoteEnv(pane.PID) // for its receipt, should it exit before it is read
-	end, ended, next = w.observe(det, screen, now)
+	end, ended, next = w.turn.observe(det, screen, now)
 	return pane, end, ended, next, nil
 }
 
@@ -161,28 +161,26 @@ const (
 // server is gone.
 var ErrNewServer = errors.New("the tmux server was restarted")
 
-// stream is the pane's output stream; nil: it is not read.
-func (w *Watch) stream() Output { return w.pane.Output() }
-
-func (w *Watch) capture() (string, error) {
-	return w.tmux.Capture(w.captureRequest())
+// capture is the pane's last lines (Settings.Lines).
+func capture(c tmux.Client, cfg *Settings) (string, error) {
+	return c.Capture(captureRequest(cfg))
 }
 
 // captureRequest asks for the last lines with wrapped lines joined, so a
 // client attaching at another width does not look like activity.
-func (w *Watch) captureRequest() tmux.CaptureRequest {
-	return tmux.CaptureRequest{Pane: w.cfg.Pane, Start: -w.cfg.Lines, Join: true}
+func captureRequest(cfg *Settings) tmux.CaptureRequest {
+	return tmux.CaptureRequest{Pane: cfg.Pane, Start: -cfg.Lines, Join: true}
 }
 
 // sleep waits d or until ctx ends; false if ctx ended.
-func (w *Watch) sleep(ctx context.Context, d time.Duration) bool {
-	if d <= 0 {
+func (d *delivery) sleep(ctx context.Context, wait time.Duration) bool {
+	if wait <= 0 {
 		return ctx.Err() == nil
 	}
 	select {
 	case <-ctx.Done():
 		return false
-	case <-w.clock.After(d):
+	case <-d.clock.After(wait):
 		return true
 	}
 }

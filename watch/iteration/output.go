@@ -6,44 +6,64 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"github.com/ralph-tmux/ralph.tmux/watch/clock"
+	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
 	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
-// What the agent writes: its output stream read into the iteration (the
-// done scanner, bracketed paste, the exit marker), and the events the loop
-// tells its listener.
+// output is what the agent writes, read from the pane's output stream
+// into the iteration: the done scanner, bracketed paste, the exit marker.
+type output struct {
+	tmux   tmux.Client
+	paneID string
+	pane   Pane // whose stream it reads
+	clock  clock.Clock
+	events *events
+
+	nonce      string // its exit marker's; "": any marker is this agent's
+	scanner    *agent.DoneScanner
+	match      string // the done match
+	exited     bool
+	exitMarked int   // the status in its exit marker; -1 until seen
+	since      int64 // the stream's length when the agent was started
+	pasteOn    bool  // the agent turned on bracketed paste
+	spoke      bool  // the agent has written something
+}
+
+// stream is the pane's output stream; nil: it is not read.
+func (o *output) stream() Output { return o.pane.Output() }
 
 // take moves new output into the iteration: text to the done scanner,
 // markers to the exit status.
-func (w *Watch) take() {
-	if w.stream() == nil {
+func (o *output) take() {
+	if o.stream() == nil {
 		return
 	}
-	text, markers := w.stream().Take()
-	if text != "" && !w.spoke {
-		w.spoke = true
-		w.event(words.EventOutput, words.ViaStream, "")
+	text, markers := o.stream().Take()
+	if text != "" && !o.spoke {
+		o.spoke = true
+		o.events.tell(words.EventOutput, words.ViaStream, "")
 	}
-	if w.scanner != nil && w.match == "" && text != "" {
-		if m, ok := w.scanner.Feed(text); ok {
-			w.match = m
-			w.event(words.EventDone, words.ViaStream, m)
+	if o.scanner != nil && o.match == "" && text != "" {
+		if m, ok := o.scanner.Feed(text); ok {
+			o.match = m
+			o.events.tell(words.EventDone, words.ViaStream, m)
 		}
 	}
 	for _, m := range markers {
 		if m == agent.PasteOn {
-			if !w.pasteOn {
-				w.event(words.EventPasteOn, words.ViaStream, "")
+			if !o.pasteOn {
+				o.events.tell(words.EventPasteOn, words.ViaStream, "")
 			}
-			w.pasteOn = true
-			w.pane.SetAgentPastes()
+			o.pasteOn = true
+			o.pane.SetAgentPastes()
 			continue
 		}
 		f := strings.Split(m, ";")
-		if len(f) == 3 && f[0] == "exit" && (f[1] == w.nonce || w.nonce == "") {
+		if len(f) == 3 && f[0] == "exit" && (f[1] == o.nonce || o.nonce == "") {
 			if code, err := strconv.Atoi(f[2]); err == nil {
-				w.exited, w.exitMarked = true, code
-				w.event(words.EventExit, words.ViaExit, f[2])
+				o.exited, o.exitMarked = true, code
+				o.events.tell(words.EventExit, words.ViaExit, f[2])
 			}
 		}
 	}
@@ -51,11 +71,11 @@ func (w *Watch) take() {
 
 // flush judges what the done scanner held back for want of context: the
 // output has gone quiet or the iteration is over.
-func (w *Watch) flush() {
-	if w.scanner != nil && w.match == "" {
-		if m, ok := w.scanner.Flush(); ok {
-			w.match = m
-			w.event(words.EventDone, words.ViaStream, m)
+func (o *output) flush() {
+	if o.scanner != nil && o.match == "" {
+		if m, ok := o.scanner.Flush(); ok {
+			o.match = m
+			o.events.tell(words.EventDone, words.ViaStream, m)
 		}
 	}
 }
@@ -63,19 +83,19 @@ func (w *Watch) flush() {
 // drain waits for the exit marker, which follows the agent's last output, so
 // nothing the agent wrote is judged in the next iteration. A pipe still
 // delivering (a flood on a busy machine) is waited for; a silent one a second.
-func (w *Watch) drain() {
-	if w.stream() == nil {
+func (o *output) drain() {
+	if o.stream() == nil {
 		return
 	}
-	limit := w.clock.After(drainLimit)
+	limit := o.clock.After(drainLimit)
 	for {
-		w.take()
-		if w.exited {
+		o.take()
+		if o.exited {
 			return
 		}
 		select {
-		case <-w.stream().Notify():
-		case <-w.clock.After(time.Second):
+		case <-o.stream().Notify():
+		case <-o.clock.After(time.Second):
 			return
 		case <-limit:
 			return
@@ -88,9 +108,9 @@ const drainLimit = 30 * time.Second
 
 // exitCode reads the dead pane's exit status. tmux 3.3a sometimes leaves it
 // empty until another child exits; a nudge makes the server reap and record it.
-func (w *Watch) exitCode() int {
+func (o *output) exitCode() int {
 	for try := 0; try < 100; try++ {
-		pane, err := w.tmux.Pane(w.cfg.Pane)
+		pane, err := o.tmux.Pane(o.paneID)
 		if err != nil {
 			break
 		}
@@ -105,22 +125,31 @@ func (w *Watch) exitCode() int {
 			}
 		}
 		if pane.Dead {
-			_ = w.tmux.Nudge()
+			_ = o.tmux.Nudge()
 		}
-		<-w.clock.After(10 * time.Millisecond)
+		<-o.clock.After(10 * time.Millisecond)
 	}
-	return w.exitMarked
+	return o.exitMarked
 }
 
-// event tells the listener, if any.
-func (w *Watch) event(kind words.EventKind, via, detail string) {
-	w.casts.Mark(kind)
-	if w.cfg.Events == nil {
+// events tells what the iteration learns of its agent: the cast's
+// markers, and the listener (Settings.Events), if any.
+type events struct {
+	listen  func(words.Event) // nil: nobody listens
+	casts   Cast
+	rec     Record
+	clock   clock.Clock
+	started time.Time // when the agent was respawned
+}
+
+func (e *events) tell(kind words.EventKind, via, detail string) {
+	e.casts.Mark(kind)
+	if e.listen == nil {
 		return
 	}
 	var after time.Duration
-	if !w.started.IsZero() {
-		after = w.clock.Now().Sub(w.started)
+	if !e.started.IsZero() {
+		after = e.clock.Now().Sub(e.started)
 	}
-	w.cfg.Events(words.Event{Iteration: w.rec.Iteration(), Kind: kind, Via: via, After: after, Detail: detail})
+	e.listen(words.Event{Iteration: e.rec.Iteration(), Kind: kind, Via: via, After: after, Detail: detail})
 }

@@ -7,11 +7,22 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"github.com/ralph-tmux/ralph.tmux/watch/clock"
 	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
-// turn follows the agent through one iteration by what its screen shows.
+// turn follows the agent through one iteration by what its screen shows
+// and its hooks report.
 type turn struct {
+	cfg    *Settings // read only
+	clock  clock.Clock
+	rec    Record
+	status Status
+	pane   Pane
+	hooks  Hooks
+	events *events
+	out    *output // whether it turned on bracketed paste
+
 	sawWork     bool      // the busy marker or a finished turn showed since the prompt went in
 	dialogSince time.Time // a question has waited for the person since then
 	ended       time.Time // when the turn ended: idle seen, or the agent's hook
@@ -27,11 +38,10 @@ type turn struct {
 // start-up dialog, a limit, a question, the end of its turn), then
 // inactivity. It returns the ending, if any, and how soon another look could
 // change the verdict when nothing else happens.
-func (w *Watch) observe(det *agent.Detector, screen string, now time.Time) (Ending, bool, time.Duration) {
-	lines := agent.ScreenLines(screen, w.cfg.Lines)
+func (t *turn) observe(det *agent.Detector, screen string, now time.Time) (Ending, bool, time.Duration) {
+	lines := agent.ScreenLines(screen, t.cfg.Lines)
 	stable := det.Observe(md5.Sum([]byte(strings.Join(lines, "\n"))), now)
-	state, detail := w.cfg.Agent.Classify(lines)
-	t := &w.turn
+	state, detail := t.cfg.Agent.Classify(lines)
 	if state == agent.StateWorking {
 		t.dialogByHook = false // answered: it works again
 	} else if t.dialogByHook && state != agent.StateStartup && state != agent.StateLimited && state != agent.StateFinished {
@@ -40,23 +50,23 @@ func (w *Watch) observe(det *agent.Detector, screen string, now time.Time) (Endi
 	switch state {
 	case agent.StateStartup:
 		t.detail = detail
-		w.event(words.EventStartup, words.ViaScreen, detail)
+		t.events.tell(words.EventStartup, words.ViaScreen, detail)
 		return EndStartup, true, 0
 	case agent.StateNoLogin:
 		t.detail = detail
 		return EndNoLogin, true, 0
 	case agent.StateLimited:
 		t.detail = detail
-		w.event(words.EventLimit, words.ViaScreen, detail)
+		t.events.tell(words.EventLimit, words.ViaScreen, detail)
 		return EndLimit, true, 0
 	case agent.StateDialog:
-		w.askPerson(words.ViaScreen, "", now)
-		if w.cfg.DialogTimeout > 0 {
+		t.askPerson(words.ViaScreen, "", now)
+		if t.cfg.DialogTimeout > 0 {
 			waited := now.Sub(t.dialogSince)
-			if waited >= w.cfg.DialogTimeout {
+			if waited >= t.cfg.DialogTimeout {
 				return EndDialog, true, 0
 			}
-			return EndNone, false, w.cfg.DialogTimeout - waited
+			return EndNone, false, t.cfg.DialogTimeout - waited
 		}
 		return EndNone, false, 0 // a question is not inactivity
 	}
@@ -64,38 +74,38 @@ func (w *Watch) observe(det *agent.Detector, screen string, now time.Time) (Endi
 		t.dialogSince = time.Time{}
 		det.Reset()
 		stable = det.Observe(md5.Sum([]byte(strings.Join(lines, "\n"))), now)
-		w.status.Show(words.StatusRunning)
+		t.status.Show(words.StatusRunning)
 	}
-	w.rec.AgentState(state)
+	t.rec.AgentState(state)
 	if state == agent.StateWorking || state == agent.StateFinished {
 		if !t.sawWork {
-			w.event(words.EventBusy, words.ViaScreen, "")
+			t.events.tell(words.EventBusy, words.ViaScreen, "")
 		}
 		t.sawWork = true
 	}
-	next := w.cfg.InactivityTimeout - stable
+	next := t.cfg.InactivityTimeout - stable
 	idle, via := state == agent.StateIdle || state == agent.StateFinished, words.ViaScreen
-	if state == agent.StateUnknown && w.pasteOn && w.cfg.Agent.IdleGrace > 0 {
+	if state == agent.StateUnknown && t.out.pasteOn && t.cfg.Agent.IdleGrace > 0 {
 		// The profile's strings say nothing (a new release?): the agent's
 		// processes idle on its terminal tell instead.
-		cur := agent.LookForeground(w.pane.AgentPID(), now)
+		cur := agent.LookForeground(t.pane.AgentPID(), now)
 		if agent.IdleBetween(t.fg, cur) {
 			idle, via = true, words.ViaIdle
 		} else {
 			t.fg = cur
-			next = min(next, max(agent.IdleSpan, w.cfg.Agent.IdleGrace-stable))
+			next = min(next, max(agent.IdleSpan, t.cfg.Agent.IdleGrace-stable))
 		}
 	}
-	if grace := w.cfg.Agent.IdleGrace; idle && grace > 0 {
+	if grace := t.cfg.Agent.IdleGrace; idle && grace > 0 {
 		if !t.sawWork {
 			grace *= 4 // a turn too quick to be seen busy: be surer it is over
 		}
 		if stable >= grace {
-			return w.turnEndByScreen(via, stable, now), true, 0
+			return t.turnEndByScreen(via, stable, now), true, 0
 		}
 		next = min(next, grace-stable)
 	}
-	if stable >= w.cfg.InactivityTimeout {
+	if stable >= t.cfg.InactivityTimeout {
 		return EndInactivity, true, 0
 	}
 	return EndNone, false, next
@@ -104,62 +114,61 @@ func (w *Watch) observe(det *agent.Detector, screen string, now time.Time) (Endi
 // turnEndByScreen ends the turn the screen says is over, unless the
 // agent's own report came first (then that is how it ended). A hook that
 // should have reported it and did not is noted, once.
-func (w *Watch) turnEndByScreen(via string, stable time.Duration, now time.Time) Ending {
-	if end, ok := w.hookEnding(); ok {
+func (t *turn) turnEndByScreen(via string, stable time.Duration, now time.Time) Ending {
+	if end, ok := t.hookEnding(); ok {
 		return end
 	}
-	w.hookSilent(agent.HookTurnEnd)
-	w.turn.ended = now.Add(-stable)
-	w.event(words.EventTurnEnd, via, "")
+	t.hookSilent(agent.HookTurnEnd)
+	t.ended = now.Add(-stable)
+	t.events.tell(words.EventTurnEnd, via, "")
 	return EndTurn
 }
 
 // askPerson marks the iteration as waiting for the person, once per question.
-func (w *Watch) askPerson(via, detail string, now time.Time) {
-	t := &w.turn
+func (t *turn) askPerson(via, detail string, now time.Time) {
 	if !t.dialogSince.IsZero() {
 		return
 	}
 	t.dialogSince = now
-	w.event(words.EventDialog, via, detail)
-	w.rec.Sayf("the agent is asking a question; waiting for an answer in the pane")
-	w.rec.Log("DIALOG", fmt.Sprintf("iteration %d needs input", w.rec.Iteration()))
-	w.rec.AgentState(agent.StateDialog)
-	w.status.Show(words.StatusNeedsInput)
+	t.events.tell(words.EventDialog, via, detail)
+	t.rec.Sayf("the agent is asking a question; waiting for an answer in the pane")
+	t.rec.Log("DIALOG", fmt.Sprintf("iteration %d needs input", t.rec.Iteration()))
+	t.rec.AgentState(agent.StateDialog)
+	t.status.Show(words.StatusNeedsInput)
 }
 
 // hookEnding reads what the agent's hooks reported since the last look: a
 // failed turn (a usage limit or an API error), the end of its turn, or a
 // question for the person (which ends nothing).
-func (w *Watch) hookEnding() (Ending, bool) {
-	if r, ok := w.hooks.Record(agent.HookTurnFailed); ok {
+func (t *turn) hookEnding() (Ending, bool) {
+	if r, ok := t.hooks.Record(agent.HookTurnFailed); ok {
 		limit, text := agent.TurnFailure(r.Detail)
-		w.turn.detail = text
+		t.detail = text
 		if limit {
-			w.event(words.EventLimit, words.ViaHook, text)
+			t.events.tell(words.EventLimit, words.ViaHook, text)
 			return EndLimit, true
 		}
-		w.event(words.EventTurnFailed, words.ViaHook, text)
+		t.events.tell(words.EventTurnFailed, words.ViaHook, text)
 		return EndTurnFailed, true
 	}
-	if w.hookTurnEnded() {
+	if t.hookTurnEnded() {
 		return EndTurn, true
 	}
-	if r, ok := w.hooks.Record(agent.HookNeedsInput); ok && r.At.After(w.turn.inputAt) {
-		w.turn.inputAt, w.turn.dialogByHook = r.At, true
-		w.askPerson(words.ViaHook, r.Detail, w.clock.Now())
+	if r, ok := t.hooks.Record(agent.HookNeedsInput); ok && r.At.After(t.inputAt) {
+		t.inputAt, t.dialogByHook = r.At, true
+		t.askPerson(words.ViaHook, r.Detail, t.clock.Now())
 	}
 	return EndNone, false
 }
 
 // hookTurnEnded reports whether the agent's own turn-end hook fired for
 // this iteration.
-func (w *Watch) hookTurnEnded() bool {
-	if _, ok := w.hooks.Record(agent.HookTurnEnd); !ok {
+func (t *turn) hookTurnEnded() bool {
+	if _, ok := t.hooks.Record(agent.HookTurnEnd); !ok {
 		return false
 	}
-	w.turn.ended = w.clock.Now()
-	w.event(words.EventTurnEnd, words.ViaHook, "")
+	t.ended = t.clock.Now()
+	t.events.tell(words.EventTurnEnd, words.ViaHook, "")
 	return true
 }
 
@@ -167,18 +176,18 @@ func (w *Watch) hookTurnEnded() bool {
 // the screen showed: the agent cannot reach this program or the loop's
 // folder (a sandbox, a container). The screen tells the agent's state for
 // the rest of the loop, and the person is told once.
-func (w *Watch) hookSilent(name string) {
-	if !w.hooks.Reports(name) || w.hooks.Lost() {
+func (t *turn) hookSilent(name string) {
+	if !t.hooks.Reports(name) || t.hooks.Lost() {
 		return
 	}
-	if _, ok := w.hooks.Record(name); ok {
+	if _, ok := t.hooks.Record(name); ok {
 		return
 	}
-	w.hooks.Lose()
-	w.event(words.EventFallback, words.ViaScreen, "hook "+name+" did not report")
-	w.rec.Log("HOOK", fmt.Sprintf("iteration %d the agent's %s hook did not report; reading the screen from now on", w.rec.Iteration(), name))
-	w.rec.Warnf("the agent's %s hook did not report (an agent in a sandbox cannot reach %s or %s); "+
-		"reading its screen for the rest of the loop", name, w.cfg.Executable, w.rec.Store().Dir)
+	t.hooks.Lose()
+	t.events.tell(words.EventFallback, words.ViaScreen, "hook "+name+" did not report")
+	t.rec.Log("HOOK", fmt.Sprintf("iteration %d the agent's %s hook did not report; reading the screen from now on", t.rec.Iteration(), name))
+	t.rec.Warnf("the agent's %s hook did not report (an agent in a sandbox cannot reach %s or %s); "+
+		"reading its screen for the rest of the loop", name, t.cfg.Executable, t.rec.Store().Dir)
 }
 
 // hooksBrokeStart drops the hooks' arguments when the agent exited with an
@@ -186,37 +195,37 @@ func (w *Watch) hookSilent(name string) {
 // arguments may be what it could not start with (Claude Code in a sandbox
 // that cannot see the --settings file exits "Settings file not found").
 // From the next iteration the command runs as given and the screen tells.
-func (w *Watch) hooksBrokeStart(r Outcome) {
-	if !w.hooks.On() || r.Ending != EndExit || r.Code == 0 || r.Code == 126 || r.Code == 127 || w.ready || w.hooks.Plain() == nil {
+func (t *turn) hooksBrokeStart(r Outcome, ready bool) {
+	if !t.hooks.On() || r.Ending != EndExit || r.Code == 0 || r.Code == 126 || r.Code == 127 || ready || t.hooks.Plain() == nil {
 		return
 	}
 	for _, name := range agent.HookNames {
-		if _, ok := w.hooks.Record(name); ok {
+		if _, ok := t.hooks.Record(name); ok {
 			return // they reach us: something else failed
 		}
 	}
-	w.hooks.Drop()
-	w.event(words.EventFallback, words.ViaExit, "the agent exited before it took input, with the hooks' arguments")
-	w.rec.Log("HOOK", fmt.Sprintf("iteration %d the agent exited %d before it took input; running it without its hooks from now on", w.rec.Iteration(), r.Code))
-	w.rec.Warnf("the agent exited (status %d) before it took input, with the arguments that install its hooks; "+
+	t.hooks.Drop()
+	t.events.tell(words.EventFallback, words.ViaExit, "the agent exited before it took input, with the hooks' arguments")
+	t.rec.Log("HOOK", fmt.Sprintf("iteration %d the agent exited %d before it took input; running it without its hooks from now on", t.rec.Iteration(), r.Code))
+	t.rec.Warnf("the agent exited (status %d) before it took input, with the arguments that install its hooks; "+
 		"running it without them from the next iteration (the screen tells its state)", r.Code)
 }
 
 // quiet takes output until the agent pauses a moment, at most hookSettle.
-func (w *Watch) quiet() {
-	if w.stream() == nil {
+func (o *output) quiet() {
+	if o.stream() == nil {
 		return
 	}
-	deadline := w.clock.After(hookSettle)
+	deadline := o.clock.After(hookSettle)
 	for {
-		w.take()
+		o.take()
 		select {
-		case <-w.stream().Notify():
-		case <-w.clock.After(hookQuiet):
-			w.take()
+		case <-o.stream().Notify():
+		case <-o.clock.After(hookQuiet):
+			o.take()
 			return
 		case <-deadline:
-			w.take()
+			o.take()
 			return
 		}
 	}

@@ -25,12 +25,12 @@ func (w *Watch) command(promptPath string) []string {
 	case agent.ModeArg:
 		return append([]string{"/bin/sh", "-c",
 			`set -m; n=$1; f=$2; shift 2; p=$(cat "$f"; printf x); p=${p%x}; "$@" "$p"; ` + report,
-			"ralph", w.nonce, promptPath}, run...)
+			"ralph", w.out.nonce, promptPath}, run...)
 	case agent.ModeStdin:
 		return append([]string{"/bin/sh", "-c", `set -m; n=$1; f=$2; shift 2; "$@" < "$f"; ` + report,
-			"ralph", w.nonce, promptPath}, run...)
+			"ralph", w.out.nonce, promptPath}, run...)
 	}
-	return append([]string{"/bin/sh", "-c", `set -m; n=$1; shift; "$@"; ` + report, "ralph", w.nonce}, run...)
+	return append([]string{"/bin/sh", "-c", `set -m; n=$1; shift; "$@"; ` + report, "ralph", w.out.nonce}, run...)
 }
 
 // Nonce is a new exit marker's: the agent's own, told from an earlier one's.
