@@ -5,7 +5,7 @@
 // The loop decides; a few parts, each owning its data, do the rest:
 //
 //	loop.go               Loop: the iterations in turn, the checks before each
-//	runiteration.go       one iteration (package iteration) given what it needs of the loop's parts
+//	iterationviews.go     what one iteration (package iteration) needs of the loop's parts
 //	settle.go             how an iteration ended and what comes next (iteration.Rules, the endings table)
 //	limitwait.go          a usage limit's wait for its reset
 //	hooks.go              agentHooks: what the agent reports itself, and the command it runs with

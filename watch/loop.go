@@ -19,7 +19,7 @@ import (
 // Loop supervises one pane: it runs iterations until done, a limit, a fatal
 // failure or an interrupt. It decides; its parts do and record:
 //
-//	iteration.Watch    one iteration's agent: start, prompt, output, screen, turn end (package iteration; runiteration.go gives it its needs)
+//	iteration.Watch    one iteration's agent: start, prompt, output, screen, turn end (package iteration; iterationviews.go gives it its needs)
 //	recorder           state.json, the logs and the receipts: the only writer (recorder.go)
 //	statusLine         the pane's @ralph-* options, the beat, the notices (statusline.go)
 //	loopPane           the pane: its output stream, remain-on-exit, leftovers (pane.go)
@@ -75,6 +75,37 @@ func (l *Loop) assemble() {
 	l.steer = &steering{cfg: cfg, rec: l.rec, ran: l.ran}
 	l.guard = &contextGuard{cfg: cfg, rec: l.rec, spend: l.spend, tmux: l.Tmux, clock: l.Clock}
 	l.tasks = &taskPlan{cfg: cfg, rec: l.rec, chores: l.chores}
+}
+
+// iteration is the watch of one iteration's agent (package iteration),
+// given what it needs of the loop's parts; nonce "" takes any exit marker
+// as this agent's (one a previous watcher started).
+func (l *Loop) iteration(nonce string) *iteration.Watch {
+	interrupts := []iteration.Interrupt{l.chores, l.asks}
+	if l.MaxTime > 0 {
+		interrupts = append(interrupts, timeLimit{end: l.start.Add(l.MaxTime), clock: l.Clock})
+	}
+	interrupts = append(interrupts, l.guard, l.spend)
+	return iteration.New(iteration.Needs{
+		Settings: l.settings(), Tmux: l.Tmux, Clock: l.Clock,
+		Record: iterationRecord{l.rec}, Status: iterationStatus{l.status},
+		Pane: l.pane, Hooks: l.hooks, Cast: l.casts, Spend: l.spend, Requests: l.asks,
+		Interrupts: interrupts,
+	}, nonce)
+}
+
+// settings is what an iteration reads of the loop's configuration.
+func (l *Loop) settings() iteration.Settings {
+	c := &l.Config
+	return iteration.Settings{
+		Name: c.Name, Pane: c.Pane, Dir: c.Dir, Command: c.Command, Secrets: c.Secrets,
+		Path:       l.rec.st.Path, // as at the loop's start, whoever resumed it
+		Executable: c.Executable, PromptMode: c.PromptMode, MaxIterations: c.MaxIterations, Lines: c.Lines,
+		Agent: c.Agent, DonePattern: c.DonePattern, CheckDoneContinuous: c.CheckDoneContinuous,
+		ReadyPattern: c.ReadyPattern, ReadyTimeout: c.ReadyTimeout, InactivityTimeout: c.InactivityTimeout,
+		IterationTimeout: c.IterationTimeout, DialogTimeout: c.DialogTimeout, PollInterval: c.PollInterval,
+		CheckEvery: c.CheckEvery, Events: c.Events,
+	}
 }
 
 // Result is how a loop ended: the process exit code and the recorded reason.

@@ -1,5 +1,9 @@
 package watch
 
+// What an iteration (package iteration) needs of the loop's parts, as the
+// narrow views of iteration.Needs; the rest the parts implement themselves
+// (loopPane, agentHooks, castLog, spending, requests, contextGuard, chores).
+
 import (
 	"time"
 
@@ -9,37 +13,6 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
-
-// iteration is the watch of one iteration's agent (package iteration),
-// given what it needs of the loop's parts; nonce "" takes any exit marker
-// as this agent's (one a previous watcher started).
-func (l *Loop) iteration(nonce string) *iteration.Watch {
-	interrupts := []iteration.Interrupt{l.chores, l.asks}
-	if l.MaxTime > 0 {
-		interrupts = append(interrupts, timeLimit{end: l.start.Add(l.MaxTime), clock: l.Clock})
-	}
-	interrupts = append(interrupts, l.guard, l.spend)
-	return iteration.New(iteration.Needs{
-		Settings: l.settings(), Tmux: l.Tmux, Clock: l.Clock,
-		Record: iterationRecord{l.rec}, Status: iterationStatus{l.status},
-		Pane: l.pane, Hooks: l.hooks, Cast: l.casts, Spend: l.spend, Requests: l.asks,
-		Interrupts: interrupts,
-	}, nonce)
-}
-
-// settings is what an iteration reads of the loop's configuration.
-func (l *Loop) settings() iteration.Settings {
-	c := &l.Config
-	return iteration.Settings{
-		Name: c.Name, Pane: c.Pane, Dir: c.Dir, Command: c.Command, Secrets: c.Secrets,
-		Path:       l.rec.st.Path, // as at the loop's start, whoever resumed it
-		Executable: c.Executable, PromptMode: c.PromptMode, MaxIterations: c.MaxIterations, Lines: c.Lines,
-		Agent: c.Agent, DonePattern: c.DonePattern, CheckDoneContinuous: c.CheckDoneContinuous,
-		ReadyPattern: c.ReadyPattern, ReadyTimeout: c.ReadyTimeout, InactivityTimeout: c.InactivityTimeout,
-		IterationTimeout: c.IterationTimeout, DialogTimeout: c.DialogTimeout, PollInterval: c.PollInterval,
-		CheckEvery: c.CheckEvery, Events: c.Events,
-	}
-}
 
 // timeLimit ends the iteration running when the loop's max time is up
 // (an iteration.Interrupt).
