@@ -72,7 +72,7 @@ type Rule struct {
 	Code      int                      // the exit code then
 	Shown     string                   // the line shown (for a stop, an error; for a limit or a timer, a format of its setting)
 	Logged    string                   // the record's cause, or for a timer a format of its setting
-	Progress  string                   // how the progress file and hooks name the iteration's end; "": exit
+	Progress  string                   // how the progress file and the on-* commands name the iteration's end; "": exit
 	Failure   bool                     // the iteration failed: it counts towards the consecutive failures
 	Timer     func(s *Settings) string // the setting that ran out, for shown and logged
 	Advice    Advice                   // what the person is told to do, for an ending that needs them
@@ -107,7 +107,7 @@ var Rules = map[Ending]Rule{
 		Logged: "not_logged_in", Advice: LoginAdvice, ReceiptNow: true},
 	EndMaxTime: {Then: LimitLoop, Reason: words.ReasonMaxTime, Shown: "max time (%s) reached", ReceiptNow: true},
 	EndBudget:  {Then: BudgetLoop, Reason: words.ReasonBudget, Status: words.StatusLimit, Code: words.ExitLimit}, // its receipt once its agent is ended
-	EndLimit:   {Then: WaitReset, ReceiptNow: true},                                                              // not an iteration: no checks, no hooks; the loop waits for the reset
+	EndLimit:   {Then: WaitReset, ReceiptNow: true},                                                              // not an iteration: no checks, no on-* commands; the loop waits for the reset
 	EndDialog: {Progress: "dialog_timeout", Shown: "question unanswered for %s, restarting", Logged: "dialog_timeout=%s",
 		Timer: func(s *Settings) string { return s.DialogTimeout.String() }},
 	EndInactivity: {Progress: "inactivity_timeout", Shown: "inactivity timeout (%s), restarting", Logged: "inactivity_timeout=%s",
@@ -130,7 +130,7 @@ func Failed(it Outcome) bool {
 	return rule.Failure || rule.Exit && (it.Code != 0 || it.Untaken)
 }
 
-// EndReason names how an iteration ended, for the progress file and hooks.
+// EndReason names how an iteration ended, for the progress file and the on-* commands.
 func EndReason(it Outcome) string {
 	if it.Match != "" {
 		return "done_pattern"
