@@ -45,13 +45,13 @@ type Config struct {
 	PauseFile           string         // pause the loop when this appears (it is removed)
 
 	Checks           []between.Check // run after every iteration in Dir
-	CheckTimeout     time.Duration   // per check, and per hook
+	CheckTimeout     time.Duration   // per check, and per on-* command
 	CheckOutputChars int             // of each failed check's output, in the next prompt
 	CheckFailAction  string          // FailAppend, FailPrepend or FailReplace
 
 	IncludeIterationCount bool // start the prompt with "Iteration X of Y, Z remaining."
 
-	OnIterationEnd, OnDone, OnFail string // hooks, run with sh -c
+	OnIterationEnd, OnDone, OnFail string // the person's on-* commands, run with sh -c
 	Commit                         bool   // commit all changes after an iteration whose checks pass
 	ProgressFile                   string // a section is appended to it per iteration
 	Worktree, WorktreeBranch       string // the loop's own git worktree, if any
@@ -90,7 +90,7 @@ type Config struct {
 
 	Events func(words.Event) // told what the loop learns of the agent; nil: nobody listens
 
-	CommandSources []state.CommandSource // where each command (check, hook) came from, for status
+	CommandSources []state.CommandSource // where each command (check, on-* command) came from, for status
 
 	// Waits that are not flags; zero (nil) takes the default. Tests shorten them.
 	CheckEvery   time.Duration           // with a stream: how often what output cannot tell is checked; 0: 5 s
@@ -125,17 +125,13 @@ func (c *Config) Criterion() bool {
 	return c.DonePattern != nil || c.DoneFile != "" || c.TasksFile != ""
 }
 
-// Tunables of delivery that are not flags (yet).
+// Tunables of the loop that are not flags (yet); the iteration's own are in package iteration.
 const (
 	killGrace      = 3 * time.Second
 	heartbeatEvery = 30 * time.Second // state.json's heartbeat: each save costs an fsync, the most of an idle watcher's CPU
-	checkEvery     = 5 * time.Second  // Config.CheckEvery's default (each wake costs)
 	budgetEvery    = 5 * time.Second  // Config.BudgetEvery's default: a session file can be megabytes, a few seconds late is soon enough
 	maxFailures    = 5
-	quietAfter     = 15 * time.Millisecond  // output paused this long: judge held-back lines
-	maxLimitWait   = 8 * 24 * time.Hour     // a reset further off is misread
-	hookSettle     = 3 * time.Second        // longest wait for output after a turn-end hook: a busy machine draws the reply late
-	hookQuiet      = 150 * time.Millisecond // after a turn-end hook, output paused this long is all there is
+	maxLimitWait   = 8 * 24 * time.Hour // a reset further off is misread
 )
 
 // minLimitWait (Config.MinLimitWait's default) keeps a misread reset time

@@ -9,7 +9,7 @@ import (
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
-	"github.com/ralph-tmux/ralph.tmux/watch/deliver"
+	"github.com/ralph-tmux/ralph.tmux/watch/iteration"
 	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
 )
@@ -45,28 +45,28 @@ type contextGuard struct {
 	why       string    // why the iteration was ended
 }
 
-// check reads how full the context is (every BudgetEvery at most) and
-// nudges the agent or ends the iteration.
-func (g *contextGuard) check() (ending, bool) {
+// Check reads how full the context is (every BudgetEvery at most) and
+// nudges the agent or ends the iteration (an iteration.Interrupt).
+func (g *contextGuard) Check() (iteration.Ending, bool) {
 	if g.cfg.MaxContext <= 0 {
-		return endNone, false
+		return iteration.EndNone, false
 	}
 	now := g.clock.Now()
 	if n := g.rec.iteration(); n != g.iteration {
 		g.iteration, g.nudged, g.next, g.why = n, false, time.Time{}, ""
 	}
 	if now.Before(g.next) {
-		return endNone, false
+		return iteration.EndNone, false
 	}
 	g.next = now.Add(cmp.Or(g.cfg.BudgetEvery, budgetEvery))
 	r, err := g.spend.read()
 	if err != nil || r.Usage.Context == nil {
-		return endNone, false
+		return iteration.EndNone, false
 	}
 	c := *r.Usage.Context
 	pct, window := c.Percent(g.windows())
 	if window == 0 {
-		return endNone, false
+		return iteration.EndNone, false
 	}
 	used := fmt.Sprintf("%d%% (%d of %d tokens, %s)", pct, c.Tokens, window, c.Model)
 	switch {
@@ -75,14 +75,14 @@ func (g *contextGuard) check() (ending, bool) {
 		g.spend.current().reason = g.why
 		g.rec.sayf("context window at %s, ending iteration %d", used, g.iteration)
 		g.rec.log("CONTEXT", fmt.Sprintf("iteration %d context=%s ended (max %d%%+%d)", g.iteration, used, g.cfg.MaxContext, contextEndAbove))
-		return endContext, true
+		return iteration.EndContext, true
 	case pct >= g.cfg.MaxContext && !g.nudged:
 		g.nudged = true
 		g.rec.sayf("context window at %s, nudging the agent to wrap up", used)
 		g.rec.log("CONTEXT", fmt.Sprintf("iteration %d context=%s nudged (max %d%%)", g.iteration, used, g.cfg.MaxContext))
 		g.nudge()
 	}
-	return endNone, false
+	return iteration.EndNone, false
 }
 
 // nudge types the nudge into the agent as a message is sent to it.
@@ -92,7 +92,7 @@ func (g *contextGuard) nudge() {
 		return
 	}
 	text := cmp.Or(g.cfg.ContextNudge, DefaultContextNudge)
-	t := &deliver.Typist{Tmux: g.tmux, Pane: g.cfg.Pane, Name: g.cfg.Name, Clock: g.clock, Warnf: g.rec.warnf}
+	t := &iteration.Typist{Tmux: g.tmux, Pane: g.cfg.Pane, Name: g.cfg.Name, Clock: g.clock, Warnf: g.rec.warnf}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if err := t.Type(ctx, text); err != nil {

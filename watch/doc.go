@@ -5,21 +5,17 @@
 // The loop decides; a few parts, each owning its data, do the rest:
 //
 //	loop.go               Loop: the iterations in turn, the checks before each
-//	settle.go, endings.go how an iteration ended and what comes next (the endings table)
+//	iterationviews.go     what one iteration (package iteration) needs of the loop's parts
+//	settle.go             how an iteration ended and what comes next (iteration.Rules, the endings table)
 //	limitwait.go          a usage limit's wait for its reset
-//	agentwatch.go         agentWatch: one iteration's agent, started or adopted, to its outcome
-//	deliver.go            where the prompt is typed: ready, paste, submit
-//	monitor.go, turn.go   watching a running agent: its screen, its hooks, its turn's end
-//	output.go, drawn.go   its output stream (done token, exit marker) and last screen
-//	wrapper.go            the command the pane runs: the agent and its exit marker
 //	hooks.go              agentHooks: what the agent reports itself, and the command it runs with
 //	recorder.go           recorder: the only writer of state.json, the logs and the receipts
-//	status.go             statusLine: the pane's @ralph-* options, the watcher's beat, the notices
-//	receipts.go           spending: each iteration's receipt and the budget
-//	betweeniterations.go  checks, progress file, commit, hooks, done and pause files
+//	statusline.go         statusLine: the pane's @ralph-* options, the watcher's beat, the notices
+//	spending.go           spending: each iteration's receipt and the budget
+//	chores.go             chores: checks, progress file, commit, on-* commands, done and pause files
 //	pane.go, stream.go    the pane taken over and given back, and its output stream
 //	requests.go           pause and stop requests
-//	casts.go              each iteration's recording for replay
+//	castlog.go            castLog: each iteration's recording for replay
 //
 // The words the loop shares with control, doctor and the command line
 // (statuses, events, exit codes, end reasons) are in package words.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"github.com/ralph-tmux/ralph.tmux/watch/iteration"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
 )
@@ -45,9 +46,9 @@ func TestFiftyQuickExitsAreEachReadRight(t *testing.T) {
 			defer l.pane.giveBack(Result{})
 			for i := 1; i <= 50; i++ {
 				l.rec.st.CurrentIteration = i
-				r := l.newWatch(nonce()).run(context.Background(), "prompt")
-				if want := (i * 7) % 256; r.ending != endExit || r.code != want {
-					t.Errorf("exit %d: got ending %d code %d", want, r.ending, r.code)
+				r := l.iteration(iteration.Nonce()).Run(context.Background(), "prompt")
+				if want := (i * 7) % 256; r.Ending != iteration.EndExit || r.Code != want {
+					t.Errorf("exit %d: got ending %d code %d", want, r.Ending, r.Code)
 				}
 			}
 		})

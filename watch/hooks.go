@@ -2,7 +2,6 @@ package watch
 
 import (
 	"cmp"
-	"fmt"
 	"os"
 	"strings"
 
@@ -81,10 +80,10 @@ func (h *agentHooks) install() {
 	h.on = true
 }
 
-// record returns this iteration's record of name: from a hook the
+// Record returns this iteration's record of name: from a hook the
 // watcher installed, or one the person configured themselves (records are
 // cleared before each agent starts, so one of this iteration is its agent's).
-func (h *agentHooks) record(name string) (agent.HookRecord, bool) {
+func (h *agentHooks) Record(name string) (agent.HookRecord, bool) {
 	if h.rec.store == nil {
 		return agent.HookRecord{}, false
 	}
@@ -95,8 +94,8 @@ func (h *agentHooks) record(name string) (agent.HookRecord, bool) {
 	return r, true
 }
 
-// clear removes the hooks' records before an agent starts.
-func (h *agentHooks) clear() {
+// Clear removes the hooks' records before an agent starts.
+func (h *agentHooks) Clear() {
 	for _, name := range agent.HookNames {
 		_ = os.Remove(h.rec.store.Path(name))
 	}
@@ -117,19 +116,6 @@ func (h *agentHooks) addArgs(args ...string) bool {
 	}
 	h.command = out
 	return true
-}
-
-// addedArgs says where the loop's own words stand in command, "AT:COUNT",
-// compared with the person's plain one; "" when it added none.
-func addedArgs(plain, command []string) string {
-	if plain == nil || len(command) <= len(plain) {
-		return ""
-	}
-	at := 0
-	for at < len(plain) && plain[at] == command[at] {
-		at++
-	}
-	return fmt.Sprintf("%d:%d", at, len(command)-len(plain))
 }
 
 // installGemini gives Gemini CLI the loop's hooks through an overlay of
@@ -229,9 +215,19 @@ func (h *agentHooks) installCopilot(call func(name string) []string) bool {
 	return true
 }
 
-// drop runs the agent as the person gave it from now on: without the hooks'
+// Drop runs the agent as the person gave it from now on: without the hooks'
 // arguments and environment, its screen telling its state.
-func (h *agentHooks) drop() {
+func (h *agentHooks) Drop() {
 	h.command, h.plain, h.env = h.plain, nil, nil
 	h.on, h.hooked, h.lost = false, nil, true
 }
+
+// What an iteration reads of the hooks (iteration.Hooks).
+
+func (h *agentHooks) Command() []string        { return h.command }
+func (h *agentHooks) Plain() []string          { return h.plain }
+func (h *agentHooks) Env() []string            { return h.env }
+func (h *agentHooks) On() bool                 { return h.on }
+func (h *agentHooks) Reports(name string) bool { return h.hooked[name] }
+func (h *agentHooks) Lost() bool               { return h.lost }
+func (h *agentHooks) Lose()                    { h.lost = true }

@@ -51,7 +51,7 @@ func resetNote(until time.Time) string {
 
 // resumeWait goes back to waiting for a usage limit's reset when the loop
 // was paused while it waited; ok is false when there is nothing to wait for.
-func (l *Loop) resumeWait(ctx context.Context) (res Result, stop, ok bool) {
+func (l *Loop) resumeWait(ctx context.Context) (res Result, halt, ok bool) {
 	until, err := time.ParseInLocation(state.TimeFormat, l.rec.st.WaitingUntil, time.Local)
 	if err != nil {
 		return Result{}, false, false
@@ -61,6 +61,6 @@ func (l *Loop) resumeWait(ctx context.Context) (res Result, stop, ok bool) {
 	}
 	l.rec.sayf("resuming the wait for the usage limit's reset (%s)", until.Format("15:04"))
 	l.status.shown = words.StatusWaiting // the person was told when the limit came, and resumed it knowing
-	res, stop = l.waitForReset(ctx, until)
-	return res, stop, true
+	res, halt = l.waitForReset(ctx, until)
+	return res, halt, true
 }

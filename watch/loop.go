@@ -10,6 +10,7 @@ import (
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
+	"github.com/ralph-tmux/ralph.tmux/watch/iteration"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
 	"github.com/ralph-tmux/ralph.tmux/watch/words"
@@ -18,19 +19,19 @@ import (
 // Loop supervises one pane: it runs iterations until done, a limit, a fatal
 // failure or an interrupt. It decides; its parts do and record:
 //
-//	agentWatch         one iteration's agent: start, prompt, output, screen, turn end (agentwatch.go)
+//	iteration.Watch    one iteration's agent: start, prompt, output, screen, turn end (package iteration; iterationviews.go gives it its needs)
 //	recorder           state.json, the logs and the receipts: the only writer (recorder.go)
-//	statusLine         the pane's @ralph-* options, the beat, the notices (status.go)
+//	statusLine         the pane's @ralph-* options, the beat, the notices (statusline.go)
 //	loopPane           the pane: its output stream, remain-on-exit, leftovers (pane.go)
 //	agentHooks         what the agent reports itself, and the command it runs with (hooks.go)
-//	spending           receipts and the budget (receipts.go)
-//	betweenIterations  checks, progress file, commit, hooks, done and pause files (betweeniterations.go)
+//	spending           receipts and the budget (spending.go)
+//	chores             checks, progress file, commit, on-* commands, done and pause files (chores.go)
 //	requests           pause and stop requests (requests.go)
 //	steering           the person's notes and new limits, between iterations (steering.go)
 //	contextGuard       the agent's context window: a nudge, then a fresh agent (contextguard.go)
 //	taskPlan           the plan of tasks: one an iteration, each judged by the loop (tasks.go, taskverdict.go)
 //
-// What each ending means is data (endings.go); settle.go goes by it.
+// What each ending means is data (iteration/ending.go); settle.go goes by it.
 type Loop struct {
 	Config // read only once the loop starts
 	Tmux   tmux.Client
@@ -46,7 +47,7 @@ type Loop struct {
 	hooks  *agentHooks
 	casts  *castLog
 	spend  *spending
-	after  *betweenIterations
+	chores *chores
 	asks   *requests
 	steer  *steering
 	guard  *contextGuard
@@ -67,41 +68,44 @@ func (l *Loop) assemble() {
 	l.status = &statusLine{cfg: cfg, tmux: l.Tmux, rec: l.rec}
 	l.pane = &loopPane{cfg: cfg, tmux: l.Tmux, clock: l.Clock, rec: l.rec}
 	l.hooks = newAgentHooks(cfg, l.rec)
-	l.casts = &castLog{cfg: cfg, rec: l.rec, clock: l.Clock}
+	l.casts = &castLog{cfg: cfg, rec: l.rec, pane: l.pane, clock: l.Clock}
 	l.spend = &spending{cfg: cfg, rec: l.rec, pane: l.pane, hooks: l.hooks, clock: l.Clock, wake: l.Wake}
-	l.after = &betweenIterations{cfg: cfg, rec: l.rec, clock: l.Clock, checked: -1}
+	l.chores = &chores{cfg: cfg, rec: l.rec, clock: l.Clock, checked: -1}
 	l.asks = &requests{store: l.Store, clock: l.Clock, wake: l.Wake}
 	l.steer = &steering{cfg: cfg, rec: l.rec, ran: l.ran}
 	l.guard = &contextGuard{cfg: cfg, rec: l.rec, spend: l.spend, tmux: l.Tmux, clock: l.Clock}
-	l.tasks = &taskPlan{cfg: cfg, rec: l.rec, after: l.after}
+	l.tasks = &taskPlan{cfg: cfg, rec: l.rec, chores: l.chores}
 }
 
-// newWatch is the watch of one iteration's agent; nonce "" takes any exit
-// marker as this agent's (one a previous watcher started).
-func (l *Loop) newWatch(nonce string) *agentWatch {
-	return &agentWatch{cfg: &l.Config, tmux: l.Tmux, clock: l.Clock, rec: l.rec, status: l.status, pane: l.pane, hooks: l.hooks,
-		casts: l.casts, spend: l.spend, asks: l.asks, loopChecks: l.whileRunning, nonce: nonce, exitMarked: -1}
+// iteration is the watch of one iteration's agent (package iteration),
+// given what it needs of the loop's parts; nonce "" takes any exit marker
+// as this agent's (one a previous watcher started).
+func (l *Loop) iteration(nonce string) *iteration.Watch {
+	interrupts := []iteration.Interrupt{l.chores, l.asks}
+	if l.MaxTime > 0 {
+		interrupts = append(interrupts, timeLimit{end: l.start.Add(l.MaxTime), clock: l.Clock})
+	}
+	interrupts = append(interrupts, l.guard, l.spend)
+	return iteration.New(iteration.Needs{
+		Settings: l.settings(), Tmux: l.Tmux, Clock: l.Clock,
+		Record: iterationRecord{l.rec}, Status: iterationStatus{l.status},
+		Pane: l.pane, Hooks: l.hooks, Cast: l.casts, Spend: l.spend, Requests: l.asks,
+		Interrupts: interrupts,
+	}, nonce)
 }
 
-// whileRunning is what the loop checks now and then while an agent runs:
-// the done file, the pause file, a request, max time, the budget.
-func (l *Loop) whileRunning() (ending, bool) {
-	switch {
-	case l.after.doneFileExists():
-		return endDoneFile, true
-	case l.after.pauseFileSeen():
-		return endPaused, true
+// settings is what an iteration reads of the loop's configuration.
+func (l *Loop) settings() iteration.Settings {
+	c := &l.Config
+	return iteration.Settings{
+		Name: c.Name, Pane: c.Pane, Dir: c.Dir, Command: c.Command, Secrets: c.Secrets,
+		Path:       l.rec.st.Path, // as at the loop's start, whoever resumed it
+		Executable: c.Executable, PromptMode: c.PromptMode, MaxIterations: c.MaxIterations, Lines: c.Lines,
+		Agent: c.Agent, DonePattern: c.DonePattern, CheckDoneContinuous: c.CheckDoneContinuous,
+		ReadyPattern: c.ReadyPattern, ReadyTimeout: c.ReadyTimeout, InactivityTimeout: c.InactivityTimeout,
+		IterationTimeout: c.IterationTimeout, DialogTimeout: c.DialogTimeout, PollInterval: c.PollInterval,
+		CheckEvery: c.CheckEvery, Events: c.Events,
 	}
-	if end, ok := l.asks.take(); ok {
-		return end, true
-	}
-	if l.MaxTime > 0 && l.Clock.Now().Sub(l.start) >= l.MaxTime {
-		return endMaxTime, true
-	}
-	if end, ok := l.guard.check(); ok {
-		return end, true
-	}
-	return l.spend.over()
 }
 
 // Result is how a loop ended: the process exit code and the recorded reason.
@@ -115,9 +119,9 @@ func (l *Loop) Run(ctx context.Context) Result {
 	l.assemble()
 	res, ok := l.open()
 	if ok {
-		stop := l.status.beat()
+		stopBeat := l.status.beat()
 		res = l.run(ctx)
-		stop()
+		stopBeat()
 		l.pane.giveBack(res)
 	}
 	if !l.status.shown.Live() { // the pane is back to a shell: the bell can ring in it
@@ -159,7 +163,7 @@ func (l *Loop) open() (Result, bool) {
 		if t, err := time.ParseInLocation(state.TimeFormat, st.Started, time.Local); err == nil {
 			l.start = t // max-time counts from the loop's first start
 		}
-		l.after.restoreChecks()
+		l.chores.restoreChecks()
 		l.tasks.resume()
 	} else {
 		l.rec.newRun(l.start)
@@ -184,31 +188,31 @@ func (l *Loop) run(ctx context.Context) Result {
 	waited := false
 	if l.Resume && l.rec.st.WaitingUntil != "" { // paused while it waited for a limit's reset
 		var res Result
-		var stop bool
-		if res, stop, waited = l.resumeWait(ctx); stop {
+		var halt bool
+		if res, halt, waited = l.resumeWait(ctx); halt {
 			return res
 		}
 	}
 	if l.Resume && !waited && l.inProgress() {
 		started, _ := time.ParseInLocation(state.TimeFormat, l.rec.st.LastIterationStarted, time.Local)
 		l.rec.sayf("resuming iteration %s", l.rec.progress())
-		var it outcome
+		var it iteration.Outcome
 		untyped := l.rec.takePromptUntyped()
-		switch w := l.newWatch(""); {
+		switch w := l.iteration(""); {
 		case untyped && l.orphaned:
 			it = l.startAgain(ctx, started)
 		case untyped && l.PromptMode == agent.ModeType:
-			it = w.adoptUntyped(ctx, started)
+			it = w.AdoptUntyped(ctx, started)
 		default:
 			l.status.show(words.StatusRunning)
-			it = w.adopt(ctx, started)
+			it = w.Adopt(ctx, started)
 		}
-		if res, stop := l.settle(ctx, it, started); stop {
+		if res, halt := l.settle(ctx, it, started); halt {
 			return res
 		}
 	}
 	for {
-		if res, stop := l.beforeIteration(ctx); stop {
+		if res, halt := l.beforeIteration(ctx); halt {
 			return res
 		}
 		text, err := ReadPrompt(l.PromptFile)
@@ -225,7 +229,7 @@ func (l *Loop) run(ctx context.Context) Result {
 		l.turnEnded, l.status.note = time.Time{}, ""
 		notes := l.steer.forPrompt()
 		prompt := Compose(text, PromptVars{Iteration: n, MaxIterations: l.MaxIterations, Name: l.Name,
-			CheckFailures: joinBlocks(l.tasks.feedback, l.after.feedback), Task: l.tasks.begin(n, text), Notes: notes}, l.CheckFailAction, l.IncludeIterationCount)
+			CheckFailures: joinBlocks(l.tasks.feedback, l.chores.feedback), Task: l.tasks.begin(n, text), Notes: notes}, l.CheckFailAction, l.IncludeIterationCount)
 		l.spend.begin(now, notes)
 		l.rec.sayf("starting iteration %s", l.rec.progress())
 		if err := os.WriteFile(l.Store.Path(state.PromptCopy), []byte(prompt), 0o600); err != nil { // before the record: resume may deliver it
@@ -243,7 +247,7 @@ func (l *Loop) run(ctx context.Context) Result {
 			l.status.show(words.StatusRunning)
 		}
 
-		if res, stop := l.settle(ctx, l.newWatch(nonce()).run(ctx, prompt), now); stop {
+		if res, halt := l.settle(ctx, l.iteration(iteration.Nonce()).Run(ctx, prompt), now); halt {
 			return res
 		}
 	}
@@ -252,12 +256,12 @@ func (l *Loop) run(ctx context.Context) Result {
 // startAgain starts afresh an iteration whose watcher died before its
 // prompt was typed: an agent it may have started never had the prompt, and
 // counting its idle screen as a turn would waste the iteration.
-func (l *Loop) startAgain(ctx context.Context, started time.Time) outcome {
+func (l *Loop) startAgain(ctx context.Context, started time.Time) iteration.Outcome {
 	prompt, err := os.ReadFile(l.Store.Path(state.PromptCopy))
 	if err != nil {
 		l.rec.warnf("the prompt of iteration %d is lost (%v); watching the agent", l.rec.iteration(), err)
 		l.status.show(words.StatusRunning)
-		return l.newWatch("").adopt(ctx, started)
+		return l.iteration("").Adopt(ctx, started)
 	}
 	l.rec.sayf("the prompt of iteration %d never reached the agent; starting its agent again", l.rec.iteration())
 	if l.PromptMode == agent.ModeType {
@@ -266,7 +270,7 @@ func (l *Loop) startAgain(ctx context.Context, started time.Time) outcome {
 	} else {
 		l.status.show(words.StatusRunning)
 	}
-	return l.newWatch(nonce()).run(ctx, string(prompt))
+	return l.iteration(iteration.Nonce()).Run(ctx, string(prompt))
 }
 
 // inProgress reports whether the state left an iteration started and not ended.
@@ -280,27 +284,27 @@ func (l *Loop) inProgress() bool {
 // it notes the working tree, to tell whether the iteration changes it.
 func (l *Loop) beforeIteration(ctx context.Context) (Result, bool) {
 	l.steer.take()
-	if end, ok := l.asks.take(); ok && (end == endSkipped || end == endRetried) {
+	if end, ok := l.asks.Take(); ok && iteration.Rules[end].NextNow {
 		l.rec.sayf("no iteration runs to end; the next starts now") // a skip or retry that came between iterations
 	} else if ok {
-		return l.settle(ctx, outcome{ending: end}, l.Clock.Now())
+		return l.settle(ctx, iteration.Outcome{Ending: end}, l.Clock.Now())
 	}
 	if ctx.Err() != nil {
 		return l.interrupted(), true
 	}
-	if l.after.pauseFileSeen() {
+	if l.chores.pauseFileSeen() {
 		return l.paused(), true
 	}
-	if l.after.doneFileExists() && !l.tasks.ignoresDone() {
-		if l.after.checksPass(ctx) {
+	if l.chores.doneFileExists() && !l.tasks.ignoresDone() {
+		if l.chores.checksPass(ctx) {
 			return l.doneFile(), true
 		}
 		if ctx.Err() != nil {
 			return l.interrupted(), true
 		}
-		l.after.rejectDone()
+		l.chores.rejectDone()
 	}
-	if res, stop := l.tasksEnd(); stop {
+	if res, halt := l.tasksEnd(); halt {
 		return res, true
 	}
 	switch {
@@ -309,9 +313,9 @@ func (l *Loop) beforeIteration(ctx context.Context) (Result, bool) {
 	case l.MaxIterations > 0 && l.rec.iteration() >= l.MaxIterations:
 		return l.limit(words.ReasonMaxIterations, fmt.Sprintf("max iterations (%d) reached", l.MaxIterations)), true
 	}
-	if res, stop := l.budgetStop(); stop {
+	if res, halt := l.budgetStop(); halt {
 		return res, true
 	}
-	l.after.noteBaseline()
+	l.chores.noteBaseline()
 	return Result{}, false
 }

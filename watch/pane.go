@@ -10,6 +10,7 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
 	"github.com/ralph-tmux/ralph.tmux/watch/ended"
+	"github.com/ralph-tmux/ralph.tmux/watch/iteration"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
 	"github.com/ralph-tmux/ralph.tmux/watch/words"
@@ -71,6 +72,34 @@ func (p *loopPane) hold(pane tmux.Pane) tmux.Pane {
 	return pane
 }
 
+// ReadOutput starts reading the pane's output if it never was asked for:
+// a pane started or resumed dead, which tmux does not pipe, gets a
+// placeholder first (see hold). It returns the pane as it is then.
+func (p *loopPane) ReadOutput(pane tmux.Pane) tmux.Pane {
+	if p.streamTried {
+		return pane
+	}
+	pane = p.hold(pane)
+	p.openStream()
+	return pane
+}
+
+// Output is the pane's output stream; nil when it is not read.
+func (p *loopPane) Output() iteration.Output {
+	if p.stream == nil {
+		return nil // not a nil *Stream in an interface
+	}
+	return p.stream
+}
+
+// AgentStarted notes the process of the iteration's agent, to end what it
+// leaves if the pane goes away.
+func (p *loopPane) AgentStarted(pid int) { p.agentPID = pid }
+
+func (p *loopPane) AgentPID() int     { return p.agentPID }
+func (p *loopPane) AgentPastes() bool { return p.agentPastes }
+func (p *loopPane) SetAgentPastes()   { p.agentPastes = true }
+
 // openStream starts reading the pane's output; without it the done pattern
 // is not checked and the screen is polled.
 func (p *loopPane) openStream() {
@@ -127,12 +156,12 @@ func (p *loopPane) endLeftovers(res Result) {
 		return
 	}
 	if pane, err := p.tmux.Pane(p.cfg.Pane); err == nil && pane.Dead {
-		p.endAgent(pane)
+		p.EndAgent(pane)
 	}
 }
 
-// endAgent ends whatever runs in the pane, its children included.
-func (p *loopPane) endAgent(pane tmux.Pane) {
+// EndAgent ends whatever runs in the pane, its children included.
+func (p *loopPane) EndAgent(pane tmux.Pane) {
 	if !pane.Dead {
 		agent.EndTreeOn(p.clock, pane.PID, killGrace)
 		return
@@ -144,42 +173,27 @@ func (p *loopPane) endAgent(pane tmux.Pane) {
 	}
 }
 
-func (p *loopPane) capture() (string, error) {
-	return p.tmux.Capture(p.captureRequest())
-}
-
-// captureRequest asks for the last lines with wrapped lines joined, so a
-// client attaching at another width does not look like activity.
-func (p *loopPane) captureRequest() tmux.CaptureRequest {
-	return tmux.CaptureRequest{Pane: p.cfg.Pane, Start: -p.cfg.Lines, Join: true}
-}
-
 // serverGoneWait is how long a killed server may take to stop answering.
 const serverGoneWait = 200 * time.Millisecond
 
-// gone tells a closed pane from a dead server.
-func (p *loopPane) gone(err error) ending {
-	if tmux.NoServer(err) || errors.Is(err, errNewServer) {
-		return endServerGone
+// Gone tells a closed pane from a dead server.
+func (p *loopPane) Gone(err error) iteration.Ending {
+	if tmux.NoServer(err) || errors.Is(err, iteration.ErrNewServer) {
+		return iteration.EndServerGone
 	}
 	if errors.Is(err, tmux.ErrNoPane) {
 		// A server shutting down drops its panes first: ask again a moment later.
 		<-p.clock.After(serverGoneWait)
 	}
 	pane, perr := p.tmux.Pane(p.cfg.Pane)
-	if tmux.NoServer(perr) || perr == nil && !p.same(pane) {
-		return endServerGone
+	if tmux.NoServer(perr) || perr == nil && !p.Same(pane) {
+		return iteration.EndServerGone
 	}
-	return endPaneGone
+	return iteration.EndPaneGone
 }
 
-// errNewServer: the pane id answers from another tmux server than the
-// loop's (it was restarted and hands out the old ids again): the loop's
-// server is gone.
-var errNewServer = errors.New("the tmux server was restarted")
-
-// same says whether pane lives in the server the loop started in.
-func (p *loopPane) same(pane tmux.Pane) bool {
+// Same says whether pane lives in the server the loop started in.
+func (p *loopPane) Same(pane tmux.Pane) bool {
 	return pane.ServerPID == 0 || p.rec.st.ServerPID == 0 || pane.ServerPID == p.rec.st.ServerPID
 }
 

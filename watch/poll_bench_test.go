@@ -26,7 +26,7 @@ func BenchmarkPoll(b *testing.B) {
 	time.Sleep(200 * time.Millisecond)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		_, screen, err := l.Tmux.Snapshot(l.pane.captureRequest())
+		_, screen, err := l.Tmux.Snapshot(tmux.CaptureRequest{Pane: pane, Start: -l.Lines, Join: true}) // as the monitor asks
 		if err != nil {
 			b.Fatal(err)
 		}

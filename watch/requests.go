@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
+	"github.com/ralph-tmux/ralph.tmux/watch/iteration"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 )
 
@@ -20,54 +21,47 @@ type requests struct {
 }
 
 // wait sleeps between iterations; a pause or stop request, or an interrupt,
-// ends the wait at once and is returned (endWaitOver: the wait ran out).
-func (q *requests) wait(ctx context.Context, d time.Duration) ending {
+// ends the wait at once and is returned (iteration.EndWaitOver: the wait ran out).
+func (q *requests) wait(ctx context.Context, d time.Duration) iteration.Ending {
 	timer := q.clock.After(d)
 	for {
-		if end, ok := q.take(); ok {
-			if end == endSkipped || end == endRetried { // no iteration runs: the next starts now
-				return endWaitOver
+		if end, ok := q.Take(); ok {
+			if iteration.Rules[end].NextNow { // no iteration runs: the next starts now
+				return iteration.EndWaitOver
 			}
 			return end
 		}
 		select {
 		case <-ctx.Done():
-			return endInterrupted
+			return iteration.EndInterrupted
 		case <-timer:
-			return endWaitOver
+			return iteration.EndWaitOver
 		case <-q.wake:
 		case <-q.clock.After(time.Second): // a request whose signal was lost
 		}
 	}
 }
 
-// take takes a pending pause or stop request.
-func (q *requests) take() (ending, bool) {
+// Take takes a pending pause or stop request.
+func (q *requests) Take() (iteration.Ending, bool) {
 	switch q.store.TakeRequest() {
 	case state.RequestPause:
-		return endPaused, true
+		return iteration.EndPaused, true
 	case state.RequestStop:
-		return endStopped, true
+		return iteration.EndStopped, true
 	case state.RequestStopKill:
 		q.kill = true
-		return endStopped, true
+		return iteration.EndStopped, true
 	case state.RequestSkip:
-		return endSkipped, true
+		return iteration.EndSkipped, true
 	case state.RequestRetry:
-		return endRetried, true
+		return iteration.EndRetried, true
 	}
-	return endNone, false
+	return iteration.EndNone, false
 }
 
-// sleep waits d or until ctx ends; false if ctx ended.
-func (q *requests) sleep(ctx context.Context, d time.Duration) bool {
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	select {
-	case <-ctx.Done():
-		return false
-	case <-q.clock.After(d):
-		return true
-	}
-}
+// Check takes a pending request while an iteration runs (an iteration.Interrupt).
+func (q *requests) Check() (iteration.Ending, bool) { return q.Take() }
+
+// Wake receives when a command left a request.
+func (q *requests) Wake() <-chan os.Signal { return q.wake }

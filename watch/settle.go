@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/between"
+	"github.com/ralph-tmux/ralph.tmux/watch/iteration"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
 	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
@@ -16,7 +17,7 @@ import (
 // settle records how an iteration ended and decides what comes next (see
 // endings): the loop's end, or (after any backoff and the restart delay)
 // another iteration.
-func (l *Loop) settle(ctx context.Context, it outcome, started time.Time) (Result, bool) {
+func (l *Loop) settle(ctx context.Context, it iteration.Outcome, started time.Time) (Result, bool) {
 	ended := l.Clock.Now()
 	l.casts.end()
 	l.rec.iterationEnded(ended)
@@ -24,27 +25,27 @@ func (l *Loop) settle(ctx context.Context, it outcome, started time.Time) (Resul
 	go func() { l.pane.saveScreen(); close(saved) }() // meanwhile the state is written
 	defer func() { <-saved }()                        // the next agent's screen is not this one's
 
-	rule := endings[it.ending]
-	done := it.match != "" || it.ending == endDoneFile
+	rule := iteration.Rules[it.Ending]
+	done := it.Match != "" || rule.DoneSignal
 	// The agent's turn is over and it runs on: its last words may not be written yet.
-	l.spend.current().turnOver = done || it.ending == endTurn
-	if rule.then != goOn && !rule.agentRuns && !done && it.ending != endBudget { // budgetEnded ends the agent first
+	l.spend.current().turnOver = done || rule.TurnOver
+	if rule.ReceiptNow && !done {
 		l.spend.record(nil) // its tokens were spent all the same: they count towards the budget
 	}
 	switch {
-	case rule.then == leave:
+	case rule.Then.Leaves():
 		return l.leave(it), true
-	case rule.then == stop && !done:
+	case rule.Then != iteration.GoOn && !done:
 		return l.stopOn(ctx, it)
 	}
-	if res, stop := l.account(it, ended.Sub(started)); stop {
+	if res, halt := l.account(it, ended.Sub(started)); halt {
 		return res, true
 	}
 	passed := l.afterIteration(ctx, it, ended.Sub(started))
 	if ctx.Err() != nil {
 		return l.interrupted(), true
 	}
-	if res, stop := l.judge(it, done, passed); stop {
+	if res, halt := l.judge(it, done, passed); halt {
 		return res, true
 	}
 	return l.next(ctx, it)
@@ -52,27 +53,26 @@ func (l *Loop) settle(ctx context.Context, it outcome, started time.Time) (Resul
 
 // account records the iteration by how it ended: a timer's notice, a
 // completed turn or exit, a failure; a command that cannot run ends the loop.
-func (l *Loop) account(it outcome, d time.Duration) (Result, bool) {
-	rule := endings[it.ending]
-	failure, fatal := rule.failure, ""
+func (l *Loop) account(it iteration.Outcome, d time.Duration) (Result, bool) {
+	rule := iteration.Rules[it.Ending]
+	failure, fatal := rule.Failure, ""
 	switch {
-	case rule.timer != nil:
-		l.rec.sayf(rule.shown, rule.timer(&l.Config))
-		l.rec.log("TIMEOUT", fmt.Sprintf("iteration %d "+rule.logged, l.rec.iteration(), rule.timer(&l.Config)))
-	case it.ending == endContext: // the guard logged why
-		l.rec.completed(d, "context window full", "context")
-	case it.ending == endSkipped, it.ending == endRetried:
-		l.rec.completed(d, "the person asked: "+endings[it.ending].progress, endings[it.ending].progress)
-	case it.ending == endTurn:
-		l.turnEnded = it.turnEnded
-		l.rec.turnEnded(it.turnEnded)
-		l.rec.completed(d, "turn ended", "turn_end")
-	case it.ending == endExit:
-		code := it.code
+	case rule.Timer != nil:
+		settings := l.settings()
+		l.rec.sayf(rule.Shown, rule.Timer(&settings))
+		l.rec.log("TIMEOUT", fmt.Sprintf("iteration %d "+rule.Logged, l.rec.iteration(), rule.Timer(&settings)))
+	case rule.Completes != "": // a context guard's end logged why
+		if rule.TurnOver {
+			l.turnEnded = it.TurnEnded
+			l.rec.turnEnded(it.TurnEnded)
+		}
+		l.rec.completed(d, rule.Completes, rule.Progress)
+	case rule.Exit:
+		code := it.Code
 		l.rec.exited(code)
-		failure, fatal = exitFailure(code)
+		failure, fatal = iteration.ExitFailure(code)
 		switch {
-		case it.untaken && code != words.ExitPause: // it did no work: a bad flag, a missing key, a program that reads no input
+		case it.Untaken && code != words.ExitPause: // it did no work: a bad flag, a missing key, a program that reads no input
 			failure = true
 		case code == 0:
 			l.rec.completed(d, "exit: 0", "exit=0")
@@ -84,8 +84,8 @@ func (l *Loop) account(it outcome, d time.Duration) (Result, bool) {
 		l.rec.failed()
 	}
 	if fatal != "" {
-		l.rec.log("FAIL", fmt.Sprintf("iteration %d exit=%d fatal", l.rec.iteration(), it.code))
-		l.rec.errorf("%s: %s (exit %d)", fatal, l.program(), it.code)
+		l.rec.log("FAIL", fmt.Sprintf("iteration %d exit=%d fatal", l.rec.iteration(), it.Code))
+		l.rec.errorf("%s: %s (exit %d)", fatal, l.program(), it.Code)
 		return l.end(words.StatusFailed, words.ReasonFatalExit, words.ExitFailed), true
 	}
 	return Result{}, false
@@ -93,12 +93,12 @@ func (l *Loop) account(it outcome, d time.Duration) (Result, bool) {
 
 // judge ends the loop after the checks when it is done, paused by the
 // agent, or stalled.
-func (l *Loop) judge(it outcome, done, passed bool) (Result, bool) {
+func (l *Loop) judge(it iteration.Outcome, done, passed bool) (Result, bool) {
 	if done && l.tasks.ignoresDone() {
 		done = false
 	}
 	if done && passed {
-		if it.match == "" {
+		if it.Match == "" {
 			return l.doneFile(), true
 		}
 		l.rec.sayf("done pattern matched, stopping loop")
@@ -106,9 +106,9 @@ func (l *Loop) judge(it outcome, done, passed bool) (Result, bool) {
 		return l.end(words.StatusDone, words.ReasonDonePattern, words.ExitDone), true
 	}
 	if done {
-		l.after.rejectDone()
+		l.chores.rejectDone()
 	}
-	if it.ending == endExit && it.code == words.ExitPause {
+	if iteration.Rules[it.Ending].Exit && it.Code == words.ExitPause {
 		return l.pause(fmt.Sprintf("the agent exited %d, pausing loop ('ralph-watch resume %s' goes on)", words.ExitPause, l.Name), "agent_exit_42", words.ReasonPaused), true
 	}
 	if l.StallLimit > 0 && l.rec.st.UnchangedIterations >= l.StallLimit {
@@ -121,10 +121,10 @@ func (l *Loop) judge(it outcome, done, passed bool) (Result, bool) {
 
 // next waits before the next iteration: a failure's backoff (or the loop's
 // end after too many in a row), then the restart delay.
-func (l *Loop) next(ctx context.Context, it outcome) (Result, bool) {
-	if it.ending == endExit && (it.code != 0 || it.untaken) || it.ending == endTurnFailed {
+func (l *Loop) next(ctx context.Context, it iteration.Outcome) (Result, bool) {
+	if iteration.Failed(it) {
 		n := l.rec.st.ConsecutiveFailures
-		shown, logged := failureText(it)
+		shown, logged := iteration.FailureText(it)
 		if n >= maxFailures {
 			l.rec.log("FAIL", fmt.Sprintf("iteration %d %s attempt=%d/%d", l.rec.iteration(), logged, n, maxFailures))
 			l.rec.sayf("%d consecutive failures, stopping loop", n)
@@ -139,7 +139,7 @@ func (l *Loop) next(ctx context.Context, it outcome) (Result, bool) {
 		l.rec.log("FAIL", fmt.Sprintf("iteration %d %s attempt=%d/%d backoff=%s", l.rec.iteration(), logged, n, maxFailures, seconds(wait)))
 		l.rec.save()
 		l.status.show(words.StatusBackoff)
-		if res, stop := l.waitBetween(ctx, wait); stop {
+		if res, halt := l.waitBetween(ctx, wait); halt {
 			return res, true
 		}
 	}
@@ -151,69 +151,70 @@ func (l *Loop) next(ctx context.Context, it outcome) (Result, bool) {
 // comes meanwhile pauses or stops the loop.
 func (l *Loop) waitBetween(ctx context.Context, d time.Duration) (Result, bool) {
 	end := l.asks.wait(ctx, d)
-	if end == endWaitOver {
+	if end == iteration.EndWaitOver { // not an ending: the wait ran its course
 		return Result{}, false
 	}
 	l.rec.iterationEnded(l.Clock.Now())
-	return l.leave(outcome{ending: end, between: true}), true
+	return l.leave(iteration.Outcome{Ending: end, Between: true}), true
 }
 
 // leave pauses or stops the loop at once; a paused loop's agent runs on,
 // its iteration not over, for resume to take up.
-func (l *Loop) leave(it outcome) Result {
-	if endings[it.ending].agentRuns && !it.between { // between iterations, the last one is over and recorded
-		l.rec.agentRunsOn(it.untyped, it.match)
+func (l *Loop) leave(it iteration.Outcome) Result {
+	rule := iteration.Rules[it.Ending]
+	if rule.AgentRuns && !it.Between { // between iterations, the last one is over and recorded
+		l.rec.agentRunsOn(it.Untyped, it.Match)
 	}
-	switch it.ending {
-	case endStopped:
+	if rule.Then == iteration.StopLoop {
 		return l.stopped()
-	case endPaused:
-		return l.paused()
 	}
-	return l.interrupted()
+	return l.pausedBy(rule)
 }
 
 // stopOn ends the loop on an ending that allows no next iteration.
-func (l *Loop) stopOn(ctx context.Context, it outcome) (Result, bool) {
-	switch it.ending {
-	case endLimit:
-		return l.waitForLimit(ctx, it.detail)
-	case endBudget:
+func (l *Loop) stopOn(ctx context.Context, it iteration.Outcome) (Result, bool) {
+	rule := iteration.Rules[it.Ending]
+	switch rule.Then {
+	case iteration.WaitReset:
+		return l.waitForLimit(ctx, it.Detail)
+	case iteration.BudgetLoop:
 		return l.budgetEnded(), true
-	case endMaxTime:
-		return l.limit(endings[endMaxTime].reason, fmt.Sprintf("max time (%s) reached", l.MaxTime)), true
-	case endStartup:
-		what, fix := l.Agent.StartupAdvice(it.detail)
+	case iteration.LimitLoop:
+		return l.limit(rule.Reason, fmt.Sprintf(rule.Shown, l.MaxTime)), true
+	}
+	switch rule.Advice {
+	case iteration.StartupAdvice:
+		what, fix := l.Agent.StartupAdvice(it.Detail)
 		if home := l.spend.agentHome(); home != "" && home != os.Getenv("HOME") {
 			fix = strings.ReplaceAll(fix, "~/", home+"/") // a wrapper or env HOME=… gave it another home
 		}
 		l.rec.errorf("%s is asking %s; the prompt was not typed. To loop it, %s", l.program(), what, fix)
-		l.rec.log("FAIL", fmt.Sprintf("iteration %d %s", l.rec.iteration(), endings[endStartup].logged))
-	case endNoLogin:
+		l.rec.log("FAIL", fmt.Sprintf("iteration %d %s", l.rec.iteration(), rule.Logged))
+	case iteration.LoginAdvice:
 		l.rec.errorf("%s says %q: it is not logged in, or its API refused its key; no iteration can work. "+
-			"Log it in, or give it a key its API takes, then start the loop again", l.program(), it.detail)
-		l.rec.log("FAIL", fmt.Sprintf("iteration %d %s", l.rec.iteration(), endings[endNoLogin].logged))
+			"Log it in, or give it a key its API takes, then start the loop again", l.program(), it.Detail)
+		l.rec.log("FAIL", fmt.Sprintf("iteration %d %s", l.rec.iteration(), rule.Logged))
 	}
-	return l.fail(it.ending), true
+	return l.fail(it.Ending), true
 }
 
 // fail ends the loop on a failure the endings table describes.
-func (l *Loop) fail(e ending) Result {
-	rule := endings[e]
-	if line := rule.shown; strings.Contains(line, "%s") {
+func (l *Loop) fail(e iteration.Ending) Result {
+	rule := iteration.Rules[e]
+	if line := rule.Shown; strings.Contains(line, "%s") {
 		l.rec.errorf(line, l.Pane) // the line names the pane
 	} else if line != "" {
 		l.rec.errorf("%s", line)
 	}
-	return l.end(rule.status, rule.reason, rule.code)
+	return l.end(rule.Status, rule.Reason, rule.Code)
 }
 
 // lost ends the loop when the pane or its server went away.
 func (l *Loop) lost(err error) Result {
 	if tmux.NoServer(err) {
-		return l.fail(endServerGone)
+		return l.fail(iteration.EndServerGone)
 	}
-	return l.fail(endPaneGone)
+	return l.fail(iteration.EndPaneGone)
 }
 
 // doneFile ends the loop on the done file.
@@ -236,19 +237,18 @@ func (l *Loop) limit(reason words.Reason, what string) Result {
 }
 
 // interrupted pauses the loop on an interrupt, the agent running on.
-func (l *Loop) interrupted() Result {
-	rule := endings[endInterrupted]
-	return l.pause(rule.shown, rule.logged, rule.reason)
-}
+func (l *Loop) interrupted() Result { return l.pausedBy(iteration.Rules[iteration.EndInterrupted]) }
 
 // paused pauses the loop on a request or the pause file, the agent running on.
-func (l *Loop) paused() Result {
-	rule := endings[endPaused]
-	if l.after.pauseFileFound {
-		l.after.pauseFileFound = false
-		return l.pause(fmt.Sprintf("pause file %s found, pausing loop (the agent runs on; the file is removed)", l.PauseFile), "pause_file", rule.reason)
+func (l *Loop) paused() Result { return l.pausedBy(iteration.Rules[iteration.EndPaused]) }
+
+// pausedBy pauses the loop on an ending that pauses it, the agent running on.
+func (l *Loop) pausedBy(rule iteration.Rule) Result {
+	if rule.PauseFile && l.chores.pauseFileFound {
+		l.chores.pauseFileFound = false
+		return l.pause(fmt.Sprintf("pause file %s found, pausing loop (the agent runs on; the file is removed)", l.PauseFile), "pause_file", rule.Reason)
 	}
-	return l.pause(rule.shown, rule.logged, rule.reason)
+	return l.pause(rule.Shown, rule.Logged, rule.Reason)
 }
 
 // pause leaves the loop paused with the agent running, for resume.
@@ -276,55 +276,55 @@ func (l *Loop) promptRefused(err *NotUTF8Error) Result {
 func (l *Loop) stopped() Result {
 	if l.asks.kill {
 		if pane, err := l.Tmux.Pane(l.Pane); err == nil {
-			l.pane.endAgent(pane)
+			l.pane.EndAgent(pane)
 		}
 	}
-	rule, reason := endings[endStopped], endings[endStopped].reason
+	rule, reason := iteration.Rules[iteration.EndStopped], iteration.Rules[iteration.EndStopped].Reason
 	if l.asks.kill {
 		reason = words.ReasonKilled // the agent was ended with the loop
 	}
-	l.rec.sayf("%s", rule.shown)
+	l.rec.sayf("%s", rule.Shown)
 	l.rec.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=%s", l.rec.iteration(), reason))
-	return l.end(rule.status, reason, rule.code)
+	return l.end(rule.Status, reason, rule.Code)
 }
 
-// end ends the loop: its reason recorded, its status shown, its end hook run.
+// end ends the loop: its reason recorded, its status shown, its on-done or on-fail command run.
 func (l *Loop) end(status words.Status, reason words.Reason, code int) Result {
 	l.rec.ended(reason)
 	l.status.reason = string(reason)
 	l.status.show(status) // saves the state
 	switch code {
 	case words.ExitDone:
-		l.after.hook("on-done", l.OnDone, strconv.Itoa(code), string(reason))
+		l.chores.runOnCommand("on-done", l.OnDone, strconv.Itoa(code), string(reason))
 	case words.ExitFailed, words.ExitLimit:
-		l.after.hook("on-fail", l.OnFail, strconv.Itoa(code), string(reason))
+		l.chores.runOnCommand("on-fail", l.OnFail, strconv.Itoa(code), string(reason))
 	}
 	return Result{Code: code, Reason: reason}
 }
 
 // afterIteration does the work that follows every iteration that ended and
 // reports whether its checks passed (true with none).
-func (l *Loop) afterIteration(ctx context.Context, it outcome, d time.Duration) bool {
+func (l *Loop) afterIteration(ctx context.Context, it iteration.Outcome, d time.Duration) bool {
 	changed := l.tasks.changed() // before the loop writes anything
-	l.after.noteChange()
-	runs := l.after.runChecks(ctx)
+	l.chores.noteChange()
+	runs := l.chores.runChecks(ctx)
 	if ctx.Err() != nil {
 		return false
 	}
 	l.spend.record(runs)
-	verdict, steered := l.tasks.steered(it.ending)
+	verdict, steered := l.tasks.steered(it.Ending)
 	if !steered {
 		verdict = l.tasks.judge(changed, runs)
 	}
-	reason, code := endReason(it), ""
-	if it.ending == endExit {
-		code = strconv.Itoa(it.code)
+	reason, code := iteration.EndReason(it), ""
+	if iteration.Rules[it.Ending].Exit {
+		code = strconv.Itoa(it.Code)
 	}
-	l.after.appendProgress(reason, code, d, runs, verdict)
+	l.chores.appendProgress(reason, code, d, runs, verdict)
 	if between.AllPassed(runs) {
-		l.after.commit(runs)
+		l.chores.commit(runs)
 	}
 	l.rec.save()
-	l.after.hook("on-iteration-end", l.OnIterationEnd, code, reason)
+	l.chores.runOnCommand("on-iteration-end", l.OnIterationEnd, code, reason)
 	return between.AllPassed(runs)
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/iteration"
 	"github.com/ralph-tmux/ralph.tmux/watch/plan"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 )
@@ -184,9 +185,9 @@ func (l *Loop) ran() state.Ran {
 // back (reopening a mark the agent made) so the next iteration takes it
 // again. The work is left in the tree as it is. ok is false for any other
 // ending, or without a task.
-func (t *taskPlan) steered(end ending) (line string, ok bool) {
+func (t *taskPlan) steered(end iteration.Ending) (line string, ok bool) {
 	r := t.record()
-	if end != endSkipped && end != endRetried || !t.on() || r.Current == "" || t.plan == nil {
+	if end != iteration.EndSkipped && end != iteration.EndRetried || !t.on() || r.Current == "" || t.plan == nil {
 		return "", false
 	}
 	id := r.Current
@@ -199,7 +200,7 @@ func (t *taskPlan) steered(end ending) (line string, ok bool) {
 	if item == nil {
 		return "", false
 	}
-	if end == endSkipped {
+	if end == iteration.EndSkipped {
 		t.setState(id, taskSkipped)
 		return t.verdict(id, "skipped", "the person skipped it"), true
 	}

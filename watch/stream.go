@@ -26,7 +26,7 @@ type Stream struct {
 	markers []string
 	bytes   int64
 	err     error
-	tee     func(raw []byte) // also given every raw chunk: the iteration's cast (casts.go)
+	tee     func(raw []byte) // also given every raw chunk: the iteration's cast (castlog.go)
 }
 
 // OpenStream pipes pane's output into a new FIFO at path.

@@ -34,9 +34,9 @@ const (
 // tasks field. It never edits the plan but to reopen a box it rejected
 // (plan.Reopen) or to put back a review field an implement iteration set.
 type taskPlan struct {
-	cfg   *Config // read only
-	rec   *recorder
-	after *betweenIterations // runs the plan's verify commands with the checks
+	cfg    *Config // read only
+	rec    *recorder
+	chores *chores // runs the plan's verify commands with the checks
 
 	plan     *plan.Plan // as last read
 	data     []byte     // its bytes as last read
@@ -139,7 +139,7 @@ func (t *taskPlan) sync() {
 	for _, c := range t.plan.VerifyCommands {
 		verify = append(verify, between.Check{Command: c})
 	}
-	t.after.verify = verify
+	t.chores.verify = verify
 }
 
 // recordedTitle is a task's title as the record keeps it.

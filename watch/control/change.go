@@ -8,8 +8,8 @@ import (
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
-	"github.com/ralph-tmux/ralph.tmux/watch/deliver"
 	"github.com/ralph-tmux/ralph.tmux/watch/ended"
+	"github.com/ralph-tmux/ralph.tmux/watch/iteration"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
@@ -144,7 +144,7 @@ func Send(ctx context.Context, l *Loop, message string, out, warn io.Writer) err
 	if l.Pane != PaneRunning {
 		return Errorf(words.ExitFailed, "loop '%s' is not running (pane %s %s)", l.Name, l.State.PaneID, l.Pane)
 	}
-	if err := deliver.Send(ctx, l.Tmux, l.State.PaneID, l.Name, message, warn); err != nil {
+	if err := iteration.Send(ctx, l.Tmux, l.State.PaneID, l.Name, message, warn); err != nil {
 		return Errorf(words.ExitFailed, "send: %v", err)
 	}
 	fmt.Fprintf(out, "sent message to %s\n", l.Name)

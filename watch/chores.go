@@ -10,14 +10,15 @@ import (
 
 	"github.com/ralph-tmux/ralph.tmux/watch/between"
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
+	"github.com/ralph-tmux/ralph.tmux/watch/iteration"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 )
 
-// betweenIterations is what the loop does between iterations: checks, the
-// progress file, the commit, the hooks, stall accounting, and the done and
+// chores are what the loop does between iterations: checks, the
+// progress file, the commit, the on-* commands, stall accounting, and the done and
 // pause files, with what it must remember of them from one iteration to the
 // next.
-type betweenIterations struct {
+type chores struct {
 	cfg   *Config // read only
 	rec   *recorder
 	clock clock.Clock
@@ -33,7 +34,7 @@ type betweenIterations struct {
 
 // noteBaseline notes the working tree before an iteration, to tell whether
 // the iteration changes it (--stall-limit).
-func (b *betweenIterations) noteBaseline() {
+func (b *chores) noteBaseline() {
 	b.baseline = ""
 	if b.cfg.StallLimit > 0 {
 		b.baseline, _ = between.Fingerprint(b.cfg.Dir)
@@ -42,7 +43,7 @@ func (b *betweenIterations) noteBaseline() {
 
 // runChecks runs the checks after an iteration, records and reports them,
 // and keeps their failures for the next prompt.
-func (b *betweenIterations) runChecks(ctx context.Context) []between.CheckRun {
+func (b *chores) runChecks(ctx context.Context) []between.CheckRun {
 	b.feedback = ""
 	checks := b.checks()
 	if len(checks) == 0 {
@@ -70,7 +71,7 @@ func (b *betweenIterations) runChecks(ctx context.Context) []between.CheckRun {
 
 // checksPass judges a done signal found before an iteration: by the latest
 // iteration's checks if they ran, else by running them now.
-func (b *betweenIterations) checksPass(ctx context.Context) bool {
+func (b *chores) checksPass(ctx context.Context) bool {
 	if len(b.checks()) == 0 {
 		return true
 	}
@@ -83,7 +84,7 @@ func (b *betweenIterations) checksPass(ctx context.Context) bool {
 
 // checks are the checks that run after an iteration: --check, then the
 // plan's verify commands.
-func (b *betweenIterations) checks() []between.Check {
+func (b *chores) checks() []between.Check {
 	if len(b.verify) == 0 {
 		return b.cfg.Checks
 	}
@@ -92,7 +93,7 @@ func (b *betweenIterations) checks() []between.Check {
 
 // rejectDone goes on after a done signal whose checks failed. The done file
 // is removed, or it would end every following iteration at once.
-func (b *betweenIterations) rejectDone() {
+func (b *chores) rejectDone() {
 	b.rec.sayf("done signal ignored: not all checks passed, going on")
 	b.rec.log("CHECK", fmt.Sprintf("iteration %d done signal rejected: checks failed", b.rec.iteration()))
 	if b.doneFileExists() {
@@ -103,7 +104,7 @@ func (b *betweenIterations) rejectDone() {
 }
 
 // restoreChecks takes the latest checks from a resumed loop's state.
-func (b *betweenIterations) restoreChecks() {
+func (b *chores) restoreChecks() {
 	b.checked = -1
 	last := b.rec.st.LastChecks()
 	if last == nil {
@@ -120,7 +121,7 @@ func (b *betweenIterations) restoreChecks() {
 
 // pauseFileSeen reports whether the pause file has appeared, and removes it
 // so that resume goes on.
-func (b *betweenIterations) pauseFileSeen() bool {
+func (b *chores) pauseFileSeen() bool {
 	if b.cfg.PauseFile == "" {
 		return false
 	}
@@ -136,7 +137,7 @@ func (b *betweenIterations) pauseFileSeen() bool {
 
 // noteChange counts the iterations in a row that changed neither HEAD nor
 // the working tree.
-func (b *betweenIterations) noteChange() {
+func (b *chores) noteChange() {
 	if b.cfg.StallLimit <= 0 || b.baseline == "" {
 		return
 	}
@@ -153,7 +154,7 @@ func (b *betweenIterations) noteChange() {
 }
 
 // appendProgress adds the iteration's section to the progress file.
-func (b *betweenIterations) appendProgress(reason, code string, d time.Duration, runs []between.CheckRun, task string) {
+func (b *chores) appendProgress(reason, code string, d time.Duration, runs []between.CheckRun, task string) {
 	if b.cfg.ProgressFile == "" {
 		return
 	}
@@ -176,10 +177,10 @@ func (b *betweenIterations) appendProgress(reason, code string, d time.Duration,
 	}
 }
 
-// env is what checks and hooks are told about the loop. RALPH_STATE_DIR is
+// env is what checks and on-* commands are told about the loop. RALPH_STATE_DIR is
 // the state root, as for ralph-watch itself: the loop's folder is
 // $RALPH_STATE_DIR/$RALPH_NAME.
-func (b *betweenIterations) env(extra ...string) between.CheckEnv {
+func (b *chores) env(extra ...string) between.CheckEnv {
 	return between.CheckEnv{
 		Dir:     b.cfg.Dir,
 		Timeout: b.cfg.CheckTimeout,
@@ -193,9 +194,10 @@ func (b *betweenIterations) env(extra ...string) between.CheckEnv {
 	}
 }
 
-// hook runs a hook command, its output appended to hooks.log. A hook that
+// runOnCommand runs the person's on-* command which (on-done, on-fail,
+// on-iteration-end), its output appended to hooks.log. One that
 // fails or runs over is logged and warned about; it never stops the loop.
-func (b *betweenIterations) hook(which, command string, exitCode, reason string) {
+func (b *chores) runOnCommand(which, command string, exitCode, reason string) {
 	if command == "" {
 		return
 	}
@@ -216,7 +218,7 @@ func (b *betweenIterations) hook(which, command string, exitCode, reason string)
 
 // commit commits every change after an iteration whose checks passed; outside
 // git it only warns, once.
-func (b *betweenIterations) commit(runs []between.CheckRun) {
+func (b *chores) commit(runs []between.CheckRun) {
 	if !b.cfg.Commit {
 		return
 	}
@@ -237,10 +239,22 @@ func (b *betweenIterations) commit(runs []between.CheckRun) {
 	}
 }
 
-func (b *betweenIterations) doneFileExists() bool {
+func (b *chores) doneFileExists() bool {
 	if b.cfg.DoneFile == "" {
 		return false
 	}
 	_, err := os.Stat(b.cfg.DoneFile)
 	return err == nil
+}
+
+// Check says, while an iteration runs, whether the done file or the pause
+// file ends it (an iteration.Interrupt).
+func (b *chores) Check() (iteration.Ending, bool) {
+	switch {
+	case b.doneFileExists():
+		return iteration.EndDoneFile, true
+	case b.pauseFileSeen():
+		return iteration.EndPaused, true
+	}
+	return iteration.EndNone, false
 }

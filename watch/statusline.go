@@ -70,13 +70,13 @@ func (s *statusLine) show(status words.Status) {
 	}
 }
 
-// beat tells the status line, until stop, that a watcher runs the loop
+// beat tells the status line, until quit is called, that a watcher runs the loop
 // while it shows a status its watcher beats for: a watcher that dies (kill
 // -9) leaves a beat that grows old, and the status line, comparing it with
 // the time, says so. The server holds the watcher's lifeline, which writes
 // that beat when the watcher is gone and costs nothing before; a server
 // that cannot hold one gets a beat every BeatEvery instead.
-func (s *statusLine) beat() (stop func()) {
+func (s *statusLine) beat() (quit func()) {
 	if s.cfg.BeatEvery <= 0 {
 		return func() {}
 	}

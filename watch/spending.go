@@ -13,6 +13,7 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/between"
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
+	"github.com/ralph-tmux/ralph.tmux/watch/iteration"
 	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/words"
@@ -117,7 +118,7 @@ func (s *spending) read() (receipt.Receipt, error) {
 // watcher's environment; then the watcher's. Its session files are under
 // the folders these name.
 func (s *spending) envs() []func(string) string {
-	s.noteEnv(0)
+	s.NoteEnv(0)
 	var envs [][]string
 	envs = append(envs, s.it.environs...)
 	if words := agent.CommandEnv(s.cfg.Command, false); len(words) > 0 {
@@ -145,10 +146,10 @@ func (s *spending) agentHome() string {
 	return s.envs()[0]("HOME")
 }
 
-// noteEnv keeps the environments of the agent's processes under the
+// NoteEnv keeps the environments of the agent's processes under the
 // pane's process pid (0: the latest agent's) while they run, so that a
 // receipt read after the agent exited still finds its session files.
-func (s *spending) noteEnv(pid int) {
+func (s *spending) NoteEnv(pid int) {
 	if !ReportsUsage(s.cfg.Agent.Name) {
 		return
 	}
@@ -251,7 +252,7 @@ func (s *spending) awaitTurnWritten() {
 	deadline := s.clock.Now().Add(turnWriteWait)
 	if s.hooks.hooked[agent.HookTurnEnd] && !s.hooks.lost {
 		for s.clock.Now().Before(deadline) {
-			if _, ok := s.hooks.record(agent.HookTurnEnd); ok {
+			if _, ok := s.hooks.Record(agent.HookTurnEnd); ok {
 				break
 			}
 			if pane, err := s.pane.tmux.Pane(s.cfg.Pane); err != nil || pane.Dead {
@@ -322,11 +323,12 @@ func (l *Loop) budgetStop() (Result, bool) {
 	return Result{}, false
 }
 
-// over says, while an iteration runs, whether its spend with the
-// iterations before has reached the budget: the iteration is then ended.
-func (s *spending) over() (ending, bool) {
+// Check says, while an iteration runs, whether its spend with the
+// iterations before has reached the budget: the iteration is then ended
+// (an iteration.Interrupt).
+func (s *spending) Check() (iteration.Ending, bool) {
 	if !s.cfg.Budget.Set() {
-		return endNone, false
+		return iteration.EndNone, false
 	}
 	it := s.current()
 	if it.meter == nil {
@@ -334,17 +336,17 @@ func (s *spending) over() (ending, bool) {
 	}
 	why, reached := it.meter.Check()
 	if !reached {
-		return endNone, false
+		return iteration.EndNone, false
 	}
 	it.why = why
-	return endBudget, true
+	return iteration.EndBudget, true
 }
 
 // budgetEnded ends the iteration whose spend reached the budget, and the
 // loop: the agent is ended first, so that its receipt is complete.
 func (l *Loop) budgetEnded() Result {
 	if pane, err := l.Tmux.Pane(l.Pane); err == nil {
-		l.pane.endAgent(pane)
+		l.pane.EndAgent(pane)
 	}
 	l.rec.log("END", fmt.Sprintf("iteration %d budget", l.rec.iteration()))
 	l.spend.record(nil)

@@ -20,6 +20,7 @@ import (
 type castLog struct {
 	cfg   *Config // read only
 	rec   *recorder
+	pane  *loopPane // whose stream it records
 	clock clock.Clock
 
 	file   *cast.Recorder
@@ -41,10 +42,11 @@ var castMarks = map[words.EventKind]string{
 	words.EventTurnEnd:   cast.MarkTurnEnd,
 }
 
-// start begins the iteration's cast before the agent is started, so
+// Start begins the iteration's cast before the agent is started, so
 // none of its output is missed; pane gives its size. Without a stream
 // there is nothing to record.
-func (c *castLog) start(pane tmux.Pane, stream *Stream, command []string) {
+func (c *castLog) Start(pane tmux.Pane, command []string) {
+	stream := c.pane.stream
 	c.end()
 	if c.cfg.CastLimit <= 0 || stream == nil {
 		return
@@ -86,10 +88,10 @@ func (c *castLog) end() {
 	}
 }
 
-// mark leaves the marker an event stands for, once per iteration: the
+// Mark leaves the marker an event stands for, once per iteration: the
 // prompt delivered (seen pasted, else submitted; in arg and stdin modes
 // given at the start), the done token matched, the turn's end.
-func (c *castLog) mark(kind words.EventKind) {
+func (c *castLog) Mark(kind words.EventKind) {
 	if c.file == nil {
 		return
 	}
@@ -104,8 +106,8 @@ func (c *castLog) mark(kind words.EventKind) {
 	_ = c.file.Marker(c.clock.Now(), label)
 }
 
-// resize records a new pane size the loop saw.
-func (c *castLog) resize(pane tmux.Pane) {
+// Resize records a new pane size the loop saw.
+func (c *castLog) Resize(pane tmux.Pane) {
 	if c.file == nil || pane.Width <= 0 || pane.Height <= 0 || (pane.Width == c.width && pane.Height == c.height) {
 		return
 	}

@@ -1,0 +1,139 @@
+package iteration
+
+import (
+	"os"
+	"regexp"
+	"time"
+
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"github.com/ralph-tmux/ralph.tmux/watch/clock"
+	"github.com/ralph-tmux/ralph.tmux/watch/state"
+	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
+)
+
+// Needs is what one iteration needs of the loop that runs it: its
+// settings, and narrow views of the loop's parts. Nothing in it calls back
+// into the loop's decisions: the iteration returns an Outcome, and the
+// loop decides.
+type Needs struct {
+	Settings Settings
+	Tmux     tmux.Client
+	Clock    clock.Clock
+	Record   Record
+	Status   Status
+	Pane     Pane
+	Hooks    Hooks
+	Cast     Cast
+	Spend    Spend
+	Requests Requests
+	// Interrupts may end the iteration while its agent runs (the done and
+	// pause files, a request, max time, the context window, the budget),
+	// asked in this order now and then.
+	Interrupts []Interrupt
+}
+
+// Settings is what an iteration reads of the loop's configuration (the
+// fields of watch.Config of the same names), fixed while it runs.
+type Settings struct {
+	Name, Pane, Dir     string
+	Command             []string // the person's command, secrets hidden
+	Secrets             []string // NAME=value the command hides, given by the environment
+	Path                string   // the PATH every agent of the loop gets
+	Executable          string   // this program, for the hooks that call back
+	PromptMode          string
+	MaxIterations       int
+	Lines               int // lines hashed for inactivity
+	Agent               agent.Profile
+	DonePattern         *regexp.Regexp
+	CheckDoneContinuous bool
+	ReadyPattern        *regexp.Regexp
+	ReadyTimeout        time.Duration
+	InactivityTimeout   time.Duration
+	IterationTimeout    time.Duration
+	DialogTimeout       time.Duration
+	PollInterval        time.Duration
+	CheckEvery          time.Duration     // with a stream: how often what output cannot tell is checked; 0: 5 s
+	Events              func(words.Event) // nil: nobody listens
+}
+
+// Record is the loop's record as an iteration reads and writes it.
+type Record interface {
+	Iteration() int
+	Store() *state.Store   // the loop's folder: the prompt's copy, the hooks' records
+	PromptLine() *int      // the pane's line the prompt went in at; nil: unknown
+	PromptPending() bool   // the last watcher stopped while it typed the prompt
+	SetPromptLine(*int)    // saves
+	SetPromptPending(bool) // saves
+	TakeDoneMatch() string // the done match a paused loop's agent printed, cleared
+	AgentState(agent.State)
+	Save()
+	Heartbeat() // saves when the last save is old
+	Sayf(format string, args ...any)
+	Warnf(format string, args ...any)
+	Log(event, message string)
+}
+
+// Status is the pane's status as the iteration shows it.
+type Status interface {
+	Show(words.Status)
+	Starting() // the agent is started and the prompt waits for it to be ready
+}
+
+// Pane is the loop's pane, which outlasts the iteration.
+type Pane interface {
+	Output() Output                   // its output stream; nil: not read
+	ReadOutput(p tmux.Pane) tmux.Pane // reads its output from now, if it never was asked for (a dead pane gets a placeholder first)
+	EndAgent(p tmux.Pane)             // ends whatever runs in it, its children included
+	Same(p tmux.Pane) bool            // p lives in the server the loop started in
+	Gone(err error) Ending            // EndPaneGone or EndServerGone
+	AgentStarted(pid int)
+	AgentPID() int
+	AgentPastes() bool // an agent in it turned on bracketed paste
+	SetAgentPastes()
+}
+
+// Output is the pane's output stream (watch.Stream).
+type Output interface {
+	Take() (text string, markers []string)
+	Bytes() int64
+	Notify() <-chan struct{}
+}
+
+// Hooks are what makes the agent report its own state, installed when the
+// loop starts, and the command it runs with.
+type Hooks interface {
+	Record(name string) (agent.HookRecord, bool) // this iteration's report of name
+	Clear()                                      // before an agent starts
+	Command() []string                           // what runs: the person's command with the hooks' arguments
+	Plain() []string                             // the command without them; nil: none were added
+	Env() []string                               // NAME=value the agent runs with for its hooks
+	On() bool                                    // the agent reports the end of its turns itself
+	Reports(name string) bool                    // an installed hook reports name
+	Lost() bool                                  // they did not report: the screen tells from now on
+	Lose()
+	Drop() // runs the agent as the person gave it from now on
+}
+
+// Cast is the recording of the iteration.
+type Cast interface {
+	Start(pane tmux.Pane, command []string)
+	Mark(words.EventKind)
+	Resize(tmux.Pane)
+}
+
+// Spend is the iteration's receipt as it runs.
+type Spend interface {
+	NoteEnv(pid int) // the agent's environment, for its receipt should it exit before it is read
+}
+
+// Requests are what the person asks of the loop while an agent starts.
+type Requests interface {
+	Take() (Ending, bool)
+	Wake() <-chan os.Signal // a command left a request
+}
+
+// Interrupt is one thing that may end the iteration while its agent runs.
+type Interrupt interface {
+	Check() (Ending, bool)
+}
