@@ -91,9 +91,11 @@ func TestUnitEachAgentGetsItsHooksForTheLoopAlone(t *testing.T) {
 
 // Gemini CLI started with its own HOME (env HOME=/x gemini) gets an overlay
 // of that home's .gemini, not the watcher's: the folders the person trusted
-// there stay trusted. What the agent writes in its home (chats, logs, a
-// refreshed login) stays in the overlay: the person's folder is left byte
-// for byte as it was.
+// there stay trusted. What the agent writes in its home (chats, logs, the
+// projects it saw) stays in the overlay: the person's folder is left byte
+// for byte as it was, but for their login, which the overlay links rather
+// than copies (the loop writes no key to disk), so a refreshed login is
+// theirs.
 func TestUnitGeminisOverlayIsMadeFromTheHomeItRunsWithAndNeverWritesIt(t *testing.T) {
 	person, watcher := t.TempDir(), t.TempDir()
 	files := map[string]string{".gemini/trustedFolders.json": `{"/work/proj": "TRUST_FOLDER"}`, ".gemini/settings.json": `{"ui": {"theme": "dark"}}`,
@@ -138,6 +140,7 @@ func TestUnitGeminisOverlayIsMadeFromTheHomeItRunsWithAndNeverWritesIt(t *testin
 	if trusted != files[".gemini/trustedFolders.json"] {
 		t.Errorf("the agent's trusted folders %q, want those of the HOME it runs with", trusted)
 	}
+	before[".gemini/oauth_creds.json"] = "written by the agent"
 	if after := tree(t, person); !maps.Equal(after, before) {
 		t.Errorf("the person's Gemini home changed:\nbefore %q\nafter  %q", before, after)
 	}
