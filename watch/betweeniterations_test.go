@@ -180,7 +180,7 @@ func TestHooksGetTheLoopsEnvironmentAndNeverStopIt(t *testing.T) {
 		t.Error("on-fail ran for a loop that ended done")
 	}
 	h.wantLogged("[HOOK] iteration 2 on-iteration-end failed exit=5")
-	hooks, _ := os.ReadFile(h.store.Path(state.HooksLog))
+	hooks, _ := os.ReadFile(h.store.Path(state.OnCommandsLog))
 	if strings.Count(string(hooks), "hook output\n") != 2 {
 		t.Errorf("hooks.log:\n%s", hooks)
 	}

@@ -203,8 +203,8 @@ func (b *chores) runOnCommand(which, command string, exitCode, reason string) {
 	}
 	env := b.env("RALPH_EXIT_CODE="+exitCode, "RALPH_REASON="+reason)
 	header := fmt.Sprintf("%s [%s] iteration %d: %s", b.clock.Now().Format(time.RFC3339), which, b.rec.iteration(), command)
-	logPath := b.rec.store.Path(state.HooksLog)
-	failed, err := between.RunHook(env, logPath, header, command)
+	logPath := b.rec.store.Path(state.OnCommandsLog)
+	failed, err := between.RunOnCommand(env, logPath, header, command)
 	if err != nil {
 		b.rec.warnf("open hooks log: %v", err)
 		return

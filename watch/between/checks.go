@@ -53,7 +53,7 @@ type CheckRun struct {
 // Passed reports whether the check exited 0 in time.
 func (r CheckRun) Passed() bool { return r.Code == 0 && !r.TimedOut }
 
-// CheckEnv is the environment checks and hooks run with.
+// CheckEnv is the environment checks and on-* commands run with.
 type CheckEnv struct {
 	Dir     string   // where they run: the loop's working directory
 	Env     []string // added to the watcher's own environment

@@ -16,7 +16,7 @@ const (
 	GeminiHome     = "gemini-home"          // Gemini CLI's home for the loop: links to the person's, settings with hooks
 	OpenCodePlugin = "opencode-plugin.js"   // the plugin that reports OpenCode's events
 	CopilotPlugin  = "copilot-plugin"       // the plugin folder whose hooks report Copilot CLI's turns
-	HooksLog       = "hooks.log"            // what --before/--after hooks printed
+	OnCommandsLog  = "hooks.log"            // what the on-* commands (--on-iteration-end, --on-done, --on-fail) printed
 	TranscriptFile = "transcript"           // the path of the agent's own session transcript
 	CastsDir       = "casts"                // one asciicast v2 file per iteration
 	ChecksDir      = "checks"               // each check's output, one file per iteration and check
