@@ -38,6 +38,8 @@ func (x iterationRecord) PromptLine() *int              { return x.r.st.PromptLi
 func (x iterationRecord) PromptPending() bool           { return x.r.st.PromptPending }
 func (x iterationRecord) SetPromptLine(line *int)       { x.r.promptAt(line) }
 func (x iterationRecord) SetPromptPending(p bool)       { x.r.promptPending(p) }
+func (x iterationRecord) PromptPasted() bool            { return x.r.st.PromptPasted }
+func (x iterationRecord) SetPromptPasted()              { x.r.promptPasted() }
 func (x iterationRecord) TakeDoneMatch() string         { return x.r.takeDoneMatch() }
 func (x iterationRecord) AgentState(s agent.State)      { x.r.agentState(s) }
 func (x iterationRecord) Save()                         { x.r.save() }

@@ -237,7 +237,7 @@ func (r *recorder) promptAt(line *int) {
 // promptPending records whether a prompt is being typed (a watcher stopped
 // meanwhile leaves it for the next to finish), and saves.
 func (r *recorder) promptPending(pending bool) {
-	r.st.PromptPending = pending
+	r.st.PromptPending, r.st.PromptPasted = pending, false
 	if pending { // typing began: the next watcher finishes it, never types it afresh
 		r.st.PromptUntyped = false
 	}
@@ -250,6 +250,12 @@ func (r *recorder) takeDoneMatch() string {
 	m := r.st.DoneMatch
 	r.st.DoneMatch = ""
 	return m
+}
+
+// promptPasted records that tmux took the pending prompt's paste, and saves.
+func (r *recorder) promptPasted() {
+	r.st.PromptPasted = true
+	r.save()
 }
 
 // takePromptUntyped reports whether the paused iteration's prompt was never

@@ -362,3 +362,35 @@ func TestUnitAnIterationARestartCutShortGetsItsReceiptWithWhatTheAgentWrote(t *t
 	k.release()
 	<-dead
 }
+
+// Killed between the paste and the Enter, to an agent that shows nothing of
+// a paste and reports no hook: the text is in its input, so the resumed
+// watcher presses Enter alone; pasting it again would send it twice.
+func TestUnitAWatcherKilledBetweenThePasteAndTheEnterOfANonEchoingAgentPastesOnce(t *testing.T) {
+	var submitted []string
+	u := newUnit(t, "go {{iteration}}", func(int) *tmuxfake.Program {
+		input := ""
+		return &tmuxfake.Program{
+			Start: func(t *tmuxfake.Term) { t.Write("> ") },
+			Paste: func(t *tmuxfake.Term, text string) { input += text }, // shown nowhere
+			Key: func(t *tmuxfake.Term, key string) {
+				if key != "Enter" || input == "" {
+					return
+				}
+				submitted = append(submitted, input)
+				t.Write("\nwent: " + input + "\n")
+				t.Exit(0)
+			},
+		}
+	})
+	u.cfg.MaxIterations = 3
+	k := newKillable(u.tmux, killAt(killSteps[3], 2, u.iteration))
+	dead := u.killed(k)
+	u.cfg.Resume = true
+	u.wantResult(u.run(), words.ExitDone, "max_iterations")
+	if got := strings.Join(submitted, "|"); got != "go 1|go 2|go 3" {
+		t.Errorf("the agent was sent %q, want each iteration's prompt once", got)
+	}
+	k.release()
+	<-dead
+}

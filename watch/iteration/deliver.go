@@ -159,6 +159,9 @@ func (d *delivery) typist() *Typist {
 		Tmux: d.tmux, Pane: d.cfg.Pane, Name: d.cfg.Name, Clock: d.clock, Agent: &d.cfg.Agent, Lines: d.cfg.Lines,
 		View: typistView{d}, Warnf: d.rec.Warnf,
 		Report: func(s Step, detail string) {
+			if s == PasteSent && d.rec.PromptPending() {
+				d.rec.SetPromptPasted() // a watcher killed from here on must not paste it again
+			}
 			for _, e := range stepEvents[s] {
 				d.events.tell(e.kind, e.via, detail)
 			}

@@ -93,6 +93,7 @@ func (w *Watch) Adopt(ctx context.Context, started time.Time) Outcome {
 // stopped: still in the agent's input box, it is submitted; not there, it
 // is typed again; either way once.
 func (d *delivery) finishTyping(ctx context.Context) (Ending, bool) {
+	pasted := d.rec.PromptPasted()
 	d.rec.SetPromptPending(false)
 	prompt, err := os.ReadFile(d.rec.Store().Path(state.PromptCopy))
 	if err != nil {
@@ -108,10 +109,14 @@ func (d *delivery) finishTyping(ctx context.Context) (Ending, bool) {
 		d.rec.Save()
 		return EndNone, false
 	}
-	if inBox {
+	switch {
+	case inBox:
 		text = "" // it is there: Enter alone
 		d.rec.Sayf("the prompt is still in the input box; submitting it")
-	} else {
+	case pasted:
+		text = "" // an agent that shows no paste has it all the same
+		d.rec.Sayf("the prompt was pasted before the last watcher stopped; submitting it")
+	default:
 		d.rec.Sayf("the prompt did not reach the agent; typing it again")
 	}
 	end, halt := d.typeText(ctx, text)

@@ -64,7 +64,9 @@ type Record interface {
 	PromptLine() *int      // the pane's line the prompt went in at; nil: unknown
 	PromptPending() bool   // the last watcher stopped while it typed the prompt
 	SetPromptLine(*int)    // saves
-	SetPromptPending(bool) // saves
+	SetPromptPending(bool) // saves; clears PromptPasted
+	PromptPasted() bool    // tmux took the pending prompt's paste
+	SetPromptPasted()      // saves
 	TakeDoneMatch() string // the done match a paused loop's agent printed, cleared
 	AgentState(agent.State)
 	Save()

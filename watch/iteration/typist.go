@@ -51,6 +51,7 @@ type Step int
 const (
 	PasteChecked      Step = iota // a paste did not show; the detail says what comes next
 	Pasted                        // the paste showed in the pane
+	PasteSent                     // tmux took a paste: the agent has the text, shown or not
 	ProbeSubmitted                // an Enter pressed to see whether the agent had the text sent it
 	SubmittedByHook               // the Enter took: the agent's hook said so
 	SubmittedByScreen             // the Enter took: the screen said so
@@ -140,7 +141,14 @@ func (t *Typist) paste(ctx context.Context, text string) (sent bool, err error) 
 	buffer := fmt.Sprintf("ralph-%s-%s", t.Name, bufferNonce())
 	seen := pasteSeen{}
 	waitUntil := t.Clock.Now().Add(pasteQueueWait)
-	act := func() error { return t.Tmux.Paste(t.Pane, buffer, []byte(text)) }
+	pasteText := func() error {
+		err := t.Tmux.Paste(t.Pane, buffer, []byte(text))
+		if err == nil {
+			t.report(PasteSent, "")
+		}
+		return err
+	}
+	act := pasteText
 	for {
 		if act != nil {
 			seen.Pastes++
@@ -195,7 +203,7 @@ func (t *Typist) paste(ctx context.Context, text string) (sent bool, err error) 
 		case pasteAgain:
 			t.Warnf("the agent showed nothing of the text nor of an Enter; pasting it again")
 			seen.Probed, seen.ProbeShown, seen.ProbeSent = false, false, false
-			act = func() error { return t.Tmux.Paste(t.Pane, buffer, []byte(text)) }
+			act = pasteText
 		}
 	}
 }

@@ -135,6 +135,8 @@ func (r *benchRecord) PromptLine() *int                 { return r.line }
 func (r *benchRecord) PromptPending() bool              { return r.pending }
 func (r *benchRecord) SetPromptLine(line *int)          { r.line = line }
 func (r *benchRecord) SetPromptPending(p bool)          { r.pending = p }
+func (r *benchRecord) PromptPasted() bool               { return false }
+func (r *benchRecord) SetPromptPasted()                 {}
 func (r *benchRecord) TakeDoneMatch() string            { return "" }
 func (r *benchRecord) AgentState(agent.State)           {}
 func (r *benchRecord) Save()                            {}

@@ -73,6 +73,10 @@ type State struct {
 	// (killed between the paste and Enter): the next one submits it, or
 	// types it again, once.
 	PromptPending bool `json:"prompt_pending,omitempty"`
+	// PromptPasted: of a pending prompt, tmux took the paste: the agent
+	// has the text even when it shows none of it, so the next watcher
+	// presses Enter alone (pasting again would send it twice).
+	PromptPasted bool `json:"prompt_pasted,omitempty"`
 	// EndCommand runs in the pane when the loop ends with its agent gone
 	// ("" or "none": the pane is left as it is).
 	EndCommand string `json:"end_command,omitempty"`
