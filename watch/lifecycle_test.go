@@ -1,19 +1,15 @@
 package watch_test
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
-	"github.com/ralph-tmux/ralph.tmux/watch"
-	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
 	"github.com/ralph-tmux/ralph.tmux/watch/words"
@@ -84,52 +80,6 @@ func TestPaneOptionsFollowTheLoopAndRemainOnExitIsRestored(t *testing.T) {
 		if got := h.srv.Option(h.cfg.Pane, name); got != want {
 			t.Errorf("%s = %q, want %q", name, got, want)
 		}
-	}
-}
-
-func TestStateAndLogFollowTheSwarmSchema(t *testing.T) {
-	t.Parallel()
-	h := newHarness(t, "go", []string{"/bin/sh", "-c", "exit 0"})
-	h.cfg.PromptMode = agent.ModeArg
-	h.cfg.MaxIterations = 2
-	h.cfg.DonePattern = regexp.MustCompile(`X_DONE`)
-	h.run(30 * time.Second)
-	data, err := os.ReadFile(h.store.Path(state.StateFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, field := range []string{"worker_name", "prompt_file", "max_iterations", "current_iteration", "status",
-		"started", "last_iteration_started", "last_iteration_ended", "iteration_durations",
-		"consecutive_failures", "total_failures", "done_pattern", "inactivity_timeout",
-		"check_done_continuous", "exit_reason", "pane_id", "watcher_pid", "heartbeat"} {
-		if !bytes.Contains(data, []byte(`"`+field+`":`)) {
-			t.Errorf("state.json lacks %s:\n%s", field, data)
-		}
-	}
-	log, _ := os.ReadFile(h.store.Path(state.LogFile))
-	lineRE := regexp.MustCompile(`(?m)^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d \[(START|END|DONE)\] `)
-	if got := len(lineRE.FindAll(log, -1)); got != 5 {
-		t.Errorf("iterations.log has %d well-formed lines, want 5:\n%s", got, log)
-	}
-	if !strings.Contains(string(log), "[START] iteration 1/2") || !strings.Contains(string(log), "[END] iteration 2 exit=0 duration=") {
-		t.Errorf("iterations.log:\n%s", log)
-	}
-	for _, f := range []string{state.StateFile, state.LogFile, state.PromptCopy} {
-		if info, err := os.Stat(h.store.Path(f)); err != nil || info.Mode().Perm() != 0o600 {
-			t.Errorf("%s: mode %v (%v), want 0600", f, info.Mode().Perm(), err)
-		}
-	}
-}
-
-func TestPromptFileDeletedMidLoopFails(t *testing.T) {
-	t.Parallel()
-	h := newHarness(t, "go", nil)
-	h.cfg.Command = []string{"/bin/sh", "-c", `rm -f "$0"; exit 0`, h.cfg.PromptFile}
-	h.cfg.PromptMode = agent.ModeArg
-	h.wantResult(h.run(30*time.Second), words.ExitFailed, "prompt_file_missing")
-	h.wantOutput("ralph-watch: error: prompt file not found: " + h.cfg.PromptFile)
-	if st := h.state(); st.Status != state.Failed {
-		t.Errorf("status %s, want failed", st.Status)
 	}
 }
 
@@ -243,47 +193,6 @@ func TestAnAgentSlowToStartGetsThePromptOnlyOnceItHasDrawn(t *testing.T) {
 		if got := h.received(i); got != "line one\nline two" {
 			t.Errorf("iteration %d: agent received %q", i, got)
 		}
-	}
-}
-
-func TestAPauseRequestEndsABackoffWaitAtOnce(t *testing.T) {
-	t.Parallel()
-	h := newHarness(t, "go", []string{"/bin/sh", "-c", "exit 1"})
-	h.cfg.PromptMode = agent.ModeArg
-	h.cfg.MaxIterations = 10
-	h.cfg.BackoffWait = func(n int) time.Duration { // the first three at once, then a minute: far more than a pause may take
-		if n < 4 {
-			return 10 * time.Millisecond
-		}
-		return time.Minute
-	}
-	wake := make(chan os.Signal, 1)
-	requested := make(chan time.Time, 1)
-	go func() {
-		tmuxtest.Eventually(t, 60*time.Second, "the minute of backoff", func() bool {
-			return strings.Contains(h.out.String(), "retrying in 60s")
-		})
-		if err := h.store.Request(state.RequestPause); err != nil {
-			t.Error(err)
-		}
-		requested <- time.Now()
-		wake <- syscall.SIGUSR1
-	}()
-	loop := h.loop(wake)
-	done := make(chan watch.Result, 1)
-	go func() { done <- loop.Run(context.Background()) }()
-	select {
-	case res := <-done:
-		h.wantResult(res, words.ExitInterrupted, "paused")
-		// Generous: the backoff it must cut short is a minute.
-		if waited := time.Since(<-requested); waited > 30*time.Second {
-			t.Errorf("the pause took %s to end a minute of backoff", waited)
-		}
-	case <-time.After(90 * time.Second):
-		t.Fatalf("loop did not end; output:\n%s", h.out.String())
-	}
-	if st := h.state(); st.Status != state.Paused || st.CurrentIteration != 4 {
-		t.Errorf("state %s at %d, want paused at 4", st.Status, st.CurrentIteration)
 	}
 }
 

@@ -1,0 +1,152 @@
+package watch_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"github.com/ralph-tmux/ralph.tmux/watch/state"
+	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxfake"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
+)
+
+// exits is an agent that takes its prompt as an argument, does what its
+// nth start does (nil: nothing) and exits 0.
+func exits(do func(t *tmuxfake.Term, n int)) func(int) *tmuxfake.Program {
+	return func(n int) *tmuxfake.Program {
+		return &tmuxfake.Program{Start: func(t *tmuxfake.Term) {
+			if do != nil {
+				do(t, n)
+			}
+			t.Exit(0)
+		}}
+	}
+}
+
+func TestUnitTheDonePatternIsCheckedAfterTheExitWithoutContinuous(t *testing.T) {
+	u := newUnit(t, donePrompt, exits(func(t *tmuxfake.Term, n int) {
+		t.Write("you said: " + t.Argv[len(t.Argv)-1] + "\n") // the prompt names the token: only the agent's own line counts
+		if n == 3 {
+			t.Write("RALPH_DONE_42\n")
+		}
+	}))
+	u.cfg.PromptMode = agent.ModeArg
+	u.cfg.MaxIterations = 5
+	u.cfg.DonePattern = regexp.MustCompile(`RALPH_DONE_[0-9]+`)
+	u.wantResult(u.run(), words.ExitDone, "done_pattern")
+	if st := u.state(); st.CurrentIteration != 3 {
+		t.Errorf("stopped in iteration %d, want 3; output:\n%s", st.CurrentIteration, u.out.String())
+	}
+}
+
+func TestUnitTheLimitWithoutTheDoneSignalExits3(t *testing.T) {
+	u := newUnit(t, donePrompt, exits(func(t *tmuxfake.Term, _ int) { t.Write(t.Argv[len(t.Argv)-1]) }))
+	u.cfg.PromptMode = agent.ModeArg
+	u.cfg.MaxIterations = 2
+	u.cfg.DonePattern = regexp.MustCompile(`RALPH_DONE_[0-9]+`)
+	u.wantResult(u.run(), words.ExitLimit, "max_iterations")
+	u.wantOutput("max iterations (2) reached without the done signal")
+}
+
+func TestUnitADoneFileStopsTheLoop(t *testing.T) {
+	var u *unit
+	u = newUnit(t, "go", exits(func(_ *tmuxfake.Term, n int) {
+		if n == 2 {
+			if err := os.WriteFile(u.cfg.DoneFile, nil, 0o644); err != nil {
+				u.t.Error(err)
+			}
+		}
+	}))
+	u.cfg.PromptMode = agent.ModeStdin
+	u.cfg.MaxIterations = 10
+	u.cfg.DoneFile = filepath.Join(u.cfg.Dir, "DONE")
+	u.wantResult(u.run(), words.ExitDone, "done_file")
+	if st := u.state(); st.CurrentIteration != 2 {
+		t.Errorf("stopped after iteration %d, want 2", st.CurrentIteration)
+	}
+}
+
+func TestUnitACommandNotFoundStopsAtOnce(t *testing.T) {
+	u := newUnit(t, "go", failing(127))
+	u.cfg.Command = []string{"ralph-no-such-agent"}
+	u.cfg.PromptMode = agent.ModeArg
+	u.cfg.MaxIterations = 3
+	u.wantResult(u.run(), words.ExitFailed, "fatal_exit")
+	u.wantOutput("ralph-watch: error: command not found: ralph-no-such-agent (exit 127)")
+	if st := u.state(); st.CurrentIteration != 1 {
+		t.Errorf("ran %d iterations, want 1", st.CurrentIteration)
+	}
+}
+
+func TestUnitAPromptFileDeletedMidLoopFails(t *testing.T) {
+	var u *unit
+	u = newUnit(t, "go", exits(func(*tmuxfake.Term, int) { _ = os.Remove(u.cfg.PromptFile) }))
+	u.cfg.PromptMode = agent.ModeArg
+	u.cfg.MaxIterations = 3
+	u.wantResult(u.run(), words.ExitFailed, "prompt_file_missing")
+	u.wantOutput("ralph-watch: error: prompt file not found: " + u.cfg.PromptFile)
+	if st := u.state(); st.Status != state.Failed {
+		t.Errorf("status %s, want failed", st.Status)
+	}
+}
+
+func TestUnitStateAndLogFollowTheSwarmSchema(t *testing.T) {
+	u := newUnit(t, "go", exits(nil))
+	u.cfg.PromptMode = agent.ModeArg
+	u.cfg.MaxIterations = 2
+	u.cfg.DonePattern = regexp.MustCompile(`X_DONE`)
+	u.run()
+	data, err := os.ReadFile(u.store.Path(state.StateFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, field := range []string{"worker_name", "prompt_file", "max_iterations", "current_iteration", "status",
+		"started", "last_iteration_started", "last_iteration_ended", "iteration_durations",
+		"consecutive_failures", "total_failures", "done_pattern", "inactivity_timeout",
+		"check_done_continuous", "exit_reason", "pane_id", "watcher_pid", "heartbeat"} {
+		if !bytes.Contains(data, []byte(`"`+field+`":`)) {
+			t.Errorf("state.json lacks %s:\n%s", field, data)
+		}
+	}
+	log := strings.Join(u.logLines(), "\n")
+	lineRE := regexp.MustCompile(`(?m)^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d \[(START|END|DONE)\] `)
+	if got := len(lineRE.FindAllString(log, -1)); got != 5 {
+		t.Errorf("iterations.log has %d well-formed lines, want 5:\n%s", got, log)
+	}
+	u.wantLog("[START] iteration 1/2", "[END] iteration 2 exit=0 duration=")
+	for _, f := range []string{state.StateFile, state.LogFile, state.PromptCopy} {
+		if info, err := os.Stat(u.store.Path(f)); err != nil || info.Mode().Perm() != 0o600 {
+			t.Errorf("%s: mode %v (%v), want 0600", f, info.Mode().Perm(), err)
+		}
+	}
+}
+
+// A spinner that turns for ever is activity, never inactivity: only the
+// iteration timeout ends it.
+func TestUnitASpinnerThatNeverSettlesEndsAtTheIterationTimeout(t *testing.T) {
+	frames := []string{"|", "/", "-", `\`}
+	u := newUnit(t, "go", func(int) *tmuxfake.Program {
+		turn, spinning := 0, false
+		p := repl(func(*tmuxfake.Term, string) { spinning = true })
+		p.Tick = func(t *tmuxfake.Term) { // a frame a look, from the prompt on
+			if spinning {
+				turn++
+				t.Clear()
+				t.Write(frames[turn%len(frames)] + " working")
+			}
+		}
+		return p
+	})
+	u.cfg.InactivityTimeout = time.Second
+	u.cfg.IterationTimeout = 3 * time.Second
+	u.wantResult(u.run(), words.ExitDone, "max_iterations")
+	u.wantOutput("iteration timeout (3s), restarting")
+	if strings.Contains(u.out.String(), "inactivity timeout") {
+		t.Errorf("a live spinner counted as inactivity:\n%s", u.out.String())
+	}
+}
