@@ -121,6 +121,15 @@ func (h *harness) wantLogged(lines ...string) {
 	}
 }
 
+func (h *harness) iterationsLog() string {
+	data, _ := os.ReadFile(h.store.Path(state.LogFile))
+	return string(data)
+}
+
+func (h *harness) gitInit() { gitInit(h.t, h.srv.Dir) }
+
+func (h *harness) git(args ...string) string { return git(h.t, h.srv.Dir, args...) }
+
 func (h *harness) wantResult(got watch.Result, code int, reason string) {
 	h.t.Helper()
 	if got.Code != code || string(got.Reason) != reason {
