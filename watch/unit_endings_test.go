@@ -150,3 +150,29 @@ func TestUnitASpinnerThatNeverSettlesEndsAtTheIterationTimeout(t *testing.T) {
 		t.Errorf("a live spinner counted as inactivity:\n%s", u.out.String())
 	}
 }
+
+func TestUnitAPromptFileThatCannotBeReadMidLoopEndsItFailed(t *testing.T) {
+	for _, tc := range []struct {
+		name, swap, want string
+	}{
+		{"made a directory", `rm -f "$F"; mkdir "$F"`, "(is a directory)"},
+		{"made a FIFO", `rm -f "$F"; mkfifo "$F"`, "(not a regular file)"},
+		{"grown past the limit", `truncate -s 9M "$F"`, "(larger than 8 MiB)"},
+		{"made binary", `printf 'go\000\001\002' > "$F"`, "(binary: holds NUL bytes)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			u := newUnit(t, "go", nil)
+			u.argAgent(`F=` + shQuote(u.cfg.PromptFile) + `; ` + tc.swap + `; exit 0`)
+			u.cfg.MaxIterations = 3
+			res, ok := u.runFor(10 * time.Second)
+			if !ok {
+				t.Fatalf("the loop hung on the prompt file; output:\n%s", u.out.String())
+			}
+			u.wantResult(res, words.ExitFailed, "prompt_file_missing")
+			u.wantOutput("ralph-watch: error: cannot read prompt file: " + u.cfg.PromptFile + " " + tc.want)
+			if st := u.state(); st.Status != state.Failed || st.CurrentIteration != 1 || st.ExitReason == nil {
+				t.Errorf("state %s at iteration %d, want failed at 1 (iteration 2 never started)", st.Status, st.CurrentIteration)
+			}
+		})
+	}
+}
