@@ -3,12 +3,16 @@ package watch_test
 import (
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
+	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxfake"
 	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
@@ -55,5 +59,70 @@ func TestUnitAPauseRequestEndsABackoffWaitAtOnce(t *testing.T) {
 	}
 	if n := len(u.started()); n != 4 {
 		t.Errorf("the agent started %d times, want 4", n)
+	}
+}
+
+func TestUnitResumingALoopPausedInALimitWaitWaitsForTheReset(t *testing.T) {
+	reset := unitStart.Add(9 * time.Second)
+	u := newUnit(t, "do the work", func(n int) *tmuxfake.Program {
+		return &tmuxfake.Program{Start: func(t *tmuxfake.Term) {
+			if n == 1 {
+				t.Write(limitText(reset) + "\n")
+				t.Exit(1)
+				return
+			}
+			t.Exit(0)
+		}}
+	})
+	u.asClaude()
+	u.cfg.MinLimitWait = time.Nanosecond // the reset, not a minute
+	u.cfg.PromptMode = agent.ModeArg
+	notes := filepath.Join(u.cfg.Dir, "notes")
+	u.tmux.SetGlobal(watch.NotifyOption, `printf '%s|%s\n' "$RALPH_STATE" "$RALPH_REASON" >> `+shQuote(notes))
+	wake := make(chan os.Signal, 1)
+	u.wake = wake
+	u.manual()
+	done := u.start()
+	u.waitFor("the limit wait", func(st *state.State) bool { return st.WaitingUntil == state.Stamp(reset) })
+	if err := u.store.Request(state.RequestPause); err != nil {
+		t.Fatal(err)
+	}
+	wake <- syscall.SIGUSR1
+	u.wantResult(<-done, words.ExitInterrupted, "paused")
+	if st := u.state(); st.WaitingUntil == "" || st.CurrentIteration != 0 {
+		t.Fatalf("paused in the wait: waiting until %q at iteration %d", st.WaitingUntil, st.CurrentIteration)
+	}
+	u.cfg.Resume = true
+	done = u.start()
+	shown := ""
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		state, _, _ := u.tmux.PaneOption(u.cfg.Pane, words.OptionState)
+		status, _, _ := u.tmux.PaneOption(u.cfg.Pane, words.OptionStatus)
+		if shown = state + " " + status; strings.Contains(u.out.String(), "resuming the wait") && strings.HasPrefix(shown, "waiting ") {
+			break
+		}
+	}
+	u.wantOutput("resuming the wait")
+	if !strings.HasPrefix(shown, "waiting ⏳ 1/1 waiting for limit reset") {
+		t.Errorf("while it waits again the pane shows %q", shown)
+	}
+	u.waitTimer(reset.Sub(u.clock.Now()))
+	noticed := func(what string) string { // the notify command runs on its own, as it would in the hours of a wait
+		var notices string
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline) && !strings.Contains(notices, what); time.Sleep(time.Millisecond) {
+			b, _ := os.ReadFile(notes)
+			notices = string(b)
+		}
+		return notices
+	}
+	noticed("waiting|")
+	u.clock.Advance(reset.Sub(u.clock.Now()))
+	u.wantResult(<-done, words.ExitDone, "max_iterations")
+	if started := u.started(); len(started) != 2 || started[1].Before(reset) {
+		t.Errorf("the agent started at %v, want again at the reset %v", started, reset)
+	}
+	notices := noticed("done|")
+	if want := "waiting|limit reset (" + reset.Format("15:04") + ")\ndone|max_iterations\n"; notices != want {
+		t.Errorf("notices %q, want %q: the limit once, the end once", notices, want)
 	}
 }
