@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxfake"
@@ -172,6 +173,42 @@ func TestUnitAPromptFileThatCannotBeReadMidLoopEndsItFailed(t *testing.T) {
 			u.wantOutput("ralph-watch: error: cannot read prompt file: " + u.cfg.PromptFile + " " + tc.want)
 			if st := u.state(); st.Status != state.Failed || st.CurrentIteration != 1 || st.ExitReason == nil {
 				t.Errorf("state %s at iteration %d, want failed at 1 (iteration 2 never started)", st.Status, st.CurrentIteration)
+			}
+		})
+	}
+}
+
+// A loop that ends on its own runs @ralph-notify-command with what happened
+// in its environment; the command's text is never mixed with the loop's.
+func TestUnitNotifyCommandRunsWhenTheLoopEnds(t *testing.T) {
+	for _, c := range []struct {
+		name, script, want string
+		code               int
+	}{
+		{"done", `[ "$RALPH_ITERATION" = 2 ] && echo RALPH_DONE_1; exit 0`, "done|done_pattern|2|[ralph] unit: done after 2 iterations", words.ExitDone},
+		{"failed", `exit 127`, "failed|fatal_exit|1|[ralph] unit: failed (fatal_exit) after 1 iteration: command not found: exit (exit 127)", words.ExitFailed},
+		{"limit", `exit 0`, "limit|max_iterations|3|[ralph] unit: reached its limit (max_iterations) without the done signal after 3 iterations", words.ExitLimit},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			u := newUnit(t, "go on", nil)
+			u.argAgent(c.script)
+			u.cfg.Command = []string{"/bin/sh", "-c", c.script}
+			u.cfg.MaxIterations = 3
+			u.cfg.DonePattern = regexp.MustCompile(`RALPH_DONE_[0-9]+`)
+			out := filepath.Join(u.cfg.Dir, "notified $(x)")
+			u.tmux.SetGlobal(watch.NotifyOption,
+				`printf '%s|%s|%s|%s' "$RALPH_STATE" "$RALPH_REASON" "$RALPH_ITERATION" "$RALPH_MESSAGE" > "$OUT"`)
+			t.Setenv("OUT", out) // the watcher's environment, which the command inherits
+			if res := u.run(); res.Code != c.code {
+				t.Fatalf("exit %d, want %d; output:\n%s", res.Code, c.code, u.out.String())
+			}
+			var got string
+			for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline) && !strings.HasPrefix(got, c.name); time.Sleep(time.Millisecond) {
+				b, _ := os.ReadFile(out)
+				got = string(b)
+			}
+			if got != c.want {
+				t.Errorf("notify command saw %q, want %q", got, c.want)
 			}
 		})
 	}
