@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -124,5 +125,49 @@ func TestUnitResumingALoopPausedInALimitWaitWaitsForTheReset(t *testing.T) {
 	notices := noticed("done|")
 	if want := "waiting|limit reset (" + reset.Format("15:04") + ")\ndone|max_iterations\n"; notices != want {
 		t.Errorf("notices %q, want %q: the limit once, the end once", notices, want)
+	}
+}
+
+// A pause in the moment between iterations (after the [END] line, before
+// the next respawn), then resume: the finished iteration is recorded once,
+// its receipt once, and the loop goes on with the next.
+func TestUnitAPauseBetweenIterationsRecordsTheFinishedIterationOnce(t *testing.T) {
+	wake := make(chan os.Signal, 1)
+	var u *unit
+	u = newUnit(t, "finish the plan", func(n int) *tmuxfake.Program {
+		return repl(func(t *tmuxfake.Term, _ string) {
+			t.Write("working")
+			t.Exit(0)
+			if n == 1 {
+				u.schedule(time.Second, func() { // the pause lands in the restart delay
+					if err := u.store.Request(state.RequestPause); err != nil {
+						u.t.Error(err)
+					}
+					wake <- syscall.SIGUSR1
+				})
+			}
+		})
+	})
+	u.simulate()
+	u.wake = wake
+	u.cfg.DonePattern = regexp.MustCompile(`RALPH_DONE`)
+	u.cfg.RestartDelay = 3 * time.Second
+	u.cfg.MaxIterations = 2
+	u.wantResult(u.run(), words.ExitInterrupted, "paused")
+	u.wantOutput("iteration 1 completed")
+	if n := len(u.started()); n != 1 {
+		t.Fatalf("paused after %d starts, want between iterations 1 and 2", n)
+	}
+	u.cfg.Resume = true
+	u.wantResult(u.run(), words.ExitLimit, "max_iterations")
+	log := strings.Join(u.logLines(), "\n")
+	if n := strings.Count(log, "[END] iteration 1 "); n != 1 {
+		t.Errorf("%d [END] lines for iteration 1, want 1:\n%s", n, log)
+	}
+	if n := strings.Count(log, "[COST] iteration 1 "); n != 1 {
+		t.Errorf("%d [COST] lines for iteration 1, want 1:\n%s", n, log)
+	}
+	if !strings.Contains(log, "[END] iteration 2 ") {
+		t.Errorf("iteration 2 did not run after the resume:\n%s", log)
 	}
 }
