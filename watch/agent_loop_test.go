@@ -14,20 +14,6 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
-// claudeLike is an interactive agent that draws Claude Code's markers: an
-// input box, a spinner with "esc to interrupt" while it works, and
-// "? for shortcuts" when idle; it never exits by itself.
-const claudeLike = `print   ? for shortcuts
-ready
-read
-echo
-spinner 1s
-print ● Done with the work for iteration {{iteration}}.
-print   ? for shortcuts
-ready
-quiet
-`
-
 func (h *harness) asAgent(name string) {
 	h.t.Helper()
 	p, ok := agent.Lookup(name)
@@ -37,29 +23,6 @@ func (h *harness) asAgent(name string) {
 	p.IdleGrace = time.Second
 	h.cfg.Agent, h.cfg.ReadyPattern = p, p.Ready
 	h.cfg.LimitWait = time.Hour
-}
-
-func TestAnAgentIdleAtItsPromptEndsTheTurnWithoutWaitingForInactivity(t *testing.T) {
-	t.Parallel()
-	h := newHarness(t, "do the work", nil)
-	h.cfg.Command = h.agent(claudeLike)
-	h.asAgent("claude")
-	h.cfg.InactivityTimeout = 5 * time.Minute // far beyond the test's timeout
-	h.cfg.MaxIterations = 2
-	res := h.run(90 * time.Second)
-	h.wantResult(res, words.ExitDone, "max_iterations")
-	h.wantOutput("iteration 1 completed (turn ended", "iteration 2 completed (turn ended")
-	st := h.state()
-	if st.TurnGapMS == nil || *st.TurnGapMS < 0 || st.LastTurnEnded == "" {
-		t.Errorf("state lacks the turn gap: turn_gap_ms %v, last_turn_ended %q", st.TurnGapMS, st.LastTurnEnded)
-	}
-	if st.Agent != "claude" || st.AgentState == "" {
-		t.Errorf("state agent = %q, agent_state = %q", st.Agent, st.AgentState)
-	}
-	log, _ := os.ReadFile(h.store.Path(state.LogFile))
-	if !strings.Contains(string(log), "[END] iteration 1 turn_end") {
-		t.Errorf("log lacks the turn end:\n%s", log)
-	}
 }
 
 func TestTheAgentsStopHookEndsTheTurn(t *testing.T) {

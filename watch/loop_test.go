@@ -196,22 +196,6 @@ func TestArgAndStdinModesPassThePromptByteForByte(t *testing.T) {
 	}
 }
 
-func TestPromptIsReReadEveryIterationAndMayBeEmpty(t *testing.T) {
-	t.Parallel()
-	h := newHarness(t, "first", nil)
-	got := filepath.Join(h.srv.Dir, "got-{{iteration}}")
-	h.cfg.Command = []string{"/bin/sh", "-c", `cat > "$(echo "$0" | sed "s/{{iteration}}/$RALPH_ITERATION/")"; [ "$RALPH_ITERATION" = 1 ] && printf '' > "$1"; exit 0`, got, h.cfg.PromptFile}
-	h.cfg.PromptMode = agent.ModeStdin
-	h.cfg.MaxIterations = 2
-	h.wantResult(h.run(30*time.Second), words.ExitDone, "max_iterations")
-	for i, want := range []string{"first", ""} {
-		data, err := os.ReadFile(strings.ReplaceAll(got, "{{iteration}}", string(rune('1'+i))))
-		if err != nil || string(data) != want {
-			t.Errorf("iteration %d got %q (%v), want %q", i+1, data, err, want)
-		}
-	}
-}
-
 // echoes are agents that show the prompt (which names the done token) back
 // in the ways terminals and TUIs do, before the agent's own work.
 const donePrompt = "Work through the plan in PLAN.md. When every task is finished, print RALPH_DONE_42 on a line of its own.\n"

@@ -124,3 +124,34 @@ func TestUnitAUsageLimitWaitsForTheResetAndDoesNotCountTheIteration(t *testing.T
 		t.Errorf("a usage limit counted as a failure: %+v", st)
 	}
 }
+
+// claudeWorking is a Claude Code that works for a second on each prompt
+// (its spinner up), then shows its reply and its idle footer.
+func (u *unit) claudeWorking() func(int) *tmuxfake.Program {
+	return claudeScreen(func(t *tmuxfake.Term, _ string) {
+		t.Write("* Working (esc to interrupt)")
+		u.plan(time.Second, func(t *tmuxfake.Term) {
+			t.Clear()
+			t.Write("● Done with the work for this iteration.\n  ? for shortcuts\n")
+		})
+	})
+}
+
+func TestUnitAnAgentIdleAtItsPromptEndsTheTurnWithoutWaitingForInactivity(t *testing.T) {
+	u := newUnit(t, "do the work", nil)
+	u.simulate()
+	u.launch(u.claudeWorking())
+	u.asClaude()
+	u.cfg.InactivityTimeout = 5 * time.Minute // far beyond the turn
+	u.cfg.MaxIterations = 2
+	u.wantResult(u.run(), words.ExitDone, "max_iterations")
+	u.wantOutput("iteration 1 completed (turn ended", "iteration 2 completed (turn ended")
+	st := u.state()
+	if st.TurnGapMS == nil || *st.TurnGapMS < 0 || st.LastTurnEnded == "" {
+		t.Errorf("state lacks the turn gap: turn_gap_ms %v, last_turn_ended %q", st.TurnGapMS, st.LastTurnEnded)
+	}
+	if st.Agent != "claude" || st.AgentState == "" {
+		t.Errorf("state agent = %q, agent_state = %q", st.Agent, st.AgentState)
+	}
+	u.wantLog("[END] iteration 1 turn_end")
+}

@@ -213,3 +213,33 @@ func TestUnitNotifyCommandRunsWhenTheLoopEnds(t *testing.T) {
 		})
 	}
 }
+
+func TestUnitAMissingProgramBehindEnvIsNamed(t *testing.T) {
+	u := newUnit(t, "do the work", failing(127)) // as env exits when it finds no program
+	u.cfg.Command = []string{"env", "A=1", "ralph-no-such-agent"}
+	u.cfg.MaxIterations = 3
+	u.wantResult(u.run(), words.ExitFailed, "fatal_exit")
+	u.wantOutput("ralph-watch: error: command not found: ralph-no-such-agent (exit 127)")
+}
+
+func TestUnitThePromptIsReReadEveryIterationAndMayBeEmpty(t *testing.T) {
+	var u *unit
+	var got []string // the prompt each iteration's agent read on its stdin
+	u = newUnit(t, "first", func(n int) *tmuxfake.Program {
+		return &tmuxfake.Program{Start: func(t *tmuxfake.Term) {
+			got = append(got, t.Stdin)
+			if n == 1 {
+				if err := os.WriteFile(u.cfg.PromptFile, nil, 0o644); err != nil {
+					u.t.Error(err)
+				}
+			}
+			t.Exit(0)
+		}}
+	})
+	u.cfg.PromptMode = agent.ModeStdin
+	u.cfg.MaxIterations = 2
+	u.wantResult(u.run(), words.ExitDone, "max_iterations")
+	if len(got) != 2 || got[0] != "first" || got[1] != "" {
+		t.Errorf("the iterations read %q, want %q", got, []string{"first", ""})
+	}
+}

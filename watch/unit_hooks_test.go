@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -190,4 +191,55 @@ func TestUnitAHookThatNeverFiresFallsBackToTheScreenOnce(t *testing.T) {
 		t.Errorf("want a fallback in iteration 1 and turn ends by screen; events: %s", ev)
 	}
 	u.wantLog("[HOOK] iteration 1 the agent's turn-end hook did not report")
+}
+
+// Claude Code in a sandbox that cannot see the --settings file exits at
+// once ("Settings file not found"). One failed iteration, said once, and the
+// loop goes on without the hooks' arguments, by the screen.
+func TestUnitAnAgentThatCannotStartWithItsHooksRunsWithoutThem(t *testing.T) {
+	u := newUnit(t, "do the work", nil)
+	u.hooked()
+	working := u.claudeWorking()
+	u.launch(func(n int) *tmuxfake.Program {
+		p := working(n)
+		start := p.Start
+		p.Start = func(t *tmuxfake.Term) {
+			if len(t.Argv) > 2 && t.Argv[1] == "--settings" {
+				t.Write("Error: Settings file not found: /sandbox" + t.Argv[2] + "\n")
+				t.Exit(1)
+				return
+			}
+			start(t)
+		}
+		return p
+	})
+	u.cfg.MaxIterations = 3
+	u.wantResult(u.run(), words.ExitDone, "max_iterations")
+	u.wantOutput("running it without them from the next iteration", "iteration 1 failed (exit: 1 before it took the prompt)",
+		"iteration 2 completed (turn ended", "iteration 3 completed (turn ended")
+	if n := strings.Count(u.out.String(), "before it took input"); n != 1 {
+		t.Errorf("the fallback was told %d times, want once:\n%s", n, u.out.String())
+	}
+}
+
+// A wrapper script whose name is not the agent's gets nothing added: the
+// loop says once that the hook is lost and how to get it back, and each
+// turn ends by what the screen shows.
+func TestUnitAnUnknownWrapperLosesTheHookOnceAndEndsTurnsByTheScreen(t *testing.T) {
+	u := newUnit(t, "do the work", nil)
+	u.hooked()
+	u.launch(u.claudeWorking())
+	wrapper := filepath.Join(u.cfg.Dir, "mywrap")
+	u.cfg.Command = []string{wrapper, "claude.script"}
+	u.cfg.MaxIterations = 2
+	u.wantResult(u.run(), words.ExitDone, "max_iterations")
+	u.wantOutput("iteration 1 completed (turn ended", "iteration 2 completed (turn ended")
+	warning := "ralph-watch: warning: cannot add Claude Code's hooks to '" + wrapper +
+		"' (not claude's own program): the turn end is read from the screen; pass --settings FILE to claude yourself or run claude directly"
+	if n := strings.Count(u.out.String(), "warning: cannot add"); n != 1 || !strings.Contains(u.out.String(), warning) {
+		t.Errorf("want the warning once, got %d:\n%s", n, u.out.String())
+	}
+	if _, err := os.Stat(u.store.Path(agent.TurnEndFile)); err == nil {
+		t.Errorf("a turn-end file, yet no hook was added")
+	}
 }
