@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // codexCLI's turns end by its notify program (which also fires for its
@@ -21,11 +20,8 @@ var codexCLI = agentFixture{
 	name:     "codex",
 	title:    "Codex",
 	protocol: "openai",
-	ends: []turnEnd{
-		{name: "turn hook true", profile: true, hook: true, via: words.ViaHook},
-		{name: "turn hook false", profile: true, via: words.ViaScreen},
-	},
-	timeout: 240 * time.Second,
+	ends:     byHookOrScreen,
+	timeout:  240 * time.Second,
 }
 
 // At a usage limit Codex says "You’ve hit your usage limit. … try again at
@@ -37,14 +33,8 @@ func TestCodexUsageLimitWaitsForTheResetTimeItShows(t *testing.T) {
 	r := newAgentRun(t, codexCLI, codex, loopPrompt, "!limit 1200")
 	reset := time.Now().Add(20 * time.Minute) // after the wait for an agent's place, which took minutes in CI
 	defer r.explain()
-	res := r.runUntil(180*time.Second, "waiting for limit reset")
-	if res.Reason != "interrupted" {
-		t.Errorf("result %+v, want the loop interrupted while it waits", res)
-	}
+	st := r.waitsForItsLimit(180 * time.Second)
 	out := r.out.String()
-	if !strings.Contains(out, "usage limit reached (") {
-		t.Errorf("output lacks the limit line")
-	}
 	// Codex shows the reset to the minute (the fake sets it as the request
 	// comes, a little after reset); the loop waits until then.
 	shown := regexp.MustCompile(`waiting for limit reset \((\d\d:\d\d)\)`).FindStringSubmatch(out)
@@ -55,16 +45,10 @@ func TestCodexUsageLimitWaitsForTheResetTimeItShows(t *testing.T) {
 	if !near {
 		t.Errorf("loop waits until %v, want about %s (the reset Codex shows)", shown, reset.Format("15:04"))
 	}
-	store := r.store()
-	st, err := store.Load()
-	if err != nil {
-		t.Fatal(err)
+	if st.WaitingUntil == "" {
+		t.Errorf("state after the limit: not waiting, want waiting until the reset")
 	}
-	if st.CurrentIteration != 0 || st.ConsecutiveFailures != 0 || st.WaitingUntil == "" {
-		t.Errorf("state after the limit: iteration %d, failures %d, waiting until %q; want 0, 0 and the reset",
-			st.CurrentIteration, st.ConsecutiveFailures, st.WaitingUntil)
-	}
-	log, _ := os.ReadFile(store.Path(state.LogFile))
+	log, _ := os.ReadFile(r.store().Path(state.LogFile))
 	if !strings.Contains(string(log), "LIMIT") {
 		t.Errorf("%s lacks the LIMIT line:\n%s", state.LogFile, log)
 	}

@@ -5,7 +5,6 @@ package watch_test
 // Copilot CLI 1.0.102, offline, the fake API as its own model provider.
 
 import (
-	"strings"
 	"testing"
 	"time"
 
@@ -20,10 +19,7 @@ var copilotCLI = agentFixture{
 	name:     "copilot",
 	title:    "Copilot CLI",
 	protocol: "openai",
-	ends: []turnEnd{
-		{name: "turn hook true", profile: true, hook: true, via: words.ViaHook},
-		{name: "turn hook false", profile: true, via: words.ViaScreen},
-	},
+	ends:     byHookOrScreen,
 	timeout:  240 * time.Second,
 	receipts: "always",
 	unwrap: func(s string) string {
@@ -42,21 +38,8 @@ func TestCopilotUsageLimitIsToldByItsErrorHook(t *testing.T) {
 	defer r.explain()
 	r.cfg.LimitWait = time.Hour
 	r.useTurnHook(turnHookWake(t))
-	res := r.runUntil(120*time.Second, "waiting for limit reset")
-	if res.Reason != "interrupted" {
-		t.Errorf("result %+v, want the loop interrupted while it waits", res)
-	}
-	if out := r.out.String(); !strings.Contains(out, "usage limit reached (") {
-		t.Errorf("output lacks the limit line")
-	}
+	r.waitsForItsLimit(120 * time.Second)
 	if _, via, ok := r.ev.first(1, words.EventLimit); !ok || via != words.ViaHook {
 		t.Errorf("limit known by %q (%v), want %q", via, ok, words.ViaHook)
-	}
-	st, err := r.store().Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st.CurrentIteration != 0 || st.ConsecutiveFailures != 0 {
-		t.Errorf("state after the limit: iteration %d, failures %d; want 0 and 0", st.CurrentIteration, st.ConsecutiveFailures)
 	}
 }

@@ -26,10 +26,7 @@ var geminiCLI = agentFixture{
 	name:     "gemini",
 	title:    "Gemini CLI",
 	protocol: "gemini",
-	ends: []turnEnd{
-		{name: "turn hook true", profile: true, hook: true, via: words.ViaHook},
-		{name: "turn hook false", profile: true, via: words.ViaScreen},
-	},
+	ends:     byHookOrScreen,
 	timeout:  300 * time.Second,
 	settings: ".gemini/settings.json",
 }

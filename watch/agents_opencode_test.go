@@ -4,7 +4,6 @@ package watch_test
 // retrying). Checked with OpenCode 1.18.33.
 
 import (
-	"strings"
 	"testing"
 	"time"
 
@@ -18,10 +17,7 @@ var openCode = agentFixture{
 	name:     "opencode",
 	title:    "OpenCode",
 	protocol: "openai",
-	ends: []turnEnd{
-		{name: "turn hook true", profile: true, hook: true, via: words.ViaHook},
-		{name: "turn hook false", profile: true, via: words.ViaScreen},
-	},
+	ends:     byHookOrScreen,
 	timeout:  240 * time.Second,
 	receipts: "hook",
 	newline:  true, // it keeps the paste's last newline
@@ -45,22 +41,9 @@ func TestOpenCodeUsageLimitIsRecognisedWhileItRetries(t *testing.T) {
 				r.useTurnHook(turnHookWake(t))
 				want = words.ViaHook
 			}
-			res := r.runUntil(120*time.Second, "waiting for limit reset")
-			if res.Reason != "interrupted" {
-				t.Errorf("result %+v, want the loop interrupted while it waits", res)
-			}
-			if out := r.out.String(); !strings.Contains(out, "usage limit reached (") {
-				t.Errorf("output lacks the limit line")
-			}
+			r.waitsForItsLimit(120 * time.Second)
 			if _, via, ok := r.ev.first(1, words.EventLimit); !ok || via != want {
 				t.Errorf("limit known by %q (%v), want %q", via, ok, want)
-			}
-			st, err := r.store().Load()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if st.CurrentIteration != 0 || st.ConsecutiveFailures != 0 {
-				t.Errorf("state after the limit: iteration %d, failures %d; want 0 and 0", st.CurrentIteration, st.ConsecutiveFailures)
 			}
 		})
 	}

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
@@ -44,37 +43,6 @@ func TestAKilledWindowOrSessionEndsTheLoopAsPaneClosed(t *testing.T) {
 			}
 			if log := readLog(t, h); !strings.Contains(log, "[START] iteration 1/3") {
 				t.Errorf("iterations.log:\n%s", log)
-			}
-		})
-	}
-}
-
-func TestAPromptFileThatCannotBeReadMidLoopEndsItFailed(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		name, swap, want string
-	}{
-		{"made a directory", `rm -f "$F"; mkdir "$F"`, "(is a directory)"},
-		{"made a FIFO", `rm -f "$F"; mkfifo "$F"`, "(not a regular file)"},
-		{"grown past the limit", `truncate -s 9M "$F"`, "(larger than 8 MiB)"},
-		{"made binary", `printf 'go\000\001\002' > "$F"`, "(binary: holds NUL bytes)"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			h := newHarness(t, "go", nil)
-			h.cfg.Command = []string{"/bin/sh", "-c", `F=$1; ` + tc.swap + `; exit 0`, "sh", h.cfg.PromptFile}
-			h.cfg.PromptMode = agent.ModeStdin
-			done := make(chan watch.Result, 1)
-			go func() { done <- h.run(30 * time.Second) }()
-			select {
-			case res := <-done:
-				h.wantResult(res, words.ExitFailed, "prompt_file_missing")
-			case <-time.After(40 * time.Second):
-				t.Fatalf("the loop hung on the prompt file; output:\n%s", h.out.String())
-			}
-			h.wantOutput("ralph-watch: error: cannot read prompt file: " + h.cfg.PromptFile + " " + tc.want)
-			if st := h.state(); st.Status != state.Failed || st.CurrentIteration != 1 || st.ExitReason == nil {
-				t.Errorf("state %s at iteration %d, want failed at 1 (iteration 2 never started)", st.Status, st.CurrentIteration)
 			}
 		})
 	}

@@ -3,7 +3,6 @@ package watch_test
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -147,75 +146,6 @@ func TestHooksTellReadySubmitAndTurnEndWhenTheScreenSaysNothing(t *testing.T) {
 	}
 }
 
-func TestAFailedTurnByHookIsAFailureAndARateLimitWaits(t *testing.T) {
-	t.Parallel()
-	t.Run("API error", func(t *testing.T) {
-		h := newHarness(t, "do the work", nil)
-		ev, run := h.hooked("print   ? for shortcuts\nhook SessionStart\nready\nread\necho\nspinner 300ms\n" +
-			`hook StopFailure {"error":"server_error","error_details":"500 Internal Server Error"}` + "\nquiet\n")
-		h.cfg.Agent.IdleGrace = 0
-		h.cfg.MaxIterations = 2
-		res := run(60 * time.Second)
-		h.wantResult(res, words.ExitDone, "max_iterations")
-		h.wantOutput("iteration 1 failed (API error: 500 Internal Server Error), retrying in 1s (attempt 1/5)")
-		if st := h.state(); st.TotalFailures != 2 {
-			t.Errorf("total failures %d, want 2", st.TotalFailures)
-		}
-		if !ev.has(1, words.EventTurnFailed, words.ViaHook) {
-			t.Errorf("no turn-failed event; events: %s", ev)
-		}
-	})
-	t.Run("rate limit", func(t *testing.T) {
-		h := newHarness(t, "do the work", nil)
-		h.cfg.MinLimitWait = time.Nanosecond // the reset, not a minute
-		_, run := h.hooked("")
-		limited := h.srv.FakeAgent("limited", "print   ? for shortcuts\nhook SessionStart\nready\nread\necho\nspinner 300ms\n"+
-			`hook StopFailure {"error":"rate_limit","error_details":"429 rate limited"}`+"\nquiet\n")
-		working := h.srv.FakeAgent("working", "print   ? for shortcuts\nhook SessionStart\nready\nread\necho\nspinner 300ms\nhook Stop\nquiet\n")
-		// The first launch meets the limit; after the wait the agent works.
-		// The wrapper passes on the --settings the loop gives it.
-		wrapper := filepath.Join(h.srv.Dir, "claude")
-		script := fmt.Sprintf("#!/bin/sh\nif [ -e %[1]s.once ]; then exec %[2]s \"$@\" %[3]s; fi\ntouch %[1]s.once\nexec %[2]s \"$@\" %[4]s\n",
-			wrapper, limited[0], working[1], limited[1])
-		if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		h.cfg.Command = []string{wrapper}
-		h.cfg.Agent.IdleGrace = 0
-		h.cfg.LimitWait = 2 * time.Second
-		h.cfg.MaxIterations = 1
-		res := run(60 * time.Second)
-		h.wantResult(res, words.ExitDone, "max_iterations")
-		h.wantOutput("usage limit reached (429 rate limited)", "iteration 1 completed (turn ended")
-		if st := h.state(); st.TotalFailures != 0 {
-			t.Errorf("a rate limit counted as a failure: %+v", st)
-		}
-	})
-}
-
-// An agent in a sandbox cannot reach the watcher: its hooks never report.
-// The screen ends its turns all the same, and the loop says once that it
-// reads the screen from now on.
-func TestAHookThatNeverFiresFallsBackToTheScreenOnce(t *testing.T) {
-	t.Parallel()
-	h := newHarness(t, "do the work", nil)
-	ev, run := h.hooked(claudeLike) // draws Claude's screen, runs no hook
-	h.cfg.MaxIterations = 3
-	res := run(90 * time.Second)
-	h.wantResult(res, words.ExitDone, "max_iterations")
-	h.wantOutput("iteration 1 completed (turn ended", "iteration 3 completed (turn ended")
-	if n := strings.Count(h.out.String(), "hook did not report"); n != 1 {
-		t.Errorf("the lost hook was told %d times, want once:\n%s", n, h.out.String())
-	}
-	if !ev.has(1, words.EventFallback, words.ViaScreen) || !ev.has(3, words.EventTurnEnd, words.ViaScreen) {
-		t.Errorf("want a fallback in iteration 1 and turn ends by screen; events: %s", ev)
-	}
-	log, _ := os.ReadFile(h.store.Path(state.LogFile))
-	if !strings.Contains(string(log), "[HOOK] iteration 1 the agent's turn-end hook did not report") {
-		t.Errorf("log lacks the fallback:\n%s", log)
-	}
-}
-
 // A release whose footer no profile string matches, with hooks off: the
 // agent-agnostic signals (bracketed paste on, a still screen and cursor,
 // its processes idle) tell that it is ready and that its turn is over.
@@ -236,67 +166,6 @@ func TestScreenSignalsStandInWhenTheProfilesStringsDoNotMatch(t *testing.T) {
 		if !ev.has(i, words.EventReady, words.ViaIdle) || !ev.has(i, words.EventTurnEnd, words.ViaIdle) {
 			t.Errorf("iteration %d: want ready and turn end by the idle signals; events: %s", i, ev)
 		}
-	}
-}
-
-// A permission the agent asks for by its hook shows as needs-input even
-// when its screen draws a dialog no profile knows; the question is not
-// inactivity, and the dialog timeout restarts it.
-func TestAPermissionReportedByHookNeedsInput(t *testing.T) {
-	t.Parallel()
-	h := newHarness(t, "do the work", nil)
-	ev, run := h.hooked("print   ? for shortcuts\nhook SessionStart\nready\nread\necho\nspinner 300ms\n" +
-		`hook PermissionRequest {"tool_name":"Bash"}` + "\nprint ┃ A brand-new permission dialog\nprint ┃ [allow] [deny]\nquiet\n")
-	h.cfg.InactivityTimeout = 2 * time.Second
-	h.cfg.DialogTimeout = 4 * time.Second
-	h.cfg.MaxIterations = 1
-	seen := make(chan string, 1)
-	go func() {
-		deadline := time.Now().Add(30 * time.Second)
-		for time.Now().Before(deadline) {
-			if s := h.srv.Option(h.cfg.Pane, "@ralph-state"); s == "needs-input" {
-				seen <- s
-				return
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-		seen <- ""
-	}()
-	res := run(60 * time.Second)
-	h.wantResult(res, words.ExitDone, "max_iterations")
-	if s := <-seen; s != "needs-input" {
-		t.Errorf("the pane never showed needs-input")
-	}
-	h.wantOutput("the agent is asking a question", "question unanswered for 4s, restarting")
-	if strings.Contains(h.out.String(), "inactivity timeout") {
-		t.Errorf("a question counted as inactivity:\n%s", h.out.String())
-	}
-	if !ev.has(1, words.EventDialog, words.ViaHook) {
-		t.Errorf("no dialog event by hook; events: %s", ev)
-	}
-}
-
-// Claude Code in a sandbox that cannot see the --settings file exits at
-// once ("Settings file not found"). One failed iteration, said once, and the
-// loop goes on without the hooks' arguments, by the screen.
-func TestAnAgentThatCannotStartWithItsHooksRunsWithoutThem(t *testing.T) {
-	t.Parallel()
-	h := newHarness(t, "do the work", nil)
-	_, run := h.hooked("")
-	agent := h.srv.FakeAgent("claudelike", claudeLike)
-	wrapper := filepath.Join(h.srv.Dir, "claude")
-	script := fmt.Sprintf("#!/bin/sh\nif [ \"$1\" = --settings ]; then echo \"Error: Settings file not found: /sandbox$2\"; exit 1; fi\nexec %s %s\n", agent[0], agent[1])
-	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	h.cfg.Command = []string{wrapper}
-	h.cfg.MaxIterations = 3
-	res := run(60 * time.Second)
-	h.wantResult(res, words.ExitDone, "max_iterations")
-	h.wantOutput("iteration 1 failed (exit: 1 before it took the prompt)", "running it without them from the next iteration",
-		"iteration 2 completed (turn ended", "iteration 3 completed (turn ended")
-	if n := strings.Count(h.out.String(), "before it took input"); n != 1 {
-		t.Errorf("the fallback was told %d times, want once:\n%s", n, h.out.String())
 	}
 }
 

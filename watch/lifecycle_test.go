@@ -1,20 +1,18 @@
 package watch_test
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
-	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
+	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
 	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
@@ -84,52 +82,6 @@ func TestPaneOptionsFollowTheLoopAndRemainOnExitIsRestored(t *testing.T) {
 		if got := h.srv.Option(h.cfg.Pane, name); got != want {
 			t.Errorf("%s = %q, want %q", name, got, want)
 		}
-	}
-}
-
-func TestStateAndLogFollowTheSwarmSchema(t *testing.T) {
-	t.Parallel()
-	h := newHarness(t, "go", []string{"/bin/sh", "-c", "exit 0"})
-	h.cfg.PromptMode = agent.ModeArg
-	h.cfg.MaxIterations = 2
-	h.cfg.DonePattern = regexp.MustCompile(`X_DONE`)
-	h.run(30 * time.Second)
-	data, err := os.ReadFile(h.store.Path(state.StateFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, field := range []string{"worker_name", "prompt_file", "max_iterations", "current_iteration", "status",
-		"started", "last_iteration_started", "last_iteration_ended", "iteration_durations",
-		"consecutive_failures", "total_failures", "done_pattern", "inactivity_timeout",
-		"check_done_continuous", "exit_reason", "pane_id", "watcher_pid", "heartbeat"} {
-		if !bytes.Contains(data, []byte(`"`+field+`":`)) {
-			t.Errorf("state.json lacks %s:\n%s", field, data)
-		}
-	}
-	log, _ := os.ReadFile(h.store.Path(state.LogFile))
-	lineRE := regexp.MustCompile(`(?m)^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d \[(START|END|DONE)\] `)
-	if got := len(lineRE.FindAll(log, -1)); got != 5 {
-		t.Errorf("iterations.log has %d well-formed lines, want 5:\n%s", got, log)
-	}
-	if !strings.Contains(string(log), "[START] iteration 1/2") || !strings.Contains(string(log), "[END] iteration 2 exit=0 duration=") {
-		t.Errorf("iterations.log:\n%s", log)
-	}
-	for _, f := range []string{state.StateFile, state.LogFile, state.PromptCopy} {
-		if info, err := os.Stat(h.store.Path(f)); err != nil || info.Mode().Perm() != 0o600 {
-			t.Errorf("%s: mode %v (%v), want 0600", f, info.Mode().Perm(), err)
-		}
-	}
-}
-
-func TestPromptFileDeletedMidLoopFails(t *testing.T) {
-	t.Parallel()
-	h := newHarness(t, "go", nil)
-	h.cfg.Command = []string{"/bin/sh", "-c", `rm -f "$0"; exit 0`, h.cfg.PromptFile}
-	h.cfg.PromptMode = agent.ModeArg
-	h.wantResult(h.run(30*time.Second), words.ExitFailed, "prompt_file_missing")
-	h.wantOutput("ralph-watch: error: prompt file not found: " + h.cfg.PromptFile)
-	if st := h.state(); st.Status != state.Failed {
-		t.Errorf("status %s, want failed", st.Status)
 	}
 }
 
@@ -246,47 +198,6 @@ func TestAnAgentSlowToStartGetsThePromptOnlyOnceItHasDrawn(t *testing.T) {
 	}
 }
 
-func TestAPauseRequestEndsABackoffWaitAtOnce(t *testing.T) {
-	t.Parallel()
-	h := newHarness(t, "go", []string{"/bin/sh", "-c", "exit 1"})
-	h.cfg.PromptMode = agent.ModeArg
-	h.cfg.MaxIterations = 10
-	h.cfg.BackoffWait = func(n int) time.Duration { // the first three at once, then a minute: far more than a pause may take
-		if n < 4 {
-			return 10 * time.Millisecond
-		}
-		return time.Minute
-	}
-	wake := make(chan os.Signal, 1)
-	requested := make(chan time.Time, 1)
-	go func() {
-		tmuxtest.Eventually(t, 60*time.Second, "the minute of backoff", func() bool {
-			return strings.Contains(h.out.String(), "retrying in 60s")
-		})
-		if err := h.store.Request(state.RequestPause); err != nil {
-			t.Error(err)
-		}
-		requested <- time.Now()
-		wake <- syscall.SIGUSR1
-	}()
-	loop := h.loop(wake)
-	done := make(chan watch.Result, 1)
-	go func() { done <- loop.Run(context.Background()) }()
-	select {
-	case res := <-done:
-		h.wantResult(res, words.ExitInterrupted, "paused")
-		// Generous: the backoff it must cut short is a minute.
-		if waited := time.Since(<-requested); waited > 30*time.Second {
-			t.Errorf("the pause took %s to end a minute of backoff", waited)
-		}
-	case <-time.After(90 * time.Second):
-		t.Fatalf("loop did not end; output:\n%s", h.out.String())
-	}
-	if st := h.state(); st.Status != state.Paused || st.CurrentIteration != 4 {
-		t.Errorf("state %s at %d, want paused at 4", st.Status, st.CurrentIteration)
-	}
-}
-
 func TestTheLoopReportsWhatItLearnsOfTheAgentInOrder(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, "hello", nil)
@@ -310,4 +221,45 @@ func TestTheLoopReportsWhatItLearnsOfTheAgentInOrder(t *testing.T) {
 	if want := "started output ready pasted submitted exit"; got != want {
 		t.Errorf("events = %q, want %q", got, want)
 	}
+}
+
+// While its agent sits still, a watcher starts no tmux to tell the status
+// line it lives (a tmux every 2 s was 25 times the idle cost of the seed's
+// monitor): the server holds its lifeline, which marks the beat only once
+// the watcher is gone, and the beat is left unset, which the status line
+// reads as a watcher that runs.
+func TestAnIdleWatcherStartsNoTmuxToSayItLives(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, "go", nil)
+	h.cfg.Command = h.agent("ready\nread\nprint working on it\nquiet\n")
+	h.cfg.BeatEvery = 100 * time.Millisecond
+	calls := filepath.Join(h.srv.Dir, "tmux-calls")
+	counting := filepath.Join(h.srv.Dir, "counting-tmux")
+	script := "#!/bin/sh\nprintf '%s\\n' \"$*\" >>" + shQuote(calls) + "\nexec tmux \"$@\"\n"
+	if err := os.WriteFile(counting, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	client := &tmux.Exec{Server: h.srv.Client.Server, Binary: counting}
+	beats := func() int {
+		data, _ := os.ReadFile(calls)
+		return strings.Count(string(data), words.OptionBeat)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan watch.Result)
+	go func() {
+		done <- (&watch.Loop{Config: h.cfg, Tmux: client, Store: h.store, Out: &h.out, Err: &h.out}).Run(ctx)
+	}()
+	tmuxtest.Eventually(t, 30*time.Second, "the agent to work", func() bool {
+		return strings.Contains(h.srv.Capture(h.cfg.Pane), "working on it")
+	})
+	before := beats()
+	time.Sleep(time.Second) // ten beats' time
+	if n := beats() - before; n > 0 {
+		t.Errorf("the watcher started tmux %d times in a second to renew %s", n, words.OptionBeat)
+	}
+	if beat := h.srv.Option(h.cfg.Pane, words.OptionBeat); beat != "" {
+		t.Errorf("%s = %q while the watcher runs, want it unset (its lifeline sets it)", words.OptionBeat, beat)
+	}
+	cancel()
+	h.wantResult(<-done, words.ExitInterrupted, "interrupted")
 }

@@ -121,6 +121,15 @@ func (h *harness) wantLogged(lines ...string) {
 	}
 }
 
+func (h *harness) iterationsLog() string {
+	data, _ := os.ReadFile(h.store.Path(state.LogFile))
+	return string(data)
+}
+
+func (h *harness) gitInit() { gitInit(h.t, h.srv.Dir) }
+
+func (h *harness) git(args ...string) string { return git(h.t, h.srv.Dir, args...) }
+
 func (h *harness) wantResult(got watch.Result, code int, reason string) {
 	h.t.Helper()
 	if got.Code != code || string(got.Reason) != reason {
@@ -187,22 +196,6 @@ func TestArgAndStdinModesPassThePromptByteForByte(t *testing.T) {
 	}
 }
 
-func TestPromptIsReReadEveryIterationAndMayBeEmpty(t *testing.T) {
-	t.Parallel()
-	h := newHarness(t, "first", nil)
-	got := filepath.Join(h.srv.Dir, "got-{{iteration}}")
-	h.cfg.Command = []string{"/bin/sh", "-c", `cat > "$(echo "$0" | sed "s/{{iteration}}/$RALPH_ITERATION/")"; [ "$RALPH_ITERATION" = 1 ] && printf '' > "$1"; exit 0`, got, h.cfg.PromptFile}
-	h.cfg.PromptMode = agent.ModeStdin
-	h.cfg.MaxIterations = 2
-	h.wantResult(h.run(30*time.Second), words.ExitDone, "max_iterations")
-	for i, want := range []string{"first", ""} {
-		data, err := os.ReadFile(strings.ReplaceAll(got, "{{iteration}}", string(rune('1'+i))))
-		if err != nil || string(data) != want {
-			t.Errorf("iteration %d got %q (%v), want %q", i+1, data, err, want)
-		}
-	}
-}
-
 // echoes are agents that show the prompt (which names the done token) back
 // in the ways terminals and TUIs do, before the agent's own work.
 const donePrompt = "Work through the plan in PLAN.md. When every task is finished, print RALPH_DONE_42 on a line of its own.\n"
@@ -250,84 +243,5 @@ func TestDonePatternSurvivesAWidthChange(t *testing.T) {
 	h.wantResult(res, words.ExitDone, "done_pattern")
 	if st := h.state(); st.CurrentIteration != 2 {
 		t.Errorf("stopped in iteration %d, want 2; output:\n%s", st.CurrentIteration, h.out.String())
-	}
-}
-
-func TestDonePatternCheckedAfterExitWithoutContinuous(t *testing.T) {
-	t.Parallel()
-	h := newHarness(t, donePrompt, nil)
-	h.cfg.Command = []string{"/bin/sh", "-c", `echo "you said: $1"; [ "$RALPH_ITERATION" = 3 ] && echo RALPH_DONE_42; exit 0`, "sh"}
-	h.cfg.PromptMode = agent.ModeArg
-	h.cfg.MaxIterations = 5
-	h.cfg.DonePattern = regexp.MustCompile(`RALPH_DONE_[0-9]+`)
-	h.wantResult(h.run(30*time.Second), words.ExitDone, "done_pattern")
-	if st := h.state(); st.CurrentIteration != 3 {
-		t.Errorf("stopped in iteration %d, want 3; output:\n%s", st.CurrentIteration, h.out.String())
-	}
-}
-
-func TestLimitWithoutDoneSignalExits3(t *testing.T) {
-	t.Parallel()
-	h := newHarness(t, donePrompt, []string{"/bin/sh", "-c", "echo $0; exit 0"})
-	h.cfg.PromptMode = agent.ModeArg
-	h.cfg.MaxIterations = 2
-	h.cfg.DonePattern = regexp.MustCompile(`RALPH_DONE_[0-9]+`)
-	h.wantResult(h.run(30*time.Second), words.ExitLimit, "max_iterations")
-	h.wantOutput("max iterations (2) reached without the done signal")
-}
-
-func TestDoneFileStopsTheLoop(t *testing.T) {
-	t.Parallel()
-	h := newHarness(t, "go", nil)
-	done := filepath.Join(h.srv.Dir, "DONE")
-	h.cfg.Command = []string{"/bin/sh", "-c", `[ "$RALPH_ITERATION" = 2 ] && touch "$0"; exit 0`, done}
-	h.cfg.PromptMode = agent.ModeStdin
-	h.cfg.MaxIterations = 10
-	h.cfg.DoneFile = done
-	h.wantResult(h.run(30*time.Second), words.ExitDone, "done_file")
-	if st := h.state(); st.CurrentIteration != 2 {
-		t.Errorf("stopped after iteration %d, want 2", st.CurrentIteration)
-	}
-}
-
-func TestInactivityRestartsTheIterationWithoutCountingAFailure(t *testing.T) {
-	t.Parallel()
-	h := newHarness(t, "go", nil)
-	h.cfg.Command = h.agent("ready\nread\nprint thinking\nquiet\n")
-	h.cfg.MaxIterations = 2
-	h.cfg.InactivityTimeout = time.Second
-	h.wantResult(h.run(60*time.Second), words.ExitDone, "max_iterations")
-	h.wantOutput("[ralph] test: inactivity timeout (1s), restarting")
-	if st := h.state(); st.ConsecutiveFailures != 0 || st.TotalFailures != 0 {
-		t.Errorf("failures counted: %+v", st)
-	}
-	log, _ := os.ReadFile(h.store.Path(state.LogFile))
-	if n := strings.Count(string(log), "[TIMEOUT] iteration"); n != 2 {
-		t.Errorf("log has %d TIMEOUT lines, want 2:\n%s", n, log)
-	}
-}
-
-func TestIterationTimeoutEndsAnAgentWhoseSpinnerNeverSettles(t *testing.T) {
-	t.Parallel()
-	h := newHarness(t, "go", nil)
-	h.cfg.Command = h.agent("ready\nread\nspinner 1h\n")
-	h.cfg.MaxIterations = 1
-	h.cfg.InactivityTimeout = time.Second
-	h.cfg.IterationTimeout = 3 * time.Second
-	h.wantResult(h.run(60*time.Second), words.ExitDone, "max_iterations")
-	h.wantOutput("iteration timeout (3s), restarting")
-	if strings.Contains(h.out.String(), "inactivity timeout") {
-		t.Errorf("a live spinner counted as inactivity:\n%s", h.out.String())
-	}
-}
-
-func TestCommandNotFoundStopsAtOnce(t *testing.T) {
-	t.Parallel()
-	h := newHarness(t, "go", []string{"ralph-no-such-agent"})
-	h.cfg.PromptMode = agent.ModeArg
-	h.wantResult(h.run(30*time.Second), words.ExitFailed, "fatal_exit")
-	h.wantOutput("ralph-watch: error: command not found: ralph-no-such-agent (exit 127)")
-	if st := h.state(); st.CurrentIteration != 1 {
-		t.Errorf("ran %d iterations, want 1", st.CurrentIteration)
 	}
 }

@@ -52,24 +52,3 @@ func TestAnEchoedDoneTokenDoesNotEndTheLoopAtResume(t *testing.T) {
 	h.wantResult(res, words.ExitInterrupted, "paused")
 	h.resume(words.ExitLimit, "max_iterations")
 }
-
-// A pause in the moment between iterations (after the [END] line, before
-// the next respawn), then resume: the finished iteration is recorded once,
-// its receipt once, and the loop goes on with the next.
-func TestAPauseBetweenIterationsRecordsTheFinishedIterationOnce(t *testing.T) {
-	t.Parallel()
-	h := newDoneHarness(t, "ready\nread\nprint working\nexit 0\n", false)
-	h.cfg.MaxIterations = 2
-	h.pauseAfterIteration1()
-	h.resume(words.ExitLimit, "max_iterations")
-	log, _ := os.ReadFile(h.store.Path(state.LogFile))
-	if n := strings.Count(string(log), "[END] iteration 1 "); n != 1 {
-		t.Errorf("%d [END] lines for iteration 1, want 1:\n%s", n, log)
-	}
-	if n := strings.Count(string(log), "[COST] iteration 1 "); n != 1 {
-		t.Errorf("%d [COST] lines for iteration 1, want 1:\n%s", n, log)
-	}
-	if !strings.Contains(string(log), "[END] iteration 2 ") {
-		t.Errorf("iteration 2 did not run after the resume:\n%s", log)
-	}
-}

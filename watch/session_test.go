@@ -1,13 +1,11 @@
 package watch_test
 
 import (
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -169,62 +167,6 @@ func TestAResumedLoopEndsAtAShellWithThePanesOwnRemainOnExit(t *testing.T) {
 	}
 	if v, set, _ := h.srv.Client.PaneOption(h.cfg.Pane, "remain-on-exit"); set {
 		t.Errorf("remain-on-exit is %q on the pane, want it unset as before the loop", v)
-	}
-}
-
-func TestResumingALoopPausedInALimitWaitWaitsForTheReset(t *testing.T) {
-	t.Parallel()
-	h := newHarness(t, "do the work", nil)
-	h.cfg.MinLimitWait = time.Nanosecond // the reset, not a minute
-	reset := time.Now().Add(8 * time.Second).Truncate(time.Second).Add(time.Second)
-	limited := h.srv.FakeAgent("limited", fmt.Sprintf("print Claude AI usage limit reached|%d\nexit 1\n", reset.Unix()))
-	ran := filepath.Join(h.srv.Dir, "ran")
-	h.cfg.Command = []string{"/bin/sh", "-c", `if [ -e "$0" ]; then date +%s >> "$0"; exit 0; fi; touch "$0"; exec "$1" "$2"`,
-		ran, limited[0], limited[1]}
-	h.asAgent("claude")
-	h.cfg.PromptMode = agent.ModeArg
-	h.cfg.MaxIterations = 1
-	notes := filepath.Join(h.srv.Dir, "notes")
-	h.srv.Must("set-option", "-g", watch.NotifyOption, `printf '%s|%s\n' "$RALPH_STATE" "$RALPH_REASON" >> `+shQuote(notes))
-	res := h.pauseWhen(60*time.Second, "the limit wait", func() bool {
-		return strings.Contains(h.out.String(), "waiting for limit reset")
-	})
-	h.wantResult(res, words.ExitInterrupted, "paused")
-	if st := h.state(); st.WaitingUntil == "" || st.CurrentIteration != 0 {
-		t.Fatalf("paused in the wait: waiting until %q at iteration %d", st.WaitingUntil, st.CurrentIteration)
-	}
-	h.cfg.Resume = true
-	resumed := make(chan string, 1)
-	go func() {
-		tmuxtest.Eventually(t, 30*time.Second, "the wait to resume", func() bool {
-			return strings.Contains(h.out.String(), "resuming the wait")
-		})
-		// The pane's options follow what the loop says by a moment.
-		shown := ""
-		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-			if shown = h.srv.Option(h.cfg.Pane, "@ralph-state") + " " + h.srv.Option(h.cfg.Pane, "@ralph-status"); strings.HasPrefix(shown, "waiting ") {
-				break
-			}
-		}
-		resumed <- shown
-	}()
-	h.wantResult(h.run(60*time.Second), words.ExitDone, "max_iterations")
-	if got := <-resumed; !strings.HasPrefix(got, "waiting ⏳ 1/1 waiting for limit reset") {
-		t.Errorf("while it waits again the pane shows %q", got)
-	}
-	var notices string
-	tmuxtest.Eventually(t, 10*time.Second, "the notices", func() bool {
-		b, _ := os.ReadFile(notes)
-		notices = string(b)
-		return strings.Contains(notices, "done|")
-	})
-	if want := "waiting|limit reset (" + reset.Format("15:04") + ")\ndone|max_iterations\n"; notices != want {
-		t.Errorf("notices %q, want %q: the limit once, the end once", notices, want)
-	}
-	b, _ := os.ReadFile(ran)
-	at, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
-	if err != nil || at < reset.Unix() {
-		t.Errorf("the iteration ran at %s (%v), before the reset at %s; output:\n%s", b, err, reset.Format("15:04:05"), h.out.String())
 	}
 }
 

@@ -119,6 +119,12 @@ func TestUnitAQuestionIsNotInactivity(t *testing.T) {
 		u.plan(time.Second, func(t *tmuxfake.Term) {
 			t.Clear()
 			t.Write("Do you want to proceed?\n1. Yes\n2. No")
+			u.schedule(9*time.Minute, func() { // still asking, long past the inactivity timeout
+				asking, _, _ := u.tmux.PaneOption(u.cfg.Pane, words.OptionState)
+				if st := u.state(); asking != "needs-input" || st.AgentState != "needs-input" {
+					u.t.Errorf("while the question waits: %s = %q, agent_state = %q, want needs-input", words.OptionState, asking, st.AgentState)
+				}
+			})
 			u.plan(10*time.Minute, func(t *tmuxfake.Term) { // answered, at last
 				t.Clear()
 				t.Write("done\n>")
@@ -129,6 +135,7 @@ func TestUnitAQuestionIsNotInactivity(t *testing.T) {
 	u.cfg.InactivityTimeout = time.Minute
 	u.wantResult(u.run(), words.ExitDone, "max_iterations")
 	u.wantLog("[DIALOG] iteration 1 needs input", "[END] iteration 1 turn_end")
+	u.wantOutput("the agent is asking a question")
 	for _, line := range u.logLines() {
 		if strings.Contains(line, "inactivity") {
 			t.Errorf("a question waiting ten minutes was taken for inactivity: %s", line)
@@ -147,8 +154,12 @@ func TestUnitAStillBusyScreenIsInactivityAndRestartsTheIteration(t *testing.T) {
 	if len(started) != 2 || started[1].Sub(started[0]) < u.cfg.InactivityTimeout {
 		t.Errorf("agent started at %v, want a second start an inactivity timeout after the first", started)
 	}
-	if st := u.state(); st.TotalFailures != 0 {
-		t.Errorf("inactivity counted as %d failures", st.TotalFailures)
+	u.wantOutput("[ralph] unit: inactivity timeout (600s), restarting")
+	if st := u.state(); st.ConsecutiveFailures != 0 || st.TotalFailures != 0 {
+		t.Errorf("inactivity counted as failures: %+v", st)
+	}
+	if n := strings.Count(strings.Join(u.logLines(), "\n"), "[TIMEOUT] iteration"); n != 2 {
+		t.Errorf("log has %d TIMEOUT lines, want 2", n)
 	}
 }
 
