@@ -124,6 +124,10 @@ func stopFan(f aFan, kill bool, out io.Writer) error {
 	}
 	if s, err := fan.Load(f.dir); err == nil {
 		f.State = s
+		if !s.Ended && !f.running() { // the person's stop: restore leaves the fan be
+			s.Stopped = true
+			_ = s.Save(f.dir)
+		}
 	}
 	return eachFanLoop(f, out, func(l *control.Loop) error {
 		err := control.Stop(l, kill, out, clock.Real{})

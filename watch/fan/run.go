@@ -2,6 +2,7 @@ package fan
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -32,7 +33,14 @@ type Runner struct {
 	Adopt func(t Task) (<-chan int, bool)
 	// Shown is told the record each time it is saved (the status line).
 	Shown func(s *State)
+	// Gone reports whether the fan's tmux session went away (its server
+	// killed, the machine going down): the fan then stops where it is.
+	Gone func() bool
 }
+
+// ErrGone is a fan stopped because its tmux session went away: its record
+// holds every task where it stood, for restore to take up.
+var ErrGone = errors.New("its tmux session is gone")
 
 type ended struct {
 	id   string
@@ -69,12 +77,16 @@ func (r *Runner) Run(ctx context.Context) error {
 				return fmt.Errorf("create the worktree of task %s: %w", t.ID, err)
 			}
 		}
-		t.Slot, t.State, t.Tries = slot, Working, t.Tries+1
+		t.Slot, t.State, t.Tries, t.Note = slot, Working, t.Tries+1, note
 		t.Loop = loopName(s.Name, t.ID, t.Tries)
 		if err := r.save(); err != nil {
 			return err
 		}
 		ch, err := r.Start(*t, note)
+		if err != nil && r.gone() {
+			return ErrGone // the task stays held, its note kept: restore starts it
+		}
+		t.Note = ""
 		if err != nil {
 			t.State, t.Why = Skipped, err.Error()
 			_ = r.save()
@@ -104,7 +116,11 @@ func (r *Runner) Run(ctx context.Context) error {
 				continue
 			}
 			t.State = Open
-			if err := start(t, "The fan was restarted: go on with this task where the work stands."); err != nil {
+			note := "The fan was restarted: go on with this task where the work stands."
+			if t.Note != "" { // the note its loop was to start with
+				note = t.Note + "\n\n" + note
+			}
+			if err := start(t, note); err != nil {
 				return err
 			}
 		}
@@ -140,6 +156,9 @@ func (r *Runner) Run(ctx context.Context) error {
 			running--
 			t := s.Task(e.id)
 			free[t.Slot] = true
+			if e.code != 0 && r.gone() { // its loop ended with the session: it is restore's to bring back
+				return ErrGone
+			}
 			if e.code == words.ExitInterrupted || e.code == words.ExitFailed { // left paused, or its watcher lost: follow it on
 				if ch, ok := r.adopt(*t); ok {
 					free[t.Slot] = false
@@ -175,6 +194,8 @@ func (r *Runner) Run(ctx context.Context) error {
 		}
 	}
 }
+
+func (r *Runner) gone() bool { return r.Gone != nil && r.Gone() }
 
 func (r *Runner) adopt(t Task) (<-chan int, bool) {
 	if r.Adopt == nil || t.Slot < 1 || t.Slot > r.State.Max {
