@@ -26,6 +26,37 @@ func FreeSlot(free []bool, want int) int {
 	return 0
 }
 
+// Windows are the fan's windows, free[slot] from 1: --max of them, and
+// beyond those the windows where loops of a run with a larger --max work
+// on (not free: a loop taken up there keeps its own).
+func (s *State) Windows() []bool {
+	n := s.Max
+	for _, t := range s.Tasks {
+		if t.State == Working && t.Slot > n {
+			n = t.Slot
+		}
+	}
+	free := make([]bool, n+1)
+	for i := 1; i <= s.Max; i++ {
+		free[i] = true
+	}
+	return free
+}
+
+// TakeUp is a fan started again: each task held at work goes on in its
+// loop when follow takes that loop up, else it is reopened for a new
+// loop, in the plan's order, which it returns.
+func (s *State) TakeUp(follow func(*Task) bool) []*Task {
+	var lost []*Task
+	for i := range s.Tasks {
+		if t := &s.Tasks[i]; t.State == Working && !follow(t) {
+			s.Reopen(t)
+			lost = append(lost, t)
+		}
+	}
+	return lost
+}
+
 // Begin records a loop started on task t in slot, with the note for its
 // first prompt; with no slot free the task waits, open, its note kept for
 // the loop that takes it next.
@@ -66,13 +97,12 @@ func (s *State) Offer(t *Task, commit string) {
 
 // Reopen gives a task whose loop the fan lost back to the next loop, its
 // note and the restart's for that loop's first prompt.
-func (s *State) Reopen(t *Task) string {
+func (s *State) Reopen(t *Task) {
 	note := restartNote
 	if t.Note != "" { // the note its loop was to start with
 		note = t.Note + "\n\n" + note
 	}
 	t.State, t.Note = Open, note
-	return note
 }
 
 // Try is what a landing try of a task found: the candidate (the branch's

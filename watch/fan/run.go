@@ -53,10 +53,7 @@ func (r *Runner) Run(ctx context.Context) error {
 	s := r.State
 	done := make(chan ended)
 	running := 0
-	free := make([]bool, s.Max+1) // free[slot]
-	for i := 1; i <= s.Max; i++ {
-		free[i] = true
-	}
+	free := s.Windows()
 	start := func(t *Task, note string) error {
 		slot := FreeSlot(free, t.Slot)
 		if slot == 0 { // every window taken (a fan taken up again): the task waits for the next free loop
@@ -98,21 +95,18 @@ func (r *Runner) Run(ctx context.Context) error {
 		go func(id string) { done <- ended{id, <-ch} }(t.ID)
 		return nil
 	}
-	var lost []*Task
-	for i := range s.Tasks { // a fan taken up again: the loops it had started, in their windows
-		if t := &s.Tasks[i]; t.State == Working {
-			if ch, ok := r.adopt(*t); ok {
-				free[t.Slot] = false
-				running++
-				r.say("loop %s on task %s taken up", t.Loop, t.ID)
-				go func(id string) { done <- ended{id, <-ch} }(t.ID)
-				continue
-			}
-			lost = append(lost, t)
+	lost := s.TakeUp(func(t *Task) bool { // a fan taken up again: the loops it had started, in their windows
+		ch, ok := r.adopt(*t)
+		if ok {
+			free[t.Slot] = false
+			running++
+			r.say("loop %s on task %s taken up", t.Loop, t.ID)
+			go func(id string) { done <- ended{id, <-ch} }(t.ID)
 		}
-	}
+		return ok
+	})
 	for _, t := range lost { // then a new loop on each task whose loop is gone
-		if err := start(t, s.Reopen(t)); err != nil {
+		if err := start(t, t.Note); err != nil {
 			return err
 		}
 	}
@@ -194,7 +188,7 @@ func (r *Runner) Run(ctx context.Context) error {
 func (r *Runner) gone() bool { return r.Gone != nil && r.Gone() }
 
 func (r *Runner) adopt(t Task) (<-chan int, bool) {
-	if r.Adopt == nil || t.Slot < 1 || t.Slot > r.State.Max {
+	if r.Adopt == nil || t.Slot < 1 { // a loop in a window beyond --max (a fan started again with less) is followed too
 		return nil, false
 	}
 	return r.Adopt(t)
