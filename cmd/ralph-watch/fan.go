@@ -68,8 +68,8 @@ under the fan's lock), works it as run --tasks --task does, and ends when it
 is done; two tasks whose "touches: glob, ..." lines meet never run at once.
 
 The merge queue lands each finished task alone onto the fan's branch
-(ralph/fan-NAME from the current commit; --into BRANCH): the task's changes
-on the branch's tip, its box ticked, every --check run there, then a
+(ralph/fan-NAME from the current commit; --into BRANCH): the task's commits
+rebased onto the branch's tip, its box ticked, every --check run there, then a
 fast-forward. A conflict or a failed check goes back to a loop on the task
 as a note; after --merge-attempts the task waits for review. Only the files
 the loop changed land; nothing is forced; no branch of yours is checked out
