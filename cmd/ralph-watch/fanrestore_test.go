@@ -183,10 +183,29 @@ func TestAFanWhoseServerWasKilledStopsAndRestoreBringsItBack(t *testing.T) {
 			t.Errorf("task %s skipped when the server went: %s", task.ID, task.Why)
 		}
 	}
+	c.want([]string{"status", "gone"}, 0, "Fan: gone, not running (ralph-watch restore brings it back)", "")
 	c.newServer()
 	c.want([]string{"restore", "-S", c.srv.Socket, "gone"}, 0, "restored fan gone: ", "")
 	untilFanEnds(c, "gone")
 	wantLandedOnceInOrder(c, repo, "gone", "file-a", "file-b", "file-c", "file-d")
 	c.want([]string{"restore", "-S", c.srv.Socket, "gone"}, 1, "", "cannot restore fan gone: it ended")
 	c.want([]string{"restore", "-S", c.srv.Socket, "nosuch"}, 2, "", "restore: no fan named 'nosuch'")
+}
+
+// A fan the person stopped stays stopped: restore leaves it be.
+func TestRestoreLeavesAFanThePersonStopped(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	newFanRepo(c, "- [ ] Make file-a\n- [ ] Make file-b\n")
+	if err := os.WriteFile(filepath.Join(c.srv.Dir, "agent.sh"), []byte(twoIterationAgent), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	runner := startFanUntil(c, "halt", "works task 2", "file-b")
+	c.want([]string{"stop", "halt"}, 0, "stopped fan halt", "")
+	_ = runner.Wait()
+	c.want([]string{"status", "halt"}, 0, "Fan: halt, stopped\n", "")
+	c.want([]string{"restore", "-S", c.srv.Socket, "halt"}, 1, "", "cannot restore fan halt: it was stopped: start it again with ralph-watch fan")
+	if out := c.want([]string{"restore", "-S", c.srv.Socket}, 0, "", ""); out != "" {
+		t.Errorf("restore said %q", out)
+	}
 }

@@ -59,10 +59,13 @@ func (f aFan) loops() []*control.Loop {
 func writeFanStatus(w io.Writer, f aFan) {
 	total, landed, review, working := f.Counts()
 	run := "stopped"
-	if f.running() {
+	switch {
+	case f.running():
 		run = fmt.Sprintf("running (pid %d)", f.PID)
-	} else if f.Ended {
+	case f.Ended:
 		run = "ended"
+	case f.Restorable(f.dir):
+		run = "not running (ralph-watch restore brings it back)"
 	}
 	fmt.Fprintf(w, "Fan: %s, %s\n", f.Name, run)
 	fmt.Fprintf(w, "Plan: %s in %s\n", f.Plan, f.Repo)
