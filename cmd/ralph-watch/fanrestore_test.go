@@ -126,7 +126,9 @@ func TestRestoreBringsAFanBackAfterAReboot(t *testing.T) {
 
 	c.newServer()
 	c.want([]string{"restore", "--dry-run", "-S", c.srv.Socket}, 0, "would restore fan boot (", "")
-	c.want([]string{"restore", "-S", c.srv.Socket}, 0, "restored fan boot: ", "")
+	if out := c.want([]string{"restore", "-S", c.srv.Socket}, 0, "restored fan boot: ", ""); strings.Contains(out, "re-armed") {
+		t.Errorf("restore re-armed the fan's loops as single loops:\n%s", out)
+	}
 	c.want([]string{"restore", "-S", c.srv.Socket, "boot"}, 1, "", "cannot restore fan boot: it is running")
 	tmuxtest.Eventually(t, 30*time.Second, "the fan's windows", func() bool {
 		windows, _ := c.srv.Tmux("list-windows", "-t", "=boot", "-F", "#{window_name}")
