@@ -85,8 +85,11 @@ func writeFanStatus(w io.Writer, f aFan) {
 	}
 	_ = tw.Flush()
 	for _, t := range f.Tasks {
-		if t.State == fan.NeedsReview || t.State == fan.Skipped {
+		switch {
+		case t.State == fan.NeedsReview || t.State == fan.Skipped:
 			fmt.Fprintf(w, "Task %s %s: %s (branch %s)\n", t.ID, t.State, firstLineOf(t.Why), t.Branch)
+		case t.State == fan.Open && t.Why != "":
+			fmt.Fprintf(w, "Task %s open: %s\n", t.ID, t.Why)
 		}
 	}
 }

@@ -3,6 +3,8 @@ package fan
 import (
 	"fmt"
 	"strings"
+
+	"github.com/ralph-tmux/ralph.tmux/watch/plan"
 )
 
 // The fan's decisions, on its record alone: the Runner does the git and
@@ -154,6 +156,27 @@ func (s *State) Settle(t *Task, why, cand string, attempts int) string {
 // SentBackTo records the branch's tip brought into the worktree of task t,
 // sent back: its next loop's work is measured from there.
 func (s *State) SentBackTo(t *Task, tip string) { t.Base = tip }
+
+// Finish records, as the fan ends, why each task still open did not
+// start: a task it waits for did not land.
+func (s *State) Finish(p *plan.Plan) {
+	for i := range s.Tasks {
+		t := &s.Tasks[i]
+		pt := p.Task(t.ID)
+		if t.State != Open || pt == nil {
+			continue
+		}
+		var waits []string
+		for _, id := range pt.DependsOn {
+			if d := s.Task(id); d != nil && d.State != Landed {
+				waits = append(waits, fmt.Sprintf("%s (%s)", id, d.State))
+			}
+		}
+		if len(waits) > 0 {
+			t.Why = "it waits for task " + strings.Join(waits, ", ") + ", which did not land"
+		}
+	}
+}
 
 // next is what becomes of a task after a landing try: landed, sent back
 // to a loop, or, its tries spent, waiting for review.

@@ -138,6 +138,9 @@ func (r *Runner) Run(ctx context.Context) error {
 			}
 		}
 		if running == 0 {
+			if p, err := r.plan(); err == nil {
+				s.Finish(p)
+			}
 			s.Ended = true
 			return r.save()
 		}

@@ -85,11 +85,18 @@ type simLoop struct {
 	code       int
 }
 
+// simTask is a task of the plan.
+type simTask struct {
+	id, touches string
+	deps        []string
+}
+
 type simFan struct {
 	t        *testing.T
 	rng      *rand.Rand
 	dir      string
-	text     []string // the plan's items, unticked
+	tasks    []simTask
+	json     bool // a tasks.json plan (dependencies), else Markdown
 	files    map[string][]string
 	buggy    map[string]bool // the task's work as its loop would commit it now
 	attempts int
@@ -111,13 +118,19 @@ func simulateFan(t *testing.T, seed int64) {
 	globs := []string{"a.txt", "*.txt", "src/**", "src/x.go", "docs/*"}
 	paths := []string{"a.txt", "b.txt", "src/x.go", "src/y.go", "docs/d.md"}
 	n := 2 + f.rng.IntN(7)
+	f.json = f.rng.IntN(3) == 0
 	for i := 1; i <= n; i++ {
 		id := strconv.Itoa(i)
-		item := fmt.Sprintf("- [ ] Task %d\n", i)
+		task := simTask{id: id}
+		for d := 1; d < i && f.json; d++ {
+			if f.rng.IntN(4) == 0 {
+				task.deps = append(task.deps, strconv.Itoa(d))
+			}
+		}
 		f.files[id] = []string{"own-" + id}
 		if f.rng.IntN(10) < 4 {
 			g := globs[f.rng.IntN(len(globs))]
-			item += "  touches: " + g + "\n"
+			task.touches = g
 			for _, p := range paths {
 				if ok, _ := path.Match(g, p); (ok || strings.HasSuffix(g, "**") && strings.HasPrefix(p, "src/")) && f.rng.IntN(2) == 0 {
 					f.files[id] = append(f.files[id], p)
@@ -127,7 +140,7 @@ func simulateFan(t *testing.T, seed int64) {
 			f.files[id] = append(f.files[id], paths[f.rng.IntN(len(paths))])
 		}
 		f.buggy[id] = f.rng.IntN(10) < 2
-		f.text = append(f.text, item)
+		f.tasks = append(f.tasks, task)
 	}
 	max, attempts := 1+f.rng.IntN(3), 1+f.rng.IntN(3)
 	f.attempts = attempts
@@ -159,18 +172,50 @@ func simulateFan(t *testing.T, seed int64) {
 
 // plan is the plan as the fan's branch has it: the landed tasks ticked.
 func (f *simFan) plan() *plan.Plan {
-	var text strings.Builder
-	for i, item := range f.text {
-		if _, ok := f.landed[strconv.Itoa(i+1)]; ok {
-			item = strings.Replace(item, "[ ]", "[x]", 1)
-		}
-		text.WriteString(item)
+	name, text := "PLAN.md", f.text()
+	if f.json {
+		name = "tasks.json"
 	}
-	p, err := plan.Parse("PLAN.md", []byte(text.String()))
+	p, err := plan.Parse(name, []byte(text))
 	if err != nil {
-		f.t.Fatal(err)
+		f.t.Fatalf("%v:\n%s", err, text)
 	}
 	return p
+}
+
+func (f *simFan) text() string {
+	var b strings.Builder
+	if f.json {
+		b.WriteString(`{"userStories": [`)
+	}
+	for i, task := range f.tasks {
+		_, done := f.landed[task.id]
+		switch {
+		case f.json:
+			quoted := func(ids []string) string {
+				var q []string
+				for _, id := range ids {
+					q = append(q, strconv.Quote(id))
+				}
+				return "[" + strings.Join(q, ", ") + "]"
+			}
+			var touches []string
+			if task.touches != "" {
+				touches = []string{task.touches}
+			}
+			fmt.Fprintf(&b, "%s\n {\"id\": %q, \"title\": \"Task %s\", \"passes\": %t, \"dependsOn\": %s, \"touches\": %s}",
+				map[bool]string{true: ",", false: ""}[i > 0], task.id, task.id, done, quoted(task.deps), quoted(touches))
+		default:
+			fmt.Fprintf(&b, "- [%s] Task %s\n", map[bool]string{true: "x", false: " "}[done], task.id)
+			if task.touches != "" {
+				fmt.Fprintf(&b, "  touches: %s\n", task.touches)
+			}
+		}
+	}
+	if f.json {
+		b.WriteString("]}\n")
+	}
+	return b.String()
 }
 
 // simSeen counts what the scenarios did, by a word of their trace.
@@ -269,6 +314,7 @@ func (f *simFan) step() {
 	}
 	loops := f.running()
 	if len(loops) == 0 {
+		s.Finish(f.plan())
 		s.Ended = true
 		_ = f.save("the end")
 		return
@@ -467,6 +513,13 @@ func (f *simFan) check() {
 		}
 	}
 	p := f.plan()
+	for _, task := range held {
+		for _, d := range p.Task(task.ID).DependsOn {
+			if s.Task(d).State != Landed {
+				t.Fatalf("task %s is %s before task %s, which it depends on, landed:\n%s", task.ID, task.State, d, f.dump())
+			}
+		}
+	}
 	for i, a := range held {
 		for _, b := range held[i+1:] {
 			if Overlap(p.Task(a.ID).Touches, p.Task(b.ID).Touches) {
@@ -484,6 +537,7 @@ func (f *simFan) checkEnd() {
 		case task.State == Landed && f.landed[task.ID] == task.Landed:
 		case task.State == NeedsReview && task.Why != "" && task.Merges >= f.attempts:
 		case task.State == Skipped && task.Why != "":
+		case task.State == Open && strings.HasPrefix(task.Why, "it waits for task "):
 		default:
 			f.t.Fatalf("task %s ended %s (%q), tries %d, merges %d:\n%s", task.ID, task.State, task.Why, task.Tries, task.Merges, f.dump())
 		}
@@ -495,7 +549,7 @@ func (f *simFan) checkEnd() {
 
 func (f *simFan) dump() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "plan:\n%s", strings.Join(f.text, ""))
+	fmt.Fprintf(&b, "plan:\n%s", f.text())
 	fmt.Fprintf(&b, "branch: %v\n", f.branch)
 	for _, line := range f.trace {
 		fmt.Fprintf(&b, "  %s\n", line)
