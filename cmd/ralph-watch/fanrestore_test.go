@@ -211,3 +211,24 @@ func TestRestoreLeavesAFanThePersonStopped(t *testing.T) {
 		t.Errorf("restore said %q", out)
 	}
 }
+
+// restore starts no fan whose agent needs a secret this environment lacks:
+// its loops would start without it.
+func TestRestoreRefusesAFanWhoseSecretIsNotInTheEnvironment(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	dir := filepath.Join(c.srv.Dir, "state", "fans", "keyed")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	s := &fan.State{Name: "keyed", Repo: c.srv.Dir, Plan: "PLAN.md", Into: "ralph/fan-keyed", Max: 1, Socket: c.srv.Socket, Dir: c.srv.Dir,
+		Args: []string{"fan", "-S", c.srv.Socket, "--name", "keyed", "--tasks", "PLAN.md", "--", "env", "ANTHROPIC_API_KEY=…", "agent"}}
+	if err := s.Save(dir); err != nil {
+		t.Fatal(err)
+	}
+	c.want([]string{"restore", "-S", c.srv.Socket, "keyed"}, 1, "", "cannot restore fan keyed: the agent's command needs ANTHROPIC_API_KEY, whose value is kept in memory only and is not in this environment: export ANTHROPIC_API_KEY=…, then ralph-watch restore keyed\n")
+	if out := c.want([]string{"restore", "--dry-run", "-S", c.srv.Socket}, 0, "", ""); out != "" {
+		t.Errorf("restore would restore %q", out)
+	}
+	c.wantEnv([]string{"ANTHROPIC_API_KEY=" + secret}, []string{"restore", "--dry-run", "-S", c.srv.Socket}, 0, "would restore fan keyed (0 loops working, 0 tasks queued)\n", "")
+}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -126,6 +127,8 @@ func restoreFans(e env, root, socket string, names []string, dryRun bool) error 
 			why = "its windows were on another tmux server, " + s.Socket
 		case socket == "" && !serverRuns(s.Socket):
 			why = "no tmux server runs on " + s.Socket
+		case len(missingSecrets(s.Args, e.Getenv)) > 0: // its loops would start without them
+			why = control.MissingSecrets(missingSecrets(s.Args, e.Getenv), "ralph-watch restore "+name)
 		}
 		if why != "" {
 			if named {
@@ -152,6 +155,17 @@ func restoreFans(e env, root, socket string, names []string, dryRun bool) error 
 		return control.Errorf(words.ExitFailed, "")
 	}
 	return nil
+}
+
+// missingSecrets are the secrets the fan's command takes from the
+// environment (recorded hidden) that getenv has not.
+func missingSecrets(args []string, getenv func(string) string) []string {
+	i := slices.Index(args, "--")
+	if i < 0 {
+		return nil
+	}
+	_, _, missing := agent.HideSecrets(args[i+1:], getenv)
+	return missing
 }
 
 // serverRuns reports whether a tmux server answers on socket.
