@@ -192,6 +192,7 @@ func TestAFanWhoseServerWasKilledStopsAndRestoreBringsItBack(t *testing.T) {
 	wantLandedOnceInOrder(c, repo, "gone", "file-a", "file-b", "file-c", "file-d")
 	c.want([]string{"restore", "-S", c.srv.Socket, "gone"}, 1, "", "cannot restore fan gone: it ended")
 	c.want([]string{"restore", "-S", c.srv.Socket, "nosuch"}, 2, "", "restore: no fan named 'nosuch'")
+	c.want([]string{"restore", "-S", c.srv.Socket, "fan-gone-1"}, 2, "", "restore: 'fan-gone-1' is a loop, not a fan: ralph-watch resume fan-gone-1 brings it back")
 }
 
 // A fan the person stopped stays stopped: restore leaves it be.

@@ -60,9 +60,13 @@ Examples:
 		Exec: func(ctx context.Context, args []string) error {
 			root := state.Root(e.Getenv)
 			for _, name := range args {
-				if _, err := fan.Load(fan.Dir(root, name)); err != nil || !control.ValidName(name) {
-					return control.Errorf(words.ExitUsage, "restore: no fan named '%s'", name)
+				if _, err := fan.Load(fan.Dir(root, name)); err == nil && control.ValidName(name) {
+					continue
 				}
+				if control.ValidName(name) && state.Exists(root, name) {
+					return control.Errorf(words.ExitUsage, "restore: '%s' is a loop, not a fan: ralph-watch resume %s brings it back", name, name)
+				}
+				return control.Errorf(words.ExitUsage, "restore: no fan named '%s'", name)
 			}
 			client := &tmux.Exec{}
 			switch {
