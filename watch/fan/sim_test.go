@@ -105,6 +105,7 @@ type simFan struct {
 	s       *State // the fan's record in its process; nil while it is down
 	free    []bool
 	loops   map[string]*simLoop
+	adopted map[string]bool // the loops the fan took up when it last started again
 	works   map[string]simWork
 	branch  []string // the fan's branch: the commits landed, first first
 	landed  map[string]string
@@ -304,7 +305,7 @@ func (f *simFan) ended(l *simLoop) {
 	s := f.s
 	t := s.Task(l.task)
 	delete(f.loops, l.name)
-	f.free[l.slot] = true
+	f.free[l.slot] = l.slot <= s.Max
 	f.say("loop %s ended with %d", l.name, l.code)
 	if l.code == 130 && f.rng.IntN(2) == 0 { // paused, then resumed: followed on
 		l.ended, l.code = false, 0
@@ -400,9 +401,10 @@ func (f *simFan) restart() {
 	}
 	f.say("started again with --max %d", s.Max)
 	f.up(s)
+	f.adopted = map[string]bool{}
 	lost := s.TakeUp(func(t *Task) bool {
 		if l := f.loops[t.Loop]; l != nil && (!l.ended || l.code == 0) { // Adopt: a live loop, or one that got its task done
-			f.free[t.Slot] = false
+			f.free[t.Slot], f.adopted[t.Loop] = false, true
 			return true
 		}
 		delete(f.loops, t.Loop) // ended unfinished: not taken up

@@ -66,6 +66,11 @@ func (f *simFan) check() {
 	t.Helper()
 	tasks, slots := map[string]string{}, map[int]string{}
 	for _, l := range f.running() {
+		if f.s != nil && l.slot > f.s.Max && !f.adopted[l.name] {
+			t.Fatalf("loop %s works in window %d, beyond --max %d:\n%s", l.name, l.slot, f.s.Max, f.dump())
+		}
+	}
+	for _, l := range f.running() {
 		if other, ok := tasks[l.task]; ok {
 			t.Fatalf("task %s held by loops %s and %s:\n%s", l.task, other, l.name, f.dump())
 		}
