@@ -151,7 +151,8 @@ func (r *Runner) Run(ctx context.Context) error {
 			running--
 			t := s.Task(e.id)
 			free[t.Slot] = t.Slot <= s.Max // a window beyond --max (a run with more) is not given again
-			if e.code != 0 && r.gone() {   // its loop ended with the session: it is restore's to bring back
+			if e.code != 0 && r.gone() {
+				// its loop ended with the session: it is restore's to bring back
 				return ErrGone
 			}
 			if e.code == words.ExitInterrupted || e.code == words.ExitFailed { // left paused, or its watcher lost: follow it on
