@@ -77,12 +77,14 @@ soak:
 	rc=$$?; grep -E '^(soak:|--- |ok|FAIL|panic)' bin/soak.log; \
 	[ $$rc = 0 ] || echo "make soak failed: the whole output is in bin/soak.log"; exit $$rc
 
-# The loop tested by simulation (watch/sim_test.go): SEEDS seeded scenarios
-# on the in-memory tmux, or one with SEED=N. make unit runs 500, CI 10,000.
+# The loop and the fan tested by simulation (watch/sim_test.go on the
+# in-memory tmux, watch/fan/sim_test.go on the fan's record with git as a
+# model): SEEDS seeded scenarios of each, or one with SEED=N. make unit
+# runs 500 of the loop's and 100 of the fan's, CI 10,000 of each.
 SEEDS ?= 10000
 sim:
 	@mkdir -p bin
-	@$(GO) test -count=1 -timeout 60m -run 'TestSimulatedLoops$$' -v ./watch $(if $(SEED),-sim.seed $(SEED),-sim.seeds $(SEEDS)) > bin/sim.log 2>&1; rc=$$?; \
+	@$(GO) test -count=1 -timeout 60m -run 'TestSimulatedLoops$$|TestSimulatedFans$$' -v ./watch ./watch/fan $(if $(SEED),-sim.seed $(SEED),-sim.seeds $(SEEDS)) > bin/sim.log 2>&1; rc=$$?; \
 	grep -E '^(simulation:|ok|FAIL)|^ +(sim_test|--- FAIL|replay)' bin/sim.log; exit $$rc
 
 # A loop of the built-in demo agent in a private tmux server.

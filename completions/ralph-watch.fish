@@ -203,7 +203,7 @@ complete -c ralph-watch -n '__ralph_watch_using logs' -l lines -x -d 'print only
 complete -c ralph-watch -n '__ralph_watch_using logs' -l tail -x -d 'same as --lines'
 complete -c ralph-watch -n '__ralph_watch_using resume' -s t -x -a '(__ralph_watch_panes)' -d 'pane for a loop whose pane is gone (short for --target)'
 complete -c ralph-watch -n '__ralph_watch_using resume' -l target -x -a '(__ralph_watch_panes)' -d 'pane for a loop whose pane is gone'
-complete -c ralph-watch -n '__ralph_watch_using restore' -l dry-run -d 'only say which loops would be re-armed'
+complete -c ralph-watch -n '__ralph_watch_using restore' -l dry-run -d 'only say which loops and fans would be brought back'
 complete -c ralph-watch -n '__ralph_watch_using restore' -s L -x -d 'tmux server socket name (short for --socket-name)'
 complete -c ralph-watch -n '__ralph_watch_using restore' -l socket-name -x -d 'tmux server socket name, as tmux -L'
 complete -c ralph-watch -n '__ralph_watch_using restore' -s S -r -F -d 'tmux server socket path (short for --socket-path)'

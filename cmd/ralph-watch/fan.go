@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -67,8 +68,8 @@ under the fan's lock), works it as run --tasks --task does, and ends when it
 is done; two tasks whose "touches: glob, ..." lines meet never run at once.
 
 The merge queue lands each finished task alone onto the fan's branch
-(ralph/fan-NAME from the current commit; --into BRANCH): the task's changes
-on the branch's tip, its box ticked, every --check run there, then a
+(ralph/fan-NAME from the current commit; --into BRANCH): the task's commits
+rebased onto the branch's tip, its box ticked, every --check run there, then a
 fast-forward. A conflict or a failed check goes back to a loop on the task
 as a note; after --merge-attempts the task waits for review. Only the files
 the loop changed land; nothing is forced; no branch of yours is checked out
@@ -191,27 +192,41 @@ func runFan(ctx context.Context, e env, ff *fanFlags, fs *flag.FlagSet, command 
 	if err != nil {
 		return control.Errorf(words.ExitFailed, "fan %s: %v", name, err)
 	}
+	if err := recordRestart(s, tm, fs, ff, planPath, command); err != nil {
+		return control.Errorf(words.ExitFailed, "fan %s: %v", name, err)
+	}
+	if err := s.Save(fanDir); err != nil {
+		return control.Errorf(words.ExitFailed, "%v", err)
+	}
 	r.Shown = line
 	r.Out = io.MultiWriter(e.Stdout, appendTo(filepath.Join(fanDir, "fan.log")))
 	r.Adopt = func(t fan.Task) (<-chan int, bool) {
+		pane := func() (string, error) { return fanPane(tm, name, t.Slot, t.Worktree, panes) }
+		if err := reviveLoop(e, t.Loop, pane, r.Out); err != nil {
+			fmt.Fprintf(r.Out, "[ralph] %s: loop %s cannot be brought back: %v\n", name, t.Loop, err)
+			return nil, false
+		}
 		return adoptLoop(state.Root(e.Getenv), t.Loop)
 	}
+	r.Gone = func() bool { return !hasSession(tm, name) }
 	fmt.Fprintf(e.Stdout, "[ralph] %s: fan of %d loops on %s, landing on %s (watch it with: tmux%s attach -t %s)\n",
 		name, ff.max, planRel, s.Into, serverArgs(f), name)
 	err = r.Run(ctx)
 	line(s)
-	if err != nil {
-		if ctx.Err() != nil {
-			return control.Errorf(words.ExitInterrupted, "")
-		}
+	switch {
+	case errors.Is(err, fan.ErrGone):
+		return control.Errorf(words.ExitFailed, "fan %s: %v; 'ralph-watch restore' brings the fan back", name, err)
+	case err != nil && ctx.Err() != nil:
+		return control.Errorf(words.ExitInterrupted, "")
+	case err != nil:
 		return control.Errorf(words.ExitFailed, "fan %s: %v", name, err)
 	}
 	total, landed, review, _ := s.Counts()
-	fmt.Fprintf(e.Stdout, "[ralph] %s: %d of %d tasks landed on %s", name, landed, total, s.Into)
+	fmt.Fprintf(r.Out, "[ralph] %s: %d of %d tasks landed on %s", name, landed, total, s.Into)
 	if review > 0 {
-		fmt.Fprintf(e.Stdout, ", %d waiting for review", review)
+		fmt.Fprintf(r.Out, ", %d waiting for review", review)
 	}
-	fmt.Fprintln(e.Stdout)
+	fmt.Fprintln(r.Out)
 	if landed < total {
 		return control.Errorf(words.ExitLimit, "")
 	}
@@ -264,7 +279,7 @@ func adoptLoop(root, name string) (<-chan int, bool) {
 func openFan(dir, name, repo, planRel string, ff *fanFlags) (*fan.State, error) {
 	old, err := fan.Load(dir)
 	if err == nil && !old.Ended {
-		old.Max = ff.max
+		old.Max, old.Stopped = ff.max, false
 		return old, nil
 	}
 	base, err := fan.Rev(repo, "HEAD")

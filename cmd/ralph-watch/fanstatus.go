@@ -59,10 +59,13 @@ func (f aFan) loops() []*control.Loop {
 func writeFanStatus(w io.Writer, f aFan) {
 	total, landed, review, working := f.Counts()
 	run := "stopped"
-	if f.running() {
+	switch {
+	case f.running():
 		run = fmt.Sprintf("running (pid %d)", f.PID)
-	} else if f.Ended {
+	case f.Ended:
 		run = "ended"
+	case f.Restorable(f.dir):
+		run = "not running (ralph-watch restore brings it back)"
 	}
 	fmt.Fprintf(w, "Fan: %s, %s\n", f.Name, run)
 	fmt.Fprintf(w, "Plan: %s in %s\n", f.Plan, f.Repo)
@@ -82,8 +85,11 @@ func writeFanStatus(w io.Writer, f aFan) {
 	}
 	_ = tw.Flush()
 	for _, t := range f.Tasks {
-		if t.State == fan.NeedsReview || t.State == fan.Skipped {
+		switch {
+		case t.State == fan.NeedsReview || t.State == fan.Skipped:
 			fmt.Fprintf(w, "Task %s %s: %s (branch %s)\n", t.ID, t.State, firstLineOf(t.Why), t.Branch)
+		case t.State == fan.Open && t.Why != "":
+			fmt.Fprintf(w, "Task %s open: %s\n", t.ID, t.Why)
 		}
 	}
 	writeFanAfter(w, f)
@@ -125,6 +131,10 @@ func stopFan(f aFan, kill bool, out io.Writer) error {
 	}
 	if s, err := fan.Load(f.dir); err == nil {
 		f.State = s
+		if !s.Ended && !f.running() { // the person's stop: restore leaves the fan be
+			s.Stopped = true
+			_ = s.Save(f.dir)
+		}
 	}
 	return eachFanLoop(f, out, func(l *control.Loop) error {
 		err := control.Stop(l, kill, out, clock.Real{})

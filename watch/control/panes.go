@@ -106,7 +106,7 @@ func holding(root, name string, pane PaneOf) *Loop {
 	}
 	st := l.State
 	if (st.PaneID != "" && st.PaneID != pane.ID) || (st.ServerPID != 0 && pane.ServerPID != 0 && st.ServerPID != pane.ServerPID) ||
-		(st.TmuxSocket != "" && !sameFile(st.TmuxSocket, pane.Socket)) {
+		(st.TmuxSocket != "" && !SameFile(st.TmuxSocket, pane.Socket)) {
 		return nil
 	}
 	if l.Watched || words.StatusOf(st).Live() {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
+	"github.com/ralph-tmux/ralph.tmux/watch/fan"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
 	"github.com/ralph-tmux/ralph.tmux/watch/words"
@@ -59,14 +60,18 @@ func (r Rearm) Resume(l *Loop, out, warn io.Writer) error {
 // Restore re-arms every loop under root that was live when its tmux server,
 // the one at socket, went away: ended by server_gone, or running with no
 // watcher. With socket "", each loop's own server, where one runs again.
+// A fan's loops are left to their fan, which restore starts again.
 // One line per loop on out; with dryRun it only says which.
 func (r Rearm) Restore(root, socket string, dryRun bool, out, warn io.Writer) error {
 	names, err := Names(root)
 	if err != nil {
 		return err
 	}
-	refused, each, runs := false, socket == "", map[string]bool{}
+	refused, each, runs, fans := false, socket == "", map[string]bool{}, fan.Loops(root)
 	for _, name := range names {
+		if fans[name] {
+			continue
+		}
 		l, err := Find(root, name)
 		if err != nil {
 			continue
@@ -81,7 +86,7 @@ func (r Rearm) Restore(root, socket string, dryRun bool, out, warn io.Writer) er
 				continue // no server to restore it into: a later restore will
 			}
 		}
-		if l.Watched && l.State.Status == state.Running && sameFile(l.State.TmuxSocket, socket) && PaneGone(l) {
+		if l.Watched && l.State.Status == state.Running && SameFile(l.State.TmuxSocket, socket) && PaneGone(l) {
 			l.Watched = !unwatched(l, r.Clock, answerWait) // its watcher has yet to see the server go
 		}
 		if !Restorable(l, socket) {
@@ -120,7 +125,7 @@ func (r Rearm) Restore(root, socket string, dryRun bool, out, warn io.Writer) er
 // or stopped was not.
 func Restorable(l *Loop, socket string) bool {
 	st := l.State
-	if l.Watched || len(st.WatcherArgs) == 0 || !sameFile(st.TmuxSocket, socket) {
+	if l.Watched || len(st.WatcherArgs) == 0 || !SameFile(st.TmuxSocket, socket) {
 		return false
 	}
 	return st.Status == state.Running || st.Status == state.Failed && words.ReasonOf(st) == words.ReasonServerGone
@@ -329,9 +334,9 @@ func withTarget(args []string, pane string) []string {
 	return append([]string{"--target", pane}, out...)
 }
 
-// sameFile reports whether two paths name one file (a socket reached
+// SameFile reports whether two paths name one file (a socket reached
 // through a symbolic link is the same server).
-func sameFile(a, b string) bool {
+func SameFile(a, b string) bool {
 	if a == "" || b == "" {
 		return false
 	}

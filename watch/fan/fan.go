@@ -46,6 +46,7 @@ type Task struct {
 	Merges   int    `json:"merges,omitempty"`   // landings tried
 	Landed   string `json:"landed,omitempty"`   // the fan branch's commit that landed it
 	Why      string `json:"why,omitempty"`      // why it was sent back, skipped or needs review
+	Note     string `json:"note,omitempty"`     // for its next loop's first prompt, kept until that loop starts
 }
 
 // State is the fan's record, fan.json.
@@ -60,6 +61,12 @@ type State struct {
 	Queue []string `json:"queue"`         // ids offered to the queue, first first
 	PID   int      `json:"pid,omitempty"` // the fan's process while it runs
 	Ended bool     `json:"ended,omitempty"`
+
+	// How restore starts the fan again after its tmux server went away.
+	Socket  string   `json:"socket,omitempty"`  // the tmux server its windows are on
+	Dir     string   `json:"dir,omitempty"`     // where it was started
+	Args    []string `json:"args,omitempty"`    // ralph-watch's arguments that start it again
+	Stopped bool     `json:"stopped,omitempty"` // by the person (stop FAN): restore leaves it be
 }
 
 // Dir is the fan's folder under the loops' state root.

@@ -110,13 +110,16 @@ func CommitWork(wt, planRel, message string) (string, error) {
 func mergeGoing(wt string) bool { _, err := Rev(wt, "MERGE_HEAD"); return err == nil }
 
 // Candidate makes, in the queue's worktree, the fan branch's tip with the
-// task's work applied (base..commit, the plan aside) and its plan tick, as
-// one commit; conflicts are the files the work could not be applied to.
+// task's work and its plan tick: the task's commits rebased onto the tip
+// (each as its loop made it, the plan and .ralph aside, the tick in the
+// last), else, when one of them conflicts there (the loop merged the branch
+// after a conflict, its resolution in the merge), its work base..commit as
+// one commit. conflicts are the files the work could not be applied to.
 func Candidate(queue, tip, base, commit, planRel, id, title string) (cand string, conflicts []string, err error) {
-	if _, err := git(queue, nil, "checkout", "-q", "--detach", "--force", tip); err != nil {
-		return "", nil, err
+	if cand, err := rebased(queue, tip, commit, planRel, id, title); err == nil {
+		return cand, nil, nil
 	}
-	if _, err := git(queue, nil, "clean", "-fdq"); err != nil {
+	if err := reset(queue, tip); err != nil {
 		return "", nil, err
 	}
 	diff, err := git(queue, nil, append([]string{"diff", "--binary", base, commit}, outside(planRel)...)...)
@@ -133,30 +136,90 @@ func Candidate(queue, tip, base, commit, planRel, id, title string) (cand string
 			return "", strings.Split(files, "\n"), nil
 		}
 	}
-	file := filepath.Join(queue, planRel)
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return "", nil, fmt.Errorf("read plan: %w", err)
-	}
-	p, err := plan.Parse(file, data)
-	if err != nil {
-		return "", nil, fmt.Errorf("read plan %s: %w", planRel, err)
-	}
-	if data, err = plan.Tick(data, p, id); err != nil {
-		return "", nil, err
-	}
-	if err := os.WriteFile(file, data, 0o644); err != nil {
-		return "", nil, fmt.Errorf("tick plan: %w", err)
-	}
-	if _, err := git(queue, nil, "add", "--", planRel); err != nil {
-		return "", nil, err
-	}
 	args := append(identity(queue), "commit", "-q", "--no-verify", "--allow-empty", "-m", fmt.Sprintf("Task %s: %s", id, title))
-	if _, err := git(queue, nil, args...); err != nil {
+	if err := tick(queue, planRel, id, args); err != nil {
 		return "", nil, err
 	}
 	cand, err = Rev(queue, "HEAD")
 	return cand, nil, err
+}
+
+// reset puts the queue's worktree at tip, with nothing else in it.
+func reset(queue, tip string) error {
+	_, _ = git(queue, nil, "cherry-pick", "--abort")
+	if _, err := git(queue, nil, "checkout", "-q", "--detach", "--force", tip); err != nil {
+		return err
+	}
+	_, err := git(queue, nil, "clean", "-fdq")
+	return err
+}
+
+// rebased replays the task's commits that the tip lacks (merges aside)
+// onto it, each without the plan and .ralph, with its message and author,
+// and ticks the task in the last; an error when one does not apply.
+func rebased(queue, tip, commit, planRel, id, title string) (string, error) {
+	if err := reset(queue, tip); err != nil {
+		return "", err
+	}
+	list, err := git(queue, nil, "rev-list", "--reverse", "--no-merges", tip+".."+commit)
+	if err != nil {
+		return "", err
+	}
+	picked := 0
+	for _, c := range strings.Fields(list) {
+		if _, err := git(queue, nil, append(identity(queue), "cherry-pick", "-n", "--allow-empty", c)...); err != nil {
+			_ = reset(queue, tip)
+			return "", err
+		}
+		if _, err := git(queue, nil, "reset", "-q", "HEAD", "--", planRel, ".ralph"); err != nil { // ticks are the queue's
+			return "", err
+		}
+		if _, err := git(queue, nil, "diff", "--cached", "--quiet"); err == nil {
+			continue // nothing of the task's own
+		}
+		if _, err := git(queue, nil, append(identity(queue), "commit", "-q", "--no-verify", "-C", c)...); err != nil {
+			return "", err
+		}
+		picked++
+	}
+	if _, err := git(queue, nil, "checkout", "-q", "--force", "HEAD", "--", "."); err != nil { // what was set aside
+		return "", err
+	}
+	if _, err := git(queue, nil, "clean", "-fdq"); err != nil {
+		return "", err
+	}
+	args := append(identity(queue), "commit", "-q", "--no-verify", "--allow-empty", "-m", fmt.Sprintf("Task %s: %s", id, title))
+	if picked > 0 {
+		args = append(identity(queue), "commit", "-q", "--no-verify", "--amend", "--no-edit")
+	}
+	if err := tick(queue, planRel, id, args); err != nil {
+		return "", err
+	}
+	return Rev(queue, "HEAD")
+}
+
+// tick ticks task id in the queue worktree's plan and commits it with args.
+func tick(queue, planRel, id string, args []string) error {
+	file := filepath.Join(queue, planRel)
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return fmt.Errorf("read plan: %w", err)
+	}
+	p, err := plan.Parse(file, data)
+	if err != nil {
+		return fmt.Errorf("read plan %s: %w", planRel, err)
+	}
+	if data, err = plan.Tick(data, p, id); err != nil {
+		return err
+	}
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		return fmt.Errorf("tick plan: %w", err)
+	}
+	if _, err := git(queue, nil, "add", "--", planRel); err != nil {
+		return err
+	}
+	_, err = git(queue, nil, args...)
+	return err
 }
 
 // Contains reports whether commit is on tip's history.

@@ -192,3 +192,48 @@ func TestTheQueueLandsOnlyTheTasksChangesAndSendsAConflictBack(t *testing.T) {
 		t.Error("the person's branch moved")
 	}
 }
+
+func TestTheQueueRebasesATasksCommitsOntoTheTipEachAsItsLoopMadeIt(t *testing.T) {
+	repo := gitRepo(t, map[string]string{"PLAN.md": "- [ ] A\n- [ ] B\n", "shared.txt": "base\n"})
+	base, _ := Rev(repo, "main")
+	wt, queue := filepath.Join(repo, ".ralph", "worktrees", "a"), filepath.Join(repo, ".ralph", "worktrees", "queue")
+	if err := EnsureWorktree(repo, wt, "ralph/fan-f-1", base); err != nil {
+		t.Fatal(err)
+	}
+	if err := EnsureWorktree(repo, queue, "", base); err != nil {
+		t.Fatal(err)
+	}
+	commit := func(dir, message, author string, files map[string]string) {
+		t.Helper()
+		write(t, dir, files)
+		for _, args := range [][]string{{"add", "-A"}, {"-c", "user.name=" + author, "-c", "user.email=" + author + "@example.invalid", "commit", "-q", "--author", author + " <" + author + "@example.invalid>", "-m", message}} {
+			if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
+				t.Fatalf("git %v: %v %s", args, err, out)
+			}
+		}
+	}
+	commit(wt, "one: the first step", "loop", map[string]string{"one.txt": "1\n", "PLAN.md": "- [x] A\n- [ ] B\n"})
+	commit(wt, "two: the second step", "loop", map[string]string{"two.txt": "2\n"})
+	commit(queue, "landed meanwhile", "other", map[string]string{"shared.txt": "other\n"}) // the branch's tip moved on
+	tip, _ := Rev(queue, "HEAD")
+	head, err := CommitWork(wt, "PLAN.md", "Task 1: A") // nothing left to commit: the head as it is
+	if err != nil {
+		t.Fatal(err)
+	}
+	cand, conflicts, err := Candidate(queue, tip, base, head, "PLAN.md", "1", "A")
+	if err != nil || conflicts != nil {
+		t.Fatalf("candidate: %v %v", conflicts, err)
+	}
+	if got, _ := git(repo, nil, "log", "--format=%s by %an", tip+".."+cand); got != "two: the second step by loop\none: the first step by loop" {
+		t.Errorf("the task's commits on the tip:\n%s", got)
+	}
+	if got, _ := git(repo, nil, "show", "--format=", "--name-only", cand+"~1"); got != "one.txt" {
+		t.Errorf("the first commit holds %q: the loop's tick is the queue's to write", got)
+	}
+	if got, _ := git(repo, nil, "show", "--format=", "--name-only", cand); got != "PLAN.md\ntwo.txt" {
+		t.Errorf("the last commit holds %q, want the tick beside the work", got)
+	}
+	if got, _ := git(repo, nil, "rev-parse", cand+"~2"); got != tip {
+		t.Errorf("the task's commits are not on the tip: %s", got)
+	}
+}

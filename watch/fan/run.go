@@ -2,6 +2,7 @@ package fan
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -32,7 +33,14 @@ type Runner struct {
 	Adopt func(t Task) (<-chan int, bool)
 	// Shown is told the record each time it is saved (the status line).
 	Shown func(s *State)
+	// Gone reports whether the fan's tmux session went away (its server
+	// killed, the machine going down): the fan then stops where it is.
+	Gone func() bool
 }
+
+// ErrGone is a fan stopped because its tmux session went away: its record
+// holds every task where it stood, for restore to take up.
+var ErrGone = errors.New("its tmux session is gone")
 
 type ended struct {
 	id   string
@@ -45,15 +53,12 @@ func (r *Runner) Run(ctx context.Context) error {
 	s := r.State
 	done := make(chan ended)
 	running := 0
-	free := make([]bool, s.Max+1) // free[slot]
-	for i := 1; i <= s.Max; i++ {
-		free[i] = true
-	}
+	free := s.Windows()
 	start := func(t *Task, note string) error {
-		slot := t.Slot
-		if slot == 0 || !free[slot] {
-			for slot = 1; slot <= s.Max && !free[slot]; slot++ {
-			}
+		slot := FreeSlot(free, t.Slot)
+		if slot == 0 { // every window taken (a fan taken up again): the task waits for the next free loop
+			s.Begin(t, 0, note)
+			return r.save()
 		}
 		if t.Worktree == "" {
 			tip, err := Rev(s.Repo, "refs/heads/"+s.Into)
@@ -69,14 +74,17 @@ func (r *Runner) Run(ctx context.Context) error {
 				return fmt.Errorf("create the worktree of task %s: %w", t.ID, err)
 			}
 		}
-		t.Slot, t.State, t.Tries = slot, Working, t.Tries+1
-		t.Loop = loopName(s.Name, t.ID, t.Tries)
+		s.Begin(t, slot, note)
 		if err := r.save(); err != nil {
 			return err
 		}
 		ch, err := r.Start(*t, note)
+		if err != nil && r.gone() {
+			return ErrGone // the task stays held, its note kept: restore starts it
+		}
+		t.Note = ""
 		if err != nil {
-			t.State, t.Why = Skipped, err.Error()
+			s.Skip(t, err.Error())
 			_ = r.save()
 			r.say("task %s skipped: %v", t.ID, err)
 			return nil
@@ -87,24 +95,24 @@ func (r *Runner) Run(ctx context.Context) error {
 		go func(id string) { done <- ended{id, <-ch} }(t.ID)
 		return nil
 	}
-	for _, t := range s.Tasks { // a fan taken up again: its queue first
-		if t.State == Queued {
-			if err := r.land(ctx, t.ID, start); err != nil {
-				return err
-			}
+	lost := s.TakeUp(func(t *Task) bool { // a fan taken up again: the loops it had started, in their windows
+		ch, ok := r.adopt(*t)
+		if ok {
+			free[t.Slot] = false
+			running++
+			r.say("loop %s on task %s taken up", t.Loop, t.ID)
+			go func(id string) { done <- ended{id, <-ch} }(t.ID)
+		}
+		return ok
+	})
+	for _, t := range lost { // then a new loop on each task whose loop is gone
+		if err := start(t, t.Note); err != nil {
+			return err
 		}
 	}
-	for i := range s.Tasks { // and the loops it had started
-		if t := &s.Tasks[i]; t.State == Working {
-			if ch, ok := r.adopt(*t); ok {
-				free[t.Slot] = false
-				running++
-				r.say("loop %s on task %s taken up", t.Loop, t.ID)
-				go func(id string) { done <- ended{id, <-ch} }(t.ID)
-				continue
-			}
-			t.State = Open
-			if err := start(t, "The fan was restarted: go on with this task where the work stands."); err != nil {
+	for _, t := range s.Tasks { // and its queue
+		if t.State == Queued {
+			if err := r.land(ctx, t.ID, start); err != nil {
 				return err
 			}
 		}
@@ -119,7 +127,7 @@ func (r *Runner) Run(ctx context.Context) error {
 				}
 				if pt := s.Next(p); pt != nil {
 					claimed = s.Task(pt.ID)
-					return start(claimed, "")
+					return start(claimed, claimed.Note)
 				}
 				return nil
 			}); err != nil {
@@ -130,6 +138,9 @@ func (r *Runner) Run(ctx context.Context) error {
 			}
 		}
 		if running == 0 {
+			if p, err := r.plan(); err == nil {
+				s.Finish(p)
+			}
 			s.Ended = true
 			return r.save()
 		}
@@ -139,7 +150,11 @@ func (r *Runner) Run(ctx context.Context) error {
 		case e := <-done:
 			running--
 			t := s.Task(e.id)
-			free[t.Slot] = true
+			free[t.Slot] = t.Slot <= s.Max // a window beyond --max (a run with more) is not given again
+			if e.code != 0 && r.gone() {
+				// its loop ended with the session: it is restore's to bring back
+				return ErrGone
+			}
 			if e.code == words.ExitInterrupted || e.code == words.ExitFailed { // left paused, or its watcher lost: follow it on
 				if ch, ok := r.adopt(*t); ok {
 					free[t.Slot] = false
@@ -148,8 +163,7 @@ func (r *Runner) Run(ctx context.Context) error {
 					continue
 				}
 			}
-			if e.code != 0 {
-				t.State, t.Why = Skipped, fmt.Sprintf("its loop %s ended with exit %d", t.Loop, e.code)
+			if !s.LoopEnded(t, e.code) {
 				r.say("task %s skipped: %s", t.ID, t.Why)
 				_ = Log(r.Dir, Event{Task: t.ID, Event: "skipped", Why: t.Why})
 				if err := r.save(); err != nil {
@@ -163,8 +177,7 @@ func (r *Runner) Run(ctx context.Context) error {
 				_ = r.save()
 				continue
 			}
-			t.State, t.Commit = Queued, commit
-			s.Queue = append(s.Queue, t.ID)
+			s.Offer(t, commit)
 			_ = Log(r.Dir, Event{Task: t.ID, Event: "offered", Commit: commit})
 			if err := r.save(); err != nil {
 				return err
@@ -176,8 +189,10 @@ func (r *Runner) Run(ctx context.Context) error {
 	}
 }
 
+func (r *Runner) gone() bool { return r.Gone != nil && r.Gone() }
+
 func (r *Runner) adopt(t Task) (<-chan int, bool) {
-	if r.Adopt == nil || t.Slot < 1 || t.Slot > r.State.Max {
+	if r.Adopt == nil || t.Slot < 1 { // a loop in a window beyond --max (a fan started again with less) is followed too
 		return nil, false
 	}
 	return r.Adopt(t)
@@ -198,43 +213,33 @@ func (r *Runner) land(ctx context.Context, id string, start func(*Task, string) 
 		return fmt.Errorf("create the queue's worktree: %w", err)
 	}
 	if t.Landed != "" && Contains(s.Repo, tip, t.Landed) { // landed by a fan killed before it said so
-		t.State = Landed
+		s.Settle(t, "", t.Landed, r.MergeAttempts)
 		if !Logged(r.Dir, Event{Task: t.ID, Event: "landed", Commit: t.Landed}) {
 			_ = Log(r.Dir, Event{Task: t.ID, Event: "landed", Commit: t.Landed})
 		}
-		s.Queue = remove(s.Queue, id)
 		return r.save()
 	}
-	t.Merges++
-	cand, conflicts, err := Candidate(queue, tip, t.Base, t.Commit, s.Plan, t.ID, t.Title)
-	var why string
-	switch {
-	case err != nil:
-		why = fmt.Sprintf("Landing task %s failed: %v", t.ID, err)
-	case len(conflicts) > 0:
-		why = fmt.Sprintf("Your work on task %s conflicts with work landed since on %s, in: %s. Those files now hold the conflict marked (<<<<<<< ======= >>>>>>>): keep both changes, remove the markers, check, and tick the task again.",
-			t.ID, s.Into, strings.Join(conflicts, ", "))
-	default:
-		if out, failed := r.check(ctx, queue); failed != "" {
-			why = fmt.Sprintf("Your work on task %s, put on the tip of %s, fails the check %s:\n\n%s\n\nPut it right and tick the task again.", t.ID, s.Into, failed, out)
-		} else if t.Landed = cand; r.save() != nil {
+	var try Try
+	try.Cand, try.Conflicts, try.Err = Candidate(queue, tip, t.Base, t.Commit, s.Plan, t.ID, t.Title)
+	if try.Err == nil && len(try.Conflicts) == 0 {
+		try.Output, try.Failed = r.check(ctx, queue)
+	}
+	why := s.Verdict(t, try)
+	cand := try.Cand
+	if why == "" { // the record says it first: a fan killed after the advance finds it landed
+		if t.Landed = cand; r.save() != nil {
 			why = "Landing task " + t.ID + " failed: the fan's record cannot be written"
 		} else if err := Advance(s.Repo, s.Into, cand, tip); err != nil {
 			why = fmt.Sprintf("Landing task %s failed: %v", t.ID, err)
 		}
 	}
-	s.Queue = remove(s.Queue, id)
-	if why != "" {
-		t.Landed = ""
-	}
-	if why == "" {
-		t.State, t.Landed, t.Why = Landed, cand, ""
+	verdict := s.Settle(t, why, cand, r.MergeAttempts)
+	if verdict == Landed {
 		r.say("task %s landed on %s (%s)", t.ID, s.Into, short(cand))
 		_ = Log(r.Dir, Event{Task: t.ID, Event: "landed", Commit: cand})
 		return r.save()
 	}
-	if next(why, t.Merges, r.MergeAttempts) == NeedsReview {
-		t.State, t.Why = NeedsReview, why
+	if verdict == NeedsReview {
 		r.say("task %s needs review: it did not land after %d tries", t.ID, t.Merges)
 		_ = Log(r.Dir, Event{Task: t.ID, Event: "needs-review", Why: why})
 		return r.save()
@@ -245,24 +250,12 @@ func (r *Runner) land(ctx context.Context, id string, start func(*Task, string) 
 		t.State, t.Why = NeedsReview, fmt.Sprintf("bring %s into its worktree: %v", s.Into, err)
 		return r.save()
 	}
-	t.Base = tip
+	s.SentBackTo(t, tip)
 	return start(t, why)
 }
 
 // SentBack is a task the queue gave back to a loop.
 const SentBack = "sent-back"
-
-// next is what becomes of a task after a landing try: landed, sent back
-// to a loop, or, its tries spent, waiting for review.
-func next(why string, merges, attempts int) string {
-	switch {
-	case why == "":
-		return Landed
-	case merges >= attempts:
-		return NeedsReview
-	}
-	return SentBack
-}
 
 // check runs the checks in dir; the first that fails and its output's end.
 func (r *Runner) check(ctx context.Context, dir string) (out, failed string) {
