@@ -188,7 +188,7 @@ func runFan(ctx context.Context, e env, ff *fanFlags, fs *flag.FlagSet, command 
 		}()
 		return ch, nil
 	}
-	line, err := fanWindow(tm, name, repo, filepath.Join(fanDir, "fan.log"))
+	line, err := fanWindow(tm, name, repo, fan.LogPath(fanDir))
 	if err != nil {
 		return control.Errorf(words.ExitFailed, "fan %s: %v", name, err)
 	}
@@ -199,7 +199,7 @@ func runFan(ctx context.Context, e env, ff *fanFlags, fs *flag.FlagSet, command 
 		return control.Errorf(words.ExitFailed, "%v", err)
 	}
 	r.Shown = line
-	r.Out = io.MultiWriter(e.Stdout, appendTo(filepath.Join(fanDir, "fan.log")))
+	r.Out = io.MultiWriter(e.Stdout, appendTo(fan.LogPath(fanDir)))
 	r.Adopt = func(t fan.Task) (<-chan int, bool) {
 		pane := func() (string, error) { return fanPane(tm, name, t.Slot, t.Worktree, panes) }
 		if err := reviveLoop(e, t.Loop, pane, r.Out); err != nil {

@@ -6,12 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"slices"
 	"strconv"
-	"syscall"
-	"time"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
@@ -89,7 +84,7 @@ Examples:
 // restore brings back the fans (those named, else every one) and then,
 // with no names, the single loops.
 func restore(e env, root, socket string, fans []string, dryRun bool) error {
-	err := restoreFans(e, root, socket, fans, dryRun)
+	err := control.RestoreFans(e.Executable, root, socket, fans, dryRun, e.Getenv, e.Stdout, e.Stderr)
 	if len(fans) > 0 {
 		return err
 	}
@@ -97,122 +92,6 @@ func restore(e env, root, socket string, fans []string, dryRun bool) error {
 		return lerr
 	}
 	return err
-}
-
-// restoreFans starts again each fan whose process is gone, that had
-// neither ended nor been stopped, on the server at socket ("" its own,
-// where one runs). A fan named but not to restore is an error.
-func restoreFans(e env, root, socket string, names []string, dryRun bool) error {
-	named := len(names) > 0
-	if !named {
-		names, _ = fan.Names(root)
-	}
-	failed := false
-	for _, name := range names {
-		dir := fan.Dir(root, name)
-		s, err := fan.Load(dir)
-		if err != nil {
-			continue
-		}
-		why := ""
-		switch {
-		case s.Ended:
-			why = "it ended"
-		case s.Stopped:
-			why = "it was stopped: start it again with ralph-watch fan"
-		case fan.Running(dir):
-			why = fmt.Sprintf("it is running (pid %d)", s.PID)
-		case !s.Restorable(dir):
-			why = "its record does not say how it was started: start it again with ralph-watch fan"
-		case socket != "" && !control.SameFile(s.Socket, socket):
-			why = "its windows were on another tmux server, " + s.Socket
-		case socket == "" && !serverRuns(s.Socket):
-			why = "no tmux server runs on " + s.Socket
-		case len(missingSecrets(s.Args, e.Getenv)) > 0: // its loops would start without them
-			why = control.MissingSecrets(missingSecrets(s.Args, e.Getenv), "ralph-watch restore "+name)
-		}
-		if why != "" {
-			if named {
-				fmt.Fprintf(e.Stderr, "ralph-watch: error: cannot restore fan %s: %s\n", name, why)
-				failed = true
-			}
-			continue
-		}
-		_, _, _, working := s.Counts()
-		what := fmt.Sprintf("%d loops working, %d tasks queued", working, len(s.Queue))
-		if dryRun {
-			fmt.Fprintf(e.Stdout, "would restore fan %s (%s)\n", name, what)
-			continue
-		}
-		pid, err := startFan(e, dir, s)
-		if err != nil {
-			fmt.Fprintf(e.Stderr, "ralph-watch: error: cannot restore fan %s: %v\n", name, err)
-			failed = true
-			continue
-		}
-		fmt.Fprintf(e.Stdout, "restored fan %s: %s (pid %d)\n", name, what, pid)
-	}
-	if failed {
-		return control.Errorf(words.ExitFailed, "")
-	}
-	return nil
-}
-
-// missingSecrets are the secrets the fan's command takes from the
-// environment (recorded hidden) that getenv has not.
-func missingSecrets(args []string, getenv func(string) string) []string {
-	i := slices.Index(args, "--")
-	if i < 0 {
-		return nil
-	}
-	_, _, missing := agent.HideSecrets(args[i+1:], getenv)
-	return missing
-}
-
-// serverRuns reports whether a tmux server answers on socket.
-func serverRuns(socket string) bool {
-	_, err := (&tmux.Exec{Server: []string{"-S", socket}}).SocketPath()
-	return err == nil
-}
-
-// startFan starts the fan's process as its record says, in the background
-// and its own session, its output appended to the fan's log, and waits
-// until it holds the fan.
-func startFan(e env, dir string, s *fan.State) (int, error) {
-	exe, err := e.Executable()
-	if err != nil {
-		return 0, fmt.Errorf("find own executable: %w", err)
-	}
-	logPath := filepath.Join(dir, "fan.log")
-	log, err := os.OpenFile(logPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-	if err != nil {
-		return 0, fmt.Errorf("open the fan's log: %w", err)
-	}
-	defer log.Close()
-	cmd := exec.Command(exe, s.Args...)
-	cmd.Dir = s.Dir
-	if info, err := os.Stat(s.Dir); err != nil || !info.IsDir() {
-		cmd.Dir = s.Repo
-	}
-	cmd.Env = append(os.Environ(), "TMUX=", "TMUX_PANE=")
-	cmd.Stderr = log // its stdout is the log already
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
-		return 0, fmt.Errorf("start the fan: %w", err)
-	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
-	for deadline := time.Now().Add(10 * time.Second); !fan.Running(dir); {
-		select {
-		case <-exited:
-			return 0, fmt.Errorf("it ended at once (exit %d); its log: %s", cmd.ProcessState.ExitCode(), logPath)
-		case <-time.After(50 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			return 0, fmt.Errorf("it did not take up its record in 10s; its log: %s", logPath)
-		}
-	}
-	return cmd.Process.Pid, nil
 }
 
 // reviveLoop brings back a fan's loop that was live when its tmux server

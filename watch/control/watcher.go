@@ -22,28 +22,40 @@ const ResumeEnv = "RALPH_WATCH_RESUME"
 // in dir, in the background and its own session, with its output appended
 // to the loop's watcher log; resume sets ResumeEnv. It returns the pid.
 func StartWatcher(executable func() (string, error), store *state.Store, args []string, dir string, resume bool, extraEnv ...string) (int, error) {
-	exe, err := executable()
-	if err != nil {
-		return 0, Errorf(words.ExitFailed, "find own executable: %v", err)
-	}
-	logFile, err := os.OpenFile(store.Path(state.WatcherLog), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-	if err != nil {
-		return 0, Errorf(words.ExitFailed, "open watcher log: %v", err)
-	}
-	defer logFile.Close()
-	cmd := exec.Command(exe, append([]string{"run"}, args...)...)
-	cmd.Dir = dir
-	cmd.Env = append(append(os.Environ(), "RALPH_DETACH=false"), extraEnv...)
+	env := append([]string{"RALPH_DETACH=false"}, extraEnv...)
 	if resume {
-		cmd.Env = append(cmd.Env, ResumeEnv+"=1")
+		env = append(env, ResumeEnv+"=1")
 	}
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
+	cmd, err := startInBackground(executable, append([]string{"run"}, args...), dir, store.Path(state.WatcherLog), env...)
+	if err != nil {
 		return 0, Errorf(words.ExitFailed, "start watcher: %v", err)
 	}
 	go func() { _ = cmd.Wait() }() // reaped when it ends, so AwaitWatcher sees it gone
 	return cmd.Process.Pid, nil
+}
+
+// startInBackground starts this program (the one executable finds) with
+// args in dir, in its own session so that it outlives the command and its
+// terminal, its output appended to logPath, env added to this one's.
+func startInBackground(executable func() (string, error), args []string, dir, logPath string, env ...string) (*exec.Cmd, error) {
+	exe, err := executable()
+	if err != nil {
+		return nil, fmt.Errorf("find own executable: %w", err)
+	}
+	logFile, err := os.OpenFile(logPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open its log: %w", err)
+	}
+	defer logFile.Close()
+	cmd := exec.Command(exe, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	return cmd, nil
 }
 
 // AwaitWatcher waits until the watcher pid holds the loop of store, or has

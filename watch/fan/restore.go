@@ -1,8 +1,13 @@
 package fan
 
 import (
+	"path/filepath"
+
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 )
+
+// LogPath is the fan's log: what its runner and its queue said.
+func LogPath(dir string) string { return filepath.Join(dir, "fan.log") }
 
 // Running reports whether the fan's process holds the fan's folder.
 func Running(dir string) bool { return (&state.Store{Dir: dir}).Locked() }
