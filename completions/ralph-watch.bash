@@ -282,6 +282,9 @@ _ralph_watch() {
         logs | send | skip | retry | clean | replay)
             COMPREPLY=($(compgen -W "$(ralph-watch list --names 2>/dev/null)" -- "$cur"))
             ;;
+        restore)
+            COMPREPLY=($(compgen -W "$(ralph-watch list --fans 2>/dev/null)" -- "$cur"))
+            ;;
         completion)
             COMPREPLY=($(compgen -W "bash zsh fish" -- "$cur"))
             ;;

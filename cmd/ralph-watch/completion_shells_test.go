@@ -139,6 +139,7 @@ func commonCases(t *testing.T, s *shellEnv, tree commandTree) []struct {
 		{"ralph-watch demo --attach ", []string{"auto", "no", "yes"}},
 		{"ralph-watch status ", []string{"alpha", "beta", "gamma"}},
 		{"ralph-watch report g", []string{"gamma"}},
+		{"ralph-watch restore ", []string{"gamma"}}, // fans alone: a loop is resumed
 		{"ralph-watch finish gamma --p", []string{"--patch", "--pr"}},
 		{"ralph-watch logs --lines 5 a", []string{"alpha"}},
 		{"ralph-watch replay ", []string{"alpha", "beta"}},
@@ -313,6 +314,7 @@ func TestZshLoadsTheCompletionWithCompinitAndCompletes(t *testing.T) {
 	s.zshCompletes(t, dir, "ralph-watch run --prompt-mo", "ralph-watch run --prompt-mode")
 	s.zshCompletes(t, dir, "ralph-watch run --prompt-mode ", "arg", "stdin", "type")
 	s.zshCompletes(t, dir, "ralph-watch status ", "alpha", "beta", "gamma")
+	s.zshCompletes(t, dir, "ralph-watch restore ", "ralph-watch restore gamma ")
 	s.zshCompletes(t, dir, "ralph-watch stop --", "ralph-watch stop --kill ")
 	s.zshCompletes(t, dir, "ralph-watch replay alpha --du", "--dump")
 	s.zshCompletes(t, dir, "ralph-watch list --", "--json", "--names", "print only the loop names")
