@@ -31,7 +31,7 @@ import (
 //	go test ./watch -run TestSimulatedLoops -sim.seeds 10000   # more seeds (make sim SEEDS=10000)
 //	go test ./watch -run TestSimulatedLoops -sim.seed 1234 -v  # replay one
 var (
-	simSeeds = flag.Int("sim.seeds", 500, "how many seeds TestSimulatedLoops runs (make test; make unit 200; CI runs make sim)")
+	simSeeds = flag.Int("sim.seeds", 200, "how many seeds TestSimulatedLoops runs (make unit and make test; make sim 10,000)")
 	simFirst = flag.Int64("sim.first", 1, "the first seed TestSimulatedLoops runs")
 	simSeed  = flag.Int64("sim.seed", 0, "run this one seed only")
 )
@@ -49,19 +49,8 @@ var simRegressions = []struct {
 	{5712, "a note taken by an iteration a usage limit gave back never reached that iteration's new start"},
 }
 
-// simSeedCount is -sim.seeds, or 200 in the fast tier (make unit, -short)
-// when it is not given: make test and make sim run more.
-func simSeedCount() int {
-	given := false
-	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "sim.seeds" })
-	if testing.Short() && !given {
-		return 200
-	}
-	return *simSeeds
-}
-
 func TestSimulatedLoops(t *testing.T) {
-	count := simSeedCount()
+	count := *simSeeds
 	seeds := make([]int64, 0, count+len(simRegressions))
 	if *simSeed != 0 {
 		seeds = append(seeds, *simSeed)

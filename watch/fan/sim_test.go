@@ -32,7 +32,7 @@ import (
 // The flags are the loop simulation's (watch/sim_test.go), so that one go
 // test command runs both.
 var (
-	simSeeds = flag.Int("sim.seeds", 500, "how many seeds TestSimulatedFans runs")
+	simSeeds = flag.Int("sim.seeds", 200, "how many seeds TestSimulatedFans runs (make unit 100; make sim 10,000)")
 	simFirst = flag.Int64("sim.first", 1, "the first seed TestSimulatedFans runs")
 	simSeed  = flag.Int64("sim.seed", 0, "run this one seed only")
 )
