@@ -18,11 +18,17 @@ import (
 // rewrote its process title the menu says so and offers @ralph-command.
 func TestLoopKeyLoopsWhatRunsInThePane(t *testing.T) {
 	t.Parallel()
-	srv, p := installTPM(t)
-	agent := srv.FakeAgent("agent", "print waiting for you\nready\nread\necho\nprint working on it\nsleep 120s\nexit 0\n")
-	p.load(map[string]string{"@ralph-command": command(agent) + " --from-ralph-command"})
+	// Each case on its own server, side by side: one after another they took a minute.
+	setup := func(t *testing.T) (*tmuxtest.Server, *plugin, []string) {
+		t.Parallel()
+		srv, p := installTPM(t)
+		agent := srv.FakeAgent("agent", "print waiting for you\nready\nread\necho\nprint working on it\nsleep 120s\nexit 0\n")
+		p.load(map[string]string{"@ralph-command": command(agent) + " --from-ralph-command"})
+		return srv, p, agent
+	}
 
 	t.Run("a shell prompt gets @ralph-command", func(t *testing.T) {
+		srv, p, _ := setup(t)
 		_, pane := p.project("shell", "go\n")
 		p.atPrompt(pane)
 		p.press("A")
@@ -42,6 +48,7 @@ func TestLoopKeyLoopsWhatRunsInThePane(t *testing.T) {
 	})
 
 	t.Run("a dead pane gets @ralph-command in its session's folder", func(t *testing.T) {
+		srv, p, agent := setup(t)
 		dir := filepath.Join(srv.Dir, "dead")
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
@@ -78,6 +85,7 @@ func TestLoopKeyLoopsWhatRunsInThePane(t *testing.T) {
 	})
 
 	t.Run("a running agent is looped as it was started", func(t *testing.T) {
+		srv, p, agent := setup(t)
 		dir, pane := p.project("agent's #{pane_id} $(touch pwned) ;", "do the next task\n")
 		p.atPrompt(pane)
 		argv := append(slices.Clone(agent), "--model", `it's "opus" #{pane_id} $(touch pwned) ; \`)
@@ -109,6 +117,7 @@ func TestLoopKeyLoopsWhatRunsInThePane(t *testing.T) {
 	})
 
 	t.Run("a node agent is looped by its name on the PATH", func(t *testing.T) {
+		srv, p, _ := setup(t)
 		if _, err := exec.LookPath("node"); err != nil {
 			t.Skip("node not installed")
 		}
@@ -146,6 +155,7 @@ func TestLoopKeyLoopsWhatRunsInThePane(t *testing.T) {
 	})
 
 	t.Run("an agent left running by a stopped loop is looped again as it was", func(t *testing.T) {
+		srv, p, _ := setup(t)
 		for _, mode := range []string{"type", "arg"} {
 			srv.Must("set-option", "-g", "@ralph-prompt-mode", mode)
 			_, pane := p.project("again-"+mode, "do the next task\n")
@@ -173,6 +183,7 @@ func TestLoopKeyLoopsWhatRunsInThePane(t *testing.T) {
 	})
 
 	t.Run("a script run by its interpreter is looped as that program", func(t *testing.T) {
+		srv, p, agent := setup(t)
 		bin := filepath.Join(srv.Dir, "wrappers")
 		if err := os.MkdirAll(bin, 0o755); err != nil {
 			t.Fatal(err)
@@ -218,6 +229,7 @@ func TestLoopKeyLoopsWhatRunsInThePane(t *testing.T) {
 	})
 
 	t.Run("the loop's own hook arguments are never read as what runs", func(t *testing.T) {
+		srv, p, _ := setup(t)
 		claude := srv.FakeAgentAs("claude", "claude", "print waiting for you\nready\nread\necho\nprint working on it\nsleep 120s\nexit 0\n")
 		_, pane := p.project("hooked", "do the next task\n")
 		p.atPrompt(pane)
@@ -243,6 +255,7 @@ func TestLoopKeyLoopsWhatRunsInThePane(t *testing.T) {
 	})
 
 	t.Run("a wrapper's environment is carried, its secrets in memory only, the shell's own never", func(t *testing.T) {
+		srv, p, _ := setup(t)
 		claude := srv.FakeAgentAs("claude", "claude", "print key {{set:ANTHROPIC_API_KEY}}\nprint waiting for you\nready\nread\necho\nprint working on it\nsleep 120s\nexit 0\n")
 		home := filepath.Join(srv.Dir, "agent-home")
 		wrapper := filepath.Join(srv.Dir, "wrappers", "myclaude")
@@ -298,6 +311,7 @@ func TestLoopKeyLoopsWhatRunsInThePane(t *testing.T) {
 	})
 
 	t.Run("a rewritten process title is said, @ralph-command offered", func(t *testing.T) {
+		srv, p, _ := setup(t)
 		_, pane := p.project("retitled", "go\n")
 		p.atPrompt(pane)
 		srv.Must("send-keys", "-t", pane, "-l", `perl -e '$0 = "claude"; sleep 600'`)
