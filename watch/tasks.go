@@ -47,8 +47,12 @@ type taskPlan struct {
 
 func (t *taskPlan) on() bool { return t.cfg.TasksFile != "" }
 
-// record is the state's tasks field, made the first time.
+// record is the state's tasks field, made the first time; a loop without
+// a plan keeps none (status would show an empty plan).
 func (t *taskPlan) record() *state.Tasks {
+	if !t.on() {
+		return &state.Tasks{}
+	}
 	if t.rec.st.Tasks == nil {
 		t.rec.st.Tasks = &state.Tasks{File: t.cfg.TasksFile, Items: []state.TaskItem{}}
 	}

@@ -79,13 +79,16 @@ func TestStatusListAndLogsDescribeAFinishedLoop(t *testing.T) {
 		"--prompt-mode", "arg", "--max-iterations", "2", "--done-pattern", "NEVER", "--", "sh", "-c", "sleep 1"}, 3, "", "")
 	status := c.want([]string{"status", "finished"}, 0, "Ralph Loop: finished\n", "")
 	for _, line := range []string{
-		"Status: limit\n", "Iteration: 2/2 (avg 1s/iter)\n", "Started: ", "Current iteration started: ",
+		"Status: limit\n", "Iteration: 2/2 (avg ", "Started: ", "Current iteration started: ",
 		"Last iteration ended: ", "Consecutive failures: 0\n", "Total failures: 0\n",
 		"Inactivity timeout: 180s\n", "Done pattern: NEVER\n", "Exit reason: max_iterations\n", "Total duration: ",
 	} {
 		if !strings.Contains(status, line) {
 			t.Errorf("status lacks %q:\n%s", line, status)
 		}
+	}
+	if strings.Contains(status, "Tasks:") {
+		t.Errorf("status of a loop without a plan shows tasks:\n%s", status)
 	}
 	c.want([]string{"status", "--json", "finished"}, 0, `"watcher_alive": false`, "")
 	list := c.want([]string{"list"}, 0, "NAME", "")
