@@ -1,6 +1,7 @@
 package watch_test
 
 import (
+	"fmt"
 	"runtime"
 	"strings"
 	"sync"
@@ -145,7 +146,7 @@ func (u *unit) drive(stop <-chan struct{}) {
 		case <-time.After(100 * time.Microsecond):
 		}
 		busy := u.vc.activity() + u.tmux.Ops()
-		if busy != last || u.quiet == 0 && !loopWaits() {
+		if busy != last || u.quiet == 0 && !u.loopWaits() {
 			last, still = busy, 0
 			continue
 		}
@@ -159,13 +160,15 @@ func (u *unit) drive(stop <-chan struct{}) {
 	}
 }
 
-// loopWaits reports whether the goroutine running the unit's loop is
-// blocked on a channel, as the goroutines' stacks tell.
-func loopWaits() bool {
+// loopWaits reports whether the goroutine running this unit's loop (not
+// another's: the simulation runs seeds side by side) is blocked on a
+// channel, as the goroutines' stacks tell: its runFor frame names the unit.
+func (u *unit) loopWaits() bool {
 	buf := make([]byte, 1<<20)
 	buf = buf[:runtime.Stack(buf, true)]
+	mine := fmt.Sprintf("(*unit).runFor(%p", u)
 	for _, g := range strings.Split(string(buf), "\n\n") {
-		if strings.Contains(g, "watch.(*Loop).Run(") && strings.Contains(g, "(*unit).runFor(") {
+		if strings.Contains(g, "watch.(*Loop).Run(") && strings.Contains(g, mine) {
 			header, _, _ := strings.Cut(g, "\n")
 			return strings.Contains(header, "[select") || strings.Contains(header, "[chan receive")
 		}
