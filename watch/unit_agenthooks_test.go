@@ -20,7 +20,6 @@ import (
 // OPENCODE_CONFIG_CONTENT, Copilot CLI a plugin folder by --plugin-dir. A
 // command that sets the variable itself keeps its own.
 func TestUnitEachAgentGetsItsHooksForTheLoopAlone(t *testing.T) {
-	t.Parallel() // on the virtual clock, its own loop's waits tell it when to move
 	for _, c := range []struct {
 		name, hook string
 		command    []string
@@ -33,7 +32,6 @@ func TestUnitEachAgentGetsItsHooksForTheLoopAlone(t *testing.T) {
 		{"copilot", agent.HookCopilot, []string{"copilot"}, "--plugin-dir"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
 			home := t.TempDir()
 			settings := filepath.Join(home, ".gemini", "settings.json")
 			_ = os.MkdirAll(filepath.Dir(settings), 0o700)
@@ -99,7 +97,6 @@ func TestUnitEachAgentGetsItsHooksForTheLoopAlone(t *testing.T) {
 // than copies (the loop writes no key to disk), so a refreshed login is
 // theirs.
 func TestUnitGeminisOverlayIsMadeFromTheHomeItRunsWithAndNeverWritesIt(t *testing.T) {
-	t.Parallel() // on the virtual clock, its own loop's waits tell it when to move
 	person, watcher := t.TempDir(), t.TempDir()
 	files := map[string]string{".gemini/trustedFolders.json": `{"/work/proj": "TRUST_FOLDER"}`, ".gemini/settings.json": `{"ui": {"theme": "dark"}}`,
 		".gemini/oauth_creds.json": `{"refresh_token": "theirs"}`, ".gemini/tmp/proj/chats/old.json": `[]`, ".gemini/projects.json": `{}`}

@@ -138,7 +138,6 @@ func (u *unit) claudeWorking() func(int) *tmuxfake.Program {
 }
 
 func TestUnitAnAgentIdleAtItsPromptEndsTheTurnWithoutWaitingForInactivity(t *testing.T) {
-	t.Parallel() // on the virtual clock, its own loop's waits tell it when to move
 	u := newUnit(t, "do the work", nil)
 	u.simulate()
 	u.launch(u.claudeWorking())

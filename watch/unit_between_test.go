@@ -292,7 +292,6 @@ func TestUnitExit42PausesTheLoopAndResumeGoesOn(t *testing.T) {
 }
 
 func TestUnitAPauseFilePausesTheLoopAndIsRemoved(t *testing.T) {
-	t.Parallel() // on the virtual clock, its own loop's waits tell it when to move
 	u := newUnit(t, "go", nil)
 	pause := filepath.Join(u.cfg.Dir, "pause")
 	u.simulate() // the monitor's checks come before the iteration timeout

@@ -41,7 +41,6 @@ func recordedTurn(t *testing.T, cacheRead string) string {
 // iteration ends ([CONTEXT], the reason on the receipt) and a fresh agent
 // starts, the work left as it was.
 func TestUnitAFillingContextWindowNudgesTheAgentThenEndsTheIteration(t *testing.T) {
-	t.Parallel() // on the virtual clock, its own loop's waits tell it when to move
 	var mu sync.Mutex
 	var said []string
 	var u *unit

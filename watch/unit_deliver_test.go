@@ -35,7 +35,6 @@ func TestUnitThePromptIsPastedOnceAndSubmittedOnceAnIteration(t *testing.T) {
 }
 
 func TestUnitThePromptWaitsForTheReadyPattern(t *testing.T) {
-	t.Parallel() // on the virtual clock, its own loop's waits tell it when to move
 	// The agent draws a banner, and its input box only once it has loaded:
 	// the loop must wait for the box, though the banner stands still.
 	loaded, early := false, false
@@ -168,7 +167,6 @@ func TestUnitTheDoneTokenEndsTheLoopButNotInTheEchoedPrompt(t *testing.T) {
 // then dropped the Enter): the next prompt waits for paste on, though the
 // ready pattern shows.
 func TestUnitThePromptWaitsForPasteOnWhereTheAgentTurnedItOnBefore(t *testing.T) {
-	t.Parallel() // on the virtual clock, its own loop's waits tell it when to move
 	u := newUnit(t, "work", nil)
 	u.launch(func(int) *tmuxfake.Program {
 		p := repl(func(t *tmuxfake.Term, input string) { t.Write("done") })

@@ -132,7 +132,6 @@ func TestUnitResumingALoopPausedInALimitWaitWaitsForTheReset(t *testing.T) {
 // the next respawn), then resume: the finished iteration is recorded once,
 // its receipt once, and the loop goes on with the next.
 func TestUnitAPauseBetweenIterationsRecordsTheFinishedIterationOnce(t *testing.T) {
-	t.Parallel() // on the virtual clock, its own loop's waits tell it when to move
 	wake := make(chan os.Signal, 1)
 	var u *unit
 	u = newUnit(t, "finish the plan", func(n int) *tmuxfake.Program {

@@ -69,7 +69,6 @@ func (u *unit) receipts() []receipt.Receipt {
 // The done token is on screen before Claude Code writes the turn to its
 // transcript: the receipt waits for the turn, and counts it.
 func TestUnitTheDoneIterationsReceiptWaitsForTheTranscriptToHoldTheTurn(t *testing.T) {
-	t.Parallel() // on the virtual clock, its own loop's waits tell it when to move
 	u := newUnit(t, "work until finished", nil)
 	u.simulate()
 	path := u.lateTranscript(300 * time.Millisecond)
@@ -84,7 +83,6 @@ func TestUnitTheDoneIterationsReceiptWaitsForTheTranscriptToHoldTheTurn(t *testi
 // A transcript that never gets the turn holds the loop up a few seconds at
 // most.
 func TestUnitATranscriptThatNeverGetsTheTurnDelaysTheReceiptAFewSecondsAtMost(t *testing.T) {
-	t.Parallel() // on the virtual clock, its own loop's waits tell it when to move
 	u := newUnit(t, "work until finished", nil)
 	u.simulate()
 	u.lateTranscript(0)

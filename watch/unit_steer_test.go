@@ -210,7 +210,6 @@ func writePrompt(t *testing.T, u *unit, text string) {
 // gives its task to a fresh agent, the try not counted (a tick it made is
 // reopened). Both leave the agent's work in the tree.
 func TestUnitSkipAndRetryEndTheIterationAndActOnItsTask(t *testing.T) {
-	t.Parallel() // on the virtual clock, its own loop's waits tell it when to move
 	var u *unit
 	ask := func(request string) {
 		if err := u.store.Request(request); err != nil {
@@ -264,7 +263,6 @@ func TestUnitSkipAndRetryEndTheIterationAndActOnItsTask(t *testing.T) {
 // A skip that comes while the loop waits between iterations ends the wait:
 // the next iteration starts now, and the loop is not paused.
 func TestUnitASkipBetweenIterationsStartsTheNextAtOnce(t *testing.T) {
-	t.Parallel() // on the virtual clock, its own loop's waits tell it when to move
 	s := newSteered(t, func(s *steered, n int) {
 		if n == 1 { // a few seconds into the wait after this iteration
 			s.schedule(5*time.Second, func() {

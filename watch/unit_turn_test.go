@@ -43,7 +43,6 @@ func working(then func(t *tmuxfake.Term)) func(int) *tmuxfake.Program {
 }
 
 func TestUnitAnIdleScreenEndsTheTurnAfterTheGraceAndTheAgentRunsOn(t *testing.T) {
-	t.Parallel() // on the virtual clock, its own loop's waits tell it when to move
 	u := newUnit(t, "work", nil)
 	u.simulate()
 	u.launch(working(func(*tmuxfake.Term) {
@@ -78,7 +77,6 @@ func TestUnitAnIdleScreenEndsTheTurnAfterTheGraceAndTheAgentRunsOn(t *testing.T)
 }
 
 func TestUnitTheAgentsTurnEndHookEndsTheTurnWhileTheScreenStillLooksBusy(t *testing.T) {
-	t.Parallel() // on the virtual clock, its own loop's waits tell it when to move
 	wake := make(chan os.Signal, 1)
 	signal.Notify(wake, syscall.SIGUSR1) // the hook wakes this process's loop
 	defer signal.Stop(wake)
@@ -115,7 +113,6 @@ func TestUnitTheAgentsTurnEndHookEndsTheTurnWhileTheScreenStillLooksBusy(t *test
 }
 
 func TestUnitAQuestionIsNotInactivity(t *testing.T) {
-	t.Parallel() // on the virtual clock, its own loop's waits tell it when to move
 	u := newUnit(t, "work", nil)
 	u.simulate()
 	u.launch(working(func(*tmuxfake.Term) {

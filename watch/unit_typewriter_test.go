@@ -13,7 +13,6 @@ import (
 // its done token read from its screen at the turn's end; the prompt's echo
 // there does not count.
 func TestUnitATypewriterAgentsDoneTokenIsReadFromItsScreen(t *testing.T) {
-	t.Parallel() // on the virtual clock, its own loop's waits tell it when to move
 	const prompt = "Do the plan. When every task is finished, print RALPH_DONE on a line of its own."
 	for _, c := range []struct {
 		name   string
