@@ -61,7 +61,7 @@ func TestUnitEachAgentGetsItsHooksForTheLoopAlone(t *testing.T) {
 			u.cfg.Agent.TurnHook = c.hook
 			u.cfg.Command = c.command
 			u.cfg.TurnHook, u.cfg.Executable, u.cfg.AgentHome = true, "/usr/bin/ralph-watch", home
-			u.cfg.InactivityTimeout = 10 * time.Minute
+			u.cfg.InactivityTimeout = 30 * time.Second // the turn ends by inactivity: what counts is how the agent started
 			u.wantResult(u.run(), words.ExitDone, "max_iterations")
 			mu.Lock()
 			seen := strings.Join(append(env, u.tmux.Calls("respawn")[0].Args...), "\n")
@@ -135,7 +135,7 @@ func TestUnitGeminisOverlayIsMadeFromTheHomeItRunsWithAndNeverWritesIt(t *testin
 	u.cfg.Agent.Name, u.cfg.Agent.Commands, u.cfg.Agent.TurnHook = "gemini", []string{"gemini"}, agent.HookGeminiHome
 	u.cfg.Command = []string{"env", "HOME=" + person, "gemini"}
 	u.cfg.TurnHook, u.cfg.Executable, u.cfg.AgentHome = true, "/usr/bin/ralph-watch", watcher
-	u.cfg.InactivityTimeout = 10 * time.Minute
+	u.cfg.InactivityTimeout = 30 * time.Second // the turn ends by inactivity: what counts is the agent's home
 	u.wantResult(u.run(), words.ExitDone, "max_iterations")
 	if trusted != files[".gemini/trustedFolders.json"] {
 		t.Errorf("the agent's trusted folders %q, want those of the HOME it runs with", trusted)
