@@ -130,6 +130,12 @@ func (l *Loop) next(ctx context.Context, it iteration.Outcome) (Result, bool) {
 			l.rec.sayf("%d consecutive failures, stopping loop", n)
 			return l.end(words.StatusFailed, words.ReasonConsecutiveFailures, words.ExitFailed), true
 		}
+		if l.noneLeft() { // no retry to wait for
+			l.rec.sayf("iteration %d failed (%s)", l.rec.iteration(), shown)
+			l.rec.log("FAIL", fmt.Sprintf("iteration %d %s attempt=%d/%d", l.rec.iteration(), logged, n, maxFailures))
+			l.rec.save()
+			return Result{}, false
+		}
 		backoff := Backoff
 		if l.BackoffWait != nil {
 			backoff = l.BackoffWait
@@ -144,7 +150,19 @@ func (l *Loop) next(ctx context.Context, it iteration.Outcome) (Result, bool) {
 		}
 	}
 	l.rec.save()
+	if l.noneLeft() {
+		return Result{}, false
+	}
 	return l.waitBetween(ctx, l.RestartDelay)
+}
+
+// noneLeft reports whether the iteration that ended was the last the
+// limits allow (a limit set meanwhile counted): the loop ends now, not
+// after the wait before a next one.
+func (l *Loop) noneLeft() bool {
+	l.steer.take()
+	return l.MaxIterations > 0 && l.rec.iteration() >= l.MaxIterations ||
+		l.MaxTime > 0 && l.Clock.Now().Sub(l.start) >= l.MaxTime
 }
 
 // waitBetween waits d between iterations; an interrupt or a request that

@@ -303,3 +303,20 @@ func TestUnitSetTaskAttemptsChangesTheTriesOfThePlansTasks(t *testing.T) {
 		"[SET] refused task-attempts 1: --task-attempts 1 is below the 2 tries an open task has had",
 		"[TASK] iteration 4 task 1 skipped: not done after 4 attempts")
 }
+
+// The last iteration the limits allow ends the loop at once: the wait
+// before a next iteration (--restart-delay) is not waited out first.
+func TestUnitTheLastIterationEndsTheLoopWithoutTheRestartDelay(t *testing.T) {
+	s := newSteered(t, nil)
+	s.simulate()
+	s.cfg.MaxIterations = 1
+	s.cfg.RestartDelay = 10 * time.Minute
+	s.wantResult(s.run(), words.ExitDone, "max_iterations")
+	st := s.started()
+	if len(st) != 1 {
+		t.Fatalf("agents started at %v, want 1", st)
+	}
+	if ended := s.clock.Now(); ended.Sub(st[0]) >= 10*time.Minute {
+		t.Errorf("the loop ended at %v, its last agent started at %v: it waited the restart delay for nothing", ended, st[0])
+	}
+}

@@ -77,8 +77,11 @@ func TestUnitASuccessResetsTheFailureCount(t *testing.T) {
 	if st := u.state(); st.ConsecutiveFailures != 1 || st.TotalFailures != 2 {
 		t.Errorf("consecutive %d total %d, want 1 and 2", st.ConsecutiveFailures, st.TotalFailures)
 	}
-	u.wantLog("iteration 1 exit=1 attempt=1/5 backoff=1s", "[END] iteration 2 exit=0", "iteration 3 exit=1 attempt=1/5 backoff=1s")
-	u.wantOutput("iteration 3 failed (exit: 1), retrying in 1s (attempt 1/5)")
+	u.wantLog("iteration 1 exit=1 attempt=1/5 backoff=1s", "[END] iteration 2 exit=0", "iteration 3 exit=1 attempt=1/5")
+	u.wantOutput("iteration 1 failed (exit: 1), retrying in 1s (attempt 1/5)", "iteration 3 failed (exit: 1)")
+	if strings.Contains(u.logText(), "iteration 3 exit=1 attempt=1/5 backoff") || strings.Count(u.out.String(), "retrying in") != 1 {
+		t.Errorf("the last iteration's failure promises a retry:\n%s", u.out.String())
+	}
 }
 
 // limitText is what a limited agent shows: the reset time as an epoch.
