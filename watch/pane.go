@@ -62,7 +62,7 @@ func (p *loopPane) hold(pane tmux.Pane) tmux.Pane {
 	if !pane.Dead {
 		return pane
 	}
-	if err := p.tmux.Respawn(tmux.RespawnRequest{Pane: p.cfg.Pane, Dir: p.cfg.Dir,
+	if _, err := p.tmux.Respawn(tmux.RespawnRequest{Pane: p.cfg.Pane, Dir: p.cfg.Dir,
 		Command: []string{"/bin/sh", "-c", "exec sleep 2147483647"}}); err != nil {
 		return pane
 	}

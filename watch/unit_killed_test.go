@@ -76,9 +76,9 @@ func (k *killable) NewWindow(req tmux.NewWindowRequest) (string, error) {
 	return k.Client.NewWindow(req)
 }
 
-func (k *killable) Respawn(req tmux.RespawnRequest) error {
+func (k *killable) Respawn(req tmux.RespawnRequest) (int, error) {
 	if err := k.gate("respawn", req.Command...); err != nil {
-		return err
+		return 0, err
 	}
 	return k.Client.Respawn(req)
 }

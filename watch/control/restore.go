@@ -274,7 +274,7 @@ func (r Rearm) revive(l *Loop) (string, error) {
 // respawnIn restarts pane p's shell in the loop's folder, where the watcher
 // finds it; what ran there ends, as it would at the next iteration.
 func respawnIn(l *Loop, p tmux.Pane, dir string) error {
-	if err := l.Tmux.Respawn(tmux.RespawnRequest{Pane: p.ID, Dir: dir}); err != nil {
+	if _, err := l.Tmux.Respawn(tmux.RespawnRequest{Pane: p.ID, Dir: dir}); err != nil {
 		return Errorf(words.ExitFailed, "respawn pane %s: %v", p.ID, err)
 	}
 	return nil

@@ -30,15 +30,12 @@ func BackToShell(client tmux.Client, pane, dir, command string) int {
 		dir = p.Path
 	}
 	screen, _ := client.Capture(tmux.CaptureRequest{Pane: pane})
-	err = client.Respawn(tmux.RespawnRequest{Pane: pane, Dir: dir, Command: []string{"/bin/sh", "-c",
+	pid, err := client.Respawn(tmux.RespawnRequest{Pane: pane, Dir: dir, Command: []string{"/bin/sh", "-c",
 		`[ -n "$1" ] && printf '%s\n' "$1"; eval "exec $2"`, "ralph", lastScreen(screen), command}})
 	if err != nil {
 		return 0
 	}
-	if p, err = client.Pane(pane); err != nil {
-		return 0
-	}
-	return p.PID
+	return pid
 }
 
 // lastScreen is a dead pane's screen without tmux's own "Pane is dead"

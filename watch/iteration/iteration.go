@@ -256,7 +256,7 @@ func (w *Watch) Run(ctx context.Context, prompt string) (r Outcome) {
 		w.out.scanner = agent.NewDoneScanner(w.cfg.DonePattern, prompt)
 	}
 	w.casts.Start(pane, w.hooks.Command())
-	err = w.tmux.Respawn(tmux.RespawnRequest{
+	pid, err := w.tmux.Respawn(tmux.RespawnRequest{
 		Pane: w.cfg.Pane, Dir: w.cfg.Dir, Command: w.command(promptPath),
 		// An agent's screen is read for its state: an old dialog or limit
 		// message left in the history must not be read again.
@@ -273,9 +273,7 @@ func (w *Watch) Run(ctx context.Context, prompt string) (r Outcome) {
 		r.Ending, r.Code = EndExit, -1
 		return r
 	}
-	if p, err := w.tmux.Pane(w.cfg.Pane); err == nil {
-		w.pane.AgentStarted(p.PID) // to end what it leaves if the pane goes away
-	}
+	w.pane.AgentStarted(pid) // to end what it leaves if the pane goes away, even at once
 	if w.cfg.PromptMode != agent.ModeType {
 		w.delivery.markPrompt() // it has the prompt from its start
 	}

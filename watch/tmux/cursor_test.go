@@ -14,7 +14,7 @@ func TestCursorTellsWhereTheProgramLeftIt(t *testing.T) {
 	srv := tmuxtest.Start(t)
 	pane := srv.NewPane()
 	// Row 3, column 5 (1-based), then hide it; sleep keeps the screen.
-	if err := srv.Client.Respawn(tmux.RespawnRequest{Pane: pane, Command: []string{"/bin/sh", "-c",
+	if _, err := srv.Client.Respawn(tmux.RespawnRequest{Pane: pane, Command: []string{"/bin/sh", "-c",
 		`printf '\033[2J\033[3;5H'; sleep 1; printf '\033[?25l'; sleep 30`}}); err != nil {
 		t.Fatal(err)
 	}

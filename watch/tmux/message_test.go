@@ -20,7 +20,7 @@ func TestRespawnAndNewWindowStartInAFolderNamedLikeTmuxSyntax(t *testing.T) {
 		t.Fatal(err)
 	}
 	pane := srv.NewPane()
-	if err := srv.Client.Respawn(tmux.RespawnRequest{Pane: pane, Dir: dir, Env: []string{"X=1"}, Command: []string{"sleep", "30"}}); err != nil {
+	if _, err := srv.Client.Respawn(tmux.RespawnRequest{Pane: pane, Dir: dir, Env: []string{"X=1"}, Command: []string{"sleep", "30"}}); err != nil {
 		t.Fatal(err)
 	}
 	window, err := srv.Client.NewWindow(tmux.NewWindowRequest{Session: "main", Name: "w", Dir: dir})

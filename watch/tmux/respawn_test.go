@@ -38,10 +38,13 @@ func TestRespawnKeepsTheEnvironmentOutOfTmuxsArgumentsAndEveryByteIntact(t *test
 	out := filepath.Join(srv.Dir, "seen")
 	word := `it's "$HOME" #{pane_id} ;`
 	pane := srv.NewPane()
-	err = client.Respawn(tmux.RespawnRequest{Pane: pane, Env: []string{"RALPH_TEST_KEY=" + value},
+	pid, err := client.Respawn(tmux.RespawnRequest{Pane: pane, Env: []string{"RALPH_TEST_KEY=" + value},
 		Command: []string{"/bin/sh", "-c", `printf '%s\n%s' "$RALPH_TEST_KEY" "$1" > "$2"; sleep 30`, "sh", word, out}})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if p, err := srv.Client.Pane(pane); err != nil || pid == 0 || p.PID != pid {
+		t.Errorf("Respawn's pid %d, the pane's %d (%v)", pid, p.PID, err)
 	}
 	want := value + "\n" + word
 	tmuxtest.Eventually(t, 5*time.Second, "the agent's environment and words", func() bool {
@@ -56,7 +59,7 @@ func TestRespawnKeepsTheEnvironmentOutOfTmuxsArgumentsAndEveryByteIntact(t *test
 		t.Errorf("the key is in tmux's arguments:\n%s", logged)
 	}
 	// An error still names the command.
-	err = client.Respawn(tmux.RespawnRequest{Pane: "%999", Env: []string{"RALPH_TEST_KEY=" + value}, Command: []string{"true"}})
+	_, err = client.Respawn(tmux.RespawnRequest{Pane: "%999", Env: []string{"RALPH_TEST_KEY=" + value}, Command: []string{"true"}})
 	if err == nil || !strings.Contains(err.Error(), "respawn-pane") || strings.Contains(err.Error(), key) {
 		t.Errorf("Respawn into a pane that does not exist: %v", err)
 	}

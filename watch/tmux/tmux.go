@@ -23,8 +23,9 @@ type Client interface {
 	Pane(target string) (Pane, error)
 	// NewWindow creates a detached window (and the session if needed) and returns its pane id.
 	NewWindow(req NewWindowRequest) (string, error)
-	// Respawn restarts the pane with a new command, killing what runs there.
-	Respawn(req RespawnRequest) error
+	// Respawn restarts the pane with a new command, killing what runs there,
+	// and returns the new process's id (0 where it has none, as a fake).
+	Respawn(req RespawnRequest) (pid int, err error)
 	// Capture returns the pane's text from start (negative: history lines) to the end of the screen.
 	Capture(req CaptureRequest) (string, error)
 	// Snapshot is Pane and Capture in one round trip, for the loop's polls.
@@ -296,8 +297,9 @@ func (c *Exec) NewWindow(req NewWindowRequest) (string, error) {
 
 // Respawn implements Client. The command reaches tmux on its stdin
 // (source-file -), not in its argv, which any process on the machine can
-// read: -e carries the person's keys.
-func (c *Exec) Respawn(req RespawnRequest) error {
+// read: -e carries the person's keys. The new process's id comes back in
+// the same call: a pane closed a moment later cannot hide it.
+func (c *Exec) Respawn(req RespawnRequest) (int, error) {
 	words := []string{"respawn-pane", "-k", "-t", Quote(req.Pane)}
 	if req.Dir != "" {
 		words = append(words, "-c", Quote(EscapeFormat(req.Dir)))
@@ -309,14 +311,17 @@ func (c *Exec) Respawn(req RespawnRequest) error {
 		words = append(words, Quote(w))
 	}
 	script := strings.Join(words, " ") + "\n"
+	script += "display-message -p -t " + Quote(req.Pane) + " '#{pane_pid}'\n"
 	if req.ClearHistory {
 		script += "clear-history -t " + Quote(req.Pane) + "\n"
 	}
-	_, err := c.commandPath(req.Path, []byte(script), "source-file", "-")
+	out, err := c.commandPath(req.Path, []byte(script), "source-file", "-")
 	if te := (*Error)(nil); errors.As(err, &te) {
 		te.Args = []string{"respawn-pane"}
+		return 0, err
 	}
-	return err
+	pid, _ := strconv.Atoi(strings.TrimSpace(out))
+	return pid, err
 }
 
 // Quote makes arg one word of tmux's command language, taken to the letter:

@@ -14,7 +14,7 @@ func TestAWriteIntoADeadPaneIsRefusedWhenGuardedAndCrashesWhenNot(t *testing.T) 
 	c.Crashed = func(why string) { crashed = append(crashed, why) }
 	id, _ := c.NewWindow(tmux.NewWindowRequest{Session: "s"})
 	_ = c.SetPaneOptions(id, []tmux.Option{{Name: "remain-on-exit", Value: "on"}})
-	if err := c.Respawn(tmux.RespawnRequest{Pane: id, Command: []string{"agent"}}); err != nil {
+	if _, err := c.Respawn(tmux.RespawnRequest{Pane: id, Command: []string{"agent"}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.Paste(id, "b", []byte("x")); !errors.Is(err, tmux.ErrPaneDead) {

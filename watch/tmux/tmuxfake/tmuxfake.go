@@ -180,11 +180,11 @@ func (c *Client) height() int {
 
 // Respawn implements tmux.Client: the screen is cleared (the history too
 // when asked), the pipe stays, and the launched program starts.
-func (c *Client) Respawn(req tmux.RespawnRequest) error {
+func (c *Client) Respawn(req tmux.RespawnRequest) (int, error) {
 	defer c.enter()()
 	p, err := c.pane(req.Pane)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	c.record("respawn", req.Pane, req.Command...)
 	t := p.term
@@ -207,7 +207,7 @@ func (c *Client) Respawn(req tmux.RespawnRequest) error {
 		t.program.Start(t)
 	}
 	c.reap(p)
-	return nil
+	return 0, nil
 }
 
 // Capture implements tmux.Client.

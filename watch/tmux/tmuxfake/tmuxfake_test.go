@@ -60,7 +60,7 @@ func TestAProgramAnswersPasteAndEnterAndItsExitIsPipedWithTheMarker(t *testing.T
 	if err := c.PipePane(id, "exec cat > '"+fifo+"'"); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Respawn(tmux.RespawnRequest{Pane: id, Command: wrapper("n1", "agent", "-x")}); err != nil {
+	if _, err := c.Respawn(tmux.RespawnRequest{Pane: id, Command: wrapper("n1", "agent", "-x")}); err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(argv, []string{"agent", "-x"}) {
@@ -111,7 +111,7 @@ func TestPipedOutputReachesTheReaderWithTheExitMarker(t *testing.T) {
 	if err := c.PipePane(id, "exec cat > '"+path+"'"); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Respawn(tmux.RespawnRequest{Pane: id, Command: wrapper("n2", "agent")}); err != nil {
+	if _, err := c.Respawn(tmux.RespawnRequest{Pane: id, Command: wrapper("n2", "agent")}); err != nil {
 		t.Fatal(err)
 	}
 	c.Close()
@@ -129,7 +129,7 @@ func TestCaptureHonoursItsStartAndRespawnClearsTheScreen(t *testing.T) {
 	})
 	c.Height = 2
 	id := newPane(t, c)
-	if err := c.Respawn(tmux.RespawnRequest{Pane: id, Command: []string{"a", "b", "c", "d"}}); err != nil {
+	if _, err := c.Respawn(tmux.RespawnRequest{Pane: id, Command: []string{"a", "b", "c", "d"}}); err != nil {
 		t.Fatal(err)
 	}
 	for start, want := range map[int]string{0: "c\nd\n", -1: "b\nc\nd\n", -9: "a\nb\nc\nd\n"} {
@@ -140,7 +140,7 @@ func TestCaptureHonoursItsStartAndRespawnClearsTheScreen(t *testing.T) {
 	if cur, _ := c.Cursor(id); cur != (tmux.Cursor{X: 1, Y: 1, Visible: true}) {
 		t.Errorf("cursor = %+v", cur)
 	}
-	if err := c.Respawn(tmux.RespawnRequest{Pane: id, Command: []string{"e"}, ClearHistory: true}); err != nil {
+	if _, err := c.Respawn(tmux.RespawnRequest{Pane: id, Command: []string{"e"}, ClearHistory: true}); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := c.Capture(tmux.CaptureRequest{Pane: id, Start: -9}); got != "e\n" {
@@ -194,7 +194,7 @@ func TestAPaneWithoutRemainOnExitClosesWithItsProgram(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, id := range []string{kept, closed} {
-		if err := c.Respawn(tmux.RespawnRequest{Pane: id, Command: []string{"agent"}}); err != nil {
+		if _, err := c.Respawn(tmux.RespawnRequest{Pane: id, Command: []string{"agent"}}); err != nil {
 			t.Fatal(err)
 		}
 		if err := c.SendKeys(id, "q"); err != nil {
@@ -240,7 +240,7 @@ func TestArgModeGivesThePromptAsTheLastArgument(t *testing.T) {
 		t.Fatal(err)
 	}
 	script := `set -m; n=$1; f=$2; shift 2; p=$(cat "$f"; printf x); p=${p%x}; "$@" "$p"; printf ralph-exit`
-	if err := c.Respawn(tmux.RespawnRequest{Pane: id, Command: []string{"/bin/sh", "-c", script, "ralph", "n", prompt, "agent", "-p"}}); err != nil {
+	if _, err := c.Respawn(tmux.RespawnRequest{Pane: id, Command: []string{"/bin/sh", "-c", script, "ralph", "n", prompt, "agent", "-p"}}); err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(argv, []string{"agent", "-p", "do it;\n"}) || stdin != "do it;\n" {
