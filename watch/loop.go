@@ -287,7 +287,7 @@ func (l *Loop) beforeIteration(ctx context.Context) (Result, bool) {
 	if end, ok := l.asks.Take(); ok && iteration.Rules[end].NextNow {
 		l.rec.sayf("no iteration runs to end; the next starts now") // a skip or retry that came between iterations
 	} else if ok {
-		return l.settle(ctx, iteration.Outcome{Ending: end}, l.Clock.Now())
+		return l.leaveBetween(end), true
 	}
 	if ctx.Err() != nil {
 		return l.interrupted(), true

@@ -172,8 +172,15 @@ func (l *Loop) waitBetween(ctx context.Context, d time.Duration) (Result, bool) 
 	if end == iteration.EndWaitOver { // not an ending: the wait ran its course
 		return Result{}, false
 	}
+	return l.leaveBetween(end), true
+}
+
+// leaveBetween pauses or stops the loop on a request that came between
+// iterations: the last one is over and recorded, not one for resume to
+// take up again.
+func (l *Loop) leaveBetween(end iteration.Ending) Result {
 	l.rec.iterationEnded(l.Clock.Now())
-	return l.leave(iteration.Outcome{Ending: end, Between: true}), true
+	return l.leave(iteration.Outcome{Ending: end, Between: true})
 }
 
 // leave pauses or stops the loop at once; a paused loop's agent runs on,

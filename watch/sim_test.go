@@ -47,6 +47,7 @@ var simRegressions = []struct {
 	{2928, "the model's own: a loop that ended in a limit's wait has given its iteration back; the check counted it as run"},
 	{425, "a tick with no work counted done: the person's removal of the prompt file was taken for the task's work"},
 	{5712, "a note taken by an iteration a usage limit gave back never reached that iteration's new start"},
+	{7440, "a pause taken just before an iteration's start (not in the wait) recorded the finished iteration again at resume"},
 }
 
 func TestSimulatedLoops(t *testing.T) {
