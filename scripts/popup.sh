@@ -69,7 +69,7 @@ choose_pane() {
 
 # act KEY: what a key does to the chosen loop; false when it closes the popup.
 act() {
-	local name="${names[chosen]}" key
+	local name="${names[chosen]}" key state
 	case "$1" in
 	q | Q | close) return 1 ;;
 	[1-9]) [ "$1" -le "${#ids[@]}" ] && chosen=$(($1 - 1)) ;;
@@ -85,7 +85,9 @@ act() {
 		if [ -z "${lives[chosen]}" ]; then
 			message="$name has ended (${reasons[chosen]:-${states[chosen]}})"
 		else
-			message="$(pause_or_resume "$name" "${states[chosen]}")"
+			# Its state now, not at the last refresh: a pause just asked may have landed since.
+			state="$(tmux display-message -p -t "${ids[chosen]}" '#{@ralph-state}' 2>/dev/null)"
+			message="$(pause_or_resume "$name" "${state:-${states[chosen]}}")"
 		fi
 		;;
 	s)
