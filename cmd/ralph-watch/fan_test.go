@@ -251,7 +251,10 @@ func TestAFanIsPausedResumedAndStoppedAsOneAndStartedAgain(t *testing.T) {
 	t.Parallel()
 	c := newCLI(t)
 	repo := newFanRepo(c, "- [ ] Make file-a\n- [ ] Make file-b\n- [ ] Make file-c\n")
-	if err := os.WriteFile(filepath.Join(c.srv.Dir, "slow"), []byte("10"), 0o644); err != nil { // the loops work while they are steered
+	// The loops work while they are steered, and their agents (which a stop
+	// leaves running) past the fan started again: work they finished meanwhile
+	// would stand in the worktree before the new loops' first iterations.
+	if err := os.WriteFile(filepath.Join(c.srv.Dir, "slow"), []byte("60"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	first := c.command(gitEnv, fanArgs(c, "steered", "2")...)

@@ -200,7 +200,9 @@ func TestRestoreLeavesAFanThePersonStopped(t *testing.T) {
 	t.Parallel()
 	c := newCLI(t)
 	newFanRepo(c, "- [ ] Make file-a\n- [ ] Make file-b\n")
-	if err := os.WriteFile(filepath.Join(c.srv.Dir, "agent.sh"), []byte(twoIterationAgent), 0o755); err != nil {
+	// Task 2 works on until the stop: a fan that ended first has nothing to leave stopped.
+	agent := strings.Replace(twoIterationAgent, "sleep 1\n", "sleep 1\n[ \"$f\" = file-b ] && sleep 60\n", 1)
+	if err := os.WriteFile(filepath.Join(c.srv.Dir, "agent.sh"), []byte(agent), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	runner := startFanUntil(c, "halt", "works task 2", "file-b")
