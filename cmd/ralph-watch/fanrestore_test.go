@@ -164,11 +164,19 @@ func TestAFanWhoseServerWasKilledStopsAndRestoreBringsItBack(t *testing.T) {
 	t.Parallel()
 	c := newCLI(t)
 	repo := newFanRepo(c, "- [ ] Make file-a\n- [ ] Make file-b\n- [ ] Make file-c\n- [ ] Make file-d\n")
-	if err := os.WriteFile(filepath.Join(c.srv.Dir, "agent.sh"), []byte(twoIterationAgent), 0o755); err != nil {
-		t.Fatal(err)
+	// The agents hold until the server is gone: its kill may take long enough for a free fan to finish.
+	hold := filepath.Join(c.srv.Dir, "hold")
+	agent := strings.Replace(twoIterationAgent, "sleep 1\n", "sleep 1\nwhile [ -f "+hold+" ]; do sleep 0.2; done\n", 1)
+	for name, text := range map[string]string{"agent.sh": agent, "hold": ""} {
+		if err := os.WriteFile(filepath.Join(c.srv.Dir, name), []byte(text), 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
 	runner := startFanUntil(c, "gone", "works task 2", "file-b", "--max-iterations", "6")
 	c.srv.Kill()
+	if err := os.Remove(hold); err != nil {
+		t.Fatal(err)
+	}
 	var ee *exec.ExitError
 	if err := runner.Wait(); !errors.As(err, &ee) || ee.ExitCode() != 1 {
 		t.Errorf("the fan ended with %v, want exit 1", err)
