@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"os"
@@ -219,17 +218,7 @@ func TestAFanKilledMidwayAndStartedAgainLandsEveryTaskOnce(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(c.srv.Dir, "slow"), []byte("1"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	first := c.command(gitEnv, fanArgs(c, "again", "2")...)
-	out, err := first.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := first.Start(); err != nil {
-		t.Fatal(err)
-	}
-	lines := bufio.NewScanner(out)
-	for lines.Scan() && !strings.Contains(lines.Text(), "landed on") {
-	}
+	first := startFanReading(c, "landed on", fanArgs(c, "again", "2")...)
 	_ = first.Process.Kill() // mid-fan: one task landed, loops at work
 	_ = first.Wait()
 	c.wantEnv(gitEnv, fanArgs(c, "again", "2"), 0, "4 of 4 tasks landed on ralph/fan-again", "")
@@ -257,21 +246,7 @@ func TestAFanIsPausedResumedAndStoppedAsOneAndStartedAgain(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(c.srv.Dir, "slow"), []byte("60"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	first := c.command(gitEnv, fanArgs(c, "steered", "2")...)
-	out, err := first.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := first.Start(); err != nil {
-		t.Fatal(err)
-	}
-	lines := bufio.NewScanner(out)
-	for lines.Scan() && !strings.Contains(lines.Text(), "works task 2") {
-	}
-	go func() { // the rest of its output, so that it never blocks
-		for lines.Scan() {
-		}
-	}()
+	first := startFanReading(c, "works task 2", fanArgs(c, "steered", "2")...)
 	for deadline := time.Now().Add(30 * time.Second); ; { // both loops' watchers have started
 		_, status, _ := c.run(nil, "status", "steered")
 		if strings.Contains(status, "Fan: steered, running") && strings.Contains(status, "  fan-steered-1: running") && strings.Contains(status, "  fan-steered-2: running") {

@@ -25,11 +25,11 @@ echo "$RALPH_ITERATION $(pwd)" >> "../iterations-$f"
 sleep 1
 if [ "$RALPH_ITERATION" -ge 2 ]; then echo "$f" > "$f"; sed -i "s/- \[ \] Make $f\$/- [x] Make $f/" PLAN.md; fi`
 
-// startFanUntil starts fan name and reads its output until a line has
-// want, then until the first iteration of the task that makes file.
-func startFanUntil(c *cli, name, want, file string, extra ...string) *exec.Cmd {
+// startFanReading starts a fan with args and reads its output until a line
+// has want; the rest is read on, so that it never blocks.
+func startFanReading(c *cli, want string, args ...string) *exec.Cmd {
 	c.t.Helper()
-	cmd := c.command(gitEnv, fanArgs(c, name, "2", extra...)...)
+	cmd := c.command(gitEnv, args...)
 	cmd.Stderr = &bytes.Buffer{}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -41,10 +41,18 @@ func startFanUntil(c *cli, name, want, file string, extra ...string) *exec.Cmd {
 	lines := bufio.NewScanner(out)
 	for lines.Scan() && !strings.Contains(lines.Text(), want) {
 	}
-	go func() { // the rest of its output, so that it never blocks
+	go func() {
 		for lines.Scan() {
 		}
 	}()
+	return cmd
+}
+
+// startFanUntil starts fan name and reads its output until a line has
+// want, then until the first iteration of the task that makes file.
+func startFanUntil(c *cli, name, want, file string, extra ...string) *exec.Cmd {
+	c.t.Helper()
+	cmd := startFanReading(c, want, fanArgs(c, name, "2", extra...)...)
 	tmuxtest.Eventually(c.t, 30*time.Second, file+"'s first iteration", func() bool {
 		_, err := os.Stat(filepath.Join(c.srv.Dir, "repo", ".ralph", "worktrees", "iterations-"+file))
 		return err == nil
