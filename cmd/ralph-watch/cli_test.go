@@ -256,6 +256,11 @@ func TestRunTypedInTheLoopedPaneMovesItselfToTheBackground(t *testing.T) {
 	if !strings.Contains(c.srv.Capture(pane), "looped 2") {
 		t.Errorf("pane shows:\n%s", c.srv.Capture(pane))
 	}
+	// The watcher it started, still a descendant of the pane, runs the loop
+	// itself: it does not start a watcher of its own, and that one another.
+	if log, _ := os.ReadFile(filepath.Join(c.srv.Dir, "state", "self", "watcher.log")); bytes.Contains(log, []byte("in the background")) {
+		t.Errorf("the background watcher moved itself to the background again:\n%s", log)
+	}
 }
 
 func TestVersionHelpAndUnknownCommands(t *testing.T) {

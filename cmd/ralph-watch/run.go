@@ -92,6 +92,7 @@ func runLoop(ctx context.Context, e env, f *config.Run, fs *flag.FlagSet, comman
 		return err
 	}
 	cfg.Resume = e.Getenv(control.ResumeEnv) == "1"
+	started := e.Getenv(control.PaneClaimedEnv) != "" // this is the watcher a run started in the background
 	releasePane, err := claimPane(e, f, client, pane, cfg.Name)
 	if err != nil {
 		return err
@@ -129,7 +130,7 @@ func runLoop(ctx context.Context, e env, f *config.Run, fs *flag.FlagSet, comman
 		fmt.Fprintf(e.Stdout, "[ralph] %s: prepared pane %s; start the loop with 'ralph-watch resume %s'\n", cfg.Name, cfg.Pane, cfg.Name)
 		return nil
 	}
-	if !cfg.Resume && (f.Detach || insidePane(pane)) {
+	if !cfg.Resume && !started && (f.Detach || insidePane(pane)) { // a started watcher, still the pane's descendant, would start another
 		pid, err := control.StartWatcher(e.Executable, store, cfg.WatcherArgs, cfg.WatcherDir, false, append([]string{config.SourcesFor(sources), control.PaneClaimedEnv + "=1"}, secrets...)...)
 		if err != nil {
 			return err
