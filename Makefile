@@ -70,10 +70,13 @@ bench:
 	rc=$$?; grep -E 'two loops of two iterations|over 1.5|^(ok|FAIL|--- SKIP)' bin/gemini-timing.log; exit $$rc
 
 # The load tests (1,000 iterations; 50 loops of 20 iterations), which make
-# test skips, printing what they measured; CI runs them after the tiers.
+# test skips, printing what they measured, and two that make test runs
+# smaller (floods of 10 MB, not 1; agents killed at random on five servers,
+# not two); CI runs them after the tiers.
+SOAK_TESTS = TestAThousandQuickIterationsLeakNothing|TestFiftyLoopsAtOnce|TestAStateFileIsNeverSeenHalfWritten|TestAnAgentPrintingGarbageOrFloodsIsWatchedToTheEnd|TestAgentsKilledAtRandomMomentsNeverTakeTheServerDown
 soak:
 	@mkdir -p bin
-	@RALPH_SOAK=1 $(GO) test -p 1 -count=1 -timeout 30m -run 'TestAThousandQuickIterationsLeakNothing|TestFiftyLoopsAtOnce|TestAStateFileIsNeverSeenHalfWritten' -v ./watch/... ./cmd/... >bin/soak.log 2>&1; \
+	@RALPH_SOAK=1 $(GO) test -p 1 -count=1 -timeout 30m -run '$(SOAK_TESTS)' -v ./watch/... ./cmd/... >bin/soak.log 2>&1; \
 	rc=$$?; grep -E '^(soak:|--- |ok|FAIL|panic)' bin/soak.log; \
 	[ $$rc = 0 ] || echo "make soak failed: the whole output is in bin/soak.log"; exit $$rc
 

@@ -20,7 +20,7 @@ trap 'rm -f bin/.building bin/ralph-watch.new' EXIT
 : >bin/.building
 version="$( { [ -e .git ] && git describe --tags --always --dirty 2>/dev/null; } || echo devel)"
 say "building ralph-watch $version with go build (first use; this takes a minute)"
-if "$go" build -ldflags "-X main.version=$version" -o bin/ralph-watch.new ./cmd/ralph-watch >bin/build.log 2>&1; then
+if "$go" build -trimpath -ldflags "-X main.version=$version" -o bin/ralph-watch.new ./cmd/ralph-watch >bin/build.log 2>&1; then
 	mv bin/ralph-watch.new bin/ralph-watch
 	say "built $PLUGIN_DIR/bin/ralph-watch ($version)"
 else

@@ -1,6 +1,7 @@
 package watch_test
 
 import (
+	"fmt"
 	"os"
 	"regexp"
 	"strings"
@@ -50,16 +51,18 @@ func TestAKilledWindowOrSessionEndsTheLoopAsPaneClosed(t *testing.T) {
 
 func TestAnAgentPrintingGarbageOrFloodsIsWatchedToTheEnd(t *testing.T) {
 	t.Parallel()
+	// The floods are 1 MB and a second in make test, 10 MB and 3 s in make soak.
+	mb, endless := atSoak(1, 10), atSoak(time.Second, 3*time.Second)
 	for _, tc := range []struct {
 		name, script string
 		timeout      time.Duration
 		reason       string
 		code         int
 	}{
-		{"10 MB of random bytes at once, then the token", `head -c 10485760 /dev/urandom; printf '\033\\\n'; echo RALPH_DONE_7`, 0, "done_pattern", words.ExitDone},
+		{fmt.Sprintf("%d MB of random bytes at once, then the token", mb), fmt.Sprintf(`head -c %d /dev/urandom; printf '\033\\\n'; echo RALPH_DONE_7`, mb<<20), 0, "done_pattern", words.ExitDone},
 		{"invalid UTF-8 and stray escapes", `printf '\377\376\300\200 \033]0;title \033[31m \033]8;;x\033\\ \033P\033[?1049h\n'; printf '\303\n'; echo RALPH_DONE_7`, 0, "done_pattern", words.ExitDone},
-		{"an endless line", `yes RALPH_DONE_ | tr -d '\n'`, 3 * time.Second, "max_iterations", words.ExitLimit},
-		{"10 MB in one line", `head -c 10485760 /dev/zero | tr '\0' x; exit 0`, 0, "max_iterations", words.ExitLimit},
+		{"an endless line", `yes RALPH_DONE_ | tr -d '\n'`, endless, "max_iterations", words.ExitLimit},
+		{fmt.Sprintf("%d MB in one line", mb), fmt.Sprintf(`head -c %d /dev/zero | tr '\0' x; exit 0`, mb<<20), 0, "max_iterations", words.ExitLimit},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -21,7 +21,7 @@ import (
 // and the iteration ended normally or as a failure, never anything else.
 func TestAgentsKilledAtRandomMomentsNeverTakeTheServerDown(t *testing.T) {
 	t.Parallel()
-	const servers, trials = 5, 10 // 50 trials, five servers side by side
+	servers, trials := atSoak(2, 5), 10 // 20 trials on two servers side by side in make test, 50 on five in make soak
 	for s := 0; s < servers; s++ {
 		t.Run("server"+strconv.Itoa(s), func(t *testing.T) {
 			t.Parallel()

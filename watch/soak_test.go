@@ -25,6 +25,15 @@ func requireSoak(t *testing.T) {
 	}
 }
 
+// atSoak is full under make soak (RALPH_SOAK=1) and quick otherwise: a
+// load test's size, smaller in make test, whole where CI runs it.
+func atSoak[T any](quick, full T) T {
+	if os.Getenv("RALPH_SOAK") == "1" {
+		return full
+	}
+	return quick
+}
+
 // usage is what the test process holds at one moment.
 type usage struct {
 	fds, goroutines int
