@@ -69,30 +69,51 @@ func (p *simSteerer) tick(u *unit, n int, wake chan os.Signal) {
 	}
 }
 
-// notesOf are the notes iteration n's prompt carried, by iterations.log.
+// notesOf are the notes iteration n's prompt carried at any of its starts,
+// by iterations.log.
 func notesOf(log string, n int) []string {
 	var notes []string
-	for _, line := range strings.Split(log, "\n") {
-		if strings.HasPrefix(afterTag(line, "[LIMIT]"), fmt.Sprintf("iteration %d not counted", n)) {
-			notes = nil // given back: its new start takes its notes again
-			continue
-		}
-		rest := afterTag(line, "[NOTE]")
-		head := fmt.Sprintf("iteration %d", n)
-		if !strings.HasPrefix(rest, head+": ") && !strings.HasPrefix(rest, head+" sticky: ") {
-			continue
-		}
-		_, quoted, _ := strings.Cut(rest, ": ")
-		if text, err := strconv.Unquote(quoted); err == nil {
-			notes = append(notes, text)
-		}
+	for _, a := range attemptNotes(log, n) {
+		notes = append(notes, a...)
 	}
 	return notes
 }
 
-// promptOf is the prompt iteration n was given: the file's, with its notes.
-func promptOf(log, prompt string, n int) string {
-	return watch.Compose(prompt, watch.PromptVars{Iteration: n, Notes: notesOf(log, n)}, watch.FailAppend, false)
+// attemptNotes are the notes each start of iteration n carried, in order,
+// by iterations.log: a limit gives an iteration back, and its next start
+// takes its notes again, which may be more than the first start's.
+func attemptNotes(log string, n int) [][]string {
+	var attempts [][]string
+	var notes []string
+	for _, line := range strings.Split(log, "\n") {
+		switch {
+		case strings.HasPrefix(afterTag(line, "[START]"), fmt.Sprintf("iteration %d/", n)):
+			attempts, notes = append(attempts, notes), nil
+		case strings.HasPrefix(afterTag(line, "[LIMIT]"), fmt.Sprintf("iteration %d not counted", n)):
+			notes = nil
+		default:
+			rest := afterTag(line, "[NOTE]")
+			head := fmt.Sprintf("iteration %d", n)
+			if !strings.HasPrefix(rest, head+": ") && !strings.HasPrefix(rest, head+" sticky: ") {
+				continue
+			}
+			_, quoted, _ := strings.Cut(rest, ": ")
+			if text, err := strconv.Unquote(quoted); err == nil {
+				notes = append(notes, text)
+			}
+		}
+	}
+	return append(attempts, notes) // and a start not logged yet
+}
+
+// promptsOf are the prompts the starts of iteration n were given: the
+// file's, with each start's notes.
+func promptsOf(log, prompt string, n int) []string {
+	var prompts []string
+	for _, notes := range attemptNotes(log, n) {
+		prompts = append(prompts, watch.Compose(prompt, watch.PromptVars{Iteration: n, Notes: notes}, watch.FailAppend, false))
+	}
+	return prompts
 }
 
 // check: each note reached exactly the iterations it should (a note once,

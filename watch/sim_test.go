@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -245,14 +246,16 @@ func simulate(t *testing.T, seed int64) {
 	// The prompt reached each agent at most once, byte for byte (with the person's notes).
 	steered, _ := os.ReadFile(u.store.Path(state.LogFile))
 	for n, texts := range pasted {
-		want := promptOf(string(steered), prompt, pastedIn[n])
-		notes := strings.TrimPrefix(want, prompt) // with a plan, its task comes between
+		wants := promptsOf(string(steered), prompt, pastedIn[n]) // one per start of its iteration
 		if len(texts) > 1 {
 			t.Errorf("agent %d was given the prompt %d times\n%s", n, len(texts), describe())
 		}
 		for _, text := range texts {
-			if text != want && (sp == nil || !strings.HasPrefix(text, prompt) || !strings.HasSuffix(text, notes)) {
-				t.Errorf("agent %d was given %q, want the prompt byte for byte\n%s", n, text, describe())
+			if !slices.ContainsFunc(wants, func(want string) bool {
+				notes := strings.TrimPrefix(want, prompt) // with a plan, its task comes between
+				return text == want || sp != nil && strings.HasPrefix(text, prompt) && strings.HasSuffix(text, notes)
+			}) {
+				t.Errorf("agent %d was given %q, want the prompt byte for byte, with the notes of a start of iteration %d: %q\n%s", n, text, pastedIn[n], wants, describe())
 			}
 		}
 	}
