@@ -14,6 +14,11 @@ LOOPS='#{S:#{W:#{P:#{?@ralph-status,#{E:@ralph-status-format},}}}}'
 WINDOW_SEGMENT='#{?#{P:#{?@ralph-live,1,}},#{E:@ralph-window-format},}'
 # Cells all loops together may take in the status line (@ralph-status-width).
 STATUS_WIDTH=60
+# The global options a load reads, read ahead in one tmux call.
+OPTIONS_READ=(@ralph-style-{running,starting,backoff,needs-input,waiting,paused,done,limit,stopped,failed,stale}
+	@ralph-beat-timeout @ralph-stale-format @ralph-status-format @ralph-window-format @ralph-status-width
+	@ralph-{loop,pause,stop,popup}-key @ralph-interpolate @ralph-restore @ralph-restore-ran @resurrect-restore-script-path
+	status-left status-right status-left-length status-right-length window-status-format window-status-current-format)
 
 # The status line reads these when it draws, so they must exist as options.
 # A loop's style is @ralph-style-STATE, looked up by its state word: a new
@@ -32,16 +37,17 @@ set_status_defaults() {
 	# whose server cannot hold one renews it every 2 s); T: expands %s, the time.
 	set_default @ralph-style-stale fg=red
 	set_default @ralph-beat-timeout 10
-	tmux set-option -gq @ralph-stale '#{?@ralph-beat,#{e|>:#{e|-|:%s,#{@ralph-beat}},#{@ralph-beat-timeout}},0}'
+	queue_set @ralph-stale '#{?@ralph-beat,#{e|>:#{e|-|:%s,#{@ralph-beat}},#{@ralph-beat-timeout}},0}'
 	set_default @ralph-stale-format '⚠ #{@ralph-iteration}#{?@ralph-max,/#{@ralph-max},}#{?@ralph-tasks, · #{@ralph-tasks},} no watcher'
-	tmux set-option -gq @ralph-style-of '##{@ralph-style-#{?#{T:@ralph-stale},stale,#{@ralph-state}}}'
+	queue_set @ralph-style-of '##{@ralph-style-#{?#{T:@ralph-stale},stale,#{@ralph-state}}}'
 	# Where a loop is: its window, and its session when it is not the
 	# client's (its window 0 is not the one in sight) or when loops of more
 	# than one session show (two windows 0 would read alike).
-	tmux set-option -gq @ralph-where '#{?#{||:#{&&:#{!=:#{client_session},},#{!=:#{session_name},#{client_session}}},#{e|>:#{n:#{S:#{?#{W:#{P:#{?@ralph-status,1,}}},1,}}},1}},#{session_name}:,}#{window_index}:'
+	queue_set @ralph-where '#{?#{||:#{&&:#{!=:#{client_session},},#{!=:#{session_name},#{client_session}}},#{e|>:#{n:#{S:#{?#{W:#{P:#{?@ralph-status,1,}}},1,}}},1}},#{session_name}:,}#{window_index}:'
 	set_default @ralph-status-format '#[#{E:#{E:@ralph-style-of}}]#{E:@ralph-where}#{?#{T:@ralph-stale},#{E:@ralph-stale-format},#{=/24/…:@ralph-status}}#[default] '
 	set_default @ralph-window-format '⟳ '
 	set_default @ralph-status-width "$STATUS_WIDTH"
+	set_queued
 }
 
 # status_width: @ralph-status-width, or the default when it is no number.
@@ -74,7 +80,7 @@ fit_status() {
 	case "$1" in status-left | status-right) ;; *) return ;; esac
 	rest="$(tmux display-message -p -- "$(tmux_arg "${2//"#{ralph_status}"/}")" 2>/dev/null | sed 's/#\[[^]]*\]//g')"
 	need=$((${#rest} + $(status_width)))
-	have="$(tmux show-options -gqv "$1-length")"
+	have="$(tmux_option "$1-length")"
 	if [ "${have:-0}" -lt "$need" ]; then
 		tmux set-option -gq "$1-length" "$need" || say "cannot set $1-length"
 	fi
@@ -85,7 +91,7 @@ fit_status() {
 interpolate() {
 	local option value new
 	for option in status-left status-right window-status-format window-status-current-format $(get_tmux_option @ralph-interpolate ""); do
-		value="$(tmux show-options -gqv "$option")" || continue
+		value="$(tmux_option "$option")" || continue
 		new="${value//"#{ralph_status}"/"$(status_segment)"}"
 		new="${new//"#{ralph_window}"/"$WINDOW_SEGMENT"}"
 		if [ "$new" != "$value" ]; then
@@ -147,7 +153,7 @@ check_binary() {
 # resurrect_installed: tmux-resurrect loaded already, or sits beside this
 # plugin where tpm puts plugins (it may load after this one).
 resurrect_installed() {
-	[ -n "$(tmux show-options -gqv @resurrect-restore-script-path)" ] ||
+	[ -n "$(tmux_option @resurrect-restore-script-path)" ] ||
 		[ -e "$PLUGIN_DIR/../tmux-resurrect/resurrect.tmux" ]
 }
 
@@ -174,7 +180,7 @@ restore_loops() {
 		chain_hook @resurrect-hook-post-restore-all "tmux run-shell -b $(sh_quote "$run")"
 		return
 	fi
-	[ -z "$(tmux show-options -gqv @ralph-restore-ran)" ] || return 0
+	[ -z "$(tmux_option @ralph-restore-ran)" ] || return 0
 	tmux set-option -gq @ralph-restore-ran 1
 	tmux run-shell -b "$run"
 }
@@ -185,6 +191,7 @@ main() {
 		say "ralph.tmux needs tmux 3.2 or newer ($(tmux -V))"
 		return
 	fi
+	read_tmux_options "${OPTIONS_READ[@]}"
 	set_status_defaults
 	bind_keys
 	interpolate

@@ -9,16 +9,70 @@ SCRIPTS_DIR="$PLUGIN_DIR/scripts"
 RALPH_CLIENT="" # the client that pressed the key, when known
 pane=""         # the pane it was pressed in
 
+# Global options read ahead by read_tmux_options, by name: every tmux command
+# starts a tmux client, and a key or the plugin's load reads twenty options.
+declare -gA TMUX_OPTION=()
+OPTION_END='@ralph-option-end@' # printed after each value (none when unset)
+
+# read_tmux_options NAME...: read the global options NAME... in one tmux
+# call, for get_tmux_option and set_default; a failed read leaves them to
+# read one by one.
+read_tmux_options() {
+	local names=("$@") args=() name out line value="" i=0
+	for name in "$@"; do
+		args+=(show-options -gqv "$name" \; display-message -p "$OPTION_END" \;)
+	done
+	out="$(tmux "${args[@]:0:${#args[@]}-1}" 2>/dev/null)" || return 0
+	while IFS= read -r line && [ "$i" -lt "${#names[@]}" ]; do
+		if [ "$line" = "$OPTION_END" ]; then
+			TMUX_OPTION[${names[i]}]="${value%$'\n'}"
+			value="" i=$((i + 1))
+		else
+			value+="$line"$'\n'
+		fi
+	done <<<"$out"
+}
+
+# tmux_option NAME: a global option's value, as read ahead when it was.
+tmux_option() {
+	if [ -n "${TMUX_OPTION[$1]+set}" ]; then
+		printf '%s' "${TMUX_OPTION[$1]}"
+	else
+		tmux show-options -gqv "$1"
+	fi
+}
+
 # get_tmux_option NAME DEFAULT: a global option, or DEFAULT when unset or empty.
 get_tmux_option() {
 	local value
-	value="$(tmux show-options -gqv "$1")"
+	value="$(tmux_option "$1")"
 	printf '%s' "${value:-$2}"
 }
 
-# set_default NAME VALUE: set a global option only when it is not set yet.
+# Options queued by queue_set, set in one tmux call by set_queued.
+TMUX_QUEUE=()
+
+# queue_set NAME VALUE: a global option for set_queued to set.
+queue_set() {
+	TMUX_QUEUE+=(set-option -gq "$1" "$(tmux_arg "$2")" \;)
+}
+
+# set_queued: set the queued options in one tmux call; when that fails, one
+# by one, saying which could not be set.
+set_queued() {
+	local queue=("${TMUX_QUEUE[@]}") i
+	TMUX_QUEUE=()
+	[ "${#queue[@]}" -gt 0 ] || return 0
+	tmux "${queue[@]:0:${#queue[@]}-1}" 2>/dev/null && return 0
+	for ((i = 0; i < ${#queue[@]}; i += 5)); do # set-option -gq NAME VALUE ;
+		tmux "${queue[@]:i:4}" 2>/dev/null || say "cannot set ${queue[i + 2]}"
+	done
+}
+
+# set_default NAME VALUE: set a global option only when it is not set yet
+# (queued: set_queued sets it).
 set_default() {
-	[ -n "$(tmux show-options -gqv "$1")" ] || tmux set-option -gq "$1" "$2"
+	[ -n "$(tmux_option "$1")" ] || queue_set "$1" "$2"
 }
 
 # format_escape TEXT: literal text for a place tmux expands formats.

@@ -41,6 +41,7 @@ setting() {
 # run's arguments but the command (RUN_ARGS) and their description (SHOWN).
 settings() {
 	local flag value
+	read_tmux_options @ralph-prompt-file @ralph-command @ralph-finish-on-done "${FLAGS[@]/#/@ralph-}"
 	# A dead pane has no folder: its session's then.
 	dir="$(tmux display-message -p -t "$pane" '#{?pane_current_path,#{pane_current_path},#{session_path}}')"
 	prompt="$(get_tmux_option @ralph-prompt-file PROMPT.md)"

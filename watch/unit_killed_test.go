@@ -160,13 +160,6 @@ func (k *killable) GlobalOption(name string) (string, error) {
 	return k.Client.GlobalOption(name)
 }
 
-func (k *killable) Cursor(pane string) (tmux.Cursor, error) {
-	if err := k.gate("cursor"); err != nil {
-		return tmux.Cursor{}, err
-	}
-	return k.Client.Cursor(pane)
-}
-
 func (k *killable) Later(d time.Duration, command string) error {
 	if err := k.gate("later"); err != nil {
 		return err

@@ -16,12 +16,13 @@ import (
 // interrupt" while it works), calls its Stop hook, and answers as doctor's
 // fake model would: in the hook run, turn 1 without the done token and turn 2
 // with it; in the screen run, turn 1 plain and turn 2 a usage limit. Its
-// echo of the prompt holds the token too.
+// echo of the prompt holds the token too. It works 2 s: doctor looks at the
+// screen every 500 ms, and on a busy machine a shorter while went unseen.
 const fakeClaudeTurn = `print   ? for shortcuts
 ready
 read
 echo
-spinner 800ms
+spinner 2s
 `
 
 var fakeClaudeRuns = map[string]string{

@@ -152,7 +152,7 @@ func (d *delivery) wroteAfterPrompt() bool {
 		return false
 	}
 	start := *d.rec.PromptLine() + 1 - pane.HistorySize
-	if start > pane.CursorY {
+	if start > pane.Cursor.Y {
 		return false
 	}
 	text, err := d.tmux.Capture(tmux.CaptureRequest{Pane: d.cfg.Pane, Start: max(start, -pane.HistorySize), Join: true})
@@ -163,7 +163,7 @@ func (d *delivery) wroteAfterPrompt() bool {
 func (d *delivery) markPrompt() {
 	var at *int
 	if pane, err := d.tmux.Pane(d.cfg.Pane); err == nil {
-		line := pane.HistorySize + pane.CursorY
+		line := pane.HistorySize + pane.Cursor.Y
 		at = &line
 	}
 	d.rec.SetPromptLine(at)

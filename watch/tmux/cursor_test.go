@@ -1,7 +1,6 @@
 package tmux_test
 
 import (
-	"errors"
 	"testing"
 	"time"
 
@@ -19,14 +18,14 @@ func TestCursorTellsWhereTheProgramLeftIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	tmuxtest.Eventually(t, 5*time.Second, "the cursor at 4,2 shown", func() bool {
-		c, err := srv.Client.Cursor(pane)
-		return err == nil && c == tmux.Cursor{X: 4, Y: 2, Visible: true}
+		p, err := srv.Client.Pane(pane)
+		return err == nil && p.Cursor == tmux.Cursor{X: 4, Y: 2, Visible: true}
 	})
 	tmuxtest.Eventually(t, 5*time.Second, "the cursor hidden", func() bool {
-		c, err := srv.Client.Cursor(pane)
-		return err == nil && c == tmux.Cursor{X: 4, Y: 2, Visible: false}
+		p, err := srv.Client.Pane(pane)
+		return err == nil && p.Cursor == tmux.Cursor{X: 4, Y: 2, Visible: false}
 	})
-	if _, err := srv.Client.Cursor("%999"); !errors.Is(err, tmux.ErrNoPane) {
-		t.Errorf("Cursor of a pane that does not exist: %v, want ErrNoPane", err)
+	if p, _, err := srv.Client.Snapshot(tmux.CaptureRequest{Pane: pane}); err != nil || p.Cursor != (tmux.Cursor{X: 4, Y: 2, Visible: false}) {
+		t.Errorf("a snapshot's cursor: %+v, %v", p.Cursor, err)
 	}
 }

@@ -50,8 +50,6 @@ type Client interface {
 	Message(pane, text string) error
 	// GlobalOption reads a global (server or session) option; "" when unset.
 	GlobalOption(name string) (string, error)
-	// Cursor tells where the pane's cursor is and whether it is shown.
-	Cursor(pane string) (Cursor, error)
 	// Later has the server run a tmux command after d, in the background.
 	Later(d time.Duration, command string) error
 }
@@ -79,9 +77,10 @@ type Pane struct {
 	Width      int    // columns, 0 when unknown
 	Height     int    // rows, 0 when unknown
 	ServerPID  int    // the tmux server's pid: a restarted server reuses pane ids, not pids; 0 when unknown
-	// HistorySize is how many lines have scrolled into the history, and
-	// CursorY the cursor's row: their sum is the cursor's line in the pane.
-	HistorySize, CursorY int
+	// HistorySize is how many lines have scrolled into the history: with
+	// the cursor's row, the cursor's line in the pane.
+	HistorySize int
+	Cursor      Cursor
 }
 
 // Option is one pane option.
@@ -187,7 +186,7 @@ func AtLeast(version string, major, minor int) bool {
 	return maj > major || maj == major && mnr >= minor
 }
 
-const paneFormat = "#{pane_id}\t#{pane_pid}\t#{pane_dead}\t#{pane_dead_status}\t#{pane_dead_signal}\t#{session_name}\t#{window_index}\t#{pane_width}\t#{pane_height}\t#{pid}\t#{history_size}\t#{cursor_y}\t#{pane_current_path}"
+const paneFormat = "#{pane_id}\t#{pane_pid}\t#{pane_dead}\t#{pane_dead_status}\t#{pane_dead_signal}\t#{session_name}\t#{window_index}\t#{pane_width}\t#{pane_height}\t#{pid}\t#{history_size}\t#{cursor_x}\t#{cursor_y}\t#{cursor_flag}\t#{pane_current_path}"
 
 // Pane implements Client.
 func (c *Exec) Pane(target string) (Pane, error) {
@@ -263,8 +262,8 @@ func paneError(err error, target string) error {
 
 func parsePane(line, target string) (Pane, error) {
 	// display exits 0 with empty fields for a pane that does not exist.
-	f := strings.SplitN(line, "\t", 13)
-	if len(f) < 13 || f[0] == "" {
+	f := strings.SplitN(line, "\t", 15)
+	if len(f) < 15 || f[0] == "" {
 		return Pane{}, fmt.Errorf("%w: %s", ErrNoPane, target)
 	}
 	pid, _ := strconv.Atoi(f[1])
@@ -272,10 +271,11 @@ func parsePane(line, target string) (Pane, error) {
 	height, _ := strconv.Atoi(f[8])
 	server, _ := strconv.Atoi(f[9])
 	history, _ := strconv.Atoi(f[10])
-	cursorY, _ := strconv.Atoi(f[11])
+	cursorX, _ := strconv.Atoi(f[11])
+	cursorY, _ := strconv.Atoi(f[12])
 	return Pane{ID: f[0], PID: pid, Dead: f[2] == "1", DeadStatus: f[3], DeadSignal: f[4],
 		Session: f[5], Window: f[6], Width: width, Height: height, ServerPID: server,
-		HistorySize: history, CursorY: cursorY, Path: f[12]}, nil
+		HistorySize: history, Cursor: Cursor{X: cursorX, Y: cursorY, Visible: f[13] == "1"}, Path: f[14]}, nil
 }
 
 // NewWindow implements Client.
@@ -434,19 +434,4 @@ func Escape(arg string) string {
 		return arg[:len(arg)-1] + `\;`
 	}
 	return arg
-}
-
-// Cursor implements Client.
-func (c *Exec) Cursor(pane string) (Cursor, error) {
-	out, err := c.command(nil, "display-message", "-p", "-t", pane, "#{pane_id}\t#{cursor_x}\t#{cursor_y}\t#{cursor_flag}")
-	if err != nil {
-		return Cursor{}, paneError(err, pane)
-	}
-	f := strings.Split(strings.TrimSpace(out), "\t")
-	if len(f) != 4 || f[0] == "" { // display answers for a pane that does not exist too
-		return Cursor{}, fmt.Errorf("%w: %s", ErrNoPane, pane)
-	}
-	x, _ := strconv.Atoi(f[1])
-	y, _ := strconv.Atoi(f[2])
-	return Cursor{X: x, Y: y, Visible: f[3] == "1"}, nil
 }

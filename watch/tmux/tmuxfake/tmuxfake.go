@@ -133,7 +133,7 @@ type pane struct {
 func (c *Client) info(p *pane) tmux.Pane {
 	t := p.term
 	info := tmux.Pane{ID: p.id, Dead: t.dead, Path: t.Dir, Session: p.session, Window: p.window, ServerPID: 1000 + c.server,
-		HistorySize: len(t.history), CursorY: t.cursor().Y}
+		HistorySize: len(t.history), Cursor: t.cursor()}
 	if t.dead && t.signal > 0 {
 		info.DeadSignal = strconv.Itoa(t.signal)
 	} else if t.dead {
@@ -346,16 +346,6 @@ func (c *Client) GlobalOption(name string) (string, error) {
 		return "", noServer()
 	}
 	return c.globals[name], nil
-}
-
-// Cursor implements tmux.Client: after the last character written.
-func (c *Client) Cursor(id string) (tmux.Cursor, error) {
-	defer c.enter()()
-	p, err := c.pane(id)
-	if err != nil {
-		return tmux.Cursor{}, err
-	}
-	return p.term.cursor(), nil
 }
 
 // Later implements tmux.Client: recorded, never run.

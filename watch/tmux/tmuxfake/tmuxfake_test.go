@@ -137,8 +137,8 @@ func TestCaptureHonoursItsStartAndRespawnClearsTheScreen(t *testing.T) {
 			t.Errorf("capture from %d = %q, want %q", start, got, want)
 		}
 	}
-	if cur, _ := c.Cursor(id); cur != (tmux.Cursor{X: 1, Y: 1, Visible: true}) {
-		t.Errorf("cursor = %+v", cur)
+	if p, _ := c.Pane(id); p.Cursor != (tmux.Cursor{X: 1, Y: 1, Visible: true}) {
+		t.Errorf("cursor = %+v", p.Cursor)
 	}
 	if _, err := c.Respawn(tmux.RespawnRequest{Pane: id, Command: []string{"e"}, ClearHistory: true}); err != nil {
 		t.Fatal(err)
