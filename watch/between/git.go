@@ -38,8 +38,33 @@ func gitWith(dir string, env []string, args ...string) (string, error) {
 
 // InGitRepo reports whether dir is inside a git working tree.
 func InGitRepo(dir string) bool {
+	if !mayBeInGitRepo(dir) {
+		return false // asked each iteration: a folder outside git costs no git run
+	}
 	out, err := git(dir, "rev-parse", "--is-inside-work-tree")
 	return err == nil && strings.TrimSpace(out) == "true"
+}
+
+// mayBeInGitRepo is false only when git could not find a repository for
+// dir: no .git in dir or above it, and no GIT_DIR or GIT_WORK_TREE to name one.
+func mayBeInGitRepo(dir string) bool {
+	if os.Getenv("GIT_DIR") != "" || os.Getenv("GIT_WORK_TREE") != "" {
+		return true
+	}
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return true
+	}
+	for {
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); !errors.Is(err, os.ErrNotExist) {
+			return true // there, or unreadable: git decides
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return false
+		}
+		dir = parent
+	}
 }
 
 // Fingerprint sums up a working tree's HEAD and every change against it

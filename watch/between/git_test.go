@@ -157,3 +157,44 @@ func writeFile(t *testing.T, path string, data []byte, mode os.FileMode) {
 		t.Fatal(err)
 	}
 }
+
+// A folder with no .git above it is outside git without a git run; any
+// other is git's to say: a subfolder, a worktree (its .git a file), a
+// repository GIT_DIR names.
+func TestInGitRepoAsksGitOnlyWhereARepositoryMayBe(t *testing.T) {
+	repo := gitRepo(t)
+	sub := filepath.Join(repo, "sub", "deeper")
+	outside := t.TempDir()
+	for _, d := range []string{sub, filepath.Join(outside, "x")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tree := filepath.Join(t.TempDir(), "tree")
+	if _, err := git(repo, "worktree", "add", "-q", "-b", "side", tree); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		dir         string
+		may, inside bool
+	}{
+		{repo, true, true},
+		{sub, true, true},
+		{tree, true, true},
+		{filepath.Join(repo, ".git"), true, false}, // git's own folder is no working tree
+		{outside, false, false},
+		{filepath.Join(outside, "x"), false, false},
+	} {
+		if got := mayBeInGitRepo(tc.dir); got != tc.may {
+			t.Errorf("mayBeInGitRepo(%s) = %v, want %v", tc.dir, got, tc.may)
+		}
+		if got := InGitRepo(tc.dir); got != tc.inside {
+			t.Errorf("InGitRepo(%s) = %v, want %v", tc.dir, got, tc.inside)
+		}
+	}
+	t.Setenv("GIT_DIR", filepath.Join(repo, ".git"))
+	t.Setenv("GIT_WORK_TREE", outside)
+	if !mayBeInGitRepo(outside) || !InGitRepo(outside) {
+		t.Errorf("a folder GIT_WORK_TREE names, of the repository GIT_DIR names: git says it is inside one")
+	}
+}
