@@ -175,7 +175,7 @@ func TestScreenSignalsStandInWhenTheProfilesStringsDoNotMatch(t *testing.T) {
 func TestADoneTokenDrawnAfterTheTurnEndHookEndsTheLoop(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, "do the work", nil)
-	_, run := h.hooked(`ready
+	ev, run := h.hooked(`ready
 read
 echo
 hook Stop
@@ -188,6 +188,6 @@ quiet
 	res := run(60 * time.Second)
 	h.wantResult(res, words.ExitDone, "done_pattern")
 	if strings.Contains(h.out.String(), "starting iteration 2") {
-		t.Errorf("the token drawn after the hook was missed:\n%s", h.out.String())
+		t.Errorf("the token drawn after the hook was missed:\n%s\nevents: %s", h.out.String(), ev)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -241,5 +242,34 @@ func TestUnitAnUnknownWrapperLosesTheHookOnceAndEndsTurnsByTheScreen(t *testing.
 	}
 	if _, err := os.Stat(u.store.Path(agent.TurnEndFile)); err == nil {
 		t.Errorf("a turn-end file, yet no hook was added")
+	}
+}
+
+// Claude Code's Stop hook can come before a busy machine has drawn the
+// reply, and the reply can come after a silence far longer than the pause
+// the loop reads as the end of the output: while the screen still shows the
+// agent working, the loop waits, and the done token it then draws is this
+// iteration's.
+func TestUnitAReplyDrawnLongAfterTheTurnEndHookIsThisIterations(t *testing.T) {
+	u := newUnit(t, "do the work", nil)
+	ev := u.hooked()
+	u.launch(func(int) *tmuxfake.Program {
+		return u.claudeHooked(func(*tmuxfake.Term) {
+			u.plan(300*time.Millisecond, func(t *tmuxfake.Term) { u.report(t, "Stop", "") })
+			u.plan(1300*time.Millisecond, func(t *tmuxfake.Term) { // a second of silence, still at work
+				t.Clear()
+				t.Write("● All done.\nRALPH_DONE\n> ")
+			})
+		})
+	})
+	u.cfg.Agent.IdleGrace = 0
+	u.cfg.MaxIterations = 2
+	u.cfg.DonePattern = regexp.MustCompile(`RALPH_DONE`)
+	u.wantResult(u.run(), words.ExitDone, "done_pattern")
+	if !ev.has(1, words.EventTurnEnd, words.ViaHook) || !ev.has(1, words.EventDone, words.ViaStream) {
+		t.Errorf("want the turn ended by the hook and the token read in iteration 1; events: %s", ev)
+	}
+	if len(u.started()) != 1 {
+		t.Errorf("the agent started %d times, want once", len(u.started()))
 	}
 }

@@ -237,15 +237,14 @@ func (o *output) quiet() {
 // hook said is over.
 const drawnWait = 3 * time.Second
 
-// awaitDrawn waits, for an agent whose hook comes before its screen shows
-// the last words (agent.Profile.DrawsAfterHook), until the screen shows the
-// finished turn (its Finished line, else its idle screen), taking its
-// output meanwhile: the done token in the reply
-// is then read in this iteration.
+// awaitDrawn waits, after the agent's hook said its turn is over, until
+// its screen shows that too, taking its output meanwhile, so that the done
+// token in the reply is read in this iteration: for an agent whose hook
+// comes before its screen shows the last words (agent.Profile.DrawsAfterHook),
+// until the finished turn shows (its Finished line, else its idle screen);
+// for any other, while its screen still shows it working (a busy machine
+// draws the reply late). At most drawnWait.
 func (w *Watch) awaitDrawn() {
-	if !w.cfg.Agent.DrawsAfterHook {
-		return
-	}
 	// The finished line where it draws one, else its idle screen.
 	done := agent.StateFinished
 	if w.cfg.Agent.Finished == nil {
@@ -258,7 +257,12 @@ func (w *Watch) awaitDrawn() {
 		if err != nil {
 			return
 		}
-		if st, _ := w.cfg.Agent.Classify(agent.ScreenLines(screen, w.cfg.Lines)); st == done || st == agent.StateDialog {
+		switch st, _ := w.cfg.Agent.Classify(agent.ScreenLines(screen, w.cfg.Lines)); {
+		case st == agent.StateDialog:
+			return
+		case w.cfg.Agent.DrawsAfterHook && st == done:
+			return
+		case !w.cfg.Agent.DrawsAfterHook && st != agent.StateWorking:
 			return
 		}
 		if !w.clock.Now().Before(deadline) {

@@ -5,6 +5,7 @@ package tmuxtest
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"fmt"
 	"os"
 	"os/exec"
@@ -285,8 +286,14 @@ func Main(m *testing.M) int {
 	return code
 }
 
+// BuiltVar names a folder the test binaries of one make run share what
+// Build builds in (the Makefile makes it and removes it): each package is
+// built once for all, not once per test binary.
+const BuiltVar = "RALPH_TEST_BUILT"
+
 // Build builds a main package of this module once per test binary, into a
-// folder that Main removes, and returns the executable's path.
+// folder that Main removes, or once per make run into BuiltVar's, and
+// returns the executable's path.
 func Build(t testing.TB, pkg string) string {
 	t.Helper()
 	if !inMain.Load() {
@@ -297,29 +304,69 @@ func Build(t testing.TB, pkg string) string {
 	if path, ok := built[pkg]; ok {
 		return path
 	}
-	root, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}").Output()
-	if err != nil {
-		t.Fatalf("find module root: %v", err)
-	}
-	if binDir == "" {
-		if binDir, err = os.MkdirTemp("", "ralph-bin-"); err != nil {
-			t.Fatal(err)
+	shared := os.Getenv(BuiltVar)
+	dir := shared
+	if dir == "" {
+		if binDir == "" {
+			var err error
+			if binDir, err = os.MkdirTemp("", "ralph-bin-"); err != nil {
+				t.Fatal(err)
+			}
 		}
+		dir = binDir
 	}
 	// A folder per package: two may share a base name, and the executable
 	// keeps it (an agent is told by its program's name). A short one: the
 	// path shows in menus as wide as a terminal.
-	out := filepath.Join(binDir, strconv.Itoa(len(built)+1), filepath.Base(pkg))
-	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-		t.Fatal(err)
+	sub := strconv.Itoa(len(built) + 1)
+	if shared != "" { // the same folder in every test binary
+		sub = fmt.Sprintf("%x", sha256.Sum256([]byte(pkg)))[:4]
 	}
-	cmd := exec.Command("go", "build", "-o", out, "./"+pkg)
-	cmd.Dir = strings.TrimSpace(string(root))
-	if msg, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build %s: %v\n%s", pkg, err, msg)
+	out := filepath.Join(dir, sub, filepath.Base(pkg))
+	if shared != "" {
+		unlock := lockFile(t, filepath.Join(shared, ".lock")) // the other packages' test binaries build here too
+		defer unlock()
+		if _, err := os.Stat(out); err == nil {
+			built[pkg] = out
+			return out
+		}
+	}
+	if err := goBuild(pkg, out); err != nil {
+		t.Fatal(err)
 	}
 	built[pkg] = out
 	return out
+}
+
+// goBuild builds pkg of this module into out.
+func goBuild(pkg, out string) error {
+	root, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}").Output()
+	if err != nil {
+		return fmt.Errorf("find module root: %v", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return err
+	}
+	cmd := exec.Command("go", "build", "-o", out+".new", "./"+pkg)
+	cmd.Dir = strings.TrimSpace(string(root))
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build %s: %v\n%s", pkg, err, msg)
+	}
+	return os.Rename(out+".new", out) // whole or not at all, for a binary that looks before it locks
+}
+
+// lockFile holds an exclusive lock on path, across processes, until unlock.
+func lockFile(t testing.TB, path string) (unlock func()) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		t.Fatal(err)
+	}
+	return func() { f.Close() } // closing releases the lock
 }
 
 // FakeAgent writes a fake agent script to the test folder and returns the
