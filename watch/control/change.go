@@ -83,10 +83,20 @@ func Stop(l *Loop, kill bool, out io.Writer, clk clock.Clock) error {
 		if err := tell(l, req); err != nil {
 			return err
 		}
-		if !waitFor(l, clk, stopWait, func(st *state.State) bool { return !words.StatusOf(st).Live() }) {
+		// Answered, or its watcher went without answering (killed as it was
+		// asked: its lock outlives its pid while its last thread ends).
+		if !waitFor(l, clk, stopWait, func(st *state.State) bool { return !words.StatusOf(st).Live() || !l.Store.Locked() }) {
 			return Errorf(words.ExitFailed, "the watcher of '%s' did not answer the stop request", l.Name)
 		}
-	} else {
+		if st, err := l.Store.Load(); err == nil {
+			l.State = st // what a watcher that answered as it went wrote
+		}
+		if words.StatusOf(l.State).Live() {
+			l.Store.TakeRequest() // no watcher is left to take it: a resumed one would stop at once
+			l.Watched = false
+		}
+	}
+	if !l.Watched {
 		recordStopped(l, clk.Now()) // before its agent may be ended: the receipt a watcher would have written
 		if err := withoutWatcher(l, func(st *state.State) {
 			reason := map[bool]words.Reason{false: words.ReasonStopped, true: words.ReasonKilled}[kill]

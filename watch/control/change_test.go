@@ -152,3 +152,44 @@ func TestCleanRefusesAWatchedLoopAndRemovesTheOthers(t *testing.T) {
 		t.Errorf("out %q, warnings %q", out.String(), warn.String())
 	}
 }
+
+// A watcher seen live when stop looked, gone before it answered (killed as
+// it was asked): stop stops the loop itself and takes back its request,
+// which no watcher is left to take.
+func TestAStopWhoseWatcherWentWithoutAnsweringStopsTheLoopItself(t *testing.T) {
+	_, l := newLoop(t, &state.State{Status: state.Running, CurrentIteration: 2})
+	watcher := &state.Store{Dir: l.Store.Dir}
+	if err := watcher.Lock(); err != nil {
+		t.Fatal(err)
+	}
+	l.Watched = true
+	clk := clock.NewFake(start)
+	done := make(chan error, 1)
+	var out strings.Builder
+	go func() { done <- Stop(l, false, &out, clk) }()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if !clk.WaitFor(ctx, 1) {
+		t.Fatal("stop never waited for the watcher")
+	}
+	watcher.Unlock() // it ends without a word
+	clk.Advance(lookEvery)
+	select {
+	case err := <-done:
+		if err != nil || out.String() != "stopped ralph loop for l\n" {
+			t.Fatalf("err %v, out %q", err, out.String())
+		}
+	case <-ctx.Done():
+		t.Fatal("stop still waits for an answer from a watcher that is gone")
+	}
+	st, err := l.Store.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Status != state.Stopped || st.ExitReason == nil || *st.ExitReason != "stopped" {
+		t.Errorf("state %s %v, want stopped", st.Status, st.ExitReason)
+	}
+	if got := l.Store.TakeRequest(); got != "" {
+		t.Errorf("the stop request %q was left for a watcher to come", got)
+	}
+}
