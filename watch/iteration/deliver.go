@@ -52,14 +52,10 @@ func (d *delivery) awaitReady(ctx context.Context) Ending {
 		if d.out.exited {
 			return EndExit
 		}
-		// One look at the pane, its cursor and its visible screen (the
-		// history still shows the last agent): each tmux command costs a client.
-		pane, screen, err := d.tmux.Snapshot(tmux.CaptureRequest{Pane: d.cfg.Pane, Join: true})
+		// The visible screen only: the history still shows the last agent.
+		screen, err := d.tmux.Capture(tmux.CaptureRequest{Pane: d.cfg.Pane, Join: true})
 		if err != nil {
 			return d.pane.Gone(err)
-		}
-		if pane.Dead {
-			return EndExit
 		}
 		lines := agent.ScreenLines(screen, 0)
 		switch st, detail := d.cfg.Agent.Classify(lines); st {
@@ -76,8 +72,12 @@ func (d *delivery) awaitReady(ctx context.Context) Ending {
 			d.events.tell(words.EventReady, words.ViaHook, "")
 			return EndReady
 		}
+		var cursor tmux.Cursor
+		if pane, err := d.tmux.Pane(d.cfg.Pane); err == nil {
+			cursor = pane.Cursor
+		}
 		now := d.clock.Now()
-		look.Observe(screen+fmt.Sprint(pane.Cursor), now)
+		look.Observe(screen+fmt.Sprint(cursor), now)
 		if d.out.stream() == nil || d.out.stream().Bytes() > d.out.since {
 			via := readyVia[look.Judge(lines, d.out.pasteOn)]
 			if via != "" {
@@ -91,6 +91,11 @@ func (d *delivery) awaitReady(ctx context.Context) Ending {
 			d.ready = true
 			d.events.tell(words.EventReady, words.ViaTimeout, "")
 			return EndReady
+		}
+		if pane, err := d.tmux.Pane(d.cfg.Pane); err != nil {
+			return d.pane.Gone(err)
+		} else if pane.Dead {
+			return EndExit
 		}
 		if end, ok := d.asks.Take(); ok { // pause and stop work while the loop starts
 			return end
