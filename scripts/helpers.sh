@@ -57,16 +57,12 @@ queue_set() {
 	TMUX_QUEUE+=(set-option -gq "$1" "$(tmux_arg "$2")" \;)
 }
 
-# set_queued: set the queued options in one tmux call; when that fails, one
-# by one, saying which could not be set.
+# set_queued: set the queued options in one tmux call.
 set_queued() {
-	local queue=("${TMUX_QUEUE[@]}") i
+	local queue=("${TMUX_QUEUE[@]}")
 	TMUX_QUEUE=()
 	[ "${#queue[@]}" -gt 0 ] || return 0
-	tmux "${queue[@]:0:${#queue[@]}-1}" 2>/dev/null && return 0
-	for ((i = 0; i < ${#queue[@]}; i += 5)); do # set-option -gq NAME VALUE ;
-		tmux "${queue[@]:i:4}" 2>/dev/null || say "cannot set ${queue[i + 2]}"
-	done
+	tmux "${queue[@]:0:${#queue[@]}-1}" || say "cannot set the plugin's default options"
 }
 
 # set_default NAME VALUE: set a global option only when it is not set yet
