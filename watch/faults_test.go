@@ -51,8 +51,9 @@ func TestAKilledWindowOrSessionEndsTheLoopAsPaneClosed(t *testing.T) {
 
 func TestAnAgentPrintingGarbageOrFloodsIsWatchedToTheEnd(t *testing.T) {
 	t.Parallel()
-	// The floods are 1 MB and a second in make test, 10 MB and 3 s in make soak.
-	mb, endless := atSoak(1, 10), atSoak(time.Second, 3*time.Second)
+	// The floods are 1 MB and half a second in make test (the endless line
+	// keeps both cores busy while it runs), 10 MB and 3 s in make soak.
+	mb, endless := atSoak(1, 10), atSoak(500*time.Millisecond, 3*time.Second)
 	for _, tc := range []struct {
 		name, script string
 		timeout      time.Duration

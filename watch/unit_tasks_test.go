@@ -309,7 +309,9 @@ func TestUnitTasksAPlanOfFiveThousandTasksTakesLittleTimeAnIteration(t *testing.
 	u.cfg.MaxIterations = 3
 	begun := time.Now()
 	u.wantResult(u.run(), words.ExitLimit, "max_iterations")
-	if took := time.Since(begun); took > 10*time.Second {
+	// Under a second alone, and ten times that beside make test's other
+	// packages: a generous bound, which only a plan read far too slowly fails.
+	if took := time.Since(begun); took > time.Minute {
 		t.Errorf("3 iterations of a 5,000-task plan took %s", took)
 	}
 	if st := u.state(); st.Tasks.Total != 5000 || st.Tasks.Done != 3 {

@@ -255,7 +255,8 @@ func (s *shellEnv) zshPane(t *testing.T, fpathDir string) string {
 	if err := os.MkdirAll(zdotdir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	rc := "fpath=(" + fpathDir + " $fpath)\nautoload -Uz compinit && compinit -u -D\nunsetopt list_ambiguous # list at the first Tab\nPS1='zsh> '\n" +
+	// With a dump, as a person's zsh keeps: the fpath folders are read by the first shell only.
+	rc := "fpath=(" + fpathDir + " $fpath)\nautoload -Uz compinit && compinit -u -d " + filepath.Join(zdotdir, ".zcompdump") + "\nunsetopt list_ambiguous # list at the first Tab\nPS1='zsh> '\n" +
 		"print -r -- \"loaded: ${_comps[ralph-watch]}\"\n"
 	if err := os.WriteFile(filepath.Join(zdotdir, ".zshrc"), []byte(rc), 0o600); err != nil {
 		t.Fatal(err)

@@ -231,16 +231,26 @@ func (s *Server) Capture(pane string) string {
 	return out
 }
 
-// Eventually polls cond every 50 ms until it holds or timeout passes.
+// Eventually polls cond until it holds or timeout passes: every 50 ms for
+// the first second, then less often, up to every 250 ms. A look is mostly a
+// tmux client, and a wait that lasts (as on a loaded machine) would
+// otherwise take the CPU that what it waits for needs.
 func Eventually(t testing.TB, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
+	start := time.Now()
+	deadline := start.Add(timeout)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out after %s waiting for %s", timeout, what)
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(PollAfter(time.Since(start)))
 	}
+}
+
+// PollAfter is how long a test's wait sleeps between looks once it has
+// waited for waited (see Eventually).
+func PollAfter(waited time.Duration) time.Duration {
+	return min(50*time.Millisecond+max(waited-time.Second, 0)/10, 250*time.Millisecond)
 }
 
 var (
