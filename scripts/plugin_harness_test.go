@@ -61,7 +61,7 @@ func copyFile(t *testing.T, from, to string) {
 	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(to, b, info.Mode().Perm()); err != nil {
+	if err := tmuxtest.WriteExecutable(to, b, info.Mode().Perm()); err != nil {
 		t.Fatal(err)
 	}
 }

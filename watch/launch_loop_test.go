@@ -30,7 +30,7 @@ func (h *harness) script(name, text string) string {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		h.t.Fatal(err)
 	}
-	if err := os.WriteFile(path, []byte("#!/bin/sh\n"+text), 0o755); err != nil {
+	if err := tmuxtest.WriteExecutable(path, []byte("#!/bin/sh\n"+text), 0o755); err != nil {
 		h.t.Fatal(err)
 	}
 	return path

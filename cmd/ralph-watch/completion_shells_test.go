@@ -71,6 +71,13 @@ func requireShell(t *testing.T, shell string) string {
 // sorted, without duplicates; anything on stderr fails the test.
 func (s *shellEnv) shell(t *testing.T, extraEnv []string, shell string, args ...string) []string {
 	t.Helper()
+	return completionWords(s.shellOutput(t, extraEnv, shell, args...))
+}
+
+// shellOutput runs shell with args in the test's folder and environment
+// and returns what it printed; it fails the test on an error or a word on stderr.
+func (s *shellEnv) shellOutput(t *testing.T, extraEnv []string, shell string, args ...string) string {
+	t.Helper()
 	cmd := exec.Command(requireShell(t, shell), args...)
 	cmd.Dir = s.srv.Dir
 	cmd.Env = append(append([]string(nil), s.env...), extraEnv...)
@@ -80,8 +87,14 @@ func (s *shellEnv) shell(t *testing.T, extraEnv []string, shell string, args ...
 	if err != nil || stderr.Len() > 0 {
 		t.Fatalf("%s %q: %v\n%s", shell, args, err, stderr.String())
 	}
+	return string(out)
+}
+
+// completionWords are the words a shell printed a line each (before a tab, a
+// description), each once, sorted.
+func completionWords(out string) []string {
 	var lines []string
-	for _, l := range strings.Split(string(out), "\n") {
+	for _, l := range strings.Split(out, "\n") {
 		if l = strings.TrimSpace(strings.SplitN(l, "\t", 2)[0]); l != "" && !slices.Contains(lines, l) {
 			lines = append(lines, l)
 		}
@@ -230,8 +243,20 @@ func TestFishCompletesSubcommandsFlagsValuesLoopsAndPanes(t *testing.T) {
 		{"ralph-watch run -- sh -", nil},
 		{"ralph-watch doctor --agent ", agent.Names()},
 	}...)
+	// One fish completes every line: its start was most of a case's CPU.
+	var lines []string
 	for _, tc := range cases {
-		got := s.shell(t, []string{"RW_FILE=" + file, "RW_LINE=" + tc.line}, "fish", "-c", `source $RW_FILE; complete -C "$RW_LINE"`)
+		lines = append(lines, tc.line)
+	}
+	const end = "--- end of the completions ---"
+	out := s.shellOutput(t, []string{"RW_FILE=" + file, "RW_LINES=" + strings.Join(lines, "\x1f")}, "fish", "-c",
+		`source $RW_FILE; for line in (string split \x1f -- $RW_LINES); complete -C "$line"; echo '`+end+`'; end`)
+	blocks := strings.Split(out, end)
+	if len(blocks) != len(cases)+1 {
+		t.Fatalf("fish completed %d lines of %d:\n%s", len(blocks)-1, len(cases), out)
+	}
+	for i, tc := range cases {
+		got := completionWords(blocks[i])
 		if tc.line == "ralph-watch run -- sh -" {
 			// After --, the agent command's own completion: never ralph-watch's flags.
 			if slices.Contains(got, "--detach") {

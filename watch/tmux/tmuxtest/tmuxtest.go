@@ -365,6 +365,16 @@ func goBuild(pkg, out string) error {
 	return os.Rename(out+".new", out) // whole or not at all, for a binary that looks before it locks
 }
 
+// WriteExecutable writes a program with no fork in this process while it
+// is open for writing: a child that another test forks meanwhile holds it
+// open until its own exec, and running the program then fails with "text
+// file busy" (seen in CI, copying ralph-watch's 10 MB).
+func WriteExecutable(path string, data []byte, perm os.FileMode) error {
+	syscall.ForkLock.RLock()
+	defer syscall.ForkLock.RUnlock()
+	return os.WriteFile(path, data, perm)
+}
+
 // lockFile holds an exclusive lock on path, across processes, until unlock.
 func lockFile(t testing.TB, path string) (unlock func()) {
 	t.Helper()
