@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
@@ -93,7 +94,8 @@ func runLoop(ctx context.Context, e env, f *config.Run, fs *flag.FlagSet, comman
 	}
 	cfg.Resume = e.Getenv(control.ResumeEnv) == "1"
 	started := e.Getenv(control.PaneClaimedEnv) != "" // this is the watcher a run started in the background
-	releasePane, err := claimPane(e, f, client, pane, cfg.Name)
+	socketPath := sync.OnceValues(client.SocketPath)  // one tmux call for the claims and the config
+	releasePane, err := claimPane(e, f, socketPath, pane, cfg.Name)
 	if err != nil {
 		return err
 	}
@@ -106,7 +108,7 @@ func runLoop(ctx context.Context, e env, f *config.Run, fs *flag.FlagSet, comman
 		if pane, err = newWindow(client, cfg); err != nil {
 			return err
 		}
-		if releasePane, err = claimPane(e, f, client, pane, cfg.Name); err != nil { // none can hold it yet; its watcher's claim
+		if releasePane, err = claimPane(e, f, socketPath, pane, cfg.Name); err != nil { // none can hold it yet; its watcher's claim
 			return err
 		}
 		fmt.Fprintf(e.Stdout, "[ralph] %s: looping window %s:%s (watch it with: tmux%s attach -t %s)\n",
@@ -117,7 +119,7 @@ func runLoop(ctx context.Context, e env, f *config.Run, fs *flag.FlagSet, comman
 			return err
 		}
 	}
-	if cfg.Socket, err = client.SocketPath(); err != nil {
+	if cfg.Socket, err = socketPath(); err != nil {
 		return control.Errorf(words.ExitFailed, "find tmux socket: %v", err)
 	}
 	cfg.WatcherArgs = config.WatcherArgs(fs, *cfg, command)
@@ -163,7 +165,7 @@ func runLoop(ctx context.Context, e env, f *config.Run, fs *flag.FlagSet, comman
 // the release is for once the loop's watcher holds it. A watcher whose
 // starter claimed the pane for it needs no claim, nor a new window until it
 // is made (pane.ID "").
-func claimPane(e env, f *config.Run, client *tmux.Exec, pane tmux.Pane, name string) (func(), error) {
+func claimPane(e env, f *config.Run, socketPath func() (string, error), pane tmux.Pane, name string) (func(), error) {
 	if e.Getenv(control.PaneClaimedEnv) != "" {
 		_ = os.Unsetenv(control.PaneClaimedEnv) // for this watcher alone, not the checks and hooks it runs
 		return func() {}, nil
@@ -171,7 +173,7 @@ func claimPane(e env, f *config.Run, client *tmux.Exec, pane tmux.Pane, name str
 	if pane.ID == "" {
 		return func() {}, nil
 	}
-	socket, err := client.SocketPath()
+	socket, err := socketPath()
 	if err != nil {
 		return nil, control.Errorf(words.ExitFailed, "find tmux socket: %v", err)
 	}
