@@ -143,7 +143,7 @@ func chosen(root *ffcli.Command, args []string) (*ffcli.Command, string) {
 
 // passesArgumentsOn are the commands whose arguments are not theirs to
 // parse: a command to run, an agent's hook payload, a message.
-var passesArgumentsOn = map[string]bool{"run": true, "doctor": true, "hook": true, "send": true, "demo": true}
+var passesArgumentsOn = map[string]bool{"run": true, "fan": true, "doctor": true, "hook": true, "send": true, "demo": true}
 
 // flagsAfterArguments lets every other subcommand take its flags after its
 // arguments too (status NAME --json, stop NAME --kill), as people type them.
