@@ -122,12 +122,12 @@ func Candidate(queue, tip, base, commit, planRel, id, title string) (cand string
 	if err := reset(queue, tip); err != nil {
 		return "", nil, err
 	}
-	diff, err := git(queue, nil, append([]string{"diff", "--binary", base, commit}, outside(planRel)...)...)
+	diff, err := work(queue, base, commit, planRel)
 	if err != nil {
 		return "", nil, err
 	}
-	if diff != "" {
-		if _, err := git(queue, []byte(diff+"\n"), "apply", "--3way", "--index", "--whitespace=nowarn"); err != nil {
+	if len(diff) > 0 {
+		if _, err := git(queue, diff, "apply", "--3way", "--index", "--whitespace=nowarn"); err != nil {
 			files, _ := git(queue, nil, "diff", "--name-only", "--diff-filter=U")
 			if files == "" {
 				return "", nil, err
@@ -142,6 +142,19 @@ func Candidate(queue, tip, base, commit, planRel, id, title string) (cand string
 	}
 	cand, err = Rev(queue, "HEAD")
 	return cand, nil, err
+}
+
+// work is the change from..to as a patch git apply takes, byte for byte,
+// the plan and .ralph aside.
+func work(dir, from, to, planRel string) ([]byte, error) {
+	cmd := exec.Command("git", append([]string{"-C", dir, "diff", "--binary", from, to}, outside(planRel)...)...)
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("git diff: %v: %s", err, strings.TrimSpace(errb.String()))
+	}
+	return out, nil
 }
 
 // reset puts the queue's worktree at tip, with nothing else in it.
@@ -167,15 +180,18 @@ func rebased(queue, tip, commit, planRel, id, title string) (string, error) {
 	}
 	picked := 0
 	for _, c := range strings.Fields(list) {
-		if _, err := git(queue, nil, append(identity(queue), "cherry-pick", "-n", "--allow-empty", c)...); err != nil {
+		// each commit's own change, the plan and .ralph aside: a tick is the
+		// queue's, so a neighbour's tick landed first never meets the loop's
+		diff, err := work(queue, c+"^", c, planRel)
+		if err != nil {
+			return "", err
+		}
+		if len(diff) == 0 {
+			continue // nothing of the task's own
+		}
+		if _, err := git(queue, diff, "apply", "--3way", "--index", "--whitespace=nowarn"); err != nil {
 			_ = reset(queue, tip)
 			return "", err
-		}
-		if _, err := git(queue, nil, "reset", "-q", "HEAD", "--", planRel, ".ralph"); err != nil { // ticks are the queue's
-			return "", err
-		}
-		if _, err := git(queue, nil, "diff", "--cached", "--quiet"); err == nil {
-			continue // nothing of the task's own
 		}
 		if _, err := git(queue, nil, append(identity(queue), "commit", "-q", "--no-verify", "-C", c)...); err != nil {
 			return "", err
@@ -239,19 +255,27 @@ func Advance(repo, branch, cand, tip string) error {
 }
 
 // SendBack brings the fan branch's tip into the task's worktree for its
-// loop's next try: the plan as the branch has it (the loop's tick undone),
-// a conflict left marked in its files. It returns the files in conflict.
+// loop's next try: the plan as the branch has it (the loop's tick undone,
+// committed or not: ticks are the queue's), a conflict left marked in its
+// files. It returns the files in conflict.
 func SendBack(wt, planRel, tip string) ([]string, error) {
 	if _, err := git(wt, nil, "checkout", "-q", "HEAD", "--", planRel); err != nil {
 		return nil, err
 	}
-	args := append(identity(wt), "merge", "-q", "--no-edit", "--no-verify", tip)
-	if _, err := git(wt, nil, args...); err != nil {
-		files, _ := git(wt, nil, "diff", "--name-only", "--diff-filter=U")
-		if files == "" {
+	_, merged := git(wt, nil, append(identity(wt), "merge", "-q", "--no-edit", "--no-verify", "--no-commit", tip)...)
+	if _, err := git(wt, nil, "checkout", "-q", tip, "--", planRel); err != nil { // a conflict in the plan is none of the loop's
+		return nil, err
+	}
+	if files, _ := git(wt, nil, "diff", "--name-only", "--diff-filter=U"); files != "" {
+		return strings.Split(files, "\n"), nil
+	}
+	if merged != nil && !mergeGoing(wt) {
+		return nil, merged
+	}
+	if mergeGoing(wt) {
+		if _, err := git(wt, nil, append(identity(wt), "commit", "-q", "--no-edit", "--no-verify")...); err != nil {
 			return nil, err
 		}
-		return strings.Split(files, "\n"), nil
 	}
 	return nil, nil
 }
