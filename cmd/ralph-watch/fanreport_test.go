@@ -91,7 +91,7 @@ func TestReportFanIsOnePageOfEveryTaskItsVerdictAndLandingLinkingEachLoopsOwnPag
 		t.Errorf("fans %q, want night", names)
 	}
 	c.want([]string{"report", "fan-night-1"}, 0, "[ralph] fan-night-1: report of ", "") // a loop of the fan is still a loop
-	c.want([]string{"report", "nosuch"}, 1, "", "no ralph state found for worker 'nosuch'")
+	c.want([]string{"report", "nosuch"}, 1, "", "no ralph state found for loop 'nosuch'")
 	// A loop of the fan's name comes first: report and finish take it for the loop.
 	if err := os.MkdirAll(filepath.Join(root, "night"), 0o700); err != nil {
 		t.Fatal(err)

@@ -62,7 +62,7 @@ func TestAWatcherKilledInBackoffShowsDisconnectedAndResumeLosesNothing(t *testin
 	st := c.state("backoff")
 	syscall.Kill(st.WatcherPID, syscall.SIGKILL)
 	tmuxtest.Eventually(t, 10*time.Second, "the watcher to die", func() bool { return !alive(st.WatcherPID) })
-	c.want([]string{"status", "backoff"}, 0, "Exit reason: monitor_disconnected (worker exited)\n", "")
+	c.want([]string{"status", "backoff"}, 0, "Exit reason: monitor_disconnected (agent exited)\n", "")
 	c.want([]string{"list"}, 0, "monitor_disconnected", "")
 	if st := c.state("backoff"); st.CurrentIteration != 2 || st.ConsecutiveFailures != 2 || st.TotalFailures != 2 {
 		t.Errorf("state after the kill: iteration %d, failures %d/%d", st.CurrentIteration, st.ConsecutiveFailures, st.TotalFailures)

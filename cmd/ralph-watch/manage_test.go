@@ -92,7 +92,7 @@ func TestStatusListAndLogsDescribeAFinishedLoop(t *testing.T) {
 	}
 	c.want([]string{"status", "--json", "finished"}, 0, `"watcher_alive": false`, "")
 	list := c.want([]string{"list"}, 0, "NAME", "")
-	if !regexp.MustCompile(`(?m)^NAME +RALPH_STATUS +WORKER_STATUS +ITERATION +TASKS +FAILURES +COST +LANDED +REPORT\nfinished +limit +exited +2/2 +- +0/0 +- +- +-\n$`).MatchString(list) {
+	if !regexp.MustCompile(`(?m)^NAME +RALPH_STATUS +AGENT +ITERATION +TASKS +FAILURES +COST +LANDED +REPORT\nfinished +limit +exited +2/2 +- +0/0 +- +- +-\n$`).MatchString(list) {
 		t.Errorf("list:\n%s", list)
 	}
 	if ls := c.want([]string{"ls"}, 0, "", ""); ls != list {
@@ -106,8 +106,8 @@ func TestStatusListAndLogsDescribeAFinishedLoop(t *testing.T) {
 	if last := c.want([]string{"logs", "--lines", "1", "finished"}, 0, "", ""); !strings.HasSuffix(last, "[DONE] loop complete after 2 iterations reason=max_iterations\n") || strings.Count(last, "\n") != 1 {
 		t.Errorf("logs --lines 1: %q", last)
 	}
-	c.want([]string{"status", "nosuch"}, 1, "", "ralph-watch: error: no ralph state found for worker 'nosuch'")
-	c.want([]string{"logs", "nosuch"}, 1, "", "no ralph state found for worker 'nosuch'")
+	c.want([]string{"status", "nosuch"}, 1, "", "ralph-watch: error: no ralph state found for loop 'nosuch'")
+	c.want([]string{"logs", "nosuch"}, 1, "", "no ralph state found for loop 'nosuch'")
 	c.want([]string{"status", "../x"}, 2, "", "invalid loop name")
 }
 
@@ -165,7 +165,7 @@ func TestAKilledWatcherShowsDisconnectedAndResumeAdoptsItsIteration(t *testing.T
 	tmuxtest.Eventually(t, 30*time.Second, "the agent to work", func() bool { return strings.Contains(c.srv.Capture(pane), "busy 1") })
 	syscall.Kill(st.WatcherPID, syscall.SIGKILL)
 	tmuxtest.Eventually(t, 10*time.Second, "the watcher to die", func() bool { return !alive(st.WatcherPID) })
-	c.want([]string{"status", "orphan"}, 0, "Exit reason: monitor_disconnected (worker still running)\n", "")
+	c.want([]string{"status", "orphan"}, 0, "Exit reason: monitor_disconnected (agent still running)\n", "")
 	c.want([]string{"list"}, 0, "monitor_disconnected", "")
 	c.resumeToEnd("orphan", 2, "[START] iteration 1/2\n", "[RESUME] loop resumed at iteration 1\n",
 		"[END] iteration 1 exit=0", "[START] iteration 2/2\n", "[END] iteration 2 exit=0")
@@ -241,7 +241,7 @@ func TestCleanRemovesStateOnly(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(c.srv.Dir, "state", "old")); err == nil {
 		t.Errorf("state of old is still there")
 	}
-	c.want([]string{"clean", "old"}, 1, "", "no ralph state found for worker 'old'")
+	c.want([]string{"clean", "old"}, 1, "", "no ralph state found for loop 'old'")
 
 	agent := c.srv.FakeAgent("agent", "ready\nread\nprint working\nquiet\n")
 	pane := c.detach("busy", append([]string{"--max-iterations", "1", "--"}, agent...)...)
@@ -376,7 +376,7 @@ func TestLogsLiveFollowsUntilTheLoopEnds(t *testing.T) {
 		}
 	}
 	_ = os.Remove(filepath.Join(c.srv.Dir, "state", "tail", "iterations.log"))
-	c.want([]string{"logs", "tail"}, 1, "", "ralph-watch: error: no iteration log found for worker 'tail'")
+	c.want([]string{"logs", "tail"}, 1, "", "ralph-watch: error: no iteration log found for loop 'tail'")
 }
 
 // Flags may follow the loop's name, as people type them, in every command

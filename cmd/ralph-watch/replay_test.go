@@ -159,7 +159,7 @@ quiet
 		t.Errorf("replay at speed 100 wrote\n%q\nthe cast's output is\n%q", played, output(first))
 	}
 
-	c.want([]string{"replay", "nosuch"}, 1, "", "ralph-watch: error: no ralph state found for worker 'nosuch'")
+	c.want([]string{"replay", "nosuch"}, 1, "", "ralph-watch: error: no ralph state found for loop 'nosuch'")
 	c.want([]string{"replay", "rec", "9"}, 1, "", "ralph-watch: error: loop rec has no cast of iteration 9 (casts of iterations 1-2)")
 	c.want([]string{"replay", "rec", "--speed", "0"}, 2, "", "ralph-watch: error: invalid --speed 0")
 	c.want([]string{"replay", "rec", "--speed", "fast"}, 2, "", "--speed")

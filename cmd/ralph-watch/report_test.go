@@ -40,5 +40,5 @@ func TestReportWritesThePageAndStatusAndListSayIt(t *testing.T) {
 	}
 	c.want([]string{"status", "wt"}, 0, "Report: "+other+" (", "")
 	c.want([]string{"report"}, 2, "", "ralph-watch: error: report takes one loop name, got 0 arguments\n")
-	c.want([]string{"report", "nosuch"}, 1, "", "no ralph state found for worker 'nosuch'")
+	c.want([]string{"report", "nosuch"}, 1, "", "no ralph state found for loop 'nosuch'")
 }

@@ -159,7 +159,7 @@ func TestRestoreReArmsOnlyTheLoopsLiveWhenTheServerDied(t *testing.T) {
 	c.newServer()
 	c.srv.Must("new-session", "-d", "-s", "ralph", "-n", "rebooted", "-c", "/")
 	dry := c.want([]string{"restore", "--dry-run", "-S", c.srv.Socket}, 0, "", "")
-	if dry != "would re-arm gone (iteration 2, server_gone)\nwould re-arm rebooted (iteration 2, monitor_disconnected (worker removed))\n" {
+	if dry != "would re-arm gone (iteration 2, server_gone)\nwould re-arm rebooted (iteration 2, monitor_disconnected (agent removed))\n" {
 		t.Errorf("restore --dry-run said:\n%s", dry)
 	}
 	out := c.want([]string{"restore", "-S", c.srv.Socket}, 0, "", "")

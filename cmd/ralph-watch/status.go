@@ -70,8 +70,9 @@ func listCommand(e env, name string) *ffcli.Command {
 		ShortUsage: "ralph-watch " + name + " [--json | --names | --fans]",
 		ShortHelp:  "list the loops (ls and list are the same)",
 		LongHelp: `
-One row per loop: name, status, worker status (its agent: running, exited, removed),
-iteration, failures (consecutive/total) and cost (tokens and dollars spent).
+One row per loop: name, status, agent (what its pane runs: running, exited,
+removed), iteration, failures (consecutive/total) and cost (tokens and
+dollars spent). With no loop, how to start one.
 --fans lists the fans (ralph-watch fan) by name instead.
 
 Examples:

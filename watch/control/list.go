@@ -41,13 +41,18 @@ func Loops(root string, warn io.Writer) ([]*Loop, error) {
 	return loops, nil
 }
 
-// WriteTable prints one row per loop, under a header; nothing for none.
+// NoLoops is what list says when there is no loop: how to start one.
+const NoLoops = "No loops. Start one in a tmux pane with 'ralph-watch run -- COMMAND' (or prefix + A there); 'ralph-watch demo' shows one.\n"
+
+// WriteTable prints one row per loop, under a header; NoLoops for none.
+// AGENT is what the loop's pane runs (WorkerStatus).
 func WriteTable(w io.Writer, loops []*Loop) error {
 	if len(loops) == 0 {
-		return nil
+		_, err := fmt.Fprint(w, NoLoops)
+		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tRALPH_STATUS\tWORKER_STATUS\tITERATION\tTASKS\tFAILURES\tCOST\tLANDED\tREPORT")
+	fmt.Fprintln(tw, "NAME\tRALPH_STATUS\tAGENT\tITERATION\tTASKS\tFAILURES\tCOST\tLANDED\tREPORT")
 	for _, l := range loops {
 		landed, report := afterColumns(l)
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d/%d\t%s\t%s\t%s\n", l.Name, l.Status(), l.WorkerStatus(), progress(l.State), tasksColumn(l),
@@ -62,7 +67,7 @@ func Logs(ctx context.Context, w io.Writer, l *Loop, lines int, live bool, clk c
 	path := l.Store.Path(state.LogFile)
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return Errorf(words.ExitFailed, "no iteration log found for worker '%s'", l.Name)
+		return Errorf(words.ExitFailed, "no iteration log found for loop '%s'", l.Name)
 	}
 	fmt.Fprint(w, LastLines(string(data), lines))
 	if !live {

@@ -130,9 +130,9 @@ func (l *Loop) ExitReason() string {
 	st := l.State
 	switch {
 	case st.Status == state.Running && !l.Watched && l.Pane == PaneRunning:
-		return "monitor_disconnected (worker still running)"
+		return "monitor_disconnected (agent still running)"
 	case st.Status == state.Running && !l.Watched:
-		return "monitor_disconnected (worker " + l.Pane + ")"
+		return "monitor_disconnected (agent " + l.Pane + ")"
 	case st.ExitReason != nil:
 		return *st.ExitReason
 	case st.Status == state.Running:
@@ -141,7 +141,7 @@ func (l *Loop) ExitReason() string {
 	return "(none)"
 }
 
-// WorkerStatus is list's WORKER_STATUS: what the loop's pane runs (running,
+// WorkerStatus is list's AGENT (status --json's worker_status): what the loop's pane runs (running,
 // exited, removed), and left-running for an agent that runs on after its
 // loop ended, so that "running" never stands beside a loop that is over.
 func (l *Loop) WorkerStatus() string {

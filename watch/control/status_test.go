@@ -44,7 +44,7 @@ func TestWorkerStatusNeverSaysRunningBesideALoopThatIsOver(t *testing.T) {
 	} {
 		l := &Loop{Name: "a", Pane: tc.pane, State: &tc.st}
 		if got := l.WorkerStatus(); got != tc.want {
-			t.Errorf("%s: WORKER_STATUS %q, want %q", tc.name, got, tc.want)
+			t.Errorf("%s: AGENT %q, want %q", tc.name, got, tc.want)
 		}
 	}
 }

@@ -20,7 +20,7 @@ import (
 type ErrNoState struct{ Name string }
 
 func (e *ErrNoState) Error() string {
-	return fmt.Sprintf("no ralph state found for worker '%s'", e.Name)
+	return fmt.Sprintf("no ralph state found for loop '%s'", e.Name)
 }
 
 // Find opens the existing state of loop name; *ErrNoState if there is none.

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"github.com/ralph-tmux/ralph.tmux/watch/state"
+	"strings"
+	"testing"
+)
+
+// Records and messages a person can trust: what list, note, finish, tasks
+// and status say holds as the person reads it.
+
+// list with no loops says there are none and how to start one; --json stays [].
+func TestListWithNoLoopsSaysHowToStartOne(t *testing.T) {
+	t.Setenv("RALPH_STATE_DIR", t.TempDir())
+	code, stdout, stderr := runInProcess("list")
+	if code != 0 || stderr != "" || !strings.Contains(stdout, "No loops. Start one") || !strings.Contains(stdout, "ralph-watch run") {
+		t.Errorf("list with no loops: exit %d, stderr %q, stdout %q", code, stderr, stdout)
+	}
+	if code, stdout, _ := runInProcess("list", "--json"); code != 0 || strings.TrimSpace(stdout) != "[]" {
+		t.Errorf("list --json with no loops: exit %d, %q", code, stdout)
+	}
+	if code, stdout, _ := runInProcess("list", "--names"); code != 0 || stdout != "" {
+		t.Errorf("list --names with no loops: exit %d, %q", code, stdout)
+	}
+}
+
+// The person's word for what runs is "loop": no message or column of theirs
+// says worker (state.json keeps its field names).
+func TestMessagesAndColumnsSayLoopNeverWorker(t *testing.T) {
+	root := t.TempDir()
+	t.Setenv("RALPH_STATE_DIR", root)
+	for _, args := range [][]string{{"note", "nosuchloop", "hi"}, {"status", "nosuchloop"}, {"logs", "nosuchloop"}} {
+		code, stdout, stderr := runInProcess(args...)
+		if code != 1 || stdout != "" || stderr != "ralph-watch: error: no ralph state found for loop 'nosuchloop'\n" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, stdout, stderr)
+		}
+	}
+	store, err := state.Open(root, "quiet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Save(&state.State{WorkerName: "quiet", Status: state.Running, CurrentIteration: 1, MaxIterations: 3}); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runInProcess("list")
+	if code != 0 || strings.Contains(strings.ToLower(stdout+stderr), "worker") || !strings.Contains(stdout, " AGENT ") {
+		t.Errorf("list: exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
+	}
+	code, stdout, stderr = runInProcess("status", "quiet")
+	if code != 0 || strings.Contains(strings.ToLower(stdout+stderr), "worker") || !strings.Contains(stdout, "Exit reason: monitor_disconnected (agent removed)\n") {
+		t.Errorf("status: exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
+	}
+	if code, stdout, stderr = runInProcess("logs", "quiet"); code != 1 || stderr != "ralph-watch: error: no iteration log found for loop 'quiet'\n" {
+		t.Errorf("logs of a loop without a log: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
