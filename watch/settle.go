@@ -330,8 +330,11 @@ func (l *Loop) end(status words.Status, reason words.Reason, code int) Result {
 // afterIteration does the work that follows every iteration that ended and
 // reports whether its checks passed (true with none).
 func (l *Loop) afterIteration(ctx context.Context, it iteration.Outcome, d time.Duration) bool {
+	l.steer.take()               // a limit raised meanwhile applies to this iteration's verdict
 	changed := l.tasks.changed() // before the loop writes anything
-	l.chores.noteChange()
+	if l.tasks.agentWorked(it.Ending) {
+		l.chores.noteChange()
+	}
 	runs := l.chores.runChecks(ctx)
 	if ctx.Err() != nil {
 		return false

@@ -201,6 +201,9 @@ func (t *taskPlan) steered(end iteration.Ending) (line string, ok bool) {
 		return "", false
 	}
 	if end == iteration.EndSkipped {
+		if pt := t.plan.Task(id); pt != nil && pt.State == plan.Done {
+			t.reopen(id) // skipped is not done: the plan says so too
+		}
 		t.setState(id, taskSkipped)
 		return t.verdict(id, "skipped", "the person skipped it"), true
 	}

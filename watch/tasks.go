@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/between"
+	"github.com/ralph-tmux/ralph.tmux/watch/iteration"
 	"github.com/ralph-tmux/ralph.tmux/watch/plan"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/words"
@@ -293,6 +294,16 @@ func (t *taskPlan) begin(n int, text string) *TaskVars {
 	}
 	t.rec.log("TASK", fmt.Sprintf("iteration %d task %s %s %s", n, pt.ID, mode, try))
 	return v
+}
+
+// agentWorked reports whether the iteration that ended so was the agent's
+// own try at the work, which --stall-limit counts when it changed nothing:
+// not the person's skip or retry, not a review (which changes nothing by design).
+func (t *taskPlan) agentWorked(end iteration.Ending) bool {
+	if end == iteration.EndSkipped || end == iteration.EndRetried {
+		return false
+	}
+	return !t.on() || t.record().Mode != modeReview
 }
 
 // noteBefore notes the work before the iteration: git's tree and HEAD, or
