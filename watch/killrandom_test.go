@@ -53,11 +53,15 @@ func TestAgentsKilledAtRandomMomentsNeverTakeTheServerDown(t *testing.T) {
 				if out, err := h.srv.Tmux("list-sessions"); err != nil {
 					t.Fatalf("trial %d (mode %d, %s): the tmux server is gone: %v %s\n%s", trial, mode, delay, err, out, h.out.String())
 				}
-				h.wantResult(res, words.ExitDone, "max_iterations")
 				log, _ := os.ReadFile(h.store.Path(state.LogFile))
 				last := lastIterationEnd(string(log))
 				if !regexp.MustCompile(`\[END\] iteration 1 exit=0|\[FAIL\] iteration 1 exit=(1|137|143|129) `).MatchString(last) {
 					t.Errorf("trial %d (mode %d, %s): the iteration ended %q\n%s", trial, mode, delay, last, h.out.String())
+				}
+				if strings.Contains(last, "[FAIL]") {
+					h.wantResult(res, words.ExitFailed, "max_iterations") // its one iteration failed: not done
+				} else {
+					h.wantResult(res, words.ExitDone, "max_iterations")
 				}
 				_ = os.Remove(h.store.Path(state.LogFile))
 				h.out.Reset()
@@ -114,7 +118,7 @@ func killAgent(h *harness, mode int, delay time.Duration, stop <-chan struct{}) 
 func lastIterationEnd(log string) string {
 	var last string
 	for _, line := range strings.Split(log, "\n") {
-		if strings.Contains(line, "[END] ") || strings.Contains(line, "[FAIL] ") {
+		if strings.Contains(line, "[END] iteration ") || strings.Contains(line, "[FAIL] iteration ") { // not the loop's own end
 			last = line
 		}
 	}

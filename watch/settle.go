@@ -250,8 +250,21 @@ func (l *Loop) doneFile() Result {
 }
 
 // limit ends the loop on a limit: success when nothing else could end it,
-// exit 3 when a completion criterion was set and not met.
+// exit 3 when a completion criterion was set and not met. A loop whose last
+// iterations failed is not done: exit 1 when every one failed, else 3.
 func (l *Loop) limit(reason words.Reason, what string) Result {
+	n, failed := l.rec.iteration(), l.rec.st.ConsecutiveFailures
+	if failed > 0 {
+		l.status.failures = fmt.Sprintf("%d failed", failed)
+		if failed >= n {
+			l.rec.log("FAIL", fmt.Sprintf("loop failed after %d iterations reason=%s failed=%d", n, reason, failed))
+			l.rec.errorf("%s and all %d iterations failed", what, failed)
+			return l.end(words.StatusFailed, reason, words.ExitFailed)
+		}
+		l.rec.log("FAIL", fmt.Sprintf("loop ended after %d iterations reason=%s failed=%d", n, reason, failed))
+		l.rec.sayf("%s and the last %d of %d iterations failed, stopping loop", what, failed, n)
+		return l.end(words.StatusLimit, reason, words.ExitLimit)
+	}
 	l.rec.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=%s", l.rec.iteration(), reason))
 	if l.Criterion() {
 		l.rec.sayf("%s without the done signal, stopping loop", what)

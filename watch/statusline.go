@@ -28,6 +28,7 @@ type statusLine struct {
 	lastShown words.Shown
 	note      string // shown after the status mark, e.g. the limit's reset time
 	reason    string // how the loop ended, why it pauses, what it waits for
+	failures  string // after an ended loop's mark: how many of its last iterations failed ("3 failed")
 
 	beatMu  sync.Mutex // one writer of @ralph-beat at a time: the beat never outlives the loop's status
 	beating bool       // the status shown is one a running watcher beats for
@@ -53,6 +54,9 @@ func (s *statusLine) show(status words.Status) {
 		shown.Reason = "an answer in the pane (the agent is asking a question)"
 	case words.StatusFailed:
 		shown.Error = s.rec.st.Error // the sentence, not only its code word
+		shown.Note = s.failures
+	case words.StatusLimit:
+		shown.Note = s.failures
 	}
 	if !status.Live() {
 		shown.Ended = now

@@ -243,3 +243,79 @@ func TestUnitThePromptIsReReadEveryIterationAndMayBeEmpty(t *testing.T) {
 		t.Errorf("the iterations read %q, want %q", got, []string{"first", ""})
 	}
 }
+
+// messages are the tmux messages the loop showed the person.
+func (u *unit) messages() []string {
+	var all []string
+	for _, c := range u.tmux.Calls() {
+		if c.Op == "message" {
+			all = append(all, strings.Join(c.Args, " "))
+		}
+	}
+	return all
+}
+
+// A loop whose every iteration failed has not done its work, however many
+// the limit allowed: it ends failed, and says so everywhere the person looks.
+func TestUnitMaxIterationsAllFailedEndsFailedNotDone(t *testing.T) {
+	u := newUnit(t, "go", failing(1))
+	u.cfg.PromptMode = agent.ModeArg
+	u.cfg.MaxIterations = 3
+	u.wantResult(u.run(), words.ExitFailed, "max_iterations")
+	st := u.state()
+	if st.Status != state.Failed || words.StatusOf(st) != words.StatusFailed {
+		t.Errorf("status %s (%s), want failed", st.Status, words.StatusOf(st))
+	}
+	if shown, _, _ := u.tmux.PaneOption(u.cfg.Pane, words.OptionStatus); shown != "✗ 3/3 3 failed" {
+		t.Errorf("@ralph-status = %q, want %q", shown, "✗ 3/3 3 failed")
+	}
+	u.wantOutput("ralph-watch: error: max iterations (3) reached and all 3 iterations failed")
+	u.wantLog("[FAIL] loop failed after 3 iterations reason=max_iterations failed=3")
+	out, log := u.out.String(), strings.Join(u.logLines(), "\n")
+	if strings.Contains(out, "loop complete") || strings.Contains(log, "[DONE]") {
+		t.Errorf("a loop whose iterations all failed announced done; output:\n%s\nlog:\n%s", out, log)
+	}
+	msgs := strings.Join(u.messages(), "\n")
+	if !strings.Contains(msgs, "failed (max_iterations) after 3 iterations") || strings.Contains(msgs, "done after") {
+		t.Errorf("the message told the person %q, want that it failed", msgs)
+	}
+}
+
+// A loop whose last iterations failed after some that worked reached its
+// limit with its work not done: ■, exit 3, and how many failed.
+func TestUnitMaxIterationsEndingOnFailuresIsALimitNotDone(t *testing.T) {
+	u := newUnit(t, "go", func(n int) *tmuxfake.Program {
+		if n == 1 {
+			return exits(nil)(n)
+		}
+		return failing(1)(n)
+	})
+	u.cfg.PromptMode = agent.ModeArg
+	u.cfg.MaxIterations = 3
+	u.wantResult(u.run(), words.ExitLimit, "max_iterations")
+	if st := u.state(); words.StatusOf(st) != words.StatusLimit {
+		t.Errorf("status %s, want limit", words.StatusOf(st))
+	}
+	if shown, _, _ := u.tmux.PaneOption(u.cfg.Pane, words.OptionStatus); shown != "■ 3/3 2 failed" {
+		t.Errorf("@ralph-status = %q, want %q", shown, "■ 3/3 2 failed")
+	}
+	u.wantOutput("max iterations (3) reached and the last 2 of 3 iterations failed, stopping loop")
+	u.wantLog("[FAIL] loop ended after 3 iterations reason=max_iterations failed=2")
+	if msgs := strings.Join(u.messages(), "\n"); !strings.Contains(msgs, "reached its limit (max_iterations)") {
+		t.Errorf("the message told the person %q, want that it reached its limit", msgs)
+	}
+}
+
+// A failure the loop got over is no reason to call its work undone.
+func TestUnitMaxIterationsEndingOnASuccessIsDone(t *testing.T) {
+	u := newUnit(t, "go", func(n int) *tmuxfake.Program {
+		if n == 1 {
+			return failing(1)(n)
+		}
+		return exits(nil)(n)
+	})
+	u.cfg.PromptMode = agent.ModeArg
+	u.cfg.MaxIterations = 2
+	u.wantResult(u.run(), words.ExitDone, "max_iterations")
+	u.wantLog("[DONE] loop complete after 2 iterations reason=max_iterations")
+}

@@ -104,7 +104,7 @@ func TestUnitAFailedTurnByHookIsAFailure(t *testing.T) {
 	})
 	u.cfg.Agent.IdleGrace = 0
 	u.cfg.MaxIterations = 2
-	u.wantResult(u.run(), words.ExitDone, "max_iterations")
+	u.wantResult(u.run(), words.ExitFailed, "max_iterations") // both turns failed: not done
 	u.wantOutput("iteration 1 failed (API error: 500 Internal Server Error), retrying in 1s (attempt 1/5)")
 	if st := u.state(); st.TotalFailures != 2 {
 		t.Errorf("total failures %d, want 2", st.TotalFailures)

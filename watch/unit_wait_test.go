@@ -73,7 +73,7 @@ func TestUnitASuccessResetsTheFailureCount(t *testing.T) {
 	})
 	u.cfg.PromptMode = agent.ModeArg
 	u.cfg.MaxIterations = 3
-	u.wantResult(u.run(), words.ExitDone, "max_iterations")
+	u.wantResult(u.run(), words.ExitLimit, "max_iterations") // its last iteration failed: not done
 	if st := u.state(); st.ConsecutiveFailures != 1 || st.TotalFailures != 2 {
 		t.Errorf("consecutive %d total %d, want 1 and 2", st.ConsecutiveFailures, st.TotalFailures)
 	}

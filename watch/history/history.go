@@ -139,7 +139,7 @@ func (r *Run) Spent() string {
 var (
 	logLine       = regexp.MustCompile(`^(\S+) \[([A-Z]+)\] (.*)$`)
 	iterationWord = regexp.MustCompile(`^iteration (\d+)(?:/\d+)?(?: (.*))?$`)
-	doneLine      = regexp.MustCompile(`^loop complete after (\d+) iterations reason=(\S+)`)
+	doneLine      = regexp.MustCompile(`^loop (?:complete|ended|failed) after (\d+) iterations reason=(\S+)`)
 	checkLine     = regexp.MustCompile(`^(pass|fail) exit=(-?\d+) .*check=(".*")$`)
 	trailing      = regexp.MustCompile(` (duration=` + tookForm + `|attempt=\S+|backoff=\S+)`)
 	loggedTook    = regexp.MustCompile(` duration=(` + tookForm + `)`)
@@ -167,14 +167,12 @@ func iterations(log string, receipts []receipt.Receipt) []*Iteration {
 		}
 		at, _ := time.ParseInLocation(state.TimeFormat, m[1], time.Local)
 		event, msg := m[2], m[3]
-		if event == "DONE" {
-			if d := doneLine.FindStringSubmatch(msg); d != nil {
-				n, _ := strconv.Atoi(d[1])
-				if it := byN[n]; it != nil {
-					it.LoopEnded = d[2]
-					if it.Ended.IsZero() {
-						it.Ended = at
-					}
+		if d := doneLine.FindStringSubmatch(msg); d != nil && (event == "DONE" || event == "FAIL") { // FAIL: a limit reached on failed iterations
+			n, _ := strconv.Atoi(d[1])
+			if it := byN[n]; it != nil {
+				it.LoopEnded = d[2]
+				if it.Ended.IsZero() {
+					it.Ended = at
 				}
 			}
 			continue

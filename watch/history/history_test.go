@@ -60,3 +60,18 @@ not a log line
 		t.Errorf("first check of iteration 1: %+v", got)
 	}
 }
+
+// A loop that ended at its limit on failures logs its end as a failure:
+// the report still reads how the loop ended after that iteration.
+func TestALoopsEndOnFailuresIsReadAsItsEnd(t *testing.T) {
+	log := `2026-11-24T22:00:00 [START] iteration 1/2
+2026-11-24T22:00:05 [FAIL] iteration 1 exit=1 attempt=1/5 backoff=1s
+2026-11-24T22:00:06 [START] iteration 2/2
+2026-11-24T22:00:10 [FAIL] iteration 2 exit=1 attempt=2/5
+2026-11-24T22:00:10 [FAIL] loop failed after 2 iterations reason=max_iterations failed=2
+`
+	its := iterations(log, nil)
+	if len(its) != 2 || its[1].LoopEnded != "max_iterations" || its[1].How() != "exit=1, loop ended max_iterations" || !its[1].Failed {
+		t.Fatalf("iterations %+v, want the second to end the loop at max_iterations", its)
+	}
+}
