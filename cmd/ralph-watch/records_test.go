@@ -54,3 +54,25 @@ func TestMessagesAndColumnsSayLoopNeverWorker(t *testing.T) {
 		t.Errorf("logs of a loop without a log: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 }
+
+// note NAME the API moved takes its words as one note, as typed.
+func TestNoteJoinsItsWords(t *testing.T) {
+	root := t.TempDir()
+	t.Setenv("RALPH_STATE_DIR", root)
+	store, err := state.Open(root, "steered")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Save(&state.State{WorkerName: "steered", Status: state.Paused, CurrentIteration: 1, MaxIterations: 3}); err != nil {
+		t.Fatal(err)
+	}
+	if code, stdout, stderr := runInProcess("note", "steered", "the", "API", "moved"); code != 0 || stderr != "" || stdout != "note for the next iteration of steered\n" {
+		t.Fatalf("note of three words: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	if s := store.Steers(); len(s) != 1 || s[0].Text != "the API moved" {
+		t.Errorf("the note left: %+v", s)
+	}
+	if code, _, stderr := runInProcess("note", "steered"); code != 2 || !strings.Contains(stderr, "note takes a loop name and a text") {
+		t.Errorf("note without a text: exit %d, stderr %q", code, stderr)
+	}
+}

@@ -25,13 +25,14 @@ func noteCommand(e env) *ffcli.Command {
 	sticky := fs.Bool("sticky", false, "keep the note in every iteration's prompt until --clear")
 	clear := fs.Bool("clear", false, "drop the notes left so far, sticky ones too")
 	return subcommand(fs, ffcli.Command{
-		ShortUsage: "ralph-watch note [--sticky] NAME TEXT|-  |  note --clear NAME",
+		ShortUsage: "ralph-watch note [--sticky] NAME TEXT...|-  |  note --clear NAME",
 		ShortHelp:  "leave a note for a loop's next iteration (its prompt carries it)",
 		LongHelp: `
 Leave a note for the loop's next iteration: its prompt carries it once,
 under a heading "## Notes from the person" at its end, or where the prompt
-file writes {{notes}}. TEXT "-" reads the note from standard input; a
-TEXT that begins with "-" goes after "--". With
+file writes {{notes}}. Several words after NAME are one note, joined by
+spaces; TEXT "-" reads the note from standard input; a TEXT that begins
+with "-" goes after "--". With
 --sticky the note goes into every iteration's prompt until 'note NAME
 --clear'. Several notes keep their order; status shows those not yet sent,
 and each iteration's receipt and the log ([NOTE]) keep those it carried.
@@ -53,11 +54,11 @@ Examples:
 			case *clear && len(args) > 1:
 				return control.Errorf(words.ExitUsage, "note --clear takes a loop name only")
 			case *clear:
-			case len(args) != 2:
+			case len(args) < 2:
 				return control.Errorf(words.ExitUsage, "note takes a loop name and a text ('-' reads it from standard input)")
 			default:
 				var err error
-				if text, err = noteText(e.Stdin, args[1]); err != nil {
+				if text, err = noteText(e.Stdin, strings.Join(args[1:], " ")); err != nil { // note NAME the API moved: one note, as typed
 					return err
 				}
 				args = args[:1]

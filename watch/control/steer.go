@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -156,7 +157,10 @@ func raiseHint(l *Loop) string {
 }
 
 // writeSteering shows what the person asked of the loop that is not yet
-// in force, and the limits they set.
+// in force, and the limits they set. The notes are those the next iteration
+// will carry, as the watcher will take the requests: in order, a clear
+// dropping those before it, a request it has applied (its note already in
+// state.json) but not yet removed taken once.
 func writeSteering(w io.Writer, l *Loop) {
 	st := l.State
 	if !st.Set.Empty() {
@@ -166,20 +170,27 @@ func writeSteering(w io.Writer, l *Loop) {
 	for _, n := range st.Notes {
 		notes = append(notes, noteLine(n.Text, n.Sticky))
 	}
+	cleared := false
 	if l.Store != nil {
 		for _, s := range l.Store.Steers() {
+			if slices.Contains(st.Steered, s.ID) {
+				continue
+			}
 			switch s.Kind {
 			case state.SteerNote:
 				notes = append(notes, noteLine(s.Text, s.Sticky))
 			case state.SteerClear:
-				notes = append(notes, "(clear the notes above)")
+				notes, cleared = nil, true
 			case state.SteerSet:
 				fmt.Fprintf(w, "Set at the next iteration: %s\n", s.Set)
 			}
 		}
 	}
-	if len(notes) > 0 {
-		fmt.Fprintf(w, "Notes for the next iteration: %d\n", len(notes))
+	switch {
+	case len(notes) == 0 && cleared:
+		fmt.Fprintln(w, "Notes for the next iteration: none (cleared)")
+	case len(notes) > 0:
+		fmt.Fprintf(w, "Notes for the next iteration: %d%s\n", len(notes), map[bool]string{true: " (those before cleared)"}[cleared])
 		for _, n := range notes {
 			fmt.Fprintf(w, "  %s\n", n)
 		}

@@ -115,3 +115,44 @@ func TestStatusJSONListsTheRequestsNotYetTaken(t *testing.T) {
 		t.Errorf("steer_pending = %+v", l.JSON()["steer_pending"])
 	}
 }
+
+// status counts the notes the next iteration will carry, and lists those:
+// a clear still waiting drops the ones before it, and a request the
+// watcher has applied (state.json has its note) but not yet removed is
+// not counted again.
+func TestStatusCountsAndListsTheSameNotes(t *testing.T) {
+	l := endedLoop(t, 2, 10, words.ReasonPaused)
+	l.State.Status = state.Paused
+	applied, err := l.Store.Steer(state.Steer{Kind: state.SteerNote, Text: "applied"}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.State.Notes = []state.Note{{Text: "kept", Sticky: true}, {Text: "applied"}}
+	l.State.Steered = []string{applied.ID}
+	var out bytes.Buffer
+	WriteStatus(&out, l, time.Now())
+	if !strings.Contains(out.String(), "Notes for the next iteration: 2\n  kept (sticky)\n  applied\n") || strings.Count(out.String(), "applied") != 1 {
+		t.Errorf("a request applied and not yet removed:\n%s", out.String())
+	}
+	for _, n := range []struct {
+		text  string
+		clear bool
+	}{{"before", false}, {"", true}, {"after", false}} {
+		if err := Note(l, n.text, false, n.clear, &bytes.Buffer{}, clock.Real{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out.Reset()
+	WriteStatus(&out, l, time.Now())
+	if !strings.Contains(out.String(), "Notes for the next iteration: 1 (those before cleared)\n  after\n") || strings.Contains(out.String(), "before\n") || strings.Contains(out.String(), "kept") {
+		t.Errorf("a clear waiting between notes:\n%s", out.String())
+	}
+	if err := Note(l, "", false, true, &bytes.Buffer{}, clock.Real{}); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	WriteStatus(&out, l, time.Now())
+	if !strings.Contains(out.String(), "Notes for the next iteration: none (cleared)\n") || strings.Contains(out.String(), "after") {
+		t.Errorf("a clear waiting last:\n%s", out.String())
+	}
+}
