@@ -76,3 +76,21 @@ func TestNoteJoinsItsWords(t *testing.T) {
 		t.Errorf("note without a text: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// --name "" is refused rather than taken as the default name, and so is a
+// name that status NAME and the rest would read as a flag.
+func TestRunRefusesAnEmptyNameAndOneThatReadsAsAFlag(t *testing.T) {
+	t.Setenv("RALPH_STATE_DIR", t.TempDir())
+	for _, tc := range []struct{ name, want string }{
+		{"", `invalid value "" for flag --name: a loop name must not be empty`},
+		{"-x", `invalid value "-x" for flag --name: a loop name must not start with -`},
+	} {
+		code, stdout, stderr := runInProcess("run", "--name", tc.name, "--prompt-mode", "arg", "--", "true")
+		if code != 2 || stdout != "" || !strings.HasPrefix(stderr, "ralph-watch: error: "+tc.want) || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("run --name %q: exit %d, stdout %q, stderr %q", tc.name, code, stdout, stderr)
+		}
+	}
+	if code, _, stderr := runInProcess("status", "-x"); code != 2 || stderr != "ralph-watch: error: flag provided but not defined: -x (see 'ralph-watch status -h')\n" {
+		t.Errorf("status -x: exit %d, stderr %q", code, stderr)
+	}
+}

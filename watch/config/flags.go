@@ -128,3 +128,26 @@ func (f commandString) String() string {
 func (f commandString) Set(v string) error { *f.s = v; return nil }
 
 func (commandString) runsCommand() {}
+
+// loopName is --name: given, it must name a loop the other commands can
+// reach (an empty one would silently be the default; one starting with -
+// would be read as a flag by status NAME and the rest).
+type loopName struct{ s *string }
+
+func (f loopName) String() string {
+	if f.s == nil {
+		return ""
+	}
+	return *f.s
+}
+
+func (f loopName) Set(s string) error {
+	switch {
+	case s == "":
+		return errors.New("a loop name must not be empty (leave --name out for one made from the pane)")
+	case strings.HasPrefix(s, "-"):
+		return errors.New("a loop name must not start with - (status, stop and the rest would read it as a flag)")
+	}
+	*f.s = s
+	return nil
+}

@@ -39,7 +39,7 @@ func (f *Run) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.SocketName, "socket-name", "", "tmux server socket name, as tmux -L")
 	fs.StringVar(&f.SocketPath, "S", "", "tmux server socket path (short for --socket-path)")
 	fs.StringVar(&f.SocketPath, "socket-path", "", "tmux server socket path, as tmux -S")
-	fs.StringVar(&c.Name, "name", "", "loop name, [A-Za-z0-9._-]{1,64} (default derived from the pane)")
+	fs.Var(loopName{&c.Name}, "name", "loop name, [A-Za-z0-9._-]{1,64}, not starting with - (default derived from the pane)")
 	fs.StringVar(&f.PromptFile, "prompt-file", "PROMPT.md", "prompt file, read fresh every iteration")
 	fs.StringVar(&c.PromptMode, "prompt-mode", agent.ModeType, "how the prompt reaches the agent: type, arg or stdin")
 	fs.IntVar(&c.MaxIterations, "max-iterations", 0, "stop after this many iterations (0: no limit)")
