@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -151,6 +152,7 @@ func (l *Loop) Prepare() error {
 // the agent's hooks and takes over the pane.
 func (l *Loop) open() (Result, bool) {
 	l.start = l.Clock.Now()
+	var ended words.Reason // how the run resumed ended
 	if l.Resume {
 		st, err := l.Store.Load()
 		if err != nil {
@@ -158,6 +160,7 @@ func (l *Loop) open() (Result, bool) {
 			return Result{Code: words.ExitFailed, Reason: words.ReasonNoState}, false
 		}
 		l.orphaned = st.Status == state.Running
+		ended = words.ReasonOf(st)
 		l.rec.resumeRun(st)
 		l.Config.setLimits(st.Set) // what the person set outlasts the first run's flags
 		if t, err := time.ParseInLocation(state.TimeFormat, st.Started, time.Local); err == nil {
@@ -173,6 +176,9 @@ func (l *Loop) open() (Result, bool) {
 	l.rec.save()
 	if l.Resume {
 		l.rec.log("RESUME", fmt.Sprintf("loop resumed at iteration %d", l.rec.iteration()))
+		if !l.inProgress() { // an iteration left running is judged when it ends
+			l.tasks.cutShort(cmp.Or(string(ended), "its watcher went"))
+		}
 	}
 
 	if err := l.pane.takeOver(); err != nil {

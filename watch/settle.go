@@ -355,7 +355,7 @@ func (l *Loop) afterIteration(ctx context.Context, it iteration.Outcome, d time.
 	l.spend.record(runs)
 	verdict, steered := l.tasks.steered(it.Ending)
 	if !steered {
-		verdict = l.tasks.judge(changed, runs)
+		verdict = l.tasks.judge(changed, runs, it)
 	}
 	reason, code := iteration.EndReason(it), ""
 	if iteration.Rules[it.Ending].Exit {

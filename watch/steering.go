@@ -207,14 +207,5 @@ func (t *taskPlan) steered(end iteration.Ending) (line string, ok bool) {
 		t.setState(id, taskSkipped)
 		return t.verdict(id, "skipped", "the person skipped it"), true
 	}
-	if r.Mode == modeReview {
-		item.Reviews--
-	} else {
-		item.Attempts--
-	}
-	was := t.before(id)
-	if pt := t.plan.Task(id); pt != nil && pt.State == plan.Done && (was == nil || was.State != plan.Done) {
-		t.reopen(id) // marked done in the iteration cut short: it goes again
-	}
-	return t.verdict(id, "retry", "the person asked for it again in a fresh agent; not counted as a try"), true
+	return t.again(id, r.Mode, "the person asked for it again in a fresh agent; not counted as a try"), true
 }

@@ -43,6 +43,7 @@ type taskPlan struct {
 	data     []byte     // its bytes as last read
 	snapshot []byte     // its bytes before the iteration
 	feedback string     // why the last verdict rejected the task, for the next prompt
+	cut      string     // while judging: why the loop cut the iteration short ("": it did not)
 	doneSaid bool       // the log said once that a done signal does not end the loop
 }
 

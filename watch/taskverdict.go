@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/between"
+	"github.com/ralph-tmux/ralph.tmux/watch/iteration"
 	"github.com/ralph-tmux/ralph.tmux/watch/plan"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 )
@@ -15,14 +16,21 @@ import (
 // (changed, noted before the loop wrote anything) and every check passed.
 // A mark the loop rejects is reopened in the plan. It returns the verdict
 // line for the progress file ("" without a task).
-func (t *taskPlan) judge(changed bool, runs []between.CheckRun) string {
+//
+// A review counts only when it ran to its end; an implement or fix
+// iteration the context guard ended that did not finish its task is no try
+// (both go again as after a retry).
+func (t *taskPlan) judge(changed bool, runs []between.CheckRun, it iteration.Outcome) string {
 	r := t.record()
 	if !t.on() || r.Current == "" || t.plan == nil {
 		return ""
 	}
 	id, mode := r.Current, r.Mode
-	defer func() { r.Current, r.Mode = "", "" }() // judged: no iteration works on it now
+	defer func() { r.Current, r.Mode, t.cut = "", "", "" }() // judged: no iteration works on it now
 	t.feedback = ""
+	if it.Ending == iteration.EndContext {
+		t.cut = "the context guard ended it"
+	}
 	var readErr error
 	if readErr = t.read(); readErr != nil {
 		t.rec.warnf("%v", readErr)
@@ -34,6 +42,9 @@ func (t *taskPlan) judge(changed bool, runs []between.CheckRun) string {
 		return fmt.Sprintf("task %s: gone from the plan", id)
 	}
 	if mode == modeReview {
+		if why := unfinished(it); why != "" {
+			return t.again(id, mode, fmt.Sprintf("the review did not run to its end (%s); a fresh agent reviews it again, not counted as a review", why))
+		}
 		return t.reviewed(id, pt, runs)
 	}
 	if readErr != nil {
@@ -175,6 +186,9 @@ func (t *taskPlan) reviewed(id string, pt *plan.Task, runs []between.CheckRun) s
 // notDone records a try that did not finish the task: after the last try
 // the task is skipped.
 func (t *taskPlan) notDone(id, why string) string {
+	if t.cut != "" { // the loop cut the try short: it was not the agent's
+		return t.again(id, t.record().Mode, fmt.Sprintf("%s before the task was done (%s); not counted as a try", t.cut, why))
+	}
 	item := t.record().Item(id)
 	if item.Attempts >= t.cfg.TaskAttempts {
 		t.setState(id, taskSkipped)
@@ -203,20 +217,87 @@ func (t *taskPlan) verdict(id, verdict, why string) string {
 
 // reopen puts the task's mark back to open in the plan file: the one edit
 // plan.Reopen makes, and no other byte.
-func (t *taskPlan) reopen(id string) {
-	data, err := plan.Reopen(t.data, t.plan, id)
+func (t *taskPlan) reopen(id string) { t.mark(id, "reopen", "reopened", plan.Reopen) }
+
+// mark makes the one edit of task id's mark that edit makes in the plan
+// file, no other byte, and logs it as done.
+func (t *taskPlan) mark(id, verb, done string, edit func([]byte, *plan.Plan, string) ([]byte, error)) {
+	data, err := edit(t.data, t.plan, id)
+	if err == nil {
+		err = os.WriteFile(t.cfg.TasksFile, data, 0o644)
+	}
 	if err != nil {
-		t.rec.warnf("reopen task %s in %s: %v", id, t.cfg.TasksFile, err)
+		t.rec.warnf("%s task %s in %s: %v", verb, id, t.cfg.TasksFile, err)
 		return
 	}
-	if err := os.WriteFile(t.cfg.TasksFile, data, 0o644); err != nil {
-		t.rec.warnf("reopen task %s in %s: %v", id, t.cfg.TasksFile, err)
-		return
-	}
-	t.rec.log("TASK", fmt.Sprintf("iteration %d task %s reopened in %s", t.rec.iteration(), id, t.cfg.TasksFile))
+	t.rec.log("TASK", fmt.Sprintf("iteration %d task %s %s in %s", t.rec.iteration(), id, done, t.cfg.TasksFile))
 	if err := t.read(); err != nil {
 		t.rec.warnf("%v", err)
 	}
+}
+
+// again gives back the try of an iteration that did not count (the
+// person's retry, a try the loop cut short, a review that did not run to
+// its end): the task's mark is put back as the iteration found it, and the
+// next iteration takes the task in the same mode, in a fresh agent.
+func (t *taskPlan) again(id, mode, why string) string {
+	item := t.record().Item(id)
+	if mode == modeReview {
+		item.Reviews = max(0, item.Reviews-1)
+		_ = os.Remove(t.notesFile()) // an unfinished review's notes are not its verdict
+	} else {
+		item.Attempts = max(0, item.Attempts-1)
+	}
+	was, pt := t.before(id), t.plan.Task(id)
+	switch {
+	case was == nil || pt == nil:
+	case pt.State == plan.Done && was.State != plan.Done:
+		t.reopen(id) // marked done in the iteration that does not count
+	case pt.State != plan.Done && was.State == plan.Done:
+		t.mark(id, "tick", "ticked again", plan.Tick) // a review's untick in it
+	}
+	return t.verdict(id, "retry", why)
+}
+
+// cutShort takes up the task of an iteration whose end was never judged:
+// the loop ended with it (its budget, a stop, its server gone). The task
+// goes on as after a retry: not a try. reason is how the loop ended.
+func (t *taskPlan) cutShort(reason string) {
+	r := t.record()
+	if !t.on() || r.Current == "" || t.plan == nil {
+		return
+	}
+	id, mode := r.Current, r.Mode
+	item := r.Item(id)
+	if item != nil && len(item.Iterations) > 0 && item.Iterations[len(item.Iterations)-1] > t.rec.iteration() {
+		return // a usage limit gave the iteration back: its new start takes the task up
+	}
+	r.Current, r.Mode = "", ""
+	if item == nil || t.plan.Task(id) == nil {
+		return
+	}
+	t.feedback = ""
+	what := "a try"
+	if mode == modeReview {
+		what = "a review"
+	}
+	t.again(id, mode, fmt.Sprintf("the loop ended (%s) before iteration %d was over; not counted as %s", reason, t.rec.iteration(), what))
+}
+
+// unfinished says why an iteration did not run to its end, "" when it
+// did: its agent exited 0 (or 42), finished its turn, or gave the done signal.
+func unfinished(it iteration.Outcome) string {
+	rule := iteration.Rules[it.Ending]
+	switch {
+	case it.Match != "" || rule.DoneSignal || rule.TurnOver:
+		return ""
+	case rule.Exit && !iteration.Failed(it):
+		return ""
+	case rule.Exit:
+		_, logged := iteration.FailureText(it)
+		return logged
+	}
+	return iteration.EndReason(it)
 }
 
 // before is task id as the plan had it before the iteration; nil if none.

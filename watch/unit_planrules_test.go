@@ -3,9 +3,13 @@ package watch_test
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxfake"
 	"github.com/ralph-tmux/ralph.tmux/watch/words"
@@ -145,4 +149,157 @@ func TestUnitTheStallLimitCountsNeitherSteeringNorReviews(t *testing.T) {
 	if log := strings.Join(u.logLines(), "\n"); strings.Contains(log, "[STALL]") {
 		t.Errorf("an iteration was counted as a stall:\n%s", log)
 	}
+}
+
+// A review that does not run to its end (its agent crashes, or hangs past
+// --inactivity-timeout) approves nothing: the task waits for a review, and
+// the next iteration reviews it in a fresh agent.
+func TestUnitAReviewThatDoesNotRunToItsEndApprovesNothing(t *testing.T) {
+	for _, how := range []string{"crash", "hang"} {
+		t.Run(how, func(t *testing.T) {
+			u := steps(t, "- [ ] Only task\n", func(u *unit, n int, prompt string, term *tmuxfake.Term) {
+				switch n {
+				case 1:
+					u.work(n)
+					u.tick(prompt)
+					term.Exit(0)
+				case 2: // the review: gone before its end
+					if how == "crash" {
+						term.Exit(1)
+					} // else it sits silent
+				default:
+					term.Exit(0)
+				}
+			})
+			u.cfg.Review = true
+			u.cfg.InactivityTimeout = time.Minute
+			u.wantResult(u.run(), words.ExitDone, "tasks_done")
+			if n := len(u.started()); n != 3 {
+				t.Errorf("the agent started %d times, want 3: implement, the review cut short, a fresh review", n)
+			}
+			p := u.pastes()
+			if len(p) != 3 || !strings.Contains(p[2], "Review task 1") {
+				t.Errorf("prompts = %q, want the third a review", p)
+			}
+			if item := u.taskItem("1"); item.State != "done" || item.Reviews != 1 {
+				t.Errorf("task 1 = %+v, want done by one review that ran to its end", item)
+			}
+			if log := strings.Join(u.logLines(), "\n"); strings.Contains(log, "iteration 2 task 1 approved") {
+				t.Errorf("the review cut short approved the task:\n%s", log)
+			}
+			u.wantLog("[TASK] iteration 2 task 1 retry: the review did not run to its end", "[TASK] iteration 3 task 1 review review=1/5",
+				"[TASK] iteration 3 task 1 approved")
+		})
+	}
+}
+
+// retry during a review starts it again from the plan as it found it: a
+// box the reviewer unticked is ticked again, and the fresh review approves.
+func TestUnitRetryDuringAReviewPutsBackTheBoxTheReviewerUnticked(t *testing.T) {
+	var seen string
+	u := steps(t, "- [ ] Only task\n", func(u *unit, n int, prompt string, term *tmuxfake.Term) {
+		switch n {
+		case 1:
+			u.work(n)
+			u.tick(prompt)
+			term.Exit(0)
+		case 2:
+			u.writePlan("- [ ] Only task\n")
+			u.ask(state.RequestRetry)
+		default:
+			seen = u.readPlan()
+			term.Exit(0)
+		}
+	})
+	u.cfg.Review = true
+	u.wantResult(u.run(), words.ExitDone, "tasks_done")
+	if seen != "- [x] Only task\n" {
+		t.Errorf("the fresh review found the plan %q, want it as the review cut short found it", seen)
+	}
+	if n := len(u.started()); n != 3 {
+		t.Errorf("the agent started %d times, want 3: implement, the review retried, the fresh review", n)
+	}
+	if item := u.taskItem("1"); item.State != "done" || item.Reviews != 1 || item.Attempts != 1 {
+		t.Errorf("task 1 = %+v, want done after one attempt and one review", item)
+	}
+	u.wantLog("[TASK] iteration 2 task 1 retry", "[TASK] iteration 3 task 1 approved")
+}
+
+// claudeTurn has a program write a Claude Code turn holding fill tokens of
+// context into a transcript of its own, as its hooks tell the loop.
+func (u *unit) claudeTurn(n int, fill string) {
+	transcript := filepath.Join(u.cfg.Dir, "session-"+strconv.Itoa(n)+".jsonl")
+	if fill != "" {
+		_ = os.WriteFile(transcript, []byte(recordedTurn(u.t, fill)), 0o600)
+	}
+	_ = os.WriteFile(u.store.Path(state.TranscriptFile), []byte(transcript), 0o600)
+}
+
+// An iteration the context guard ends is no attempt (the next prompt says
+// attempt 1), and a review it ends approves nothing.
+func TestUnitAnIterationTheContextGuardEndsIsNoAttemptAndNoReview(t *testing.T) {
+	u := steps(t, "- [ ] Only task\n", func(u *unit, n int, prompt string, term *tmuxfake.Term) {
+		switch n {
+		case 1, 3: // fills its context and goes on working
+			u.claudeTurn(n, "869895") // 87%
+		case 2:
+			u.claudeTurn(n, "")
+			u.work(n)
+			u.tick(prompt)
+			term.Exit(0)
+		default:
+			u.claudeTurn(n, "")
+			term.Exit(0)
+		}
+	})
+	u.cfg.Agent = agent.Profile{Name: "claude"}
+	u.cfg.Review = true
+	u.cfg.MaxContext = 70
+	u.cfg.BudgetEvery = time.Second
+	u.wantResult(u.run(), words.ExitDone, "tasks_done")
+	p := u.pastes()
+	if len(p) != 4 || !strings.Contains(p[1], "attempt 1 of 3") || !strings.Contains(p[3], "Review task 1") {
+		t.Errorf("prompts = %q, want implement, implement (attempt 1 again), review, review", p)
+	}
+	if item := u.taskItem("1"); item.State != "done" || item.Attempts != 1 || item.Reviews != 1 {
+		t.Errorf("task 1 = %+v, want done after one attempt and one review", item)
+	}
+	if log := strings.Join(u.logLines(), "\n"); strings.Contains(log, "rejected") || strings.Contains(log, "iteration 3 task 1 approved") {
+		t.Errorf("an iteration the guard ended was judged as a try:\n%s", log)
+	}
+	u.wantLog("[END] iteration 1 context", "[TASK] iteration 1 task 1 retry", "[TASK] iteration 2 task 1 implement attempt=1/3",
+		"[END] iteration 3 context", "[TASK] iteration 3 task 1 retry", "[TASK] iteration 4 task 1 approved")
+}
+
+// An iteration the budget ends is no attempt: once the budget is raised
+// and the loop resumed, its task goes on at the same attempt.
+func TestUnitAnIterationTheBudgetEndsIsNoAttempt(t *testing.T) {
+	u := steps(t, "- [ ] Only task\n", func(u *unit, n int, prompt string, term *tmuxfake.Term) {
+		if n == 1 { // spends past the budget and goes on working
+			u.claudeTurn(n, "719895")
+			return
+		}
+		u.claudeTurn(n, "")
+		u.work(n)
+		u.tick(prompt)
+		term.Exit(0)
+	})
+	u.cfg.Agent = agent.Profile{Name: "claude"}
+	u.cfg.Budget = receipt.Budget{Tokens: 300000}
+	u.cfg.BudgetEvery = time.Second
+	u.wantResult(u.run(), words.ExitLimit, "budget")
+	more := int64(10_000_000)
+	if _, err := u.store.Steer(state.Steer{Kind: state.SteerSet, Set: &state.Limits{MaxTokens: &more}}, u.clock.Now()); err != nil {
+		t.Fatal(err)
+	}
+	u.cfg.Resume = true
+	u.wantResult(u.run(), words.ExitDone, "tasks_done")
+	p := u.pastes()
+	if len(p) != 2 || !strings.Contains(p[1], "attempt 1 of 3") {
+		t.Errorf("prompts = %q, want the second at attempt 1 again", p)
+	}
+	if item := u.taskItem("1"); item.State != "done" || item.Attempts != 1 {
+		t.Errorf("task 1 = %+v, want done in one attempt", item)
+	}
+	u.wantLog("[END] iteration 1 budget", "[RESUME]", "[TASK] iteration 1 task 1 retry", "[TASK] iteration 2 task 1 implement attempt=1/3", "[TASK] iteration 2 task 1 done")
 }

@@ -219,8 +219,10 @@ func retryCommand(e env) *ffcli.Command {
 	return endIterationCommand(e, "retry", state.RequestRetry, "end the current iteration and start its task again in a fresh agent", `
 End the loop's current iteration now and start its task again in a fresh
 agent: the try counts neither as a failure nor as one of the task's
-attempts (a box the agent ticked meanwhile is reopened). The agent's work is
-left in the tree as it is. Without a plan, the next iteration starts.
+attempts or reviews, and it starts from the plan as the iteration found it
+(a box the agent ticked meanwhile is reopened, one a reviewer unticked is
+ticked again). The agent's work is left in the tree as it is. Without a
+plan, the next iteration starts.
 
 Example:
   ralph-watch retry myproj-3`)
