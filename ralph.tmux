@@ -9,7 +9,17 @@ source "$(dirname "${BASH_SOURCE[0]}")/scripts/helpers.sh"
 # Every looped pane of the server, drawn by tmux from the pane options the
 # watcher keeps: nothing runs on a status redraw. An ended loop leaves the
 # line when its watcher removes them (after @ralph-ended-linger, or on clean).
-LOOPS='#{S:#{W:#{P:#{?@ralph-status,#{E:@ralph-status-format},}}}}'
+# The loops that need the person come first, the ended ones last
+# (@ralph-rank); each entry ends with ENTRY_END, which closes its style
+# whatever @ralph-status-format ends with and marks where a whole entry ends.
+ENTRY_END='#[norange default]'
+ENTRY_END_RE='#\[norange default\]'
+loops_ranked() {
+	printf '#{S:#{W:#{P:#{?#{&&:#{@ralph-status},#{==:#{E:@ralph-rank},%s}},#{E:@ralph-status-format}%s,}}}}' "$1" "$ENTRY_END"
+}
+LOOPS="$(loops_ranked 0)$(loops_ranked 1)$(loops_ranked 2)"
+# How many loops show: one x each.
+LOOP_COUNT='#{n:#{S:#{W:#{P:#{?@ralph-status,x,}}}}}'
 # A mark for a window with a pane whose loop lives.
 WINDOW_SEGMENT='#{?#{P:#{?@ralph-live,1,}},#{E:@ralph-window-format},}'
 # Cells all loops together may take in the status line (@ralph-status-width).
@@ -25,9 +35,12 @@ OPTIONS_READ=(@ralph-style-{running,starting,backoff,needs-input,waiting,paused,
 # state needs no change here, only a style if it wants one.
 set_status_defaults() {
 	local style
-	for style in running=fg=green starting=fg=green backoff=fg=green \
-		needs-input=fg=yellow,bold waiting=fg=yellow paused=fg=yellow \
-		done=fg=blue limit=fg=blue stopped=fg=blue failed=fg=red; do
+	# Each reads on any bar: a running loop in the bar's own colours (bold),
+	# the others in a colour pair of their own (tmux's default bar is green,
+	# where fg=green vanishes).
+	for style in running=bold starting=bold backoff=bold \
+		needs-input=fg=black,bg=yellow,bold waiting=fg=black,bg=yellow paused=fg=black,bg=yellow \
+		done=fg=white,bg=blue limit=fg=white,bg=blue stopped=fg=white,bg=blue failed=fg=white,bg=red,bold; do
 		set_default "@ralph-style-${style%%=*}" "${style#*=}"
 	done
 	# Expands to #{@ralph-style-running} for a running loop; a second
@@ -35,10 +48,14 @@ set_status_defaults() {
 	# A live loop whose watcher died (kill -9) shows as stale: the watcher's
 	# lifeline sets @ralph-beat (unix seconds) when it is gone (a watcher
 	# whose server cannot hold one renews it every 2 s); T: expands %s, the time.
-	set_default @ralph-style-stale fg=red
+	set_default @ralph-style-stale fg=white,bg=red,bold
 	set_default @ralph-beat-timeout 10
 	queue_set @ralph-stale '#{?@ralph-beat,#{e|>:#{e|-|:%s,#{@ralph-beat}},#{@ralph-beat-timeout}},0}'
 	set_default @ralph-stale-format '⚠ #{@ralph-iteration}#{?@ralph-max,/#{@ralph-max},}#{?@ralph-tasks, · #{@ralph-tasks},} no watcher'
+	# Where a loop stands in the line: 0 it needs the person (a question, a
+	# failure, its watcher gone: @ralph-attention is the watcher's word), 2
+	# it has ended, 1 the rest.
+	queue_set @ralph-rank '#{?#{||:#{T:@ralph-stale},#{@ralph-attention}},0,#{?@ralph-ended,2,1}}'
 	queue_set @ralph-style-of '##{@ralph-style-#{?#{T:@ralph-stale},stale,#{@ralph-state}}}'
 	# Where a loop is: its window, and its session when it is not the
 	# client's (its window 0 is not the one in sight) or when loops of more
@@ -63,13 +80,20 @@ status_width() {
 	printf '%s' "$width"
 }
 
-# status_segment: every loop, cut to @ralph-status-width cells, the … that
-# marks the cut included (tmux adds the marker after the cells it keeps).
+# status_segment: every loop, or as many whole ones as fit in
+# @ralph-status-width cells with "+N" (how many more) after them: tmux cuts
+# the list by cells, then the entry the cut fell in is dropped.
 status_segment() {
-	local width
+	local width kept
 	width="$(status_width)"
-	[ "$width" -ge 2 ] || width=2
-	printf '#{?#{==:#{=%s:%s},%s},%s,#{=/%s/…:%s}}' "$width" "$LOOPS" "$LOOPS" "$LOOPS" "$((width - 1))" "$LOOPS"
+	[ "$width" -ge 5 ] || width=5
+	kept="#{s/^(.*$ENTRY_END_RE).*\$/\\1/:#{=$((width - 4)):$LOOPS}}"
+	printf '#{?#{e|<=:#{w:%s},%s},%s,%s#[default]+#{e|-:%s,%s} }' "$LOOPS" "$width" "$LOOPS" "$kept" "$LOOP_COUNT" "$(entries_in "$kept")"
+}
+
+# entries_in FORMAT: how many whole entries FORMAT holds (its ENTRY_ENDs).
+entries_in() {
+	printf '#{e|/:#{e|-:#{n:%s},#{n:#{s/%s//:%s}}},%s}' "$1" "$ENTRY_END_RE" "$1" "${#ENTRY_END}"
 }
 
 # fit_status OPTION VALUE: raise OPTION's -length (status-left or -right)

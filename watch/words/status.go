@@ -88,6 +88,10 @@ func (s Status) Style() string { return statusInfo[s.info()].style }
 // Live reports whether the loop goes on (pause, resume and stop apply).
 func (s Status) Live() bool { return statusInfo[s.info()].live }
 
+// NeedsPerson reports whether the loop waits for the person or stopped
+// for something they must mend: the status line shows it first.
+func (s Status) NeedsPerson() bool { return s == StatusNeedsInput || s == StatusFailed }
+
 // Swarm is the swarm schema's status for state.json: running, paused,
 // stopped or failed.
 func (s Status) Swarm() string { return statusInfo[s.info()].record }
@@ -202,6 +206,9 @@ const (
 	OptionEnded     = "@ralph-ended"
 	OptionCost      = "@ralph-cost"  // the loop's spend so far: "58k tok $1.20"
 	OptionTasks     = "@ralph-tasks" // the plan's tasks done of all: "4/12"
+	// OptionAttention is "1" while the loop needs the person (NeedsPerson):
+	// the status line puts it first.
+	OptionAttention = "@ralph-attention"
 	// OptionBeat is when the loop's watcher was last known to live (unix
 	// seconds): set by its lifeline when it is gone, unset while it runs
 	// (renewed every DefaultBeatEvery by a watcher without a lifeline). The
@@ -221,11 +228,14 @@ const DefaultBeatEvery = 2 * time.Second
 const DefaultLinger = 300 * time.Second
 
 // PaneOptionNames are every option a loop sets on its pane.
-var PaneOptionNames = []string{OptionState, OptionLive, OptionName, OptionIteration, OptionMax, OptionStatus, OptionReason, OptionEnded, OptionCost, OptionTasks, OptionBeat}
+var PaneOptionNames = []string{OptionState, OptionLive, OptionName, OptionIteration, OptionMax, OptionStatus, OptionReason, OptionEnded, OptionCost, OptionTasks, OptionBeat, OptionAttention}
 
 // Options are the pane options that show s; an empty value unsets.
 func (s Shown) Options() []tmux.Option {
-	max, live, ended, beat := "", "", "", ""
+	max, live, ended, beat, attention := "", "", "", "", ""
+	if s.Status.NeedsPerson() {
+		attention = "1"
+	}
 	if s.Max > 0 {
 		max = strconv.Itoa(s.Max)
 	}
@@ -249,6 +259,7 @@ func (s Shown) Options() []tmux.Option {
 		{Name: OptionCost, Value: s.Cost},
 		{Name: OptionTasks, Value: s.Tasks},
 		{Name: OptionBeat, Value: beat},
+		{Name: OptionAttention, Value: attention},
 	}
 }
 

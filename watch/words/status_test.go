@@ -94,3 +94,21 @@ func TestShownOptionsSayLiveEndedAndTheIterationToCome(t *testing.T) {
 		t.Errorf("Unset clears %d options, Options sets %d", len(Unset()), len(d))
 	}
 }
+
+// A loop that waits for the person (a question) or stopped for something
+// they must mend (a failure) says so in its pane, for the status line to
+// put it first; no other does.
+func TestShownOptionsSayWhenTheLoopNeedsThePerson(t *testing.T) {
+	for _, s := range Statuses() {
+		var got string
+		for _, o := range (Shown{Status: s, Ended: time.Unix(1700000000, 0)}).Options() {
+			if o.Name == OptionAttention {
+				got = o.Value
+			}
+		}
+		want := map[bool]string{true: "1"}[s == StatusNeedsInput || s == StatusFailed]
+		if got != want {
+			t.Errorf("%s: %s %q, want %q", s, OptionAttention, got, want)
+		}
+	}
+}
