@@ -100,6 +100,11 @@ func runLoop(ctx context.Context, e env, f *config.Run, fs *flag.FlagSet, comman
 		return err
 	}
 	defer func() { releasePane() }()
+	releaseClaims, err := claimLoop(e, f, started)
+	if err != nil {
+		return err
+	}
+	defer releaseClaims()
 	store, err := control.ClaimName(state.Root(e.Getenv), cfg.Name, claim(f, cfg.Resume), e.Stdout, clock.Real{})
 	if err != nil {
 		return err
@@ -149,7 +154,8 @@ func runLoop(ctx context.Context, e env, f *config.Run, fs *flag.FlagSet, comman
 		return control.Errorf(words.ExitFailed, "%v", err)
 	}
 	defer store.Unlock()
-	releasePane() // the loop is held: a claim of its pane finds it live
+	releasePane() // the loop is held: a claim of its pane, name or plan finds it live
+	releaseClaims()
 	wake := make(chan os.Signal, 1)
 	signal.Notify(wake, syscall.SIGUSR1)
 	defer signal.Stop(wake)
@@ -179,6 +185,30 @@ func claimPane(e env, f *config.Run, socketPath func() (string, error), pane tmu
 	}
 	return control.ClaimPane(state.Root(e.Getenv), control.PaneOf{Socket: socket, ServerPID: pane.ServerPID, ID: pane.ID},
 		name, claim(f, false), e.Stdout, clock.Real{})
+}
+
+// claimLoop holds the loop's name, and its plan, for this run until its
+// watcher holds the loop (control.HoldName, control.ClaimPlan): of two runs
+// at the same moment, the second is refused before it says anything else.
+// A watcher whose starter holds them for it, or one resume started, takes none.
+func claimLoop(e env, f *config.Run, started bool) (release func(), err error) {
+	if started || f.Config.Resume {
+		return func() {}, nil
+	}
+	root := state.Root(e.Getenv)
+	releaseName, err := control.HoldName(root, f.Config.Name)
+	if err != nil {
+		return nil, err
+	}
+	if f.Config.TasksFile == "" {
+		return releaseName, nil
+	}
+	releasePlan, err := control.ClaimPlan(root, f.Config.TasksFile, f.TasksFile, f.Config.TaskID, f.Config.Name, claim(f, false), e.Stdout, clock.Real{})
+	if err != nil {
+		releaseName()
+		return nil, err
+	}
+	return func() { releasePlan(); releaseName() }, nil
 }
 
 // claim is how this run takes its loop's name from an earlier loop of it.

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -38,42 +37,23 @@ type PaneOf struct {
 // lock is held until release, which the caller calls once its watcher holds
 // the loop, so that two starts at the same moment cannot both win.
 func ClaimPane(root string, pane PaneOf, name string, how Claim, out io.Writer, clk clock.Clock) (release func(), err error) {
-	dir := filepath.Join(root, panesDir)
-	if err := os.MkdirAll(dir, 0o700); err != nil { // before anything is spawned: a usage error, as state.Open says
-		return nil, Errorf(words.ExitUsage, "%v", state.Unwritable(root, err))
-	}
-	f, err := os.OpenFile(filepath.Join(dir, claimFile(pane)), os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, Errorf(words.ExitUsage, "%v", state.Unwritable(root, err))
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil { // a claim is decided in well under a second
-		f.Close()
-		return nil, Errorf(words.ExitFailed, "claim pane %s: %v", pane.ID, err)
-	}
-	release = func() { f.Close() }
-	data, _ := io.ReadAll(f)
-	if holder := strings.TrimSpace(string(data)); holder != "" && holder != name {
-		if l := holding(root, holder, pane); l != nil {
-			if how != ClaimReplace {
-				release()
-				return nil, LoopedBy(pane.ID, holder, how)
-			}
-			if err := takeOver(root, l, clk); err != nil {
-				release()
-				return nil, err
-			}
-			fmt.Fprintf(out, "stopped loop %s, which looped pane %s\n", holder, pane.ID)
+	return claimFileIn(root, panesDir, claimFile(pane), "pane "+pane.ID, name, func(holder string) error {
+		if holder == "" || holder == name {
+			return nil
 		}
-	}
-	err = f.Truncate(0)
-	if err == nil {
-		_, err = f.WriteAt([]byte(name+"\n"), 0)
-	}
-	if err != nil {
-		release()
-		return nil, Errorf(words.ExitFailed, "claim pane %s: %v", pane.ID, err)
-	}
-	return release, nil
+		l := holding(root, holder, pane)
+		switch {
+		case l == nil:
+			return nil
+		case how != ClaimReplace:
+			return LoopedBy(pane.ID, holder, how)
+		}
+		if err := takeOver(root, l, clk); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "stopped loop %s, which looped pane %s\n", holder, pane.ID)
+		return nil
+	})
 }
 
 // LoopedBy is the refusal of pane, which loop holder loops, to a run or

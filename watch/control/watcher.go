@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -119,6 +120,9 @@ func ClaimName(root, name string, how Claim, out io.Writer, clk clock.Clock) (*s
 			}
 			fmt.Fprintf(out, "kept the ended run of %s in %s\n", name, dir)
 		}
+	} else if store := (&state.Store{Dir: filepath.Join(root, name)}); ValidName(name) && store.Locked() {
+		// a watcher just started holds the loop before it writes its state
+		return nil, Errorf(words.ExitUsage, "loop '%s' is already running; pick another --name", name)
 	}
 	store, err := state.Open(root, name)
 	if err != nil { // a setting to fix, found before anything is spawned
