@@ -129,7 +129,11 @@ type TaskVars struct {
 	Diff              string // the work since the loop started
 	Mode              string // implement, review or fix
 	ReviewFeedback    string
+	ReviewFile        string // where a review writes what must change ({{review_file}})
 	Block             string // appended to a prompt that places none of taskPlaceholders
+	// ReviewLine names the review file, appended to a review's prompt that
+	// places the task itself but not {{review_file}}: the review must know it.
+	ReviewLine string
 }
 
 // taskPlaceholders are the ones that show a prompt places the task itself.
@@ -138,7 +142,7 @@ var taskPlaceholders = []string{"{{task}}", "{{task_id}}", "{{tasks_done}}", "{{
 // Render replaces the known placeholders ({{iteration}}, {{max_iterations}},
 // {{remaining}}, {{name}}, {{check_failures}}, and with a plan {{task}},
 // {{task_id}}, {{tasks_done}}, {{tasks_total}}, {{tasks_left}}, {{attempt}},
-// {{diff}}, {{mode}}, {{review_feedback}}; {{notes}}, the person's) and leaves every other byte,
+// {{diff}}, {{mode}}, {{review_feedback}}, {{review_file}}; {{notes}}, the person's) and leaves every other byte,
 // including unknown {{...}}, as written.
 func Render(text string, v PromptVars) string {
 	if !strings.Contains(text, "{{") {
@@ -168,6 +172,7 @@ func Render(text string, v PromptVars) string {
 			"{{diff}}", t.Diff,
 			"{{mode}}", t.Mode,
 			"{{review_feedback}}", t.ReviewFeedback,
+			"{{review_file}}", t.ReviewFile,
 		)
 	}
 	return strings.NewReplacer(pairs...).Replace(text)
@@ -182,8 +187,12 @@ func Render(text string, v PromptVars) string {
 // first. Parts are separated by a blank line.
 func Compose(text string, v PromptVars, action string, count bool) string {
 	prompt := Render(text, v)
-	if v.Task != nil && !placesTask(text) {
-		prompt = joinBlocks(prompt, v.Task.Block)
+	switch t := v.Task; {
+	case t == nil:
+	case !placesTask(text):
+		prompt = joinBlocks(prompt, t.Block)
+	case t.ReviewLine != "" && !strings.Contains(text, "{{review_file}}"):
+		prompt = joinBlocks(prompt, t.ReviewLine)
 	}
 	if v.CheckFailures != "" && !strings.Contains(text, "{{check_failures}}") {
 		switch action {

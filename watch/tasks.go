@@ -288,7 +288,10 @@ func (t *taskPlan) begin(n int, text string) *TaskVars {
 	if strings.Contains(text, "{{diff}}") {
 		v.Diff = t.diff()
 	}
-	v.Block = t.block(pt, mode, item)
+	v.Block, v.ReviewFile = t.block(pt, mode, item), t.notesFile()
+	if mode == modeReview {
+		v.ReviewLine = t.reviewLine()
+	}
 	try := fmt.Sprintf("attempt=%d/%d", item.Attempts, t.cfg.TaskAttempts)
 	if mode == modeReview {
 		try = fmt.Sprintf("review=%d/%d", item.Reviews, t.cfg.ReviewCap)
@@ -393,7 +396,7 @@ func (t *taskPlan) block(pt *plan.Task, mode string, item *state.TaskItem) strin
 	switch mode {
 	case modeReview:
 		fmt.Fprintf(&b, "Review task %s of the plan %s, implemented in the last iteration, in a fresh mind: read its changes (git diff, git log) against the task below. Change no code.\n\n%s\n\n", pt.ID, file, pt.Text)
-		fmt.Fprintf(&b, "%s If not, write what must change into %s; the task then goes back for a fix.", approve, t.notesFile())
+		fmt.Fprintf(&b, "%s %s", approve, t.reviewLine())
 	case modeFix:
 		fmt.Fprintf(&b, "Task %s of the plan %s was reviewed and needs changes:\n\n%s\n\nThe task:\n\n%s\n\n", pt.ID, file, item.Notes, pt.Text)
 		fmt.Fprintf(&b, "Make the changes; when they are done and checked, %s; change no other line of the plan %s.", mark, file)
@@ -402,6 +405,11 @@ func (t *taskPlan) block(pt *plan.Task, mode string, item *state.TaskItem) strin
 		fmt.Fprintf(&b, "When it is done and checked, %s; change no other line of the plan %s. The loop counts it done only if the work changed and every check passes.", mark, file)
 	}
 	return b.String()
+}
+
+// reviewLine is how a review asks for changes: it names the notes file.
+func (t *taskPlan) reviewLine() string {
+	return fmt.Sprintf("If not, write what must change into %s; the task then goes back for a fix.", t.notesFile())
 }
 
 // ignoresDone reports whether a done signal must not end the loop: with a

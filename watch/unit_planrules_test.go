@@ -303,3 +303,27 @@ func TestUnitAnIterationTheBudgetEndsIsNoAttempt(t *testing.T) {
 	}
 	u.wantLog("[END] iteration 1 budget", "[RESUME]", "[TASK] iteration 1 task 1 retry", "[TASK] iteration 2 task 1 implement attempt=1/3", "[TASK] iteration 2 task 1 done")
 }
+
+// A review's prompt names its notes file whatever placeholders the prompt
+// uses: where {{review_file}} says, else on a line of its own.
+func TestUnitAReviewPromptNamesTheNotesFileWhateverThePromptUses(t *testing.T) {
+	for _, prompt := range []string{"{{mode}} task {{task_id}}:\n{{task}}\n", "{{mode}} {{task}}; notes go to {{review_file}}.\n"} {
+		u := planned(t, "- [ ] Only task\n", func(u *unit, n int, prompt string) {
+			if n == 1 {
+				u.work(n)
+				u.tick(prompt)
+			}
+		})
+		u.writePrompt(prompt)
+		u.cfg.Review = true
+		u.wantResult(u.run(), words.ExitDone, "tasks_done")
+		notes := filepath.Join(u.cfg.Dir, ".ralph", "review.md")
+		p := u.pastes()
+		if len(p) != 2 || !strings.HasPrefix(p[1], "review ") || strings.Count(p[1], notes) != 1 || strings.Contains(p[1], "{{") {
+			t.Errorf("prompt %q: the review's prompt = %q, want it to name %s once", prompt, p, notes)
+		}
+		if len(p) > 0 && !strings.Contains(prompt, "{{review_file}}") && strings.Contains(p[0], notes) {
+			t.Errorf("prompt %q: the implement prompt names the review's notes file: %q", prompt, p[0])
+		}
+	}
+}
