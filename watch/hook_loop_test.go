@@ -75,6 +75,18 @@ func (e *events) first(iteration int, kind words.EventKind) (time.Duration, stri
 	return 0, "", false
 }
 
+// last returns when iteration last told kind, and how it was known.
+func (e *events) last(iteration int, kind words.EventKind) (time.Duration, string, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for i := len(e.got) - 1; i >= 0; i-- {
+		if ev := e.got[i]; ev.Iteration == iteration && ev.Kind == kind {
+			return ev.After, ev.Via, true
+		}
+	}
+	return 0, "", false
+}
+
 func (e *events) String() string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -189,5 +201,52 @@ quiet
 	h.wantResult(res, words.ExitDone, "done_pattern")
 	if strings.Contains(h.out.String(), "starting iteration 2") {
 		t.Errorf("the token drawn after the hook was missed:\n%s\nevents: %s", h.out.String(), ev)
+	}
+}
+
+// Claude Code's Stop hook fired, and then it drew a notice that waits for
+// a key (auto mode's "Enter to continue · Esc to cancel"): the loop asks
+// the person rather than ending the turn, and once Enter is pressed the
+// agent takes the box away (as Claude Code redraws it) and goes on, and
+// its next Stop hook ends the iteration.
+func TestABoxDrawnAfterTheStopHookIsAQuestionNotTheTurnsEnd(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, "do the work", nil)
+	ev, run := h.hooked(`ready
+read
+echo
+hook UserPromptSubmit {"prompt":"x"}
+spinner 500ms
+hook Stop
+print ● Waiting for permission…
+print ╭────────────────────────────────────────╮
+print │ We're changing auto mode               │
+print │ Enter to continue · Esc to cancel      │
+print ╰────────────────────────────────────────╯
+key
+write \e[5A\e[J
+print ● Ran it: ANSWERED_{{iteration}}
+hook Stop
+quiet
+`)
+	h.cfg.MaxIterations = 1
+	asked := make(chan struct{})
+	go func() {
+		defer close(asked)
+		tmuxtest.Eventually(t, 60*time.Second, "the pane to show needs-input", func() bool {
+			return h.srv.Option(h.cfg.Pane, words.OptionState) == "needs-input"
+		})
+		time.Sleep(time.Second) // a turn's end taken from the hook would come meanwhile
+		if strings.Contains(h.out.String(), "completed") {
+			t.Errorf("the iteration ended with the box waiting:\n%s", h.out.String())
+		}
+		h.srv.Must("send-keys", "-t", h.cfg.Pane, "Enter")
+	}()
+	res := run(90 * time.Second)
+	<-asked
+	h.wantResult(res, words.ExitDone, "max_iterations")
+	h.wantOutput("the agent is asking a question", "iteration 1 completed (turn ended")
+	if !strings.Contains(h.srv.Capture(h.cfg.Pane), "ANSWERED_1") {
+		t.Errorf("the iteration ended before the box was answered:\n%s\nevents: %s", h.srv.Capture(h.cfg.Pane), ev)
 	}
 }

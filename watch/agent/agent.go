@@ -122,7 +122,7 @@ func (p *Profile) Classify(lines []string) (State, string) {
 		}
 	}
 	switch {
-	case p.Dialog != nil && p.Dialog.MatchString(text):
+	case p.Dialog != nil && p.Dialog.MatchString(text), WaitsForKey(lines):
 		return StateDialog, ""
 	case p.Busy != nil && p.Busy.MatchString(text):
 		return StateWorking, ""

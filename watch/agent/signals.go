@@ -1,6 +1,10 @@
 package agent
 
-import "time"
+import (
+	"regexp"
+	"strings"
+	"time"
+)
 
 // Signs that an agent is ready or idle which no release's strings can
 // change: it turned on bracketed paste, its screen and cursor hold still,
@@ -66,4 +70,30 @@ func IdleBetween(a, b Foreground) bool {
 // it turned on bracketed paste (it reads its terminal raw by then).
 func ReadyBySignals(pasteOn bool, still time.Duration, idle bool) bool {
 	return idle && (pasteOn && still >= ReadyStable || still >= signalsStable)
+}
+
+// A box that waits for a key looks alike in every agent and release: a
+// key hint ("Enter to continue · Esc to cancel", "Press enter to confirm"),
+// or a question with numbered choices under a cursor ("Do you want to
+// proceed?" then "❯ 1. Yes"). It is drawn where the agent takes input, at
+// the bottom of its screen; text higher up (a prompt's echo, a reply) is
+// not a box.
+var (
+	keyHint = regexp.MustCompile(`(?im)\b(press )?enter to (continue|confirm|select|proceed|accept)\b|` +
+		`\besc to cancel\s*(·.*)?$|\bpress any key\b|\(y/n\)|\[y/n\]`)
+	choices = regexp.MustCompile(`(?m)\?\s*\n\W*[❯›▸]\s*1\.\s+\S`) // a question, and its first choice under the cursor
+)
+
+// boxLines is how many of the last lines a waiting box is looked for in.
+const boxLines = 10
+
+// WaitsForKey reports whether the bottom of a screen shows a box that
+// waits for a key: a question for the person, whatever the agent's
+// profile knows of its strings or its hooks said.
+func WaitsForKey(lines []string) bool {
+	if len(lines) > boxLines {
+		lines = lines[len(lines)-boxLines:]
+	}
+	text := strings.Join(lines, "\n")
+	return keyHint.MatchString(text) || choices.MatchString(text)
 }

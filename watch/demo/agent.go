@@ -120,6 +120,11 @@ func (a *Agent) step(s *Step) (code int, stop bool) {
 			return a.fail(s, errors.New("read before ready"))
 		}
 		return a.read(s)
+	case "key": // a dialog's answer: one key, Enter or Esc or any
+		if a.chunks == nil {
+			return a.fail(s, errors.New("key before ready"))
+		}
+		return a.key(s)
 	case "drop-input":
 		a.dropUntil = time.Now().Add(s.dur)
 	case "echo":

@@ -59,6 +59,22 @@ func (a *Agent) startReader() {
 	}()
 }
 
+// key waits for one key press, as a dialog does, and takes it; what was
+// typed before it stays unread.
+func (a *Agent) key(s *Step) (int, bool) {
+	if len(a.pending) > 0 {
+		a.pending = a.pending[1:]
+		return 0, false
+	}
+	c := <-a.chunks
+	if c.err != nil {
+		a.chunks <- c
+		return a.fail(s, c.err)
+	}
+	a.pending = c.data[1:]
+	return 0, false
+}
+
 // read collects keyboard input until a non-empty submit.
 func (a *Agent) read(s *Step) (int, bool) {
 	if !a.promptShown {

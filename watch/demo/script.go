@@ -73,7 +73,7 @@ func parseStep(line string) (Step, error) {
 		if err == nil && s.dur < 0 {
 			err = errors.New("negative duration")
 		}
-	case "ready", "read", "echo", "redraw", "child", "quiet", "alt", "noalt", "stop-hook", "noecho", "collapse", "nopaste":
+	case "ready", "read", "key", "echo", "redraw", "child", "quiet", "alt", "noalt", "stop-hook", "noecho", "collapse", "nopaste":
 		if strings.TrimSpace(arg) != "" {
 			err = fmt.Errorf("%s takes no argument", name)
 		}

@@ -209,6 +209,14 @@ func TestDropInput(t *testing.T) {
 	}
 }
 
+// key takes one key press, as a dialog does: Enter with nothing typed.
+func TestKeyWaitsForOneKeyPress(t *testing.T) {
+	code, out := run(t, "ready\nkey\nprint answered\nkey\nprint twice", "", now("\r"), input{50 * time.Millisecond, "\x1b"})
+	if code != 0 || !strings.Contains(out, "answered\n") || !strings.Contains(out, "twice\n") {
+		t.Errorf("code %d output %q", code, out)
+	}
+}
+
 func TestReadBeforeReady(t *testing.T) {
 	code, out := run(t, "read", "")
 	if code != 1 || !strings.Contains(out, "line 1: read: read before ready") {

@@ -194,7 +194,20 @@ func (w *Watch) AdoptUntyped(ctx context.Context, started time.Time) (r Outcome)
 // takes all its output and its exit status; then judges what the done
 // scanner held back.
 func (w *Watch) watch(ctx context.Context, started time.Time) (r Outcome) {
-	r.Ending = w.monitor(ctx, started)
+	for {
+		r.Ending = w.monitor(ctx, started)
+		if r.Ending == EndTurn && w.hooks.On() {
+			w.awaitDrawn()
+			w.out.quiet() // the hook may come before the last words are drawn
+		}
+		if r.Ending != EndTurn || !w.turn.byHook {
+			break
+		}
+		screen, _ := capture(w.tmux, w.cfg)
+		if !w.turn.askedAfterHook(screen) {
+			break
+		}
+	}
 	if r.Ending == EndExit {
 		w.out.drain()
 		r.Code = w.out.exitCode()
@@ -205,10 +218,6 @@ func (w *Watch) watch(ctx context.Context, started time.Time) (r Outcome) {
 				}
 			}
 		}
-	}
-	if r.Ending == EndTurn && w.hooks.On() {
-		w.awaitDrawn()
-		w.out.quiet() // the hook may come before the last words are drawn
 	}
 	w.out.flush()
 	if r.Ending == EndTurn {

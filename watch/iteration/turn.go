@@ -32,8 +32,13 @@ type turn struct {
 	// dialogByHook: the agent's hook said it waits for the person; the
 	// screen showing it at work again clears it.
 	dialogByHook bool
-	inputAt      time.Time        // the needs-input report last taken
-	fg           agent.Foreground // the agent's processes at an earlier look, to tell idle from at work
+	inputAt      time.Time // the needs-input report last taken
+	// byHook: the turn ended by the agent's turn-end hook (hookAt its
+	// report); asked: a report at or before it was followed by a box that
+	// waits for a key, so it ended nothing.
+	byHook        bool
+	hookAt, asked time.Time
+	fg            agent.Foreground // the agent's processes at an earlier look, to tell idle from at work
 }
 
 // observe judges one look at the screen: the agent's state first (a
@@ -166,12 +171,27 @@ func (t *turn) hookEnding() (Ending, bool) {
 // hookTurnEnded reports whether the agent's own turn-end hook fired for
 // this iteration.
 func (t *turn) hookTurnEnded() bool {
-	if _, ok := t.hooks.Record(agent.HookTurnEnd); !ok {
+	r, ok := t.hooks.Record(agent.HookTurnEnd)
+	if !ok || !t.asked.IsZero() && !r.At.After(t.asked) {
 		return false
 	}
-	t.ended = t.clock.Now()
-	t.events.tell(words.EventTurnEnd, words.ViaHook, "")
+	t.ended, t.byHook, t.hookAt = t.clock.Now(), true, r.At
 	return true
+}
+
+// askedAfterHook reports whether the screen, once drawn after the agent's
+// turn-end hook, shows a box that waits for a key (a permission, a notice
+// to confirm): that is a question for the person, not the turn's end, which
+// the agent's next report or its idle screen tells. Otherwise the turn's
+// end by the hook is told.
+func (t *turn) askedAfterHook(screen string) bool {
+	if st, _ := t.cfg.Agent.Classify(agent.ScreenLines(screen, t.cfg.Lines)); st == agent.StateDialog {
+		t.asked, t.byHook, t.ended = t.hookAt, false, time.Time{}
+		t.askPerson(words.ViaScreen, "after its turn-end hook", t.clock.Now())
+		return true
+	}
+	t.events.tell(words.EventTurnEnd, words.ViaHook, "")
+	return false
 }
 
 // hookSilent notes that a hook the watcher installed did not report what
