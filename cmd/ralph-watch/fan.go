@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -139,7 +140,7 @@ func runFan(ctx context.Context, e env, ff *fanFlags, fs *flag.FlagSet, command 
 	if err != nil {
 		return err
 	}
-	s.PID = os.Getpid()
+	s.PID, s.MaxIterations = os.Getpid(), f.Config.MaxIterations
 	if err := s.Save(fanDir); err != nil {
 		return control.Errorf(words.ExitFailed, "%v", err)
 	}
@@ -156,18 +157,12 @@ func runFan(ctx context.Context, e env, ff *fanFlags, fs *flag.FlagSet, command 
 		if err != nil {
 			return nil, err
 		}
-		if note != "" {
-			store, err := state.Open(state.Root(e.Getenv), t.Loop)
-			if err != nil {
-				return nil, err
-			}
-			if _, err := store.Steer(state.Steer{Kind: state.SteerNote, Text: note}, time.Now()); err != nil {
-				return nil, fmt.Errorf("leave a note for %s: %w", t.Loop, err)
-			}
+		if err := leaveNotes(state.Root(e.Getenv), t, note); err != nil {
+			return nil, err
 		}
 		args := append([]string{"run"}, tm...)
 		args = append(args, "-t", pane, "--name", t.Loop, "--tasks", filepath.Join(t.Worktree, planRel), "--task", t.ID)
-		args = append(append(append(args, pass...), "--"), command...)
+		args = append(append(append(append(args, pass...), limitArgs(s.Set)...), "--"), command...)
 		log, err := os.OpenFile(filepath.Join(fanDir, t.Loop+".log"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 		if err != nil {
 			return nil, err
@@ -231,6 +226,62 @@ func runFan(ctx context.Context, e env, ff *fanFlags, fs *flag.FlagSet, command 
 		return control.Errorf(words.ExitLimit, "")
 	}
 	return nil
+}
+
+// leaveNotes leaves a new loop on t its first notes: the fan's own (why
+// its task came back) and the person's (sticky ones, once ones waiting).
+func leaveNotes(root string, t fan.Task, note string) error {
+	if note == "" && len(t.Notes) == 0 {
+		return nil
+	}
+	store, err := state.Open(root, t.Loop)
+	if err != nil {
+		return err
+	}
+	now := time.Now()
+	if note != "" {
+		if _, err := store.Steer(state.Steer{Kind: state.SteerNote, Text: note}, now); err != nil {
+			return fmt.Errorf("leave a note for %s: %w", t.Loop, err)
+		}
+	}
+	for _, n := range t.Notes {
+		if _, err := store.Steer(state.Steer{Kind: state.SteerNote, Text: n.Text, Sticky: n.Sticky, Made: n.Made}, now); err != nil {
+			return fmt.Errorf("leave a note for %s: %w", t.Loop, err)
+		}
+	}
+	return nil
+}
+
+// limitArgs are the flags that start a loop with the limits set on its fan
+// (after the fan's own flags: the later one counts).
+func limitArgs(l *state.Limits) []string {
+	if l.Empty() {
+		return nil
+	}
+	var out []string
+	add := func(name string, v any) { out = append(out, fmt.Sprintf("--%s=%v", name, v)) }
+	if l.MaxIterations != nil {
+		add("max-iterations", *l.MaxIterations)
+	}
+	if l.MaxTime != nil {
+		add("max-time", *l.MaxTime)
+	}
+	if l.MaxTokens != nil {
+		add("max-tokens", *l.MaxTokens)
+	}
+	if l.MaxCostUSD != nil {
+		add("max-cost", *l.MaxCostUSD)
+	}
+	if l.InactivityTimeout != nil {
+		add("inactivity-timeout", *l.InactivityTimeout)
+	}
+	if l.IterationTimeout != nil {
+		add("iteration-timeout", *l.IterationTimeout)
+	}
+	if l.TaskAttempts != nil {
+		add("task-attempts", *l.TaskAttempts)
+	}
+	return out
 }
 
 // adoptLoop follows a loop the fan started and lost sight of (a fan
@@ -297,7 +348,8 @@ func openFan(dir, name, repo, planRel string, ff *fanFlags) (*fan.State, error) 
 		return nil, control.Errorf(words.ExitFailed, "make branch %s: %v", into, err)
 	}
 	s := &fan.State{Name: name, Repo: repo, Plan: planRel, Into: into, Base: base, Max: ff.max}
-	if old != nil { // an ended fan's tasks start again; their loops' names go on from its tries
+	if old != nil { // an ended fan's tasks start again; their loops' names go on from its tries, its sticky notes for them
+		s.Notes = slices.DeleteFunc(old.Notes, func(n state.Note) bool { return !n.Sticky })
 		for _, t := range old.Tasks {
 			if t.State != fan.Landed {
 				s.Tasks = append(s.Tasks, fan.Task{ID: t.ID, Title: t.Title, State: fan.Open, Tries: t.Tries})

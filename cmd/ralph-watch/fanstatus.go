@@ -144,17 +144,3 @@ func stopFan(f aFan, kill bool, out io.Writer) error {
 		return err
 	})
 }
-
-// resumeFan resumes the fan's loops that are paused or lost their watcher.
-func resumeFan(e env, f aFan) error {
-	err := eachFanLoop(f, e.Stdout, func(l *control.Loop) error {
-		if l.Watched && l.State.Status != state.Paused {
-			return nil
-		}
-		return rearm(e, "").Resume(l, e.Stdout, e.Stderr)
-	})
-	if !f.running() && !f.Ended {
-		fmt.Fprintf(e.Stdout, "fan %s itself is not running: start it again (ralph-watch fan --name %s --tasks ... -- COMMAND) to land what its loops finish\n", f.Name, f.Name)
-	}
-	return err
-}

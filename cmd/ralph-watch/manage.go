@@ -59,25 +59,26 @@ once the limit is raised, in the same command (the limit flags, as for
 'ralph-watch set') or by set before it; its history is kept.
 
 A fan's name resumes each of its loops at work that is paused or whose
-watcher died.
+watcher died, and says where each stands; limit flags raise the fan's
+limits first, as 'ralph-watch set FAN' does.
 
 Examples:
   ralph-watch resume myproj-3
   ralph-watch resume -t %7 myproj-3
   ralph-watch resume myproj-3 --max-iterations +10`,
 		Exec: func(ctx context.Context, args []string) error {
+			lim, err := limits()
+			if err != nil {
+				return err
+			}
 			if f, ok := fanArg(e, args); ok {
-				return resumeFan(e, f)
+				return resumeFan(e, f, lim)
 			}
 			l, err := loopArg(e, args, "resume")
 			if err != nil {
 				return err
 			}
-			lim, err := limits()
-			if err == nil {
-				err = resumeLimits(l, lim, e.Stdout)
-			}
-			if err != nil {
+			if err := resumeLimits(l, lim, e.Stdout); err != nil {
 				return err
 			}
 			return rearm(e, target).Resume(l, e.Stdout, e.Stderr)

@@ -38,8 +38,11 @@ with "-" goes after "--". With
 and each iteration's receipt and the log ([NOTE]) keep those it carried.
 
 A loop whose watcher is not running (paused, or its watcher died) gets the
-note when it goes on. A fan's name leaves the note for each of its loops at
-work.
+note when it goes on. A fan's name leaves the note with the fan: once, for
+the next iteration of each of its loops at work (one that ends first leaves
+it to the next loop the fan starts; with none at work, the next loop
+started has it); sticky, for every iteration of its loops, those it starts
+later too, until 'note FAN --clear'.
 
 Examples:
   ralph-watch note myproj-3 'the API moved to v2; use /v2/users'
@@ -64,7 +67,7 @@ Examples:
 				args = args[:1]
 			}
 			if f, ok := fanArg(e, args); ok {
-				return eachFanLoop(f, e.Stdout, func(l *control.Loop) error { return control.Note(l, text, *sticky, *clear, e.Stdout, clock.Real{}) })
+				return noteFan(f, text, *sticky, *clear, e.Stdout)
 			}
 			l, err := loopArg(e, args, "note")
 			if err != nil {
@@ -111,8 +114,9 @@ below what the loop has already run (iterations, time, tokens, cost) is
 refused, with the reason. The change is logged ([SET]), shown by status and
 the status line, and kept when the loop is resumed or restored. A loop that
 ended at a limit goes on with 'ralph-watch resume NAME' once it is raised.
-A fan's name changes each of its loops at work (the loops it starts later
-have the fan's own flags).
+A fan's name sets the limits on the fan: each of its loops at work (refused
+whole when one has run past them), and every loop it starts later (kept in
+the fan's record, over its flags; +N adds to the fan's limit).
 
 Examples:
   ralph-watch set myproj-3 --max-iterations +10
@@ -123,7 +127,7 @@ Examples:
 				return err
 			}
 			if f, ok := fanArg(e, args); ok {
-				return eachFanLoop(f, e.Stdout, func(l *control.Loop) error { return control.Set(l, lim, e.Stdout, clock.Real{}) })
+				return setFan(f, lim, e.Stdout)
 			}
 			l, err := loopArg(e, args, "set")
 			if err != nil {

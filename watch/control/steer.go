@@ -48,12 +48,9 @@ func Set(l *Loop, limits *state.Limits, out io.Writer, clk clock.Clock) error {
 	if limits.Empty() {
 		return Errorf(words.ExitUsage, "set needs a limit to change (see 'ralph-watch set --help')")
 	}
-	if err := steerable(l); err != nil {
+	check, err := CheckSet(l, limits, clk.Now())
+	if err != nil {
 		return err
-	}
-	check := *limits
-	if err := check.Check(ran(l, clk.Now()), PendingMax(l, clk.Now())); err != nil {
-		return Errorf(words.ExitUsage, "set %s on '%s': %v", limits, l.Name, err)
 	}
 	if _, err := l.Store.Steer(state.Steer{Kind: state.SteerSet, Set: limits}, clk.Now()); err != nil {
 		return failed(err)
@@ -64,6 +61,19 @@ func Set(l *Loop, limits *state.Limits, out io.Writer, clk clock.Clock) error {
 	}
 	fmt.Fprintf(out, "%s: %s %s\n", l.Name, check.String(), when)
 	return nil
+}
+
+// CheckSet refuses limits below what the loop has run (exit 2), or a loop
+// that will not go on; it returns them as they would be set (+N made absolute).
+func CheckSet(l *Loop, limits *state.Limits, now time.Time) (state.Limits, error) {
+	if err := steerable(l); err != nil {
+		return state.Limits{}, err
+	}
+	check := *limits
+	if err := check.Check(ran(l, now), PendingMax(l, now)); err != nil {
+		return check, Errorf(words.ExitUsage, "set %s on '%s': %v", limits, l.Name, err)
+	}
+	return check, nil
 }
 
 // steerable refuses a loop that will not go on: one ended other than at a limit.

@@ -60,7 +60,8 @@ func (s *State) TakeUp(follow func(*Task) bool) []*Task {
 }
 
 // Begin records a loop started on task t in slot, with the note for its
-// first prompt; with no slot free the task waits, open, its note kept for
+// first prompt and the person's notes (the fan's sticky ones, the once
+// ones waiting); with no slot free the task waits, open, its note kept for
 // the loop that takes it next.
 func (s *State) Begin(t *Task, slot int, note string) bool {
 	if slot == 0 {
@@ -69,6 +70,7 @@ func (s *State) Begin(t *Task, slot int, note string) bool {
 	}
 	t.Slot, t.State, t.Tries, t.Note = slot, Working, t.Tries+1, note
 	t.Loop = loopName(s.Name, t.ID, t.Tries)
+	t.Notes = s.startNotes(t)
 	return true
 }
 

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/plan"
+	"github.com/ralph-tmux/ralph.tmux/watch/state"
 )
 
 // Where a task stands in the fan.
@@ -47,6 +48,8 @@ type Task struct {
 	Landed   string `json:"landed,omitempty"`   // the fan branch's commit that landed it
 	Why      string `json:"why,omitempty"`      // why it was sent back, skipped or needs review
 	Note     string `json:"note,omitempty"`     // for its next loop's first prompt, kept until that loop starts
+	// The person's notes for its loop that starts (see steer.go), kept until it started.
+	Notes []state.Note `json:"notes,omitempty"`
 }
 
 // State is the fan's record, fan.json.
@@ -67,6 +70,17 @@ type State struct {
 	Dir     string   `json:"dir,omitempty"`     // where it was started
 	Args    []string `json:"args,omitempty"`    // ralph-watch's arguments that start it again
 	Stopped bool     `json:"stopped,omitempty"` // by the person (stop FAN): restore leaves it be
+
+	// What the person steered (note, set given the fan's name; steer.go):
+	// the sticky notes for every loop it starts and the once ones for the
+	// next, the once ones its loops at work were given, the limits set (for
+	// the loops it starts, over its flags), its loops' --max-iterations,
+	// and the requests taken whose files may still be there.
+	Notes         []state.Note  `json:"notes,omitempty"`
+	Given         []state.Note  `json:"given,omitempty"`
+	Set           *state.Limits `json:"set,omitempty"`
+	MaxIterations int           `json:"max_iterations,omitempty"`
+	Steered       []string      `json:"steered,omitempty"`
 }
 
 // Dir is the fan's folder under the loops' state root.

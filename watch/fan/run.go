@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/plan"
 	"github.com/ralph-tmux/ralph.tmux/watch/words"
@@ -24,8 +25,9 @@ type Runner struct {
 	Out           io.Writer
 
 	// Start starts a loop on task t in its slot's window and worktree,
-	// with a note for its first prompt (why it was sent back); the channel
-	// gets the loop's exit status once it ends.
+	// with a note for its first prompt (why it was sent back), the
+	// person's notes (t.Notes) and the fan's limits (State.Set); the
+	// channel gets the loop's exit status once it ends.
 	Start func(t Task, note string) (<-chan int, error)
 	// Adopt takes up the loop a fan killed before had started on t: the
 	// channel gets its exit status (0 done) once it ends; false when it
@@ -54,6 +56,9 @@ func (r *Runner) Run(ctx context.Context) error {
 	done := make(chan ended)
 	running := 0
 	free := s.Windows()
+	r.steer()
+	steering := time.NewTicker(250 * time.Millisecond) // the person's notes and limits reach the loops at work
+	defer steering.Stop()
 	start := func(t *Task, note string) error {
 		slot := FreeSlot(free, t.Slot)
 		if slot == 0 { // every window taken (a fan taken up again): the task waits for the next free loop
@@ -74,6 +79,7 @@ func (r *Runner) Run(ctx context.Context) error {
 				return fmt.Errorf("create the worktree of task %s: %w", t.ID, err)
 			}
 		}
+		r.steer() // what the person asked until now is the new loop's
 		s.Begin(t, slot, note)
 		if err := r.save(); err != nil {
 			return err
@@ -82,7 +88,10 @@ func (r *Runner) Run(ctx context.Context) error {
 		if err != nil && r.gone() {
 			return ErrGone // the task stays held, its note kept: restore starts it
 		}
-		t.Note = ""
+		if err != nil {
+			s.Lost(t, nil)
+		}
+		t.Note, t.Notes = "", nil
 		if err != nil {
 			s.Skip(t, err.Error())
 			_ = r.save()
@@ -97,6 +106,9 @@ func (r *Runner) Run(ctx context.Context) error {
 	}
 	lost := s.TakeUp(func(t *Task) bool { // a fan taken up again: the loops it had started, in their windows
 		ch, ok := r.adopt(*t)
+		if !ok {
+			s.Lost(t, Unsent(Root(r.Dir), t.Loop)) // the person's once-notes it did not carry go to the next loop
+		}
 		if ok {
 			free[t.Slot] = false
 			running++
@@ -147,6 +159,8 @@ func (r *Runner) Run(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
+		case <-steering.C:
+			r.steer()
 		case e := <-done:
 			running--
 			t := s.Task(e.id)
@@ -163,6 +177,7 @@ func (r *Runner) Run(ctx context.Context) error {
 					continue
 				}
 			}
+			s.Unsent(Unsent(Root(r.Dir), t.Loop)) // the person's once-notes it did not carry go to the next loop
 			if !s.LoopEnded(t, e.code) {
 				r.say("task %s skipped: %s", t.ID, t.Why)
 				_ = Log(r.Dir, Event{Task: t.ID, Event: "skipped", Why: t.Why})
@@ -188,6 +203,9 @@ func (r *Runner) Run(ctx context.Context) error {
 		}
 	}
 }
+
+// steer takes the person's requests to the fan (steer.go).
+func (r *Runner) steer() { TakeSteers(Root(r.Dir), r.Dir, r.State, r.save) }
 
 func (r *Runner) gone() bool { return r.Gone != nil && r.Gone() }
 

@@ -5,12 +5,15 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ralph-tmux/ralph.tmux/watch/state"
 )
 
 // The fan tested by simulation: seeded scenarios of plans with touches and
@@ -84,6 +87,10 @@ type simLoop struct {
 	slot       int
 	ended      bool
 	code       int
+	// Its iterations, its limit, and the notes it has taken (simsteer_test.go).
+	iterations, limit int
+	began, lastIter   int
+	notes             []state.Note
 }
 
 // simTask is a task of the plan.
@@ -112,11 +119,17 @@ type simFan struct {
 	commits int
 	kills   int
 	trace   []string
+	person  simPerson
 }
 
 func simulateFan(t *testing.T, seed int64) {
-	f := &simFan{t: t, rng: rand.New(rand.NewPCG(uint64(seed), 7)), dir: t.TempDir(), files: map[string][]string{},
-		buggy: map[string]bool{}, loops: map[string]*simLoop{}, works: map[string]simWork{}, landed: map[string]string{}}
+	root := t.TempDir()
+	f := &simFan{t: t, rng: rand.New(rand.NewPCG(uint64(seed), 7)), dir: Dir(root, "sim"), files: map[string][]string{},
+		buggy: map[string]bool{}, loops: map[string]*simLoop{}, works: map[string]simWork{}, landed: map[string]string{},
+		person: simPerson{root: root}}
+	if err := os.MkdirAll(f.dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
 	globs := []string{"a.txt", "*.txt", "src/**", "src/x.go", "docs/*"}
 	paths := []string{"a.txt", "b.txt", "src/x.go", "src/y.go", "docs/d.md"}
 	n := 2 + f.rng.IntN(7)
@@ -146,7 +159,7 @@ func simulateFan(t *testing.T, seed int64) {
 	}
 	max, attempts := 1+f.rng.IntN(3), 1+f.rng.IntN(3)
 	f.attempts = attempts
-	s := &State{Name: "sim", Into: "ralph/fan-sim", Max: max}
+	s := &State{Name: "sim", Into: "ralph/fan-sim", Max: max, MaxIterations: []int{0, 2, 4, 6}[f.rng.IntN(4)]}
 	s.Sync(f.plan())
 	if err := s.Save(f.dir); err != nil {
 		t.Fatal(err)
@@ -155,6 +168,12 @@ func simulateFan(t *testing.T, seed int64) {
 	for step := 0; ; step++ {
 		if step > 5000 {
 			t.Fatalf("the fan did not end in 5000 steps:\n%s", f.dump())
+		}
+		switch f.rng.IntN(10) {
+		case 0:
+			f.steer()
+		case 1, 2, 3:
+			f.iterateSome() // its loops go on, the fan up or down
 		}
 		if f.s == nil {
 			if f.rng.IntN(3) == 0 {
@@ -170,6 +189,7 @@ func simulateFan(t *testing.T, seed int64) {
 		f.check()
 	}
 	f.checkEnd()
+	f.checkSteering(true)
 }
 
 var simSeen = map[string]int{}
@@ -219,17 +239,24 @@ func (f *simFan) start(t *Task, note string) error {
 	if t.Worktree == "" {
 		t.Worktree, t.Base = "wt-"+t.ID, f.tip()
 	}
+	if f.takeSteers(); f.s == nil { // as the Runner does: what the person asked until now is the new loop's
+		return errCrash
+	}
 	s.Begin(t, slot, note)
 	if err := f.save("loop " + t.Loop + " begun"); err != nil {
 		return err
 	}
 	t.Note = ""
+	notes := t.Notes
 	if f.rng.IntN(30) == 0 {
+		s.Lost(t, nil)
 		s.Skip(t, "start loop: no pane")
 		return f.save("task " + t.ID + " skipped at start")
 	}
+	t.Notes = nil
 	f.free[slot] = false
 	f.loops[t.Loop] = &simLoop{task: t.ID, name: t.Loop, slot: slot}
+	f.began(f.loops[t.Loop], notes)
 	f.say("loop %s works task %s in window %d", t.Loop, t.ID, slot)
 	return nil
 }
@@ -312,6 +339,7 @@ func (f *simFan) ended(l *simLoop) {
 		f.loops[l.name], f.free[l.slot] = l, false
 		return
 	}
+	s.Unsent(Unsent(f.person.root, l.name))
 	if !s.LoopEnded(t, l.code) {
 		f.say("task %s skipped ", t.ID)
 		_ = f.save("task " + t.ID + " skipped")
@@ -401,6 +429,9 @@ func (f *simFan) restart() {
 	}
 	f.say("started again with --max %d", s.Max)
 	f.up(s)
+	if f.takeSteers(); f.s == nil {
+		return
+	}
 	f.adopted = map[string]bool{}
 	lost := s.TakeUp(func(t *Task) bool {
 		if l := f.loops[t.Loop]; l != nil && (!l.ended || l.code == 0) { // Adopt: a live loop, or one that got its task done
@@ -408,6 +439,7 @@ func (f *simFan) restart() {
 			return true
 		}
 		delete(f.loops, t.Loop) // ended unfinished: not taken up
+		s.Lost(t, Unsent(f.person.root, t.Loop))
 		return false
 	})
 	for _, t := range lost {

@@ -90,6 +90,7 @@ func (f *simFan) check() {
 			t.Fatalf("the fan's branch holds %s, which fails the checks:\n%s", c, f.dump())
 		}
 	}
+	f.checkSteering(false)
 	s := f.s
 	if s == nil {
 		return

@@ -188,7 +188,9 @@ func (s *Store) Steer(r Steer, now time.Time) (Steer, error) {
 		return r, fmt.Errorf("write request: %w", err)
 	}
 	r.ID = fmt.Sprintf("%020d-%d-%06d.json", now.UnixNano(), os.Getpid(), steerSeq.Add(1))
-	r.Made = Stamp(now)
+	if r.Made == "" { // a note passed on keeps when the person made it
+		r.Made = Stamp(now)
+	}
 	data, err := json.Marshal(r)
 	if err != nil {
 		return r, err
@@ -233,4 +235,21 @@ func (s *Store) SteerTaken(id string) error {
 func (s *Store) SteerPending(id string) bool {
 	_, err := os.Stat(filepath.Join(s.Path(SteerDir), id))
 	return err == nil
+}
+
+// Pass leaves a request made elsewhere (a fan's, passed on to its loop)
+// under its own id: passed twice, it is still one request.
+func (s *Store) Pass(r Steer) error {
+	dir := s.Path(SteerDir)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("write request: %w", err)
+	}
+	data, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	if err := writeAtomic(filepath.Join(dir, r.ID), ".steer-*", data); err != nil {
+		return fmt.Errorf("write request: %w", err)
+	}
+	return nil
 }

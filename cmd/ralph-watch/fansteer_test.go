@@ -1,0 +1,56 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ralph-tmux/ralph.tmux/watch/fan"
+)
+
+// The person steers a fan by its name while its first loop works: a
+// sticky note reaches every prompt of the loops started after it, a
+// once-note the working loop ended without carrying reaches the next loop
+// started, and the limits set reach the loops started later; each command
+// answers for the fan.
+func TestNotesAndLimitsGivenToAFanReachTheLoopsItStartsAfterThem(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	repo := newFanRepo(c, "- [ ] Make file-a\n- [ ] Make file-b\n- [ ] Make file-c\n")
+	if err := os.WriteFile(filepath.Join(c.srv.Dir, "slow"), []byte("4"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := startFanReading(c, "works task 1", fanArgs(c, "fs", "1")...)
+	c.want([]string{"note", "--sticky", "fs", "STICKY-NOTE"}, 0, "note for every iteration of fan fs's loops", "")
+	c.want([]string{"note", "fs", "ONCE-NOTE"}, 0, "note for the next iteration of fan-fs-1 (fan fs's loops at work", "")
+	c.want([]string{"set", "--max-iterations", "+5", "fs"}, 0, "fan fs: max-iterations 8 for the loops it starts", "")
+	c.want([]string{"resume", "--max-iterations", "+10", "fs"}, 0, "fan fs: max-iterations 18 for its loops at work and those it starts", "")
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("the fan ended with %v", err)
+	}
+	read := func(f string) string {
+		data, _ := os.ReadFile(filepath.Join(repo, ".ralph", "worktrees", "prompt-"+f+"-1"))
+		return string(data)
+	}
+	if got := read("file-a"); strings.Contains(got, "NOTE") {
+		t.Errorf("task 1's prompt, given before the notes, has one:\n%s", got)
+	}
+	for _, f := range []string{"file-b", "file-c"} {
+		if got := read(f); !strings.Contains(got, "STICKY-NOTE") {
+			t.Errorf("the sticky note is not in %s's prompt:\n%s", f, got)
+		}
+	}
+	if got := read("file-b") + read("file-c"); strings.Count(got, "ONCE-NOTE") != 1 || !strings.Contains(read("file-b"), "ONCE-NOTE") {
+		t.Errorf("the once-note, which task 1's loop ended without, is not in the next loop's prompt once:\n%s", got)
+	}
+	for _, loop := range []string{"fan-fs-2", "fan-fs-3"} {
+		if st := c.state(loop); st.MaxIterations != 18 {
+			t.Errorf("%s ran with max-iterations %d, want 18", loop, st.MaxIterations)
+		}
+	}
+	c.want([]string{"note", "--clear", "fs"}, 0, "notes of fan fs cleared", "")
+	if s, err := fan.Load(filepath.Join(c.srv.Dir, "state", "fans", "fs")); err != nil || len(s.Notes) != 0 || s.Limit() != 18 {
+		t.Errorf("the fan's record after the clear: %+v, %v", s, err)
+	}
+}
