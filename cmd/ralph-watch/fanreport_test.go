@@ -129,7 +129,7 @@ func TestFinishFanPROpensOnePullRequestForTheFansBranchWithEveryTasksVerdict(t *
 	if !strings.HasSuffix(out, "Pushed ralph/fan-pr and opened a pull request into main: https://forge.invalid/o/r/pull/7\n") {
 		t.Errorf("finish said:\n%s", out)
 	}
-	c.want([]string{"status", "pr"}, 0, "Landed: pr (Pushed ralph/fan-pr and opened a pull request into main: https://forge.invalid/o/r/pull/7 (", "")
+	c.want([]string{"status", "pr"}, 0, "Landed: pr (Pushed ralph/fan-pr and opened a pull request into main: https://forge.invalid/o/r/pull/7, ", "")
 	args, _ := os.ReadFile(record)
 	want := repo + "\npr\ncreate\n--base\nmain\n--head\nralph/fan-pr\n--title\nralph fan pr: 1 of 2 tasks landed, 1 waiting for review\n--body-file\n" + filepath.Join(dir, "pr-body.md") + "\n"
 	if string(args) != want {

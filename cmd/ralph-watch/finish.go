@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
@@ -24,13 +26,14 @@ func finishCommand(e env) *ffcli.Command {
 	into := fs.String("into", "", "land on `BRANCH` (default: the branch the worktree came from)")
 	remote := fs.String("remote", "", "--pr: push to `REMOTE` (default: the branch's remote, else origin)")
 	return subcommand(fs, ffcli.Command{
-		ShortUsage: "ralph-watch finish NAME --merge|--rebase|--pr|--patch FILE [--remove] [--commit] [--into BRANCH]",
+		ShortUsage: "ralph-watch finish NAME [--merge|--rebase|--pr|--patch FILE] [--remove] [--commit] [--into BRANCH]",
 		ShortHelp:  "land a loop's work: merge, rebase, pull request or patch",
 		LongHelp: `
 Land what a loop did on its branch (the worktree of run --worktree, branch
 ralph/NAME, or a branch of its own with --into). It first shows the run:
 its iterations and how it ended, the branch's commits and diff stat, the
-last iteration's checks, and the tokens and cost; then:
+last iteration's checks, and the tokens and cost; with no mode that is all
+(exit 0, nothing changed, and it says what is left to land); then:
 
   --merge     fast-forward the branch the worktree came from, else a merge
               commit; refused on uncommitted changes there or a conflict
@@ -59,6 +62,7 @@ To land a loop that ends done on its own, run it with
 and RALPH_STATE_DIR; the plugin option @ralph-finish-on-done does this).
 
 Examples:
+  ralph-watch finish myproj-3                 # what it did, what is left to land
   ralph-watch finish myproj-3 --merge --remove
   ralph-watch finish myproj-3 --pr
   ralph-watch finish myproj-3 --patch myproj-3.mbox
@@ -76,13 +80,16 @@ Examples:
 					modes = append(modes, "--"+string(m.mode))
 				}
 			}
-			if len(modes) != 1 {
+			if len(modes) > 1 {
 				return control.Errorf(words.ExitUsage, "finish takes one of --merge, --rebase, --pr, --patch FILE (got %d)", len(modes))
 			}
 			if len(args) != 1 {
 				return control.Errorf(words.ExitUsage, "finish takes one loop name, got %d arguments", len(args))
 			}
 			if f, ok := fanArg(e, args); ok {
+				if len(modes) == 0 {
+					return control.Errorf(words.ExitUsage, "finish of fan %s takes --pr (see 'ralph-watch status %s' for what it did)", f.Name, f.Name)
+				}
 				return finishFan(f, opts)
 			}
 			l, err := loopArg(e, args, "finish")
@@ -93,7 +100,17 @@ Examples:
 			if err != nil {
 				return control.Errorf(words.ExitFailed, "%v", err)
 			}
-			return finishError(finish.Finish(run, opts))
+			if len(modes) == 0 {
+				return finishError(finish.Show(run, opts))
+			}
+			worktree := l.State.Worktree
+			if err := finishError(finish.Finish(run, opts)); err != nil {
+				return err
+			}
+			if _, err := os.Stat(worktree); worktree != "" && os.IsNotExist(err) && l.Pane == control.PaneRunning {
+				fmt.Fprintf(e.Stdout, "The agent of %s still runs in pane %s, in the removed worktree: end it with 'ralph-watch stop --kill %s'.\n", l.Name, l.State.PaneID, l.Name)
+			}
+			return nil
 		},
 	})
 }

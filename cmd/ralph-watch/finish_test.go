@@ -113,8 +113,8 @@ func TestFinishRefusesUncommittedWorkUnlessCommitAndADirtyTarget(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(repo, "late")); err != nil {
 		t.Errorf("the committed file did not land: %v", err)
 	}
-	// Usage: no mode, two modes, no name.
-	c.want([]string{"finish", "wt"}, 2, "", "ralph-watch: error: finish takes one of --merge, --rebase, --pr, --patch FILE (got 0)\n")
+	// No mode: the run and what is left to land. Usage: two modes, no name.
+	c.want([]string{"finish", "wt"}, 0, "\nNothing left to land: ralph/wt has no commit that main lacks.\n", "")
 	c.want([]string{"finish", "wt", "--merge", "--pr"}, 2, "", "(got 2)\n")
 	c.want([]string{"finish", "--merge"}, 2, "", "")
 }

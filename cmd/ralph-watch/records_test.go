@@ -2,6 +2,10 @@ package main
 
 import (
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
+	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -92,5 +96,173 @@ func TestRunRefusesAnEmptyNameAndOneThatReadsAsAFlag(t *testing.T) {
 	}
 	if code, _, stderr := runInProcess("status", "-x"); code != 2 || stderr != "ralph-watch: error: flag provided but not defined: -x (see 'ralph-watch status -h')\n" {
 		t.Errorf("status -x: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// worktreeLoop is a loop "wt" that ended (stopped) with its worktree
+// .ralph/worktrees/wt on branch ralph/wt, made from main of a repository
+// with one commit: no tmux, real git. It returns the repository and the worktree.
+func worktreeLoop(t *testing.T) (repo, tree string) {
+	t.Helper()
+	root := t.TempDir()
+	t.Setenv("RALPH_STATE_DIR", filepath.Join(root, "state"))
+	for _, kv := range gitEnv {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+	repo = filepath.Join(root, "repo")
+	tree = filepath.Join(repo, ".ralph", "worktrees", "wt")
+	if err := os.MkdirAll(repo, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(repo, "work"), []byte("start\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, repo, "init", "-q", "-b", "main")
+	if err := os.WriteFile(filepath.Join(repo, ".git", "info", "exclude"), []byte(".ralph/\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, repo, "add", "-A")
+	gitIn(t, repo, "commit", "-q", "-m", "start")
+	gitIn(t, repo, "worktree", "add", "-q", "-b", "ralph/wt", tree, "main")
+	store, err := state.Open(filepath.Join(root, "state"), "wt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reason := "stopped"
+	if err := store.Save(&state.State{WorkerName: "wt", Status: state.Stopped, ExitReason: &reason, CurrentIteration: 1, MaxIterations: 3,
+		Dir: tree, Worktree: tree, WorktreeBranch: "ralph/wt", WorktreeBase: "main"}); err != nil {
+		t.Fatal(err)
+	}
+	return repo, tree
+}
+
+func gitIn(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// landedSays is what status and list say of loop wt's landing.
+func landedSays(t *testing.T) (statusLine, listCell string) {
+	t.Helper()
+	code, stdout, stderr := runInProcess("status", "wt")
+	if code != 0 {
+		t.Fatalf("status: exit %d, %s", code, stderr)
+	}
+	for _, l := range strings.Split(stdout, "\n") {
+		if strings.HasPrefix(l, "Landed: ") {
+			statusLine = l
+		}
+	}
+	code, stdout, stderr = runInProcess("list")
+	if code != 0 {
+		t.Fatalf("list: exit %d, %s", code, stderr)
+	}
+	rows := strings.Split(stdout, "\n")
+	head, row := strings.Fields(rows[0]), strings.Fields(rows[1])
+	for i, h := range head {
+		if h == "LANDED" && i < len(row) {
+			listCell = row[i]
+		}
+	}
+	return statusLine, listCell
+}
+
+// A loop that made no commit has nothing to land yet; one whose work is
+// uncommitted has not landed it (finish would refuse it); one whose commits
+// were merged by hand is merged.
+func TestLandedSaysNothingYetForNoCommitAndNoForUncommittedWork(t *testing.T) {
+	repo, tree := worktreeLoop(t)
+	if line, cell := landedSays(t); line != "Landed: nothing (nothing to land yet: ralph/wt has no commit that main lacks)" || cell != "nothing" {
+		t.Errorf("a loop with no commit: status %q, list %q", line, cell)
+	}
+	if err := os.WriteFile(filepath.Join(tree, "work"), []byte("start\nmore\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if line, cell := landedSays(t); line != "Landed: no (not landed: uncommitted changes in the worktree: work; 'ralph-watch finish --commit' commits them)" || cell != "no" {
+		t.Errorf("a loop whose work is uncommitted: status %q, list %q", line, cell)
+	}
+	if code, _, stderr := runInProcess("finish", "wt", "--merge"); code != 1 || !strings.Contains(stderr, "has uncommitted changes (work)") {
+		t.Errorf("finish --merge of uncommitted work: exit %d, %s", code, stderr)
+	}
+	gitIn(t, tree, "commit", "-q", "-am", "more")
+	if line, cell := landedSays(t); line != "Landed: no (ralph/wt has 1 commit not in main; 'ralph-watch finish' lands them)" || cell != "no" {
+		t.Errorf("a loop with a commit: status %q, list %q", line, cell)
+	}
+	gitIn(t, repo, "merge", "-q", "--ff-only", "ralph/wt")
+	if line, cell := landedSays(t); line != "Landed: merged (the commits of ralph/wt are all in main)" || cell != "merged" {
+		t.Errorf("a loop merged by hand: status %q, list %q", line, cell)
+	}
+}
+
+// finish NAME with no mode shows what the loop did and what is left to
+// land, changes nothing, and exits 0.
+func TestFinishWithoutAModeShowsTheRunAndHowToLandIt(t *testing.T) {
+	repo, tree := worktreeLoop(t)
+	code, stdout, stderr := runInProcess("finish", "wt")
+	if code != 0 || stderr != "" || !strings.HasPrefix(stdout, "Loop wt: ") || !strings.Contains(stdout, "Branch ralph/wt (worktree "+tree+"), onto main: 0 commits\n") ||
+		!strings.HasSuffix(stdout, "\nNothing to land yet: ralph/wt has no commit that main lacks.\n") {
+		t.Errorf("finish of a loop with nothing to land: exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
+	}
+	if err := os.WriteFile(filepath.Join(tree, "late"), []byte("late\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, tree, "commit", "-q", "-am", "more", "--allow-empty")
+	before := gitIn(t, repo, "rev-parse", "main")
+	code, stdout, stderr = runInProcess("finish", "wt")
+	if code != 0 || stderr != "" || !strings.Contains(stdout, "onto main: 1 commit\n") || !strings.Contains(stdout, "Uncommitted in "+tree+": late; --commit commits them first\n") ||
+		!strings.HasSuffix(stdout, "\nLand it with one of: ralph-watch finish wt --merge | --rebase | --pr | --patch FILE (--remove then removes the worktree and branch)\n") {
+		t.Errorf("finish of a loop with work to land: exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
+	}
+	if after := gitIn(t, repo, "rev-parse", "main"); after != before || gitIn(t, tree, "status", "--porcelain") != "?? late\n" {
+		t.Errorf("finish without a mode changed something: main %s -> %s", before, after)
+	}
+	if code, _, stderr := runInProcess("finish", "wt", "--merge", "--pr"); code != 2 || !strings.Contains(stderr, "(got 2)") {
+		t.Errorf("two modes: exit %d, %s", code, stderr)
+	}
+}
+
+// After finish --merge --remove, status says it landed in one flat line,
+// names the worktree as removed, and finish says the agent still runs there.
+func TestFinishRemoveLeavesAFlatLandedLineAndSaysTheAgentRunsOn(t *testing.T) {
+	repo, tree := worktreeLoop(t)
+	srv := tmuxtest.Start(t)
+	pane := strings.TrimSpace(srv.Must("new-window", "-d", "-P", "-F", "#{pane_id}", "-c", tree, "-t", "main:", "sleep 300"))
+	root := os.Getenv("RALPH_STATE_DIR")
+	store, err := state.Find(root, "wt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.PaneID, st.TmuxSocket = pane, srv.Socket
+	if err := store.Save(st); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(tree, "work"), []byte("start\nmore\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, tree, "commit", "-q", "-am", "more")
+	code, stdout, stderr := runInProcess("finish", "wt", "--merge", "--remove")
+	if code != 0 || !strings.Contains(stdout, "Merged ralph/wt into main") || !strings.Contains(stdout, "Removed worktree "+tree) ||
+		!strings.HasSuffix(stdout, "The agent of wt still runs in pane "+pane+", in the removed worktree: end it with 'ralph-watch stop --kill wt'.\n") {
+		t.Errorf("finish --merge --remove: exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
+	}
+	head := strings.TrimSpace(gitIn(t, repo, "rev-parse", "main"))
+	code, stdout, _ = runInProcess("status", "wt")
+	if !strings.Contains(stdout, "\nWorktree: "+tree+" (removed; it was branch ralph/wt)\n") {
+		t.Errorf("status names the removed worktree as if it were there:\n%s", stdout)
+	}
+	line, _ := landedSays(t)
+	if !strings.HasPrefix(line, "Landed: merged (Merged ralph/wt into main, now at "+head[:12]+", ") || strings.Count(line, "(") != 1 || !strings.HasSuffix(line, ")") {
+		t.Errorf("landed line %q", line)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -66,7 +67,9 @@ func WriteStatus(w io.Writer, l *Loop, now time.Time) {
 		fmt.Fprintf(w, "Done pattern: %s\n", *st.DonePattern)
 	}
 	writeAgent(w, l)
-	if st.Worktree != "" {
+	if _, err := os.Stat(st.Worktree); st.Worktree != "" && os.IsNotExist(err) {
+		fmt.Fprintf(w, "Worktree: %s (removed; it was branch %s)\n", st.Worktree, st.WorktreeBranch)
+	} else if st.Worktree != "" {
 		fmt.Fprintf(w, "Worktree: %s (branch %s)\n", st.Worktree, st.WorktreeBranch)
 	}
 	if st.UnchangedIterations > 0 {

@@ -175,6 +175,39 @@ func Finish(run *history.Run, opts Options) error {
 	return removeIfMerged(run, p, opts)
 }
 
+// Show is finish without a mode: what the loop did and what is left to
+// land, and how to land it. It changes nothing, so it refuses nothing that
+// landing would refuse (a loop still running, uncommitted changes) but says so.
+func Show(run *history.Run, opts Options) error {
+	p, err := Locate(run, opts.Into)
+	if err != nil {
+		return err
+	}
+	s, err := Summarize(run, p)
+	if err != nil {
+		return err
+	}
+	fmt.Fprint(opts.Out, s.Text())
+	files, _ := dirty(p.Tree, true)
+	if len(files) > 0 {
+		fmt.Fprintf(opts.Out, "Uncommitted in %s: %s; --commit commits them first\n", p.Tree, listed(files))
+	}
+	if words.StatusOf(run.State).Live() && run.Store.Locked() {
+		fmt.Fprintf(opts.Out, "\nLoop %s is still %s: stop it first (ralph-watch stop %s), then land it.\n", run.Name, words.StatusOf(run.State), run.Name)
+		return nil
+	}
+	if len(s.Commits) == 0 && len(files) == 0 {
+		what := "Nothing left to land"
+		if word, _ := Read(run.Store, run.State); word == "nothing" {
+			what = "Nothing to land yet"
+		}
+		fmt.Fprintf(opts.Out, "\n%s: %s has no commit that %s lacks.\n", what, p.Branch, p.Base)
+		return nil
+	}
+	fmt.Fprintf(opts.Out, "\nLand it with one of: ralph-watch finish %s --merge | --rebase | --pr | --patch FILE (--remove then removes the worktree and branch)\n", run.Name)
+	return nil
+}
+
 // clean refuses a working tree with uncommitted changes, or commits them
 // when asked to.
 func clean(run *history.Run, p Place, opts Options) error {
