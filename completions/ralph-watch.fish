@@ -110,7 +110,7 @@ complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a version -d 'print t
 complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a completion -d 'print the shell completion script'
 complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a doctor -d 'check an installed agent offline'
 complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a hook -d 'report an agent'\''s own event to its watcher'
-complete -c ralph-watch -n '__ralph_watch_using hook' -a 'session-start prompt-submit turn-end turn-failed needs-input'
+complete -c ralph-watch -n '__ralph_watch_using hook' -a 'session-start prompt-submit turn-end turn-failed needs-input working'
 complete -c ralph-watch -n '__ralph_watch_using hook' -l state -r -d 'the loop'\''s state folder'
 complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a trust -d "allow a folder's .ralph/config to run its commands"
 complete -c ralph-watch -n '__ralph_watch_using trust' -f -a '(__fish_complete_directories)'

@@ -147,10 +147,17 @@ func (r *recorder) receipt(rc receipt.Receipt) {
 	r.cost = receipt.Total(all).Compact()
 }
 
-// agentState records what the agent's screen says, for status --json.
+// agentState records what the agent's screen or hooks say, for status:
+// saved when it changes (a few times a turn), so status tells working from
+// idle while a turn runs. A screen that says nothing known keeps the last
+// word (Codex hides its busy line while it streams).
 func (r *recorder) agentState(s agent.State) {
-	if r.cfg.Agent.Knows() {
-		r.st.AgentState = s.String()
+	if !r.cfg.Agent.Knows() || s == agent.StateUnknown && r.st.AgentState != "" {
+		return
+	}
+	if name := s.String(); name != r.st.AgentState {
+		r.st.AgentState = name
+		r.save()
 	}
 }
 

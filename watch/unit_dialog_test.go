@@ -115,3 +115,74 @@ func TestUnitABoxThatWaitsWithNoHookNeedsInput(t *testing.T) {
 	}
 }
 
+// While Claude Code runs a tool its screen says so ("Running… (19s)",
+// "esc to interrupt"): status tells it is working for the whole turn, not
+// idle as it was when the prompt went in.
+func TestUnitStatusSaysWorkingWhileTheAgentRunsATool(t *testing.T) {
+	u := newUnit(t, "do the work", nil)
+	u.simulate()
+	var during string
+	u.launch(claudeScreen(func(t *tmuxfake.Term, _ string) {
+		t.Write("● Bash(make test)\n  ⎿  Running… (19s)\n\n✶ Compiling… (19s · esc to interrupt)\n")
+		u.schedule(10*time.Second, func() {
+			if st, err := u.store.Load(); err == nil {
+				during = st.AgentState
+			}
+		})
+		u.plan(20*time.Second, func(t *tmuxfake.Term) {
+			t.Clear()
+			t.Write("● Tests pass.\n✻ Worked for 20s\n  ? for shortcuts\n")
+		})
+	}))
+	u.asClaude()
+	u.cfg.InactivityTimeout = 10 * time.Minute
+	u.wantResult(u.run(), words.ExitDone, "max_iterations")
+	if during != "working" {
+		t.Errorf("status read agent state %q while the tool ran, want working", during)
+	}
+}
+
+// Claude Code's tool hooks say it works whatever its screen shows (a
+// release whose strings no profile knows): status says working while a
+// tool runs, and a tool run after a permission it asked for means the
+// question was answered.
+func TestUnitTheToolHooksSayTheAgentWorksAndAnswerTheQuestion(t *testing.T) {
+	u := newUnit(t, "do the work", nil)
+	u.hooked()
+	seen := map[string]string{}
+	look := func(at string) {
+		st, _ := u.store.Load()
+		shown, _, _ := u.tmux.PaneOption(u.cfg.Pane, words.OptionState)
+		seen[at] = st.AgentState + " " + shown
+	}
+	u.launch(func(int) *tmuxfake.Program {
+		p := repl(func(t *tmuxfake.Term, input string) {
+			if input == "" {
+				return // an Enter more
+			}
+			u.report(t, "UserPromptSubmit", "")
+			t.Clear()
+			t.Write("⏻ a screen no profile has seen\n")
+			u.plan(300*time.Millisecond, func(t *tmuxfake.Term) { u.report(t, "PreToolUse", `{"tool_name":"Bash"}`) })
+			u.schedule(2*time.Second, func() { look("tool") })
+			u.plan(3*time.Second, func(t *tmuxfake.Term) { u.report(t, "PermissionRequest", `{"tool_name":"Bash"}`) })
+			u.schedule(5*time.Second, func() { look("asked") })
+			u.plan(6*time.Second, func(t *tmuxfake.Term) { u.report(t, "PostToolUse", `{"tool_name":"Bash"}`) })
+			u.schedule(8*time.Second, func() { look("answered") })
+			u.plan(10*time.Second, func(t *tmuxfake.Term) { u.report(t, "Stop", "") })
+		})
+		p.Start = func(t *tmuxfake.Term) {
+			u.report(t, "SessionStart", "")
+			t.Raw("\x1b[?2004h")
+			t.Write("> ")
+		}
+		return p
+	})
+	u.cfg.Agent.IdleGrace = 0
+	u.wantResult(u.run(), words.ExitDone, "max_iterations")
+	for at, want := range map[string]string{"tool": "working running", "asked": "needs-input needs-input", "answered": "working running"} {
+		if seen[at] != want {
+			t.Errorf("%s: agent state and pane status %q, want %q", at, seen[at], want)
+		}
+	}
+}

@@ -44,6 +44,8 @@ in iteration $RALPH_ITERATION reported an event, and wakes the watcher.
                   reset, another API error counts as a failed iteration
   needs-input     it waits for the person (a permission Notification,
                   PermissionRequest): the loop shows needs-input
+  working         it is at work (PreToolUse, PostToolUse): status says
+                  working, and a question it asked before is answered
 
 Without --state the loop is found by $RALPH_NAME (and $RALPH_STATE_DIR), which
 every looped agent has: a hook configured by hand, in an agent whose hooks

@@ -23,10 +23,11 @@ const (
 	HookTurnEnd      = "turn-end"      // it finished its turn
 	HookTurnFailed   = "turn-failed"   // its turn failed: a usage limit or an API error
 	HookNeedsInput   = "needs-input"   // it waits for the person: a permission, a question
+	HookWorking      = "working"       // it is at work: a tool starts or ends
 )
 
 // HookNames lists what `ralph-watch hook` accepts.
-var HookNames = []string{HookSessionStart, HookPromptSubmit, HookTurnEnd, HookTurnFailed, HookNeedsInput}
+var HookNames = []string{HookSessionStart, HookPromptSubmit, HookTurnEnd, HookTurnFailed, HookNeedsInput, HookWorking}
 
 // TurnEndFile is where an agent's turn-end hook leaves its record.
 const TurnEndFile = HookTurnEnd

@@ -6,7 +6,9 @@ import (
 )
 
 // ClaudeEvents are Claude Code's hook events the watcher listens to, and
-// what each reports (Claude Code 2.1.197 and 2.1.330 have them all).
+// what each reports (Claude Code 2.1.197 and 2.1.330 have them all). A
+// PreToolUse hook that prints nothing and exits 0 decides nothing: the
+// tool's permission goes as it would.
 var ClaudeEvents = []struct{ Event, Name string }{
 	{"SessionStart", HookSessionStart},
 	{"UserPromptSubmit", HookPromptSubmit},
@@ -14,6 +16,8 @@ var ClaudeEvents = []struct{ Event, Name string }{
 	{"StopFailure", HookTurnFailed},
 	{"Notification", HookNeedsInput},
 	{"PermissionRequest", HookNeedsInput},
+	{"PreToolUse", HookWorking},
+	{"PostToolUse", HookWorking},
 }
 
 // ClaudeSettings is a --settings file whose hooks call back: each event

@@ -33,6 +33,7 @@ type turn struct {
 	// screen showing it at work again clears it.
 	dialogByHook bool
 	inputAt      time.Time // the needs-input report last taken
+	workAt       time.Time // the working report last taken
 	// byHook: the turn ended by the agent's turn-end hook (hookAt its
 	// report); asked: a report at or before it was followed by a box that
 	// waits for a key, so it ended nothing.
@@ -161,9 +162,21 @@ func (t *turn) hookEnding() (Ending, bool) {
 	if t.hookTurnEnded() {
 		return EndTurn, true
 	}
-	if r, ok := t.hooks.Record(agent.HookNeedsInput); ok && r.At.After(t.inputAt) {
-		t.inputAt, t.dialogByHook = r.At, true
-		t.askPerson(words.ViaHook, r.Detail, t.clock.Now())
+	asked, hasAsked := t.hooks.Record(agent.HookNeedsInput)
+	if hasAsked && asked.At.After(t.inputAt) {
+		t.inputAt, t.dialogByHook = asked.At, true
+		t.askPerson(words.ViaHook, asked.Detail, t.clock.Now())
+	}
+	if r, ok := t.hooks.Record(agent.HookWorking); ok && r.At.After(t.workAt) {
+		t.workAt = r.At
+		if !hasAsked || r.At.After(asked.At) { // a tool ran after the question: answered
+			t.dialogByHook, t.sawWork = false, true
+			if !t.dialogSince.IsZero() {
+				t.dialogSince = time.Time{}
+				t.status.Show(words.StatusRunning)
+			}
+			t.rec.AgentState(agent.StateWorking)
+		}
 	}
 	return EndNone, false
 }
