@@ -21,7 +21,11 @@ func loopArg(e env, args []string, cmd string) (*control.Loop, error) {
 	if err != nil {
 		return nil, err
 	}
-	return control.Find(state.Root(e.Getenv), name)
+	l, err := control.Find(state.Root(e.Getenv), name)
+	if err == nil {
+		control.WarnRecovered(e.Stderr, l)
+	}
+	return l, err
 }
 
 func statusCommand(e env) *ffcli.Command {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -23,7 +24,9 @@ func Names(root string) ([]string, error) {
 	return names, nil
 }
 
-// Loops are the loops under root; one that cannot be read is a warning on warn.
+// Loops are the loops under root. One whose state came back from its last
+// good copy is a warning on warn; one whose state cannot be read is one too,
+// and a damaged loop among them.
 func Loops(root string, warn io.Writer) ([]*Loop, error) {
 	names, err := Names(root)
 	if err != nil {
@@ -34,11 +37,25 @@ func Loops(root string, warn io.Writer) ([]*Loop, error) {
 		l, err := Find(root, n)
 		if err != nil {
 			fmt.Fprintf(warn, "ralph-watch: warning: %v\n", err)
+			loops = append(loops, &Loop{Name: n, Store: &state.Store{Dir: filepath.Join(root, n)}, State: &state.State{WorkerName: n}, Pane: PaneRemoved, Damaged: err.Error()})
 			continue
 		}
+		WarnRecovered(warn, l)
 		loops = append(loops, l)
 	}
 	return loops, nil
+}
+
+// WarnRecovered tells of a loop whose state came back from its last good copy.
+func WarnRecovered(warn io.Writer, l *Loop) {
+	if l.Recovered != "" {
+		fmt.Fprintf(warn, "ralph-watch: warning: loop %s: %s\n", l.Name, l.Recovered)
+	}
+}
+
+// damagedRow is list's row of a loop whose state cannot be read: what to do.
+func damagedRow(l *Loop) string {
+	return fmt.Sprintf("%s\tdamaged\tits state.json cannot be read: 'ralph-watch clean %s' removes it, 'ralph-watch run --replace --name %s' starts it over\n", l.Name, l.Name, l.Name)
 }
 
 // NoLoops is what list says when there is no loop: how to start one.
@@ -54,6 +71,10 @@ func WriteTable(w io.Writer, loops []*Loop) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tRALPH_STATUS\tAGENT\tITERATION\tTASKS\tFAILURES\tCOST\tLANDED\tREPORT")
 	for _, l := range loops {
+		if l.Damaged != "" {
+			fmt.Fprint(tw, damagedRow(l))
+			continue
+		}
 		landed, report := afterColumns(l)
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d/%d\t%s\t%s\t%s\n", l.Name, l.Status(), l.WorkerStatus(), progress(l.State), tasksColumn(l),
 			l.State.ConsecutiveFailures, l.State.TotalFailures, costColumn(l), landed, report)

@@ -29,6 +29,11 @@ type Loop struct {
 	Watched bool        // a watcher holds the loop's lock
 	Pane    string      // PaneRunning, PaneExited or PaneRemoved
 	Tmux    tmux.Client // the loop's tmux server, by the socket its state names
+	// Recovered says that its state file could not be read and the last
+	// good state came back in its place (state.Store.Recovered); "" else.
+	Recovered string
+	// Damaged is why its state cannot be read at all (list shows it so); "" else.
+	Damaged string
 }
 
 var namePattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
@@ -71,7 +76,7 @@ func Find(root, name string) (*Loop, error) {
 	if err != nil {
 		return nil, failed(err)
 	}
-	l := &Loop{Name: name, Store: store, State: st, Watched: store.Locked(), Pane: PaneRemoved, Tmux: serverOf(st)}
+	l := &Loop{Name: name, Store: store, State: st, Watched: store.Locked(), Pane: PaneRemoved, Tmux: serverOf(st), Recovered: store.Recovered()}
 	if st.PaneID != "" && st.TmuxSocket != "" {
 		// A restarted server hands out the old pane ids: its pane is not the loop's.
 		if p, err := l.Tmux.Pane(st.PaneID); err == nil && (st.ServerPID == 0 || p.ServerPID == st.ServerPID) {
@@ -119,6 +124,9 @@ func NameArg(args []string, cmd, pane string) (string, error) {
 // Status is the loop's status as a person needs it, in the pane's words: a
 // running loop whose watcher is gone is disconnected, whatever the file says.
 func (l *Loop) Status() string {
+	if l.Damaged != "" {
+		return "damaged"
+	}
 	if l.State.Status == state.Running && !l.Watched {
 		return "monitor_disconnected"
 	}

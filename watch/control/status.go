@@ -18,6 +18,9 @@ import (
 
 // JSON is the state as stored plus what is derived live.
 func (l *Loop) JSON() map[string]any {
+	if l.Damaged != "" {
+		return map[string]any{"worker_name": l.Name, "ralph_status": l.Status(), "error": l.Damaged}
+	}
 	data, _ := json.Marshal(l.State)
 	var m map[string]any
 	_ = json.Unmarshal(data, &m)

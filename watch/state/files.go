@@ -4,6 +4,7 @@ package state
 // through Store.Path with one of these.
 const (
 	StateFile      = "state.json"           // the swarm schema and the watcher's fields
+	StateGood      = "state.good.json"      // a copy of state.json as last saved: Load brings it back when state.json is written over
 	LogFile        = "iterations.log"       // one line per event: [START], [END], [CHECK]…
 	WatcherLog     = "watcher.log"          // a detached watcher's own output
 	RequestFile    = "request"              // what a command asks of the watcher (pause, stop…)

@@ -328,3 +328,36 @@ func TestRootPrecedence(t *testing.T) {
 		})
 	}
 }
+
+// A state file written over while no watcher ran is not the end of the
+// loop: the last good state, kept beside it, comes back, and says so.
+func TestLoadOfAStateWrittenOverBringsBackTheLastGoodOne(t *testing.T) {
+	for _, garbage := range []string{"\x00\x01garbage", "", `{"worker_name": "loop", "status": "runn`} {
+		s := openStore(t, t.TempDir(), "my-loop")
+		first, last := sampleState(), sampleState()
+		last.CurrentIteration = 7
+		for _, st := range []*State{first, last} {
+			if err := s.Save(st); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.WriteFile(s.Path(StateFile), []byte(garbage), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Load()
+		if err != nil || !reflect.DeepEqual(got, last) {
+			t.Fatalf("Load of a state written over with %q = %+v, %v; want the last saved", garbage, got, err)
+		}
+		if msg := s.Recovered(); !strings.Contains(msg, s.Path(StateFile)+" could not be read") || !strings.Contains(msg, "the last good state ("+StateGood+", saved ") {
+			t.Errorf("Recovered() = %q, want what was found and what came back", msg)
+		}
+		again := &Store{Dir: s.Dir} // the next reader finds the state whole
+		if got, err := again.Load(); err != nil || got.CurrentIteration != 7 || again.Recovered() != "" {
+			t.Errorf("the next Load = %+v, %v, %q; want the state put back", got, err, again.Recovered())
+		}
+		log, _ := os.ReadFile(s.Path(LogFile))
+		if !strings.Contains(string(log), "[STATE] "+StateFile+" could not be read") {
+			t.Errorf("iterations.log does not say the state was recovered:\n%s", log)
+		}
+	}
+}

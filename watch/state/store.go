@@ -137,8 +137,9 @@ func Root(getenv func(string) string) string {
 
 // Store is one loop's folder.
 type Store struct {
-	Dir  string
-	lock *os.File
+	Dir       string
+	lock      *os.File
+	recovered string // what Load found and brought back, "" when state.json was whole
 }
 
 // ErrLocked means another watcher holds the loop.
@@ -218,28 +219,70 @@ func (s *Store) Unlock() {
 	}
 }
 
-// Load reads state.json; fs.ErrNotExist if there is none.
+// Load reads state.json; fs.ErrNotExist if there is none. A state.json
+// that cannot be read (written over while no watcher ran) is put back from
+// the last good state saved beside it, and the log says so (see Recovered).
 func (s *Store) Load() (*State, error) {
 	data, err := os.ReadFile(s.Path(StateFile))
 	if err != nil {
 		return nil, err
 	}
 	var st State
-	if err := json.Unmarshal(data, &st); err != nil {
-		return nil, fmt.Errorf("corrupt state file %s: %v (remove it with 'ralph-watch clean %s' or start over with 'run --replace')",
-			s.Path(StateFile), err, filepath.Base(s.Dir))
+	err = json.Unmarshal(data, &st)
+	if err == nil {
+		return &st, nil
 	}
-	return &st, nil
+	if good, at, ok := s.lastGood(); ok {
+		s.recovered = fmt.Sprintf("%s could not be read (%v); the last good state (%s, saved %s) is back in its place",
+			s.Path(StateFile), err, StateGood, at.Format(TimeFormat))
+		if werr := writeAtomic(s.Path(StateFile), ".state-*.json", good.data); werr == nil {
+			_ = s.Log(time.Now(), "STATE", fmt.Sprintf("%s could not be read (%v); the last good state, saved %s, is back in its place", StateFile, err, at.Format(TimeFormat)))
+		}
+		return good.st, nil
+	}
+	return nil, fmt.Errorf("corrupt state file %s: %v, and no good copy is kept beside it (remove it with 'ralph-watch clean %s' or start over with 'run --replace')",
+		s.Path(StateFile), err, filepath.Base(s.Dir))
+}
+
+// Recovered is what the last Load found and brought back: "" when
+// state.json could be read.
+func (s *Store) Recovered() string { return s.recovered }
+
+// goodState is the last good state, as saved and as read.
+type goodState struct {
+	data []byte
+	st   *State
+}
+
+// lastGood reads the copy Save keeps beside state.json, and when it was saved.
+func (s *Store) lastGood() (goodState, time.Time, bool) {
+	path := s.Path(StateGood)
+	data, err := os.ReadFile(path)
+	info, serr := os.Stat(path)
+	if err != nil || serr != nil {
+		return goodState{}, time.Time{}, false
+	}
+	var st State
+	if json.Unmarshal(data, &st) != nil {
+		return goodState{}, time.Time{}, false
+	}
+	return goodState{data, &st}, info.ModTime(), true
 }
 
 // Save writes state.json atomically (temp file, fsync, rename), 0600, so a
-// reader never sees half a file and a failed write leaves the old one.
+// reader never sees half a file and a failed write leaves the old one; and
+// the same beside it, as the last good state for Load to bring back.
 func (s *Store) Save(st *State) error {
 	data, err := json.MarshalIndent(st, "", "  ")
 	if err != nil {
 		return err
 	}
-	if err := writeAtomic(s.Path(StateFile), ".state-*.json", append(data, '\n')); err != nil {
+	data = append(data, '\n')
+	if err := writeAtomic(s.Path(StateFile), ".state-*.json", data); err != nil {
+		return fmt.Errorf("write state: %w", err)
+	}
+	// no fsync: state.json has just been synced; the copy counts only once it is written over
+	if err := writeWhole(s.Path(StateGood), ".state-good-*.json", data, false); err != nil {
 		return fmt.Errorf("write state: %w", err)
 	}
 	return nil
