@@ -64,7 +64,7 @@ func (s *steering) set(l *state.Limits) {
 		return
 	}
 	asked := l.String()
-	if err := l.Check(s.ran(), s.cfg.MaxIterations); err != nil {
+	if err := l.Check(s.ran(), s.cfg.limitsInForce()); err != nil {
 		s.rec.sayf("set %s refused: %v", asked, err)
 		s.rec.log("SET", fmt.Sprintf("refused %s: %v", asked, err))
 		return
@@ -142,6 +142,15 @@ func (c *Config) setLimits(l *state.Limits) {
 	if l.TaskAttempts != nil {
 		c.TaskAttempts = *l.TaskAttempts
 	}
+}
+
+// limitsInForce are the values of every limit set may change, as now in
+// force (0: none).
+func (c *Config) limitsInForce() state.Limits {
+	secs := func(d time.Duration) *int { n := int(d / time.Second); return &n }
+	iterations, tokens, cost, attempts := c.MaxIterations, c.Budget.Tokens, c.Budget.CostUSD, c.TaskAttempts
+	return state.Limits{MaxIterations: &iterations, MaxTime: secs(c.MaxTime), MaxTokens: &tokens, MaxCostUSD: &cost,
+		InactivityTimeout: secs(c.InactivityTimeout), IterationTimeout: secs(c.IterationTimeout), TaskAttempts: &attempts}
 }
 
 // limitsNow is the values now in force of the limits l sets, as [SET]

@@ -327,3 +327,22 @@ func TestUnitAReviewPromptNamesTheNotesFileWhateverThePromptUses(t *testing.T) {
 		}
 	}
 }
+
+// set +N on the watcher adds N to the limit in force, for every limit.
+func TestUnitSetPlusNAddsToTheLimitInForce(t *testing.T) {
+	s := newSteered(t, func(s *steered, n int) {
+		if n == 1 {
+			cost, tokens := 1.0, int64(300000)
+			s.leave(state.Steer{Kind: state.SteerSet, Set: &state.Limits{Add: &state.Limits{MaxCostUSD: &cost, MaxTokens: &tokens,
+				MaxTime: intp(3600), TaskAttempts: intp(2), MaxIterations: intp(1)}}})
+		}
+	})
+	s.cfg.MaxIterations, s.cfg.MaxTime, s.cfg.TaskAttempts = 1, time.Hour, 3
+	s.cfg.Budget = receipt.Budget{CostUSD: 5, Tokens: 200000}
+	s.wantResult(s.run(), words.ExitDone, "max_iterations")
+	s.wantLog("[SET] max-iterations 2 max-time 2h0m0s max-tokens 500000 max-cost 6.00 task-attempts 5 at iteration 1 " +
+		"(was max-iterations 1 max-time 1h0m0s max-tokens 200000 max-cost 5.00 task-attempts 3)")
+	if st := s.state(); st.MaxCostUSD != 6 || st.MaxTokens != 500000 || st.Set == nil || st.Set.Add != nil {
+		t.Errorf("state: max cost %.2f, max tokens %d, set %+v", st.MaxCostUSD, st.MaxTokens, st.Set)
+	}
+}

@@ -43,7 +43,7 @@ func resumeCommand(e env) *ffcli.Command {
 	fs.StringVar(&target, "target", "", "pane for a loop whose pane is gone (default: a new window in session \"ralph\")")
 	limits := limitFlags(fs)
 	return subcommand(fs, ffcli.Command{
-		ShortUsage: "ralph-watch resume [-t PANE] [--max-iterations N|+N] [--max-time D] [--max-tokens N] [--max-cost USD] NAME",
+		ShortUsage: "ralph-watch resume [-t PANE] [--max-iterations N|+N] [--max-time D|+D] [--max-tokens N|+N] [--max-cost USD|+USD] NAME",
 		ShortHelp:  "resume a paused or disconnected loop where it left off",
 		LongHelp: `
 Resume a paused loop, or one whose watcher died, at the same iteration: a

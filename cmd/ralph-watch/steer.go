@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -105,11 +106,12 @@ func setCommand(e env) *ffcli.Command {
 	fs := newFlags("set")
 	limits := limitFlags(fs)
 	return subcommand(fs, ffcli.Command{
-		ShortUsage: "ralph-watch set NAME [--max-iterations N|+N] [--max-time D] [--max-tokens N] [--max-cost USD] [--inactivity-timeout D] [--iteration-timeout D] [--task-attempts N]",
+		ShortUsage: "ralph-watch set NAME [--max-iterations N|+N] [--max-time D|+D] [--max-tokens N|+N] [--max-cost USD|+USD] [--inactivity-timeout D|+D] [--iteration-timeout D|+D] [--task-attempts N|+N]",
 		ShortHelp:  "change a running or paused loop's limits from its next iteration",
 		LongHelp: `
 Change a loop's limits from its next iteration on (the iteration running
-goes on as it started). --max-iterations +N adds N to the limit. A value
+goes on as it started). Each limit takes +N: N more than the limit in
+force (--max-cost +1 on --max-cost 5 is 6; --max-time +2h). A value
 below what the loop has already run (iterations, time, tokens, cost) is
 refused, with the reason. The change is logged ([SET]), shown by status and
 the status line, and kept when the loop is resumed or restored. A loop that
@@ -139,56 +141,90 @@ Examples:
 }
 
 // limitFlags adds the flags of the limits set and resume may change to fs,
-// and returns what they set (nil: none given).
+// and returns what they set (nil: none given). Each takes +N: N more than
+// the limit in force.
 func limitFlags(fs *flag.FlagSet) func() (*state.Limits, error) {
-	var iterations string
-	var maxTime, inactivity, iterTimeout time.Duration
-	var tokens int64
-	var cost float64
-	var attempts int
+	var iterations, maxTime, tokens, cost, inactivity, iterTimeout, attempts string
 	fs.StringVar(&iterations, "max-iterations", "", "the most iterations the loop runs; +N adds N (0: no limit)")
-	config.DurationVar(fs, &maxTime, "max-time", "stop the loop this long after it first started (0: no limit)")
-	fs.Int64Var(&tokens, "max-tokens", 0, "stop the loop once its iterations used this many tokens (0: no limit)")
-	fs.Float64Var(&cost, "max-cost", 0, "stop the loop once its estimated cost reaches this many US dollars (0: no limit)")
-	config.DurationVar(fs, &inactivity, "inactivity-timeout", "restart when the screen is unchanged this long")
-	config.DurationVar(fs, &iterTimeout, "iteration-timeout", "restart an iteration that runs this long (0: none)")
-	fs.IntVar(&attempts, "task-attempts", 0, "tries of a plan's task before it is skipped")
+	fs.StringVar(&maxTime, "max-time", "", "stop the loop this long after it first started; +D adds D (0: no limit)")
+	fs.StringVar(&tokens, "max-tokens", "", "stop the loop once its iterations used this many tokens; +N adds N (0: no limit)")
+	fs.StringVar(&cost, "max-cost", "", "stop the loop once its estimated cost reaches this many US dollars; +USD adds USD (0: no limit)")
+	fs.StringVar(&inactivity, "inactivity-timeout", "", "restart when the screen is unchanged this long; +D adds D")
+	fs.StringVar(&iterTimeout, "iteration-timeout", "", "restart an iteration that runs this long; +D adds D (0: none)")
+	fs.StringVar(&attempts, "task-attempts", "", "tries of a plan's task before it is skipped; +N adds N")
 	return func() (*state.Limits, error) {
 		given := config.Visited(fs)
-		var l state.Limits
-		secs := func(d time.Duration) *int { n := int(d / time.Second); return &n }
-		if given["max-iterations"] {
-			s := strings.TrimSpace(iterations)
-			n, err := strconv.Atoi(strings.TrimPrefix(s, "+"))
-			switch {
-			case err != nil || n < 0:
-				return nil, control.Errorf(words.ExitUsage, "invalid value %q for --max-iterations: use N or +N", iterations)
-			case strings.HasPrefix(s, "+"):
-				l.AddIterations = n
-			default:
-				l.MaxIterations = &n
+		var l, add state.Limits
+		// value parses flag name's value into set (absolute) or into the
+		// same field of add (+N).
+		value := func(name, raw string, parse func(string) error) error {
+			if !given[name] {
+				return nil
+			}
+			s := strings.TrimSpace(raw)
+			if err := parse(strings.TrimPrefix(s, "+")); err != nil {
+				return control.Errorf(words.ExitUsage, "invalid value %q for --%s: %v", raw, name, err)
+			}
+			return nil
+		}
+		plus := func(raw string) bool { return strings.HasPrefix(strings.TrimSpace(raw), "+") }
+		into := func(raw string) *state.Limits {
+			if plus(raw) {
+				return &add
+			}
+			return &l
+		}
+		count := func(name, raw string, least int, set func(*state.Limits, *int)) error {
+			return value(name, raw, func(s string) error {
+				n, err := strconv.Atoi(s)
+				if err != nil || n < least {
+					return fmt.Errorf("use N or +N, N %d or more", least)
+				}
+				set(into(raw), &n)
+				return nil
+			})
+		}
+		duration := func(name, raw string, set func(*state.Limits, *int)) error {
+			return value(name, raw, func(s string) error {
+				d, err := config.ParseDuration(s)
+				if err != nil {
+					return err
+				}
+				n := int(d / time.Second)
+				set(into(raw), &n)
+				return nil
+			})
+		}
+		errs := []error{
+			count("max-iterations", iterations, 0, func(l *state.Limits, n *int) { l.MaxIterations = n }),
+			duration("max-time", maxTime, func(l *state.Limits, n *int) { l.MaxTime = n }),
+			value("max-tokens", tokens, func(s string) error {
+				n, err := strconv.ParseInt(s, 10, 64)
+				if err != nil || n < 0 {
+					return fmt.Errorf("use N or +N, N 0 or more")
+				}
+				into(tokens).MaxTokens = &n
+				return nil
+			}),
+			value("max-cost", cost, func(s string) error {
+				n, err := strconv.ParseFloat(s, 64)
+				if err != nil || n < 0 || math.IsInf(n, 0) || math.IsNaN(n) {
+					return fmt.Errorf("must be 0 or more US dollars, or +USD")
+				}
+				into(cost).MaxCostUSD = &n
+				return nil
+			}),
+			duration("inactivity-timeout", inactivity, func(l *state.Limits, n *int) { l.InactivityTimeout = n }),
+			duration("iteration-timeout", iterTimeout, func(l *state.Limits, n *int) { l.IterationTimeout = n }),
+			count("task-attempts", attempts, 0, func(l *state.Limits, n *int) { l.TaskAttempts = n }),
+		}
+		for _, err := range errs {
+			if err != nil {
+				return nil, err
 			}
 		}
-		if given["max-time"] {
-			l.MaxTime = secs(maxTime)
-		}
-		if given["max-tokens"] {
-			l.MaxTokens = &tokens
-		}
-		if given["max-cost"] {
-			if cost < 0 {
-				return nil, control.Errorf(words.ExitUsage, "invalid value %v for --max-cost: must be 0 or more", cost)
-			}
-			l.MaxCostUSD = &cost
-		}
-		if given["inactivity-timeout"] {
-			l.InactivityTimeout = secs(inactivity)
-		}
-		if given["iteration-timeout"] {
-			l.IterationTimeout = secs(iterTimeout)
-		}
-		if given["task-attempts"] {
-			l.TaskAttempts = &attempts
+		if !add.Empty() {
+			l.Add = &add
 		}
 		if l.Empty() {
 			return nil, nil

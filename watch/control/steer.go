@@ -70,7 +70,7 @@ func CheckSet(l *Loop, limits *state.Limits, now time.Time) (state.Limits, error
 		return state.Limits{}, err
 	}
 	check := *limits
-	if err := check.Check(ran(l, now), PendingMax(l, now)); err != nil {
+	if err := check.Check(ran(l, now), Pending(l, now)); err != nil {
 		return check, Errorf(words.ExitUsage, "set %s on '%s': %v", limits, l.Name, err)
 	}
 	return check, nil
@@ -123,7 +123,7 @@ func Pending(l *Loop, now time.Time) state.Limits {
 			continue
 		}
 		c := *s.Set
-		if c.Check(r, *lim.MaxIterations) == nil {
+		if c.Check(r, lim) == nil {
 			lim.Merge(&c)
 		}
 	}

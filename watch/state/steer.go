@@ -52,6 +52,9 @@ type Limits struct {
 	InactivityTimeout *int     `json:"inactivity_timeout,omitempty"` // seconds
 	IterationTimeout  *int     `json:"iteration_timeout,omitempty"`  // seconds
 	TaskAttempts      *int     `json:"task_attempts,omitempty"`
+	// Add are the +N values of a request ("N more"), each made absolute
+	// (Check) against the limit in force when it is applied.
+	Add *Limits `json:"add,omitempty"`
 }
 
 // Empty reports whether nothing is set.
@@ -111,14 +114,20 @@ func (t *Tasks) Attempts() int {
 }
 
 // Check says why limits may not be set on a loop that ran so far, with
-// maxIterations its iteration limit now (0: none); it makes +N absolute.
-func (l *Limits) Check(ran Ran, maxIterations int) error {
-	if l.AddIterations != 0 {
-		if maxIterations <= 0 {
-			return fmt.Errorf("the loop has no iteration limit to add to; give one with --max-iterations N")
+// now the limits in force (a nil field: not known here, 0: none); it makes
+// each +N absolute where now knows the limit it adds to.
+func (l *Limits) Check(ran Ran, now Limits) error {
+	if l.AddIterations != 0 { // a request made before +N took every limit
+		a := Limits{}
+		if l.Add != nil {
+			a = *l.Add
 		}
-		n := maxIterations + l.AddIterations
-		l.MaxIterations, l.AddIterations = &n, 0
+		n := l.AddIterations
+		a.MaxIterations, l.AddIterations = &n, 0
+		l.Add = &a
+	}
+	if err := l.resolve(now); err != nil {
+		return err
 	}
 	switch {
 	case l.MaxIterations != nil && *l.MaxIterations < 0:
@@ -147,15 +156,90 @@ func (l *Limits) Check(ran Ran, maxIterations int) error {
 	return nil
 }
 
-// String is the limits set, as [SET] and status show them.
+// resolve makes each +N of l absolute: the limit in force plus N. One
+// that now does not know stays +N, for the watcher to resolve.
+func (l *Limits) resolve(now Limits) error {
+	if l.Add == nil {
+		return nil
+	}
+	a := new(Limits)
+	*a = *l.Add // a copy of l may share its Add: it is not changed
+	l.Add = a
+	none := func(flag, example string) error {
+		return fmt.Errorf("the loop has no %s limit to add to; give one with %s %s", flag, flag, example)
+	}
+	if a.MaxIterations != nil && now.MaxIterations != nil {
+		if *now.MaxIterations <= 0 {
+			return none("--max-iterations", "N")
+		}
+		n := *now.MaxIterations + *a.MaxIterations
+		l.MaxIterations, a.MaxIterations = &n, nil
+	}
+	if a.MaxTime != nil && now.MaxTime != nil {
+		if *now.MaxTime <= 0 {
+			return none("--max-time", "D")
+		}
+		n := *now.MaxTime + *a.MaxTime
+		l.MaxTime, a.MaxTime = &n, nil
+	}
+	if a.MaxTokens != nil && now.MaxTokens != nil {
+		if *now.MaxTokens <= 0 {
+			return none("--max-tokens", "N")
+		}
+		n := *now.MaxTokens + *a.MaxTokens
+		l.MaxTokens, a.MaxTokens = &n, nil
+	}
+	if a.MaxCostUSD != nil && now.MaxCostUSD != nil {
+		if *now.MaxCostUSD <= 0 {
+			return none("--max-cost", "USD")
+		}
+		n := *now.MaxCostUSD + *a.MaxCostUSD
+		l.MaxCostUSD, a.MaxCostUSD = &n, nil
+	}
+	if a.InactivityTimeout != nil && now.InactivityTimeout != nil {
+		n := *now.InactivityTimeout + *a.InactivityTimeout
+		l.InactivityTimeout, a.InactivityTimeout = &n, nil
+	}
+	if a.IterationTimeout != nil && now.IterationTimeout != nil {
+		if *now.IterationTimeout <= 0 {
+			return none("--iteration-timeout", "D")
+		}
+		n := *now.IterationTimeout + *a.IterationTimeout
+		l.IterationTimeout, a.IterationTimeout = &n, nil
+	}
+	if a.TaskAttempts != nil && now.TaskAttempts != nil {
+		n := *now.TaskAttempts + *a.TaskAttempts
+		l.TaskAttempts, a.TaskAttempts = &n, nil
+	}
+	if a.Empty() {
+		l.Add = nil
+	}
+	return nil
+}
+
+// String is the limits set, as [SET] and status show them; a +N as "+N".
 func (l *Limits) String() string {
 	var parts []string
-	add := func(name, value string) { parts = append(parts, name+" "+value) }
-	if l.MaxIterations != nil {
-		add("max-iterations", fmt.Sprint(*l.MaxIterations))
+	for _, p := range l.pairs() {
+		parts = append(parts, p[0]+" "+p[1])
 	}
 	if l.AddIterations != 0 {
-		add("max-iterations", fmt.Sprintf("%+d", l.AddIterations))
+		parts = append(parts, fmt.Sprintf("max-iterations %+d", l.AddIterations))
+	}
+	if l.Add != nil {
+		for _, p := range l.Add.pairs() {
+			parts = append(parts, p[0]+" +"+p[1])
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// pairs are the limits l sets, each its flag's name and its value.
+func (l *Limits) pairs() [][2]string {
+	var pairs [][2]string
+	add := func(name, value string) { pairs = append(pairs, [2]string{name, value}) }
+	if l.MaxIterations != nil {
+		add("max-iterations", fmt.Sprint(*l.MaxIterations))
 	}
 	if l.MaxTime != nil {
 		add("max-time", (time.Duration(*l.MaxTime) * time.Second).String())
@@ -175,7 +259,7 @@ func (l *Limits) String() string {
 	if l.TaskAttempts != nil {
 		add("task-attempts", fmt.Sprint(*l.TaskAttempts))
 	}
-	return strings.Join(parts, " ")
+	return pairs
 }
 
 var steerSeq atomic.Int64
