@@ -9,6 +9,7 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch/config"
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
+	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
 	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
@@ -90,11 +91,12 @@ Examples:
 // loop's pane is gone, once its config file is trusted.
 func rearm(e env, target string) control.Rearm {
 	return control.Rearm{
-		Target:     target,
-		Check:      func(st *state.State) error { return config.CheckResumeTrust(state.Root(e.Getenv), st) },
-		Executable: e.Executable,
-		Inside:     insidePane,
-		Clock:      clock.Real{},
+		Target:        target,
+		Check:         func(st *state.State) error { return config.CheckResumeTrust(state.Root(e.Getenv), st) },
+		Executable:    e.Executable,
+		Inside:        insidePane,
+		Clock:         clock.Real{},
+		DefaultSocket: tmux.DefaultSocket(e.Getenv),
 	}
 }
 

@@ -3,8 +3,10 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -212,12 +214,56 @@ func TestRestoreOutsideTmuxGoesToEachLoopsOwnServer(t *testing.T) {
 	}
 	c.killServer("gone")
 	c.newServer()
-	if dry := c.want([]string{"restore", "--dry-run"}, 0, "", ""); dry != "would re-arm gone (iteration 2, server_gone)\n" {
+	if dry := c.want([]string{"restore", "--dry-run"}, 0, "", ""); dry != "would re-arm gone (iteration 2, server_gone)\n"+
+		"no tmux server runs on /nonexistent/socket: other waits for it; start tmux there, then 'ralph-watch restore'\n" {
 		t.Errorf("restore --dry-run outside tmux said:\n%s", dry)
 	}
 	c.want([]string{"restore"}, 0, "re-armed gone: recreated pane %", "")
 	c.wantGoneOn("gone", 2, 3)
 	if st := c.state("other"); st.Status != state.Failed {
 		t.Errorf("the loop of a server that does not run is %s", st.Status)
+	}
+}
+
+// Outside tmux with no server on tmux's default socket, restore says so,
+// and names that socket: a loop recorded there waits for it; with no loop
+// at all, there is nothing to re-arm.
+func TestRestoreOutsideTmuxSaysNoServerRunsOnTheDefaultSocket(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	tmpdir, err := filepath.EvalSymlinks(filepath.Join(c.srv.Dir, "tmp")) // the test's TMUX_TMPDIR
+	if err != nil {
+		t.Fatal(err)
+	}
+	socket := filepath.Join(tmpdir, "tmux-"+strconv.Itoa(os.Getuid()), "default")
+	for _, dry := range []string{"--dry-run", ""} {
+		args := append([]string{"restore"}, strings.Fields(dry)...)
+		if out := c.want(args, 0, "", ""); out != "no tmux server runs on the default socket ("+socket+"): no loop to re-arm\n" {
+			t.Errorf("restore %s with no loop and no server said %q", dry, out)
+		}
+	}
+	lost := filepath.Join(c.srv.Dir, "state", "lost")
+	if err := os.MkdirAll(lost, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(lost, "state.json"), []byte(`{"worker_name":"lost","status":"failed","exit_reason":"server_gone",
+		"tmux_socket":"`+socket+`","watcher_args":["--target","%1"]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	want := "no tmux server runs on " + socket + " (the default socket): lost waits for it; start tmux there, then 'ralph-watch restore'\n"
+	if out := c.want([]string{"restore", "--dry-run"}, 0, "", ""); out != want {
+		t.Errorf("restore --dry-run with a loop of the default socket said %q, want %q", out, want)
+	}
+	// That is the socket tmux itself uses.
+	start := exec.Command("tmux", "-f", "/dev/null", "new-session", "-d", ";", "display-message", "-p", "#{socket_path}")
+	start.Env = c.srv.Env
+	out, err := start.CombinedOutput()
+	defer func() {
+		kill := exec.Command("tmux", "kill-server")
+		kill.Env = c.srv.Env
+		_ = kill.Run()
+	}()
+	if err != nil || strings.TrimSpace(string(out)) != socket {
+		t.Errorf("tmux's default socket is %q (%v), restore named %s", out, err, socket)
 	}
 }

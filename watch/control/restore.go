@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -27,6 +28,9 @@ type Rearm struct {
 	Check      func(*state.State) error // refuses a loop before anything changes (its config file's trust)
 	Executable func() (string, error)   // this program, to start the watcher
 	Inside     func(tmux.Pane) bool     // whether this process runs in the pane, which a respawn would end
+	// DefaultSocket is tmux's own socket (tmux.DefaultSocket): restore with
+	// no socket says when no server runs there and it has nothing to do.
+	DefaultSocket string
 	Clock      clock.Clock
 }
 
@@ -68,6 +72,7 @@ func (r Rearm) Restore(root, socket string, dryRun bool, out, warn io.Writer) er
 		return err
 	}
 	refused, each, runs, fans := false, socket == "", map[string]bool{}, fan.Loops(root)
+	said, waiting := false, map[string][]string{} // loops whose server does not run, by its socket
 	for _, name := range names {
 		if fans[name] {
 			continue
@@ -82,8 +87,11 @@ func (r Rearm) Restore(root, socket string, dryRun bool, out, warn io.Writer) er
 				_, err := l.Tmux.SocketPath()
 				runs[socket] = err == nil
 			}
-			if !runs[socket] {
-				continue // no server to restore it into: a later restore will
+			if !runs[socket] { // no server to restore it into: a later restore will
+				if Restorable(l, socket) {
+					waiting[socket] = append(waiting[socket], name)
+				}
+				continue
 			}
 		}
 		if l.Watched && l.State.Status == state.Running && SameFile(l.State.TmuxSocket, socket) && PaneGone(l) {
@@ -92,15 +100,17 @@ func (r Rearm) Restore(root, socket string, dryRun bool, out, warn io.Writer) er
 		if !Restorable(l, socket) {
 			continue
 		}
+		err, said = r.refusal(l), true
 		if dryRun {
-			fmt.Fprintf(out, "would re-arm %s (iteration %d, %s)\n", name, l.State.CurrentIteration, l.ExitReason())
+			if err != nil {
+				fmt.Fprintf(out, "would not re-arm %s: %v\n", name, err)
+			} else {
+				fmt.Fprintf(out, "would re-arm %s (iteration %d, %s)\n", name, l.State.CurrentIteration, l.ExitReason())
+			}
 			continue
 		}
 		var where string
 		var pid int
-		if r.Check != nil {
-			err = r.Check(l.State)
-		}
 		if err == nil {
 			where, pid, err = r.rearm(l)
 		}
@@ -114,8 +124,75 @@ func (r Rearm) Restore(root, socket string, dryRun bool, out, warn io.Writer) er
 			fmt.Fprintf(out, "re-armed %s: %s (watcher pid %d)\n", name, where, pid)
 		}
 	}
+	r.sayWaiting(waiting, each && !said, out)
 	if refused {
 		return Errorf(words.ExitFailed, "")
+	}
+	return nil
+}
+
+// sayWaiting says which loops wait for a server that does not run, by its
+// socket; with nothing else said, when none runs on tmux's default socket.
+func (r Rearm) sayWaiting(waiting map[string][]string, nothing bool, out io.Writer) {
+	var sockets []string
+	for socket := range waiting {
+		sockets = append(sockets, socket)
+	}
+	slices.Sort(sockets)
+	for _, socket := range sockets {
+		names, verb := waiting[socket], "waits"
+		if len(names) > 1 {
+			verb = "wait"
+		}
+		fmt.Fprintf(out, "no tmux server runs on %s%s: %s %s for it; start tmux there, then 'ralph-watch restore'\n",
+			socket, r.defaultMark(socket), strings.Join(names, ", "), verb)
+	}
+	if nothing && len(sockets) == 0 && r.DefaultSocket != "" && !serverRuns(r.DefaultSocket) {
+		fmt.Fprintf(out, "no tmux server runs on the default socket (%s): no loop to re-arm\n", r.DefaultSocket)
+	}
+}
+
+// defaultMark names tmux's default socket as such.
+func (r Rearm) defaultMark(socket string) string {
+	if SameFile(socket, r.DefaultSocket) {
+		return " (the default socket)"
+	}
+	return ""
+}
+
+// refusal is why re-arming the loop would be refused before anything
+// changes (its config's trust, a secret this environment lacks, a pane to
+// make in a folder that is gone), so a dry run says what the run will do.
+func (r Rearm) refusal(l *Loop) error {
+	if r.Check != nil {
+		if err := r.Check(l.State); err != nil {
+			return err
+		}
+	}
+	if err := lacksSecrets(l); err != nil {
+		return err
+	}
+	if PaneGone(l) && !keptPane(l) {
+		return folderGone(l)
+	}
+	return nil
+}
+
+// lacksSecrets refuses a loop whose command needs a secret this
+// environment lacks: the watcher takes them from it.
+func lacksSecrets(l *Loop) error {
+	if _, _, missing := agent.HideSecrets(l.State.Command, os.Getenv); len(missing) > 0 {
+		return Errorf(words.ExitUsage, "%s", MissingSecrets(missing, "ralph-watch resume "+l.Name))
+	}
+	return nil
+}
+
+// folderGone refuses a pane for a loop whose folder is gone: tmux would
+// open it in $HOME, and the agent would work there.
+func folderGone(l *Loop) error {
+	dir := folderOf(l.State)
+	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+		return Errorf(words.ExitFailed, "the folder of '%s' is gone: %s", l.Name, dir)
 	}
 	return nil
 }
@@ -162,8 +239,8 @@ func (r Rearm) rearm(l *Loop) (where string, pid int, err error) {
 	if st, err := l.Store.Load(); err == nil {
 		l.State = st
 	}
-	if _, _, missing := agent.HideSecrets(l.State.Command, os.Getenv); len(missing) > 0 { // the watcher takes them from this environment
-		return "", 0, Errorf(words.ExitUsage, "%s", MissingSecrets(missing, "ralph-watch resume "+l.Name))
+	if err := lacksSecrets(l); err != nil {
+		return "", 0, err
 	}
 	switch {
 	case PaneGone(l) && !keptPane(l):
@@ -226,10 +303,10 @@ func holdRearm(l *Loop) (func(), error) {
 // loop's folder, and records it: an iteration the restart cut short is
 // over, and the watcher loops the new pane.
 func (r Rearm) revive(l *Loop) (string, error) {
-	dir := folderOf(l.State)
-	if info, err := os.Stat(dir); err != nil || !info.IsDir() { // tmux would open the pane in $HOME: the agent must not work there
-		return "", Errorf(words.ExitFailed, "the folder of '%s' is gone: %s", l.Name, dir)
+	if err := folderGone(l); err != nil {
+		return "", err
 	}
+	dir := folderOf(l.State)
 	window := RestoreSession + ":" + l.Name
 	var pane, where string
 	if r.Target != "" {

@@ -156,3 +156,22 @@ func TestALoopBeingReArmedIsLeftToTheCommandDoingIt(t *testing.T) {
 		t.Error("a second watcher was started")
 	}
 }
+
+// The dry run says what the run will do: a loop whose folder is gone is
+// one restore refuses, so the dry run does not promise to re-arm it.
+func TestRestoreDryRunSaysALoopWhoseFolderIsGoneWillNotBeReArmed(t *testing.T) {
+	socket := filepath.Join(t.TempDir(), "default")
+	gone := filepath.Join(t.TempDir(), "project")
+	root, _ := newLoop(t, &state.State{Status: state.Failed, ExitReason: reason("server_gone"), Dir: gone,
+		TmuxSocket: socket, WatcherArgs: []string{"--target", "%1", "--"}})
+	r := Rearm{Clock: clock.NewAuto(start), Executable: func() (string, error) { return "", os.ErrNotExist }}
+	why := "the folder of 'l' is gone: " + gone
+	var out, warn strings.Builder
+	if err := r.Restore(root, socket, true, &out, &warn); err != nil || out.String() != "would not re-arm l: "+why+"\n" || warn.Len() != 0 {
+		t.Errorf("restore --dry-run: err %v, out %q, warnings %q", err, out.String(), warn.String())
+	}
+	out.Reset()
+	if err := r.Restore(root, socket, false, &out, &warn); err == nil || out.Len() != 0 || warn.String() != "ralph-watch: error: cannot re-arm l: "+why+"\n" {
+		t.Errorf("restore: err %v, out %q, warnings %q", err, out.String(), warn.String())
+	}
+}
