@@ -146,7 +146,12 @@ func (s *Server) Kill() {
 	pid, _ := strconv.Atoi(strings.TrimSpace(s.Must("display-message", "-p", "#{pid}")))
 	_, _ = s.Tmux("kill-server")
 	Eventually(s.t, 30*time.Second, "the tmux server to exit", func() bool {
-		return pid <= 0 || syscall.Kill(pid, 0) != nil
+		if pid <= 0 || syscall.Kill(pid, 0) != nil {
+			return true
+		}
+		// Exited, not yet reaped: the machine's init may take its time.
+		stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		return err != nil || bytes.Contains(stat, []byte(") Z "))
 	})
 }
 
