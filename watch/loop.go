@@ -161,6 +161,7 @@ func (l *Loop) open() (Result, bool) {
 		}
 		l.orphaned = st.Status == state.Running
 		ended = words.ReasonOf(st)
+		l.Config.TakePlaces(st) // where the loop read and worked before, wherever resume was typed
 		l.rec.resumeRun(st)
 		l.Config.setLimits(st.Set) // what the person set outlasts the first run's flags
 		if t, err := time.ParseInLocation(state.TimeFormat, st.Started, time.Local); err == nil {

@@ -64,6 +64,7 @@ func (r *recorder) record() {
 		p := r.cfg.DonePattern.String()
 		r.st.DonePattern = &p
 	}
+	r.st.Settings = r.cfg.Settings()
 }
 
 func (r *recorder) progress() string {

@@ -64,6 +64,8 @@ type iterationSpend struct {
 func (s *spending) begin(now time.Time, notes []string) {
 	s.it = iterationSpend{iteration: s.rec.iteration(), since: now, notes: notes}
 	s.it.tree, _ = between.WorkTree(s.cfg.Dir, s.rec.store.Path(state.WorkTreeIndex))
+	// Saved with the iteration's start: a watcher that takes it up measures from there.
+	s.rec.st.IterationTree = s.it.tree
 	if s.rec.cost == "" { // a resumed loop shows what it spent before
 		all, _ := receipt.Load(s.rec.store.Path(state.ReceiptsFile))
 		s.rec.cost = receipt.Total(all).Compact()
@@ -71,10 +73,10 @@ func (s *spending) begin(now time.Time, notes []string) {
 }
 
 // current is where the current iteration began; for one a previous
-// watcher started, as its state records it, with the work tree unknown.
+// watcher started, as its state records it.
 func (s *spending) current() *iterationSpend {
 	if n := s.rec.iteration(); s.it.iteration != n {
-		s.it = iterationSpend{iteration: n}
+		s.it = iterationSpend{iteration: n, tree: s.rec.st.IterationTree}
 		if t, err := time.ParseInLocation(state.TimeFormat, s.rec.st.LastIterationStarted, time.Local); err == nil {
 			s.it.since = t
 		}

@@ -89,10 +89,17 @@ func runLoop(ctx context.Context, e env, f *config.Run, fs *flag.FlagSet, comman
 	if err != nil {
 		return err
 	}
+	cfg.Resume = e.Getenv(control.ResumeEnv) == "1"
+	var was *state.State // the loop a resumed watcher takes up, as recorded
+	if cfg.Resume {
+		if store, err := state.Find(state.Root(e.Getenv), cfg.Name); err == nil {
+			was, _ = store.Load()
+		}
+		cfg.TakePlaces(was) // not the folder resume was typed in, nor the pane's now
+	}
 	if err := f.CheckGit(cfg.Dir); err != nil {
 		return err
 	}
-	cfg.Resume = e.Getenv(control.ResumeEnv) == "1"
 	started := e.Getenv(control.PaneClaimedEnv) != "" // this is the watcher a run started in the background
 	socketPath := sync.OnceValues(client.SocketPath)  // one tmux call for the claims and the config
 	releasePane, err := claimPane(e, f, socketPath, pane, cfg.Name)
@@ -119,8 +126,8 @@ func runLoop(ctx context.Context, e env, f *config.Run, fs *flag.FlagSet, comman
 		fmt.Fprintf(e.Stdout, "[ralph] %s: looping window %s:%s (watch it with: tmux%s attach -t %s)\n",
 			cfg.Name, pane.Session, cfg.Name, serverArgs(f), pane.Session)
 	}
-	if f.Worktree {
-		if err := useWorktree(e, cfg); err != nil {
+	if f.Worktree && (was == nil || was.Worktree == "") { // a resumed loop's worktree is its record's
+		if err := useWorktree(e, f, cfg); err != nil {
 			return err
 		}
 	}
@@ -224,16 +231,48 @@ func claim(f *config.Run, resume bool) control.Claim {
 	return control.ClaimNew
 }
 
-// useWorktree moves the loop into its own git worktree, made the first time.
-func useWorktree(e env, cfg *watch.Config) error {
+// useWorktree moves the loop into its own git worktree, made the first
+// time. The loop's files inside the folder it was started for are taken
+// inside the worktree, where the agent works: the plan (carried in when the
+// worktree lacks it, or when it was just made from a commit that has
+// another), and the done, pause and progress files given relative.
+func useWorktree(e env, f *config.Run, cfg *watch.Config) error {
 	cfg.WorktreeBase = between.CurrentBranch(cfg.Dir)
 	path, dir, created, err := between.EnsureWorktree(cfg.Dir, cfg.Name)
 	if err != nil {
 		return control.Errorf(words.ExitFailed, "create worktree: %v", err)
 	}
-	if rel, err := filepath.Rel(cfg.Dir, cfg.TasksFile); cfg.TasksFile != "" && err == nil && !strings.HasPrefix(rel, "..") {
-		if _, err := os.Stat(filepath.Join(dir, rel)); err == nil { // the plan is the worktree's own: the agent ticks it there
-			cfg.TasksFile = filepath.Join(dir, rel)
+	within := func(folder, file string) (string, bool) {
+		rel, err := filepath.Rel(folder, file)
+		return rel, file != "" && err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+	}
+	inside := func(file string) (string, bool) { // the same place in the worktree; a file of the worktree is its own
+		if _, ours := within(path, file); ours {
+			return "", false
+		}
+		rel, ok := within(cfg.Dir, file)
+		return filepath.Join(dir, rel), ok
+	}
+	if there, ok := inside(cfg.TasksFile); ok {
+		carried, err := carryPlan(cfg.TasksFile, there, created)
+		if err != nil {
+			return control.Errorf(words.ExitUsage, "carry the plan into the worktree: %v; commit it (git add %s && git commit) and run again",
+				err, config.QuoteWord(cfg.TasksFile))
+		}
+		if carried {
+			defer fmt.Fprintf(e.Stdout, "[ralph] %s: carried the plan %s into the worktree (its commit lacks the plan as it is)\n", cfg.Name, cfg.TasksFile)
+		}
+		cfg.TasksFile = there // the agent ticks it there
+	}
+	for _, p := range []struct {
+		given string
+		file  *string
+	}{{f.DoneFile, &cfg.DoneFile}, {f.PauseFile, &cfg.PauseFile}, {f.ProgressFile, &cfg.ProgressFile}} {
+		if p.given == "" || filepath.IsAbs(p.given) {
+			continue
+		}
+		if there, ok := inside(*p.file); ok {
+			*p.file = there
 		}
 	}
 	cfg.Dir, cfg.Worktree, cfg.WorktreeBranch = dir, path, between.WorktreeBranch(cfg.Name)
@@ -243,4 +282,26 @@ func useWorktree(e env, cfg *watch.Config) error {
 		fmt.Fprintf(e.Stdout, "[ralph] %s: using worktree %s (branch %s)\n", cfg.Name, path, cfg.WorktreeBranch)
 	}
 	return nil
+}
+
+// carryPlan copies the person's plan into the worktree when it lacks it,
+// or when the worktree was just made (created) from a commit whose plan is
+// not the person's as it is now; a worktree the loop worked in before keeps
+// its own, which holds the agent's ticks.
+func carryPlan(plan, there string, created bool) (bool, error) {
+	mine, err := os.ReadFile(plan)
+	if err != nil {
+		return false, err
+	}
+	theirs, err := os.ReadFile(there)
+	switch {
+	case err == nil && (!created || string(theirs) == string(mine)):
+		return false, nil
+	case err != nil && !errors.Is(err, os.ErrNotExist):
+		return false, err
+	}
+	if err := os.MkdirAll(filepath.Dir(there), 0o755); err != nil {
+		return false, err
+	}
+	return true, os.WriteFile(there, mine, 0o644)
 }

@@ -127,3 +127,38 @@ func TestRunTasksInAWorktreeReadsTheWorktreesPlan(t *testing.T) {
 		t.Errorf("the main working tree changed: %q", got)
 	}
 }
+
+// The README's flow: init --tasks, edit the plan, run --tasks --worktree,
+// with nothing committed. The worktree's commit has no plan (or an older
+// one): the loop carries the person's plan into the worktree, where the
+// agent ticks it, and says so.
+func TestRunTasksInAWorktreeCarriesInAPlanNotCommitted(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	repo := c.gitRepo(map[string]string{"README": "a project\n", "OLD.md": "- [ ] Old\n"})
+	if err := os.WriteFile(filepath.Join(repo, "PLAN.md"), []byte("- [ ] One\n- [ ] Two\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(repo, "OLD.md"), []byte("- [ ] New\n"), 0o644); err != nil { // committed, then edited
+		t.Fatal(err)
+	}
+	agent := func(plan string) string { return `sed -i '0,/- \[ \]/s//- [x]/' ` + plan + `; echo "$RALPH_ITERATION" >> work; exit 0` }
+	out := c.wantEnv(gitEnv, []string{"run", "-S", c.srv.Socket, "-t", c.pane(repo), "--name", "fresh", "--worktree", "--restart-delay", "0",
+		"--prompt-mode", "arg", "--max-iterations", "4", "--tasks", "repo/PLAN.md", "--", "sh", "-c", agent("PLAN.md")}, 0, "all 2 tasks done", "")
+	tree := filepath.Join(repo, ".ralph", "worktrees", "fresh")
+	if !strings.Contains(out, "[ralph] fresh: carried the plan "+filepath.Join(repo, "PLAN.md")+" into the worktree") {
+		t.Errorf("run did not say it carried the plan in:\n%s", out)
+	}
+	if st := c.state("fresh"); st.Tasks == nil || st.Tasks.File != filepath.Join(tree, "PLAN.md") || st.Tasks.Done != 2 {
+		t.Errorf("the loop read %+v, want the worktree's plan, 2 done", st.Tasks)
+	}
+	if mine, _ := os.ReadFile(filepath.Join(repo, "PLAN.md")); string(mine) != "- [ ] One\n- [ ] Two\n" {
+		t.Errorf("the person's plan changed: %q", mine)
+	}
+	// A plan the worktree's commit has, edited since: the person's as it is now.
+	out = c.wantEnv(gitEnv, []string{"run", "-S", c.srv.Socket, "-t", c.pane(repo), "--name", "edited", "--worktree", "--restart-delay", "0",
+		"--prompt-mode", "arg", "--max-iterations", "2", "--tasks", "repo/OLD.md", "--", "sh", "-c", agent("OLD.md")}, 0, "all 1 tasks done", "")
+	if got, _ := os.ReadFile(filepath.Join(repo, ".ralph", "worktrees", "edited", "OLD.md")); string(got) != "- [x] New\n" {
+		t.Errorf("the worktree's plan: %q, want the person's edited one, ticked\n%s", got, out)
+	}
+}

@@ -116,14 +116,21 @@ func NewRun() (*Run, *flag.FlagSet) {
 
 // WatcherArgs are the run arguments that start this loop's watcher again:
 // the resolved pane, name and server, every flag set (from the command line,
-// the environment or the config file), and the command.
+// the environment or the config file), each file as the loop resolved it
+// (absolute, in its worktree), and the command.
 func WatcherArgs(fs *flag.FlagSet, cfg watch.Config, command []string) []string {
-	args := []string{"--target", cfg.Pane, "--name", cfg.Name, "--socket-path", cfg.Socket}
+	args := []string{"--target", cfg.Pane, "--name", cfg.Name, "--socket-path", cfg.Socket, "--prompt-file=" + cfg.PromptFile}
 	skip := map[string]bool{"t": true, "target": true, "name": true, "L": true, "socket-name": true,
 		"S": true, "socket-path": true, "detach": true, "replace": true, "clean-state": true, "no-run": true, "tmux": true,
-		"check": true, "check-hint": true}
+		"check": true, "check-hint": true, "prompt-file": true}
+	resolved := map[string]string{"tasks": cfg.TasksFile, "done-file": cfg.DoneFile, "pause-file": cfg.PauseFile, "progress-file": cfg.ProgressFile}
 	fs.Visit(func(fl *flag.Flag) {
-		if !skip[fl.Name] {
+		switch {
+		case skip[fl.Name]:
+		case fl.Name == "cast-limit" && cfg.CastLimit == 0: // --no-cast, carried too, made it 0: no size
+		case resolved[fl.Name] != "":
+			args = append(args, "--"+fl.Name+"="+resolved[fl.Name])
+		default:
 			args = append(args, "--"+fl.Name+"="+fl.Value.String())
 		}
 	})

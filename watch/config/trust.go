@@ -169,8 +169,11 @@ func CheckResumeTrust(root string, st *state.State) error {
 // TrustedSettings reads RALPH_* and .ralph/config after the command line
 // and refuses the config file's commands unless this user trusted it. A
 // background watcher is told where its commands came from by its starter.
+// A resumed watcher reads no RALPH_* variable: its arguments hold every
+// setting its loop started with, and the shell resume was typed in is not
+// the loop's.
 func TrustedSettings(f *Run, fs *flag.FlagSet, getenv func(string) string) ([]state.CommandSource, error) {
-	s, err := ReadSettings(fs, &f.Config.Checks, ".", true)
+	s, err := ReadSettings(fs, &f.Config.Checks, ".", getenv(control.ResumeEnv) != "1")
 	if err != nil {
 		return nil, err
 	}

@@ -115,6 +115,13 @@ type State struct {
 	Steered []string `json:"steered,omitempty"`
 	// Tasks is the plan the loop works through (--tasks): nil without one.
 	Tasks *Tasks `json:"tasks,omitempty"`
+	// Settings are the loop's settings as its watcher runs them (watch's
+	// Config, field by field): a resumed loop takes its places from them.
+	Settings map[string]string `json:"settings,omitempty"`
+	// IterationTree is the work tree (a git tree) when the current
+	// iteration began: its change is measured from there, whichever
+	// watcher sees it end.
+	IterationTree string `json:"iteration_tree,omitempty"`
 }
 
 // Tasks is a loop's plan as the loop sees it: the counts of its last
