@@ -170,7 +170,9 @@ func (l *Loop) open() (Result, bool) {
 		l.chores.restoreChecks()
 		l.tasks.resume()
 	} else {
+		last := l.lastRun()
 		l.rec.newRun(l.start)
+		l.tasks.takeUp(last)
 	}
 	l.rec.record()
 	l.hooks.install()
@@ -278,6 +280,20 @@ func (l *Loop) startAgain(ctx context.Context, started time.Time) iteration.Outc
 		l.status.show(words.StatusRunning)
 	}
 	return l.iteration(iteration.Nonce()).Run(ctx, string(prompt))
+}
+
+// lastRun is the record the loop's last run left: its state, else the
+// newest run kept apart (runs/); nil with none.
+func (l *Loop) lastRun() *state.State {
+	if st, err := l.Store.Load(); err == nil {
+		return st
+	}
+	if runs := l.Store.Runs(); len(runs) > 0 {
+		if st, err := (&state.Store{Dir: runs[len(runs)-1]}).Load(); err == nil {
+			return st
+		}
+	}
+	return nil
 }
 
 // inProgress reports whether the state left an iteration started and not ended.

@@ -441,6 +441,32 @@ func (r *recorder) tasksShown() string {
 	return fmt.Sprintf("%d/%d", r.st.Tasks.Done, r.st.Tasks.Total)
 }
 
+// takeUp takes from the last run of the loop on the same plan the tasks it
+// left implemented and not yet reviewed, or sent back by a review: a new
+// run reviews (or fixes) them first, as that run would have, instead of
+// taking a tick no review saw for done.
+func (t *taskPlan) takeUp(last *state.State) {
+	if !t.on() || last == nil || last.Tasks == nil || last.Tasks.File != t.cfg.TasksFile {
+		return
+	}
+	r := t.record()
+	for _, item := range last.Tasks.Items {
+		waits := item.State == taskReview || item.State == taskFix
+		if item.ID == last.Tasks.Current && last.Tasks.Mode == modeReview {
+			waits = true // its review never ended
+		}
+		if !waits {
+			continue
+		}
+		carried := state.TaskItem{ID: item.ID, Title: item.Title, State: item.State, Notes: item.Notes}
+		if item.State != taskFix {
+			carried.State, carried.Notes = taskReview, ""
+		}
+		r.Items = append(r.Items, carried)
+		t.rec.log("TASK", fmt.Sprintf("task %s: the last run left it waiting for its %s; it comes first", item.ID, map[bool]string{true: "fix", false: "review"}[carried.State == taskFix]))
+	}
+}
+
 // resume takes up a resumed loop's plan: read afresh, and the bytes it had
 // before the iteration a previous watcher started.
 func (t *taskPlan) resume() {

@@ -346,3 +346,61 @@ func TestUnitSetPlusNAddsToTheLimitInForce(t *testing.T) {
 		t.Errorf("state: max cost %.2f, max tokens %d, set %+v", st.MaxCostUSD, st.MaxTokens, st.Set)
 	}
 }
+
+// stop during a review, then resume: the review the stop cut short is
+// given back, and a fresh one reviews the task.
+func TestUnitResumeAfterAStopInAReviewReviewsAgain(t *testing.T) {
+	u := steps(t, "- [ ] Only task\n", func(u *unit, n int, prompt string, term *tmuxfake.Term) {
+		switch n {
+		case 1:
+			u.work(n)
+			u.tick(prompt)
+			term.Exit(0)
+		case 2:
+			u.ask(state.RequestStop) // the person stops the loop during the review
+		default:
+			term.Exit(0)
+		}
+	})
+	u.cfg.Review = true
+	u.wantResult(u.run(), words.ExitInterrupted, "stopped")
+	u.cfg.Resume = true
+	u.wantResult(u.run(), words.ExitDone, "tasks_done")
+	if p := u.pastes(); len(p) != 3 || !strings.Contains(p[2], "Review task 1") {
+		t.Errorf("prompts = %q, want implement, review, review", p)
+	}
+	if item := u.taskItem("1"); item.State != "done" || item.Reviews != 1 {
+		t.Errorf("task 1 = %+v, want done by the one review that ran to its end", item)
+	}
+	u.wantLog("[RESUME]", "[TASK] iteration 2 task 1 retry: the loop ended (stopped) before iteration 2 was over; not counted as a review",
+		"[TASK] iteration 3 task 1 review review=1/5", "[TASK] iteration 3 task 1 approved")
+}
+
+// A new run of a plan whose last run left a task implemented and not
+// reviewed reviews it first: its tick is no review's.
+func TestUnitANewRunReviewsFirstWhatTheLastRunLeftUnreviewed(t *testing.T) {
+	for _, kept := range []bool{false, true} {
+		u := planned(t, "- [ ] Add the parser\n- [ ] Add the command\n", func(u *unit, n int, prompt string) {
+			if !strings.Contains(prompt, "Review task") {
+				u.work(n)
+				u.tick(prompt)
+			}
+		})
+		u.cfg.Review = true
+		u.cfg.MaxIterations = 1
+		u.wantResult(u.run(), words.ExitLimit, "max_iterations")
+		if kept { // as run keeps an ended run apart before a new one
+			if _, err := u.store.Archive("20260314T090000"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		u.cfg.MaxIterations = 20
+		u.wantResult(u.run(), words.ExitDone, "tasks_done")
+		p := u.pastes()
+		if len(p) != 4 || !strings.Contains(p[1], "Review task 1") || !strings.Contains(p[2], "Add the command") {
+			t.Errorf("kept apart %v: prompts = %q, want implement 1; then a new run: review 1, implement 2, review 2", kept, p)
+		}
+		u.wantLog("[TASK] task 1: the last run left it waiting for its review; it comes first", "[TASK] iteration 1 task 1 review review=1/5",
+			"[TASK] iteration 1 task 1 approved")
+	}
+}

@@ -57,7 +57,7 @@ func Resumable(l *Loop, warn io.Writer, clk clock.Clock) (bool, error) {
 		return false, nil
 	case endedAtLimit(l.State) && !limitRaised(l, clk.Now()):
 		return false, Errorf(words.ExitFailed, "%s", raiseHint(l))
-	case l.State.Status != state.Running && l.State.Status != state.Paused && !endedByGone(l.State) && !endedAtLimit(l.State):
+	case l.State.Status != state.Running && l.State.Status != state.Paused && !endedByGone(l.State) && !endedAtLimit(l.State) && !endedByStop(l.State):
 		return false, Errorf(words.ExitFailed, "ralph loop for '%s' has status '%s'", l.Name, l.Status())
 	case l.Watched && !unwatched(l, clk, answerWait): // paused or ended, and its watcher still finishing
 		return false, Errorf(words.ExitFailed, "loop '%s' still has a watcher", l.Name)

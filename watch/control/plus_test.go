@@ -77,3 +77,16 @@ func TestLimitsCheckAddsEachPlusNToTheLimitInForce(t *testing.T) {
 		t.Errorf("a +N of a limit not known here: %v, %q", err, unknown.String())
 	}
 }
+
+// resume of a loop the person stopped goes on.
+func TestResumeOfAStoppedLoopGoesOn(t *testing.T) {
+	for _, reason := range []words.Reason{words.ReasonStopped, words.ReasonKilled} {
+		l := endedLoop(t, 3, 10, reason)
+		if ok, err := Resumable(l, &bytes.Buffer{}, clock.Real{}); !ok || err != nil {
+			t.Errorf("%s: Resumable = %v, %v", reason, ok, err)
+		}
+		if err := Note(l, "go on with the parser", false, false, &bytes.Buffer{}, clock.Real{}); err != nil {
+			t.Errorf("%s: a note for the loop resume goes on with: %v", reason, err)
+		}
+	}
+}

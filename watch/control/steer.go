@@ -79,10 +79,17 @@ func CheckSet(l *Loop, limits *state.Limits, now time.Time) (state.Limits, error
 // steerable refuses a loop that will not go on: one ended other than at a limit.
 func steerable(l *Loop) error {
 	st := l.State
-	if st.Status == state.Running || st.Status == state.Paused || endedAtLimit(st) || endedByGone(st) {
+	if st.Status == state.Running || st.Status == state.Paused || endedAtLimit(st) || endedByGone(st) || endedByStop(st) {
 		return nil
 	}
 	return Errorf(words.ExitFailed, "ralph loop for '%s' has status '%s' and will not go on", l.Name, l.Status())
+}
+
+// endedByStop reports whether the person stopped the loop: resume goes on
+// with it, the iteration the stop cut short given back to its task.
+func endedByStop(st *state.State) bool {
+	reason := words.ReasonOf(st)
+	return st.Status == state.Stopped && (reason == words.ReasonStopped || reason == words.ReasonKilled)
 }
 
 // endedAtLimit reports whether a loop ended at one of its limits, which a
