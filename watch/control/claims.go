@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
+	"github.com/ralph-tmux/ralph.tmux/watch/fan"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
@@ -65,7 +66,7 @@ func claimFileIn(root, dir, file, what, loop string, decide func(holder string) 
 // one name at the same moment the second finds the first running and is
 // refused before it says anything else.
 func HoldName(root, name string) (release func(), err error) {
-	return claimFileIn(root, namesDir, name, "loop name "+name, name, nil)
+	return claimFileIn(root, namesDir, name+".claim", "loop name "+name, name, nil) // never a loop folder's file name: state.json, lock
 }
 
 // ClaimPlan makes plan (an absolute path; shown as the person gave it)
@@ -80,6 +81,10 @@ func ClaimPlan(root, plan, shown, task, name string, how Claim, out io.Writer, c
 	}
 	if task != "" {
 		key += "#" + task
+	}
+	if f := fanOn(root, strings.TrimSuffix(key, "#"+task)); f != "" {
+		return nil, Errorf(words.ExitUsage, "plan %s is worked by fan %q: a loop beside it would take its tasks. "+
+			"Let the fan work it, or stop it first with 'ralph-watch stop %s'", shown, f, f)
 	}
 	sum := sha256.Sum256([]byte(key))
 	return claimFileIn(root, plansDir, hex.EncodeToString(sum[:12]), "plan "+shown, name, func(holder string) error {
@@ -120,4 +125,28 @@ func working(root, name string) *Loop {
 		return l
 	}
 	return nil
+}
+
+// fanOn is the running fan that works plan (its path, symlinks resolved),
+// "" for none: the fan's loops work their own copies, in their worktrees.
+func fanOn(root, plan string) string {
+	names, _ := fan.Names(root)
+	for _, n := range names {
+		dir := fan.Dir(root, n)
+		s, err := fan.Load(dir)
+		if err != nil || s.Ended || !fan.Running(dir) {
+			continue
+		}
+		p := s.Plan
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(s.Repo, p)
+		}
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			p = real
+		}
+		if p == plan {
+			return n
+		}
+	}
+	return ""
 }
