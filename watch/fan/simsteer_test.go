@@ -84,7 +84,7 @@ func (f *simFan) steer() {
 		for _, t := range s.AtWork() { // set's check of each loop at work
 			if l := f.loops[t.Loop]; l != nil && !l.ended {
 				c := lim
-				if c.Check(state.Ran{Iterations: l.iterations}, f.pendingLimit(l)) != nil {
+				if c.Check(state.Ran{Iterations: l.iterations}, iterationsLimit(f.pendingLimit(l))) != nil {
 					f.say("set %s refused", lim.String())
 					return
 				}
@@ -148,7 +148,7 @@ func (f *simFan) pendingLimit(l *simLoop) int {
 	for _, r := range f.loopStore(l.name).Steers() {
 		if r.Kind == state.SteerSet {
 			c := *r.Set
-			if c.Check(state.Ran{Iterations: l.iterations}, limit) == nil && c.MaxIterations != nil {
+			if c.Check(state.Ran{Iterations: l.iterations}, iterationsLimit(limit)) == nil && c.MaxIterations != nil {
 				limit = *c.MaxIterations
 			}
 		}
@@ -190,7 +190,7 @@ func (f *simFan) iterate(l *simLoop) {
 			l.notes = nil
 		case state.SteerSet:
 			c := *r.Set
-			if c.Check(state.Ran{Iterations: l.iterations}, l.limit) == nil && c.MaxIterations != nil {
+			if c.Check(state.Ran{Iterations: l.iterations}, iterationsLimit(l.limit)) == nil && c.MaxIterations != nil {
 				l.limit = *c.MaxIterations
 			}
 		}
@@ -260,3 +260,6 @@ func (f *simFan) checkSteering(end bool) {
 		}
 	}
 }
+
+// iterationsLimit is an iteration limit in force, as set checks against it.
+func iterationsLimit(n int) state.Limits { return state.Limits{MaxIterations: &n} }
