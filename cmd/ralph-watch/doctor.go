@@ -50,6 +50,13 @@ doctor's sandbox: doctor sees it in the agent's environment, ends the agent
 before typing anything, checks nothing, and prints what the command set and
 where the agent's own settings are.
 
+A line marked ⚠ tools warns that the agent as launched (its flags, and
+Claude Code's and Gemini CLI's settings files) would stop at every tool in
+a loop, with nobody to answer, and says what to add (for claude:
+--permission-mode acceptEdits with allow rules for the commands the loop
+needs). docs/agents.md says, per agent, how a loop runs its tools
+unattended and what that risks.
+
 Exit status: 0 a loop would work, 1 it would not (the lines say what to
 set) or could not be checked, 2 usage error or no agent found.
 

@@ -38,15 +38,18 @@ type Options struct {
 
 // Report is what doctor found out about one agent.
 type Report struct {
-	Agent   string        `json:"agent"`            // the profile
-	Command []string      `json:"command"`          // as started
-	Version string        `json:"version"`          // its --version, first line
-	Pinned  string        `json:"pinned,omitempty"` // the release ralph.tmux is checked against (watch/doctor/versions)
-	Signals []Signal      `json:"signals"`
-	Works   bool          `json:"works"` // a loop would work
-	Fixes   []string      `json:"fixes,omitempty"`
-	Took    time.Duration `json:"-"`
-	Kept    string        `json:"kept,omitempty"` // the folder with screens and logs, kept when something failed
+	Agent   string   `json:"agent"`            // the profile
+	Command []string `json:"command"`          // as started
+	Version string   `json:"version"`          // its --version, first line
+	Pinned  string   `json:"pinned,omitempty"` // the release ralph.tmux is checked against (watch/doctor/versions)
+	Signals []Signal `json:"signals"`
+	Works   bool     `json:"works"` // a loop would work
+	Fixes   []string `json:"fixes,omitempty"`
+	// Warnings say how the agent as launched would stop at its tools in a
+	// loop (ToolWarnings), whatever the signals say.
+	Warnings []string      `json:"warnings,omitempty"`
+	Took     time.Duration `json:"-"`
+	Kept     string        `json:"kept,omitempty"` // the folder with screens and logs, kept when something failed
 	// Bypass is set when the command gave the agent its own HOME or model
 	// API instead of doctor's: nothing was checked, and Works says nothing.
 	Bypass *Bypass `json:"bypass,omitempty"`
@@ -135,6 +138,9 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	// doctor's fake model API with doctor's own key.
 	shown, _, _ := agent.HideSecrets(command, os.Getenv)
 	rep := &Report{Agent: profile.Name, Command: shown}
+	cwd, _ := os.Getwd()
+	rep.Warnings = ToolWarnings(Launched{Agent: profile.Name, Command: command, Home: os.Getenv("HOME"), Dir: cwd,
+		Getenv: os.Getenv, Root: os.Geteuid() == 0})
 	keep := false
 	defer func() {
 		if !keep {

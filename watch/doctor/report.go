@@ -24,6 +24,9 @@ func (r *Report) WriteText(w io.Writer) {
 	if r.Pinned != "" && !strings.Contains(r.Version, r.Pinned) {
 		fmt.Fprintf(w, "  ralph.tmux is checked against %s %s; this release may differ\n", r.Agent, r.Pinned)
 	}
+	for _, warning := range r.Warnings { // true whatever the check finds
+		fmt.Fprintf(w, "%s %-*s  %s\n", "⚠", width, "tools", warning)
+	}
 	if r.Bypass != nil {
 		r.writeBypass(w, width)
 		return
