@@ -291,6 +291,9 @@ func (t *taskPlan) begin(n int, text string) *TaskVars {
 	v.Block, v.ReviewFile = t.block(pt, mode, item), t.notesFile()
 	if mode == modeReview {
 		v.ReviewLine = t.reviewLine()
+		if between.InGitRepo(t.cfg.Dir) { // the review's notes file is nobody's file in the person's checkout
+			between.IgnoreOwn(t.cfg.Dir)
+		}
 	}
 	try := fmt.Sprintf("attempt=%d/%d", item.Attempts, t.cfg.TaskAttempts)
 	if mode == modeReview {

@@ -136,6 +136,7 @@ func runFan(ctx context.Context, e env, ff *fanFlags, fs *flag.FlagSet, command 
 		return control.Errorf(words.ExitUsage, "fan '%s' is already running", name)
 	}
 	defer held.Unlock()
+	between.IgnoreOwn(repo) // its worktrees and the queue's are nobody's files in the person's checkout
 	s, err := openFan(fanDir, name, repo, planRel, ff)
 	if err != nil {
 		return err

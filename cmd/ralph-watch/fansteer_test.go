@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -52,5 +53,32 @@ func TestNotesAndLimitsGivenToAFanReachTheLoopsItStartsAfterThem(t *testing.T) {
 	c.want([]string{"note", "--clear", "fs"}, 0, "notes of fan fs cleared", "")
 	if s, err := fan.Load(filepath.Join(c.srv.Dir, "state", "fans", "fs")); err != nil || len(s.Notes) != 0 || s.Limit() != 18 {
 		t.Errorf("the fan's record after the clear: %+v, %v", s, err)
+	}
+}
+
+// What a fan keeps in the repository (its worktrees, the queue's) is
+// ignored by git without the person's .gitignore: their checkout's status
+// stays clean and git add -A finds no embedded repository; a .ralph/config
+// the person writes still shows, to be committed.
+func TestAFanLeavesThePersonsCheckoutClean(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	repo := newFanRepo(c, "- [ ] Make file-a\n- [ ] Make file-b\n")
+	c.wantEnv(gitEnv, fanArgs(c, "clean", "2"), 0, "2 of 2 tasks landed on ralph/fan-clean", "")
+	if got := c.git(repo, "status", "--porcelain"); got != "" {
+		t.Errorf("git status of the person's checkout after the fan:\n%s", got)
+	}
+	add := exec.Command("git", "-C", repo, "add", "-A", "--dry-run")
+	if out, err := add.CombinedOutput(); err != nil || len(out) > 0 {
+		t.Errorf("git add -A after the fan: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(repo, ".gitignore")); err == nil {
+		t.Errorf("the fan wrote the person's .gitignore")
+	}
+	if err := os.WriteFile(filepath.Join(repo, ".ralph", "config"), []byte("inactivity-timeout 60s\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.git(repo, "status", "--porcelain", "--untracked-files=all"); got != "?? .ralph/config\n" {
+		t.Errorf("git status with the person's .ralph/config: %q, want it shown", got)
 	}
 }

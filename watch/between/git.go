@@ -45,6 +45,26 @@ func InGitRepo(dir string) bool {
 	return err == nil && strings.TrimSpace(out) == "true"
 }
 
+// ownIgnore is .ralph/.gitignore: git leaves alone what the loop keeps
+// there (worktrees, a review's notes) and shows .ralph/config, which a
+// project commits on purpose.
+const ownIgnore = "# written by ralph-watch: what the loop keeps here is nobody's files\n*\n!config\n"
+
+// IgnoreOwn makes the loop's folder .ralph in the working tree top (made
+// if need be) ignored by git, unless it has a .gitignore already: the
+// person's own .gitignore is never touched.
+func IgnoreOwn(top string) {
+	dir := filepath.Join(top, ".ralph")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return
+	}
+	path := filepath.Join(dir, ".gitignore")
+	if _, err := os.Lstat(path); err == nil {
+		return
+	}
+	_ = os.WriteFile(path, []byte(ownIgnore), 0o644)
+}
+
 // mayBeInGitRepo is false only when git could not find a repository for
 // dir: no .git in dir or above it, and no GIT_DIR or GIT_WORK_TREE to name one.
 func mayBeInGitRepo(dir string) bool {
@@ -169,6 +189,7 @@ func EnsureWorktree(dir, name string) (path, runDir string, created bool, err er
 	if _, err := os.Stat(ignore); err != nil {
 		_ = os.WriteFile(ignore, []byte("*\n"), 0o644)
 	}
+	IgnoreOwn(main)
 	branch := WorktreeBranch(name)
 	if _, err := git(dir, "rev-parse", "-q", "--verify", "refs/heads/"+branch); err == nil {
 		_, err = git(dir, "worktree", "add", path, branch)
