@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/fan"
+	"github.com/ralph-tmux/ralph.tmux/watch/state"
 )
 
 // The person steers a fan by its name while its first loop works: a
@@ -19,14 +20,18 @@ func TestNotesAndLimitsGivenToAFanReachTheLoopsItStartsAfterThem(t *testing.T) {
 	t.Parallel()
 	c := newCLI(t)
 	repo := newFanRepo(c, "- [ ] Make file-a\n- [ ] Make file-b\n- [ ] Make file-c\n")
-	if err := os.WriteFile(filepath.Join(c.srv.Dir, "slow"), []byte("4"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(c.srv.Dir, "slow"), []byte("8"), 0o644); err != nil { // task 1's iteration outlasts the commands
 		t.Fatal(err)
 	}
 	cmd := startFanReading(c, "works task 1", fanArgs(c, "fs", "1")...)
+	c.until("fan-fs-1", "its first iteration", func(st *state.State) bool { return st.CurrentIteration >= 1 })
 	c.want([]string{"note", "--sticky", "fs", "STICKY-NOTE"}, 0, "note for every iteration of fan fs's loops", "")
 	c.want([]string{"note", "fs", "ONCE-NOTE"}, 0, "note for the next iteration of fan-fs-1 (fan fs's loops at work", "")
 	c.want([]string{"set", "--max-iterations", "+5", "fs"}, 0, "fan fs: max-iterations 8 for the loops it starts", "")
 	c.want([]string{"resume", "--max-iterations", "+10", "fs"}, 0, "fan fs: max-iterations 18 for its loops at work and those it starts", "")
+	if err := os.WriteFile(filepath.Join(c.srv.Dir, "slow"), []byte("0"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("the fan ended with %v", err)
 	}
