@@ -141,7 +141,7 @@ func runFan(ctx context.Context, e env, ff *fanFlags, fs *flag.FlagSet, command 
 	if err != nil {
 		return err
 	}
-	s.PID, s.MaxIterations = os.Getpid(), f.Config.MaxIterations
+	s.PID, s.Flags = os.Getpid(), flagLimits(f)
 	if err := s.Save(fanDir); err != nil {
 		return control.Errorf(words.ExitFailed, "%v", err)
 	}
@@ -251,6 +251,16 @@ func leaveNotes(root string, t fan.Task, note string) error {
 		}
 	}
 	return nil
+}
+
+// flagLimits are the limits the fan's flags give its loops.
+func flagLimits(f *config.Run) state.Limits {
+	c := f.Config
+	secs := func(d time.Duration) *int { n := int(d / time.Second); return &n }
+	iterations, attempts := c.MaxIterations, c.TaskAttempts
+	tokens, cost := c.Budget.Tokens, c.Budget.CostUSD
+	return state.Limits{MaxIterations: &iterations, MaxTime: secs(c.MaxTime), MaxTokens: &tokens, MaxCostUSD: &cost,
+		InactivityTimeout: secs(c.InactivityTimeout), IterationTimeout: secs(c.IterationTimeout), TaskAttempts: &attempts}
 }
 
 // limitArgs are the flags that start a loop with the limits set on its fan

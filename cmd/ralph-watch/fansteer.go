@@ -103,52 +103,18 @@ func setFan(f aFan, lim *state.Limits, out io.Writer) error {
 		}
 		lines = append(lines, fmt.Sprintf("%s: %s %s", l.Name, check.String(), when))
 	}
-	if lim.AddIterations != 0 && f.Limit() <= 0 {
-		return control.Errorf(words.ExitUsage, "set %s on fan '%s': its loops have no iteration limit to add to; give one with --max-iterations N", lim, f.Name)
+	set := *lim
+	if err := set.Check(state.Ran{}, f.InForce()); err != nil {
+		return control.Errorf(words.ExitUsage, "set %s on fan '%s': %v", lim, f.Name, err)
 	}
-	s, err := steerFan(f, state.Steer{Kind: state.SteerSet, Set: lim})
-	if err != nil {
+	if _, err := steerFan(f, state.Steer{Kind: state.SteerSet, Set: lim}); err != nil {
 		return err
 	}
 	for _, line := range lines {
 		fmt.Fprintln(out, line)
 	}
-	fmt.Fprintf(out, "fan %s: %s for the loops it starts\n", f.Name, fanSet(s, lim))
+	fmt.Fprintf(out, "fan %s: %s for the loops it starts\n", f.Name, set.String())
 	return nil
-}
-
-// fanSet is what the fan's record now holds of the limits lim names.
-func fanSet(s *fan.State, lim *state.Limits) string {
-	var now state.Limits
-	if s.Set != nil {
-		now = *s.Set
-	}
-	shown := state.Limits{}
-	if lim.MaxIterations != nil || lim.AddIterations != 0 {
-		n := s.Limit()
-		shown.MaxIterations = &n
-	}
-	l := *lim
-	l.MaxIterations, l.AddIterations = nil, 0
-	if l.MaxTime != nil {
-		shown.MaxTime = now.MaxTime
-	}
-	if l.MaxTokens != nil {
-		shown.MaxTokens = now.MaxTokens
-	}
-	if l.MaxCostUSD != nil {
-		shown.MaxCostUSD = now.MaxCostUSD
-	}
-	if l.InactivityTimeout != nil {
-		shown.InactivityTimeout = now.InactivityTimeout
-	}
-	if l.IterationTimeout != nil {
-		shown.IterationTimeout = now.IterationTimeout
-	}
-	if l.TaskAttempts != nil {
-		shown.TaskAttempts = now.TaskAttempts
-	}
-	return shown.String()
 }
 
 // resumeFan resumes the fan's loops at work that are paused or lost their
@@ -156,13 +122,12 @@ func fanSet(s *fan.State, lim *state.Limits) string {
 // stands.
 func resumeFan(e env, f aFan, lim *state.Limits) error {
 	if lim != nil {
+		set := *lim
+		_ = set.Check(state.Ran{}, f.InForce())
 		if err := setFan(f, lim, io.Discard); err != nil {
 			return err
 		}
-		if s, err := fan.Load(f.dir); err == nil {
-			f.State = s
-			fmt.Fprintf(e.Stdout, "fan %s: %s for its loops at work and those it starts\n", f.Name, fanSet(s, lim))
-		}
+		fmt.Fprintf(e.Stdout, "fan %s: %s for its loops at work and those it starts\n", f.Name, set.String())
 	}
 	err := eachFanLoop(f, e.Stdout, func(l *control.Loop) error {
 		if l.Watched && l.State.Status != state.Paused {

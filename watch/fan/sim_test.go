@@ -159,7 +159,8 @@ func simulateFan(t *testing.T, seed int64) {
 	}
 	max, attempts := 1+f.rng.IntN(3), 1+f.rng.IntN(3)
 	f.attempts = attempts
-	s := &State{Name: "sim", Into: "ralph/fan-sim", Max: max, MaxIterations: []int{0, 2, 4, 6}[f.rng.IntN(4)]}
+	limit := []int{0, 2, 4, 6}[f.rng.IntN(4)]
+	s := &State{Name: "sim", Into: "ralph/fan-sim", Max: max, Flags: state.Limits{MaxIterations: &limit}}
 	s.Sync(f.plan())
 	if err := s.Save(f.dir); err != nil {
 		t.Fatal(err)

@@ -1,7 +1,10 @@
 package fan
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"time"
 
@@ -73,8 +76,10 @@ func (f *simFan) steer() {
 	default:
 		var lim state.Limits
 		if f.rng.IntN(2) == 0 {
-			lim.AddIterations = f.rng.IntN(4)
-			if lim.AddIterations == 0 || s.Limit() == 0 {
+			n := 1 + f.rng.IntN(3)
+			lim.Add = &state.Limits{MaxIterations: &n}
+			if c := lim; c.Check(state.Ran{}, s.InForce()) != nil { // set's check of the fan: no limit to add to
+				f.say("set %s refused", lim.String())
 				return
 			}
 		} else {
@@ -84,7 +89,7 @@ func (f *simFan) steer() {
 		for _, t := range s.AtWork() { // set's check of each loop at work
 			if l := f.loops[t.Loop]; l != nil && !l.ended {
 				c := lim
-				if c.Check(state.Ran{Iterations: l.iterations}, iterationsLimit(f.pendingLimit(l))) != nil {
+				if c.Check(state.Ran{Iterations: l.iterations}, iterationLimit(f.pendingLimit(l))) != nil {
 					f.say("set %s refused", lim.String())
 					return
 				}
@@ -148,7 +153,7 @@ func (f *simFan) pendingLimit(l *simLoop) int {
 	for _, r := range f.loopStore(l.name).Steers() {
 		if r.Kind == state.SteerSet {
 			c := *r.Set
-			if c.Check(state.Ran{Iterations: l.iterations}, iterationsLimit(limit)) == nil && c.MaxIterations != nil {
+			if c.Check(state.Ran{Iterations: l.iterations}, iterationLimit(limit)) == nil && c.MaxIterations != nil {
 				limit = *c.MaxIterations
 			}
 		}
@@ -156,12 +161,15 @@ func (f *simFan) pendingLimit(l *simLoop) int {
 	return limit
 }
 
+// iterationLimit is a loop's limits in force as far as the simulation has them.
+func iterationLimit(n int) state.Limits { return state.Limits{MaxIterations: &n} }
+
 func (f *simFan) loopStore(name string) *state.Store {
-	store, err := state.Open(f.person.root, name)
-	if err != nil {
+	dir := filepath.Join(f.person.root, name)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		f.t.Fatal(err)
 	}
-	return store
+	return &state.Store{Dir: dir}
 }
 
 // began is a loop started: the notes and the limit the Runner's Start
@@ -190,7 +198,7 @@ func (f *simFan) iterate(l *simLoop) {
 			l.notes = nil
 		case state.SteerSet:
 			c := *r.Set
-			if c.Check(state.Ran{Iterations: l.iterations}, iterationsLimit(l.limit)) == nil && c.MaxIterations != nil {
+			if c.Check(state.Ran{Iterations: l.iterations}, iterationLimit(l.limit)) == nil && c.MaxIterations != nil {
 				l.limit = *c.MaxIterations
 			}
 		}
@@ -208,7 +216,8 @@ func (f *simFan) iterate(l *simLoop) {
 		carried[n.Text] = true
 	}
 	l.notes = slices.DeleteFunc(l.notes, func(n state.Note) bool { return !n.Sticky })
-	if err := store.Save(&state.State{Notes: l.notes}); err != nil {
+	data, _ := json.Marshal(&state.State{Notes: l.notes}) // as the watcher's state.json has them (without its fsync: the simulation is fast)
+	if err := os.WriteFile(store.Path(state.StateFile), data, 0o600); err != nil {
 		f.t.Fatal(err)
 	}
 	f.say("loop %s iteration %d carries %v", l.name, l.iterations, sortedKeys(carried))
@@ -260,6 +269,3 @@ func (f *simFan) checkSteering(end bool) {
 		}
 	}
 }
-
-// iterationsLimit is an iteration limit in force, as set checks against it.
-func iterationsLimit(n int) state.Limits { return state.Limits{MaxIterations: &n} }

@@ -35,13 +35,9 @@ func (s *State) Steer(r state.Steer) bool {
 			s.Tasks[i].Notes = nil
 		}
 	case state.SteerSet:
-		if r.Set.Empty() {
-			return false
-		}
 		l := *r.Set
-		if l.AddIterations != 0 {
-			n := s.Limit() + l.AddIterations
-			l.MaxIterations, l.AddIterations = &n, 0
+		if r.Set.Empty() || l.Check(state.Ran{}, s.InForce()) != nil { // +N made absolute on the fan's limits
+			return false
 		}
 		if s.Set == nil {
 			s.Set = &state.Limits{}
@@ -51,12 +47,20 @@ func (s *State) Steer(r state.Steer) bool {
 	return working
 }
 
+// InForce are the limits the fan's next loop starts with: its flags',
+// and over them those the person set.
+func (s *State) InForce() state.Limits {
+	l := s.Flags
+	l.Merge(s.Set)
+	return l
+}
+
 // Limit is the iteration limit the fan's next loop starts with (0: none).
 func (s *State) Limit() int {
-	if s.Set != nil && s.Set.MaxIterations != nil {
-		return *s.Set.MaxIterations
+	if l := s.InForce(); l.MaxIterations != nil {
+		return *l.MaxIterations
 	}
-	return s.MaxIterations
+	return 0
 }
 
 // AtWork are the tasks whose loops are at work now, each in its window.
