@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -45,6 +46,14 @@ type taskPlan struct {
 	feedback string     // why the last verdict rejected the task, for the next prompt
 	cut      string     // while judging: why the loop cut the iteration short ("": it did not)
 	doneSaid bool       // the log said once that a done signal does not end the loop
+	checkout checkoutPlan
+}
+
+// checkoutPlan is the person's checkout's copy of a worktree loop's plan,
+// which the loop does not read: an edit to it is said once.
+type checkoutPlan struct {
+	seen, told bool
+	was        []byte // its bytes when the watcher first read the plan
 }
 
 func (t *taskPlan) on() bool { return t.cfg.TasksFile != "" }
@@ -81,7 +90,31 @@ func (t *taskPlan) read() error {
 	t.keepIDs(p)
 	t.plan, t.data = p, data
 	t.sync()
+	t.watchCheckout()
 	return nil
+}
+
+// watchCheckout says once, in the log and to the person, when the plan in
+// their checkout changes under a worktree loop, which reads its worktree's
+// copy: the edit would otherwise be ignored without a word.
+func (t *taskPlan) watchCheckout() {
+	c := &t.checkout
+	path := between.CheckoutCopy(t.cfg.Worktree, t.cfg.TasksFile)
+	if c.told || path == "" {
+		return
+	}
+	data, _ := os.ReadFile(path)
+	if !c.seen {
+		c.seen, c.was = true, data
+		return
+	}
+	if bytes.Equal(data, c.was) {
+		return
+	}
+	c.told = true
+	msg := fmt.Sprintf("the plan in your checkout, %s, changed; this loop reads its worktree's copy, %s: edit that one", path, t.cfg.TasksFile)
+	t.rec.log("TASK", msg)
+	t.rec.warnf("%s", msg)
 }
 
 // parse reads the plan's bytes as they were at another moment (the

@@ -424,3 +424,43 @@ func TestUnitTasksASkippedTaskAnotherIterationTicksStaysSkipped(t *testing.T) {
 		t.Errorf("the plan keeps a tick the loop rejected:\n%s", plan)
 	}
 }
+
+// A worktree loop reads its worktree's copy of the plan: when the person
+// edits the copy in their checkout, the loop says so once, in its log.
+func TestAWorktreeLoopSaysOnceThatTheCheckoutsPlanChanged(t *testing.T) {
+	var mine string
+	u := planned(t, threeTasks, func(u *unit, n int, prompt string) {
+		if n <= 2 {
+			if err := os.WriteFile(mine, []byte(threeTasks+"- [ ] Added in the checkout "+strconv.Itoa(n)+"\n"), 0o644); err != nil {
+				u.t.Error(err)
+			}
+		}
+		u.tick(prompt)
+		u.work(n)
+	})
+	checkout := u.cfg.Dir
+	wt := filepath.Join(checkout, ".ralph", "worktrees", "unit")
+	if err := os.MkdirAll(wt, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mine = filepath.Join(checkout, "PLAN.md") // planned wrote the plan there
+	u.cfg.Dir, u.cfg.Worktree, u.cfg.TasksFile = wt, wt, filepath.Join(wt, "PLAN.md")
+	u.writePlan(threeTasks)
+	u.wantResult(u.run(), words.ExitDone, "tasks_done")
+	want := "[TASK] the plan in your checkout, " + mine + ", changed; this loop reads its worktree's copy, " + u.cfg.TasksFile + ": edit that one"
+	told := 0
+	for _, l := range u.logLines() {
+		if strings.Contains(l, "the plan in your checkout") {
+			told++
+			if !strings.HasSuffix(l, want) {
+				t.Errorf("log line %q, want %q", l, want)
+			}
+		}
+	}
+	if told != 1 {
+		t.Errorf("the log says %d times that the checkout's plan changed, want once:\n%s", told, strings.Join(u.logLines(), "\n"))
+	}
+	if st := u.state(); st.Tasks.Total != 3 {
+		t.Errorf("the loop read the checkout's plan: %d tasks", st.Tasks.Total)
+	}
+}

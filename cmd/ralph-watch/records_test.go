@@ -101,7 +101,7 @@ func TestRunRefusesAnEmptyNameAndOneThatReadsAsAFlag(t *testing.T) {
 
 // worktreeLoop is a loop "wt" that ended (stopped) with its worktree
 // .ralph/worktrees/wt on branch ralph/wt, made from main of a repository
-// with one commit: no tmux, real git. It returns the repository and the worktree.
+// with one commit (work, and PLAN.md of tasks T1 and T2): no tmux, real git. It returns the repository and the worktree.
 func worktreeLoop(t *testing.T) (repo, tree string) {
 	t.Helper()
 	root := t.TempDir()
@@ -115,8 +115,10 @@ func worktreeLoop(t *testing.T) (repo, tree string) {
 	if err := os.MkdirAll(repo, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(repo, "work"), []byte("start\n"), 0o644); err != nil {
-		t.Fatal(err)
+	for name, text := range map[string]string{"work": "start\n", "PLAN.md": "- [ ] T1: one\n- [ ] T2: two\n"} {
+		if err := os.WriteFile(filepath.Join(repo, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	gitIn(t, repo, "init", "-q", "-b", "main")
 	if err := os.WriteFile(filepath.Join(repo, ".git", "info", "exclude"), []byte(".ralph/\n"), 0o644); err != nil {
@@ -264,5 +266,86 @@ func TestFinishRemoveLeavesAFlatLandedLineAndSaysTheAgentRunsOn(t *testing.T) {
 	line, _ := landedSays(t)
 	if !strings.HasPrefix(line, "Landed: merged (Merged ralph/wt into main, now at "+head[:12]+", ") || strings.Count(line, "(") != 1 || !strings.HasSuffix(line, ")") {
 		t.Errorf("landed line %q", line)
+	}
+}
+
+// tasks on init --tasks's untouched plan says its tasks are the template's.
+func TestTasksSaysTheTemplatesExampleTasksAreNotThePersons(t *testing.T) {
+	path := filepath.Join(t.TempDir(), planFile)
+	if err := os.WriteFile(path, []byte(planTemplate), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runInProcess("tasks", path)
+	if code != 0 || stderr != "" || !strings.HasSuffix(stdout, "\n2 tasks: 0 done, 2 open; next: 1\n\nTasks 1, 2 are the example tasks of 'ralph-watch init --tasks', not yours yet: edit the plan to say what is to be done.\n") {
+		t.Errorf("tasks of the template: exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
+	}
+	if err := os.WriteFile(path, []byte(strings.Replace(planTemplate, "Describe the second task", "Add the --json flag", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, stdout, _ := runInProcess("tasks", path); !strings.HasSuffix(stdout, "\nTask 1 is the example task of 'ralph-watch init --tasks', not yours yet: edit the plan to say what is to be done.\n") {
+		t.Errorf("tasks of a half-edited template:\n%s", stdout)
+	}
+	if err := os.WriteFile(path, []byte("- [ ] Add the --json flag\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, stdout, _ := runInProcess("tasks", path); strings.Contains(stdout, "example") {
+		t.Errorf("tasks of the person's own plan:\n%s", stdout)
+	}
+	if _, stdout, _ := runInProcess("tasks", "--json", path); strings.Contains(stdout, "example tasks") {
+		t.Errorf("tasks --json says it in words:\n%s", stdout)
+	}
+}
+
+// Two tasks of one id: tasks warns that the loop renames the second.
+func TestTasksWarnsOfTwoTasksWithOneID(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "PLAN.md")
+	if err := os.WriteFile(path, []byte("- [ ] T3: one\n- [ ] two\n- [ ] T3: three\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runInProcess("tasks", path)
+	if code != 0 || !strings.Contains(stdout, "T3-2  open   3     three\n") ||
+		stderr != "ralph-watch: warning: line 3: task id T3 is also the id of the task at line 1; the loop calls this one T3-2 (give each task its own id)\n" {
+		t.Errorf("tasks of a plan with T3 twice: exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
+	}
+}
+
+// A worktree loop's plan is its worktree's copy: status names it and the
+// person's copy; tasks NAME says when the person's copy differs, and shows
+// it once the loop's copy is gone.
+func TestAWorktreeLoopsPlanIsNamedAndTheCheckoutsCopyTold(t *testing.T) {
+	repo, tree := worktreeLoop(t)
+	store, err := state.Find(os.Getenv("RALPH_STATE_DIR"), "wt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	loopsPlan, mine := filepath.Join(tree, "PLAN.md"), filepath.Join(repo, "PLAN.md")
+	st.Tasks = &state.Tasks{File: loopsPlan, Total: 2, Open: 2, Items: []state.TaskItem{{ID: "T1", Title: "one", State: "open", Attempts: 1}, {ID: "T2", Title: "two", State: "open"}}}
+	if err := store.Save(st); err != nil {
+		t.Fatal(err)
+	}
+	if _, stdout, _ := runInProcess("status", "wt"); !strings.Contains(stdout, "\nPlan: "+loopsPlan+" (the worktree's copy, which the loop reads: edit this one, not "+mine+")\n") {
+		t.Errorf("status does not name the plan the loop reads:\n%s", stdout)
+	}
+	code, stdout, stderr := runInProcess("tasks", "wt")
+	if code != 0 || stderr != "" || !strings.HasPrefix(stdout, loopsPlan+": markdown plan\n") || strings.Contains(stdout, "differs") {
+		t.Errorf("tasks of a loop whose copies agree: exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
+	}
+	if err := os.WriteFile(mine, []byte("- [ ] T0: first\n- [ ] T1: one\n- [ ] T2: two\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, _ = runInProcess("tasks", "wt")
+	if code != 0 || !strings.HasPrefix(stdout, loopsPlan+": markdown plan\n") ||
+		!strings.HasSuffix(stdout, "\nThis is the loop's copy, in its worktree; your checkout's "+mine+" differs (ralph-watch tasks "+mine+" shows it).\n") {
+		t.Errorf("tasks of a loop whose plan the person edited in the checkout: exit %d:\n%s", code, stdout)
+	}
+	gitIn(t, repo, "worktree", "remove", "--force", tree)
+	code, stdout, stderr = runInProcess("tasks", "wt")
+	if code != 0 || !strings.HasPrefix(stdout, mine+": markdown plan\n") || !strings.Contains(stdout, "T0  open   1     0         first\n") ||
+		!strings.Contains(stdout, "T1  open   2     1         one\n") || stderr != "ralph-watch: warning: the loop's copy of the plan, "+loopsPlan+", is gone; showing your checkout's\n" {
+		t.Errorf("tasks of a loop whose worktree is gone: exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
 	}
 }

@@ -1,14 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/between"
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
 	"github.com/ralph-tmux/ralph.tmux/watch/plan"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
@@ -47,9 +50,50 @@ Examples:
 			if err != nil {
 				return control.Errorf(words.ExitUsage, "%v", err)
 			}
-			return control.WritePlan(e.Stdout, args[0], p, nil, *asJSON)
+			warnRenamed(e, p)
+			if err := control.WritePlan(e.Stdout, args[0], p, nil, *asJSON); err != nil {
+				return err
+			}
+			sayTemplate(e, p, *asJSON)
+			return nil
 		},
 	})
+}
+
+// warnRenamed warns of each task the loop renames because an earlier task
+// has its id: the person's T3 would be T3-2 in the loop's words.
+func warnRenamed(e env, p *plan.Plan) {
+	for _, r := range p.Renamed {
+		if r.Ordinal {
+			fmt.Fprintf(e.Stderr, "ralph-watch: warning: line %d: this task's place, %s, is the id of the task at line %d; the loop calls it %s (give the task an id of its own)\n", r.Line, r.Was, r.FirstAt, r.ID)
+			continue
+		}
+		fmt.Fprintf(e.Stderr, "ralph-watch: warning: line %d: task id %s is also the id of the task at line %d; the loop calls this one %s (give each task its own id)\n", r.Line, r.Was, r.FirstAt, r.ID)
+	}
+}
+
+// sayTemplate says when tasks of the plan are init --tasks's examples, not
+// the person's own yet.
+func sayTemplate(e env, p *plan.Plan, asJSON bool) {
+	example, _ := plan.Parse(planFile, []byte(planTemplate))
+	titles := map[string]bool{}
+	for _, t := range example.Tasks {
+		titles[t.Title] = true
+	}
+	var ids []string
+	for _, t := range p.Tasks {
+		if titles[t.Title] {
+			ids = append(ids, t.ID)
+		}
+	}
+	if len(ids) == 0 || asJSON {
+		return
+	}
+	which := "Task " + ids[0] + " is the example task"
+	if len(ids) > 1 {
+		which = "Tasks " + strings.Join(ids, ", ") + " are the example tasks"
+	}
+	fmt.Fprintf(e.Stdout, "\n%s of 'ralph-watch init --tasks', not yours yet: edit the plan to say what is to be done.\n", which)
 }
 
 // loopTasks shows the plan of the loop of that name, with each task's attempts.
@@ -65,7 +109,14 @@ func loopTasks(e env, name string, asJSON bool) error {
 	if rec == nil {
 		return control.Errorf(words.ExitUsage, "loop '%s' works through no plan (run it with --tasks FILE)", name)
 	}
-	p, _, err := plan.Load(rec.File)
+	file, checkout := rec.File, between.CheckoutCopy(l.State.Worktree, rec.File)
+	p, data, err := plan.Load(file)
+	if err != nil && checkout != "" { // its worktree removed (finish --remove): the plan is the person's copy now
+		if cp, _, cerr := plan.Load(checkout); cerr == nil {
+			fmt.Fprintf(e.Stderr, "ralph-watch: warning: the loop's copy of the plan, %s, is gone; showing your checkout's\n", file)
+			p, file, checkout, err = cp, checkout, "", nil
+		}
+	}
 	if err != nil { // the loop's record is all there is
 		fmt.Fprintf(e.Stderr, "ralph-watch: warning: %v; showing the loop's record\n", err)
 		if asJSON {
@@ -75,5 +126,13 @@ func loopTasks(e env, name string, asJSON bool) error {
 		return nil
 	}
 	watch.KeepTaskIDs(p, rec)
-	return control.WritePlan(e.Stdout, rec.File, p, control.PlanLoopOf(rec), asJSON)
+	warnRenamed(e, p)
+	if err := control.WritePlan(e.Stdout, file, p, control.PlanLoopOf(rec), asJSON); err != nil {
+		return err
+	}
+	sayTemplate(e, p, asJSON)
+	if mine, err := os.ReadFile(checkout); checkout != "" && err == nil && !bytes.Equal(mine, data) && !asJSON {
+		fmt.Fprintf(e.Stdout, "\nThis is the loop's copy, in its worktree; your checkout's %s differs (ralph-watch tasks %s shows it).\n", checkout, checkout)
+	}
+	return nil
 }

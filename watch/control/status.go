@@ -80,6 +80,7 @@ func WriteStatus(w io.Writer, l *Loop, now time.Time) {
 	}
 	writeChecks(w, st.LastChecks())
 	WriteTasks(w, st.Tasks, false)
+	writePlanCopy(w, st)
 	writeSpend(w, l)
 	writeCommandSources(w, st.CommandSources)
 	writeSteering(w, l)
@@ -231,4 +232,17 @@ func shownTime(stamp string) string {
 		return "(none)"
 	}
 	return t.Format("2006-01-02 15:04:05")
+}
+
+// writePlanCopy names, for a worktree loop, the copy of the plan it reads:
+// edits to the other copy do not reach it.
+func writePlanCopy(w io.Writer, st *state.State) {
+	if st.Tasks == nil || st.Worktree == "" {
+		return
+	}
+	if c := between.CheckoutCopy(st.Worktree, st.Tasks.File); c != "" {
+		fmt.Fprintf(w, "Plan: %s (the worktree's copy, which the loop reads: edit this one, not %s)\n", st.Tasks.File, c)
+		return
+	}
+	fmt.Fprintf(w, "Plan: %s (outside the worktree the agent works in)\n", st.Tasks.File)
 }

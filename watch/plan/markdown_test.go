@@ -291,3 +291,19 @@ func TestTaskIDsAreUnique(t *testing.T) {
 		t.Errorf("ids %q, want %q", ids, want)
 	}
 }
+
+// A task renamed because an earlier task has its id is said, so that
+// ralph-watch tasks can warn of it.
+func TestRenamedTaskIDsAreSaid(t *testing.T) {
+	p, err := Parse("plan.md", []byte("- [ ] T3: one\n- [ ] two\n- [ ] T3: three\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Renamed{{Line: 3, ID: "T3-2", Was: "T3", FirstAt: 1}}
+	if !reflect.DeepEqual(p.Renamed, want) {
+		t.Errorf("renamed %+v, want %+v", p.Renamed, want)
+	}
+	if p, _ := Parse("plan.md", []byte("- [ ] T1: one\n- [ ] two\n")); len(p.Renamed) != 0 {
+		t.Errorf("a plan of unique ids renamed %+v", p.Renamed)
+	}
+}

@@ -68,7 +68,17 @@ type Plan struct {
 	Format         Format
 	Tasks          []Task
 	Ignored        []Ignored
-	VerifyCommands []string // tasks.json verifyCommands
+	VerifyCommands []string  // tasks.json verifyCommands
+	Renamed        []Renamed // tasks whose id an earlier task has, given another
+}
+
+// Renamed is a task whose id an earlier task already has, and the id the
+// loop gives it instead.
+type Renamed struct {
+	Line    int
+	ID, Was string
+	Ordinal bool // Was is the task's place, not an id written in the file
+	FirstAt int  // the line of the task that has the id
 }
 
 // ParseError is a file that cannot be read as a plan.
@@ -97,7 +107,7 @@ func Parse(name string, data []byte) (*Plan, error) {
 		}
 		return nil, err
 	}
-	uniqueIDs(p.Tasks)
+	p.Renamed = uniqueIDs(p.Tasks)
 	return p, nil
 }
 
@@ -113,17 +123,22 @@ func looksJSON(data []byte) bool {
 }
 
 // uniqueIDs gives a task whose id an earlier task already has a suffix
-// ("1.2-2"), so that an id names one task.
-func uniqueIDs(tasks []Task) {
-	seen := make(map[string]bool, len(tasks))
+// ("1.2-2"), so that an id names one task, and says which it renamed.
+func uniqueIDs(tasks []Task) []Renamed {
+	seen := make(map[string]int, len(tasks)) // id: the line of its task
+	var renamed []Renamed
 	for i := range tasks {
 		id := tasks[i].ID
-		for n := 2; seen[id]; n++ {
+		for n := 2; seen[id] != 0; n++ {
 			id = fmt.Sprintf("%s-%d", tasks[i].ID, n)
 		}
+		if id != tasks[i].ID {
+			renamed = append(renamed, Renamed{Line: tasks[i].Line, ID: id, Was: tasks[i].ID, Ordinal: tasks[i].ordinal, FirstAt: seen[tasks[i].ID]})
+		}
 		tasks[i].ID = id
-		seen[id] = true
+		seen[id] = max(tasks[i].Line, 1)
 	}
+	return renamed
 }
 
 // Task is the task of that id, or nil.
