@@ -10,7 +10,8 @@ import (
 // An agent that exits while the loop waits to type its prompt: on tmux 3.3a
 // the paste into the dead pane crashed the whole server. The write is now
 // refused inside tmux and the iteration ends as the agent's exit, a failure
-// (it did no work) with the usual backoff; the checks run after it.
+// (it did no work) with the usual backoff; the checks run after it. Every
+// iteration failed: the loop ends failed, not done.
 func TestAnAgentThatExitsBeforeItsPromptNeverTakesTheServerDown(t *testing.T) {
 	t.Parallel()
 	c := newCLI(t)
@@ -21,8 +22,8 @@ func TestAnAgentThatExitsBeforeItsPromptNeverTakesTheServerDown(t *testing.T) {
 	if out, err := c.srv.Tmux("list-sessions"); err != nil {
 		t.Fatalf("the tmux server is gone: %v %s\nstdout:\n%s\nstderr:\n%s", err, out, stdout, stderr)
 	}
-	if code != 0 || strings.Contains(stderr, "server is gone") {
-		t.Errorf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	if code != 1 || strings.Contains(stderr, "server is gone") || !strings.Contains(stderr, "max iterations (3) reached and all 3 iterations failed") {
+		t.Errorf("exit %d, want 1, every iteration failed\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	log, _ := os.ReadFile(filepath.Join(c.srv.Dir, "state", "p1", "iterations.log"))
 	if n := strings.Count(string(log), "[START]"); n != 3 {
