@@ -43,7 +43,9 @@ Examples:
 			if len(args) != 1 {
 				return control.Errorf(words.ExitUsage, "tasks takes one plan file or loop name, got %d arguments", len(args))
 			}
-			if _, err := os.Stat(args[0]); errors.Is(err, os.ErrNotExist) {
+			info, err := os.Stat(args[0])
+			isLoop := err == nil && info.IsDir() && control.ValidName(args[0]) && state.Exists(state.Root(e.Getenv), args[0])
+			if errors.Is(err, os.ErrNotExist) || isLoop { // a loop's name wins where no plan file has it (a folder of that name is none)
 				return loopTasks(e, args[0], *asJSON)
 			}
 			p, _, err := plan.Load(args[0])
