@@ -77,6 +77,10 @@ the loop changed land; nothing is forced; no branch of yours is checked out
 or moved but --into. The fan's record is in the state folder, fans/NAME:
 start the fan again to take it up.
 
+A loop whose watcher dies is taken up again in its window, its agent left
+at work. A loop that fails (its window closed, say) is a failed try: the
+task goes to a new loop, and is skipped after --task-attempts failed loops.
+
 Exit status: 0 every task landed, 1 failed, 2 usage error, 3 a task skipped
 or waiting for review, 130 interrupted.
 
@@ -152,7 +156,8 @@ func runFan(ctx context.Context, e env, ff *fanFlags, fs *flag.FlagSet, command 
 		return control.Errorf(words.ExitFailed, "find own executable: %v", err)
 	}
 	pass := passFlags(fs, f)
-	r := &fan.Runner{Dir: fanDir, State: s, Checks: checkCommands(f), MergeAttempts: ff.mergeAttempts, Out: e.Stdout}
+	r := &fan.Runner{Dir: fanDir, State: s, Checks: checkCommands(f), MergeAttempts: ff.mergeAttempts,
+		TaskAttempts: f.Config.TaskAttempts, Out: e.Stdout}
 	r.Start = func(t fan.Task, note string) (<-chan int, error) {
 		pane, err := fanPane(tm, name, t.Slot, t.Worktree, panes)
 		if err != nil {
@@ -205,6 +210,7 @@ func runFan(ctx context.Context, e env, ff *fanFlags, fs *flag.FlagSet, command 
 		return adoptLoop(state.Root(e.Getenv), t.Loop)
 	}
 	r.Gone = func() bool { return !hasSession(tm, name) }
+	r.Inspect = func(t fan.Task, code int) fan.End { return loopEnd(state.Root(e.Getenv), t.Loop, code) }
 	fmt.Fprintf(e.Stdout, "[ralph] %s: fan of %d loops on %s, landing on %s (watch it with: tmux%s attach -t %s)\n",
 		name, ff.max, planRel, s.Into, serverArgs(f), name)
 	err = r.Run(ctx)
@@ -319,6 +325,9 @@ func adoptLoop(root, name string) (<-chan int, bool) {
 		ch <- 0
 		return ch, true
 	}
+	if !l.Watched && l.State.Status == state.Running { // its watcher died and none was started again
+		return nil, false
+	}
 	go func() {
 		for {
 			st, err := l.Store.Load()
@@ -326,14 +335,37 @@ func adoptLoop(root, name string) (<-chan int, bool) {
 				ch <- words.ExitFailed
 				return
 			}
-			if ended(st) && !l.Store.Locked() {
+			if watched := l.Store.Locked(); !watched && ended(st) {
 				ch <- code(st)
+				return
+			} else if !watched && st.Status == state.Running {
+				ch <- -1 // its watcher died at work
 				return
 			}
 			time.Sleep(200 * time.Millisecond)
 		}
 	}()
 	return ch, true
+}
+
+// loopEnd is how the loop name ended with exit status code: its watcher
+// lost with its pane at work, its pane closed, its task's tries spent.
+func loopEnd(root, name string, code int) fan.End {
+	end := fan.End{Code: code}
+	l, err := control.Find(root, name)
+	if err != nil {
+		return end
+	}
+	switch reason := words.ReasonOf(l.State); {
+	case reason == words.ReasonPaneClosed:
+		end.Closed = true
+	case l.State.Status == state.Running && !l.Watched: // killed, its state as it was at work
+		end.Lost = !control.PaneGone(l)
+		end.Closed = !end.Lost
+	case reason == words.ReasonTasksSkipped:
+		end.Spent = true
+	}
+	return end
 }
 
 // openFan takes up the fan's record, or starts one: its branch made from

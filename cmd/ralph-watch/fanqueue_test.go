@@ -1,10 +1,17 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
+
+	"github.com/ralph-tmux/ralph.tmux/watch/fan"
+	"github.com/ralph-tmux/ralph.tmux/watch/state"
+	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
 )
 
 // committingAgent is fanAgent that then commits as the template prompt
@@ -85,4 +92,117 @@ func TestFanSendsBackATaskWhoseAgentCommittedItsTick(t *testing.T) {
 		t.Errorf("the fan's plan:\n%s", plan)
 	}
 	c.want([]string{"status", "tick"}, 0, "Tasks: 3 of 3 landed", "")
+}
+
+// startFan starts a fan with args, its output in a file; wait waits for
+// its end and returns its exit status and output.
+func startFan(c *cli, args ...string) (wait func() (int, string)) {
+	c.t.Helper()
+	out := filepath.Join(c.srv.Dir, "fan.out")
+	f, err := os.Create(out)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	cmd := c.command(gitEnv, args...)
+	cmd.Stdout, cmd.Stderr = f, f
+	if err := cmd.Start(); err != nil {
+		c.t.Fatal(err)
+	}
+	ended := make(chan struct{})
+	go func() { _ = cmd.Wait(); f.Close(); close(ended) }()
+	c.t.Cleanup(func() { _ = cmd.Process.Kill(); <-ended })
+	return func() (int, string) {
+		c.t.Helper()
+		select {
+		case <-ended:
+		case <-time.After(120 * time.Second):
+			_ = cmd.Process.Kill()
+			<-ended
+			data, _ := os.ReadFile(out)
+			c.t.Fatalf("the fan did not end:\n%s", data)
+		}
+		data, _ := os.ReadFile(out)
+		return cmd.ProcessState.ExitCode(), string(data)
+	}
+}
+
+// loopAtWork waits until loop name's agent is at work in its first
+// iteration, and returns its state.
+func loopAtWork(c *cli, name string) *state.State {
+	c.t.Helper()
+	var st *state.State
+	tmuxtest.Eventually(c.t, 60*time.Second, name+" at work", func() bool {
+		data, err := os.ReadFile(filepath.Join(c.srv.Dir, "state", name, "state.json"))
+		st = &state.State{}
+		return err == nil && json.Unmarshal(data, st) == nil && st.Status == state.Running &&
+			st.WatcherPID > 0 && st.CurrentIteration == 1 && st.LastIterationStarted != "" && st.LastIterationEnded == ""
+	})
+	return st
+}
+
+// kill -9 of a fan loop's watcher mid-task: the fan takes the loop up in
+// its own window, its agent left at work, and the task lands; no try of
+// the task is lost and no other loop takes its window.
+func TestAFanLoopWhoseWatcherIsKilledGoesOnInItsWindow(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	repo := newFanRepo(c, "- [ ] Make file-a\n- [ ] Make file-b\n- [ ] Make file-c\n")
+	if err := os.WriteFile(filepath.Join(c.srv.Dir, "slow"), []byte("4"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wait := startFan(c, fanArgs(c, "lost", "2")...)
+	st := loopAtWork(c, "fan-lost-1")
+	pane := st.PaneID
+	if err := syscall.Kill(st.WatcherPID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	code, out := wait()
+	if code != 0 || !strings.Contains(out, "3 of 3 tasks landed on ralph/fan-lost") {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	if !strings.Contains(out, "loop fan-lost-1 on task 1 lost its watcher: taken up in window 1") {
+		t.Errorf("the fan did not say it took the loop up:\n%s", out)
+	}
+	if strings.Contains(out, "fan-lost-1-2") || strings.Contains(out, "skipped") {
+		t.Errorf("task 1 went to another loop:\n%s", out)
+	}
+	wts := filepath.Join(repo, ".ralph", "worktrees")
+	if _, err := os.Stat(filepath.Join(wts, "prompt-file-a-2")); err == nil {
+		t.Errorf("task 1's agent was started again: its first was ended")
+	}
+	data, _ := os.ReadFile(filepath.Join(c.srv.Dir, "state", "fan-lost-1", "state.json"))
+	var after state.State
+	if err := json.Unmarshal(data, &after); err != nil || after.PaneID != pane {
+		t.Errorf("the loop went on in pane %q, want its own %s (%v)", after.PaneID, pane, err)
+	}
+	s, _ := fan.Load(filepath.Join(c.srv.Dir, "state", "fans", "lost"))
+	if task := s.Task("1"); task == nil || task.Tries != 1 || task.Fails != 0 {
+		t.Errorf("task 1 in the fan's record: %+v, want one loop and no failed try", task)
+	}
+}
+
+// A fan window closed by the person: the fan says the pane was closed and
+// a new loop takes the task up, a failed try of it.
+func TestAFanWindowClosedIsOneFailedTryOfItsTask(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	repo := newFanRepo(c, "- [ ] Make file-a\n- [ ] Make file-b\n")
+	if err := os.WriteFile(filepath.Join(c.srv.Dir, "slow"), []byte("3"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wait := startFan(c, fanArgs(c, "shut", "2")...)
+	loopAtWork(c, "fan-shut-1")
+	if err := os.WriteFile(filepath.Join(c.srv.Dir, "slow"), []byte("0"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.srv.Must("kill-window", "-t", "=shut:loop-1")
+	code, out := wait()
+	if code != 0 || !strings.Contains(out, "2 of 2 tasks landed on ralph/fan-shut") {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	if !strings.Contains(out, "task 1 goes to a new loop: the pane of its loop fan-shut-1 was closed (1 of 3 tries failed)") ||
+		!strings.Contains(out, "loop fan-shut-1-2 works task 1") {
+		t.Errorf("the fan did not say the pane was closed and try the task again:\n%s", out)
+	}
+	c.git(repo, "cat-file", "-e", "ralph/fan-shut:file-a")
 }

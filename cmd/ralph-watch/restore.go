@@ -107,6 +107,9 @@ func reviveLoop(e env, loop string, pane func() (string, error), out io.Writer) 
 	if !leaving && !control.Restorable(l, l.State.TmuxSocket) {
 		return nil
 	}
+	if !control.PaneGone(l) { // its watcher died, its agent works on in its pane
+		return rearm(e, "").Resume(l, out, out)
+	}
 	p, err := pane()
 	if err != nil {
 		return err

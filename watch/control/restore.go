@@ -216,11 +216,16 @@ func endedByGone(st *state.State) bool {
 
 // PaneGone reports whether a loop's pane is gone: its server has no pane of
 // that id, or one that is not the loop's (a new server numbers panes afresh).
+// A pane of the loop's own server that names no loop is still its: its
+// watcher died (kill -9) before it named the pane.
 func PaneGone(l *Loop) bool {
 	if l.Pane == PaneRemoved {
 		return true
 	}
 	name, _, err := l.Tmux.PaneOption(l.State.PaneID, words.OptionName)
+	if err == nil && name == "" && l.State.ServerPID != 0 {
+		return false
+	}
 	return err != nil || name != l.Name
 }
 

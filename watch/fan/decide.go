@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/plan"
+	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // The fan's decisions, on its record alone: the Runner does the git and
@@ -80,15 +81,76 @@ func (s *State) Skip(t *Task, why string) {
 	s.Queue = remove(s.Queue, t.ID)
 }
 
-// LoopEnded records the end of task t's loop, with its exit status (0: its
-// task done): a loop that ended otherwise leaves its task skipped. It
-// reports whether the task's work is to be offered to the queue.
-func (s *State) LoopEnded(t *Task, code int) bool {
-	if code != 0 {
-		s.Skip(t, fmt.Sprintf("its loop %s ended with exit %d", t.Loop, code))
-		return false
+// End is how a task's loop ended, as the Runner found it.
+type End struct {
+	Code     int  // its watcher's exit status: 0 its task done
+	Lost     bool // its watcher died (kill -9) with the loop at work in its pane
+	Closed   bool // its pane was closed under it
+	Spent    bool // it skipped its task after the task's tries (--task-attempts)
+	Followed bool // the fan tried to follow it on where it is, and could not
+}
+
+// What becomes of a task whose loop ended (LoopEnded): besides Skipped
+// and Open (a new loop takes it).
+const (
+	Offer  = "offer"  // its work goes to the queue
+	Follow = "follow" // its loop goes on where it is: taken up in its window
+)
+
+// revivals is how many times in a row a loop's lost watcher is taken up
+// before the task goes to a new loop instead.
+const revivals = 3
+
+// LoopEnded records the end of task t's loop and says what the fan does:
+// offer its work; follow the loop on (its watcher lost, or paused); or,
+// the loop failed, reopen the task for a new loop, or skip it once its
+// loops failed attempts times. A lost watcher is no failed try.
+func (s *State) LoopEnded(t *Task, e End, attempts int) string {
+	switch {
+	case e.Code == 0:
+		t.Revived = 0
+		return Offer
+	case e.Lost && !e.Followed && t.Revived < revivals:
+		t.Revived++
+		return Follow
+	case !e.Lost && !e.Closed && !e.Followed && (e.Code == words.ExitInterrupted || e.Code == words.ExitFailed):
+		return Follow // left paused, or stopped: followed until it ends
+	case e.Lost: // it cannot be taken up: a new loop goes on where the work stands
+		t.State, t.Revived = Open, 0
+		t.Why = fmt.Sprintf("the watcher of its loop %s was lost and cannot be taken up", t.Loop)
+		t.Note = "The watcher of the last loop on this task was lost: go on with the task where the work stands."
+		return Open
 	}
-	return true
+	t.Fails++
+	why := fmt.Sprintf("its loop %s ended with exit %d", t.Loop, e.Code)
+	if e.Closed {
+		why = fmt.Sprintf("the pane of its loop %s was closed", t.Loop)
+	}
+	if e.Spent {
+		t.Fails = max(t.Fails, attempts) // its loop gave the task all its tries
+	}
+	if t.Fails >= attempts {
+		if t.Fails > 1 {
+			why += fmt.Sprintf(" (%d loops on it failed)", t.Fails)
+		}
+		s.Skip(t, why)
+		return Skipped
+	}
+	t.State, t.Why, t.Revived = Open, why, 0
+	t.Note = fmt.Sprintf("The last loop on this task stopped short: %s. Go on with the task where the work stands.", why)
+	return Open
+}
+
+// StartFailed records a loop that could not be started on task t: a
+// failed try, the task skipped once its loops failed attempts times.
+func (s *State) StartFailed(t *Task, err error, attempts int) string {
+	t.Fails++
+	if t.Fails >= attempts {
+		s.Skip(t, err.Error())
+		return Skipped
+	}
+	t.State, t.Why = Open, err.Error()
+	return Open
 }
 
 // Offer puts task t's work, commit, in the queue.

@@ -44,6 +44,8 @@ type Task struct {
 	Base     string `json:"base,omitempty"`     // the commit its work is measured from
 	Commit   string `json:"commit,omitempty"`   // its work as offered to the queue
 	Tries    int    `json:"tries,omitempty"`    // loops started on it
+	Fails    int    `json:"fails,omitempty"`    // loops on it that failed (a lost watcher is no failure)
+	Revived  int    `json:"revived,omitempty"`  // its loop's lost watchers taken up in a row
 	Merges   int    `json:"merges,omitempty"`   // landings tried
 	Landed   string `json:"landed,omitempty"`   // the fan branch's commit that landed it
 	Why      string `json:"why,omitempty"`      // why it was sent back, skipped or needs review

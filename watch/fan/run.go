@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/plan"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // Runner is a fan at work: it claims tasks for free loops, starts them,
@@ -22,6 +21,7 @@ type Runner struct {
 	State         *State   // saved at every step
 	Checks        []string // run on each candidate before it lands
 	MergeAttempts int      // landings a task gets before it needs review
+	TaskAttempts  int      // failed loops a task gets before it is skipped
 	Out           io.Writer
 
 	// Start starts a loop on task t in its slot's window and worktree,
@@ -33,6 +33,9 @@ type Runner struct {
 	// channel gets its exit status (0 done) once it ends; false when it
 	// is gone unfinished and must start again.
 	Adopt func(t Task) (<-chan int, bool)
+	// Inspect tells how task t's loop ended with a non-zero exit status:
+	// its watcher lost, its pane closed, its tries spent.
+	Inspect func(t Task, code int) End
 	// Shown is told the record each time it is saved (the status line).
 	Shown func(s *State)
 	// Gone reports whether the fan's tmux session went away (its server
@@ -93,9 +96,14 @@ func (r *Runner) Run(ctx context.Context) error {
 		}
 		t.Note, t.Notes = "", nil
 		if err != nil {
-			s.Skip(t, err.Error())
+			verdict := s.StartFailed(t, err, r.attempts())
 			_ = r.save()
-			r.say("task %s skipped: %v", t.ID, err)
+			if verdict == Skipped {
+				r.say("task %s skipped: %v", t.ID, err)
+				_ = Log(r.Dir, Event{Task: t.ID, Event: "skipped", Why: t.Why})
+			} else {
+				r.say("task %s goes to a new loop: %v", t.ID, err)
+			}
 			return nil
 		}
 		free[slot] = false
@@ -169,18 +177,11 @@ func (r *Runner) Run(ctx context.Context) error {
 				// its loop ended with the session: it is restore's to bring back
 				return ErrGone
 			}
-			if e.code == words.ExitInterrupted || e.code == words.ExitFailed { // left paused, or its watcher lost: follow it on
-				if ch, ok := r.adopt(*t); ok {
-					free[t.Slot] = false
-					running++
-					go func(id string) { done <- ended{id, <-ch} }(t.ID)
-					continue
-				}
-			}
-			s.Unsent(Unsent(Root(r.Dir), t.Loop)) // the person's once-notes it did not carry go to the next loop
-			if !s.LoopEnded(t, e.code) {
-				r.say("task %s skipped: %s", t.ID, t.Why)
-				_ = Log(r.Dir, Event{Task: t.ID, Event: "skipped", Why: t.Why})
+			if !r.ended(t, e.code, func(ch <-chan int) {
+				free[t.Slot] = false
+				running++
+				go func(id string) { done <- ended{id, <-ch} }(t.ID)
+			}) {
 				if err := r.save(); err != nil {
 					return err
 				}
@@ -206,6 +207,49 @@ func (r *Runner) Run(ctx context.Context) error {
 
 // steer takes the person's requests to the fan (steer.go).
 func (r *Runner) steer() { TakeSteers(Root(r.Dir), r.Dir, r.State, r.save) }
+
+// ended decides what becomes of task t whose loop ended with code, and
+// reports whether its work goes to the queue; a loop followed on is given
+// to follow.
+func (r *Runner) ended(t *Task, code int, follow func(<-chan int)) bool {
+	s := r.State
+	e := End{Code: code}
+	if code != 0 && r.Inspect != nil {
+		e = r.Inspect(*t, code)
+	}
+	for {
+		verdict := s.LoopEnded(t, e, r.attempts())
+		if verdict != Follow {
+			s.Unsent(Unsent(Root(r.Dir), t.Loop)) // the person's once-notes it did not carry go to the next loop
+		}
+		switch verdict {
+		case Offer:
+			return true
+		case Follow:
+			if e.Lost {
+				r.say("loop %s on task %s lost its watcher: taken up in window %d", t.Loop, t.ID, t.Slot)
+			}
+			if ch, ok := r.adopt(*t); ok {
+				follow(ch)
+				return false
+			}
+			e.Followed = true
+		case Skipped:
+			r.say("task %s skipped: %s", t.ID, t.Why)
+			_ = Log(r.Dir, Event{Task: t.ID, Event: "skipped", Why: t.Why})
+			return false
+		default:
+			if e.Lost {
+				r.say("task %s goes to a new loop: %s", t.ID, t.Why)
+			} else {
+				r.say("task %s goes to a new loop: %s (%d of %d tries failed)", t.ID, t.Why, t.Fails, r.attempts())
+			}
+			return false
+		}
+	}
+}
+
+func (r *Runner) attempts() int { return max(r.TaskAttempts, 1) }
 
 func (r *Runner) gone() bool { return r.Gone != nil && r.Gone() }
 

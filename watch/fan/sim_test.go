@@ -25,9 +25,11 @@ import (
 // does, with git and tmux as a model, and check after every step: a task
 // held by at most one loop, a window by one loop, no two held tasks whose
 // touches meet, none before the tasks it depends on landed, a task landed
-// at most once, nothing on the fan's branch that fails its checks; and at
-// the end no task lost (landed, waiting for review after its attempts,
-// skipped, or open, each with its reason).
+// at most once, nothing on the fan's branch that fails its checks, a
+// task's failed tries its loops' real failures (a lost watcher is none);
+// and at the end no task lost (landed, waiting for review after its
+// attempts, skipped after its loops failed --task-attempts times, or open,
+// each with its reason).
 //
 //	go test ./watch/fan -run TestSimulatedFans -sim.seeds 10000   # more seeds (make sim)
 //	go test ./watch/fan -run TestSimulatedFans -sim.seed 1234 -v  # replay one
@@ -87,6 +89,8 @@ type simLoop struct {
 	slot       int
 	ended      bool
 	code       int
+	lost       bool // its watcher was killed: the loop works on in its pane
+	closed     bool // its window was closed
 	// Its iterations, its limit, and the notes it has taken (simsteer_test.go).
 	iterations, limit int
 	began, lastIter   int
@@ -108,6 +112,8 @@ type simFan struct {
 	files    map[string][]string
 	buggy    map[string]bool // the task's work as its loop would commit it now
 	attempts int
+	tries    int            // --task-attempts
+	failed   map[string]int // each task's loops that really failed, as the person saw them
 
 	s       *State // the fan's record in its process; nil while it is down
 	free    []bool
@@ -158,7 +164,7 @@ func simulateFan(t *testing.T, seed int64) {
 		f.tasks = append(f.tasks, task)
 	}
 	max, attempts := 1+f.rng.IntN(3), 1+f.rng.IntN(3)
-	f.attempts = attempts
+	f.attempts, f.tries, f.failed = attempts, 1+f.rng.IntN(3), map[string]int{}
 	limit := []int{0, 2, 4, 6}[f.rng.IntN(4)]
 	s := &State{Name: "sim", Into: "ralph/fan-sim", Max: max, Flags: state.Limits{MaxIterations: &limit}}
 	s.Sync(f.plan())
@@ -251,8 +257,9 @@ func (f *simFan) start(t *Task, note string) error {
 	notes := t.Notes
 	if f.rng.IntN(30) == 0 {
 		s.Lost(t, nil)
-		s.Skip(t, "start loop: no pane")
-		return f.save("task " + t.ID + " skipped at start")
+		f.failed[t.ID]++
+		f.say("task %s %s at start", t.ID, s.StartFailed(t, errors.New("start loop: no pane"), f.tries))
+		return f.save("task " + t.ID + " not started")
 	}
 	t.Notes = nil
 	f.free[slot] = false
@@ -307,14 +314,19 @@ func (f *simFan) step() {
 	f.ended(l)
 }
 
-// end ends a loop: its task done (mostly), interrupted, or dead.
+// end ends a loop: its task done (mostly), interrupted, or dead, its
+// watcher killed, or its window closed by the person.
 func (f *simFan) end(l *simLoop) {
 	l.ended = true
-	switch r := f.rng.IntN(20); {
+	switch r := f.rng.IntN(24); {
 	case r < 2:
 		l.code = 1
 	case r < 4:
 		l.code = 130
+	case r < 6:
+		l.code, l.lost = -1, true
+	case r < 7:
+		l.code, l.closed = 1, true
 	}
 }
 
@@ -334,17 +346,29 @@ func (f *simFan) ended(l *simLoop) {
 	t := s.Task(l.task)
 	delete(f.loops, l.name)
 	f.free[l.slot] = l.slot <= s.Max
-	f.say("loop %s ended with %d", l.name, l.code)
-	if l.code == 130 && f.rng.IntN(2) == 0 { // paused, then resumed: followed on
-		l.ended, l.code = false, 0
-		f.loops[l.name], f.free[l.slot] = l, false
-		return
-	}
-	s.Unsent(Unsent(f.person.root, l.name))
-	if !s.LoopEnded(t, l.code) {
-		f.say("task %s skipped ", t.ID)
-		_ = f.save("task " + t.ID + " skipped")
-		return
+	f.say("loop %s ended with %d (lost %t, closed %t)", l.name, l.code, l.lost, l.closed)
+	e := End{Code: l.code, Lost: l.lost, Closed: l.closed}
+	for verdict := ""; verdict != Offer; {
+		if verdict = s.LoopEnded(t, e, f.tries); verdict != Follow {
+			s.Unsent(Unsent(f.person.root, l.name)) // the person's once-notes it did not carry go to the next loop
+		}
+		switch verdict {
+		case Follow: // Adopt: a lost watcher started again in its pane (mostly); a paused loop resumed, now and then
+			if l.lost && f.rng.IntN(5) > 0 || l.code == 130 && f.rng.IntN(2) == 0 {
+				f.say("loop %s followed on", l.name)
+				l.ended, l.code, l.lost = false, 0, false
+				f.loops[l.name], f.free[l.slot] = l, false
+				return
+			}
+			e.Followed = true
+		case Skipped, Open:
+			if !l.lost {
+				f.failed[t.ID]++
+			}
+			f.say("task %s %s : %s", t.ID, verdict, t.Why)
+			_ = f.save("task " + t.ID + " " + verdict)
+			return
+		}
 	}
 	f.commits++
 	commit := fmt.Sprintf("w%d", f.commits)
@@ -435,6 +459,9 @@ func (f *simFan) restart() {
 	}
 	f.adopted = map[string]bool{}
 	lost := s.TakeUp(func(t *Task) bool {
+		if l := f.loops[t.Loop]; l != nil && l.lost { // its watcher started again in its pane
+			l.ended, l.code, l.lost = false, 0, false
+		}
 		if l := f.loops[t.Loop]; l != nil && (!l.ended || l.code == 0) { // Adopt: a live loop, or one that got its task done
 			f.free[t.Slot], f.adopted[t.Loop] = false, true
 			return true

@@ -104,6 +104,12 @@ func (f *simFan) check() {
 		if task.State == Working && tasks[task.ID] != task.Loop {
 			t.Fatalf("task %s is working in loop %s, which is not running:\n%s", task.ID, task.Loop, f.dump())
 		}
+		if task.Fails != f.failed[task.ID] {
+			t.Fatalf("task %s counts %d failed tries, its loops failed %d times:\n%s", task.ID, task.Fails, f.failed[task.ID], f.dump())
+		}
+		if task.State == Skipped && task.Fails < f.tries {
+			t.Fatalf("task %s skipped after %d failed tries, --task-attempts %d:\n%s", task.ID, task.Fails, f.tries, f.dump())
+		}
 		if (task.State == Landed) != seen[task.ID] {
 			t.Fatalf("task %s is %s, on the branch: %v:\n%s", task.ID, task.State, seen[task.ID], f.dump())
 		}
@@ -132,7 +138,7 @@ func (f *simFan) checkEnd() {
 		switch {
 		case task.State == Landed && f.landed[task.ID] == task.Landed:
 		case task.State == NeedsReview && task.Why != "" && task.Merges >= f.attempts:
-		case task.State == Skipped && task.Why != "":
+		case task.State == Skipped && task.Why != "" && task.Fails >= f.tries:
 		case task.State == Open && strings.HasPrefix(task.Why, "it waits for task "):
 		default:
 			f.t.Fatalf("task %s ended %s (%q), tries %d, merges %d:\n%s", task.ID, task.State, task.Why, task.Tries, task.Merges, f.dump())
