@@ -29,6 +29,7 @@ _ralph_watch_flags() {
         --max=
         --into=
         --merge-attempts=
+        --detach
     ) ;;&
     # a loop's own flags: run's, and each loop of a fan's
     run | fan) flags+=(

@@ -246,3 +246,4 @@ complete -c ralph-watch -n '__ralph_watch_using tasks' -l json -d 'print the pla
 complete -c ralph-watch -n '__ralph_watch_using fan' -l max -x -d 'loops at once'
 complete -c ralph-watch -n '__ralph_watch_using fan' -l into -x -d 'branch the tasks land on'
 complete -c ralph-watch -n '__ralph_watch_using fan' -l merge-attempts -x -d 'landings a task gets before it needs review'
+complete -c ralph-watch -n '__ralph_watch_using fan' -l detach -d 'run the fan in the background and return once it runs'

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -32,6 +33,7 @@ type fanFlags struct {
 	max           int
 	into          string
 	mergeAttempts int
+	detach        bool
 }
 
 // notForFan are run's flags a fan has not: it gives each loop its pane,
@@ -41,7 +43,7 @@ var notForFan = map[string]bool{"t": true, "target": true, "task": true, "worktr
 
 // fanOnly are the fan's flags its loops are not given.
 var fanOnly = map[string]bool{"name": true, "tasks": true, "L": true, "S": true, "socket-name": true,
-	"socket-path": true, "max": true, "into": true, "merge-attempts": true}
+	"socket-path": true, "max": true, "into": true, "merge-attempts": true, "detach": true}
 
 func fanCommand(e env) *ffcli.Command {
 	f, runFS := config.NewRun()
@@ -57,10 +59,11 @@ func fanCommand(e env) *ffcli.Command {
 	fs.IntVar(&ff.max, "max", 2, "loops at once, each a window in the fan's session")
 	fs.StringVar(&ff.into, "into", "", "branch the tasks land on (default ralph/fan-NAME, made from the current commit)")
 	fs.IntVar(&ff.mergeAttempts, "merge-attempts", 2, "landings a task gets (each failed one goes back to its loop) before it needs review")
+	fs.BoolVar(&ff.detach, "detach", false, "run the fan in the background and return once it runs (its log: the fan's fan.log)")
 	return &ffcli.Command{
 		Name:       "fan",
-		ShortUsage: "ralph-watch fan --tasks FILE [--max N] [run flags] -- COMMAND [ARG...]",
-		ShortHelp:  "run several loops on one plan, landed one at a time by a merge queue (blocks)",
+		ShortUsage: "ralph-watch fan --tasks FILE [--max N] [--detach] [run flags] -- COMMAND [ARG...]",
+		ShortHelp:  "run several loops on one plan, landed one at a time by a merge queue (blocks; --detach returns)",
 		LongHelp: strings.TrimSpace(`
 Run up to --max loops on one plan, each a window of the tmux session NAME
 (--name, default the plan's folder), each in its own git worktree and branch
@@ -80,6 +83,10 @@ start the fan again to take it up.
 A loop whose watcher dies is taken up again in its window, its agent left
 at work. A loop that fails (its window closed, say) is a failed try: the
 task goes to a new loop, and is skipped after --task-attempts failed loops.
+
+The fan blocks; --detach runs it in the background, its lines in the fan's
+log. Interrupted (^C), it says which loops run on: 'ralph-watch restore
+NAME' takes it up.
 
 Exit status: 0 every task landed, 1 failed, 2 usage error, 3 a task skipped
 or waiting for review, 130 interrupted.
@@ -149,6 +156,17 @@ func runFan(ctx context.Context, e env, ff *fanFlags, fs *flag.FlagSet, command 
 	if err := s.Save(fanDir); err != nil {
 		return control.Errorf(words.ExitFailed, "%v", err)
 	}
+	if ff.detach { // its record made: the fan in the background takes it up
+		held.Unlock()
+		return detachFan(e, fanDir, name, serverArgs(f))
+	}
+	// A closed pipe (fan | head) ends no landing: the log has every line.
+	// Notified, not ignored: the checks and loops it starts get SIGPIPE as ever.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	interrupted := make(chan os.Signal, 1)
+	signal.Notify(interrupted, os.Interrupt)
+	defer signal.Stop(interrupted)
+	out := shownAndLogged(e.Stdout, fan.LogPath(fanDir))
 	tm := tmuxArgs(f, e)
 	panes := map[int]string{}
 	exe, err := e.Executable()
@@ -157,7 +175,7 @@ func runFan(ctx context.Context, e env, ff *fanFlags, fs *flag.FlagSet, command 
 	}
 	pass := passFlags(fs, f)
 	r := &fan.Runner{Dir: fanDir, State: s, Checks: checkCommands(f), MergeAttempts: ff.mergeAttempts,
-		TaskAttempts: f.Config.TaskAttempts, Out: e.Stdout}
+		TaskAttempts: f.Config.TaskAttempts, Out: out}
 	r.Start = func(t fan.Task, note string) (<-chan int, error) {
 		pane, err := fanPane(tm, name, t.Slot, t.Worktree, panes)
 		if err != nil {
@@ -200,7 +218,6 @@ func runFan(ctx context.Context, e env, ff *fanFlags, fs *flag.FlagSet, command 
 		return control.Errorf(words.ExitFailed, "%v", err)
 	}
 	r.Shown = line
-	r.Out = io.MultiWriter(e.Stdout, appendTo(fan.LogPath(fanDir)))
 	r.Adopt = func(t fan.Task) (<-chan int, bool) {
 		pane := func() (string, error) { return fanPane(tm, name, t.Slot, t.Worktree, panes) }
 		if err := reviveLoop(e, t.Loop, pane, r.Out); err != nil {
@@ -211,7 +228,7 @@ func runFan(ctx context.Context, e env, ff *fanFlags, fs *flag.FlagSet, command 
 	}
 	r.Gone = func() bool { return !hasSession(tm, name) }
 	r.Inspect = func(t fan.Task, code int) fan.End { return loopEnd(state.Root(e.Getenv), t.Loop, code) }
-	fmt.Fprintf(e.Stdout, "[ralph] %s: fan of %d loops on %s, landing on %s (watch it with: tmux%s attach -t %s)\n",
+	fmt.Fprintf(out, "[ralph] %s: fan of %d loops on %s, landing on %s (watch it with: tmux%s attach -t %s)\n",
 		name, ff.max, planRel, s.Into, serverArgs(f), name)
 	err = r.Run(ctx)
 	line(s)
@@ -219,6 +236,9 @@ func runFan(ctx context.Context, e env, ff *fanFlags, fs *flag.FlagSet, command 
 	case errors.Is(err, fan.ErrGone):
 		return control.Errorf(words.ExitFailed, "fan %s: %v; 'ralph-watch restore' brings the fan back", name, err)
 	case err != nil && ctx.Err() != nil:
+		if len(interrupted) > 0 { // the person's ^C, not a stop (SIGTERM), which ends the loops too
+			fmt.Fprintln(out, leftRunning(s))
+		}
 		return control.Errorf(words.ExitInterrupted, "")
 	case err != nil:
 		return control.Errorf(words.ExitFailed, "fan %s: %v", name, err)
@@ -473,6 +493,91 @@ func fanTmux(tm []string, args ...string) (string, error) {
 		return "", fmt.Errorf("tmux %s: %v: %s", args[0], err, strings.TrimSpace(string(out)))
 	}
 	return strings.TrimSpace(string(out)), nil
+}
+
+// leftRunning is what a fan interrupted leaves, and how to take it up.
+func leftRunning(s *fan.State) string {
+	var loops []string
+	for _, t := range s.Tasks {
+		if t.State == fan.Working {
+			loops = append(loops, t.Loop)
+		}
+	}
+	left := "no loop at work"
+	if len(loops) > 0 {
+		left = fmt.Sprintf("its %d loops run on (%s)", len(loops), strings.Join(loops, ", "))
+	}
+	return fmt.Sprintf("[ralph] %s: interrupted: %s, and nothing lands until the fan is taken up: 'ralph-watch restore %s' runs it in the background (as fan --detach does), or start it again with the same command",
+		s.Name, left, s.Name)
+}
+
+// detachFan starts the fan again in the background, in its own session,
+// and returns once it holds its record: its lines go to the fan's log.
+func detachFan(e env, dir, name, server string) error {
+	exe, err := e.Executable()
+	if err != nil {
+		return control.Errorf(words.ExitFailed, "find own executable: %v", err)
+	}
+	log := fan.LogPath(dir)
+	logFile, err := os.OpenFile(log, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return control.Errorf(words.ExitFailed, "open the fan's log: %v", err)
+	}
+	defer logFile.Close()
+	cmd := exec.Command(exe, withoutDetach(os.Args[1:])...)
+	cmd.Stderr = logFile // its lines are in the log already: stdout goes nowhere
+	cmd.Env = append(os.Environ(), "TMUX_PANE=")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return control.Errorf(words.ExitFailed, "start fan %s: %v", name, err)
+	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		if s, err := fan.Load(dir); err == nil && s.PID == cmd.Process.Pid && fan.Running(dir) {
+			break
+		}
+		select {
+		case <-exited:
+			return control.Errorf(words.ExitFailed, "fan %s ended at once (exit %d); its log: %s", name, cmd.ProcessState.ExitCode(), log)
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			return control.Errorf(words.ExitFailed, "fan %s did not take up its record in 30s; its log: %s", name, log)
+		}
+	}
+	fmt.Fprintf(e.Stdout, "[ralph] %s: fan running in the background (pid %d, log %s; watch it with: tmux%s attach -t %s)\n",
+		name, cmd.Process.Pid, log, server, name)
+	return nil
+}
+
+// withoutDetach are the fan's arguments without --detach (before "--").
+func withoutDetach(args []string) []string {
+	var out []string
+	for i, a := range args {
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
+		if name, value, _ := strings.Cut(strings.TrimLeft(a, "-"), "="); strings.HasPrefix(a, "-") && name == "detach" && value != "false" {
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// shownAndLogged writes each line to the fan's log and then to out, whose
+// errors (a pipe closed: fan | head) are not the fan's.
+func shownAndLogged(out io.Writer, log string) io.Writer {
+	return teeLog{log: appendTo(log), out: out}
+}
+
+type teeLog struct{ log, out io.Writer }
+
+func (w teeLog) Write(p []byte) (int, error) {
+	n, err := w.log.Write(p)
+	_, _ = w.out.Write(p)
+	return n, err
 }
 
 // appendTo is a writer that appends to file, or writes nowhere.

@@ -98,6 +98,13 @@ func TestFanSendsBackATaskWhoseAgentCommittedItsTick(t *testing.T) {
 // its end and returns its exit status and output.
 func startFan(c *cli, args ...string) (wait func() (int, string)) {
 	c.t.Helper()
+	wait, _ = startFanPID(c, args...)
+	return wait
+}
+
+// startFanPID is startFan, with the fan's pid.
+func startFanPID(c *cli, args ...string) (wait func() (int, string), pid int) {
+	c.t.Helper()
 	out := filepath.Join(c.srv.Dir, "fan.out")
 	f, err := os.Create(out)
 	if err != nil {
@@ -123,7 +130,7 @@ func startFan(c *cli, args ...string) (wait func() (int, string)) {
 		}
 		data, _ := os.ReadFile(out)
 		return cmd.ProcessState.ExitCode(), string(data)
-	}
+	}, cmd.Process.Pid
 }
 
 // loopAtWork waits until loop name's agent is at work in its first
@@ -205,4 +212,88 @@ func TestAFanWindowClosedIsOneFailedTryOfItsTask(t *testing.T) {
 		t.Errorf("the fan did not say the pane was closed and try the task again:\n%s", out)
 	}
 	c.git(repo, "cat-file", "-e", "ralph/fan-shut:file-a")
+}
+
+// fan --detach returns once the fan runs in the background, as run
+// --detach does; the fan lands every task there, its lines in its log.
+func TestFanDetachRunsTheFanInTheBackground(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	repo := newFanRepo(c, "- [ ] Make file-a\n- [ ] Make file-b\n")
+	c.wantEnv(gitEnv, fanArgs(c, "bg", "2", "--detach"), 0, "[ralph] bg: fan running in the background (pid ", "")
+	untilFanEnds(c, "bg")
+	log, _ := os.ReadFile(filepath.Join(c.srv.Dir, "state", "fans", "bg", "fan.log"))
+	if !strings.Contains(string(log), "2 of 2 tasks landed on ralph/fan-bg") || strings.Count(string(log), "task 1 landed") != 1 {
+		t.Errorf("the fan's log:\n%s", log)
+	}
+	c.git(repo, "cat-file", "-e", "ralph/fan-bg:file-b")
+	c.want([]string{"status", "bg"}, 0, "Tasks: 2 of 2 landed", "")
+}
+
+// A fan interrupted (^C) says what it leaves running and how to take it
+// up; restore takes it up and every task lands.
+func TestAFanInterruptedSaysWhatRunsOnAndRestoreTakesItUp(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	repo := newFanRepo(c, "- [ ] Make file-a\n- [ ] Make file-b\n- [ ] Make file-c\n")
+	if err := os.WriteFile(filepath.Join(c.srv.Dir, "slow"), []byte("3"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wait, pid := startFanPID(c, fanArgs(c, "int", "2")...)
+	loopAtWork(c, "fan-int-1")
+	if err := syscall.Kill(pid, syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	code, out := wait()
+	if code != 130 || !strings.Contains(out, "[ralph] int: interrupted: its 2 loops run on (fan-int-1, fan-int-2)") ||
+		!strings.Contains(out, "'ralph-watch restore int'") {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	c.want([]string{"restore", "-S", c.srv.Socket, "int"}, 0, "restored fan int", "")
+	if s := untilFanEnds(c, "int"); s == nil {
+		t.Fatal("no record")
+	}
+	log, _ := os.ReadFile(filepath.Join(c.srv.Dir, "state", "fans", "int", "fan.log"))
+	if !strings.Contains(string(log), "3 of 3 tasks landed on ralph/fan-int") {
+		t.Errorf("the fan's log:\n%s", log)
+	}
+	c.git(repo, "cat-file", "-e", "ralph/fan-int:file-c")
+}
+
+// fan | head: the pipe closed, the fan lands on, its lines in its log.
+func TestAFanWhoseOutputPipeClosesLandsOn(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	repo := newFanRepo(c, "- [ ] Make file-a\n- [ ] Make file-b\n- [ ] Make file-c\n")
+	cmd := c.command(gitEnv, fanArgs(c, "pipe", "2")...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line := make([]byte, 1)
+	for line[0] != '\n' { // the first line, as head -1 reads it
+		if _, err := out.Read(line); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out.Close()
+	ended := make(chan error, 1)
+	go func() { ended <- cmd.Wait() }()
+	select {
+	case err := <-ended:
+		if err != nil {
+			t.Errorf("the fan ended with %v, want exit 0", err)
+		}
+	case <-time.After(120 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatal("the fan did not end")
+	}
+	log, _ := os.ReadFile(filepath.Join(c.srv.Dir, "state", "fans", "pipe", "fan.log"))
+	if !strings.Contains(string(log), "3 of 3 tasks landed on ralph/fan-pipe") {
+		t.Errorf("the fan's log:\n%s", log)
+	}
+	c.git(repo, "cat-file", "-e", "ralph/fan-pipe:file-c")
 }
