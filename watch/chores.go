@@ -216,9 +216,11 @@ func (b *chores) runOnCommand(which, command string, exitCode, reason string) {
 	b.rec.warnf("%s hook failed (%s); see %s", which, failed, logPath)
 }
 
-// commit commits every change after an iteration whose checks passed; outside
-// git it only warns, once.
-func (b *chores) commit(runs []between.CheckRun) {
+// commit commits every change after an iteration whose checks passed, its
+// message naming the task and verdict (task, verdict: see taskPlan.forCommit);
+// outside git it only warns, once. A change that is only the loop's own edit
+// of the plan (planEdited: it reopened or put back a mark) is no commit.
+func (b *chores) commit(runs []between.CheckRun, task, verdict string, planEdited bool) {
 	if !b.cfg.Commit {
 		return
 	}
@@ -229,7 +231,11 @@ func (b *chores) commit(runs []between.CheckRun) {
 		}
 		return
 	}
-	committed, err := between.Commit(b.cfg.Dir, between.CommitMessage(b.cfg.Name, b.rec.iteration(), runs))
+	if planEdited && between.OnlyChanged(b.cfg.Dir, b.cfg.TasksFile) {
+		b.rec.log("COMMIT", fmt.Sprintf("iteration %d not committed: only the loop's own edit of the plan changed", b.rec.iteration()))
+		return
+	}
+	committed, err := between.Commit(b.cfg.Dir, between.CommitMessage(b.cfg.Name, b.rec.iteration(), task, verdict, runs))
 	switch {
 	case err != nil:
 		b.rec.warnf("commit iteration %d: %v", b.rec.iteration(), err)

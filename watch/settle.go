@@ -363,7 +363,8 @@ func (l *Loop) afterIteration(ctx context.Context, it iteration.Outcome, d time.
 	}
 	l.chores.appendProgress(reason, code, d, runs, verdict)
 	if between.AllPassed(runs) {
-		l.chores.commit(runs)
+		task, edited := l.tasks.forCommit(verdict)
+		l.chores.commit(runs, task, verdict, edited)
 	}
 	l.rec.save()
 	l.chores.runOnCommand("on-iteration-end", l.OnIterationEnd, code, reason)

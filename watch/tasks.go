@@ -45,6 +45,8 @@ type taskPlan struct {
 	snapshot []byte     // its bytes before the iteration
 	feedback string     // why the last verdict rejected the task, for the next prompt
 	cut      string     // while judging: why the loop cut the iteration short ("": it did not)
+	edited   bool       // the loop edited the plan since the iteration began (a mark reopened or put back)
+	lastID   string     // the task of the iteration judged last
 	doneSaid bool       // the log said once that a done signal does not end the loop
 	checkout checkoutPlan
 }
@@ -309,7 +311,7 @@ func (t *taskPlan) begin(n int, text string) *TaskVars {
 	if mode == modeReview {
 		_ = os.Remove(t.notesFile()) // a review's notes are its own
 	}
-	t.snapshot = t.data
+	t.snapshot, t.edited = t.data, false
 	if err := t.rec.store.WriteFile(state.PlanBefore, t.data); err != nil {
 		t.rec.warnf("keep the plan before iteration %d: %v", n, err)
 	}
@@ -446,6 +448,20 @@ func (t *taskPlan) block(pt *plan.Task, mode string, item *state.TaskItem) strin
 // reviewLine is how a review asks for changes: it names the notes file.
 func (t *taskPlan) reviewLine() string {
 	return fmt.Sprintf("If not, write what must change into %s; the task then goes back for a fix.", t.notesFile())
+}
+
+// forCommit is what --commit's message says of the iteration's task: its
+// verdict and title ("task 2 done: Add the parser"; "" without a task), and
+// whether the loop edited the plan since the iteration began.
+func (t *taskPlan) forCommit(verdict string) (string, bool) {
+	if !t.on() || verdict == "" {
+		return "", t.edited
+	}
+	head, _, _ := strings.Cut(verdict, ": ")
+	if item := t.record().Item(t.lastID); item != nil && strings.HasPrefix(head, "task "+t.lastID+" ") {
+		head += ": " + item.Title
+	}
+	return head, t.edited
 }
 
 // ignoresDone reports whether a done signal must not end the loop: with a

@@ -203,6 +203,7 @@ func (t *taskPlan) notDone(id, why string) string {
 func (t *taskPlan) verdict(id, verdict, why string) string {
 	n := t.rec.iteration()
 	item := t.record().Item(id)
+	t.lastID = id
 	item.Verdicts = append(item.Verdicts, state.TaskVerdict{Iteration: n, Verdict: verdict, Reason: why})
 	line := fmt.Sprintf("task %s %s", item.ID, verdict)
 	if why != "" {
@@ -230,6 +231,7 @@ func (t *taskPlan) mark(id, verb, done string, edit func([]byte, *plan.Plan, str
 		t.rec.warnf("%s task %s in %s: %v", verb, id, t.cfg.TasksFile, err)
 		return
 	}
+	t.edited = true
 	t.rec.log("TASK", fmt.Sprintf("iteration %d task %s %s in %s", t.rec.iteration(), id, done, t.cfg.TasksFile))
 	if err := t.read(); err != nil {
 		t.rec.warnf("%v", err)
@@ -328,6 +330,7 @@ func (t *taskPlan) revertApproval(pt *plan.Task) bool {
 		t.rec.warnf("put back reviewStatus of task %s in %s: %v", pt.ID, t.cfg.TasksFile, err)
 		return true
 	}
+	t.edited = true
 	t.rec.log("TASK", fmt.Sprintf("iteration %d task %s reviewStatus put back: only a review approves", t.rec.iteration(), pt.ID))
 	if err := t.read(); err != nil {
 		t.rec.warnf("%v", err)

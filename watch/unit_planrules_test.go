@@ -404,3 +404,30 @@ func TestUnitANewRunReviewsFirstWhatTheLastRunLeftUnreviewed(t *testing.T) {
 			"[TASK] iteration 1 task 1 approved")
 	}
 }
+
+// --commit names the iteration's task and its verdict, and makes no commit
+// that would hold only the loop's own edit of the plan.
+func TestUnitCommitNamesTheTaskAndItsVerdictAndNeverCommitsTheLoopsPlanEditAlone(t *testing.T) {
+	u := planned(t, threeTasks, func(u *unit, n int, prompt string) {
+		switch n {
+		case 1:
+			u.work(n)
+			u.tick(prompt)
+		case 2: // ticks another task than its own and commits that itself
+			u.writePlan(strings.Replace(u.readPlan(), "- [ ] Write the docs", "- [x] Write the docs", 1))
+			u.git("commit", "-qam", "agent: docs")
+		}
+	})
+	u.gitInit()
+	u.cfg.Commit = true
+	u.cfg.MaxIterations = 2
+	u.wantResult(u.run(), words.ExitLimit, "max_iterations")
+	subjects := strings.Split(strings.TrimSpace(u.git("log", "--format=%s")), "\n")
+	if len(subjects) != 3 || subjects[2] != "start" || subjects[1] != "ralph unit: iteration 1, task 1 done: Add the parser" || subjects[0] != "agent: docs" {
+		t.Errorf("commits (newest first) = %q, want the agent's, then iteration 1's naming task 1 and its verdict", subjects)
+	}
+	if got := u.git("status", "--porcelain"); !strings.Contains(got, "PLAN.md") {
+		t.Errorf("the loop's reopening of task 3 is not left uncommitted: status %q", got)
+	}
+	u.wantLog("[TASK] iteration 2 task 3 reopened", "[COMMIT] iteration 2 not committed: only the loop's own edit of the plan changed")
+}

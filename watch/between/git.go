@@ -243,8 +243,10 @@ func Commit(dir, message string) (committed bool, err error) {
 }
 
 // CommitMessage is the message of the commit after an iteration: the
-// loop's name, the iteration and how its checks went.
-func CommitMessage(name string, iteration int, runs []CheckRun) string {
+// loop's name, the iteration, with a plan its task and verdict (task: its
+// subject, "task 2 done: Add the parser"; verdict: the whole verdict line),
+// and how its checks went.
+func CommitMessage(name string, iteration int, task, verdict string, runs []CheckRun) string {
 	summary := "no checks"
 	if len(runs) > 0 {
 		var names []string
@@ -253,5 +255,34 @@ func CommitMessage(name string, iteration int, runs []CheckRun) string {
 		}
 		summary = CheckSummary(runs) + ": " + strings.Join(names, ", ")
 	}
-	return fmt.Sprintf("ralph %s: iteration %d\n\nChecks: %s.\n", name, iteration, summary)
+	subject := fmt.Sprintf("ralph %s: iteration %d", name, iteration)
+	body := ""
+	if task != "" {
+		subject += ", " + task
+		body = "Verdict: " + verdict + "\n"
+	}
+	if r := []rune(subject); len(r) > 100 {
+		subject = string(r[:99]) + "…"
+	}
+	return fmt.Sprintf("%s\n\n%sChecks: %s.\n", subject, body, summary)
+}
+
+// OnlyChanged reports whether path (absolute) is the one change git sees
+// in dir's working tree, staged, unstaged or untracked.
+func OnlyChanged(dir, path string) bool {
+	status, err := git(dir, "status", "--porcelain=v1", "-z", "--untracked-files=all")
+	if err != nil {
+		return false
+	}
+	top, err := git(dir, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return false
+	}
+	paths := statusPaths(status)
+	if len(paths) != 1 {
+		return false
+	}
+	a, errA := filepath.EvalSymlinks(filepath.Join(strings.TrimSpace(top), paths[0]))
+	b, errB := filepath.EvalSymlinks(path)
+	return errA == nil && errB == nil && a == b
 }
