@@ -2,6 +2,7 @@ package agent
 
 import (
 	"os"
+	"strings"
 	"testing"
 	"time"
 )
@@ -68,5 +69,30 @@ func TestLookForegroundReadsProc(t *testing.T) {
 	fg := LookForeground(os.Getpid(), time.Now())
 	if fg.OK != (p.tpgid > 0) || fg.OK && fg.pgid != p.tpgid {
 		t.Errorf("LookForeground = %+v, want the terminal's group %d", fg, p.tpgid)
+	}
+}
+
+// A box that waits for a key is told by signs every agent draws alike, at
+// the bottom of its screen; a reply or a prompt's echo higher up, or an
+// agent at work, is no box.
+func TestWaitsForKeyReadsTheBoxAtTheBottomOfTheScreen(t *testing.T) {
+	filler := strings.Repeat("● a line of the reply\n", 12)
+	for _, c := range []struct {
+		name, screen string
+		want         bool
+	}{
+		{"auto mode notice", "│ We're changing auto mode │\n│ Enter to continue · Esc to cancel │\n", true},
+		{"numbered choices", " Do you want to proceed?\n ❯ 1. Yes\n   2. No\n", true},
+		{"press enter to confirm", "› 1. Yes, proceed (y)\n  Press enter to confirm or esc to cancel\n", true},
+		{"a y/n question", "Overwrite the file? [y/N]\n", true},
+		{"y/n", "Continue? [Y/n]\n", true},
+		{"gemini at work", " ⠏ Thinking... (esc to cancel, 12s)\n >   Type your message\n", false},
+		{"a numbered prompt's echo", "❯ 1. fix the bug\n  2. run the tests\n● Done.\n  ? for shortcuts\n", false},
+		{"a box scrolled up", "Enter to continue · Esc to cancel\n" + filler, false},
+		{"idle", "● Done.\n✻ Worked for 3s\n❯ \n  ? for shortcuts\n", false},
+	} {
+		if got := WaitsForKey(ScreenLines(c.screen, 20)); got != c.want {
+			t.Errorf("%s: WaitsForKey = %v, want %v", c.name, got, c.want)
+		}
 	}
 }
