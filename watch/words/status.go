@@ -26,7 +26,7 @@ const (
 	StatusNeedsInput        // the agent asks the person a question
 	StatusWaiting           // a usage limit: waiting for its reset
 	StatusPaused            // no new iteration starts; the agent runs on
-	StatusDone              // ended: the done signal, or all iterations without a criterion
+	StatusDone              // ended: the done signal, or all iterations without a criterion, the last not failed
 	StatusFailed            // ended: failures, a fatal exit, the pane gone
 	StatusLimit             // ended: a limit reached without the done signal
 	StatusStopped           // ended: the person stopped it
