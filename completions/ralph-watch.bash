@@ -277,10 +277,10 @@ _ralph_watch() {
         ((args == 0)) || [[ " run fan doctor hook send demo " != *" $sub "* ]] && COMPREPLY=($(compgen -W "${flags//=/}" -- "$cur"))
     elif ((args == 0)); then
         case $sub in
-        status | pause | resume | stop | note | set | finish | report)
+        status | logs | pause | resume | stop | note | set | clean | finish | report)
             COMPREPLY=($(compgen -W "$(ralph-watch list --names 2>/dev/null) $(ralph-watch list --fans 2>/dev/null)" -- "$cur"))
             ;;
-        logs | send | skip | retry | clean | replay)
+        send | skip | retry | replay)
             COMPREPLY=($(compgen -W "$(ralph-watch list --names 2>/dev/null)" -- "$cur"))
             ;;
         restore)
@@ -292,6 +292,7 @@ _ralph_watch() {
         tasks)
             compopt -o filenames 2>/dev/null
             mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+            COMPREPLY+=($(compgen -W "$(ralph-watch list --fans 2>/dev/null)" -- "$cur"))
             ;;
         trust)
             compopt -o filenames 2>/dev/null

@@ -126,7 +126,7 @@ complete -c ralph-watch -n '__ralph_watch_using demo; and test (count (commandli
 
 # Arguments.
 complete -c ralph-watch -n '__ralph_watch_using status logs pause resume stop send note set skip retry clean replay finish report; and __ralph_watch_no_name_yet' -a '(__ralph_watch_loops)' -d loop
-complete -c ralph-watch -n '__ralph_watch_using status pause resume stop note set finish report; and __ralph_watch_no_name_yet' -a '(__ralph_watch_fans)' -d fan
+complete -c ralph-watch -n '__ralph_watch_using status logs pause resume stop note set clean finish report tasks; and __ralph_watch_no_name_yet' -a '(__ralph_watch_fans)' -d fan
 complete -c ralph-watch -n '__ralph_watch_using restore' -a '(__ralph_watch_fans)' -d fan
 complete -c ralph-watch -n '__ralph_watch_using completion' -a 'bash zsh fish'
 complete -c ralph-watch -n __ralph_watch_after_dashdash -a '(__ralph_watch_command)'

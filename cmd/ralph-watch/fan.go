@@ -569,7 +569,10 @@ func withoutDetach(args []string) []string {
 // shownAndLogged writes each line to the fan's log and then to out, whose
 // errors (a pipe closed: fan | head) are not the fan's.
 func shownAndLogged(out io.Writer, log string) io.Writer {
-	return teeLog{log: appendTo(log), out: out}
+	if sameFile(out, log) { // started by restore, its output is the log already: each line once
+		return &stampWriter{w: out}
+	}
+	return teeLog{log: &stampWriter{w: appendTo(log)}, out: out}
 }
 
 type teeLog struct{ log, out io.Writer }
@@ -578,6 +581,17 @@ func (w teeLog) Write(p []byte) (int, error) {
 	n, err := w.log.Write(p)
 	_, _ = w.out.Write(p)
 	return n, err
+}
+
+// sameFile reports whether w is the file at path.
+func sameFile(w io.Writer, path string) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	a, err := f.Stat()
+	b, err2 := os.Stat(path)
+	return err == nil && err2 == nil && os.SameFile(a, b)
 }
 
 // appendTo is a writer that appends to file, or writes nowhere.

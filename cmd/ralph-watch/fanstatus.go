@@ -5,7 +5,6 @@ import (
 	"io"
 	"strings"
 	"syscall"
-	"text/tabwriter"
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
@@ -78,12 +77,7 @@ func writeFanStatus(w io.Writer, f aFan) {
 	if len(f.Queue) > 0 {
 		fmt.Fprintf(w, "Queue: %s\n", strings.Join(f.Queue, ", "))
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tSTATE\tLOOP\tTRIES\tLANDED\tTITLE")
-	for _, t := range f.Tasks {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", t.ID, t.State, dash(t.Loop), t.Tries, dash(t.Landed[:min(len(t.Landed), 10)]), t.Title)
-	}
-	_ = tw.Flush()
+	writeFanTasks(w, f)
 	for _, t := range f.Tasks {
 		switch {
 		case t.State == fan.NeedsReview || t.State == fan.Skipped:

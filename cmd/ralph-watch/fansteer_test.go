@@ -87,3 +87,40 @@ func TestAFanLeavesThePersonsCheckoutClean(t *testing.T) {
 		t.Errorf("git status with the person's .ralph/config: %q, want it shown", got)
 	}
 }
+
+// logs, tasks and clean given a fan's name: the fan's log with its loops'
+// [TASK] lines in order, its plan as its branch has it with where each
+// task stands, and the worktrees and branches of its landed tasks removed
+// while a task's that did not land stays.
+func TestLogsTasksAndCleanOfAFan(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	repo := newFanRepo(c, "- [ ] Make file-a\n- [ ] Make file-b\n")
+	check := `if [ -f file-b ]; then echo "file-b is refused"; exit 1; fi` // task 2's loop never gets it done
+	c.wantEnv(gitEnv, fanArgs(c, "life", "1", "--check", check), 3, "1 of 2 tasks landed on ralph/fan-life", "")
+	logs := c.want([]string{"logs", "life"}, 0, "[TASK] fan-life-1: iteration 1 task 1 implement", "")
+	works, worked, landed := strings.Index(logs, "loop fan-life-1 works task 1"), strings.Index(logs, "[TASK] fan-life-1: iteration 1 task 1"), strings.Index(logs, "task 1 landed on ralph/fan-life")
+	if works < 0 || worked < works || landed < worked || !strings.Contains(logs, "task 2 skipped") {
+		t.Errorf("logs of the fan, out of order or short:\n%s", logs)
+	}
+	if got := c.want([]string{"logs", "--lines", "1", "life"}, 0, "", ""); strings.Count(got, "\n") != 1 {
+		t.Errorf("logs --lines 1 of the fan: %q", got)
+	}
+	tasks := c.want([]string{"tasks", "life"}, 0, "PLAN.md on ralph/fan-life", "")
+	for _, want := range []string{"Fan life:", "landed", "skipped  fan-life-2"} {
+		if !strings.Contains(tasks, want) {
+			t.Errorf("tasks of the fan lacks %q:\n%s", want, tasks)
+		}
+	}
+	clean := c.want([]string{"clean", "life"}, 0, "removed branch ralph/fan-life-1", "")
+	if !strings.Contains(clean, "kept task 2 (skipped)") {
+		t.Errorf("clean of the fan did not say it kept task 2's work:\n%s", clean)
+	}
+	if got := c.git(repo, "branch", "--format=%(refname:short)"); got != "main\nralph/fan-life\nralph/fan-life-2\n" {
+		t.Errorf("branches after clean:\n%s", got)
+	}
+	if got := c.git(repo, "worktree", "list", "--porcelain"); strings.Count(got, "worktree ") != 2 || !strings.Contains(got, "fan-life-2") {
+		t.Errorf("worktrees after clean:\n%s", got)
+	}
+	c.want([]string{"status", "life"}, 0, "Tasks: 1 of 2 landed", "")
+}

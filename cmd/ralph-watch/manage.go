@@ -158,12 +158,18 @@ func cleanCommand(e env) *ffcli.Command {
 		ShortHelp:  "remove a loop's state (never its pane or agent)",
 		LongHelp: `
 Remove a loop's state, never its pane or agent; a loop whose watcher runs
-is refused.
+is refused. A fan's name (the fan not running) removes the worktrees and
+branches of its landed tasks and the queue's worktree; a task's that did
+not land, a worktree changed since, and a branch with commits past what
+landed are kept, each said why. The fan's record and branch stay.
 
 Examples:
   ralph-watch clean myproj-3
   ralph-watch clean --all`,
 		Exec: func(ctx context.Context, args []string) error {
+			if f, ok := fanArg(e, args); ok && !*all {
+				return cleanFan(e.Stdout, f)
+			}
 			root := state.Root(e.Getenv)
 			names := args
 			switch {

@@ -129,7 +129,10 @@ func logsCommand(e env) *ffcli.Command {
 		ShortUsage: "ralph-watch logs [--live] [--lines N] NAME",
 		ShortHelp:  "print a loop's iterations log",
 		LongHelp: `
-Print a loop's iterations log, one line per event.
+Print a loop's iterations log, one line per event. A fan's name prints
+the fan's own log (the tasks its loops take, what lands, what goes back)
+and its loops' [TASK] lines, in the order of their times; --live follows
+it until the fan ends.
 
 Examples:
   ralph-watch logs --lines 20 myproj-3
@@ -142,6 +145,9 @@ Examples:
 			}
 			if *lines < 0 {
 				return control.Errorf(words.ExitUsage, "--lines (or --tail) must not be negative")
+			}
+			if f, ok := fanArg(e, []string{name}); ok {
+				return fanLogs(ctx, e.Stdout, f, *lines, *live)
 			}
 			l, err := control.Find(state.Root(e.Getenv), name)
 			if err != nil {

@@ -30,7 +30,9 @@ its id, state, line and title, the parts that looked like tasks and are not
 (boxes in code, comments, quotes, tables, criteria and Future/Notes sections)
 with their line and why, the counts, and the task the loop would take next.
 Check a plan so before a night's run. A plan that cannot be read exits 2
-with its line and why.
+with its line and why. A fan's name shows its plan as the fan sees it (on
+the fan's branch, where the queue ticks it) and where each task stands in
+the fan.
 
 Examples:
   ralph-watch tasks IMPLEMENTATION_PLAN.md
@@ -46,6 +48,9 @@ Examples:
 			info, err := os.Stat(args[0])
 			isLoop := err == nil && info.IsDir() && control.ValidName(args[0]) && state.Exists(state.Root(e.Getenv), args[0])
 			if errors.Is(err, os.ErrNotExist) || isLoop { // a loop's name wins where no plan file has it (a folder of that name is none)
+				if f, ok := fanArg(e, args); ok && !isLoop {
+					return fanTasks(e.Stdout, f, *asJSON)
+				}
 				return loopTasks(e, args[0], *asJSON)
 			}
 			p, _, err := plan.Load(args[0])

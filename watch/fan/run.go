@@ -266,7 +266,7 @@ func (r *Runner) adopt(t Task) (<-chan int, bool) {
 func (r *Runner) land(ctx context.Context, id string, start func(*Task, string) error) error {
 	s := r.State
 	t := s.Task(id)
-	queue := filepath.Join(s.Repo, ".ralph", "worktrees", "fan-"+s.Name+"-queue")
+	queue := QueueWorktree(s)
 	tip, err := Rev(s.Repo, "refs/heads/"+s.Into)
 	if err != nil {
 		return fmt.Errorf("read branch %s: %w", s.Into, err)
@@ -338,6 +338,16 @@ func (r *Runner) check(ctx context.Context, dir string) (out, failed string) {
 // plan reads the plan as the fan's branch has it.
 func (r *Runner) plan() (*plan.Plan, error) {
 	s := r.State
+	p, err := s.ReadPlan()
+	if err != nil {
+		return nil, err
+	}
+	s.Sync(p)
+	return p, nil
+}
+
+// ReadPlan is the plan as the fan sees it: on its branch, where the queue ticks it.
+func (s *State) ReadPlan() (*plan.Plan, error) {
 	data, err := git(s.Repo, nil, "show", "refs/heads/"+s.Into+":"+s.Plan)
 	if err != nil {
 		return nil, fmt.Errorf("read the plan on %s: %w", s.Into, err)
@@ -346,7 +356,6 @@ func (r *Runner) plan() (*plan.Plan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s on %s %w", s.Plan, s.Into, err)
 	}
-	s.Sync(p)
 	return p, nil
 }
 
