@@ -162,6 +162,12 @@ func (l *Loop) open() (Result, bool) {
 		l.orphaned = st.Status == state.Running
 		ended = words.ReasonOf(st)
 		l.Config.TakePlaces(st) // where the loop read and worked before, wherever resume was typed
+		switch ended {          // resumed once the person mended it: counted afresh
+		case words.ReasonConsecutiveFailures:
+			st.ConsecutiveFailures = 0
+		case words.ReasonStalled:
+			st.UnchangedIterations = 0
+		}
 		l.rec.resumeRun(st)
 		l.Config.setLimits(st.Set) // what the person set outlasts the first run's flags
 		if t, err := time.ParseInLocation(state.TimeFormat, st.Started, time.Local); err == nil {
@@ -224,7 +230,7 @@ func (l *Loop) run(ctx context.Context) Result {
 		if res, halt := l.beforeIteration(ctx); halt {
 			return res
 		}
-		text, err := ReadPrompt(l.PromptFile)
+		text, err := l.readPrompt(ctx)
 		var notUTF8 *NotUTF8Error
 		if errors.As(err, &notUTF8) {
 			return l.promptRefused(notUTF8)
@@ -260,6 +266,29 @@ func (l *Loop) run(ctx context.Context) Result {
 			return res
 		}
 	}
+}
+
+// promptGrace is how long a prompt file that is not there is looked for
+// again before it counts as lost: an editor that saves by rename removes
+// it for a moment.
+const promptGrace = 2 * time.Second
+
+// readPrompt reads the prompt file fresh, looking again for a moment when
+// it is not there.
+func (l *Loop) readPrompt(ctx context.Context) (string, error) {
+	text, err := ReadPrompt(l.PromptFile)
+	for end := l.Clock.Now().Add(promptGrace); missingPrompt(err) && l.Clock.Now().Before(end); {
+		if !clock.Sleep(ctx, l.Clock, 100*time.Millisecond) {
+			break
+		}
+		text, err = ReadPrompt(l.PromptFile)
+	}
+	return text, err
+}
+
+func missingPrompt(err error) bool {
+	var pe *PromptError
+	return errors.As(err, &pe) && pe.Missing
 }
 
 // startAgain starts afresh an iteration whose watcher died before its

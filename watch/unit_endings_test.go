@@ -319,3 +319,22 @@ func TestUnitMaxIterationsEndingOnASuccessIsDone(t *testing.T) {
 	u.wantResult(u.run(), words.ExitDone, "max_iterations")
 	u.wantLog("[DONE] loop complete after 2 iterations reason=max_iterations")
 }
+
+// An editor that saves by rename leaves no prompt file for a moment: the
+// loop looks again for a short while before it calls the file lost.
+func TestUnitAPromptFileGoneForAMomentIsWaitedFor(t *testing.T) {
+	var u *unit
+	u = newUnit(t, "go", exits(func(_ *tmuxfake.Term, n int) {
+		if n == 1 {
+			_ = os.Remove(u.cfg.PromptFile)
+			u.schedule(500*time.Millisecond, func() { _ = os.WriteFile(u.cfg.PromptFile, []byte("go on"), 0o644) })
+		}
+	}))
+	u.simulate()
+	u.cfg.PromptMode = agent.ModeArg
+	u.cfg.MaxIterations = 3
+	u.wantResult(u.run(), words.ExitDone, "max_iterations")
+	if st := u.state(); st.CurrentIteration != 3 {
+		t.Errorf("ran %d iterations, want 3", st.CurrentIteration)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -298,4 +299,34 @@ echo "$task" > "work-$RALPH_ITERATION.txt"
 	if files[1] != 2 || files[2] != 2 || files[4] != 2 {
 		t.Errorf("files changed by iteration: %v, want 2 in each of 1, 2 (taken up by a new watcher) and 4", files)
 	}
+}
+
+// A loop that failed for a cause the person can mend (its prompt file gone
+// for good) resumes once it is mended, and until then resume says what
+// stands in the way; resume of a loop that is done says why and what to do.
+func TestResumeOfAFailedLoopGoesOnOnceItsCauseIsMended(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	prompt := filepath.Join(c.srv.Dir, "PROMPT.md")
+	agent := `[ "$RALPH_ITERATION" = 1 ] && rm -f ` + prompt + `; exit 0`
+	if code, stdout, stderr := c.run(nil, "run", "-S", c.srv.Socket, "-t", c.srv.NewPane(), "--name", "mend", "--restart-delay", "0",
+		"--prompt-mode", "arg", "--max-iterations", "3", "--", "sh", "-c", agent); code != 1 || !strings.Contains(stderr, "prompt file not found") {
+		t.Fatalf("run: exit %d, want 1 for the lost prompt file\n%s%s", code, stdout, stderr)
+	}
+	c.want([]string{"resume", "mend"}, 1, "", "ralph-watch: error: loop 'mend' failed because its prompt file "+prompt+
+		" could not be read, and it still cannot: put it back, then 'ralph-watch resume mend'\n")
+	if err := os.WriteFile(prompt, []byte("do the next task\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.want([]string{"resume", "mend"}, 0, "resumed ralph loop for mend", "")
+	st := c.until("mend", "the loop to end", func(st *state.State) bool {
+		return st.ExitReason != nil && (st.CurrentIteration > 1 || *st.ExitReason != "prompt_file_missing")
+	})
+	if *st.ExitReason != "max_iterations" || st.CurrentIteration != 3 {
+		t.Errorf("the mended loop ended %s at iteration %d, want max_iterations at 3\n%s", *st.ExitReason, st.CurrentIteration, c.log("mend"))
+	}
+
+	c.want([]string{"run", "-S", c.srv.Socket, "-t", c.srv.NewPane(), "--name", "over", "--restart-delay", "0",
+		"--prompt-mode", "arg", "--max-iterations", "1", "--done-pattern", "^DONE$", "--", "sh", "-c", "echo DONE; sleep 1"}, 0, "", "")
+	c.want([]string{"resume", "over"}, 1, "", "ralph-watch: error: loop 'over' is done (done_pattern): nothing is left to resume; start a new run with 'ralph-watch run'")
 }

@@ -142,7 +142,9 @@ func TestRunTasksInAWorktreeCarriesInAPlanNotCommitted(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(repo, "OLD.md"), []byte("- [ ] New\n"), 0o644); err != nil { // committed, then edited
 		t.Fatal(err)
 	}
-	agent := func(plan string) string { return `sed -i '0,/- \[ \]/s//- [x]/' ` + plan + `; echo "$RALPH_ITERATION" >> work; exit 0` }
+	agent := func(plan string) string {
+		return `sed -i '0,/- \[ \]/s//- [x]/' ` + plan + `; echo "$RALPH_ITERATION" >> work; exit 0`
+	}
 	out := c.wantEnv(gitEnv, []string{"run", "-S", c.srv.Socket, "-t", c.pane(repo), "--name", "fresh", "--worktree", "--restart-delay", "0",
 		"--prompt-mode", "arg", "--max-iterations", "4", "--tasks", "repo/PLAN.md", "--", "sh", "-c", agent("PLAN.md")}, 0, "all 2 tasks done", "")
 	tree := filepath.Join(repo, ".ralph", "worktrees", "fresh")

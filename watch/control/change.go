@@ -43,8 +43,9 @@ func Pause(l *Loop, out, warn io.Writer, clk clock.Clock) error {
 }
 
 // Resumable reports whether a watcher may be started for the loop: it is
-// paused or disconnected, ended because its pane or server went away, or
-// ended at a limit that has since been raised (see Set),
+// paused or disconnected, ended because its pane or server went away,
+// ended at a limit that has since been raised (see Set), or failed for a
+// cause the person has mended,
 // any watcher of it has gone, and its state says how the watcher was
 // started. A loop still watched is a warning on warn.
 func Resumable(l *Loop, warn io.Writer, clk clock.Clock) (bool, error) {
@@ -57,8 +58,10 @@ func Resumable(l *Loop, warn io.Writer, clk clock.Clock) (bool, error) {
 		return false, nil
 	case endedAtLimit(l.State) && !limitRaised(l, clk.Now()):
 		return false, Errorf(words.ExitFailed, "%s", raiseHint(l))
-	case l.State.Status != state.Running && l.State.Status != state.Paused && !endedByGone(l.State) && !endedAtLimit(l.State) && !endedByStop(l.State):
-		return false, Errorf(words.ExitFailed, "ralph loop for '%s' has status '%s'", l.Name, l.Status())
+	case endedMendable(l.State) && unmended(l) != "":
+		return false, Errorf(words.ExitFailed, "%s", unmended(l))
+	case l.State.Status != state.Running && l.State.Status != state.Paused && !endedByGone(l.State) && !endedAtLimit(l.State) && !endedByStop(l.State) && !endedMendable(l.State):
+		return false, Errorf(words.ExitFailed, "%s", notResumed(l))
 	case l.Watched && !unwatched(l, clk, answerWait): // paused or ended, and its watcher still finishing
 		return false, Errorf(words.ExitFailed, "loop '%s' still has a watcher", l.Name)
 	}

@@ -31,7 +31,7 @@ type Rearm struct {
 	// DefaultSocket is tmux's own socket (tmux.DefaultSocket): restore with
 	// no socket says when no server runs there and it has nothing to do.
 	DefaultSocket string
-	Clock      clock.Clock
+	Clock         clock.Clock
 }
 
 // Resume starts a watcher for a paused or disconnected loop, or one whose
@@ -278,10 +278,11 @@ func (r Rearm) claimPane(l *Loop) (func(), error) {
 	return ClaimPane(filepath.Dir(l.Store.Dir), PaneOf{Socket: socket, ServerPID: p.ServerPID, ID: p.ID}, l.Name, ClaimResume, io.Discard, r.Clock)
 }
 
-// keptPane reports whether a loop that ended at a limit still has its pane,
-// whose options went when its status stopped showing: no other loop lives there.
+// keptPane reports whether a loop that ended at a limit, or failed for a
+// cause the person mended, still has its pane, whose options went when its
+// status stopped showing: no other loop lives there.
 func keptPane(l *Loop) bool {
-	if !endedAtLimit(l.State) || l.Pane == PaneRemoved {
+	if !endedAtLimit(l.State) && !endedMendable(l.State) || l.Pane == PaneRemoved {
 		return false
 	}
 	live, _, _ := l.Tmux.PaneOption(l.State.PaneID, words.OptionLive)

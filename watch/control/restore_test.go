@@ -96,14 +96,23 @@ func TestWithTargetLoopsTheNewPaneAndKeepsTheRest(t *testing.T) {
 	}
 }
 
-// A loop that ended because its pane or server went away may be resumed;
-// one that failed on its own may not.
+// A loop that ended because its pane or server went away may be resumed,
+// and one that failed for a cause the person can mend once it is mended: a
+// prompt file back, a command found again, what kept failing fixed.
 func TestResumableTakesALoopWhosePaneOrServerWentAway(t *testing.T) {
+	there := filepath.Join(t.TempDir(), "PROMPT.md")
+	if err := os.WriteFile(there, []byte("go"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	gone := filepath.Join(t.TempDir(), "PROMPT.md")
 	for _, tc := range []struct {
-		reason string
-		want   bool
-	}{{"server_gone", true}, {"pane_closed", true}, {"consecutive_failures", false}} {
-		_, l := newLoop(t, &state.State{Status: state.Failed, ExitReason: reason(tc.reason), WatcherArgs: []string{"--"}})
+		reason, prompt string
+		command        []string
+		want           bool
+	}{{"server_gone", "", nil, true}, {"pane_closed", "", nil, true}, {"consecutive_failures", "", nil, true},
+		{"prompt_file_missing", there, nil, true}, {"prompt_file_missing", gone, nil, false},
+		{"fatal_exit", "", []string{"sh"}, true}, {"fatal_exit", "", []string{"ralph-no-such-agent"}, false}} {
+		_, l := newLoop(t, &state.State{Status: state.Failed, ExitReason: reason(tc.reason), WatcherArgs: []string{"--"}, PromptFile: tc.prompt, Command: tc.command})
 		var warn strings.Builder
 		ok, err := Resumable(l, &warn, clock.NewAuto(start))
 		if ok != tc.want || (err != nil) == tc.want {

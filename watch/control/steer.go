@@ -79,7 +79,7 @@ func CheckSet(l *Loop, limits *state.Limits, now time.Time) (state.Limits, error
 // steerable refuses a loop that will not go on: one ended other than at a limit.
 func steerable(l *Loop) error {
 	st := l.State
-	if st.Status == state.Running || st.Status == state.Paused || endedAtLimit(st) || endedByGone(st) || endedByStop(st) {
+	if st.Status == state.Running || st.Status == state.Paused || endedAtLimit(st) || endedByGone(st) || endedByStop(st) || endedMendable(st) {
 		return nil
 	}
 	return Errorf(words.ExitFailed, "ralph loop for '%s' has status '%s' and will not go on", l.Name, l.Status())
