@@ -261,7 +261,8 @@ echo "$task" > "work-$RALPH_ITERATION.txt"
 	_ = os.Remove(at("hold-1"))
 
 	working("2")
-	st = c.until("wt", "iteration 2", func(st *state.State) bool { return st.CurrentIteration == 2 })
+	// Once its prompt is recorded as given: a watcher killed before then starts the iteration again.
+	st = c.until("wt", "iteration 2 under way", func(st *state.State) bool { return st.CurrentIteration == 2 && !st.PromptUntyped })
 	old := st.WatcherPID
 	_ = syscall.Kill(old, syscall.SIGKILL)
 	tmuxtest.Eventually(t, 30*time.Second, "the watcher to die", func() bool { return !alive(old) })
