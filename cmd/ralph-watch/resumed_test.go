@@ -331,3 +331,37 @@ func TestResumeOfAFailedLoopGoesOnOnceItsCauseIsMended(t *testing.T) {
 		"--prompt-mode", "arg", "--max-iterations", "1", "--done-pattern", "^DONE$", "--", "sh", "-c", "echo DONE; sleep 1"}, 0, "", "")
 	c.want([]string{"resume", "over"}, 1, "", "ralph-watch: error: loop 'over' is done (done_pattern): nothing is left to resume; start a new run with 'ralph-watch run'")
 }
+
+// With --worktree, a relative --done-file, --pause-file and --progress-file
+// are where the agent works, in the worktree, and status says where each is.
+func TestAWorktreeLoopsDonePauseAndProgressFilesAreInItsWorktree(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	repo := c.gitRepo(map[string]string{"README": "a project\n"})
+	agent := `echo x >> work; [ "$RALPH_ITERATION" = 1 ] && touch PAUSE; [ "$RALPH_ITERATION" = 2 ] && touch DONE.flag; exit 0`
+	c.wantEnv(gitEnv, []string{"run", "--detach", "-S", c.srv.Socket, "-t", c.pane(repo), "--name", "files", "--worktree", "--restart-delay", "0",
+		"--prompt-mode", "arg", "--max-iterations", "5", "--done-file", "DONE.flag", "--pause-file", "PAUSE", "--progress-file", "progress.md",
+		"--", "sh", "-c", agent}, 0, "", "")
+	tree := filepath.Join(repo, ".ralph", "worktrees", "files")
+	c.until("files", "the pause file to pause it", func(st *state.State) bool { return st.Status == state.Paused })
+	status := c.want([]string{"status", "files"}, 0, "", "")
+	for _, want := range []string{"Done file: " + filepath.Join(tree, "DONE.flag") + "\n", "Pause file: " + filepath.Join(tree, "PAUSE") + "\n",
+		"Progress file: " + filepath.Join(tree, "progress.md") + "\n"} {
+		if !strings.Contains(status, want) {
+			t.Errorf("status lacks %q:\n%s", want, status)
+		}
+	}
+	c.wantEnv(gitEnv, []string{"resume", "files"}, 0, "resumed", "")
+	st := c.until("files", "the loop to end", func(st *state.State) bool { return st.ExitReason != nil && st.CurrentIteration > 1 })
+	if *st.ExitReason != "done_file" || st.CurrentIteration != 2 {
+		t.Errorf("ended %s at iteration %d, want done_file at 2\n%s", *st.ExitReason, st.CurrentIteration, c.log("files"))
+	}
+	if progress, err := os.ReadFile(filepath.Join(tree, "progress.md")); err != nil || !strings.Contains(string(progress), "2") {
+		t.Errorf("the worktree's progress file: %q, %v", progress, err)
+	}
+	for _, name := range []string{"progress.md", "DONE.flag", "PAUSE"} {
+		if _, err := os.Stat(filepath.Join(repo, name)); err == nil {
+			t.Errorf("%s is in the person's checkout", name)
+		}
+	}
+}

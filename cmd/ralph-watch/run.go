@@ -232,10 +232,11 @@ func claim(f *config.Run, resume bool) control.Claim {
 }
 
 // useWorktree moves the loop into its own git worktree, made the first
-// time. The loop's files inside the folder it was started for are taken
-// inside the worktree, where the agent works: the plan (carried in when the
-// worktree lacks it, or when it was just made from a commit that has
-// another), and the done, pause and progress files given relative.
+// time. The loop's files are taken inside the worktree, where the agent
+// works: the plan, when it is in the folder the loop was started for
+// (carried in when the worktree lacks it, or when it was just made from a
+// commit that has another), and the done, pause and progress files given
+// relative, from the folder the agent works in.
 func useWorktree(e env, f *config.Run, cfg *watch.Config) error {
 	cfg.WorktreeBase = between.CurrentBranch(cfg.Dir)
 	path, dir, created, err := between.EnsureWorktree(cfg.Dir, cfg.Name)
@@ -268,11 +269,8 @@ func useWorktree(e env, f *config.Run, cfg *watch.Config) error {
 		given string
 		file  *string
 	}{{f.DoneFile, &cfg.DoneFile}, {f.PauseFile, &cfg.PauseFile}, {f.ProgressFile, &cfg.ProgressFile}} {
-		if p.given == "" || filepath.IsAbs(p.given) {
-			continue
-		}
-		if there, ok := inside(*p.file); ok {
-			*p.file = there
+		if p.given != "" && !filepath.IsAbs(p.given) { // the agent's folder's, which is in the worktree
+			*p.file = filepath.Join(dir, p.given)
 		}
 	}
 	cfg.Dir, cfg.Worktree, cfg.WorktreeBranch = dir, path, between.WorktreeBranch(cfg.Name)

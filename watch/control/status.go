@@ -69,6 +69,11 @@ func WriteStatus(w io.Writer, l *Loop, now time.Time) {
 	if st.DonePattern != nil {
 		fmt.Fprintf(w, "Done pattern: %s\n", *st.DonePattern)
 	}
+	for _, f := range []struct{ label, setting string }{{"Done file", "DoneFile"}, {"Pause file", "PauseFile"}, {"Progress file", "ProgressFile"}} {
+		if path := st.Settings[f.setting]; path != "" { // where the loop looks, in the worktree when the agent works there
+			fmt.Fprintf(w, "%s: %s\n", f.label, path)
+		}
+	}
 	writeAgent(w, l)
 	if _, err := os.Stat(st.Worktree); st.Worktree != "" && os.IsNotExist(err) {
 		fmt.Fprintf(w, "Worktree: %s (removed; it was branch %s)\n", st.Worktree, st.WorktreeBranch)
