@@ -39,10 +39,17 @@ func newSimSteerer(rng *rand.Rand, u *unit) *simSteerer {
 		case 3:
 			s = state.Steer{Kind: state.SteerClear}
 		default:
-			lim := &state.Limits{AddIterations: 1 + rng.IntN(3)}
-			if rng.IntN(2) == 0 {
+			lim := &state.Limits{AddIterations: 1 + rng.IntN(3)} // as a request made before +N took every limit
+			switch rng.IntN(4) {
+			case 0:
 				max := rng.IntN(7)
 				lim = &state.Limits{MaxIterations: &max}
+			case 1:
+				more := 1 + rng.IntN(3)
+				lim = &state.Limits{Add: &state.Limits{MaxIterations: &more}}
+			case 2: // the budget: N dollars more
+				more := float64(1 + rng.IntN(5))
+				lim = &state.Limits{Add: &state.Limits{MaxCostUSD: &more}}
 			}
 			s = state.Steer{Kind: state.SteerSet, Set: lim}
 		}
@@ -137,6 +144,7 @@ func (p *simSteerer) check(t *testing.T, u *unit, st *state.State, describe func
 	if st.MaxIterations > 0 && st.CurrentIteration > st.MaxIterations {
 		t.Errorf("iteration %d of a limit of %d\n%s\n%s", st.CurrentIteration, st.MaxIterations, log, describe())
 	}
+	p.checkPlus(t, log, describe)
 	pending := map[string]bool{}
 	for _, s := range u.store.Steers() {
 		pending[s.Text] = true
@@ -181,4 +189,44 @@ func slicesContainsString(list []string, v string) bool {
 		}
 	}
 	return false
+}
+
+// checkPlus: a limit after set +N is the old one plus N. Each set request
+// the watcher took has one [SET] line, applied or refused, in their order.
+func (p *simSteerer) checkPlus(t *testing.T, log string, describe func() string) {
+	var sets []*state.Limits
+	for _, s := range p.left {
+		if s.Kind == state.SteerSet {
+			sets = append(sets, s.Set)
+		}
+	}
+	i := 0
+	for _, line := range strings.Split(log, "\n") {
+		rest := afterTag(line, "[SET]")
+		if rest == "" || i >= len(sets) {
+			continue
+		}
+		set := sets[i]
+		i++
+		if strings.HasPrefix(rest, "refused ") {
+			continue
+		}
+		var add float64
+		name := "max-iterations"
+		switch {
+		case set.AddIterations != 0:
+			add = float64(set.AddIterations)
+		case set.Add != nil && set.Add.MaxIterations != nil:
+			add = float64(*set.Add.MaxIterations)
+		case set.Add != nil && set.Add.MaxCostUSD != nil:
+			add, name = *set.Add.MaxCostUSD, "max-cost"
+		default:
+			continue
+		}
+		var now, was float64
+		var at int
+		if _, err := fmt.Sscanf(rest, name+" %g at iteration %d (was "+name+" %g)", &now, &at, &was); err != nil || now != was+add {
+			t.Errorf("set %s gave %q, want the old limit plus %g\n%s\n%s", set, rest, add, log, describe())
+		}
+	}
 }

@@ -47,6 +47,10 @@ func newSimPlan(t *testing.T, u *unit, seed int64) *simPlan {
 	u.cfg.TasksFile = p.file
 	u.cfg.TaskAttempts, u.cfg.ReviewCap, u.cfg.DiffChars = 2, 2, 1000
 	u.cfg.Review = seed%8 == 5
+	if seed%8 == 1 || seed%16 == 13 { // a git work tree, and a loop that stops when its agent's tries change nothing (some with reviews)
+		gitInit(t, u.cfg.Dir)
+		u.cfg.StallLimit = 1 + int(seed/8)%2
+	}
 	u.cfg.MaxIterations = 6
 	u.cfg.Checks = []between.Check{{Command: "test ! -e broken"}}
 	u.cfg.CheckTimeout, u.cfg.CheckOutputChars = 10e9, 200
@@ -147,6 +151,8 @@ func (p *simPlan) check(reason string, st *state.State, describe func() string) 
 	if st.Tasks == nil {
 		return
 	}
+	logData, _ := os.ReadFile(p.u.store.Path(state.LogFile))
+	p.checkTries(string(logData), st, describe)
 	// tasks_done: every task done in the plan, or approved by the review cap in the record.
 	for _, task := range final.Tasks {
 		if item := st.Tasks.Item(task.ID); reason == "tasks_done" && task.State != planfile.Done && (item == nil || item.State != "approved") {
@@ -168,6 +174,88 @@ func (p *simPlan) check(reason string, st *state.State, describe func() string) 
 			if t := final.Task(item.ID); t == nil || t.State != planfile.Done {
 				p.t.Errorf("task %s is done in the record, open in the plan\n%s", item.ID, describe())
 			}
+		}
+	}
+}
+
+// simTaskLog is what iterations.log says of the plan's iterations: which
+// task each began in which mode, and how each ended when not by its agent.
+type simTaskLog struct {
+	began  map[int]string // iteration: "ID mode"
+	cut    map[int]string // iteration: how the person or the loop cut it short (retried, skipped, budget, context)
+	failed map[int]string // iteration: how its agent did not run it to its end (a failure, a timeout)
+	stall  map[int]bool   // iteration: counted towards --stall-limit
+}
+
+func readSimTaskLog(log string) simTaskLog {
+	l := simTaskLog{began: map[int]string{}, cut: map[int]string{}, failed: map[int]string{}, stall: map[int]bool{}}
+	for _, line := range strings.Split(log, "\n") {
+		var n int
+		var id, mode, rest string
+		if _, err := fmt.Sscanf(afterTag(line, "[TASK]"), "iteration %d task %s %s %s", &n, &id, &mode, &rest); err == nil &&
+			(mode == "implement" || mode == "fix" || mode == "review") && (strings.HasPrefix(rest, "attempt=") || strings.HasPrefix(rest, "review=")) {
+			l.began[n] = id + " " + mode
+		}
+		if _, err := fmt.Sscanf(afterTag(line, "[LIMIT]"), "iteration %d not counted", &n); err == nil {
+			delete(l.cut, n) // a usage limit gave it back: its new start is the try
+			delete(l.failed, n)
+		}
+		if _, err := fmt.Sscanf(afterTag(line, "[END]"), "iteration %d %s", &n, &rest); err == nil {
+			switch rest {
+			case "retried", "skipped", "budget", "context":
+				l.cut[n] = rest
+			}
+		}
+		if _, err := fmt.Sscanf(afterTag(line, "[TIMEOUT]"), "iteration %d %s", &n, &rest); err == nil {
+			l.failed[n] = rest
+		}
+		if _, err := fmt.Sscanf(afterTag(line, "[FAIL]"), "iteration %d %s", &n, &rest); err == nil && (strings.HasPrefix(rest, "exit=") || strings.HasPrefix(rest, "turn_failed")) {
+			l.failed[n] = rest
+		}
+		if _, err := fmt.Sscanf(afterTag(line, "[STALL]"), "iteration %d", &n); err == nil {
+			l.stall[n] = true
+		}
+	}
+	return l
+}
+
+// checkTries: a task is approved only by a review that ran to its end; the
+// attempts a task is charged are its implement and fix tries that neither
+// the person (retry) nor the loop (budget, context) cut short, and its
+// reviews those that ran to their end; only the agent's own implement and
+// fix iterations count towards a stall.
+func (p *simPlan) checkTries(log string, st *state.State, describe func() string) {
+	l := readSimTaskLog(log)
+	for _, item := range st.Tasks.Items {
+		for _, v := range item.Verdicts {
+			if v.Verdict != "approved" {
+				continue
+			}
+			if l.began[v.Iteration] != item.ID+" review" || l.cut[v.Iteration] != "" || l.failed[v.Iteration] != "" {
+				p.t.Errorf("task %s approved in iteration %d, begun %q, cut %q, its agent %q: not a review that ran to its end\n%s\n%s",
+					item.ID, v.Iteration, l.began[v.Iteration], l.cut[v.Iteration], l.failed[v.Iteration], log, describe())
+			}
+		}
+		attempts, reviews := 0, 0
+		for n, began := range l.began {
+			id, mode, _ := strings.Cut(began, " ")
+			switch {
+			case id != item.ID:
+			case mode == "review" && l.cut[n] == "" && l.failed[n] == "":
+				reviews++
+			case mode != "review" && l.cut[n] != "retried" && l.cut[n] != "budget" && l.cut[n] != "context":
+				attempts++
+			}
+		}
+		pending := st.Tasks.Current == item.ID && st.Tasks.Mode == "review" // begun and never judged: counted until the loop goes on
+		if item.Attempts != attempts || item.Reviews != reviews && !(pending && item.Reviews == reviews+1) {
+			p.t.Errorf("task %s is charged %d attempts and %d reviews; its agents finished %d tries and %d reviews\n%s\n%s",
+				item.ID, item.Attempts, item.Reviews, attempts, reviews, log, describe())
+		}
+	}
+	for n := range l.stall {
+		if _, mode, _ := strings.Cut(l.began[n], " "); mode == "review" || l.cut[n] == "retried" || l.cut[n] == "skipped" {
+			p.t.Errorf("iteration %d (%s, %s) counted towards the stall limit\n%s\n%s", n, l.began[n], l.cut[n], log, describe())
 		}
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxfake"
 	"github.com/ralph-tmux/ralph.tmux/watch/words"
@@ -102,7 +103,7 @@ var simEndings = map[string][]int{
 	"consecutive_failures": {words.ExitFailed}, "fatal_exit": {words.ExitFailed}, "not_logged_in": {words.ExitFailed},
 	"pane_closed": {words.ExitFailed}, "server_gone": {words.ExitFailed}, "prompt_file_missing": {words.ExitFailed},
 	"paused": {words.ExitInterrupted}, "stopped": {words.ExitInterrupted}, "killed": {words.ExitInterrupted},
-	"tasks_done": {words.ExitDone}, "tasks_skipped": {words.ExitLimit},
+	"tasks_done": {words.ExitDone}, "tasks_skipped": {words.ExitLimit}, "stalled": {words.ExitFailed},
 }
 
 // simulate runs one seed's scenario and checks the invariants.
@@ -192,6 +193,7 @@ func simulate(t *testing.T, seed int64) {
 	}
 	if seed%5 == 2 {
 		steerer = newSimSteerer(rng, u)
+		u.cfg.Budget = receipt.Budget{CostUSD: 50} // a budget the person may raise by +N (the simulated agents report no spend)
 	}
 	wake := make(chan os.Signal, 1)
 	u.wake = wake
