@@ -42,7 +42,7 @@ func (s *statusLine) show(status words.Status) {
 	now := s.rec.clock.Now()
 	changed := status != s.shown
 	s.shown = status
-	shown := words.Shown{Status: status, Name: s.cfg.Name, Iteration: s.rec.iteration(), Max: s.cfg.MaxIterations, Reason: s.reason, Cost: s.rec.cost, Tasks: s.rec.tasksShown()}
+	shown := words.Shown{Status: status, Name: s.cfg.Name, Iteration: s.rec.iteration(), Max: s.cfg.MaxIterations, Reason: s.reason, Cost: s.rec.cost, Tasks: s.rec.tasksShown(s.cfg.TaskID)}
 	switch status {
 	case words.StatusRunning, words.StatusBackoff:
 		shown.Reason = ""

@@ -485,10 +485,14 @@ func (t *taskPlan) ignoresDone() bool {
 	return true
 }
 
-// shown is the plan's progress for the status line: "4/12"; "" without one.
-func (r *recorder) tasksShown() string {
+// shown is the plan's progress for the status line: "4/12"; a loop on
+// one task of it (a fan's) its task, "task 3"; "" without one.
+func (r *recorder) tasksShown(only string) string {
 	if r.st == nil || r.st.Tasks == nil || r.st.Tasks.Total == 0 {
 		return ""
+	}
+	if only != "" {
+		return "task " + only
 	}
 	return fmt.Sprintf("%d/%d", r.st.Tasks.Done, r.st.Tasks.Total)
 }

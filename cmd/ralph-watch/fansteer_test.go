@@ -6,9 +6,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/fan"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
+	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
 )
 
 // The person steers a fan by its name while its first loop works: a
@@ -123,4 +125,46 @@ func TestLogsTasksAndCleanOfAFan(t *testing.T) {
 		t.Errorf("worktrees after clean:\n%s", got)
 	}
 	c.want([]string{"status", "life"}, 0, "Tasks: 1 of 2 landed", "")
+}
+
+// The fan's process killed while both its loops work, and the loops finish
+// before restore: restore says they ended meanwhile (not "working"), the
+// fan taken up says so once each in its log, and lands both. Meanwhile
+// each loop's status-line entry names its task, and the fan's shows what
+// landed.
+func TestRestoreTakesUpAFanWhoseLoopsEndedMeanwhile(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	repo := newFanRepo(c, "- [ ] Make file-a\n- [ ] Make file-b\n")
+	if err := os.WriteFile(filepath.Join(c.srv.Dir, "slow"), []byte("3"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runner := startFanReading(c, "works task 2", fanArgs(c, "rs", "2")...)
+	tmuxtest.Eventually(t, 30*time.Second, "the loops' status-line entries", func() bool {
+		return strings.HasSuffix(c.srv.Option("=rs:loop-1", "@ralph-status"), "· task 1") &&
+			strings.HasSuffix(c.srv.Option("=rs:loop-2", "@ralph-status"), "· task 2")
+	})
+	if got := c.srv.Option("=rs:fan", "@ralph-status"); got != "⟳ 2 loops · 0/2 landed" {
+		t.Errorf("the fan's status-line entry reads %q", got)
+	}
+	_ = runner.Process.Kill()
+	_ = runner.Wait()
+	for _, loop := range []string{"fan-rs-1", "fan-rs-2"} {
+		st := c.until(loop, "to end", func(st *state.State) bool { return st.Status == "stopped" })
+		tmuxtest.Eventually(t, 30*time.Second, loop+"'s watcher to exit", func() bool { return !alive(st.WatcherPID) })
+	}
+	c.want([]string{"restore", "-S", c.srv.Socket}, 0, "restored fan rs: 0 loops working, 2 ended meanwhile, 0 tasks queued", "")
+	if s := untilFanEnds(c, "rs"); s.Task("1").State != fan.Landed || s.Task("2").State != fan.Landed {
+		t.Errorf("after restore: %+v", s.Tasks)
+	}
+	log, _ := os.ReadFile(filepath.Join(c.srv.Dir, "state", "fans", "rs", "fan.log"))
+	for _, line := range []string{"loop fan-rs-1 on task 1 taken up", "loop fan-rs-2 on task 2 taken up", "2 of 2 tasks landed"} {
+		if n := strings.Count(string(log), line); n != 1 {
+			t.Errorf("the fan's log has %q %d times:\n%s", line, n, log)
+		}
+	}
+	if got := c.srv.Option("=rs:fan", "@ralph-status"); got != "✓ 2/2 landed" {
+		t.Errorf("the ended fan's status-line entry reads %q", got)
+	}
+	wantLandedOnceInOrder(c, repo, "rs", "file-a", "file-b")
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/fan"
+	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
 	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
@@ -37,8 +38,7 @@ func RestoreFans(executable func() (string, error), root, socket string, names [
 			}
 			continue
 		}
-		_, _, _, working := s.Counts()
-		what := fmt.Sprintf("%d loops working, %d tasks queued", working, len(s.Queue))
+		what := fanWhat(root, s)
 		if dryRun {
 			fmt.Fprintf(out, "would restore fan %s (%s)\n", name, what)
 			continue
@@ -55,6 +55,27 @@ func RestoreFans(executable func() (string, error), root, socket string, names [
 		return Errorf(words.ExitFailed, "")
 	}
 	return nil
+}
+
+// fanWhat is what restore brings back of fan s: its loops still at work,
+// those that ended meanwhile (a task done waits to land), the queue.
+func fanWhat(root string, s *fan.State) string {
+	working, ended := 0, 0
+	for _, t := range s.Tasks {
+		if t.State != fan.Working {
+			continue
+		}
+		if l, err := Find(root, t.Loop); err == nil && !l.Watched && (l.State.Status == state.Stopped || l.State.Status == state.Failed) {
+			ended++
+		} else {
+			working++
+		}
+	}
+	what := fmt.Sprintf("%d loops working", working)
+	if ended > 0 {
+		what += fmt.Sprintf(", %d ended meanwhile", ended)
+	}
+	return what + fmt.Sprintf(", %d tasks queued", len(s.Queue))
 }
 
 // whyNotRestore says why restore leaves the fan in dir alone, "" when it

@@ -113,16 +113,23 @@ func (s *State) Counts() (total, landed, review, working int) {
 	return len(s.Tasks), landed, review, working
 }
 
-// Line is the fan on the status line: "⟳ 3 loops · 7/12 tasks · 5 landed"
-// (tasks done by their loops, landed or queued, of all); the mark "✓" once
-// the fan ended with every task landed, "■" ended with some not.
+// Line is the fan on the status line, short enough for its cells (24):
+// "⟳ 3 loops · 5/12 landed" while it runs; once it ended "✓ 12/12 landed"
+// (every task landed) or "■ 9/12 landed · 2 review".
 func (s *State) Line() string {
-	total, landed, _, working := s.Counts()
-	mark := "⟳"
+	total, landed, review, working := s.Counts()
 	if s.Ended {
-		mark = map[bool]string{true: "✓", false: "■"}[landed == total]
+		line := fmt.Sprintf("%s %d/%d landed", map[bool]string{true: "✓", false: "■"}[landed == total], landed, total)
+		if review > 0 {
+			line += fmt.Sprintf(" · %d review", review)
+		}
+		return line
 	}
-	return fmt.Sprintf("%s %d loops · %d/%d tasks · %d landed", mark, working, landed+len(s.Queue), total, landed)
+	loops := "loops"
+	if working == 1 {
+		loops = "loop"
+	}
+	return fmt.Sprintf("⟳ %d %s · %d/%d landed", working, loops, landed, total)
 }
 
 // Sync brings the record up to the plan: a new task is open; a task the

@@ -88,12 +88,27 @@ func TestNextWaitsForADependencyToLandNotForItsTick(t *testing.T) {
 }
 
 func TestLineShowsTheFanAtAGlance(t *testing.T) {
-	s := &State{Tasks: []Task{{State: Working}, {State: Working}, {State: Queued}, {State: Landed}, {State: Open}}, Queue: []string{"3"}}
-	if got, want := s.Line(), "⟳ 2 loops · 2/5 tasks · 1 landed"; got != want {
-		t.Errorf("Line = %q, want %q", got, want)
+	for _, c := range []struct {
+		s    *State
+		want string
+	}{
+		{&State{Tasks: []Task{{State: Working}, {State: Working}, {State: Queued}, {State: Landed}, {State: Open}}, Queue: []string{"3"}}, "⟳ 2 loops · 1/5 landed"},
+		{&State{Tasks: []Task{{State: Working}, {State: Open}, {State: Open}, {State: Open}, {State: Open}, {State: Open}, {State: Open}, {State: Open}}}, "⟳ 1 loop · 0/8 landed"},
+		{&State{Tasks: []Task{{State: Landed}}, Ended: true}, "✓ 1/1 landed"},
+		{&State{Tasks: []Task{{State: Landed}, {State: NeedsReview}, {State: Skipped}}, Ended: true}, "■ 1/3 landed · 1 review"},
+	} {
+		if got := c.s.Line(); got != c.want {
+			t.Errorf("Line = %q, want %q", got, c.want)
+		}
+		if n := len([]rune(c.s.Line())); n > 24 { // the status line's cut (ralph.tmux's @ralph-status-format)
+			t.Errorf("Line %q is %d cells, beyond the 24 an entry shows", c.s.Line(), n)
+		}
 	}
-	s = &State{Tasks: []Task{{State: Landed}}, Ended: true}
-	if got, want := s.Line(), "✓ 0 loops · 1/1 tasks · 1 landed"; got != want {
-		t.Errorf("Line = %q, want %q", got, want)
+	big := &State{Tasks: make([]Task, 99)} // nine loops on a plan of 99: still whole
+	for i := range big.Tasks {
+		big.Tasks[i].State = map[bool]string{true: Working, false: Landed}[i < 9]
+	}
+	if got := big.Line(); len([]rune(got)) > 24 {
+		t.Errorf("Line of nine loops on 99 tasks %q is cut", got)
 	}
 }
