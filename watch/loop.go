@@ -74,6 +74,7 @@ func (l *Loop) assemble() {
 	l.chores = &chores{cfg: cfg, rec: l.rec, clock: l.Clock, checked: -1}
 	l.asks = &requests{store: l.Store, clock: l.Clock, wake: l.Wake}
 	l.steer = &steering{cfg: cfg, rec: l.rec, ran: l.ran}
+	l.status.max, l.asks.looked = l.steer.pendingMax, l.status.showLimit
 	l.guard = &contextGuard{cfg: cfg, rec: l.rec, spend: l.spend, tmux: l.Tmux, clock: l.Clock}
 	l.tasks = &taskPlan{cfg: cfg, rec: l.rec, chores: l.chores}
 }

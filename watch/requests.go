@@ -18,6 +18,9 @@ type requests struct {
 	clock clock.Clock
 	wake  <-chan os.Signal // a command left a request (SIGUSR1)
 	kill  bool             // a stop asked for the agent to be ended too
+	// looked, when set, runs each time the requests are looked at: what a
+	// command left besides them (a new limit) may change what the pane shows.
+	looked func()
 }
 
 // wait sleeps between iterations; a pause or stop request, or an interrupt,
@@ -44,6 +47,9 @@ func (q *requests) wait(ctx context.Context, d time.Duration) iteration.Ending {
 
 // Take takes a pending pause or stop request.
 func (q *requests) Take() (iteration.Ending, bool) {
+	if q.looked != nil {
+		q.looked()
+	}
 	switch q.store.TakeRequest() {
 	case state.RequestPause:
 		return iteration.EndPaused, true

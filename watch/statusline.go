@@ -30,6 +30,9 @@ type statusLine struct {
 	reason    string // how the loop ended, why it pauses, what it waits for
 	failures  string // after an ended loop's mark: how many of its last iterations failed ("3 failed")
 
+	// max is the iteration limit to show (a raised one before it is taken); nil: cfg's.
+	max func() int
+
 	beatMu  sync.Mutex // one writer of @ralph-beat at a time: the beat never outlives the loop's status
 	beating bool       // the status shown is one a running watcher beats for
 	held    bool       // the server holds the watcher's lifeline: no beat needs renewing
@@ -42,7 +45,7 @@ func (s *statusLine) show(status words.Status) {
 	now := s.rec.clock.Now()
 	changed := status != s.shown
 	s.shown = status
-	shown := words.Shown{Status: status, Name: s.cfg.Name, Iteration: s.rec.iteration(), Max: s.cfg.MaxIterations, Reason: s.reason, Cost: s.rec.cost, Tasks: s.rec.tasksShown(s.cfg.TaskID)}
+	shown := words.Shown{Status: status, Name: s.cfg.Name, Iteration: s.rec.iteration(), Max: s.maxShown(), Reason: s.reason, Cost: s.rec.cost, Tasks: s.rec.tasksShown(s.cfg.TaskID)}
 	switch status {
 	case words.StatusRunning, words.StatusBackoff:
 		shown.Reason = ""
@@ -71,6 +74,22 @@ func (s *statusLine) show(status words.Status) {
 	s.lastShown = shown
 	if changed && status.Live() { // an ended loop's notice waits for its pane's shell
 		s.notify(shown)
+	}
+}
+
+// maxShown is the iteration limit the pane shows.
+func (s *statusLine) maxShown() int {
+	if s.max != nil {
+		return s.max()
+	}
+	return s.cfg.MaxIterations
+}
+
+// showLimit shows again the status last shown when the limit to show has
+// changed since (a set request the loop takes at its next iteration).
+func (s *statusLine) showLimit() {
+	if s.shown.Live() && s.maxShown() != s.lastShown.Max { // an ended loop's pane keeps its end
+		s.show(s.shown)
 	}
 }
 

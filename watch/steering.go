@@ -80,6 +80,22 @@ func (s *steering) set(l *state.Limits) {
 	s.rec.log("SET", fmt.Sprintf("%s at iteration %d (was %s)", l.String(), s.rec.iteration(), was))
 }
 
+// pendingMax is the iteration limit the loop will have once it takes the
+// set requests waiting for it, each checked as take will check it: the
+// status line shows a raised limit at once, not at the next iteration.
+func (s *steering) pendingMax() int {
+	now := s.cfg.limitsInForce()
+	for _, r := range s.rec.store.Steers() {
+		if r.Kind != state.SteerSet || r.Set == nil || slices.Contains(s.rec.st.Steered, r.ID) {
+			continue
+		}
+		if c := *r.Set; c.Check(s.ran(), now) == nil {
+			now.Merge(&c)
+		}
+	}
+	return *now.MaxIterations
+}
+
 // forPrompt takes the notes for the iteration that starts: every note
 // queued, once, and the sticky ones; each is logged with the iteration.
 func (s *steering) forPrompt() []string {

@@ -320,3 +320,34 @@ func TestUnitTheLastIterationEndsTheLoopWithoutTheRestartDelay(t *testing.T) {
 		t.Errorf("the loop ended at %v, its last agent started at %v: it waited the restart delay for nothing", ended, st[0])
 	}
 }
+
+// A raised limit shows in the pane's options (the status line, the popup's
+// row) as soon as it is asked, while the iteration still runs; the loop
+// takes it at the next iteration as before.
+func TestUnitARaisedLimitShowsAtOnceWhileTheIterationRuns(t *testing.T) {
+	var u *unit
+	var max, status string // the pane's, as the first iteration's agent ends
+	u = newUnit(t, "go", func(n int) *tmuxfake.Program {
+		return repl(func(term *tmuxfake.Term, input string) {
+			if n == 1 {
+				if _, err := u.store.Steer(state.Steer{Kind: state.SteerSet, Set: &state.Limits{AddIterations: 8}}, u.clock.Now()); err != nil {
+					t.Error(err)
+				}
+			}
+			u.schedule(30*time.Second, func() { // a turn that takes a while
+				if n == 1 {
+					max, _, _ = u.tmux.PaneOption(u.cfg.Pane, words.OptionMax)
+					status, _, _ = u.tmux.PaneOption(u.cfg.Pane, words.OptionStatus)
+				}
+				u.tmux.Act(u.cfg.Pane, func(t *tmuxfake.Term) { t.Exit(0) })
+			})
+		})
+	})
+	u.simulate()
+	u.cfg.MaxIterations = 2
+	u.wantResult(u.run(), words.ExitDone, "max_iterations")
+	if max != "10" || !strings.Contains(status, "1/10") {
+		t.Errorf("while iteration 1 ran the pane showed @ralph-max %q, @ralph-status %q; want the new limit, 10", max, status)
+	}
+	u.wantLog("[SET] max-iterations 10 at iteration 1 (was max-iterations 2)", "[START] iteration 2/10")
+}

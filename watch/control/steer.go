@@ -6,6 +6,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
@@ -56,6 +57,9 @@ func Set(l *Loop, limits *state.Limits, out io.Writer, clk clock.Clock) error {
 		return failed(err)
 	}
 	when := "at the next iteration"
+	if l.Watched && l.State.WatcherPID > 0 {
+		syscall.Kill(l.State.WatcherPID, syscall.SIGUSR1) // its pane shows the new limit at once
+	}
 	if !l.Watched {
 		when = fmt.Sprintf("when the loop goes on ('ralph-watch resume %s')", l.Name)
 	}
