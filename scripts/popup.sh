@@ -18,16 +18,20 @@ open() {
 
 # read_loops: every looped pane of the server, from the options its watcher
 # keeps, as arrays indexed alike: ids, places (session:window.pane), names,
-# lives, states, statuses, reasons.
+# lives, states, statuses, reasons, fans (1: the row is a fan's window, which
+# its process keeps, live while the fan runs).
 read_loops() {
 	local line
-	ids=() places=() names=() lives=() states=() statuses=() reasons=()
+	ids=() places=() names=() lives=() states=() statuses=() reasons=() fans=()
 	while IFS= read -r line; do
 		split_fields "$line"
 		[ -n "${FIELDS[2]:-}" ] || continue
 		ids+=("${FIELDS[0]}") places+=("${FIELDS[1]}") names+=("${FIELDS[2]}") lives+=("${FIELDS[3]:-}")
-		states+=("${FIELDS[4]:-}") statuses+=("${FIELDS[5]:-}") reasons+=("${FIELDS[6]:-}")
-	done < <(tmux list-panes -a -F $'#{pane_id}\t#{session_name}:#{window_index}.#{pane_index}\t#{@ralph-name}\t#{@ralph-live}\t#{@ralph-state}\t#{@ralph-status}\t#{@ralph-reason}' 2>/dev/null)
+		states+=("${FIELDS[4]:-}") statuses+=("${FIELDS[5]:-}") reasons+=("${FIELDS[6]:-}") fans+=("${FIELDS[7]:-}")
+		if [ -n "${FIELDS[7]:-}" ]; then
+			lives[${#lives[@]} - 1]="$([ "${FIELDS[4]:-}" = running ] && echo 1)"
+		fi
+	done < <(tmux list-panes -a -F $'#{pane_id}\t#{session_name}:#{window_index}.#{pane_index}\t#{@ralph-name}\t#{@ralph-live}\t#{@ralph-state}\t#{@ralph-status}\t#{@ralph-reason}\t#{@ralph-fan}' 2>/dev/null)
 }
 
 # draw: the list with the chosen loop marked, then the chosen loop's state,
@@ -45,12 +49,20 @@ draw() {
 	done
 	if [ -n "$chosen" ]; then
 		log="$("$RALPH_WATCH" logs --lines 200 "${names[chosen]}" 2>&1)"
-		last="$(printf '%s\n' "$log" | grep -E '\[(END|FAIL|TIMEOUT|LIMIT|DONE)\]' | tail -n 1)"
-		screen+=$'\n'"${names[chosen]} in ${places[chosen]}: ${states[chosen]}$([ -z "${lives[chosen]}" ] && echo ' (ended)')"$'\n'
-		screen+="last iteration: ${last:-none ended yet}"$'\n\n'
+		if [ -n "${fans[chosen]}" ]; then
+			last="$(printf '%s\n' "$log" | grep -E ': task [^ ]+ (landed|sent back|needs review|skipped)' | tail -n 1)"
+			screen+=$'\n'"fan ${names[chosen]} in ${places[chosen]}: ${states[chosen]} (${statuses[chosen]})"$'\n'
+			screen+="last landing: ${last:-none yet}"$'\n\n'
+		else
+			last="$(printf '%s\n' "$log" | grep -E '\[(END|FAIL|TIMEOUT|LIMIT|DONE)\]' | tail -n 1)"
+			screen+=$'\n'"${names[chosen]} in ${places[chosen]}: ${states[chosen]}$([ -z "${lives[chosen]}" ] && echo ' (ended)')"$'\n'
+			screen+="last iteration: ${last:-none ended yet}"$'\n\n'
+		fi
 		screen+="$(printf '%s\n' "$log" | tail -n "$((rows - ${#ids[@]} - 13 > 3 ? rows - ${#ids[@]} - 13 : 3))")"$'\n'
 	fi
-	keys="n note · + 10 more · x skip · r retry"$'\n'"1-9 ↑↓ choose · p pause/resume · s stop · a attach · "
+	keys="n note · + 10 more"
+	[ -n "$chosen" ] && [ -n "${fans[chosen]}" ] || keys+=" · x skip · r retry"
+	keys+=$'\n'"1-9 ↑↓ choose · p pause/resume · s stop · a attach · "
 	[ -n "$chosen" ] && [ -z "${lives[chosen]}" ] && keys+="f finish · "
 	[ -n "$doctor" ] && keys+="d doctor · "
 	keys+="q: close"
@@ -82,7 +94,11 @@ act() {
 		;;
 	p)
 		[ -n "$chosen" ] || return 0
-		if [ -z "${lives[chosen]}" ]; then
+		if [ -n "${fans[chosen]}" ] && [ -n "${lives[chosen]}" ]; then # the fan's loops at work, as one
+			state=running
+			fan_paused "$name" && state=paused
+			message="$(pause_or_resume "$name" "$state")"
+		elif [ -z "${lives[chosen]}" ]; then
 			message="$name has ended (${reasons[chosen]:-${states[chosen]}})"
 		else
 			# Its state now, not at the last refresh: a pause just asked may have landed since.
@@ -123,6 +139,10 @@ act() {
 		;;
 	x | r)
 		[ -n "$chosen" ] || return 0
+		if [ -n "${fans[chosen]}" ]; then
+			message="$1 ends one loop's iteration: choose one of fan $name's loops"
+			return 0
+		fi
 		if [ -z "${lives[chosen]}" ]; then
 			message="$name has ended (${reasons[chosen]:-${states[chosen]}})"
 			return 0
@@ -162,6 +182,11 @@ act() {
 		;;
 	esac
 	return 0
+}
+
+# fan_paused NAME: whether a loop of fan NAME at work is paused.
+fan_paused() {
+	"$RALPH_WATCH" status "$1" 2>/dev/null </dev/null | grep -q '^  [^ ]*: paused,'
 }
 
 # note_prompt NAME: a tmux prompt on the client for a note to the loop's next

@@ -475,7 +475,7 @@ func fanWindow(tm []string, session, dir, log string) (func(*fan.State), error) 
 		if s.Ended {
 			st = "done"
 		}
-		for _, o := range [][2]string{{words.OptionName, s.Name}, {words.OptionState, st}, {words.OptionStatus, s.Line()}} {
+		for _, o := range [][2]string{{words.OptionName, s.Name}, {words.OptionState, st}, {words.OptionStatus, s.Line()}, {words.OptionFan, "1"}} {
 			_, _ = tmux("set-option", "-p", "-t", pane, o[0], o[1])
 		}
 	}, nil

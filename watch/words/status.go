@@ -214,6 +214,9 @@ const (
 	// (renewed every DefaultBeatEvery by a watcher without a lifeline). The
 	// status line marks a live loop whose beat grew old (@ralph-beat-timeout).
 	OptionBeat = "@ralph-beat"
+	// OptionFan is "1" on a fan's window "fan" (ralph-watch fan), which its
+	// process keeps: the popup's keys act on the fan there.
+	OptionFan = "@ralph-fan"
 	// LingerOption is the global option: seconds an ended loop's pane
 	// options stay (default DefaultLinger; 0 keeps them).
 	LingerOption = "@ralph-ended-linger"
