@@ -144,3 +144,11 @@ func resumeFan(e env, f aFan, lim *state.Limits) error {
 	}
 	return err
 }
+
+// fanLoopsHint names the fan's loops at work, or says it has none.
+func fanLoopsHint(f aFan) string {
+	if names := loopNames(f.State); names != "" {
+		return "at work: " + names
+	}
+	return "none is at work; 'ralph-watch status " + f.Name + "' lists them"
+}

@@ -168,3 +168,21 @@ func TestRestoreTakesUpAFanWhoseLoopsEndedMeanwhile(t *testing.T) {
 	}
 	wantLandedOnceInOrder(c, repo, "rs", "file-a", "file-b")
 }
+
+// A command of one loop given a fan's name answers for the fan: it takes a
+// loop, and it names the fan's loops at work.
+func TestACommandOfOneLoopGivenAFansNameSaysItIsAFan(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	dir := filepath.Join(c.srv.Dir, "state", "fans", "fk")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	s := &fan.State{Name: "fk", Max: 2, Tasks: []fan.Task{{ID: "1", State: fan.Working, Slot: 1, Loop: "fan-fk-1"}, {ID: "2", State: fan.Open}}}
+	if err := s.Save(dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"skip", "fk"}, {"retry", "fk"}, {"send", "fk", "hello"}, {"replay", "fk"}} {
+		c.want(args, 2, "", args[0]+" takes a loop, and 'fk' is a fan: give one of its loops (at work: fan-fk-1)")
+	}
+}

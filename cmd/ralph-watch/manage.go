@@ -141,7 +141,7 @@ Example:
 			if len(args) != 2 {
 				return control.Errorf(words.ExitUsage, "send takes a loop name and a message")
 			}
-			l, err := control.Find(state.Root(e.Getenv), args[0])
+			l, err := loopArg(e, args[:1], "send")
 			if err != nil {
 				return err
 			}

@@ -24,6 +24,8 @@ func loopArg(e env, args []string, cmd string) (*control.Loop, error) {
 	l, err := control.Find(state.Root(e.Getenv), name)
 	if err == nil {
 		control.WarnRecovered(e.Stderr, l)
+	} else if f, ok := fanArg(e, []string{name}); ok { // a command of one loop, given a fan's name, says so
+		return nil, control.Errorf(words.ExitUsage, "%s takes a loop, and '%s' is a fan: give one of its loops (%s)", cmd, name, fanLoopsHint(f))
 	}
 	return l, err
 }
