@@ -251,3 +251,48 @@ func TestFinishRefusesALoopThatStillRuns(t *testing.T) {
 	c.wantEnv(gitEnv, []string{"finish", "wt", "--merge"}, 1, "", "ralph-watch: error: loop wt is still running: stop it first (ralph-watch stop wt)\n")
 	c.want([]string{"stop", "--kill", "wt"}, 0, "", "")
 }
+
+// The README's own run: init --tasks leaves the plan untracked, the loop
+// carries it into its worktree, the agent ticks it there and the branch
+// commits it. finish --merge then lands the branch over the checkout's
+// untracked copy, which differs only by the loop's ticks; a copy the
+// person edited is refused by name, and left as it was.
+func TestFinishMergeLandsAPlanTheLoopCarriedOverTheCheckoutsUntrackedCopy(t *testing.T) {
+	c := newCLI(t)
+	repo := c.gitRepo(map[string]string{"README": "repo\n"})
+	plan := "# Plan\n\n- [ ] T1: one\n- [ ] T2: two\n"
+	if err := os.WriteFile(filepath.Join(repo, "PLAN.md"), []byte(plan), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	agent := `sed -i "0,/- \[ \]/s//- [x]/" PLAN.md; echo "work $RALPH_ITERATION" >> work; exit 0`
+	c.wantEnv(gitEnv, []string{"run", "-S", c.srv.Socket, "-t", c.pane(repo), "--name", "wt", "--worktree", "--commit", "--restart-delay", "0",
+		"--tasks", filepath.Join(repo, "PLAN.md"), "--prompt-mode", "arg", "--max-iterations", "4", "--", "sh", "-c", agent}, 0, "carried the plan", "")
+	c.wantEnv(gitEnv, []string{"finish", "wt", "--merge"}, 0, "Merged ralph/wt into main", "")
+	if data, _ := os.ReadFile(filepath.Join(repo, "PLAN.md")); string(data) != "# Plan\n\n- [x] T1: one\n- [x] T2: two\n" {
+		t.Errorf("main's checkout has the plan %q, want the loop's ticked one", data)
+	}
+	if got := c.git(repo, "status", "--porcelain", "--untracked-files=no"); got != "" {
+		t.Errorf("main's checkout is left with changes: %q", got)
+	}
+
+	// A second loop, whose plan the person edited in the checkout meanwhile.
+	plan2 := "- [ ] T3: three\n"
+	if err := os.WriteFile(filepath.Join(repo, "NEXT.md"), []byte(plan2), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	agent2 := `sed -i "s/- \[ \]/- [x]/" NEXT.md; echo more >> work; exit 0`
+	c.wantEnv(gitEnv, []string{"run", "-S", c.srv.Socket, "-t", c.pane(repo), "--name", "wt2", "--worktree", "--commit", "--restart-delay", "0",
+		"--tasks", filepath.Join(repo, "NEXT.md"), "--prompt-mode", "arg", "--max-iterations", "2", "--", "sh", "-c", agent2}, 0, "carried the plan", "")
+	edited := "- [ ] T3: three, and the person's word on it\n"
+	if err := os.WriteFile(filepath.Join(repo, "NEXT.md"), []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := c.git(repo, "rev-parse", "main")
+	c.wantEnv(gitEnv, []string{"finish", "wt2", "--merge"}, 1, "Loop wt2", "NEXT.md in "+repo+" is not tracked and differs from the one ralph/wt2 adds")
+	if data, _ := os.ReadFile(filepath.Join(repo, "NEXT.md")); string(data) != edited {
+		t.Errorf("the person's untracked NEXT.md became %q", data)
+	}
+	if after := c.git(repo, "rev-parse", "main"); after != before {
+		t.Errorf("main moved: %s -> %s", before, after)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -284,6 +285,16 @@ func merge(p Place) (Landed, error) {
 		return Landed{}, err
 	}
 	defer done()
+	back, err := setAside(tree, p)
+	if err != nil {
+		return Landed{}, err
+	}
+	landed := false
+	defer func() {
+		if !landed {
+			back()
+		}
+	}()
 	if ok(tree, "merge-base", "--is-ancestor", p.Base, p.Branch) {
 		if _, err := git(tree, "merge", "--ff-only", "-q", p.Branch); err != nil {
 			return Landed{}, failf("fast-forward %s to %s: %v", p.Base, p.Branch, err)
@@ -296,8 +307,62 @@ func merge(p Place) (Landed, error) {
 		}
 		return Landed{}, failf("merge %s into %s: %v", p.Branch, p.Base, err)
 	}
+	landed = true
 	head, _ := git(tree, "rev-parse", "HEAD")
 	return Landed{How: Merge, Commit: head}, nil
+}
+
+// setAside moves out of the way the untracked files of the base's checkout
+// that the branch adds, when each is the branch's own file as the loop
+// carried it in (the plan that init wrote and nobody committed): the same,
+// or the same but for the loop's ticks. Any other is the person's, and the
+// merge is refused by name. back puts them back, for a merge that failed.
+func setAside(tree string, p Place) (back func(), err error) {
+	back = func() {}
+	out, err := git(tree, "ls-files", "--others", "--exclude-standard")
+	if err != nil || out == "" {
+		return back, nil
+	}
+	untracked := map[string]bool{}
+	for _, f := range lines(out) {
+		untracked[f] = true
+	}
+	added, _ := git(tree, "diff", "--name-only", "--no-renames", "--diff-filter=A", p.Base+"..."+p.Branch)
+	kept := map[string][]byte{}
+	for _, f := range lines(added) {
+		if !untracked[f] {
+			continue
+		}
+		mine, err := os.ReadFile(filepath.Join(tree, f))
+		if err != nil {
+			return back, failf("look at %s: %v", filepath.Join(tree, f), err)
+		}
+		theirs, _ := git(tree, "show", p.Branch+":"+f)
+		if unticked(string(mine)) != unticked(theirs) {
+			return back, failf("merge %s into %s: %s in %s is not tracked and differs from the one %s adds: commit it or move it aside, then finish again",
+				p.Branch, p.Base, f, tree, p.Branch)
+		}
+		kept[f] = mine
+	}
+	for f := range kept {
+		if err := os.Remove(filepath.Join(tree, f)); err != nil {
+			return back, failf("set aside %s: %v", f, err)
+		}
+	}
+	return func() {
+		for f, data := range kept {
+			_ = os.WriteFile(filepath.Join(tree, f), data, 0o644)
+		}
+	}, nil
+}
+
+var tick = regexp.MustCompile(`(?m)^(\s*[-*+]\s+)\[[xX ]\]`)
+
+// unticked is a plan with every box open, and no trailing newline (git
+// show trims it): two copies of a plan that differ by their ticks alone
+// read the same.
+func unticked(text string) string {
+	return strings.TrimRight(tick.ReplaceAllString(text, "$1[ ]"), "\n")
 }
 
 // baseTree is a working tree with the base checked out and clean: the
