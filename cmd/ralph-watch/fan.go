@@ -54,7 +54,7 @@ func fanCommand(e env) *ffcli.Command {
 			fs.Var(fl.Value, fl.Name, fl.Usage)
 		}
 	})
-	fs.Lookup("name").Usage = "the fan's name: its tmux session, branch and record (default the plan's folder)"
+	fs.Lookup("name").Usage = "the fan's name: its tmux session, branch and record (default the plan's folder and -fan)"
 	fs.Lookup("tasks").Usage = "the plan its loops share: Markdown checkboxes, tasks.json or prd.json"
 	fs.IntVar(&ff.max, "max", 2, "loops at once, each a window in the fan's session")
 	fs.StringVar(&ff.into, "into", "", "branch the tasks land on (default ralph/fan-NAME, made from the current commit)")
@@ -66,8 +66,8 @@ func fanCommand(e env) *ffcli.Command {
 		ShortHelp:  "run several loops on one plan, landed one at a time by a merge queue (blocks; --detach returns)",
 		LongHelp: strings.TrimSpace(`
 Run up to --max loops on one plan, each a window of the tmux session NAME
-(--name, default the plan's folder), each in its own git worktree and branch
-(ralph/fan-NAME-TASK). A loop takes the next open task nobody holds (claimed
+(--name, default the plan's folder and -fan: myproj-fan), each in its own
+git worktree and branch (ralph/fan-NAME-TASK). A loop takes the next open task nobody holds (claimed
 under the fan's lock), works it as run --tasks --task does, and ends when it
 is done; two tasks whose "touches: glob, ..." lines meet never run at once.
 

@@ -71,7 +71,7 @@ func Find(root, name string) (*Loop, error) {
 	}
 	st, err := store.Load()
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, failed(&state.ErrNoState{Name: name})
+		return nil, failed(state.NoState(root, name))
 	}
 	if err != nil {
 		return nil, failed(err)

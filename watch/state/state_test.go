@@ -361,3 +361,32 @@ func TestLoadOfAStateWrittenOverBringsBackTheLastGoodOne(t *testing.T) {
 		}
 	}
 }
+
+// A loop started without --name is named after its folder and pane, a fan
+// after its folder: the name a person guesses from the folder finds them.
+func TestFindOfANameNobodyHasNamesTheLoopsAndFansItBegins(t *testing.T) {
+	root := t.TempDir()
+	for _, name := range []string{"proj-0", "proj-3", "other"} {
+		st, err := Open(root, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Save(&State{WorkerName: name, Status: Stopped}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(root, "fans", "proj-fan"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "fans", "proj-fan", "fan.json"), []byte("{}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Find(root, "proj")
+	want := "no ralph state found for loop 'proj' (did you mean proj-0, proj-3, fan proj-fan? 'ralph-watch list' shows every loop)"
+	if err == nil || err.Error() != want {
+		t.Errorf("Find(proj): %v\nwant %s", err, want)
+	}
+	if _, err := Find(root, "nosuch"); err == nil || err.Error() != "no ralph state found for loop 'nosuch'" {
+		t.Errorf("Find(nosuch): %v", err)
+	}
+}

@@ -12,23 +12,58 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 )
 
-// ErrNoState means a loop has no state folder.
-type ErrNoState struct{ Name string }
+// ErrNoState means a loop has no state folder. Like are the loops and
+// fans whose names begin with it: a loop started without --name is named
+// after its folder and pane (myproj-3), a fan after its folder (myproj-fan).
+type ErrNoState struct {
+	Name string
+	Like []string
+}
 
 func (e *ErrNoState) Error() string {
-	return fmt.Sprintf("no ralph state found for loop '%s'", e.Name)
+	msg := fmt.Sprintf("no ralph state found for loop '%s'", e.Name)
+	if len(e.Like) > 0 {
+		msg += fmt.Sprintf(" (did you mean %s? 'ralph-watch list' shows every loop)", strings.Join(e.Like, ", "))
+	}
+	return msg
 }
 
 // Find opens the existing state of loop name; *ErrNoState if there is none.
 func Find(root, name string) (*Store, error) {
 	if !Exists(root, name) {
-		return nil, &ErrNoState{Name: name}
+		return nil, NoState(root, name)
 	}
 	return &Store{Dir: filepath.Join(root, name)}, nil
+}
+
+// NoState is the error for loop name, which has no state under root,
+// naming at most three loops or fans whose names begin with it.
+func NoState(root, name string) *ErrNoState {
+	e := &ErrNoState{Name: name}
+	if name == "" {
+		return e
+	}
+	loops, _ := List(root)
+	for _, other := range loops {
+		if other != name && strings.HasPrefix(other, name) {
+			e.Like = append(e.Like, other)
+		}
+	}
+	fans, _ := os.ReadDir(filepath.Join(root, "fans"))
+	for _, f := range fans {
+		if _, err := os.Stat(filepath.Join(root, "fans", f.Name(), "fan.json")); err == nil && f.Name() != name && strings.HasPrefix(f.Name(), name) {
+			e.Like = append(e.Like, "fan "+f.Name())
+		}
+	}
+	if len(e.Like) > 3 {
+		e.Like = e.Like[:3]
+	}
+	return e
 }
 
 // List returns the names of the loops under root, sorted.
