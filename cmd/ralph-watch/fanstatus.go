@@ -86,6 +86,7 @@ func writeFanStatus(w io.Writer, f aFan) {
 			fmt.Fprintf(w, "Task %s open: %s\n", t.ID, t.Why)
 		}
 	}
+	writeFanSteering(w, f)
 	writeFanAfter(w, f)
 }
 

@@ -152,3 +152,25 @@ func fanLoopsHint(f aFan) string {
 	}
 	return "none is at work; 'ralph-watch status " + f.Name + "' lists them"
 }
+
+// writeFanSteering shows what the person gave the fan for the loops it
+// starts: the limits set, the sticky notes, the once-notes waiting.
+func writeFanSteering(w io.Writer, f aFan) {
+	if !f.Set.Empty() {
+		fmt.Fprintf(w, "Set for the loops it starts: %s\n", f.Set)
+	}
+	var sticky, waiting []string
+	for _, n := range f.Notes {
+		if line, _, _ := strings.Cut(strings.TrimSpace(n.Text), "\n"); n.Sticky {
+			sticky = append(sticky, line)
+		} else {
+			waiting = append(waiting, line)
+		}
+	}
+	for _, n := range sticky {
+		fmt.Fprintf(w, "Note for every iteration (sticky): %s\n", n)
+	}
+	for _, n := range waiting {
+		fmt.Fprintf(w, "Note for the next loop it starts: %s\n", n)
+	}
+}

@@ -57,6 +57,7 @@ func TestNotesAndLimitsGivenToAFanReachTheLoopsItStartsAfterThem(t *testing.T) {
 			t.Errorf("%s ran with max-iterations %d, want 18", loop, st.MaxIterations)
 		}
 	}
+	c.want([]string{"status", "fs"}, 0, "Set for the loops it starts: max-iterations 18\nNote for every iteration (sticky): STICKY-NOTE\n", "")
 	c.want([]string{"note", "--clear", "fs"}, 0, "notes of fan fs cleared", "")
 	if s, err := fan.Load(filepath.Join(c.srv.Dir, "state", "fans", "fs")); err != nil || len(s.Notes) != 0 || s.Limit() != 18 {
 		t.Errorf("the fan's record after the clear: %+v, %v", s, err)
