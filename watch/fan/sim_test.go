@@ -20,7 +20,9 @@ import (
 // dependencies, loops that finish, die or are interrupted, work that
 // conflicts with what landed since or fails the checks, and the fan's
 // process killed at any save and started again from its record on disk
-// (with another --max, now and then). They drive the fan's own decisions
+// (with another --max, now and then), and a person who gives the fan notes,
+// clears and limits at random moments (simsteer_test.go, with its own
+// invariants). They drive the fan's own decisions
 // (decide.go, State.Next, Sync, Save, Load, Locked) the way Runner.Run
 // does, with git and tmux as a model, and check after every step: a task
 // held by at most one loop, a window by one loop, no two held tasks whose
@@ -68,8 +70,9 @@ func TestSimulatedFans(t *testing.T) {
 			failed++
 		}
 	}
-	t.Logf("simulation: %d fans, %d failed, in %s; %d landings, %d sent back, %d waiting for review, %d skipped, %d restarts of the fan",
-		len(seeds), failed, time.Since(begun).Round(time.Millisecond), simSeen["landed"], simSeen["sent"], simSeen["review"], simSeen["skipped"], simSeen["started"])
+	t.Logf("simulation: %d fans, %d failed, in %s; %d landings, %d sent back, %d waiting for review, %d skipped, %d restarts of the fan; %d notes, clears and limits of the person's in %d iterations",
+		len(seeds), failed, time.Since(begun).Round(time.Millisecond), simSeen["landed"], simSeen["sent"], simSeen["review"], simSeen["skipped"], simSeen["started"],
+		simSeen["asks"], simSeen["carries"])
 }
 
 // errCrash is the fan's process killed at a save.
@@ -204,7 +207,7 @@ var simSeen = map[string]int{}
 func (f *simFan) say(format string, args ...any) {
 	line := fmt.Sprintf(format, args...)
 	f.trace = append(f.trace, line)
-	for _, word := range []string{"landed", "sent", "review", "skipped", "started"} {
+	for _, word := range []string{"landed", "sent", "review", "skipped", "started", "asks", "carries"} {
 		if strings.Contains(line, " "+word+" ") || strings.HasPrefix(line, word+" ") {
 			simSeen[word]++
 		}
