@@ -50,6 +50,7 @@ var simRegressions = []struct {
 	{425, "a tick with no work counted done: the person's removal of the prompt file was taken for the task's work"},
 	{5712, "a note taken by an iteration a usage limit gave back never reached that iteration's new start"},
 	{7440, "a pause taken just before an iteration's start (not in the wait) recorded the finished iteration again at resume"},
+	{501, "a review that printed the done token and then hung past --iteration-timeout approved its task"},
 }
 
 func TestSimulatedLoops(t *testing.T) {
@@ -103,7 +104,7 @@ var simEndings = map[string][]int{
 	"consecutive_failures": {words.ExitFailed}, "fatal_exit": {words.ExitFailed}, "not_logged_in": {words.ExitFailed},
 	"pane_closed": {words.ExitFailed}, "server_gone": {words.ExitFailed}, "prompt_file_missing": {words.ExitFailed},
 	"paused": {words.ExitInterrupted}, "stopped": {words.ExitInterrupted}, "killed": {words.ExitInterrupted},
-	"tasks_done": {words.ExitDone}, "tasks_skipped": {words.ExitLimit}, "stalled": {words.ExitFailed},
+	"tasks_done": {words.ExitDone}, "tasks_skipped": {words.ExitLimit}, "stalled": {words.ExitFailed}, "budget": {words.ExitLimit},
 }
 
 // simulate runs one seed's scenario and checks the invariants.

@@ -288,18 +288,19 @@ func (t *taskPlan) cutShort(reason string) {
 
 // unfinished says why an iteration did not run to its end, "" when it
 // did: its agent exited 0 (or 42), finished its turn, or gave the done signal.
+// How it ended decides, not a done token it printed before it hung.
 func unfinished(it iteration.Outcome) string {
 	rule := iteration.Rules[it.Ending]
 	switch {
-	case it.Match != "" || rule.DoneSignal || rule.TurnOver:
-		return ""
-	case rule.Exit && !iteration.Failed(it):
-		return ""
-	case rule.Exit:
+	case rule.Exit && iteration.Failed(it):
 		_, logged := iteration.FailureText(it)
 		return logged
+	case rule.Exit || rule.DoneSignal || rule.TurnOver || it.Ending == iteration.EndDone:
+		return ""
+	case rule.Progress != "":
+		return rule.Progress
 	}
-	return iteration.EndReason(it)
+	return fmt.Sprintf("ending %d", it.Ending)
 }
 
 // before is task id as the plan had it before the iteration; nil if none.
