@@ -325,7 +325,7 @@ func (t *taskPlan) begin(n int, text string) *TaskVars {
 	}
 	v.Block, v.ReviewFile = t.block(pt, mode, item), t.notesFile()
 	if mode == modeReview {
-		v.ReviewLine = t.reviewLine()
+		v.ReviewLine = t.reviewAlone(pt)
 		if between.InGitRepo(t.cfg.Dir) { // the review's notes file is nobody's file in the person's checkout
 			between.IgnoreOwn(t.cfg.Dir)
 		}
@@ -448,6 +448,17 @@ func (t *taskPlan) block(pt *plan.Task, mode string, item *state.TaskItem) strin
 // reviewLine is how a review asks for changes: it names the notes file.
 func (t *taskPlan) reviewLine() string {
 	return fmt.Sprintf("If not, write what must change into %s; the task then goes back for a fix.", t.notesFile())
+}
+
+// reviewAlone is the line a review's prompt that places the task itself
+// gets: it may not say it is a review, so the line does, and how to
+// approve, before how to ask for changes.
+func (t *taskPlan) reviewAlone(pt *plan.Task) string {
+	approve := "If it is right and complete, change nothing."
+	if t.plan.Format != plan.FormatMarkdown {
+		approve = fmt.Sprintf(`If it is right and complete, set its "passes" to true in %s (only a review may).`, t.cfg.TasksFile)
+	}
+	return fmt.Sprintf("This iteration reviews task %s, implemented in the last one, in a fresh mind: change no code. %s %s", pt.ID, approve, t.reviewLine())
 }
 
 // forCommit is what --commit's message says of the iteration's task: its

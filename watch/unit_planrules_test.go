@@ -328,6 +328,30 @@ func TestUnitAReviewPromptNamesTheNotesFileWhateverThePromptUses(t *testing.T) {
 	}
 }
 
+// The line a review's prompt gets when it places the task but not the notes
+// file reads on its own: a prompt of {{task}} alone does not say it is a
+// review, so the line says so, and how to approve, before "if not".
+func TestUnitAReviewsAppendedLineSaysItIsAReviewAndHowToApprove(t *testing.T) {
+	u := planned(t, "- [ ] Only task\n", func(u *unit, n int, prompt string) {
+		if n == 1 {
+			u.work(n)
+			u.tick(prompt)
+		}
+	})
+	u.writePrompt("Do this: {{task}}\n")
+	u.cfg.Review = true
+	u.wantResult(u.run(), words.ExitDone, "tasks_done")
+	p := u.pastes()
+	if len(p) != 2 {
+		t.Fatalf("prompts %q, want an implement and a review", p)
+	}
+	notes := filepath.Join(u.cfg.Dir, ".ralph", "review.md")
+	want := "This iteration reviews task 1, implemented in the last one, in a fresh mind: change no code. If it is right and complete, change nothing. If not, write what must change into " + notes + "; the task then goes back for a fix."
+	if !strings.Contains(p[1], want) {
+		t.Errorf("the review's prompt = %q, want it to hold %q", p[1], want)
+	}
+}
+
 // set +N on the watcher adds N to the limit in force, for every limit.
 func TestUnitSetPlusNAddsToTheLimitInForce(t *testing.T) {
 	s := newSteered(t, func(s *steered, n int) {
