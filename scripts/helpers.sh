@@ -236,3 +236,16 @@ need_ralph_watch() {
 last_line() {
 	printf '%s\n' "$1" | sed '/^[[:space:]]*$/d' | tail -n 1
 }
+
+# read_note NAME: read a note for the loop NAME's next iteration from the
+# terminal (a popup's) and give it to the loop byte for byte: no tmux
+# prompt, format or shell sees it. Prints what ralph-watch said.
+read_note() {
+	local text
+	IFS= read -r -e -p "note for $1: " text || text=""
+	if [ -z "${text//[[:space:]]/}" ]; then
+		printf 'no note for %s' "$1"
+		return
+	fi
+	last_line "$(printf '%s\n' "$text" | "$RALPH_WATCH" note "$1" - 2>&1)"
+}

@@ -1,16 +1,11 @@
 #!/usr/bin/env bash
-# The popup's note key: note.sh NAME CLIENT BUFFER gives the loop NAME the
-# note its tmux prompt left in paste buffer BUFFER, for its next iteration.
+# The note key of the loop key's menu: note.sh NAME CLIENT, run in a small
+# popup, reads a note for the loop NAME's next iteration there and gives it
+# to the loop as typed (read_note).
 
 # shellcheck source=scripts/helpers.sh
 source "$(dirname "${BASH_SOURCE[0]}")/helpers.sh"
 
 RALPH_CLIENT="$2"
 need_ralph_watch || exit 0
-text="$(tmux show-buffer -b "$3" 2>/dev/null)"
-tmux delete-buffer -b "$3" 2>/dev/null
-if [ -z "${text//[[:space:]]/}" ]; then
-	say "no note for $1"
-	exit 0
-fi
-say "$(last_line "$(printf '%s\n' "$text" | "$RALPH_WATCH" note "$1" - 2>&1)")"
+say "$(read_note "$1")"

@@ -35,38 +35,62 @@ read_loops() {
 }
 
 # draw: the list with the chosen loop marked, then the chosen loop's state,
-# how its last iteration ended and the end of its log, then the keys.
+# how its last iteration ended and the end of its log, then the keys; all
+# of it within the popup's rows and columns (a longer list shows the rows
+# around the chosen one), so the title and the chosen loop stay in sight.
 draw() {
-	local i rows log last keys screen
+	local i rows cols log last keys lines=() first=0 last_row list
 	rows="$(tput lines 2>/dev/null || echo 24)"
-	screen="ralph: every loop of this server"$'\n\n'
+	cols="$(tput cols 2>/dev/null || echo 80)"
+	lines+=("ralph: every loop of this server${ids[0]+ (${#ids[@]})}" "")
 	if [ "${#ids[@]}" -eq 0 ]; then
-		screen+="  no loops; the loop key starts one in a pane"$'\n'
+		lines+=("  no loops; the loop key starts one in a pane")
 	fi
-	for i in "${!ids[@]}"; do
-		screen+="$(printf '%s %d  %-12s %-20s %s' "$([ "$i" = "$chosen" ] && echo '>' || echo ' ')" $((i + 1)) \
-			"${places[i]}" "${names[i]}" "${statuses[i]}${reasons[i]:+  (${reasons[i]})}")"$'\n'
+	# The list's rows: all, or a window on the chosen one (9 lines are the
+	# title, the chosen loop's state, the message and the keys; 3 the log).
+	list=$((rows - 12 > 3 ? rows - 12 : 3))
+	last_row=$((${#ids[@]} - 1))
+	if [ "${#ids[@]}" -gt "$list" ]; then
+		first=$((${chosen:-0} - list / 2))
+		[ "$first" -gt $((${#ids[@]} - list)) ] && first=$((${#ids[@]} - list))
+		[ "$first" -lt 0 ] && first=0
+		last_row=$((first + list - 1))
+		[ "$first" -gt 0 ] && first=$((first + 1)) # a line says how many are above
+		[ "$last_row" -lt $((${#ids[@]} - 1)) ] && last_row=$((last_row - 1))
+	fi
+	[ "$first" -gt 0 ] && lines+=("  … $first more above")
+	for ((i = first; i <= last_row; i++)); do
+		lines+=("$(printf '%s %d  %-12s %-20s %s' "$([ "$i" = "$chosen" ] && echo '>' || echo ' ')" $((i + 1)) \
+			"${places[i]}" "${names[i]}" "${statuses[i]}${reasons[i]:+  (${reasons[i]})}")")
 	done
+	[ "$last_row" -lt $((${#ids[@]} - 1)) ] && lines+=("  … $((${#ids[@]} - 1 - last_row)) more below")
 	if [ -n "$chosen" ]; then
 		log="$("$RALPH_WATCH" logs --lines 200 "${names[chosen]}" 2>&1)"
 		if [ -n "${fans[chosen]}" ]; then
 			last="$(printf '%s\n' "$log" | grep -E ': task [^ ]+ (landed|sent back|needs review|skipped)' | tail -n 1)"
-			screen+=$'\n'"fan ${names[chosen]} in ${places[chosen]}: ${states[chosen]} (${statuses[chosen]})"$'\n'
-			screen+="last landing: ${last:-none yet}"$'\n\n'
+			lines+=("" "fan ${names[chosen]} in ${places[chosen]}: ${states[chosen]} (${statuses[chosen]})")
+			lines+=("last landing: ${last:-none yet}" "")
 		else
 			last="$(printf '%s\n' "$log" | grep -E '\[(END|FAIL|TIMEOUT|LIMIT|DONE)\]' | tail -n 1)"
-			screen+=$'\n'"${names[chosen]} in ${places[chosen]}: ${states[chosen]}$([ -z "${lives[chosen]}" ] && echo ' (ended)')"$'\n'
-			screen+="last iteration: ${last:-none ended yet}"$'\n\n'
+			lines+=("" "${names[chosen]} in ${places[chosen]}: ${states[chosen]}$([ -z "${lives[chosen]}" ] && echo ' (ended)')")
+			lines+=("last iteration: ${last:-none ended yet}" "")
 		fi
-		screen+="$(printf '%s\n' "$log" | tail -n "$((rows - ${#ids[@]} - 13 > 3 ? rows - ${#ids[@]} - 13 : 3))")"$'\n'
+		while IFS= read -r i; do lines+=("$i"); done < <(printf '%s\n' "$log" | tail -n "$((rows - ${#lines[@]} - 3 > 0 ? rows - ${#lines[@]} - 3 : 1))")
 	fi
 	keys="n note · + 10 more"
 	[ -n "$chosen" ] && [ -n "${fans[chosen]}" ] || keys+=" · x skip · r retry"
-	keys+=$'\n'"1-9 ↑↓ choose · p pause/resume · s stop · a attach · "
+	lines+=("${message:+[ralph] $message}" "$keys")
+	keys="1-9 ↑↓ choose · p pause/resume · s stop · a attach · "
 	[ -n "$chosen" ] && [ -z "${lives[chosen]}" ] && keys+="f finish · "
 	[ -n "$doctor" ] && keys+="d doctor · "
-	keys+="q: close"
-	printf '\033[H\033[2J%s\n%s\n%s' "$screen" "${message:+[ralph] $message}" "$keys"
+	lines+=("${keys}q: close")
+	# Each line cut to the width (a wrapped line would push the title off),
+	# the last without a newline (which would scroll).
+	printf '\033[H\033[2J'
+	for ((i = 0; i < ${#lines[@]} && i < rows; i++)); do
+		[ "$i" -gt 0 ] && printf '\n'
+		printf '%s' "${lines[i]:0:cols}"
+	done
 }
 
 # choose_pane ID: the index of the loop in pane ID, else the first, else none.
@@ -126,8 +150,8 @@ act() {
 			message="$name has ended (${reasons[chosen]:-${states[chosen]}}): a note would reach no iteration"
 			return 0
 		fi
-		note_prompt "$name"
-		return 1 # the prompt is on the client's status line
+		printf '\n\n'
+		message="$(read_note "$name")"
 		;;
 	+)
 		[ -n "$chosen" ] || return 0
@@ -187,18 +211,6 @@ act() {
 # fan_paused NAME: whether a loop of fan NAME at work is paused.
 fan_paused() {
 	"$RALPH_WATCH" status "$1" 2>/dev/null </dev/null | grep -q '^  [^ ]*: paused,'
-}
-
-# note_prompt NAME: a tmux prompt on the client for a note to the loop's next
-# iteration; what is typed goes through a paste buffer (%%% escapes it for
-# tmux's parser), never through a shell.
-note_prompt() {
-	local buffer="ralph-note-$1" run
-	run="run-shell -b $(tmux_quote "$(run_shell_command "$SCRIPTS_DIR/note.sh" "$1" "$RALPH_CLIENT" "$buffer")")"
-	set -- -t "$RALPH_CLIENT" -p "$(format_escape "note for $1:")" "set-buffer -b $buffer -- \"%%%\" ; $run"
-	# -b: tmux 3.3 and newer would hold this script, and the popup with it,
-	# until the prompt is answered; 3.2 has no -b and never waits.
-	tmux command-prompt -b "$@" 2>/dev/null || tmux command-prompt "$@"
 }
 
 # read_key: one key press (arrows named up and down, a lone Escape close),

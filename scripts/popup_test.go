@@ -122,8 +122,8 @@ func TestPopupOffersDoctorOnlyWhenTheBinaryHasIt(t *testing.T) {
 }
 
 // The popup steers the chosen loop: + gives it ten more iterations from the
-// next one, n opens a tmux prompt whose text (quotes, $, ;, # and all) goes
-// into the next iteration's prompt as typed, x skips the running iteration
+// next one, n asks in the popup for a note whose text (quotes, $, ;, # and
+// all) goes into the next iteration's prompt as typed, x skips the running iteration
 // and r retries it.
 func TestPopupKeysGiveALoopTenMoreIterationsANoteASkipAndARetry(t *testing.T) {
 	t.Parallel()
@@ -143,9 +143,9 @@ func TestPopupKeysGiveALoopTenMoreIterationsANoteASkipAndARetry(t *testing.T) {
 	})
 	p.typeKeys("+")
 	p.waitOption(pane, "@ralph-max", "30")
-	if !strings.Contains(p.shown(), "max-iterations 30 at the next iteration") {
-		t.Errorf("the popup did not say what + did:\n%s", p.shown())
-	}
+	tmuxtest.Eventually(t, 10*time.Second, "the popup to say what + did", func() bool { // the pane shows the limit at once, the popup at its redraw
+		return strings.Contains(p.shown(), "max-iterations 30 at the next iteration")
+	})
 
 	note := `mind $HOME; "quoted" #{pane_id} ~ \n`
 	p.typeKeys("n")
@@ -173,6 +173,7 @@ func TestPopupKeysGiveALoopTenMoreIterationsANoteASkipAndARetry(t *testing.T) {
 		log, _ := os.ReadFile(filepath.Join(srv.Dir, "state", name, "iterations.log"))
 		return strings.Count(string(log), "[START]")
 	}
+	p.typeKeys("q")
 	p.press("W")
 	for _, k := range []struct{ key, said, ended string }{{"x", "skipped iteration", "skipped"}, {"r", "starts again in a fresh agent", "retried"}} {
 		n := started()
