@@ -187,14 +187,14 @@ func TestLandedSaysNothingYetForNoCommitAndNoForUncommittedWork(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(tree, "work"), []byte("start\nmore\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if line, cell := landedSays(t); line != "Landed: no (not landed: uncommitted changes in the worktree: work; 'ralph-watch finish --commit' commits them)" || cell != "no" {
+	if line, cell := landedSays(t); line != "Landed: no (not landed: uncommitted changes in the worktree: work; 'ralph-watch finish wt --commit' commits them)" || cell != "no" {
 		t.Errorf("a loop whose work is uncommitted: status %q, list %q", line, cell)
 	}
 	if code, _, stderr := runInProcess("finish", "wt", "--merge"); code != 1 || !strings.Contains(stderr, "has uncommitted changes (work)") {
 		t.Errorf("finish --merge of uncommitted work: exit %d, %s", code, stderr)
 	}
 	gitIn(t, tree, "commit", "-q", "-am", "more")
-	if line, cell := landedSays(t); line != "Landed: no (ralph/wt has 1 commit not in main; 'ralph-watch finish' lands them)" || cell != "no" {
+	if line, cell := landedSays(t); line != "Landed: no (ralph/wt has 1 commit not in main; 'ralph-watch finish wt' lands them)" || cell != "no" {
 		t.Errorf("a loop with a commit: status %q, list %q", line, cell)
 	}
 	gitIn(t, repo, "merge", "-q", "--ff-only", "ralph/wt")

@@ -37,13 +37,13 @@ func Read(store *state.Store, st *state.State) (word, detail string) {
 	}
 	var uncommitted string
 	if files, err := dirty(repo, true); err == nil && len(files) > 0 {
-		uncommitted = fmt.Sprintf("uncommitted changes in the worktree: %s; 'ralph-watch finish --commit' commits them", listed(files))
+		uncommitted = fmt.Sprintf("uncommitted changes in the worktree: %s; 'ralph-watch finish %s --commit' commits them", listed(files), st.WorkerName)
 	}
 	switch {
 	case ahead != "0" && uncommitted != "":
 		return "no", fmt.Sprintf("%s has %s %s not in %s, and %s", branch, ahead, plural(atoi(ahead), "commit"), st.WorktreeBase, uncommitted)
 	case ahead != "0":
-		return "no", fmt.Sprintf("%s has %s %s not in %s; 'ralph-watch finish' lands them", branch, ahead, plural(atoi(ahead), "commit"), st.WorktreeBase)
+		return "no", fmt.Sprintf("%s has %s %s not in %s; 'ralph-watch finish %s' lands them", branch, ahead, plural(atoi(ahead), "commit"), st.WorktreeBase, st.WorkerName)
 	case uncommitted != "":
 		return "no", "not landed: " + uncommitted
 	case madeCommits(repo, branch):
