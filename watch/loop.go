@@ -187,15 +187,13 @@ func (l *Loop) open() (Result, bool) {
 	if l.Resume {
 		l.rec.log("RESUME", fmt.Sprintf("loop resumed at iteration %d", l.rec.iteration()))
 		if !l.inProgress() { // an iteration left running is judged when it ends
+			l.spend.recordCut() // before the plan is reopened: its receipt holds what the agent changed
 			l.tasks.cutShort(cmp.Or(string(ended), "its watcher went"))
 		}
 	}
 
 	if err := l.pane.takeOver(); err != nil {
 		return l.lost(err), false
-	}
-	if l.Resume {
-		l.spend.recordCut()
 	}
 	return Result{}, true
 }

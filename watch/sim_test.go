@@ -27,7 +27,8 @@ import (
 // that are ready late or never, echo or not, die at any moment between the
 // loop's steps, print the done token in the prompt's echo or in their
 // reply; a person who pauses, resumes, stops, types into the pane, closes the pane or restarts
-// the server; a prompt file that goes away), run on the in-memory tmux in
+// the server; a prompt file that goes away; a worktree loop with a plan
+// paused and taken up by new watchers), run on the in-memory tmux in
 // virtual time, with the invariants checked as they run and at the end.
 //
 //	go test ./watch -run TestSimulatedLoops -sim.seeds 10000   # more seeds (make sim SEEDS=10000)
@@ -82,6 +83,9 @@ func TestSimulatedLoops(t *testing.T) {
 				simulateKilled(t, seed)
 				if seed%5 == 0 { // it waits in real time for a stopped watcher to go
 					simulateTwoLoops(t, seed)
+				}
+				if seed%8 == 3 { // git in the worktree: one seed in eight
+					simulateWorktreePlan(t, seed)
 				}
 			})
 		}

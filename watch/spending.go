@@ -183,11 +183,7 @@ func (s *spending) record(runs []between.CheckRun) {
 	if err != nil {
 		s.rec.warnf("read the agent's session for iteration %d: %v", it.iteration, err)
 	}
-	if from := it.tree; from != "" {
-		if to, err := between.WorkTree(s.cfg.Dir, s.rec.store.Path(state.WorkTreeIndex)); err == nil {
-			r.Changes, _ = between.TreeDiff(s.cfg.Dir, from, to)
-		}
-	}
+	r.Changes = s.changes(it)
 	if len(runs) > 0 {
 		r.Checks = &receipt.CheckSum{}
 		for _, run := range runs {
@@ -229,7 +225,21 @@ func (s *spending) recordCut() {
 	if ended, err := time.ParseInLocation(state.TimeFormat, st.LastIterationEnded, time.Local); err == nil {
 		r.Ended = ended
 	}
+	r.Changes = s.changes(it)
 	s.rec.receipt(r)
+}
+
+// changes is what changed in the work tree since the iteration began.
+func (s *spending) changes(it *iterationSpend) receipt.DiffStat {
+	if it.tree == "" {
+		return receipt.DiffStat{}
+	}
+	to, err := between.WorkTree(s.cfg.Dir, s.rec.store.Path(state.WorkTreeIndex))
+	if err != nil {
+		return receipt.DiffStat{}
+	}
+	d, _ := between.TreeDiff(s.cfg.Dir, it.tree, to)
+	return d
 }
 
 // How long the loop waits, at most, for an agent to write the turn that
