@@ -107,7 +107,7 @@ func wantSameSettings(t *testing.T, when string, first, now map[string]string) {
 // killed (kill -9), and brought back by restore after its tmux server was
 // killed, each watcher runs it with the same settings, field by field, and
 // reads the worktree's plan.
-func TestAResumedLoopHasEverySettingItStartedWith(t *testing.T) {
+func TestALoopResumedOrRestoredAfterKillServerHasEverySettingItStartedWith(t *testing.T) {
 	t.Parallel()
 	c := newCLI(t)
 	repo := c.gitRepo(map[string]string{"PLAN.md": "- [ ] One\n- [ ] Two\n"})
