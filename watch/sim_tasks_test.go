@@ -59,6 +59,8 @@ func newSimPlan(t *testing.T, u *unit, seed int64) *simPlan {
 		p.context = true
 		u.cfg.Agent = agent.Profile{Name: "claude"}
 		u.cfg.MaxContext, u.cfg.BudgetEvery = 70, time.Second
+		u.simulate() // time passes as it would: the guard reads the session while the agent works
+		u.quiet = 4
 	}
 	u.cfg.Checks = []between.Check{{Command: "test ! -e broken"}}
 	u.cfg.CheckTimeout, u.cfg.CheckOutputChars = 10e9, 200
