@@ -59,7 +59,7 @@ func TestKeysWorkWhileALoopNeedsInputOrWaitsForALimit(t *testing.T) {
 			p.waitOption(pane, "@ralph-state", tc.state)
 
 			p.press("A")
-			p.waitMessage("is looping this pane (" + tc.state + ")")
+			p.choose("is looping this pane ("+tc.state+")", "q")
 			p.press("Q")
 			p.choose("Stop the loop (the agent runs on)", "y")
 			p.waitOption(pane, "@ralph-state", "stopped")

@@ -84,7 +84,7 @@ ask() {
 	local line untrusted
 	read_loop "$pane"
 	if [ -n "$loop_live" ]; then
-		say "$loop_name is looping this pane ($loop_state): the pause key pauses or resumes it, the stop key ends it"
+		looping_menu
 		return
 	fi
 	need_ralph_watch || return
@@ -109,6 +109,32 @@ ask() {
 	start_lines
 	cancel
 	tmux "${MENU[@]}"
+}
+
+# looping_menu: the loop key on a pane that loops: what its loop is doing
+# and its actions, in a menu that stays until a line is chosen or it is
+# closed, and holds every key meanwhile (none reaches the agent).
+looping_menu() {
+	local toggle="Pause the loop (the agent runs on)"
+	[ "$loop_state" = paused ] && toggle="Resume the loop"
+	MENU=(display-menu -c "$RALPH_CLIENT" -t "$pane" -x C -y C -T "#[align=centre] ralph: $loop_name " --)
+	item "$loop_name is looping this pane ($loop_state)"
+	item "$(tmux display-message -p -t "$pane" '#{@ralph-status}' 2>/dev/null)"
+	[ -n "$loop_reason" ] && item "$loop_reason"
+	MENU+=("") # a separator
+	choice "$SCRIPTS_DIR/pause.sh" "$toggle" p
+	choice "$SCRIPTS_DIR/stop.sh" "Stop it…" s
+	choice "$SCRIPTS_DIR/loop.sh" "A note for its next iteration…" n note
+	choice "$SCRIPTS_DIR/popup.sh" "Every loop and this one's log" w
+	cancel
+	tmux "${MENU[@]}"
+}
+
+# note: a small popup that asks for a note for the pane's loop (note.sh).
+note() {
+	require_live_loop "$pane" "no loop in pane $pane" "has ended" || return
+	tmux display-popup -c "$RALPH_CLIENT" -t "$pane" -E -w 80% -h 5 -T " ralph: a note for $loop_name " \
+		"$(sh_words "$SCRIPTS_DIR/note.sh" "$loop_name" "$RALPH_CLIENT")"
 }
 
 # start_lines: the menu's lines that say what the loop will run and start
@@ -231,5 +257,6 @@ ask) ask ;;
 start) start ;;
 trust) trust ;;
 init) init ;;
+note) note ;;
 esac
 exit 0
