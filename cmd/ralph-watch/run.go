@@ -8,9 +8,11 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
@@ -143,6 +145,9 @@ func runLoop(ctx context.Context, e env, f *config.Run, fs *flag.FlagSet, comman
 		}
 		fmt.Fprintf(e.Stdout, "[ralph] %s: prepared pane %s; start the loop with 'ralph-watch resume %s'\n", cfg.Name, cfg.Pane, cfg.Name)
 		return nil
+	}
+	if !cfg.Resume && !started {
+		warnUncarried(e, client, store, secrets)
 	}
 	if !cfg.Resume && !started && (f.Detach || insidePane(pane)) { // a started watcher, still the pane's descendant, would start another
 		pid, err := control.StartWatcher(e.Executable, store, cfg.WatcherArgs, cfg.WatcherDir, false, append([]string{config.SourcesFor(sources), control.PaneClaimedEnv + "=1"}, secrets...)...)
@@ -302,4 +307,37 @@ func carryPlan(plan, there string, created bool) (bool, error) {
 		return false, err
 	}
 	return true, os.WriteFile(there, mine, 0o644)
+}
+
+// warnUncarried says which secrets of this environment (the shell run was
+// typed in) the agent will not have: each iteration's agent starts with the
+// tmux server's environment, and a variable exported after the server
+// started is not in it. Said on stderr and in the loop's log, since the
+// pane's screen is wiped by the first iteration; a secret the command
+// carries (env NAME=… COMMAND) is not.
+func warnUncarried(e env, client *tmux.Exec, store *state.Store, carried []string) {
+	server, err := client.GlobalEnv()
+	if err != nil {
+		return
+	}
+	held := map[string]bool{}
+	for _, kv := range carried {
+		name, _, _ := strings.Cut(kv, "=")
+		held[name] = true
+	}
+	var names []string
+	for _, kv := range os.Environ() {
+		name, value, _ := strings.Cut(kv, "=")
+		if value == "" || held[name] || !agent.SecretName(name) || server[name] == value || strings.HasPrefix(name, "RALPH_") {
+			continue
+		}
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		msg := fmt.Sprintf("%s is set here but not in the environment of the tmux server, which each iteration's agent starts with: the agent will not have it; carry it with -- env %s=%s COMMAND (its value is taken from here, kept in memory, never written)",
+			name, name, agent.Hidden)
+		fmt.Fprintf(e.Stderr, "ralph-watch: warning: %s\n", msg)
+		_ = store.Log(time.Now(), "ENV", msg)
+	}
 }

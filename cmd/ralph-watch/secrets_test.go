@@ -143,3 +143,25 @@ func TestRestoreAfterARebootNamesTheMissingKeyThenCarriesIt(t *testing.T) {
 	}
 	noSecretUnder(t, filepath.Join(c.srv.Dir, "state"))
 }
+
+// An agent starts with the tmux server's environment, not the shell's where
+// run was typed: a secret exported there after tmux started never reaches
+// it. run says so, on its output and in the loop's log (the pane's screen
+// is wiped by the first iteration), and says how to carry it; a command
+// that carries it itself gets no such word.
+func TestRunSaysWhenASecretOfItsShellWillNotReachTheAgent(t *testing.T) {
+	c := newCLI(t)
+	agent := `echo "token=[$FAKE_SERVICE_TOKEN]"; exit 0`
+	want := "ralph-watch: warning: FAKE_SERVICE_TOKEN is set here but not in the environment of the tmux server, which each iteration's agent starts with: the agent will not have it; carry it with -- env FAKE_SERVICE_TOKEN=… COMMAND (its value is taken from here, kept in memory, never written)"
+	_, _, stderr := c.run([]string{"FAKE_SERVICE_TOKEN=t0k"}, "run", "-S", c.srv.Socket, "-t", c.pane(c.srv.Dir), "--name", "envw", "--restart-delay", "0",
+		"--prompt-mode", "arg", "--max-iterations", "1", "--", "sh", "-c", agent)
+	if !strings.Contains(stderr, want) {
+		t.Errorf("run's stderr = %q, want %q", stderr, want)
+	}
+	c.want([]string{"logs", "envw"}, 0, "[ENV] FAKE_SERVICE_TOKEN is set here but not in the environment of the tmux server", "")
+	_, _, stderr = c.run([]string{"FAKE_SERVICE_TOKEN=t0k"}, "run", "-S", c.srv.Socket, "-t", c.pane(c.srv.Dir), "--name", "envc", "--restart-delay", "0",
+		"--prompt-mode", "arg", "--max-iterations", "1", "--", "env", "FAKE_SERVICE_TOKEN=…", "sh", "-c", agent)
+	if strings.Contains(stderr, "FAKE_SERVICE_TOKEN is set here") {
+		t.Errorf("a command that carries the secret is warned: %q", stderr)
+	}
+}

@@ -116,6 +116,22 @@ type Exec struct {
 	Server []string // -L NAME or -S PATH, or none for the default
 }
 
+// GlobalEnv is the server's global environment, which a new pane's
+// process starts with: NAME=value lines (a "-NAME" line, removed, is left out).
+func (c *Exec) GlobalEnv() (map[string]string, error) {
+	out, err := c.command(nil, "show-environment", "-g")
+	if err != nil {
+		return nil, err
+	}
+	env := map[string]string{}
+	for _, line := range strings.Split(out, "\n") {
+		if name, value, ok := strings.Cut(line, "="); ok && !strings.HasPrefix(name, "-") {
+			env[name] = value
+		}
+	}
+	return env, nil
+}
+
 func (c *Exec) command(stdin []byte, args ...string) (string, error) {
 	return c.commandPath("", stdin, args...)
 }
