@@ -455,3 +455,41 @@ func TestUnitCommitNamesTheTaskAndItsVerdictAndNeverCommitsTheLoopsPlanEditAlone
 	}
 	u.wantLog("[TASK] iteration 2 task 3 reopened", "[COMMIT] iteration 2 not committed: only the loop's own edit of the plan changed")
 }
+
+// An iteration a restart cut short (its watcher gone with the server;
+// restore recorded its end) is no attempt: the resumed loop gives its task
+// the same attempt again.
+func TestUnitAnIterationARestartCutShortIsNoAttempt(t *testing.T) {
+	u := planned(t, "- [ ] Only task\n", nil)
+	u.launch(func(n int) *tmuxfake.Program {
+		return repl(func(term *tmuxfake.Term, input string) {
+			if n == 1 { // works on, until the server goes
+				u.mark("answered")
+				term.Write("working on\n")
+				return
+			}
+			u.work(n)
+			u.tick(input)
+			term.Exit(0)
+		})
+	})
+	k := newKillable(u.tmux, func(string, ...string) bool { _, ok := u.marked("answered"); return ok })
+	dead := u.killed(k)
+	st := u.state() // what restore does for a loop whose server went away (control.Rearm.revive)
+	st.LastIterationEnded = state.Stamp(u.clock.Now())
+	words.ReasonServerGone.Write(st)
+	if err := u.store.Save(st); err != nil {
+		t.Fatal(err)
+	}
+	u.cfg.Resume = true
+	u.wantResult(u.run(), words.ExitDone, "tasks_done")
+	defer func() { k.release(); <-dead }() // the killed watcher's last steps, after the checks: it is gone for the loop
+	if item := u.taskItem("1"); item.State != "done" || item.Attempts != 1 {
+		t.Errorf("task 1 = %+v, want done in one attempt", item)
+	}
+	if p := u.pastes(); len(p) < 2 || !strings.Contains(p[len(p)-1], "attempt 1 of 3") {
+		t.Errorf("prompts = %q, want the resumed loop's at attempt 1", p)
+	}
+	u.wantLog("[RESUME]", "[TASK] iteration 1 task 1 retry: the loop ended (server_gone) before iteration 1 was over; not counted as a try",
+		"[TASK] iteration 2 task 1 implement attempt=1/3", "[TASK] iteration 2 task 1 done")
+}
