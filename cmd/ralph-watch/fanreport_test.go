@@ -153,3 +153,24 @@ func TestFinishFanPROpensOnePullRequestForTheFansBranchWithEveryTasksVerdict(t *
 		t.Errorf("--pr moved the person's main: %s", got)
 	}
 }
+
+// finish FAN alone shows what the fan did and how to land it, exit 0, as
+// finish NAME does for a loop, even while the fan runs; it opens nothing.
+func TestFinishFanAloneShowsWhatTheFanDidAndHowToLandIt(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	_, _ = landedAndRefused(c, "sh")
+	env, record := fakeGh(c)
+	held := &state.Store{Dir: filepath.Join(c.srv.Dir, "state", "fans", "sh")}
+	if err := held.Lock(); err != nil {
+		t.Fatal(err)
+	}
+	defer held.Unlock()
+	out := c.wantEnv(env, []string{"finish", "sh"}, 0, "Fan sh: 1 of 2 tasks landed, 1 waiting for review\nBranch ralph/fan-sh, onto main: 1 commit\n", "")
+	if !strings.HasSuffix(out, "\nLand it with: ralph-watch finish sh --pr (one pull request), or merge ralph/fan-sh with git yourself\n") {
+		t.Errorf("finish said:\n%s", out)
+	}
+	if _, err := os.Stat(record); !os.IsNotExist(err) {
+		t.Errorf("gh ran for finish alone")
+	}
+}

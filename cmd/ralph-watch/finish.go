@@ -87,9 +87,6 @@ Examples:
 				return control.Errorf(words.ExitUsage, "finish takes one loop name, got %d arguments", len(args))
 			}
 			if f, ok := fanArg(e, args); ok {
-				if len(modes) == 0 {
-					return control.Errorf(words.ExitUsage, "finish of fan %s takes --pr (see 'ralph-watch status %s' for what it did)", f.Name, f.Name)
-				}
 				return finishFan(f, opts)
 			}
 			l, err := loopArg(e, args, "finish")
@@ -118,7 +115,7 @@ Examples:
 // finishFan is finish FAN --pr: one pull request for the fan's branch,
 // once the fan no longer runs.
 func finishFan(f aFan, opts finish.Options) error {
-	if f.running() {
+	if f.running() && opts.Mode != "" { // alone, it shows what the fan did so far
 		return control.Errorf(words.ExitFailed, "fan %s is still running: let it end, or stop it first (ralph-watch stop %s)", f.Name, f.Name)
 	}
 	return finishError(finish.Fan(f.State, f.dir, f.Works(f.root), opts))

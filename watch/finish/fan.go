@@ -24,6 +24,9 @@ func Fan(f *fan.State, dir string, works []fan.Work, opts Options) error {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	if opts.Mode == "" {
+		return fanShow(f, works, opts)
+	}
 	if opts.Mode != PR {
 		return usagef("a fan lands by one pull request: finish %s --pr (its branch %s is yours to merge with git otherwise)", f.Name, f.Into)
 	}
@@ -63,6 +66,31 @@ func Fan(f *fan.State, dir string, works []fan.Work, opts Options) error {
 		_ = os.WriteFile(filepath.Join(dir, state.LandedFile), append(data, '\n'), 0o600)
 	}
 	fmt.Fprintln(opts.Out, rec.Sentence())
+	return nil
+}
+
+// fanShow is finish FAN without a mode: what the fan did and what is left
+// to land, and how, onto the branch its pull request would go into (else
+// the commit it started from). It changes nothing.
+func fanShow(f *fan.State, works []fan.Work, opts Options) error {
+	base := opts.Into
+	if base == "" {
+		if cur, err := git(f.Repo, "symbolic-ref", "--short", "-q", "HEAD"); err == nil && cur != f.Into && ok(f.Repo, "merge-base", "--is-ancestor", f.Base, cur) {
+			base = cur
+		} else {
+			base = f.Base
+		}
+	}
+	s, err := Summarize(nil, Place{Repo: f.Repo, Tree: f.Repo, Branch: f.Into, Base: base})
+	if err != nil {
+		return err
+	}
+	fmt.Fprint(opts.Out, (&FanSummary{Fan: f, Works: works, Summary: s}).Text())
+	if len(s.Commits) == 0 {
+		fmt.Fprintf(opts.Out, "\nNothing to land: %s has no commit that %s lacks.\n", f.Into, base)
+		return nil
+	}
+	fmt.Fprintf(opts.Out, "\nLand it with: ralph-watch finish %s --pr (one pull request), or merge %s with git yourself\n", f.Name, f.Into)
 	return nil
 }
 
