@@ -202,14 +202,20 @@ stop_loop() {
 	last_line "$("$RALPH_WATCH" stop "${@:2}" "$1" 2>&1 </dev/null)"
 }
 
-# say MESSAGE: show a message on the client that asked, else any client.
+# say MESSAGE: show a message on the client that asked, else any client,
+# for as long as it takes to read (1 s and 60 ms a character, at most 15 s,
+# never less than display-time).
 say() {
-	local text
+	local text ms shortest
 	text="$(tmux_arg "$(format_escape "[ralph] $1")")"
+	ms=$((1000 + 60 * ${#1}))
+	[ "$ms" -gt 15000 ] && ms=15000
+	shortest="$(tmux_option display-time)"
+	[[ "$shortest" =~ ^[0-9]+$ ]] && [ "$shortest" -gt "$ms" ] && ms="$shortest"
 	if [ -n "$RALPH_CLIENT" ]; then
-		tmux display-message -c "$RALPH_CLIENT" "$text" 2>/dev/null && return
+		tmux display-message -c "$RALPH_CLIENT" -d "$ms" "$text" 2>/dev/null && return
 	fi
-	tmux display-message "$text" 2>/dev/null || true
+	tmux display-message -d "$ms" "$text" 2>/dev/null || tmux display-message "$text" 2>/dev/null || true
 }
 
 # ralph_watch_bin: the ralph-watch to run, the plugin's own first.

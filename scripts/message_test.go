@@ -52,3 +52,29 @@ func TestAFailureAtOnceStaysOnTheClientAfterTheLoopKey(t *testing.T) {
 		t.Errorf("the newest message is not the failure's sentence: %q", ralph)
 	}
 }
+
+// What a key says stays on the client as long as it takes to read, not
+// tmux's 0.75 s: the pause key on a pane with no loop, seen through a real
+// client (in a pane of a second server, whose capture is what it shows).
+func TestWhatAKeySaysStaysLongEnoughToRead(t *testing.T) {
+	t.Parallel()
+	srv, p := installTPM(t)
+	p.source()
+	outer := tmuxtest.Start(t)
+	outer.Must("respawn-pane", "-k", "-t", "main:", "env -u TMUX TERM=tmux-256color tmux -S '"+srv.Socket+"' attach-session -t main")
+	screen := func() string { out, _ := outer.Tmux("capture-pane", "-p", "-t", "main:"); return out }
+	tmuxtest.Eventually(t, 10*time.Second, "the client to attach", func() bool {
+		out, _ := srv.Tmux("list-clients", "-F", "#{client_name}")
+		return strings.TrimSpace(out) != ""
+	})
+	outer.Must("send-keys", "-t", "main:", "C-b", "Z")
+	const sentence = "the loop key starts one"
+	tmuxtest.Eventually(t, 10*time.Second, "the message on the client", func() bool { return strings.Contains(screen(), sentence) })
+	shown := time.Now()
+	for time.Since(shown) < 2500*time.Millisecond {
+		if s := screen(); !strings.Contains(s, sentence) {
+			t.Fatalf("the message went after %s; the client shows:\n%s", time.Since(shown).Round(10*time.Millisecond), s)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
