@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/fan"
+	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
 )
 
@@ -196,14 +198,23 @@ func TestAFanWhoseServerWasKilledStopsAndRestoreBringsItBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	working := 0 // the loops the server took with it: restore takes them up, at work
 	for _, task := range s.Tasks {
 		if task.State == fan.Skipped {
 			t.Errorf("task %s skipped when the server went: %s", task.ID, task.Why)
 		}
+		if task.State != fan.Working {
+			continue
+		}
+		working++
+		if _, err := os.Stat(filepath.Join(c.srv.Dir, "state", task.Loop, "state.json")); err == nil {
+			st := c.until(task.Loop, "server_gone", func(st *state.State) bool { return st.ExitReason != nil && *st.ExitReason == "server_gone" })
+			tmuxtest.Eventually(t, 30*time.Second, task.Loop+"'s watcher to exit", func() bool { return !alive(st.WatcherPID) })
+		}
 	}
 	c.want([]string{"status", "gone"}, 0, "Fan: gone, not running (ralph-watch restore brings it back)", "")
 	c.newServer()
-	c.want([]string{"restore", "-S", c.srv.Socket, "gone"}, 0, "restored fan gone: ", "")
+	c.want([]string{"restore", "-S", c.srv.Socket, "gone"}, 0, fmt.Sprintf("restored fan gone: %d loops working, 0 tasks queued", working), "")
 	untilFanEnds(c, "gone")
 	wantLandedOnceInOrder(c, repo, "gone", "file-a", "file-b", "file-c", "file-d")
 	c.want([]string{"restore", "-S", c.srv.Socket, "gone"}, 1, "", "cannot restore fan gone: it ended")

@@ -57,7 +57,8 @@ func RestoreFans(executable func() (string, error), root, socket string, names [
 	return nil
 }
 
-// fanWhat is what restore brings back of fan s: its loops still at work,
+// fanWhat is what restore brings back of fan s: its loops still at work
+// (a loop the killed server took with it is, as the fan takes it up),
 // those that ended meanwhile (a task done waits to land), the queue.
 func fanWhat(root string, s *fan.State) string {
 	working, ended := 0, 0
@@ -65,7 +66,7 @@ func fanWhat(root string, s *fan.State) string {
 		if t.State != fan.Working {
 			continue
 		}
-		if l, err := Find(root, t.Loop); err == nil && !l.Watched && (l.State.Status == state.Stopped || l.State.Status == state.Failed) {
+		if l, err := Find(root, t.Loop); err == nil && !l.Watched && (l.State.Status == state.Stopped || l.State.Status == state.Failed) && !Restorable(l, s.Socket) {
 			ended++
 		} else {
 			working++
