@@ -104,7 +104,7 @@ func TestSimulatedLoops(t *testing.T) {
 
 // The ends of a loop and their exit codes (DESIGN.md's exit codes).
 var simEndings = map[string][]int{
-	"done_pattern": {words.ExitDone}, "max_iterations": {words.ExitDone, words.ExitLimit},
+	"done_pattern": {words.ExitDone}, "max_iterations": {words.ExitDone, words.ExitLimit, words.ExitFailed},
 	"consecutive_failures": {words.ExitFailed}, "fatal_exit": {words.ExitFailed}, "not_logged_in": {words.ExitFailed},
 	"pane_closed": {words.ExitFailed}, "server_gone": {words.ExitFailed}, "prompt_file_missing": {words.ExitFailed},
 	"paused": {words.ExitInterrupted}, "stopped": {words.ExitInterrupted}, "killed": {words.ExitInterrupted},
@@ -278,6 +278,16 @@ func simulate(t *testing.T, seed int64) {
 	st, err := u.store.Load()
 	if err != nil {
 		t.Fatalf("state.json: %v\n%s", err, describe())
+	}
+	// A loop at its limit is done only when its last iteration did not fail,
+	// and failed only when every one did.
+	if res.Reason == "max_iterations" {
+		switch {
+		case res.Code == words.ExitDone && st.ConsecutiveFailures > 0:
+			t.Errorf("done at max_iterations with the last %d iterations failed\n%s", st.ConsecutiveFailures, describe())
+		case res.Code == words.ExitFailed && st.ConsecutiveFailures < st.CurrentIteration:
+			t.Errorf("failed at max_iterations with %d of %d iterations failed\n%s", st.ConsecutiveFailures, st.CurrentIteration, describe())
+		}
 	}
 	if res.Reason == "done_pattern" && tokenAt >= 0 && st.CurrentIteration != tokenAt {
 		t.Errorf("done at iteration %d, the token came in iteration %d\n%s", st.CurrentIteration, tokenAt, describe())
