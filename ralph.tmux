@@ -54,8 +54,8 @@ set_status_defaults() {
 	set_default @ralph-stale-format '⚠ #{@ralph-iteration}#{?@ralph-max,/#{@ralph-max},}#{?@ralph-tasks, · #{@ralph-tasks},} no watcher'
 	# Where a loop stands in the line: 0 it needs the person (a question, a
 	# failure, its watcher gone: @ralph-attention is the watcher's word), 2
-	# it has ended, 1 the rest.
-	queue_set @ralph-rank '#{?#{||:#{T:@ralph-stale},#{@ralph-attention}},0,#{?@ralph-ended,2,1}}'
+	# it has ended (a fan's window: once the fan no longer runs), 1 the rest.
+	queue_set @ralph-rank '#{?#{||:#{T:@ralph-stale},#{@ralph-attention}},0,#{?#{||:#{@ralph-ended},#{&&:#{@ralph-fan},#{!=:#{@ralph-state},running}}},2,1}}'
 	queue_set @ralph-style-of '##{@ralph-style-#{?#{T:@ralph-stale},stale,#{@ralph-state}}}'
 	# Where a loop is: its window, and its session when it is not the
 	# client's (its window 0 is not the one in sight) or when loops of more

@@ -68,12 +68,19 @@ func TestLoopsThatDoNotFitShowWholeTheOnesThatNeedThePersonFirst(t *testing.T) {
 		t.Errorf("the loops take %d cells, more than @ralph-status-width 50: %q", n, loops0)
 	}
 
-	// Wide enough for all: every one, the ended last, and no count.
+	// Wide enough for all: every one, the ended last, and no count; a
+	// fan's window ranks with the live loops while it runs, then with the ended.
+	fan := strings.TrimSpace(srv.Must("new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "main:"))
+	loopOptions(srv, fan, map[string]string{"@ralph-name": "f7", "@ralph-state": "running", "@ralph-fan": "1", "@ralph-status": "⟳ 2 loops · 1/5 landed"})
 	srv.Must("set-option", "-g", "status-right", "#{ralph_status}| %H:%M")
-	srv.Must("set-option", "-g", "@ralph-status-width", "120")
+	srv.Must("set-option", "-g", "@ralph-status-width", "150")
 	p.source()
-	if loops, _ := loopsShown(p.statusRight()); loops != "5:⚠ 7/20 no watcher 6:✋ 2/10 needs input 3:⟳ 12/50 · 3/12 1:✓ 3/3 2:✓ 12/50 4:■ 4/20 " {
+	if loops, _ := loopsShown(p.statusRight()); loops != "5:⚠ 7/20 no watcher 6:✋ 2/10 needs input 3:⟳ 12/50 · 3/12 7:⟳ 2 loops · 1/5 landed 1:✓ 3/3 2:✓ 12/50 4:■ 4/20 " {
 		t.Errorf("all loops show as %q", loops)
+	}
+	loopOptions(srv, fan, map[string]string{"@ralph-state": "done", "@ralph-status": "✓ 5/5 landed"})
+	if loops, _ := loopsShown(p.statusRight()); loops != "5:⚠ 7/20 no watcher 6:✋ 2/10 needs input 3:⟳ 12/50 · 3/12 1:✓ 3/3 2:✓ 12/50 4:■ 4/20 7:✓ 5/5 landed " {
+		t.Errorf("with the fan ended all loops show as %q", loops)
 	}
 }
 
