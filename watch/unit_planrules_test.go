@@ -39,13 +39,6 @@ func (u *unit) ask(request string) {
 	}
 }
 
-// reviewNotes writes what a review finds into .ralph/review.md.
-func (u *unit) reviewNotes(text string) {
-	notes := filepath.Join(u.cfg.Dir, ".ralph", "review.md")
-	_ = os.MkdirAll(filepath.Dir(notes), 0o755)
-	_ = os.WriteFile(notes, []byte(text), 0o644)
-}
-
 // A raised --task-attempts given during a task's last attempt applies to
 // that attempt's verdict: the task is not skipped first.
 func TestUnitSetTaskAttemptsDuringTheLastAttemptAppliesToIt(t *testing.T) {

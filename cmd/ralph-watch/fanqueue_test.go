@@ -279,7 +279,7 @@ func TestAFanWhoseOutputPipeClosesLandsOn(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	out.Close()
+	_ = out.Close()
 	ended := make(chan error, 1)
 	go func() { ended <- cmd.Wait() }()
 	select {

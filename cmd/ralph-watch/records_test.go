@@ -1,13 +1,14 @@
 package main
 
 import (
-	"github.com/ralph-tmux/ralph.tmux/watch/state"
-	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ralph-tmux/ralph.tmux/watch/state"
+	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
 )
 
 // Records and messages a person can trust: what list, note, finish, tasks
@@ -260,7 +261,7 @@ func TestFinishRemoveLeavesAFlatLandedLineAndSaysTheAgentRunsOn(t *testing.T) {
 	}
 	head := strings.TrimSpace(gitIn(t, repo, "rev-parse", "main"))
 	code, stdout, _ = runInProcess("status", "wt")
-	if !strings.Contains(stdout, "\nWorktree: "+tree+" (removed; it was branch ralph/wt)\n") {
+	if code != 0 || !strings.Contains(stdout, "\nWorktree: "+tree+" (removed; it was branch ralph/wt)\n") {
 		t.Errorf("status names the removed worktree as if it were there:\n%s", stdout)
 	}
 	line, _ := landedSays(t)

@@ -257,7 +257,7 @@ echo "$task" > "work-$RALPH_ITERATION.txt"
 	st := c.newWatcher("wt", 0)
 	c.wantIn(elsewhere, gitEnv, 0, "pause", "wt")
 	c.wantIn(elsewhere, gitEnv, 0, "resume", "wt")
-	st = c.newWatcher("wt", st.WatcherPID)
+	c.newWatcher("wt", st.WatcherPID)
 	_ = os.Remove(at("hold-1"))
 
 	working("2")
@@ -267,7 +267,7 @@ echo "$task" > "work-$RALPH_ITERATION.txt"
 	_ = syscall.Kill(old, syscall.SIGKILL)
 	tmuxtest.Eventually(t, 30*time.Second, "the watcher to die", func() bool { return !alive(old) })
 	c.wantIn(elsewhere, gitEnv, 0, "resume", "wt")
-	st = c.newWatcher("wt", old)
+	c.newWatcher("wt", old)
 	_ = os.Remove(at("hold-2"))
 
 	working("3")
