@@ -60,6 +60,52 @@ settings() {
 		SHOWN+=("$(setting "$flag" "$value")")
 	done
 	finish_on_done
+	plan_settings
+}
+
+# config_values KEY: the values ralph-watch run takes for flag KEY, as it
+# reads them when the loop key gives none: its RALPH_ variable, else each
+# KEY (or RALPH_KEY) line of the folder's .ralph/config, one a line.
+config_values() {
+	local env="RALPH_${1^^}" line name value
+	env="${env//-/_}"
+	if [ -n "${!env+set}" ]; then
+		printf '%s\n' "${!env}"
+		return
+	fi
+	[ -f "$dir/.ralph/config" ] || return
+	while IFS= read -r line || [ -n "$line" ]; do
+		line="${line#"${line%%[![:space:]]*}"}"
+		case "$line" in "" | "#"*) continue ;; esac
+		name="${line%%[[:space:]]*}"
+		[ "$name" = "$1" ] || [ "$name" = "$env" ] || continue
+		value="${line:${#name}}"
+		value="${value#"${value%%[![:space:]]*}"}"
+		value="${value%% #*}"
+		printf '%s\n' "${value:-true}"
+	done <"$dir/.ralph/config"
+}
+
+# plan_settings: what the loop takes from RALPH_* and .ralph/config beyond
+# the @ralph- options, shown as it will work: the plan (TASKS), its own
+# worktree, the checks; and the plan init --tasks writes, when none is
+# given, offered (PLAN_OFFER) rather than passed over.
+plan_settings() {
+	local check worktree
+	TASKS="$(config_values tasks | tail -n 1)"
+	PLAN_OFFER=""
+	if [ -n "$TASKS" ]; then
+		SHOWN+=("$(setting tasks "$TASKS (one task an iteration)")")
+	elif [ -f "$dir/IMPLEMENTATION_PLAN.md" ]; then
+		PLAN_OFFER=IMPLEMENTATION_PLAN.md
+	fi
+	worktree="$(config_values worktree | tail -n 1)"
+	case "$worktree" in
+	true | 1 | yes | on) SHOWN+=("$(setting worktree "its own git worktree, branch ralph/NAME")") ;;
+	esac
+	while IFS= read -r check; do
+		[ -n "$check" ] && SHOWN+=("$(setting check "$(hide_line "$check")")")
+	done < <(config_values check)
 }
 
 # finish_on_done: with @ralph-finish-on-done merge, rebase or pr, a loop
@@ -153,6 +199,7 @@ start_lines() {
 		MENU+=("") # a separator
 		start_choice "Loop what runs here" y -- "${FG_ARGV[@]}"
 		start_choice "Loop @ralph-command instead" c
+		plan_choice "Loop what runs here on the plan $PLAN_OFFER" -- "${FG_ARGV[@]}"
 		;;
 	lost)
 		item "$(setting "running here" "$FG_NAME: its command line cannot be read")"
@@ -161,12 +208,14 @@ start_lines() {
 		item "the pane is respawned: $FG_NAME and any half-typed input end"
 		MENU+=("") # a separator
 		start_choice "Loop @ralph-command instead" y
+		plan_choice "Loop @ralph-command on the plan $PLAN_OFFER"
 		;;
 	*) # a shell at its prompt, or nothing to read
 		item "$(setting @ralph-command "$(hide_line "$command")")"
 		item "the pane is respawned: what runs in it and any half-typed input end"
 		MENU+=("") # a separator
 		start_choice "Start the loop" y
+		plan_choice "Loop on the plan $PLAN_OFFER"
 		;;
 	esac
 }
@@ -181,6 +230,16 @@ start_choice() {
 		[ "$key" = y ] && key=t
 	fi
 	choice "$SCRIPTS_DIR/loop.sh" "$label" "$key" "$START" "$@"
+}
+
+# plan_choice LABEL [-- WORD...]: with a plan offered (PLAN_OFFER), a line
+# that starts the loop as the line before it does, working through the plan.
+plan_choice() {
+	[ -n "$PLAN_OFFER" ] || return 0
+	local label="$1"
+	shift
+	[ "$START" = trust ] && label="Trust and ${label,}"
+	choice "$SCRIPTS_DIR/loop.sh" "$label" p "$START-plan" "$@"
 }
 
 # secret_names: the names of FG_SECRETS (NAME=value), for the menu.
@@ -210,6 +269,7 @@ start() {
 	else
 		RUN_ARGS+=(-- "$command") # a shell command line
 	fi
+	[ -n "$ON_PLAN" ] && [ -n "$PLAN_OFFER" ] && RUN_ARGS=("${RUN_ARGS[@]:0:2}" --tasks "$dir/$PLAN_OFFER" "${RUN_ARGS[@]:2}")
 	# shellcheck disable=SC2163 # each word is NAME=value: exported, never an argument
 	if out="$(cd "$dir" && for kv in "${FG_SECRETS[@]}"; do export "$kv"; done && "$RALPH_WATCH" "${RUN_ARGS[@]}" 2>&1 </dev/null)"; then
 		out="$(printf '%s\n' "$out" | grep -m1 '^\[ralph\]')"
@@ -256,6 +316,8 @@ case "$action" in
 ask) ask ;;
 start) start ;;
 trust) trust ;;
+start-plan) ON_PLAN=1 start ;;
+trust-plan) ON_PLAN=1 trust ;;
 init) init ;;
 note) note ;;
 esac
