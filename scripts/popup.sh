@@ -77,11 +77,17 @@ draw() {
 		fi
 		while IFS= read -r i; do lines+=("$i"); done < <(printf '%s\n' "$log" | tail -n "$((rows - ${#lines[@]} - 3 > 0 ? rows - ${#lines[@]} - 3 : 1))")
 	fi
-	keys="n note · + 10 more"
-	[ -n "$chosen" ] && [ -n "${fans[chosen]}" ] || keys+=" · x skip · r retry"
-	lines+=("${message:+[ralph] $message}" "$keys")
-	keys="1-9 ↑↓ choose · p pause/resume · s stop · a attach · "
-	[ -n "$chosen" ] && [ -z "${lives[chosen]}" ] && keys+="f finish · "
+	if [ -n "$chosen" ] && [ -z "${lives[chosen]}" ]; then # ended: only what applies to it
+		keys=""
+		[ -n "${fans[chosen]}" ] || keys="+ 10 more" # a loop that ended goes on from where it stopped; a fan does not
+		lines+=("${message:+[ralph] $message}" "$keys")
+		keys="1-9 ↑↓ choose · a attach · f finish · "
+	else
+		keys="n note · + 10 more"
+		[ -n "$chosen" ] && [ -n "${fans[chosen]}" ] || keys+=" · x skip · r retry"
+		lines+=("${message:+[ralph] $message}" "$keys")
+		keys="1-9 ↑↓ choose · p pause/resume · s stop · a attach · "
+	fi
 	[ -n "$doctor" ] && keys+="d doctor · "
 	lines+=("${keys}q: close")
 	# Each line cut to the width (a wrapped line would push the title off),
@@ -155,7 +161,9 @@ act() {
 		;;
 	+)
 		[ -n "$chosen" ] || return 0
-		if [ -n "${lives[chosen]}" ]; then
+		if [ -n "${fans[chosen]}" ] && [ -z "${lives[chosen]}" ]; then
+			message="fan $name has ended: f finish shows what it did and how to land it"
+		elif [ -n "${lives[chosen]}" ]; then
 			message="$(last_line "$("$RALPH_WATCH" set --max-iterations +10 "$name" 2>&1 </dev/null)")"
 		else # ended at its limit: ten more, from where it stopped
 			message="$(last_line "$("$RALPH_WATCH" resume --max-iterations +10 "$name" 2>&1 </dev/null)")"
