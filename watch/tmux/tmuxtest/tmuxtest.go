@@ -145,7 +145,16 @@ func (s *Server) Kill() {
 	s.t.Helper()
 	pid, _ := strconv.Atoi(strings.TrimSpace(s.Must("display-message", "-p", "#{pid}")))
 	_, _ = s.Tmux("kill-server")
+	// A server told to exit waits for its jobs (a watcher's lifeline ends
+	// only when that watcher does): one that lingers, under load, is killed
+	// as a crash would end it, so that a new server can take the socket.
+	signalled := time.Now().Add(10 * time.Second)
 	Eventually(s.t, 30*time.Second, "the tmux server to exit", func() bool {
+		if pid > 0 && !signalled.IsZero() && time.Now().After(signalled) {
+			s.t.Logf("the tmux server (pid %d) had not exited 10 s after kill-server: killed", pid)
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+			signalled = time.Time{}
+		}
 		if pid <= 0 || syscall.Kill(pid, 0) != nil {
 			return true
 		}
