@@ -84,16 +84,7 @@ func (s *steering) set(l *state.Limits) {
 // set requests waiting for it, each checked as take will check it: the
 // status line shows a raised limit at once, not at the next iteration.
 func (s *steering) pendingMax() int {
-	now := s.cfg.limitsInForce()
-	for _, r := range s.rec.store.Steers() {
-		if r.Kind != state.SteerSet || r.Set == nil || slices.Contains(s.rec.st.Steered, r.ID) {
-			continue
-		}
-		if c := *r.Set; c.Check(s.ran(), now) == nil {
-			now.Merge(&c)
-		}
-	}
-	return *now.MaxIterations
+	return *state.Pending(s.cfg.limitsInForce(), s.ran, s.rec.store.Steers(), s.rec.st.Steered).MaxIterations
 }
 
 // forPrompt takes the notes for the iteration that starts: every note

@@ -76,7 +76,7 @@ func WriteTable(w io.Writer, loops []*Loop) error {
 			continue
 		}
 		landed, report := afterColumns(l)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d/%d\t%s\t%s\t%s\n", l.Name, l.Status(), l.WorkerStatus(), progress(l.State), tasksColumn(l),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d/%d\t%s\t%s\t%s\n", l.Name, l.Status(), l.WorkerStatus(), progress(l.State, limitShown(l, time.Now())), tasksColumn(l),
 			l.State.ConsecutiveFailures, l.State.TotalFailures, costColumn(l), landed, report)
 	}
 	return tw.Flush()

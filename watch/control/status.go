@@ -56,7 +56,8 @@ func WriteStatus(w io.Writer, l *Loop, now time.Time) {
 	fmt.Fprintf(w, "Ralph Loop: %s\n", l.Name)
 	fmt.Fprintf(w, "Status: %s\n", l.Status())
 	writeWaiting(w, l, now)
-	fmt.Fprintf(w, "Iteration: %s%s\n", progress(st), pace(st, l.Status()))
+	max := limitShown(l, now)
+	fmt.Fprintf(w, "Iteration: %s%s%s\n", progress(st, max), raisedWhen(l, max), pace(st, max, l.Status()))
 	fmt.Fprintf(w, "Started: %s\n", shownTime(st.Started))
 	fmt.Fprintf(w, "Current iteration started: %s\n", shownTime(st.LastIterationStarted))
 	ended := st.Status == state.Stopped || st.Status == state.Failed
@@ -204,13 +205,41 @@ func QuoteCommand(s string) string {
 }
 
 // progress is the iteration the loop is at (for one waiting for a limit's
-// reset, the one it will run), of its maximum.
-func progress(st *state.State) string {
-	return words.Shown{Status: words.StatusOf(st), Iteration: st.CurrentIteration, Max: st.MaxIterations}.Progress()
+// reset, the one it will run), of max.
+func progress(st *state.State, max int) string {
+	return words.Shown{Status: words.StatusOf(st), Iteration: st.CurrentIteration, Max: max}.Progress()
 }
 
-// pace is the average iteration and, for a running loop with a limit, what remains.
-func pace(st *state.State, status string) string {
+// limitShown is the iteration limit the loop will have once its watcher
+// takes the limits set and waiting for it, as its status line shows it
+// (the watcher's pendingMax, watch/steering.go).
+func limitShown(l *Loop, now time.Time) int {
+	if l.Store == nil {
+		return l.State.MaxIterations
+	}
+	return PendingMax(l, now)
+}
+
+// raisedWhen says, for a limit set and not yet taken, which it replaces
+// and when the loop takes it.
+func raisedWhen(l *Loop, max int) string {
+	if max == l.State.MaxIterations {
+		return ""
+	}
+	was := "none"
+	if l.State.MaxIterations > 0 {
+		was = strconv.Itoa(l.State.MaxIterations)
+	}
+	when := "taken at the next iteration"
+	if !l.Watched {
+		when = "taken when the loop goes on"
+	}
+	return fmt.Sprintf(" (set from %s, %s)", was, when)
+}
+
+// pace is the average iteration and, for a running loop with a limit
+// (max), what remains.
+func pace(st *state.State, max int, status string) string {
 	if len(st.IterationDurations) == 0 {
 		return ""
 	}
@@ -219,8 +248,8 @@ func pace(st *state.State, status string) string {
 		total += d
 	}
 	avg := time.Duration(total/len(st.IterationDurations)) * time.Second
-	if status == state.Running && st.MaxIterations > 0 {
-		left := time.Duration(st.MaxIterations-st.CurrentIteration) * avg
+	if status == state.Running && max > 0 {
+		left := time.Duration(max-st.CurrentIteration) * avg
 		return fmt.Sprintf(" (avg %s/iter, ~%s remaining)", compact(avg), compact(left))
 	}
 	return fmt.Sprintf(" (avg %s/iter)", compact(avg))

@@ -122,23 +122,13 @@ func ran(l *Loop, now time.Time) state.Ran {
 
 // Pending are the limits the loop will have once its watcher takes the
 // requests waiting for it: what its state records, then each request in
-// turn (a refused one changes nothing, as in the watcher).
+// turn not yet applied (a refused one changes nothing, as in the watcher).
 func Pending(l *Loop, now time.Time) state.Limits {
 	st := l.State
 	secs := func(n int) *int { return &n }
 	lim := state.Limits{MaxIterations: secs(st.MaxIterations), MaxTokens: &st.MaxTokens, MaxCostUSD: &st.MaxCostUSD}
 	lim.Merge(st.Set)
-	r := ran(l, now)
-	for _, s := range l.Store.Steers() {
-		if s.Kind != state.SteerSet || s.Set == nil {
-			continue
-		}
-		c := *s.Set
-		if c.Check(r, lim) == nil {
-			lim.Merge(&c)
-		}
-	}
-	return lim
+	return state.Pending(lim, func() state.Ran { return ran(l, now) }, l.Store.Steers(), st.Steered)
 }
 
 // PendingMax is the iteration limit the loop will have (0: none).

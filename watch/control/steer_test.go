@@ -156,3 +156,38 @@ func TestStatusCountsAndListsTheSameNotes(t *testing.T) {
 		t.Errorf("a clear waiting last:\n%s", out.String())
 	}
 }
+
+// Right after set --max-iterations +10, status shows the limit the loop
+// will take, as its status line does at once (with the watcher's
+// pendingMax), and says when it is taken; once the watcher applied the
+// request (its file not yet removed) it is not added again; list agrees.
+func TestStatusShowsTheLimitASetGivesTheLoopBeforeItIsTaken(t *testing.T) {
+	l := endedLoop(t, 1, 6, words.ReasonPaused)
+	l.State.Status, l.Watched = state.Running, true
+	var out bytes.Buffer
+	if err := Set(l, &state.Limits{Add: &state.Limits{MaxIterations: ptr(10)}}, &out, clock.Real{}); err != nil {
+		t.Fatal(err)
+	}
+	status := func() string {
+		var b bytes.Buffer
+		WriteStatus(&b, l, time.Now())
+		return b.String()
+	}
+	if got := status(); !strings.Contains(got, "Iteration: 1/16 (set from 6, taken at the next iteration)\n") {
+		t.Errorf("status after set +10:\n%s", got)
+	}
+	var list bytes.Buffer
+	if err := WriteTable(&list, []*Loop{l}); err != nil || !strings.Contains(list.String(), " 1/16 ") {
+		t.Errorf("list after set +10 (%v):\n%s", err, list.String())
+	}
+	l.Watched = false
+	if got := status(); !strings.Contains(got, "Iteration: 1/16 (set from 6, taken when the loop goes on)\n") {
+		t.Errorf("status of a loop without its watcher after set +10:\n%s", got)
+	}
+	l.Watched = true
+	steers := l.Store.Steers()
+	l.State.MaxIterations, l.State.Set, l.State.Steered = 16, &state.Limits{MaxIterations: ptr(16)}, []string{steers[0].ID} // applied, its file still there
+	if got := status(); !strings.Contains(got, "Iteration: 1/16\n") {
+		t.Errorf("status once the watcher took the set:\n%s", got)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -336,4 +337,25 @@ func (s *Store) Pass(r Steer) error {
 		return fmt.Errorf("write request: %w", err)
 	}
 	return nil
+}
+
+// Pending are the limits a loop will have once its watcher takes the set
+// requests among steers it has not applied yet (steered): from inForce,
+// each in turn, checked against what it ran as the watcher checks it (a
+// refused one changes nothing). Both the status line and status show them.
+func Pending(inForce Limits, ran func() Ran, steers []Steer, steered []string) Limits {
+	var r *Ran // read once a set waits
+	for _, s := range steers {
+		if s.Kind != SteerSet || s.Set == nil || slices.Contains(steered, s.ID) {
+			continue
+		}
+		if r == nil {
+			got := ran()
+			r = &got
+		}
+		if c := *s.Set; c.Check(*r, inForce) == nil {
+			inForce.Merge(&c)
+		}
+	}
+	return inForce
 }
