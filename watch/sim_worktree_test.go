@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -14,19 +15,23 @@ import (
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"github.com/ralph-tmux/ralph.tmux/watch/control"
 	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
+	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxfake"
 	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // simulateWorktreePlan is the scenario "a worktree loop with a plan, paused
-// and resumed, its watcher gone and taken up again": a loop works through a
-// plan in its worktree, with agents that take a while (drawn from the seed);
-// at calls drawn from the seed the person pauses it, or its watcher goes
-// away (interrupted) while the agent works, and each time it is resumed by
-// a watcher whose own guesses are the person's checkout (its folder and
-// plan), as a watcher started from there would make them. Invariants: a
+// and resumed, its watcher gone, killed or its server killed, and taken up
+// again": a loop works through a plan in its worktree, with agents that
+// take a while (drawn from the seed); at calls drawn from the seed the
+// person pauses it, or its watcher goes away (interrupted) or is killed
+// (kill -9) while the agent works, or the tmux server is killed, agent and
+// all; each time it is resumed (after the server, restored: a new server, a
+// new pane) by a watcher whose own guesses are the person's checkout (its
+// folder and plan), as a watcher started from there would make them. Invariants: a
 // resumed loop's settings equal its first; a task done is never given
 // again; an iteration's change is what its agent changed; the checkout's
 // plan is never touched.
@@ -89,13 +94,18 @@ func simulateWorktreePlan(t *testing.T, seed int64) {
 	wake := make(chan os.Signal, 1)
 	u.wake = wake
 
-	// The person acts at calls drawn from the seed: pause, or the watcher goes.
-	acts := []string{"pause", "go", "pause"}[:1+rng.IntN(3)]
+	// The person acts at calls drawn from the seed: pause, the watcher goes
+	// (interrupted), is killed (kill -9: it stops at that call, with no
+	// goodbye), or the server is killed with the agent in it (then restore).
+	acts := make([]string, 1+rng.IntN(3))
+	for i := range acts {
+		acts[i] = []string{"pause", "go", "kill", "restore"}[rng.IntN(4)]
+	}
 	actAt := 3 + rng.IntN(15)
 	calls, acting := 0, -1
-	u.tmux.Before = func(string) tmuxfake.Fault {
+	act := func(string, ...string) (kill bool) {
 		if calls++; acting < 0 || calls != actAt {
-			return tmuxfake.NoFault
+			return false
 		}
 		switch acts[acting] {
 		case "pause":
@@ -109,35 +119,80 @@ func simulateWorktreePlan(t *testing.T, seed int64) {
 			stop := u.interrupt
 			u.mu.Unlock()
 			go stop() // as the watcher's SIGINT: it leaves, the agent runs on
+		case "kill", "restore":
+			if u.iteration() == 0 || !loopsOwnCall() { // no record yet, or a call of a side goroutine the kill would not stop the loop at
+				actAt++
+				return false
+			}
+			if acts[acting] == "restore" {
+				u.tmux.StopServer()
+			}
+			return acts[acting] == "kill"
 		}
-		return tmuxfake.NoFault
+		return false
+	}
+	var killed []*killable // dead watchers, blocked for ever at their last call
+	var dead []<-chan watch.Result
+	defer func() { // let them end once checked: what they write then is not
+		for i, k := range killed {
+			k.release()
+			<-dead[i]
+		}
+	}()
+	// watcher runs a watcher to its end; alive is false when it was killed.
+	watcher := func() (res watch.Result, alive bool) {
+		k := newKillable(u.tmux, act)
+		done := make(chan watch.Result, 1)
+		go func() { res, _ := u.runOn(k, k.killed, unitTimeout); done <- res }()
+		select {
+		case res = <-done:
+			return res, true
+		case <-k.killed:
+			killed, dead = append(killed, k), append(dead, done)
+			return watch.Result{}, false
+		case <-time.After(unitTimeout):
+			t.Fatalf("seed %d: the watcher neither ended nor was killed; output:\n%s", seed, u.out.String())
+			return
+		}
 	}
 	describe := func() string {
 		log, _ := os.ReadFile(u.store.Path(state.LogFile))
 		mu.Lock()
 		defer mu.Unlock()
-		return fmt.Sprintf("seed %d: acts %v at call %d; given %v, changed %v\nlog:\n%s\noutput:\n%s", seed, acts, actAt, given, changed, log, u.out.String())
+		return fmt.Sprintf("seed %d: acts %v, the last at call %d; given %v, changed %v\nlog:\n%s\noutput:\n%s", seed, acts, actAt, given, changed, log, u.out.String())
 	}
 
 	acting = 0
-	res := u.run()
+	res, alive := watcher()
 	first := u.state().Settings
-	for n := 1; n < 6 && (res.Reason == words.ReasonPaused || res.Reason == words.ReasonInterrupted); n++ {
+	moved := false // restore gave the loop a new pane: the one setting it changes
+	for n := 1; n < 6 && (!alive || res.Reason == words.ReasonPaused || res.Reason == words.ReasonInterrupted || res.Reason == words.ReasonServerGone); n++ {
+		if alive && res.Reason == words.ReasonServerGone {
+			u.restore(tree)
+			moved = true
+		}
 		if acting++; acting >= len(acts) {
 			acting = -1 // the person is done acting
 		} else {
 			calls, actAt = 0, 3+rng.IntN(15)
 		}
-		// A watcher started from the checkout guesses its folder and plan there.
+		// A watcher started from the checkout guesses its folder and plan
+		// there (restore too starts it where the first was started).
 		u.cfg.Resume = true
 		u.cfg.Dir, u.cfg.TasksFile, u.cfg.Worktree, u.cfg.WorktreeBranch, u.cfg.WorktreeBase = checkout, filepath.Join(checkout, "PLAN.md"), "", "", ""
-		res = u.run()
+		res, alive = watcher()
+		if !alive {
+			continue
+		}
 		now := u.state().Settings
 		for name, was := range first {
-			if name != "Resume" && now[name] != was {
+			if name != "Resume" && (name != "Pane" || !moved) && now[name] != was {
 				t.Errorf("resumed (%d): the setting %s is %q, was %q\n%s", n, name, now[name], was, describe())
 			}
 		}
+	}
+	if !alive {
+		t.Fatalf("the last watcher was killed and none took the loop up\n%s", describe())
 	}
 	if len(first) != reflect.TypeOf(watch.Config{}).NumField() {
 		t.Errorf("the first start recorded %d settings, Config has %d fields", len(first), reflect.TypeOf(watch.Config{}).NumField())
@@ -182,4 +237,36 @@ func simulateWorktreePlan(t *testing.T, seed int64) {
 	if data, _ := os.ReadFile(filepath.Join(checkout, "PLAN.md")); string(data) != planText {
 		t.Errorf("the checkout's plan changed: %q\n%s", data, describe())
 	}
+}
+
+// restore does for a loop whose server was killed what restore does
+// (control.Rearm.revive): a new server, a window for the loop in its folder,
+// and its record moved there, the iteration the kill cut short over; then
+// the watcher started with the loop's arguments takes it up on that pane.
+func (u *unit) restore(dir string) {
+	u.t.Helper()
+	u.tmux.StartServer()
+	pane, err := u.tmux.NewWindow(tmux.NewWindowRequest{Session: control.RestoreSession, Name: u.cfg.Name, Dir: dir})
+	if err != nil {
+		u.t.Fatal(err)
+	}
+	st := u.state()
+	if st.LastIterationStarted != "" && st.LastIterationEnded == "" {
+		st.LastIterationEnded = state.Stamp(u.clock.Now())
+	}
+	st.PaneID, st.ShellPID, st.PromptUntyped = pane, 0, false
+	st.RemainOnExit = &state.PaneOption{}
+	if err := u.store.Save(st); err != nil {
+		u.t.Fatal(err)
+	}
+	u.cfg.Pane = pane
+}
+
+// loopsOwnCall reports whether the tmux call being made is the loop's own
+// (made by the goroutine running it), not one of a goroutine beside it: a
+// killable stops only the goroutine that calls it, and the watcher killed
+// must stop where it stands, writing nothing more.
+func loopsOwnCall() bool {
+	buf := make([]byte, 64<<10)
+	return strings.Contains(string(buf[:runtime.Stack(buf, false)]), "(*unit).runOn(")
 }

@@ -137,11 +137,13 @@ func (u *unit) schedule(d time.Duration, f func()) {
 // twice in a row blocked on a channel (a timer, its wake, the pane's
 // output) with no call made in between, it waits, and the clock steps. An
 // act of the agent is given a moment to reach the loop (a signal, output).
-func (u *unit) drive(stop <-chan struct{}) {
+func (u *unit) drive(stop, halt <-chan struct{}) {
 	last, still := -1, 0
 	for {
 		select {
 		case <-stop:
+			return
+		case <-halt:
 			return
 		case <-time.After(100 * time.Microsecond):
 		}
@@ -162,13 +164,13 @@ func (u *unit) drive(stop <-chan struct{}) {
 
 // loopWaits reports whether the goroutine running this unit's loop (not
 // another's: the simulation runs seeds side by side) is blocked on a
-// channel, as the goroutines' stacks tell: its runFor frame names the unit.
+// channel, as the goroutines' stacks tell: its runOn frame names the unit.
 func (u *unit) loopWaits() bool {
 	buf := make([]byte, 1<<20)
 	buf = buf[:runtime.Stack(buf, true)]
-	mine := fmt.Sprintf("(*unit).runFor(%p", u)
+	mine := fmt.Sprintf("(*unit).runOn(%p", u)
 	for _, g := range strings.Split(string(buf), "\n\n") {
-		if strings.Contains(g, "watch.(*Loop).Run(") && strings.Contains(g, mine) {
+		if strings.Contains(g, "watch.(*Loop).Run(") && strings.Contains(g, mine) && !strings.Contains(g, "(*killable).gate(") { // a killed watcher waits for ever
 			header, _, _ := strings.Cut(g, "\n")
 			return strings.Contains(header, "[select") || strings.Contains(header, "[chan receive")
 		}

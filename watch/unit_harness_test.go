@@ -126,6 +126,13 @@ func (u *unit) run() watch.Result {
 
 // runFor runs the loop; ok is false when it ran longer than timeout (real).
 func (u *unit) runFor(timeout time.Duration) (res watch.Result, ok bool) {
+	return u.runOn(u.tmux, nil, timeout)
+}
+
+// runOn runs the loop on client (the fake, or a killable over it); a
+// simulated clock is driven until the loop ends or halt is closed (its
+// watcher killed: the next watcher drives it).
+func (u *unit) runOn(client tmux.Client, halt <-chan struct{}, timeout time.Duration) (res watch.Result, ok bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	u.mu.Lock()
@@ -134,9 +141,9 @@ func (u *unit) runFor(timeout time.Duration) (res watch.Result, ok bool) {
 	if u.simulated {
 		stop := make(chan struct{})
 		defer close(stop)
-		go u.drive(stop)
+		go u.drive(stop, halt)
 	}
-	loop := &watch.Loop{Config: u.cfg, Tmux: u.tmux, Store: u.store, Clock: u.vc, Out: &u.out, Err: &u.out, Wake: u.wake}
+	loop := &watch.Loop{Config: u.cfg, Tmux: client, Store: u.store, Clock: u.vc, Out: &u.out, Err: &u.out, Wake: u.wake}
 	res = loop.Run(ctx)
 	u.tmux.Close()
 	return res, !errors.Is(ctx.Err(), context.DeadlineExceeded) // an interrupt the test made is no timeout

@@ -38,12 +38,13 @@ func (c *Client) SetGlobal(name, value string) {
 }
 
 // Act runs f on the pane's Term, as if its program acted on its own (a turn
-// ends later, a question appears); false when there is no such pane.
+// ends later, a question appears); false when there is no such pane, or
+// no server: its programs ended with it.
 func (c *Client) Act(id string, f func(t *Term)) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	p := c.panes[id]
-	if p == nil {
+	if p == nil || c.stopped {
 		return false
 	}
 	f(p.term)
@@ -87,6 +88,18 @@ func (c *Client) StopServer() {
 	for _, p := range c.panes {
 		p.term.closePipe()
 	}
+}
+
+// StartServer starts a new server after StopServer: it answers again, with
+// none of the old server's panes, another pid, and pane ids from %0 again.
+func (c *Client) StartServer() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for id := range c.panes {
+		c.remove(id)
+	}
+	c.stopped, c.next = false, 0
+	c.server++
 }
 
 // RestartServer makes the panes answer from a new server, as a tmux server
