@@ -217,7 +217,7 @@ func runFan(ctx context.Context, e env, ff *fanFlags, fs *flag.FlagSet, command 
 	if err := s.Save(fanDir); err != nil {
 		return control.Errorf(words.ExitFailed, "%v", err)
 	}
-	r.Shown = line
+	r.Shown = func(s *fan.State) { line(s, words.StatusRunning, "") }
 	r.Adopt = func(t fan.Task) (<-chan int, bool) {
 		pane := func() (string, error) { return fanPane(tm, name, t.Slot, t.Worktree, panes) }
 		if err := reviveLoop(e, t.Loop, pane, r.Out); err != nil {
@@ -231,18 +231,22 @@ func runFan(ctx context.Context, e env, ff *fanFlags, fs *flag.FlagSet, command 
 	fmt.Fprintf(out, "[ralph] %s: fan of %d loops on %s, landing on %s (watch it with: tmux%s attach -t %s)\n",
 		name, ff.max, planRel, s.Into, serverArgs(f), name)
 	err = r.Run(ctx)
-	line(s)
 	switch {
 	case errors.Is(err, fan.ErrGone):
 		return control.Errorf(words.ExitFailed, "fan %s: %v; 'ralph-watch restore' brings the fan back", name, err)
 	case err != nil && ctx.Err() != nil:
 		if len(interrupted) > 0 { // the person's ^C, not a stop (SIGTERM), which ends the loops too
+			line(s, words.StatusStopped, words.ReasonInterrupted)
 			fmt.Fprintln(out, leftRunning(s))
+		} else {
+			line(s, words.StatusStopped, words.ReasonStopped)
 		}
 		return control.Errorf(words.ExitInterrupted, "")
 	case err != nil:
+		line(s, words.StatusFailed, "")
 		return control.Errorf(words.ExitFailed, "fan %s: %v", name, err)
 	}
+	line(s, words.StatusRunning, "") // it ended: done
 	total, landed, review, _ := s.Counts()
 	fmt.Fprintf(r.Out, "[ralph] %s: %d of %d tasks landed on %s", name, landed, total, s.Into)
 	if review > 0 {
@@ -451,8 +455,9 @@ func fanPane(tm []string, session string, slot int, dir string, panes map[int]st
 
 // fanWindow makes the fan's session with its window "fan", which shows
 // the fan's log; the pane's status options put the fan on the status line.
-// It returns what shows the record there.
-func fanWindow(tm []string, session, dir, log string) (func(*fan.State), error) {
+// It returns what shows the record there: running while the fan's process
+// works (done once it ended), else end and why its process ended.
+func fanWindow(tm []string, session, dir, log string) (func(*fan.State, words.Status, words.Reason), error) {
 	tmux := func(args ...string) (string, error) { return fanTmux(tm, args...) }
 	if f, err := os.OpenFile(log, os.O_CREATE|os.O_WRONLY, 0o600); err == nil {
 		f.Close()
@@ -470,12 +475,20 @@ func fanWindow(tm []string, session, dir, log string) (func(*fan.State), error) 
 	if err != nil {
 		return nil, err
 	}
-	return func(s *fan.State) {
-		st := "running"
-		if s.Ended {
-			st = "done"
+	return func(s *fan.State, end words.Status, why words.Reason) {
+		st, line := words.StatusRunning, s.Line()
+		switch {
+		case s.Ended:
+			st = words.StatusDone
+		case end != words.StatusRunning: // its process ends with the fan unfinished: the window says how
+			total, landed, _, _ := s.Counts()
+			label := string(why)
+			if label == "" {
+				label = end.String()
+			}
+			st, line = end, fmt.Sprintf("%s %s · %d/%d landed", end.Mark(), label, landed, total)
 		}
-		for _, o := range [][2]string{{words.OptionName, s.Name}, {words.OptionState, st}, {words.OptionStatus, s.Line()}, {words.OptionFan, "1"}} {
+		for _, o := range [][2]string{{words.OptionName, s.Name}, {words.OptionState, st.String()}, {words.OptionStatus, line}, {words.OptionFan, "1"}} {
 			_, _ = tmux("set-option", "-p", "-t", pane, o[0], o[1])
 		}
 	}, nil
