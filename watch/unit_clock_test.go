@@ -167,7 +167,13 @@ func (u *unit) drive(stop, halt <-chan struct{}) {
 // channel, as the goroutines' stacks tell: its runOn frame names the unit.
 func (u *unit) loopWaits() bool {
 	buf := make([]byte, 1<<20)
-	buf = buf[:runtime.Stack(buf, true)]
+	for n := runtime.Stack(buf, true); ; n = runtime.Stack(buf, true) {
+		if n < len(buf) { // all of them: a cut dump may miss this loop's and never let the clock move
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
 	mine := fmt.Sprintf("(*unit).runOn(%p", u)
 	for _, g := range strings.Split(string(buf), "\n\n") {
 		if strings.Contains(g, "watch.(*Loop).Run(") && strings.Contains(g, mine) && !strings.Contains(g, "(*killable).gate(") { // a killed watcher waits for ever
