@@ -44,8 +44,8 @@ func TestPopupOffersAnEndedFanOnlyWhatApplies(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = p.ralphWatch("stop", "--kill", "fe").Run() })
 	status := func() string { out, _ := p.ralphWatch("status", "fe").CombinedOutput(); return string(out) }
-	done := make(chan error, 1)
-	go func() { done <- fan.Wait() }()
+	done := make(chan struct{})
+	go func() { _ = fan.Wait(); close(done) }()
 	select {
 	case <-done:
 	case <-time.After(60 * time.Second):

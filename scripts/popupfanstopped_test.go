@@ -52,8 +52,8 @@ func TestAStoppedFansWindowSaysStoppedUntilItIsStartedAgain(t *testing.T) {
 	if got := fanState(); got != "running" {
 		t.Fatalf("the running fan's window: @ralph-state %q", got)
 	}
-	done := make(chan error, 1)
-	go func() { done <- fan.Wait() }()
+	done := make(chan struct{})
+	go func() { _ = fan.Wait(); close(done) }()
 	if out, err := p.ralphWatch("stop", "fs").CombinedOutput(); err != nil {
 		t.Fatalf("stop fs: %v\n%s", err, out)
 	}
