@@ -194,15 +194,17 @@ func TestAFanWindowClosedIsOneFailedTryOfItsTask(t *testing.T) {
 	t.Parallel()
 	c := newCLI(t)
 	repo := newFanRepo(c, "- [ ] Make file-a\n- [ ] Make file-b\n")
-	if err := os.WriteFile(filepath.Join(c.srv.Dir, "slow"), []byte("3"), 0o644); err != nil {
+	// The first agents sleep long enough that the window is closed before
+	// task 1's work is made (a closed loop's finished work is another story).
+	if err := os.WriteFile(filepath.Join(c.srv.Dir, "slow"), []byte("15"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	wait := startFan(c, fanArgs(c, "shut", "2")...)
 	loopAtWork(c, "fan-shut-1")
+	c.srv.Must("kill-window", "-t", "=shut:loop-1")
 	if err := os.WriteFile(filepath.Join(c.srv.Dir, "slow"), []byte("0"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c.srv.Must("kill-window", "-t", "=shut:loop-1")
 	code, out := wait()
 	if code != 0 || !strings.Contains(out, "2 of 2 tasks landed on ralph/fan-shut") {
 		t.Fatalf("exit %d:\n%s", code, out)
