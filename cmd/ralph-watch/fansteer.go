@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"time"
 
@@ -60,7 +59,7 @@ func loopNames(s *fan.State) string {
 }
 
 // noteFan is note given a fan's name: the fan's note, for its loops at
-// work and (sticky, or in the fan's wave) those it starts.
+// work and (sticky, or none at work) those it starts.
 func noteFan(f aFan, text string, sticky, clear bool, out io.Writer) error {
 	r := state.Steer{Kind: state.SteerNote, Text: text, Sticky: sticky}
 	if clear {
@@ -71,16 +70,11 @@ func noteFan(f aFan, text string, sticky, clear bool, out io.Writer) error {
 		return err
 	}
 	at := loopNames(s)
-	wave := slices.ContainsFunc(s.Wave, func(n state.Note) bool { return n.Text == text })
 	switch {
 	case clear:
 		fmt.Fprintf(out, "notes of fan %s cleared, its loops' too, from the next iteration on\n", f.Name)
 	case sticky:
 		fmt.Fprintf(out, "note for every iteration of fan %s's loops from the next on (until 'ralph-watch note %s --clear')\n", f.Name, f.Name)
-	case wave && at == "":
-		fmt.Fprintf(out, "note for the first iteration of each loop fan %s starts next, until one of them finishes an iteration\n", f.Name)
-	case wave:
-		fmt.Fprintf(out, "note for the next iteration of %s (fan %s's loops at work) and the first of each loop it starts, until one of them finishes an iteration\n", at, f.Name)
 	case at == "":
 		fmt.Fprintf(out, "note for the next loop fan %s starts\n", f.Name)
 	default:
@@ -160,8 +154,7 @@ func fanLoopsHint(f aFan) string {
 }
 
 // writeFanSteering shows what the person gave the fan for the loops it
-// starts: the limits set, the sticky notes, the once-notes waiting (the
-// wave's, and those for the next loop).
+// starts: the limits set, the sticky notes, the once-notes waiting.
 func writeFanSteering(w io.Writer, f aFan) {
 	if !f.Set.Empty() {
 		fmt.Fprintf(w, "Set for the loops it starts: %s\n", f.Set)
@@ -176,10 +169,6 @@ func writeFanSteering(w io.Writer, f aFan) {
 	}
 	for _, n := range sticky {
 		fmt.Fprintf(w, "Note for every iteration (sticky): %s\n", n)
-	}
-	for _, n := range f.Wave {
-		line, _, _ := strings.Cut(strings.TrimSpace(n.Text), "\n")
-		fmt.Fprintf(w, "Note for the first iteration of each loop it starts, until one finishes an iteration: %s\n", line)
 	}
 	for _, n := range waiting {
 		fmt.Fprintf(w, "Note for the next loop it starts: %s\n", n)

@@ -64,37 +64,6 @@ func TestNotesAndLimitsGivenToAFanReachTheLoopsItStartsAfterThem(t *testing.T) {
 	}
 }
 
-// A once-note given a fan at once, as fan --detach returns (before any of
-// its loops finished an iteration), reaches the first prompt of every loop
-// of its first wave, and not a loop it starts after one of them finished
-// an iteration; note answers so.
-func TestAOnceNoteGivenAFanAtOnceReachesEveryLoopOfItsFirstWave(t *testing.T) {
-	t.Parallel()
-	c := newCLI(t)
-	repo := newFanRepo(c, "- [ ] Make file-a\n- [ ] Make file-b\n- [ ] Make file-c\n")
-	if err := os.WriteFile(filepath.Join(c.srv.Dir, "slow"), []byte("2"), 0o644); err != nil { // no iteration ends before the note is taken
-		t.Fatal(err)
-	}
-	c.wantEnv(gitEnv, fanArgs(c, "fw", "2", "--detach"), 0, "fan running in the background", "")
-	c.want([]string{"note", "fw", "WAVE-NOTE"}, 0, "until one of them finishes an iteration", "")
-	untilFanEnds(c, "fw")
-	read := func(f string) string {
-		data, _ := os.ReadFile(filepath.Join(repo, ".ralph", "worktrees", "prompt-"+f+"-1"))
-		return string(data)
-	}
-	for _, f := range []string{"file-a", "file-b"} {
-		if got := read(f); strings.Count(got, "WAVE-NOTE") != 1 {
-			t.Errorf("the first wave's prompt for %s lacks the note:\n%s", f, got)
-		}
-	}
-	if got := read("file-c"); got == "" || strings.Contains(got, "WAVE-NOTE") {
-		t.Errorf("the prompt of task 3, started after an iteration ended, has the note (or is missing):\n%s", got)
-	}
-	if s, err := fan.Load(filepath.Join(c.srv.Dir, "state", "fans", "fw")); err != nil || len(s.Notes)+len(s.Wave) != 0 {
-		t.Errorf("the ended fan still holds the note for loops it starts: %+v, %v", s, err)
-	}
-}
-
 // What a fan keeps in the repository (its worktrees, the queue's) is
 // ignored by git without the person's .gitignore: their checkout's status
 // stays clean and git add -A finds no embedded repository; a .ralph/config

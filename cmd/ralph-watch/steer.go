@@ -41,11 +41,9 @@ and each iteration's receipt and the log ([NOTE]) keep those it carried.
 A loop whose watcher is not running (paused, or its watcher died) gets the
 note when it goes on. A fan's name leaves the note with the fan: once, for
 the next iteration of each of its loops at work (one that ends first leaves
-it to the next loop the fan starts); given before any of them has finished
-an iteration (none at work, or right after fan --detach), also for the
-first iteration of every loop the fan starts until one of its loops
-finishes an iteration; sticky, for every iteration of its loops, those it
-starts later too, until 'note FAN --clear'.
+it to the next loop the fan starts; with none at work, the next loop
+started has it); sticky, for every iteration of its loops, those it starts
+later too, until 'note FAN --clear'.
 
 Examples:
   ralph-watch note myproj-3 'the API moved to v2; use /v2/users'

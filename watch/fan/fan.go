@@ -75,13 +75,10 @@ type State struct {
 
 	// What the person steered (note, set given the fan's name; steer.go):
 	// the sticky notes for every loop it starts and the once ones for the
-	// next, the once ones for each loop it starts until one of its loops
-	// finishes an iteration (its wave), the once ones its loops at work
-	// were given, the limits set (for the loops it starts, over its flags),
-	// its loops' limits as its flags gave them, and the requests taken
-	// whose files may still be there.
+	// next, the once ones its loops at work were given, the limits set (for
+	// the loops it starts, over its flags), its loops' limits as its flags
+	// gave them, and the requests taken whose files may still be there.
 	Notes   []state.Note  `json:"notes,omitempty"`
-	Wave    []state.Note  `json:"wave,omitempty"`
 	Given   []state.Note  `json:"given,omitempty"`
 	Set     *state.Limits `json:"set,omitempty"`
 	Flags   state.Limits  `json:"flags"`

@@ -172,7 +172,6 @@ func (r *Runner) Run(ctx context.Context) error {
 		case e := <-done:
 			running--
 			t := s.Task(e.id)
-			r.closeWave()                  // before its end: a loop that finished an iteration ends the wave
 			free[t.Slot] = t.Slot <= s.Max // a window beyond --max (a run with more) is not given again
 			if e.code != 0 && r.gone() {
 				// its loop ended with the session: it is restore's to bring back
@@ -208,11 +207,6 @@ func (r *Runner) Run(ctx context.Context) error {
 
 // steer takes the person's requests to the fan (steer.go).
 func (r *Runner) steer() { TakeSteers(Root(r.Dir), r.Dir, r.State, r.save) }
-
-// closeWave ends the fan's wave if a loop at work has finished an iteration.
-func (r *Runner) closeWave() {
-	r.State.CloseWave(func(loop string) bool { return Iterated(Root(r.Dir), loop) })
-}
 
 // ended decides what becomes of task t whose loop ended with code, and
 // reports whether its work goes to the queue; a loop followed on is given

@@ -351,7 +351,6 @@ func (f *simFan) ended(l *simLoop) {
 	f.free[l.slot] = l.slot <= s.Max
 	f.say("loop %s ended with %d (lost %t, closed %t)", l.name, l.code, l.lost, l.closed)
 	e := End{Code: l.code, Lost: l.lost, Closed: l.closed}
-	s.CloseWave(func(loop string) bool { return Iterated(f.person.root, loop) }) // as Run does before a loop's end
 	for verdict := ""; verdict != Offer; {
 		if verdict = s.LoopEnded(t, e, f.tries); verdict != Follow {
 			s.Unsent(Unsent(f.person.root, l.name)) // the person's once-notes it did not carry go to the next loop

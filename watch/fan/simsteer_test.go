@@ -18,12 +18,9 @@ import (
 // loops' iterations taking them as a watcher does. The invariants: a
 // sticky note is in every iteration begun after it until a clear; a
 // once-note is in the first iteration after it of each loop at work when
-// it was given, and, given while none of those had finished an iteration
-// (the fan's wave), in the first iteration of each loop the fan starts
-// before a loop finishes an iteration after it; it is in some iteration
-// (or waiting for a next loop when the fan ends); no loop runs past its
-// limit, a set below what a loop at work ran is refused, and a loop starts
-// with the fan's limit.
+// it was given, and in some iteration (or waiting for a next loop when the
+// fan ends); no loop runs past its limit, a set below what a loop at work
+// ran is refused, and a loop starts with the fan's limit.
 
 // simNote is a request of the person's as the fan took it.
 type simNote struct {
@@ -31,8 +28,6 @@ type simNote struct {
 	sticky bool
 	at     int             // the moment it was taken
 	atWork map[string]bool // the loops at work then (a once-note's)
-	wave   bool            // none of them had finished an iteration then (a once-note's)
-	closed int             // the moment the first iteration after it finished (its wave's end)
 	gone   int             // the moment a clear after it was taken (0: none)
 	seen   int             // iterations that carried it
 }
@@ -51,7 +46,6 @@ type simPerson struct {
 	seq   int
 	notes []*simNote
 	asks  []simAsk
-	ran   map[string]int // the iterations each loop finished, by its name
 }
 
 // record is the fan's record as the person's command finds it.
@@ -137,10 +131,9 @@ func (f *simFan) taken(s *State) {
 		p.clock++
 		switch {
 		case a.note != nil:
-			a.note.at, a.note.atWork, a.note.wave = p.clock, map[string]bool{}, !a.note.sticky
+			a.note.at, a.note.atWork = p.clock, map[string]bool{}
 			for _, t := range s.AtWork() {
 				a.note.atWork[t.Loop] = true
-				a.note.wave = a.note.wave && p.ran[t.Loop] == 0
 			}
 			p.notes = append(p.notes, a.note)
 		case a.kind == state.SteerClear:
@@ -218,16 +211,12 @@ func (f *simFan) iterate(l *simLoop) {
 	}
 	l.iterations++
 	p.clock++
-	if p.ran == nil {
-		p.ran = map[string]int{}
-	}
-	p.ran[l.name]++
 	carried := map[string]bool{}
 	for _, n := range l.notes {
 		carried[n.Text] = true
 	}
 	l.notes = slices.DeleteFunc(l.notes, func(n state.Note) bool { return !n.Sticky })
-	data, _ := json.Marshal(&state.State{Notes: l.notes, CurrentIteration: l.iterations, LastIterationEnded: "now"}) // as the watcher's state.json has them (without its fsync: the simulation is fast)
+	data, _ := json.Marshal(&state.State{Notes: l.notes}) // as the watcher's state.json has them (without its fsync: the simulation is fast)
 	if err := os.WriteFile(store.Path(state.StateFile), data, 0o600); err != nil {
 		f.t.Fatal(err)
 	}
@@ -242,18 +231,11 @@ func (f *simFan) iterate(l *simLoop) {
 			f.t.Fatalf("iteration %d of %s lacks the sticky note %s:\n%s", l.iterations, l.name, n.text, f.dump())
 		case !n.sticky && live && n.atWork[l.name] && l.lastIter < n.at && !carried[n.text]:
 			f.t.Fatalf("iteration %d of %s, at work when the note %s was given, lacks it:\n%s", l.iterations, l.name, n.text, f.dump())
-		case !n.sticky && live && n.wave && l.began >= n.at && (n.closed == 0 || l.began < n.closed) && l.iterations == 1 && !carried[n.text]:
-			f.t.Fatalf("iteration 1 of %s, started in the wave of the note %s, lacks it:\n%s", l.name, n.text, f.dump())
 		case !live && carried[n.text] && n.at < n.gone:
 			f.t.Fatalf("iteration %d of %s carries the note %s, cleared before:\n%s", l.iterations, l.name, n.text, f.dump())
 		}
 	}
 	l.lastIter = p.clock
-	for _, n := range p.notes {
-		if n.wave && n.closed == 0 && n.at < p.clock { // an iteration finished after it: its wave is over
-			n.closed = p.clock
-		}
-	}
 }
 
 // iterateSome runs an iteration of a loop that works.
@@ -281,7 +263,7 @@ func (f *simFan) checkSteering(end bool) {
 		return
 	}
 	for _, n := range f.person.notes {
-		waiting := slices.ContainsFunc(append(f.s.Notes, f.s.Wave...), func(w state.Note) bool { return w.Text == n.text })
+		waiting := slices.ContainsFunc(f.s.Notes, func(w state.Note) bool { return w.Text == n.text })
 		if !n.sticky && n.gone == 0 && n.seen == 0 && !waiting {
 			f.t.Fatalf("the note %s reached no iteration and waits for none:\n%s", n.text, f.dump())
 		}

@@ -11,18 +11,12 @@ import (
 // limit, given the fan's name): a request in the fan's folder (state.Steer,
 // as a loop has them) that the fan takes into its record and passes to
 // each loop at work. A sticky note and a limit stay the fan's, for every
-// loop it starts later. A once-note reaches the next iteration of each
-// loop at work; given while none of them has finished an iteration (none
-// at work, or its first loops just started, as right after fan --detach)
-// it joins the fan's wave: it also reaches the first iteration of every
-// loop the fan starts until one of its loops finishes an iteration. A
-// once-note a loop ended without carrying, the wave over, goes to the next
-// loop started.
+// loop it starts later; a once-note no loop at work could carry (none was
+// working, or the one that was ended first) goes to the next loop started.
 
-// Steer applies a steering request of the person's to the fan's record,
-// fresh when no loop at work has finished an iteration (CloseWave); it
+// Steer applies a steering request of the person's to the fan's record; it
 // reports whether the request goes on to the loops at work too.
-func (s *State) Steer(r state.Steer, fresh bool) bool {
+func (s *State) Steer(r state.Steer) bool {
 	working := len(s.AtWork()) > 0
 	switch r.Kind {
 	case state.SteerNote:
@@ -30,13 +24,13 @@ func (s *State) Steer(r state.Steer, fresh bool) bool {
 		switch {
 		case r.Sticky:
 			s.Notes = append(s.Notes, n)
-		case fresh: // the wave's: its loops at work and those it starts until one finishes an iteration
-			s.Wave = append(s.Wave, n)
-		default: // its loops' once: if one ends before it carried it, the next loop started does
+		case working: // its loops' once: if one ends before it carried it, the next loop started does
 			s.Given = append(s.Given, n)
+		default:
+			s.Notes = append(s.Notes, n)
 		}
 	case state.SteerClear:
-		s.Notes, s.Wave, s.Given = nil, nil, nil
+		s.Notes, s.Given = nil, nil
 		for i := range s.Tasks {
 			s.Tasks[i].Notes = nil
 		}
@@ -51,33 +45,6 @@ func (s *State) Steer(r state.Steer, fresh bool) bool {
 		s.Set.Merge(&l)
 	}
 	return working
-}
-
-// CloseWave ends the fan's wave once a loop of it at work has finished an
-// iteration (iterated tells, by the loop's name): the wave's once-notes
-// become its loops' once (Given), for none it starts later. It reports
-// whether the wave goes on (no loop at work has finished an iteration) and
-// whether the record changed.
-func (s *State) CloseWave(iterated func(loop string) bool) (fresh, changed bool) {
-	for _, t := range s.AtWork() {
-		if iterated(t.Loop) {
-			for _, n := range s.Wave {
-				if !slices.Contains(s.Given, n) {
-					s.Given = append(s.Given, n)
-				}
-			}
-			changed, s.Wave = len(s.Wave) > 0, nil
-			return false, changed
-		}
-	}
-	return true, false
-}
-
-// Iterated reports whether loop name (under root) has finished an
-// iteration, as its state says.
-func Iterated(root, name string) bool {
-	st, err := (&state.Store{Dir: filepath.Join(root, name)}).Load()
-	return err == nil && (st.CurrentIteration > 1 || st.CurrentIteration == 1 && st.LastIterationEnded != "")
 }
 
 // InForce are the limits the fan's next loop starts with: its flags',
@@ -109,8 +76,7 @@ func (s *State) AtWork() []*Task {
 
 // startNotes are the person's notes for a loop that starts on t: the once
 // ones kept for it from a start that did not happen, the fan's sticky ones,
-// the wave's (which stay for the next loops of the wave), and the once
-// ones waiting for the next loop (which this loop takes).
+// and the once ones waiting for the next loop (which this loop takes).
 func (s *State) startNotes(t *Task) []state.Note {
 	var notes []state.Note
 	for _, n := range t.Notes {
@@ -124,11 +90,6 @@ func (s *State) startNotes(t *Task) []state.Note {
 			notes = append(notes, n)
 		} else {
 			waiting = append(waiting, n)
-		}
-	}
-	for _, n := range s.Wave {
-		if !slices.Contains(notes, n) {
-			notes = append(notes, n)
 		}
 	}
 	s.Given = append(s.Given, waiting...) // the loop's once: if it ends before it carried them, the next loop's
@@ -181,19 +142,14 @@ func Unsent(root, name string) []state.Note {
 // TakeSteers takes the person's requests waiting in the fan's folder into
 // its record, passes each on to the loops at work (under root) as the
 // request it is, and saves the record; a request is recorded as taken
-// before its file goes, so none is applied twice; the fan's wave ends
-// first if a loop at work has finished an iteration. It reports whether
-// it took any.
+// before its file goes, so none is applied twice. It reports whether it
+// took any.
 func TakeSteers(root, dir string, s *State, save func() error) bool {
 	store := &state.Store{Dir: dir}
-	fresh, closed := s.CloseWave(func(loop string) bool { return Iterated(root, loop) })
-	if closed && save() != nil {
-		return false
-	}
 	took := false
 	for _, r := range store.Steers() {
 		if !slices.Contains(s.Steered, r.ID) {
-			if s.Steer(r, fresh) {
+			if s.Steer(r) {
 				for _, t := range s.AtWork() {
 					if loop, err := state.Open(root, t.Loop); err == nil {
 						_ = loop.Pass(r)
