@@ -165,6 +165,11 @@ func TestAKilledWatcherShowsDisconnectedAndResumeAdoptsItsIteration(t *testing.T
 	tmuxtest.Eventually(t, 30*time.Second, "the agent to work", func() bool { return strings.Contains(c.srv.Capture(pane), "busy 1") })
 	syscall.Kill(st.WatcherPID, syscall.SIGKILL)
 	tmuxtest.Eventually(t, 10*time.Second, "the watcher to die", func() bool { return !alive(st.WatcherPID) })
+	// The server marks the watcher gone once its lifeline ends, a moment after the death.
+	tmuxtest.Eventually(t, 10*time.Second, "status to say the watcher is gone", func() bool {
+		_, stdout, _ := c.run(nil, "status", "orphan")
+		return strings.Contains(stdout, "monitor_disconnected")
+	})
 	c.want([]string{"status", "orphan"}, 0, "Exit reason: monitor_disconnected (agent still running)\n", "")
 	c.want([]string{"list"}, 0, "monitor_disconnected", "")
 	c.resumeToEnd("orphan", 2, "[START] iteration 1/2\n", "[RESUME] loop resumed at iteration 1\n",
