@@ -19,30 +19,8 @@ import (
 func TestPopupShowsAFanAndItsKeysActOnTheFan(t *testing.T) {
 	t.Parallel()
 	srv, p := installTPM(t)
-	repo := filepath.Join(srv.Dir, "repo")
-	if err := os.MkdirAll(repo, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for name, text := range map[string]string{"PLAN.md": "- [ ] Make file-a\n- [ ] Make file-b\n", "PROMPT.md": "do the task\n"} {
-		if err := os.WriteFile(filepath.Join(repo, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	gitEnv := append(append([]string(nil), srv.Env...), "GIT_AUTHOR_NAME=ralph test", "GIT_AUTHOR_EMAIL=ralph@example.invalid",
-		"GIT_COMMITTER_NAME=ralph test", "GIT_COMMITTER_EMAIL=ralph@example.invalid")
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "start"}} {
-		cmd := exec.Command("git", append([]string{"-C", repo}, args...)...)
-		cmd.Env = gitEnv
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	fan := p.ralphWatch("fan", "-S", srv.Socket, "--name", "fp", "--tasks", filepath.Join(repo, "PLAN.md"), "--max", "2",
-		"--prompt-mode", "arg", "--max-iterations", "3", "--", "sh", "-c", "sleep 60")
-	fan.Env, fan.Stdout, fan.Stderr = gitEnv, &bytes.Buffer{}, &bytes.Buffer{}
-	if err := fan.Start(); err != nil {
-		t.Fatal(err)
-	}
+	repo, gitEnv := popupFanRepo(t, srv, "- [ ] Make file-a\n- [ ] Make file-b\n")
+	fan := startPopupFan(t, srv, p, gitEnv, repo, "fp", "2")
 	t.Cleanup(func() {
 		_ = p.ralphWatch("stop", "--kill", "fp").Run()
 		_ = fan.Wait()
@@ -77,4 +55,42 @@ func TestPopupShowsAFanAndItsKeysActOnTheFan(t *testing.T) {
 		return strings.Contains(p.shown(), "x ends one loop's iteration: choose one of fan fp's loops")
 	})
 	p.typeKeys("q")
+}
+
+// popupFanRepo makes a repository holding plan and a prompt, committed, and
+// the environment git and the fan take in it.
+func popupFanRepo(t *testing.T, srv *tmuxtest.Server, plan string) (repo string, gitEnv []string) {
+	t.Helper()
+	repo = filepath.Join(srv.Dir, "repo")
+	if err := os.MkdirAll(repo, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{"PLAN.md": plan, "PROMPT.md": "do the task\n"} {
+		if err := os.WriteFile(filepath.Join(repo, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gitEnv = append(append([]string(nil), srv.Env...), "GIT_AUTHOR_NAME=ralph test", "GIT_AUTHOR_EMAIL=ralph@example.invalid",
+		"GIT_COMMITTER_NAME=ralph test", "GIT_COMMITTER_EMAIL=ralph@example.invalid")
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "start"}} {
+		cmd := exec.Command("git", append([]string{"-C", repo}, args...)...)
+		cmd.Env = gitEnv
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	return repo, gitEnv
+}
+
+// startPopupFan starts fan name on the repository's plan, at most max loops
+// of an agent that sleeps.
+func startPopupFan(t *testing.T, srv *tmuxtest.Server, p *plugin, gitEnv []string, repo, name, max string) *exec.Cmd {
+	t.Helper()
+	fan := p.ralphWatch("fan", "-S", srv.Socket, "--name", name, "--tasks", filepath.Join(repo, "PLAN.md"), "--max", max,
+		"--prompt-mode", "arg", "--max-iterations", "3", "--", "sh", "-c", "sleep 60")
+	fan.Env, fan.Stdout, fan.Stderr = gitEnv, &bytes.Buffer{}, &bytes.Buffer{}
+	if err := fan.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return fan
 }

@@ -2,8 +2,6 @@ package scripts_test
 
 import (
 	"bytes"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,30 +17,8 @@ import (
 func TestAStoppedFansWindowSaysStoppedUntilItIsStartedAgain(t *testing.T) {
 	t.Parallel()
 	srv, p := installTPM(t)
-	repo := filepath.Join(srv.Dir, "repo")
-	if err := os.MkdirAll(repo, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for name, text := range map[string]string{"PLAN.md": "- [ ] Make file-a\n", "PROMPT.md": "do the task\n"} {
-		if err := os.WriteFile(filepath.Join(repo, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	gitEnv := append(append([]string(nil), srv.Env...), "GIT_AUTHOR_NAME=ralph test", "GIT_AUTHOR_EMAIL=ralph@example.invalid",
-		"GIT_COMMITTER_NAME=ralph test", "GIT_COMMITTER_EMAIL=ralph@example.invalid")
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "start"}} {
-		cmd := exec.Command("git", append([]string{"-C", repo}, args...)...)
-		cmd.Env = gitEnv
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	fan := p.ralphWatch("fan", "-S", srv.Socket, "--name", "fs", "--tasks", filepath.Join(repo, "PLAN.md"), "--max", "1",
-		"--prompt-mode", "arg", "--max-iterations", "3", "--", "sh", "-c", "sleep 60")
-	fan.Env, fan.Stdout, fan.Stderr = gitEnv, &bytes.Buffer{}, &bytes.Buffer{}
-	if err := fan.Start(); err != nil {
-		t.Fatal(err)
-	}
+	repo, gitEnv := popupFanRepo(t, srv, "- [ ] Make file-a\n")
+	fan := startPopupFan(t, srv, p, gitEnv, repo, "fs", "1")
 	t.Cleanup(func() { _ = p.ralphWatch("stop", "--kill", "fs").Run() })
 	status := func() string { out, _ := p.ralphWatch("status", "fs").CombinedOutput(); return string(out) }
 	tmuxtest.Eventually(t, 60*time.Second, "the fan's loop at work", func() bool {
