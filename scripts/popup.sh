@@ -221,11 +221,11 @@ fan_paused() {
 	"$RALPH_WATCH" status "$1" 2>/dev/null </dev/null | grep -q '^  [^ ]*: paused,'
 }
 
-# read_key: one key press (arrows named up and down, a lone Escape close),
-# or nothing after 2 seconds.
+# read_key [SECONDS]: one key press (arrows named up and down, a lone
+# Escape close), or nothing after SECONDS (2).
 read_key() {
 	local key rest
-	IFS= read -rsn1 -t 2 key || return 1
+	IFS= read -rsn1 -t "${1:-2}" key || return 1
 	if [ "$key" = $'\e' ]; then
 		IFS= read -rsn2 -t 0.05 rest
 		case "$rest" in
@@ -248,7 +248,13 @@ view() {
 	choose_pane "$pane"
 	while :; do
 		draw
-		key="$(read_key)" && { act "$key" || return; }
+		if key="$(read_key)"; then
+			act "$key" || return
+			# Moves typed while it drew (a held j) are taken before the next draw, so the list keeps up.
+			while [[ $key =~ ^(j|k|up|down|[1-9])$ ]] && key="$(read_key 0.01)"; do
+				act "$key" || return
+			done
+		fi
 		# The same loop stays chosen as loops come and go.
 		id="${ids[chosen]}"
 		read_loops
