@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // More loops than fit: the status line shows whole entries, the loops that
@@ -93,7 +93,7 @@ func TestTheDefaultStylesReadOnTheDefaultBarAndOnADarkOne(t *testing.T) {
 	p.source()
 	bar := strings.TrimSpace(srv.Must("show-options", "-gv", "status-style")) // tmux's own default
 	states := []string{"stale"}
-	for _, s := range words.Statuses() {
+	for _, s := range contract.Statuses() {
 		states = append(states, s.String())
 	}
 	for _, bar := range []string{bar, "bg=black,fg=white"} {

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 func (h *harness) asAgent(name string) {
@@ -40,7 +40,7 @@ func TestTheAgentsStopHookEndsTheTurn(t *testing.T) {
 	h.cfg.InactivityTimeout = 5 * time.Minute
 	h.cfg.PollInterval = 10 * time.Second // the hook's signal, not a look at the screen, must end it
 	h.cfg.MaxIterations = 2
-	h.wantResult(h.runWoken(wake, 90*time.Second), words.ExitDone, "max_iterations")
+	h.wantResult(h.runWoken(wake, 90*time.Second), contract.ExitDone, "max_iterations")
 	h.wantOutput("iteration 1 completed (turn ended", "iteration 2 completed (turn ended")
 	settings, err := os.ReadFile(h.store.Path(state.ClaudeSettings))
 	if err != nil || !strings.Contains(string(settings), `hook' 'turn-end' '--state'`) {

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // claudeCode's turns end by its Stop hook, or by its idle screen (the input
@@ -25,8 +25,8 @@ var claudeCode = agentFixture{
 	protocol: "anthropic",
 	ends: []turnEnd{
 		{name: "no profile"},
-		{name: "turn hook true", profile: true, hook: true, via: words.ViaHook, ready: []string{words.ViaHook, words.ViaPattern}},
-		{name: "turn hook false", profile: true, via: words.ViaScreen, ready: []string{words.ViaHook, words.ViaPattern}},
+		{name: "turn hook true", profile: true, hook: true, via: contract.ViaHook, ready: []string{contract.ViaHook, contract.ViaPattern}},
+		{name: "turn hook false", profile: true, via: contract.ViaScreen, ready: []string{contract.ViaHook, contract.ViaPattern}},
 	},
 	timeout:     150 * time.Second,
 	doneReceipt: true,
@@ -65,7 +65,7 @@ func TestClaudeCodeLongPromptReachesTheAPIByteForByte(t *testing.T) {
 	r.withoutProfile()
 	r.cfg.MaxIterations = 1
 	res := r.run(100 * time.Second)
-	if res.Code != words.ExitLimit || res.Reason != "max_iterations" {
+	if res.Code != contract.ExitLimit || res.Reason != "max_iterations" {
 		t.Errorf("result %+v, want exit 3 max_iterations", res)
 	}
 	r.wantPrompts(1, long)
@@ -85,7 +85,7 @@ func TestClaudeCodeSlowStart(t *testing.T) {
 	r.cfg.Command = []string{"/bin/sh", "-c", `sleep 3; exec "$0"`, claude}
 	r.cfg.MaxIterations = 1
 	res := r.run(90 * time.Second)
-	if res.Code != words.ExitDone || res.Reason != "done_pattern" {
+	if res.Code != contract.ExitDone || res.Reason != "done_pattern" {
 		t.Errorf("result %+v, want exit 0 done_pattern", res)
 	}
 	r.wantPrompts(1, strings.TrimRight(loopPrompt, "\n"))
@@ -107,9 +107,9 @@ func TestClaudeCodeRateLimitedTurnWaitsForTheLimit(t *testing.T) {
 	if !strings.Contains(r.out.String(), "usage limit reached (") {
 		t.Errorf("the limit was not recognised:\n%s", r.out.String())
 	}
-	at, via, ok := r.ev.first(1, words.EventLimit)
+	at, via, ok := r.ev.first(1, contract.EventLimit)
 	t.Logf("limit known at %s by %s", at.Round(time.Millisecond), via)
-	if !ok || via != words.ViaHook && via != words.ViaScreen {
+	if !ok || via != contract.ViaHook && via != contract.ViaScreen {
 		t.Errorf("no limit event by hook or screen: %s", r.ev.String())
 	}
 	if strings.Contains(r.out.String(), "failed (") {
@@ -132,9 +132,9 @@ func TestClaudeCodeWithStringsNoProfileMatchesIsReadAndEndedByTheIdleSignals(t *
 	r.cfg.Agent.Finished = nil
 	r.cfg.ReadyPattern = r.cfg.Agent.Ready
 	res := r.run(150 * time.Second)
-	if res.Code != words.ExitLimit || res.Reason != "max_iterations" {
+	if res.Code != contract.ExitLimit || res.Reason != "max_iterations" {
 		t.Errorf("result %+v, want exit 3 max_iterations", res)
 	}
-	r.wantVia(2, turnEnd{via: words.ViaIdle, ready: []string{words.ViaIdle}})
+	r.wantVia(2, turnEnd{via: contract.ViaIdle, ready: []string{contract.ViaIdle}})
 	r.wantPrompts(2, strings.TrimRight(loopPrompt, "\n"))
 }

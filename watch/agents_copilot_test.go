@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 )
 
 // copilotCLI's turns end by its agentStop hook, from the plugin each loop
@@ -39,7 +39,7 @@ func TestCopilotUsageLimitIsToldByItsErrorHook(t *testing.T) {
 	r.cfg.LimitWait = time.Hour
 	r.useTurnHook(turnHookWake(t))
 	r.waitsForItsLimit(120 * time.Second)
-	if _, via, ok := r.ev.first(1, words.EventLimit); !ok || via != words.ViaHook {
-		t.Errorf("limit known by %q (%v), want %q", via, ok, words.ViaHook)
+	if _, via, ok := r.ev.first(1, contract.EventLimit); !ok || via != contract.ViaHook {
+		t.Errorf("limit known by %q (%v), want %q", via, ok, contract.ViaHook)
 	}
 }

@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/doctor"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // geminiCLI's turns end by its AfterAgent hook, which each loop gives it
@@ -55,10 +55,10 @@ func TestGeminiHooksConfiguredByHandEndEachTurn(t *testing.T) {
 	}
 	r.wake = turnHookWake(t)
 	res := r.run(300 * time.Second)
-	if res.Code != words.ExitLimit || res.Reason != "max_iterations" {
+	if res.Code != contract.ExitLimit || res.Reason != "max_iterations" {
 		t.Errorf("result %+v, want exit 3 max_iterations", res)
 	}
-	r.wantVia(2, turnEnd{via: words.ViaHook})
+	r.wantVia(2, turnEnd{via: contract.ViaHook})
 	r.wantPrompts(2, strings.TrimRight(loopPrompt, "\n"))
 }
 
@@ -95,10 +95,10 @@ func TestGeminiLoopByItsHooksTakesAboutAsLongAsClaudeCodes(t *testing.T) {
 			res := r.run(run.fx.timeout)
 			took[run.fx.name] += time.Since(started)
 			r.explain()
-			if res.Code != words.ExitLimit || res.Reason != "max_iterations" {
+			if res.Code != contract.ExitLimit || res.Reason != "max_iterations" {
 				t.Errorf("%s: result %+v, want exit 3 max_iterations", run.fx.name, res)
 			}
-			r.wantVia(2, turnEnd{via: words.ViaHook})
+			r.wantVia(2, turnEnd{via: contract.ViaHook})
 			r.wantHookEnded(2)
 			if after, _ := os.ReadFile(settings); string(after) != string(before) {
 				t.Errorf("%s: the person's %s changed:\n%s\nto\n%s", run.fx.name, settings, before, after)
@@ -136,10 +136,10 @@ func TestGeminiWithItsOwnHomeGetsItsOverlayFromThatHomeAndNeverWritesIt(t *testi
 	r.cfg.Command = append([]string{"env", "HOME=" + person, gemini}, r.setup.Last...)
 	r.cfg.AgentHome, r.cfg.MaxIterations = "", 1
 	res := r.run(geminiCLI.timeout)
-	if res.Code != words.ExitLimit || res.Reason != "max_iterations" {
+	if res.Code != contract.ExitLimit || res.Reason != "max_iterations" {
 		t.Errorf("result %+v, want exit 3 max_iterations", res)
 	}
-	r.wantVia(1, turnEnd{via: words.ViaHook})
+	r.wantVia(1, turnEnd{via: contract.ViaHook})
 	if after := tree(t, filepath.Join(person, ".gemini")); !maps.Equal(after, before) {
 		t.Errorf("the person's Gemini home changed:\nbefore %q\nafter  %q", before, after)
 	}

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 )
 
 // An agent whose key the API refuses (401, 403) says so on its screen; the
@@ -27,8 +27,8 @@ func TestRealAgentsEndTheLoopAtOnceWhenTheAPIRefusesTheirKey(t *testing.T) {
 				r.cfg.MaxIterations = 5
 				r.cfg.InactivityTimeout = 60 * time.Second
 				res := r.run(fx.timeout)
-				if res.Code != words.ExitFailed || res.Reason != words.ReasonNotLoggedIn {
-					t.Errorf("result %+v, want exit 1 %s", res, words.ReasonNotLoggedIn)
+				if res.Code != contract.ExitFailed || res.Reason != contract.ReasonNotLoggedIn {
+					t.Errorf("result %+v, want exit 1 %s", res, contract.ReasonNotLoggedIn)
 				}
 				if out := r.out.String(); strings.Count(out, "starting iteration") != 1 || !strings.Contains(out, fx.name+" says ") {
 					t.Errorf("want one iteration, ended with the agent's sentence:\n%s", out)

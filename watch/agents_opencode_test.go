@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 )
 
 // openCode's turns end by the session.idle event its per-loop plugin
@@ -36,13 +36,13 @@ func TestOpenCodeUsageLimitIsRecognisedWhileItRetries(t *testing.T) {
 			r := newAgentRun(t, openCode, opencode, loopPrompt, "!limit 3600")
 			defer r.explain()
 			r.cfg.LimitWait = time.Hour
-			want := words.ViaScreen
+			want := contract.ViaScreen
 			if hook {
 				r.useTurnHook(turnHookWake(t))
-				want = words.ViaHook
+				want = contract.ViaHook
 			}
 			r.waitsForItsLimit(120 * time.Second)
-			if _, via, ok := r.ev.first(1, words.EventLimit); !ok || via != want {
+			if _, via, ok := r.ev.first(1, contract.EventLimit); !ok || via != want {
 				t.Errorf("limit known by %q (%v), want %q", via, ok, want)
 			}
 		})

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 )
 
 // Claude Code works through a plan of three tasks, one an iteration: the
@@ -36,7 +36,7 @@ func TestClaudeCodeWorksThroughAPlanOneTaskAnIteration(t *testing.T) {
 	r.cfg.DonePattern = nil
 	r.useTurnHook(turnHookWake(t))
 	res := r.run(2 * claudeCode.timeout)
-	if res.Code != words.ExitDone || res.Reason != "tasks_done" {
+	if res.Code != contract.ExitDone || res.Reason != "tasks_done" {
 		t.Errorf("result %+v, want exit 0 tasks_done", res)
 	}
 	st, err := r.store().Load()

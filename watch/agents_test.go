@@ -20,10 +20,10 @@ import (
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // loopPrompt is the prompt of the loops; its own text holds the done token.
@@ -65,8 +65,8 @@ type turnEnd struct {
 // where its profile is all it needs: by the agent's turn-end hook, and by
 // its screen with the hook off.
 var byHookOrScreen = []turnEnd{
-	{name: "turn hook true", profile: true, hook: true, via: words.ViaHook},
-	{name: "turn hook false", profile: true, via: words.ViaScreen},
+	{name: "turn hook true", profile: true, hook: true, via: contract.ViaHook},
+	{name: "turn hook false", profile: true, via: contract.ViaScreen},
 }
 
 // find returns the agent's executable or skips the test (tmuxtest.Agent).
@@ -114,7 +114,7 @@ func (r *agentRun) wantRepliedTokenOnly(res watch.Result, end turnEnd, token boo
 	r.t.Helper()
 	out := r.out.String()
 	if token {
-		if res.Code != words.ExitDone || res.Reason != "done_pattern" {
+		if res.Code != contract.ExitDone || res.Reason != "done_pattern" {
 			r.t.Errorf("result %+v, want exit 0 done_pattern", res)
 		}
 		if !strings.Contains(out, "done pattern matched, stopping loop") {
@@ -126,7 +126,7 @@ func (r *agentRun) wantRepliedTokenOnly(res watch.Result, end turnEnd, token boo
 		}
 		return
 	}
-	if res.Code != words.ExitLimit || res.Reason != "max_iterations" {
+	if res.Code != contract.ExitLimit || res.Reason != "max_iterations" {
 		r.t.Errorf("result %+v, want exit 3 max_iterations", res)
 	}
 	ended := "completed (turn ended"
@@ -230,8 +230,8 @@ func (r *agentRun) wantHookEnded(n int) {
 func (r *agentRun) wantVia(n int, end turnEnd) {
 	r.t.Helper()
 	for i := 1; i <= n; i++ {
-		ready, readyVia, _ := r.ev.first(i, words.EventReady)
-		turnEnd, endVia, _ := r.ev.first(i, words.EventTurnEnd)
+		ready, readyVia, _ := r.ev.first(i, contract.EventReady)
+		turnEnd, endVia, _ := r.ev.first(i, contract.EventTurnEnd)
 		r.t.Logf("iteration %d: ready at %s (%s), turn end at %s (%s)",
 			i, ready.Round(time.Millisecond), readyVia, turnEnd.Round(time.Millisecond), endVia)
 		if len(end.ready) > 0 && !slices.Contains(end.ready, readyVia) {

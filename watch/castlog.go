@@ -8,9 +8,9 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/cast"
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // castLog is the loop's recording of the iteration that runs: the pane's
@@ -35,11 +35,11 @@ type castLog struct {
 const defaultCastWidth, defaultCastHeight = 80, 24
 
 // castMarks are the markers events leave in the cast.
-var castMarks = map[words.EventKind]string{
-	words.EventPasted:    cast.MarkPromptDelivered, // Enter follows at once; the agent's answer comes after
-	words.EventSubmitted: cast.MarkPromptDelivered,
-	words.EventDone:      cast.MarkDoneMatched,
-	words.EventTurnEnd:   cast.MarkTurnEnd,
+var castMarks = map[contract.EventKind]string{
+	contract.EventPasted:    cast.MarkPromptDelivered, // Enter follows at once; the agent's answer comes after
+	contract.EventSubmitted: cast.MarkPromptDelivered,
+	contract.EventDone:      cast.MarkDoneMatched,
+	contract.EventTurnEnd:   cast.MarkTurnEnd,
 }
 
 // Start begins the iteration's cast before the agent is started, so
@@ -91,12 +91,12 @@ func (c *castLog) end() {
 // Mark leaves the marker an event stands for, once per iteration: the
 // prompt delivered (seen pasted, else submitted; in arg and stdin modes
 // given at the start), the done token matched, the turn's end.
-func (c *castLog) Mark(kind words.EventKind) {
+func (c *castLog) Mark(kind contract.EventKind) {
 	if c.file == nil {
 		return
 	}
 	label := castMarks[kind]
-	if kind == words.EventStarted && c.cfg.PromptMode != agent.ModeType {
+	if kind == contract.EventStarted && c.cfg.PromptMode != agent.ModeType {
 		label = cast.MarkPromptDelivered
 	}
 	if label == "" || c.marked[label] {

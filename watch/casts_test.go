@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/cast"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // Each iteration's cast holds the agent's output and its markers in the
@@ -27,7 +27,7 @@ func TestEachIterationsCastHoldsItsOutputAndMarkersInOrder(t *testing.T) {
 	h.cfg.ReadyTimeout = time.Minute
 	h.cfg.MaxIterations = 2
 	h.cfg.CastLimit = 1 << 20
-	h.wantResult(run(60*time.Second), words.ExitDone, "max_iterations")
+	h.wantResult(run(60*time.Second), contract.ExitDone, "max_iterations")
 	for _, n := range []int{1, 2} {
 		f, err := os.Open(filepath.Join(h.store.Path(state.CastsDir), cast.FileName(n)))
 		if err != nil {

@@ -8,8 +8,9 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/ralph-tmux/ralph.tmux/watch/between"
+	"github.com/ralph-tmux/ralph.tmux/watch/checks"
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
+	"github.com/ralph-tmux/ralph.tmux/watch/gitwork"
 	"github.com/ralph-tmux/ralph.tmux/watch/iteration"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 )
@@ -23,11 +24,11 @@ type chores struct {
 	rec   *recorder
 	clock clock.Clock
 
-	verify         []between.Check // the plan's verify commands, run after the checks
-	feedback       string          // the last iteration's check failures, for the next prompt
-	checked        int             // the iteration whose checks ran last; -1: none
-	checksPassed   bool            // how they went
-	baseline       string          // the working tree's fingerprint when the iteration started; "": unknown
+	verify         []checks.Check // the plan's verify commands, run after the checks
+	feedback       string         // the last iteration's check failures, for the next prompt
+	checked        int            // the iteration whose checks ran last; -1: none
+	checksPassed   bool           // how they went
+	baseline       string         // the working tree's fingerprint when the iteration started; "": unknown
 	commitWarned   bool
 	pauseFileFound bool
 }
@@ -37,19 +38,19 @@ type chores struct {
 func (b *chores) noteBaseline() {
 	b.baseline = ""
 	if b.cfg.StallLimit > 0 {
-		b.baseline, _ = between.Fingerprint(b.cfg.Dir)
+		b.baseline, _ = gitwork.Fingerprint(b.cfg.Dir)
 	}
 }
 
 // runChecks runs the checks after an iteration, records and reports them,
 // and keeps their failures for the next prompt.
-func (b *chores) runChecks(ctx context.Context) []between.CheckRun {
+func (b *chores) runChecks(ctx context.Context) []checks.CheckRun {
 	b.feedback = ""
-	checks := b.checks()
-	if len(checks) == 0 {
+	list := b.checks()
+	if len(list) == 0 {
 		return nil
 	}
-	runs := between.RunChecks(ctx, b.env(), checks, b.rec.iteration(), b.rec.store.Path(state.ChecksDir), b.cfg.CheckOutputChars)
+	runs := checks.RunChecks(ctx, b.env(), list, b.rec.iteration(), b.rec.store.Path(state.ChecksDir), b.cfg.CheckOutputChars)
 	for _, r := range runs {
 		verdict := "pass"
 		if !r.Passed() {
@@ -60,12 +61,12 @@ func (b *chores) runChecks(ctx context.Context) []between.CheckRun {
 		if r.TimedOut {
 			timeout = " timeout=" + seconds(b.cfg.CheckTimeout)
 		}
-		b.rec.log("CHECK", fmt.Sprintf("iteration %d %s exit=%d duration=%s%s check=%q", b.rec.iteration(), verdict, r.Code, between.FormatDuration(r.Duration), timeout, r.Command))
+		b.rec.log("CHECK", fmt.Sprintf("iteration %d %s exit=%d duration=%s%s check=%q", b.rec.iteration(), verdict, r.Code, checks.FormatDuration(r.Duration), timeout, r.Command))
 	}
-	b.rec.sayf("iteration %d checks: %s", b.rec.iteration(), between.CheckSummary(runs))
-	b.rec.st.AddChecks(between.CheckRecords(b.rec.iteration(), runs))
-	b.feedback = between.Feedback(runs)
-	b.checked, b.checksPassed = b.rec.iteration(), between.AllPassed(runs)
+	b.rec.sayf("iteration %d checks: %s", b.rec.iteration(), checks.CheckSummary(runs))
+	b.rec.st.AddChecks(checks.CheckRecords(b.rec.iteration(), runs))
+	b.feedback = checks.Feedback(runs)
+	b.checked, b.checksPassed = b.rec.iteration(), checks.AllPassed(runs)
 	return runs
 }
 
@@ -84,11 +85,11 @@ func (b *chores) checksPass(ctx context.Context) bool {
 
 // checks are the checks that run after an iteration: --check, then the
 // plan's verify commands.
-func (b *chores) checks() []between.Check {
+func (b *chores) checks() []checks.Check {
 	if len(b.verify) == 0 {
 		return b.cfg.Checks
 	}
-	return append(append([]between.Check(nil), b.cfg.Checks...), b.verify...)
+	return append(append([]checks.Check(nil), b.cfg.Checks...), b.verify...)
 }
 
 // rejectDone goes on after a done signal whose checks failed. The done file
@@ -110,13 +111,13 @@ func (b *chores) restoreChecks() {
 	if last == nil {
 		return
 	}
-	var runs []between.CheckRun
+	var runs []checks.CheckRun
 	for _, r := range last.Results {
-		runs = append(runs, between.CheckRun{Check: between.Check{Command: r.Command, Hint: r.Hint}, Code: r.ExitCode,
-			TimedOut: r.TimedOut, Log: r.Log, Tail: between.FileTail(r.Log, b.cfg.CheckOutputChars)})
+		runs = append(runs, checks.CheckRun{Check: checks.Check{Command: r.Command, Hint: r.Hint}, Code: r.ExitCode,
+			TimedOut: r.TimedOut, Log: r.Log, Tail: checks.FileTail(r.Log, b.cfg.CheckOutputChars)})
 	}
-	b.feedback = between.Feedback(runs)
-	b.checked, b.checksPassed = last.Iteration, between.AllPassed(runs)
+	b.feedback = checks.Feedback(runs)
+	b.checked, b.checksPassed = last.Iteration, checks.AllPassed(runs)
 }
 
 // pauseFileSeen reports whether the pause file has appeared, and removes it
@@ -141,7 +142,7 @@ func (b *chores) noteChange() {
 	if b.cfg.StallLimit <= 0 || b.baseline == "" {
 		return
 	}
-	now, err := between.Fingerprint(b.cfg.Dir)
+	now, err := gitwork.Fingerprint(b.cfg.Dir)
 	if err != nil {
 		return
 	}
@@ -154,7 +155,7 @@ func (b *chores) noteChange() {
 }
 
 // appendProgress adds the iteration's section to the progress file.
-func (b *chores) appendProgress(reason, code string, d time.Duration, runs []between.CheckRun, task string) {
+func (b *chores) appendProgress(reason, code string, d time.Duration, runs []checks.CheckRun, task string) {
 	if b.cfg.ProgressFile == "" {
 		return
 	}
@@ -165,7 +166,7 @@ func (b *chores) appendProgress(reason, code string, d time.Duration, runs []bet
 	}
 	defer f.Close()
 	info, _ := f.Stat()
-	text := between.ProgressSection(b.rec.iteration(), b.rec.st.LastIterationStarted, d, code, reason, runs)
+	text := checks.ProgressSection(b.rec.iteration(), b.rec.st.LastIterationStarted, d, code, reason, runs)
 	if task != "" {
 		text += "- Task: " + task + "\n"
 	}
@@ -180,8 +181,8 @@ func (b *chores) appendProgress(reason, code string, d time.Duration, runs []bet
 // env is what checks and on-* commands are told about the loop. RALPH_STATE_DIR is
 // the state root, as for ralph-watch itself: the loop's folder is
 // $RALPH_STATE_DIR/$RALPH_NAME.
-func (b *chores) env(extra ...string) between.CheckEnv {
-	return between.CheckEnv{
+func (b *chores) env(extra ...string) checks.CheckEnv {
+	return checks.CheckEnv{
 		Dir:     b.cfg.Dir,
 		Timeout: b.cfg.CheckTimeout,
 		Clock:   b.clock,
@@ -204,7 +205,7 @@ func (b *chores) runOnCommand(which, command string, exitCode, reason string) {
 	env := b.env("RALPH_EXIT_CODE="+exitCode, "RALPH_REASON="+reason)
 	header := fmt.Sprintf("%s [%s] iteration %d: %s", b.clock.Now().Format(time.RFC3339), which, b.rec.iteration(), command)
 	logPath := b.rec.store.Path(state.OnCommandsLog)
-	failed, err := between.RunOnCommand(env, logPath, header, command)
+	failed, err := checks.RunOnCommand(env, logPath, header, command)
 	if err != nil {
 		b.rec.warnf("open hooks log: %v", err)
 		return
@@ -220,22 +221,22 @@ func (b *chores) runOnCommand(which, command string, exitCode, reason string) {
 // message naming the task and verdict (task, verdict: see taskPlan.forCommit);
 // outside git it only warns, once. A change that is only the loop's own edit
 // of the plan (planEdited: it reopened or put back a mark) is no commit.
-func (b *chores) commit(runs []between.CheckRun, task, verdict string, planEdited bool) {
+func (b *chores) commit(runs []checks.CheckRun, task, verdict string, planEdited bool) {
 	if !b.cfg.Commit {
 		return
 	}
-	if !between.InGitRepo(b.cfg.Dir) {
+	if !gitwork.InGitRepo(b.cfg.Dir) {
 		if !b.commitWarned {
 			b.rec.warnf("--commit: %s is not in a git repository; nothing is committed", b.cfg.Dir)
 			b.commitWarned = true
 		}
 		return
 	}
-	if planEdited && between.OnlyChanged(b.cfg.Dir, b.cfg.TasksFile) {
+	if planEdited && gitwork.OnlyChanged(b.cfg.Dir, b.cfg.TasksFile) {
 		b.rec.log("COMMIT", fmt.Sprintf("iteration %d not committed: only the loop's own edit of the plan changed", b.rec.iteration()))
 		return
 	}
-	committed, err := between.Commit(b.cfg.Dir, between.CommitMessage(b.cfg.Name, b.rec.iteration(), task, verdict, runs))
+	committed, err := gitwork.Commit(b.cfg.Dir, checks.CommitMessage(b.cfg.Name, b.rec.iteration(), task, verdict, runs))
 	switch {
 	case err != nil:
 		b.rec.warnf("commit iteration %d: %v", b.rec.iteration(), err)

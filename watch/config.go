@@ -5,10 +5,10 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
-	"github.com/ralph-tmux/ralph.tmux/watch/between"
+	"github.com/ralph-tmux/ralph.tmux/watch/checks"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // Config is everything one loop needs; the command line fills it.
@@ -44,10 +44,10 @@ type Config struct {
 	ReadyPattern        *regexp.Regexp // nil: wait for a stable screen
 	PauseFile           string         // pause the loop when this appears (it is removed)
 
-	Checks           []between.Check // run after every iteration in Dir
-	CheckTimeout     time.Duration   // per check, and per on-* command
-	CheckOutputChars int             // of each failed check's output, in the next prompt
-	CheckFailAction  string          // FailAppend, FailPrepend or FailReplace
+	Checks           []checks.Check // run after every iteration in Dir
+	CheckTimeout     time.Duration  // per check, and per on-* command
+	CheckOutputChars int            // of each failed check's output, in the next prompt
+	CheckFailAction  string         // FailAppend, FailPrepend or FailReplace
 
 	IncludeIterationCount bool // start the prompt with "Iteration X of Y, Z remaining."
 
@@ -88,7 +88,7 @@ type Config struct {
 
 	CastLimit int64 // bytes of iteration casts kept (casts/ in the state folder), oldest dropped first; 0: none recorded
 
-	Events func(words.Event) // told what the loop learns of the agent; nil: nobody listens
+	Events func(contract.Event) // told what the loop learns of the agent; nil: nobody listens
 
 	CommandSources []state.CommandSource // where each command (check, on-* command) came from, for status
 

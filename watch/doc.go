@@ -18,5 +18,5 @@
 //	castlog.go            castLog: each iteration's recording for replay
 //
 // The words the loop shares with control, doctor and the command line
-// (statuses, events, exit codes, end reasons) are in package words.
+// (statuses, events, exit codes, end reasons) are in package contract.
 package watch

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // Faults a loop left overnight meets: each must end the loop with a clear
@@ -37,7 +37,7 @@ func TestAKilledWindowOrSessionEndsTheLoopAsPaneClosed(t *testing.T) {
 				})
 				tc.kill(h)
 			}()
-			h.wantResult(h.run(30*time.Second), words.ExitFailed, "pane_closed")
+			h.wantResult(h.run(30*time.Second), contract.ExitFailed, "pane_closed")
 			h.wantOutput("ralph-watch: error: pane " + h.cfg.Pane + " was closed")
 			if st := h.state(); st.Status != state.Failed || st.CurrentIteration != 1 {
 				t.Errorf("state %s at iteration %d, want failed at 1", st.Status, st.CurrentIteration)
@@ -60,10 +60,10 @@ func TestAnAgentPrintingGarbageOrFloodsIsWatchedToTheEnd(t *testing.T) {
 		reason       string
 		code         int
 	}{
-		{fmt.Sprintf("%d MB of random bytes at once, then the token", mb), fmt.Sprintf(`head -c %d /dev/urandom; printf '\033\\\n'; echo RALPH_DONE_7`, mb<<20), 0, "done_pattern", words.ExitDone},
-		{"invalid UTF-8 and stray escapes", `printf '\377\376\300\200 \033]0;title \033[31m \033]8;;x\033\\ \033P\033[?1049h\n'; printf '\303\n'; echo RALPH_DONE_7`, 0, "done_pattern", words.ExitDone},
-		{"an endless line", `yes RALPH_DONE_ | tr -d '\n'`, endless, "max_iterations", words.ExitLimit},
-		{fmt.Sprintf("%d MB in one line", mb), fmt.Sprintf(`head -c %d /dev/zero | tr '\0' x; exit 0`, mb<<20), 0, "max_iterations", words.ExitLimit},
+		{fmt.Sprintf("%d MB of random bytes at once, then the token", mb), fmt.Sprintf(`head -c %d /dev/urandom; printf '\033\\\n'; echo RALPH_DONE_7`, mb<<20), 0, "done_pattern", contract.ExitDone},
+		{"invalid UTF-8 and stray escapes", `printf '\377\376\300\200 \033]0;title \033[31m \033]8;;x\033\\ \033P\033[?1049h\n'; printf '\303\n'; echo RALPH_DONE_7`, 0, "done_pattern", contract.ExitDone},
+		{"an endless line", `yes RALPH_DONE_ | tr -d '\n'`, endless, "max_iterations", contract.ExitLimit},
+		{fmt.Sprintf("%d MB in one line", mb), fmt.Sprintf(`head -c %d /dev/zero | tr '\0' x; exit 0`, mb<<20), 0, "max_iterations", contract.ExitLimit},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

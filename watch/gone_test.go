@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // What the server runs when a watcher's lifeline ends marks the pane's
@@ -31,17 +31,17 @@ func TestALifelinesEndMarksOnlyTheLoopItsWatcherRan(t *testing.T) {
 		{"mine", "", "stopped", false},
 		{"other", "1", "running", false},
 	} {
-		for option, value := range map[string]string{words.OptionName: tc.name, words.OptionLive: tc.live, words.OptionState: tc.state} {
+		for option, value := range map[string]string{contract.OptionName: tc.name, contract.OptionLive: tc.live, contract.OptionState: tc.state} {
 			if value == "" {
 				srv.Must("set-option", "-p", "-u", "-t", pane, option)
 			} else {
 				srv.Must("set-option", "-p", "-t", pane, option, value)
 			}
 		}
-		srv.Must("set-option", "-p", "-u", "-t", pane, words.OptionBeat)
+		srv.Must("set-option", "-p", "-u", "-t", pane, contract.OptionBeat)
 		srv.Must("source-file", command)
-		if beat := srv.Option(pane, words.OptionBeat); (beat != "") != tc.marked {
-			t.Errorf("loop %s (live %q, %s): %s = %q, want marked %v", tc.name, tc.live, tc.state, words.OptionBeat, beat, tc.marked)
+		if beat := srv.Option(pane, contract.OptionBeat); (beat != "") != tc.marked {
+			t.Errorf("loop %s (live %q, %s): %s = %q, want marked %v", tc.name, tc.live, tc.state, contract.OptionBeat, beat, tc.marked)
 		}
 	}
 }

@@ -10,25 +10,25 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // events collects what a loop tells its listener.
 type events struct {
 	mu  sync.Mutex
-	got []words.Event
+	got []contract.Event
 }
 
-func (e *events) add(ev words.Event) {
+func (e *events) add(ev contract.Event) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.got = append(e.got, ev)
 }
 
 // has reports whether iteration told kind, known via.
-func (e *events) has(iteration int, kind words.EventKind, via string) bool {
+func (e *events) has(iteration int, kind contract.EventKind, via string) bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for _, ev := range e.got {
@@ -55,7 +55,7 @@ func (e *events) timings() string {
 			fmt.Fprintf(&b, "/%s", ev.Via)
 		}
 		fmt.Fprintf(&b, " %.2fs", ev.After.Seconds())
-		if ev.Kind == words.EventTurnEnd || ev.Kind == words.EventExit {
+		if ev.Kind == contract.EventTurnEnd || ev.Kind == contract.EventExit {
 			b.WriteString("\n")
 			last = 0
 		}
@@ -64,7 +64,7 @@ func (e *events) timings() string {
 }
 
 // first returns when iteration first told kind, and how it was known.
-func (e *events) first(iteration int, kind words.EventKind) (time.Duration, string, bool) {
+func (e *events) first(iteration int, kind contract.EventKind) (time.Duration, string, bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for _, ev := range e.got {
@@ -76,7 +76,7 @@ func (e *events) first(iteration int, kind words.EventKind) (time.Duration, stri
 }
 
 // last returns when iteration last told kind, and how it was known.
-func (e *events) last(iteration int, kind words.EventKind) (time.Duration, string, bool) {
+func (e *events) last(iteration int, kind contract.EventKind) (time.Duration, string, bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for i := len(e.got) - 1; i >= 0; i-- {
@@ -138,16 +138,16 @@ func TestHooksTellReadySubmitAndTurnEndWhenTheScreenSaysNothing(t *testing.T) {
 	h.cfg.ReadyTimeout = time.Minute
 	h.cfg.MaxIterations = 2
 	res := run(60 * time.Second)
-	h.wantResult(res, words.ExitDone, "max_iterations")
+	h.wantResult(res, contract.ExitDone, "max_iterations")
 	h.wantOutput("iteration 1 completed (turn ended", "iteration 2 completed (turn ended")
 	if strings.Contains(h.out.String(), "did not become ready") || strings.Contains(h.out.String(), "did not report") {
 		t.Errorf("a hook was not heard:\n%s", h.out.String())
 	}
 	for i := 1; i <= 2; i++ {
 		for _, want := range []struct {
-			kind words.EventKind
+			kind contract.EventKind
 			via  string
-		}{{words.EventReady, words.ViaHook}, {words.EventSubmitted, words.ViaHook}, {words.EventTurnEnd, words.ViaHook}} {
+		}{{contract.EventReady, contract.ViaHook}, {contract.EventSubmitted, contract.ViaHook}, {contract.EventTurnEnd, contract.ViaHook}} {
 			if !ev.has(i, want.kind, want.via) {
 				t.Errorf("iteration %d: no %s event via %s; events: %s", i, want.kind, want.via, ev)
 			}
@@ -172,10 +172,10 @@ func TestScreenSignalsStandInWhenTheProfilesStringsDoNotMatch(t *testing.T) {
 	h.cfg.Events = ev.add
 	h.cfg.MaxIterations = 2
 	res := h.run(60 * time.Second)
-	h.wantResult(res, words.ExitDone, "max_iterations")
+	h.wantResult(res, contract.ExitDone, "max_iterations")
 	h.wantOutput("iteration 1 completed (turn ended", "iteration 2 completed (turn ended")
 	for i := 1; i <= 2; i++ {
-		if !ev.has(i, words.EventReady, words.ViaIdle) || !ev.has(i, words.EventTurnEnd, words.ViaIdle) {
+		if !ev.has(i, contract.EventReady, contract.ViaIdle) || !ev.has(i, contract.EventTurnEnd, contract.ViaIdle) {
 			t.Errorf("iteration %d: want ready and turn end by the idle signals; events: %s", i, ev)
 		}
 	}
@@ -198,7 +198,7 @@ quiet
 	h.cfg.DonePattern = regexp.MustCompile(`RALPH_DONE_AFTER_THE_HOOK`)
 	h.cfg.MaxIterations = 2
 	res := run(60 * time.Second)
-	h.wantResult(res, words.ExitDone, "done_pattern")
+	h.wantResult(res, contract.ExitDone, "done_pattern")
 	if strings.Contains(h.out.String(), "starting iteration 2") {
 		t.Errorf("the token drawn after the hook was missed:\n%s\nevents: %s", h.out.String(), ev)
 	}
@@ -234,7 +234,7 @@ quiet
 	go func() {
 		defer close(asked)
 		tmuxtest.Eventually(t, 60*time.Second, "the pane to show needs-input", func() bool {
-			return h.srv.Option(h.cfg.Pane, words.OptionState) == "needs-input"
+			return h.srv.Option(h.cfg.Pane, contract.OptionState) == "needs-input"
 		})
 		time.Sleep(time.Second) // a turn's end taken from the hook would come meanwhile
 		if strings.Contains(h.out.String(), "completed") {
@@ -244,7 +244,7 @@ quiet
 	}()
 	res := run(90 * time.Second)
 	<-asked
-	h.wantResult(res, words.ExitDone, "max_iterations")
+	h.wantResult(res, contract.ExitDone, "max_iterations")
 	h.wantOutput("the agent is asking a question", "iteration 1 completed (turn ended")
 	if !strings.Contains(h.srv.Capture(h.cfg.Pane), "ANSWERED_1") {
 		t.Errorf("the iteration ended before the box was answered:\n%s\nevents: %s", h.srv.Capture(h.cfg.Pane), ev)

@@ -9,9 +9,9 @@ import (
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/iteration"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // timeLimit ends the iteration running when the loop's max time is up
@@ -57,9 +57,9 @@ func (x iterationRecord) Heartbeat() {
 // iterationStatus is the status line as an iteration shows it (iteration.Status).
 type iterationStatus struct{ s *statusLine }
 
-func (x iterationStatus) Show(status words.Status) { x.s.show(status) }
+func (x iterationStatus) Show(status contract.Status) { x.s.show(status) }
 
 func (x iterationStatus) Starting() {
 	x.s.reason = x.s.cfg.readyWait()
-	x.s.show(words.StatusStarting)
+	x.s.show(contract.StatusStarting)
 }

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // The simulation's hardest moments on the installed tmux: the agent is
@@ -59,9 +59,9 @@ func TestAgentsKilledAtRandomMomentsNeverTakeTheServerDown(t *testing.T) {
 					t.Errorf("trial %d (mode %d, %s): the iteration ended %q\n%s", trial, mode, delay, last, h.out.String())
 				}
 				if strings.Contains(last, "[FAIL]") {
-					h.wantResult(res, words.ExitFailed, "max_iterations") // its one iteration failed: not done
+					h.wantResult(res, contract.ExitFailed, "max_iterations") // its one iteration failed: not done
 				} else {
-					h.wantResult(res, words.ExitDone, "max_iterations")
+					h.wantResult(res, contract.ExitDone, "max_iterations")
 				}
 				_ = os.Remove(h.store.Path(state.LogFile))
 				h.out.Reset()

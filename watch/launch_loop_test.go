@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // hookedAgent draws no idle marker after its turn: only its Stop hook (from
@@ -107,7 +107,7 @@ func endsByTheHook(t *testing.T, exe string, wake <-chan os.Signal, command func
 	h.cfg.PollInterval = 10 * time.Second // the hook's signal, not a look at the screen, must end it
 	h.cfg.MaxIterations = 2
 	res := h.runWoken(wake, 90*time.Second)
-	h.wantResult(res, words.ExitDone, "max_iterations")
+	h.wantResult(res, contract.ExitDone, "max_iterations")
 	h.wantOutput("iteration 1 completed (turn ended", "iteration 2 completed (turn ended")
 	if strings.Contains(h.out.String(), "warning") {
 		t.Errorf("a warning for %q:\n%s", h.cfg.Command, h.out.String())
@@ -158,7 +158,7 @@ func TestClaudeCodeThroughEnvAndAShellLineGetsItsStopHook(t *testing.T) {
 			r.useTurnHook(turnHookWake(t))
 			r.cfg.Executable = exe
 			res := r.run(240 * time.Second)
-			if res.Code != words.ExitLimit || res.Reason != "max_iterations" {
+			if res.Code != contract.ExitLimit || res.Reason != "max_iterations" {
 				t.Errorf("result %+v, want exit 3 max_iterations", res)
 			}
 			if n := strings.Count(r.out.String(), "completed (turn ended"); n != 2 {
@@ -184,7 +184,7 @@ func TestCodexThroughEnvGetsItsNotifyHook(t *testing.T) {
 	r.cfg.Command = []string{"env", "NO_PROXY=127.0.0.1,localhost", codex, "--no-daemon"}
 	r.useTurnHook(turnHookWake(t))
 	res := r.run(240 * time.Second)
-	if res.Code != words.ExitLimit || res.Reason != "max_iterations" {
+	if res.Code != contract.ExitLimit || res.Reason != "max_iterations" {
 		t.Errorf("result %+v, want exit 3 max_iterations", res)
 	}
 	if n := strings.Count(r.out.String(), "completed (turn ended"); n != 2 {

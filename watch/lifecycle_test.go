@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 func TestAnAgentIgnoringHangupsDoesNotSurviveItsIteration(t *testing.T) {
@@ -23,7 +23,7 @@ func TestAnAgentIgnoringHangupsDoesNotSurviveItsIteration(t *testing.T) {
 	h.cfg.Command = h.agent("ignore HUP TERM\nchild\nready\nread\nquiet\n")
 	h.cfg.MaxIterations = 2
 	h.cfg.InactivityTimeout = time.Second
-	h.wantResult(h.run(60*time.Second), words.ExitDone, "max_iterations")
+	h.wantResult(h.run(60*time.Second), contract.ExitDone, "max_iterations")
 	if pids := processesOf(t, "RALPH_ITERATION=1", h.srv.Dir); len(pids) > 0 {
 		t.Errorf("iteration 1 left processes running: %v", pids)
 	}
@@ -73,7 +73,7 @@ func TestPaneOptionsFollowTheLoopAndRemainOnExitIsRestored(t *testing.T) {
 			t.Errorf("remain-on-exit while looping = %q, want on", got)
 		}
 	}()
-	h.wantResult(h.run(60*time.Second), words.ExitDone, "max_iterations")
+	h.wantResult(h.run(60*time.Second), contract.ExitDone, "max_iterations")
 	wg.Wait()
 	for name, want := range map[string]string{
 		"@ralph-name": "test", "@ralph-iteration": "2", "@ralph-max": "2",
@@ -98,7 +98,7 @@ func TestInterruptLeavesTheLoopPausedAndTheAgentRunning(t *testing.T) {
 		cancel()
 	}()
 	res := loop.Run(ctx)
-	h.wantResult(res, words.ExitInterrupted, "interrupted")
+	h.wantResult(res, contract.ExitInterrupted, "interrupted")
 	if st := h.state(); st.Status != state.Paused {
 		t.Errorf("status %s, want paused", st.Status)
 	}
@@ -129,7 +129,7 @@ func TestClosedPaneAndKilledServerEndTheLoopWithAClearReason(t *testing.T) {
 				})
 				tc.kill(h)
 			}()
-			h.wantResult(h.run(30*time.Second), words.ExitFailed, tc.reason)
+			h.wantResult(h.run(30*time.Second), contract.ExitFailed, tc.reason)
 			if st := h.state(); st.Status != state.Failed || st.ExitReason == nil || *st.ExitReason != tc.reason {
 				t.Errorf("state %s / %v, want failed / %s", st.Status, st.ExitReason, tc.reason)
 			}
@@ -142,7 +142,7 @@ func TestATUIThatDropsEarlyInputStillGetsThePromptOnce(t *testing.T) {
 	h := newHarness(t, "exactly once", nil)
 	h.cfg.Command = h.agent("ready\ndrop-input 1500ms\nread\n" + h.savePrompt() + "exit 0\n")
 	h.cfg.MaxIterations = 1
-	h.wantResult(h.run(60*time.Second), words.ExitDone, "max_iterations")
+	h.wantResult(h.run(60*time.Second), contract.ExitDone, "max_iterations")
 	if got := h.received(1); got != "exactly once" {
 		t.Errorf("agent received %q, want the prompt once", got)
 	}
@@ -154,7 +154,7 @@ func TestReadyPatternWaitsForAnAgentThatIsSlowToTakeInput(t *testing.T) {
 	h.cfg.Command = h.agent("print loading plugins\nsleep 2s\nprint READY>\nready\nread\n" + h.savePrompt() + "exit 0\n")
 	h.cfg.MaxIterations = 1
 	h.cfg.ReadyPattern = regexp.MustCompile(`READY>`)
-	h.wantResult(h.run(60*time.Second), words.ExitDone, "max_iterations")
+	h.wantResult(h.run(60*time.Second), contract.ExitDone, "max_iterations")
 	if got := h.received(1); got != "first line\nsecond line" {
 		t.Errorf("agent received %q", got)
 	}
@@ -179,7 +179,7 @@ func TestResizingAQuietPaneIsNotActivity(t *testing.T) {
 			}
 		}
 	}()
-	h.wantResult(h.run(60*time.Second), words.ExitDone, "max_iterations")
+	h.wantResult(h.run(60*time.Second), contract.ExitDone, "max_iterations")
 	h.wantOutput("inactivity timeout (2s), restarting")
 }
 
@@ -190,7 +190,7 @@ func TestAnAgentSlowToStartGetsThePromptOnlyOnceItHasDrawn(t *testing.T) {
 	h := newHarness(t, "line one\nline two", nil)
 	h.cfg.Command = h.agent("sleep 2s\nprint slow agent ready\nready\nread\n" + h.savePrompt() + "print lots of output so the screen is full\nexit 0\n")
 	h.cfg.MaxIterations = 2
-	h.wantResult(h.run(60*time.Second), words.ExitDone, "max_iterations")
+	h.wantResult(h.run(60*time.Second), contract.ExitDone, "max_iterations")
 	for i := 1; i <= 2; i++ {
 		if got := h.received(i); got != "line one\nline two" {
 			t.Errorf("iteration %d: agent received %q", i, got)
@@ -205,7 +205,7 @@ func TestTheLoopReportsWhatItLearnsOfTheAgentInOrder(t *testing.T) {
 	h.cfg.MaxIterations = 1
 	var mu sync.Mutex
 	var kinds []string
-	h.cfg.Events = func(e words.Event) {
+	h.cfg.Events = func(e contract.Event) {
 		mu.Lock()
 		defer mu.Unlock()
 		if e.Iteration != 1 {
@@ -213,7 +213,7 @@ func TestTheLoopReportsWhatItLearnsOfTheAgentInOrder(t *testing.T) {
 		}
 		kinds = append(kinds, string(e.Kind))
 	}
-	h.wantResult(h.run(30*time.Second), words.ExitDone, "max_iterations")
+	h.wantResult(h.run(30*time.Second), contract.ExitDone, "max_iterations")
 	mu.Lock()
 	defer mu.Unlock()
 	// paste-on comes between output and ready when the agent turns it on
@@ -242,7 +242,7 @@ func TestAnIdleWatcherStartsNoTmuxToSayItLives(t *testing.T) {
 	client := &tmux.Exec{Server: h.srv.Client.Server, Binary: counting}
 	beats := func() int {
 		data, _ := os.ReadFile(calls)
-		return strings.Count(string(data), words.OptionBeat)
+		return strings.Count(string(data), contract.OptionBeat)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan watch.Result)
@@ -255,11 +255,11 @@ func TestAnIdleWatcherStartsNoTmuxToSayItLives(t *testing.T) {
 	before := beats()
 	time.Sleep(time.Second) // ten beats' time
 	if n := beats() - before; n > 0 {
-		t.Errorf("the watcher started tmux %d times in a second to renew %s", n, words.OptionBeat)
+		t.Errorf("the watcher started tmux %d times in a second to renew %s", n, contract.OptionBeat)
 	}
-	if beat := h.srv.Option(h.cfg.Pane, words.OptionBeat); beat != "" {
-		t.Errorf("%s = %q while the watcher runs, want it unset (its lifeline sets it)", words.OptionBeat, beat)
+	if beat := h.srv.Option(h.cfg.Pane, contract.OptionBeat); beat != "" {
+		t.Errorf("%s = %q while the watcher runs, want it unset (its lifeline sets it)", contract.OptionBeat, beat)
 	}
 	cancel()
-	h.wantResult(<-done, words.ExitInterrupted, "interrupted")
+	h.wantResult(<-done, contract.ExitInterrupted, "interrupted")
 }

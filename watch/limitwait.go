@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // waitForLimit waits out a usage limit until its reset (or the limit wait
@@ -37,7 +37,7 @@ func (l *Loop) waitForLimit(ctx context.Context, text string) (Result, bool) {
 func (l *Loop) waitForReset(ctx context.Context, until time.Time) (Result, bool) {
 	now := l.Clock.Now()
 	l.status.note = resetNote(until)
-	l.status.show(words.StatusWaiting)
+	l.status.show(contract.StatusWaiting)
 	wait := until.Sub(now)
 	if l.MaxTime > 0 {
 		wait = max(0, min(wait, l.MaxTime-now.Sub(l.start)))
@@ -60,7 +60,7 @@ func (l *Loop) resumeWait(ctx context.Context) (res Result, halt, ok bool) {
 		return Result{}, false, true // the reset has passed: the next iteration starts
 	}
 	l.rec.sayf("resuming the wait for the usage limit's reset (%s)", until.Format("15:04"))
-	l.status.shown = words.StatusWaiting // the person was told when the limit came, and resumed it knowing
+	l.status.shown = contract.StatusWaiting // the person was told when the limit came, and resumed it knowing
 	res, halt = l.waitForReset(ctx, until)
 	return res, halt, true
 }

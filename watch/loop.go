@@ -11,10 +11,10 @@ import (
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/iteration"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // Loop supervises one pane: it runs iterations until done, a limit, a fatal
@@ -113,7 +113,7 @@ func (l *Loop) settings() iteration.Settings {
 // Result is how a loop ended: the process exit code and the recorded reason.
 type Result struct {
 	Code   int
-	Reason words.Reason
+	Reason contract.Reason
 }
 
 // Run loops until the end and returns the exit code.
@@ -145,7 +145,7 @@ func (l *Loop) Prepare() error {
 	}
 	l.rec.log("PAUSE", "loop prepared, not started")
 	l.status.reason = "not started ('ralph-watch resume' starts it)"
-	l.status.show(words.StatusPaused)
+	l.status.show(contract.StatusPaused)
 	return nil
 }
 
@@ -153,20 +153,20 @@ func (l *Loop) Prepare() error {
 // the agent's hooks and takes over the pane.
 func (l *Loop) open() (Result, bool) {
 	l.start = l.Clock.Now()
-	var ended words.Reason // how the run resumed ended
+	var ended contract.Reason // how the run resumed ended
 	if l.Resume {
 		st, err := l.Store.Load()
 		if err != nil {
 			l.rec.errorf("%v", err)
-			return Result{Code: words.ExitFailed, Reason: words.ReasonNoState}, false
+			return Result{Code: contract.ExitFailed, Reason: contract.ReasonNoState}, false
 		}
 		l.orphaned = st.Status == state.Running
-		ended = words.ReasonOf(st)
+		ended = contract.ReasonOf(st)
 		l.Config.TakePlaces(st) // where the loop read and worked before, wherever resume was typed
 		switch ended {          // resumed once the person mended it: counted afresh
-		case words.ReasonConsecutiveFailures:
+		case contract.ReasonConsecutiveFailures:
 			st.ConsecutiveFailures = 0
-		case words.ReasonStalled:
+		case contract.ReasonStalled:
 			st.UnchangedIterations = 0
 		}
 		l.rec.resumeRun(st)
@@ -218,7 +218,7 @@ func (l *Loop) run(ctx context.Context) Result {
 		case untyped && l.PromptMode == agent.ModeType:
 			it = w.AdoptUntyped(ctx, started)
 		default:
-			l.status.show(words.StatusRunning)
+			l.status.show(contract.StatusRunning)
 			it = w.Adopt(ctx, started)
 		}
 		if res, halt := l.settle(ctx, it, started); halt {
@@ -236,7 +236,7 @@ func (l *Loop) run(ctx context.Context) Result {
 		}
 		if err != nil { // before the count: the iteration that cannot run is not counted as run
 			l.rec.errorf("%v", err)
-			return l.end(words.StatusFailed, words.ReasonPromptFileMissing, words.ExitFailed)
+			return l.end(contract.StatusFailed, contract.ReasonPromptFileMissing, contract.ExitFailed)
 		}
 		now := l.Clock.Now()
 		n := l.rec.startIteration(now, l.turnEnded)
@@ -251,14 +251,14 @@ func (l *Loop) run(ctx context.Context) Result {
 		}
 		if err := l.rec.trySave(); err != nil { // no iteration runs that the record would not show
 			l.rec.errorf("cannot record iteration %d, stopping loop: %v", n, err)
-			return l.end(words.StatusFailed, words.ReasonStateUnwritable, words.ExitFailed)
+			return l.end(contract.StatusFailed, contract.ReasonStateUnwritable, contract.ExitFailed)
 		}
 		l.rec.log("START", "iteration "+l.rec.progress())
 		if l.PromptMode == agent.ModeType {
 			l.status.reason = l.readyWait()
-			l.status.show(words.StatusStarting) // until the agent takes the prompt
+			l.status.show(contract.StatusStarting) // until the agent takes the prompt
 		} else {
-			l.status.show(words.StatusRunning)
+			l.status.show(contract.StatusRunning)
 		}
 
 		if res, halt := l.settle(ctx, l.iteration(iteration.Nonce()).Run(ctx, prompt), now); halt {
@@ -297,15 +297,15 @@ func (l *Loop) startAgain(ctx context.Context, started time.Time) iteration.Outc
 	prompt, err := os.ReadFile(l.Store.Path(state.PromptCopy))
 	if err != nil {
 		l.rec.warnf("the prompt of iteration %d is lost (%v); watching the agent", l.rec.iteration(), err)
-		l.status.show(words.StatusRunning)
+		l.status.show(contract.StatusRunning)
 		return l.iteration("").Adopt(ctx, started)
 	}
 	l.rec.sayf("the prompt of iteration %d never reached the agent; starting its agent again", l.rec.iteration())
 	if l.PromptMode == agent.ModeType {
 		l.status.reason = l.readyWait()
-		l.status.show(words.StatusStarting)
+		l.status.show(contract.StatusStarting)
 	} else {
-		l.status.show(words.StatusRunning)
+		l.status.show(contract.StatusRunning)
 	}
 	return l.iteration(iteration.Nonce()).Run(ctx, string(prompt))
 }
@@ -360,9 +360,9 @@ func (l *Loop) beforeIteration(ctx context.Context) (Result, bool) {
 	}
 	switch {
 	case l.MaxTime > 0 && l.Clock.Now().Sub(l.start) >= l.MaxTime:
-		return l.limit(words.ReasonMaxTime, fmt.Sprintf("max time (%s) reached", l.MaxTime)), true
+		return l.limit(contract.ReasonMaxTime, fmt.Sprintf("max time (%s) reached", l.MaxTime)), true
 	case l.MaxIterations > 0 && l.rec.iteration() >= l.MaxIterations:
-		return l.limit(words.ReasonMaxIterations, fmt.Sprintf("max iterations (%d) reached", l.MaxIterations)), true
+		return l.limit(contract.ReasonMaxIterations, fmt.Sprintf("max iterations (%d) reached", l.MaxIterations)), true
 	}
 	if res, halt := l.budgetStop(); halt {
 		return res, true

@@ -12,9 +12,9 @@ import (
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // harness is one loop on a private server, with its output and state.
@@ -154,7 +154,7 @@ func TestTypeModeDeliversThePromptByteForByte(t *testing.T) {
 			h.cfg.Command = h.agent("ready\nread\n" + h.savePrompt() + "exit 0\n")
 			h.cfg.MaxIterations = 2
 			res := h.run(60 * time.Second)
-			h.wantResult(res, words.ExitDone, "max_iterations")
+			h.wantResult(res, contract.ExitDone, "max_iterations")
 			for i := 1; i <= 2; i++ {
 				if got := h.received(i); got != tc.prompt {
 					t.Errorf("iteration %d received %d bytes, want %d; first difference at %d\n%s", i, len(got), len(tc.prompt), firstDiff(got, tc.prompt), h.out.String())
@@ -187,7 +187,7 @@ func TestArgAndStdinModesPassThePromptByteForByte(t *testing.T) {
 			}
 			h.cfg.PromptMode = mode
 			h.cfg.MaxIterations = 1
-			h.wantResult(h.run(30*time.Second), words.ExitDone, "max_iterations")
+			h.wantResult(h.run(30*time.Second), contract.ExitDone, "max_iterations")
 			data, _ := os.ReadFile(got)
 			if string(data) != trickyPrompt {
 				t.Errorf("agent received %q\nwant %q", data, trickyPrompt)
@@ -218,7 +218,7 @@ func TestDonePatternIgnoresTheEchoedPromptAndStopsOnTheAgentsToken(t *testing.T)
 			h.cfg.DonePattern = regexp.MustCompile(`RALPH_DONE_[0-9]+`)
 			h.cfg.CheckDoneContinuous = true
 			res := h.run(60 * time.Second)
-			h.wantResult(res, words.ExitDone, "done_pattern")
+			h.wantResult(res, contract.ExitDone, "done_pattern")
 			if st := h.state(); st.CurrentIteration != 2 {
 				t.Errorf("stopped in iteration %d, want 2; output:\n%s", st.CurrentIteration, h.out.String())
 			}
@@ -240,7 +240,7 @@ func TestDonePatternSurvivesAWidthChange(t *testing.T) {
 		}
 	}()
 	res := h.run(60 * time.Second)
-	h.wantResult(res, words.ExitDone, "done_pattern")
+	h.wantResult(res, contract.ExitDone, "done_pattern")
 	if st := h.state(); st.CurrentIteration != 2 {
 		t.Errorf("stopped in iteration %d, want 2; output:\n%s", st.CurrentIteration, h.out.String())
 	}

@@ -9,11 +9,11 @@ import (
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/ended"
 	"github.com/ralph-tmux/ralph.tmux/watch/iteration"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // loopPane is the pane a loop runs in, from the loop's start to its end: its
@@ -123,7 +123,7 @@ func (p *loopPane) giveBack(res Result) {
 		}()
 	}
 	p.endLeftovers(res)
-	if r := res.Reason; r != words.ReasonInterrupted && r != words.ReasonPaused && r != words.ReasonPaneClosed && r != words.ReasonServerGone {
+	if r := res.Reason; r != contract.ReasonInterrupted && r != contract.ReasonPaused && r != contract.ReasonPaneClosed && r != contract.ReasonServerGone {
 		if p.cfg.EndCommand != "" { // an agent on its way out goes back to the shell when it exits
 			if err := p.rec.store.WriteFile(state.AfterExitFile, []byte(p.cfg.EndCommand)); err != nil {
 				p.rec.warnf("leave the end command for the agent's exit: %v", err)
@@ -147,9 +147,9 @@ func (p *loopPane) giveBack(res Result) {
 // runs on, and a paused loop's agent is the person's.
 func (p *loopPane) endLeftovers(res Result) {
 	switch res.Reason {
-	case words.ReasonInterrupted, words.ReasonPaused:
+	case contract.ReasonInterrupted, contract.ReasonPaused:
 		return
-	case words.ReasonPaneClosed, words.ReasonServerGone:
+	case contract.ReasonPaneClosed, contract.ReasonServerGone:
 		if p.agentPID > 0 {
 			agent.EndSession(p.clock, p.agentPID, killGrace)
 		}

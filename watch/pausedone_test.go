@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // The pause says the agent runs on: it does, and prints the done token
@@ -23,14 +23,14 @@ func TestADoneSignalPrintedWhilePausedEndsTheLoopAtResume(t *testing.T) {
 	res := h.pauseWhen(30*time.Second, "the agent at work", func() bool {
 		return strings.Contains(h.srv.Capture(h.cfg.Pane), "working")
 	})
-	h.wantResult(res, words.ExitInterrupted, "paused")
+	h.wantResult(res, contract.ExitInterrupted, "paused")
 	if st := h.state(); st.DoneMatch != "" {
 		t.Fatalf("the token came before the pause (%q): the test tests nothing", st.DoneMatch)
 	}
 	tmuxtest.Eventually(t, 30*time.Second, "the token printed while paused", func() bool {
 		return strings.Contains(h.srv.Capture(h.cfg.Pane), "RALPH_DONE")
 	})
-	h.resume(words.ExitDone, "done_pattern")
+	h.resume(contract.ExitDone, "done_pattern")
 	log, _ := os.ReadFile(h.store.Path(state.LogFile))
 	if st := h.state(); st.CurrentIteration != 1 || strings.Contains(string(log), "[TIMEOUT]") {
 		t.Errorf("ended at iteration %d; log:\n%s", st.CurrentIteration, log)
@@ -49,6 +49,6 @@ func TestAnEchoedDoneTokenDoesNotEndTheLoopAtResume(t *testing.T) {
 	res := h.pauseWhen(30*time.Second, "the echo", func() bool {
 		return strings.Contains(h.srv.Capture(h.cfg.Pane), "working")
 	})
-	h.wantResult(res, words.ExitInterrupted, "paused")
-	h.resume(words.ExitLimit, "max_iterations")
+	h.wantResult(res, contract.ExitInterrupted, "paused")
+	h.resume(contract.ExitLimit, "max_iterations")
 }

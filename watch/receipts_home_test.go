@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // sessionScript is a fake agent's steps that write the pinned release's
@@ -81,7 +81,7 @@ func TestReceiptsFindCodexAndGeminiSessionsUnderTheHomeTheAgentRanWith(t *testin
 			}
 			h.cfg.PromptMode = agent.ModeArg
 			h.cfg.MaxIterations = 1
-			h.wantResult(h.run(30*time.Second), words.ExitDone, "max_iterations")
+			h.wantResult(h.run(30*time.Second), contract.ExitDone, "max_iterations")
 			want, err := readFixture(c.agent, c.fixture)
 			if err != nil {
 				t.Fatal(err)

@@ -12,8 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-tmux/ralph.tmux/watch/between"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
+	"github.com/ralph-tmux/ralph.tmux/watch/checks"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
+	"github.com/ralph-tmux/ralph.tmux/watch/gitwork"
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
@@ -60,7 +61,7 @@ func (h *harness) spendingLoop(endTurn bool) func(time.Duration) watch.Result {
 	h.cfg.Agent.IdleGrace = 0 // only the hook ends a turn
 	h.cfg.PollInterval = 10 * time.Second
 	h.cfg.ReadyTimeout = time.Minute
-	h.cfg.Checks = []between.Check{{Command: "true"}}
+	h.cfg.Checks = []checks.Check{{Command: "true"}}
 	h.cfg.CheckTimeout = 30 * time.Second
 	h.cfg.CheckOutputChars = 5000
 	h.cfg.CheckFailAction = watch.FailAppend
@@ -85,7 +86,7 @@ func TestReceiptsTotalWhatAClaudeTranscriptReportsInStateStatusJSONAndList(t *te
 	run := h.spendingLoop(true)
 	h.cfg.MaxIterations = 2
 	res := run(90 * time.Second)
-	h.wantResult(res, words.ExitDone, "max_iterations")
+	h.wantResult(res, contract.ExitDone, "max_iterations")
 
 	rs := h.receipts()
 	if len(rs) != 2 {
@@ -116,8 +117,8 @@ func TestReceiptsTotalWhatAClaudeTranscriptReportsInStateStatusJSONAndList(t *te
 			t.Errorf("iterations.log lacks %q:\n%s", want, log)
 		}
 	}
-	if got := h.srv.Option(h.cfg.Pane, words.OptionCost); got != "13k tok $0.0074" {
-		t.Errorf("%s = %q, want the loop's spend", words.OptionCost, got)
+	if got := h.srv.Option(h.cfg.Pane, contract.OptionCost); got != "13k tok $0.0074" {
+		t.Errorf("%s = %q, want the loop's spend", contract.OptionCost, got)
 	}
 
 	l, err := control.Find(filepath.Join(h.srv.Dir, "state"), "test")
@@ -171,7 +172,7 @@ func TestATokenBudgetStopsTheLoopBeforeTheNextIteration(t *testing.T) {
 	run := h.spendingLoop(true)
 	h.cfg.Budget = receipt.Budget{Tokens: 10000} // iteration 1 stays under it, iteration 2 goes over
 	res := run(90 * time.Second)
-	h.wantResult(res, words.ExitLimit, "budget")
+	h.wantResult(res, contract.ExitLimit, "budget")
 	h.wantOutput("iteration 2 completed (turn ended", "budget reached: 12970 tokens of 10000, stopping loop")
 	if st := h.state(); st.CurrentIteration != 2 || st.MaxTokens != 10000 {
 		t.Errorf("ended at iteration %d with max_tokens %d, want 2 and 10000", st.CurrentIteration, st.MaxTokens)
@@ -203,7 +204,7 @@ func TestACostBudgetAtPricesFromAFileStopsTheLoop(t *testing.T) {
 	h.cfg.Prices = prices
 	h.cfg.Budget = receipt.Budget{CostUSD: 0.006}
 	res := run(90 * time.Second)
-	h.wantResult(res, words.ExitLimit, "budget")
+	h.wantResult(res, contract.ExitLimit, "budget")
 	h.wantOutput("budget reached: $0.0065 of $0.0060, stopping loop")
 	if rs := h.receipts(); len(rs) != 1 || rs[0].CostUSD == nil || math.Abs(*rs[0].CostUSD-0.006485) > 1e-9 {
 		t.Errorf("receipts: %+v", rs)
@@ -219,7 +220,7 @@ func TestAnIterationThatGoesOverTheBudgetIsEnded(t *testing.T) {
 	h.cfg.PollInterval, h.cfg.CheckEvery, h.cfg.BudgetEvery = time.Second, 500*time.Millisecond, 500*time.Millisecond
 	started := time.Now()
 	res := run(90 * time.Second)
-	h.wantResult(res, words.ExitLimit, "budget")
+	h.wantResult(res, contract.ExitLimit, "budget")
 	if took := time.Since(started); took > time.Minute {
 		t.Errorf("the iteration ran %s: it was not ended at the budget", took)
 	}
@@ -245,7 +246,7 @@ func TestWorkTreeSeesUntrackedFilesAndLeavesTheIndexAlone(t *testing.T) {
 	h.git("add", "a.txt")
 	h.git("commit", "-q", "-m", "a")
 	index := filepath.Join(h.srv.Dir, "home", "worktree.index")
-	before, err := between.WorkTree(h.srv.Dir, index)
+	before, err := gitwork.WorkTree(h.srv.Dir, index)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,11 +256,11 @@ func TestWorkTreeSeesUntrackedFilesAndLeavesTheIndexAlone(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(h.srv.Dir, "new.txt"), []byte("new\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	after, err := between.WorkTree(h.srv.Dir, index)
+	after, err := gitwork.WorkTree(h.srv.Dir, index)
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := between.TreeDiff(h.srv.Dir, before, after)
+	d, err := gitwork.TreeDiff(h.srv.Dir, before, after)
 	if err != nil || d != (receipt.DiffStat{Files: 2, Insertions: 3, Deletions: 1}) {
 		t.Errorf("diff %+v (%v), want 2 files +3 -1", d, err)
 	}
@@ -269,8 +270,8 @@ func TestWorkTreeSeesUntrackedFilesAndLeavesTheIndexAlone(t *testing.T) {
 	if info, err := os.Stat(index); err != nil || info.Mode().Perm() != 0o600 {
 		t.Errorf("index file: %v, %v; want mode 0600", info, err)
 	}
-	if _, err := between.WorkTree(t.TempDir(), index); err != between.ErrNotGit {
-		t.Errorf("outside git: %v, want %v", err, between.ErrNotGit)
+	if _, err := gitwork.WorkTree(t.TempDir(), index); err != gitwork.ErrNotGit {
+		t.Errorf("outside git: %v, want %v", err, gitwork.ErrNotGit)
 	}
 }
 
@@ -283,7 +284,7 @@ func TestAnIterationCutShortStillLeavesItsReceipt(t *testing.T) {
 	h.cfg.PollInterval, h.cfg.CheckEvery = time.Second, 500*time.Millisecond
 	h.cfg.MaxTime = 8 * time.Second // long enough to spend first, even under load
 	res := run(90 * time.Second)
-	h.wantResult(res, words.ExitDone, "max_time")
+	h.wantResult(res, contract.ExitDone, "max_time")
 	rs := h.receipts()
 	if len(rs) != 1 || rs[0].Iteration != 1 || rs[0].Usage.Sum() != 6485 {
 		t.Fatalf("receipts = %+v, want iteration 1 with 6485 tokens", rs)
@@ -317,7 +318,7 @@ func TestTheDoneIterationCountsTheTurnClaudeWritesToItsTranscriptAfterTheDoneLin
 	h.cfg.CheckDoneContinuous = true // as the plugin runs it: the loop ends on the line
 	h.cfg.MaxIterations = 3
 	res := run(60 * time.Second)
-	h.wantResult(res, words.ExitDone, "done_pattern")
+	h.wantResult(res, contract.ExitDone, "done_pattern")
 	rs := h.receipts()
 	if len(rs) != 1 || rs[0].Usage.Input != 10 || rs[0].Usage.Output != 5 || !strings.HasSuffix(rs[0].Source, "late-1.jsonl") {
 		t.Fatalf("receipts = %+v, want iteration 1 with 10 in and 5 out from late-1.jsonl\noutput:\n%s", rs, h.out.String())

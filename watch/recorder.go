@@ -8,12 +8,12 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
-	"github.com/ralph-tmux/ralph.tmux/watch/between"
+	"github.com/ralph-tmux/ralph.tmux/watch/checks"
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // recorder keeps the loop's record: it is the only writer of state.json,
@@ -214,8 +214,8 @@ func (r *recorder) failed() {
 func (r *recorder) completed(d time.Duration, shown, logged string) {
 	r.st.ConsecutiveFailures = 0
 	r.st.IterationDurations = append(r.st.IterationDurations, int(d/time.Second))
-	r.sayf("iteration %d completed (%s, duration: %s)", r.iteration(), shown, between.FormatDuration(d))
-	r.log("END", fmt.Sprintf("iteration %d %s duration=%s", r.iteration(), logged, between.FormatDuration(d)))
+	r.sayf("iteration %d completed (%s, duration: %s)", r.iteration(), shown, checks.FormatDuration(d))
+	r.log("END", fmt.Sprintf("iteration %d %s duration=%s", r.iteration(), logged, checks.FormatDuration(d)))
 }
 
 // waitingFor records a wait for a usage limit's reset: the iteration that
@@ -287,10 +287,10 @@ func (r *recorder) shellStarted(pid int) {
 }
 
 // ended records how the loop ended.
-func (r *recorder) ended(reason words.Reason) { reason.Write(r.st) }
+func (r *recorder) ended(reason contract.Reason) { reason.Write(r.st) }
 
 // status records the status shown, with its reason, and saves.
-func (r *recorder) status(s words.Status, reason string, now time.Time) {
+func (r *recorder) status(s contract.Status, reason string, now time.Time) {
 	s.Record(r.st, reason, now)
 	r.save()
 }

@@ -15,9 +15,9 @@ import (
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // The pane as a person uses it: one prompt, the agent's name on the window,
@@ -44,7 +44,7 @@ func (h *harness) pauseAfterIteration1() {
 	res := h.pauseWhen(60*time.Second, "iteration 1's end", func() bool {
 		return strings.Contains(h.out.String(), "iteration 1 completed")
 	})
-	h.wantResult(res, words.ExitInterrupted, "paused")
+	h.wantResult(res, contract.ExitInterrupted, "paused")
 }
 
 // newDoneHarness is a loop of an agent running script, which ends on the
@@ -82,7 +82,7 @@ func TestAPromptArrivesExactlyOnce(t *testing.T) {
 			h := newHarness(t, c.prompt, nil)
 			h.cfg.Command = h.agent(c.script + h.savePrompt() + "exit 0\n")
 			h.cfg.MaxIterations = 1
-			h.wantResult(h.run(90*time.Second), words.ExitDone, "max_iterations")
+			h.wantResult(h.run(90*time.Second), contract.ExitDone, "max_iterations")
 			if got := h.received(1); got != c.prompt {
 				t.Errorf("agent received %d bytes (%d copies?), want the %d-byte prompt once; output:\n%s",
 					len(got), strings.Count(got, c.prompt[:20]), len(c.prompt), h.out.String())
@@ -110,7 +110,7 @@ func TestTheWindowIsNamedAfterTheAgent(t *testing.T) {
 		name = strings.TrimSpace(h.srv.Must("display-message", "-p", "-t", h.cfg.Pane, "#{window_name}|#{pane_current_command}"))
 		named <- name
 	}()
-	h.wantResult(h.run(60*time.Second), words.ExitDone, "max_iterations")
+	h.wantResult(h.run(60*time.Second), contract.ExitDone, "max_iterations")
 	if got := <-named; got != want+"|"+want {
 		t.Errorf("window name|pane command = %q, want %s|%s", got, want, want)
 	}
@@ -124,11 +124,11 @@ func TestADoneSignalSurvivesPauseAndResume(t *testing.T) {
 	res := h.pauseWhen(60*time.Second, "the done token", func() bool {
 		return strings.Contains(h.srv.Capture(h.cfg.Pane), "RALPH_DONE")
 	})
-	h.wantResult(res, words.ExitInterrupted, "paused")
+	h.wantResult(res, contract.ExitInterrupted, "paused")
 	if st := h.state(); st.DoneMatch != "RALPH_DONE" || st.Shown != "paused" {
 		t.Fatalf("paused state: done match %q, shown %q", st.DoneMatch, st.Shown)
 	}
-	h.resume(words.ExitDone, "done_pattern")
+	h.resume(contract.ExitDone, "done_pattern")
 	if st := h.state(); st.CurrentIteration != 1 || st.Shown != "done" {
 		t.Errorf("ended at iteration %d shown %q, want 1 done; output:\n%s", st.CurrentIteration, st.Shown, h.out.String())
 	}
@@ -147,7 +147,7 @@ func TestAResumeOnADeadPaneStillSeesTheDoneToken(t *testing.T) {
 	if p, err := h.srv.Client.Pane(h.cfg.Pane); err != nil || !p.Dead {
 		t.Fatalf("the pane should be dead while paused: %+v %v", p, err)
 	}
-	h.resume(words.ExitDone, "done_pattern")
+	h.resume(contract.ExitDone, "done_pattern")
 	if strings.Contains(h.out.String(), "will not be checked") {
 		t.Errorf("the resumed watcher gave up on the pane's output:\n%s", h.out.String())
 	}
@@ -161,7 +161,7 @@ func TestAResumedLoopEndsAtAShellWithThePanesOwnRemainOnExit(t *testing.T) {
 	h := newDoneHarness(t, "ready\nread\nprint working\niter 2 print RALPH_DONE\nexit 0\n", true)
 	h.cfg.EndCommand = "/bin/sh"
 	h.pauseAfterIteration1()
-	h.resume(words.ExitDone, "done_pattern")
+	h.resume(contract.ExitDone, "done_pattern")
 	if p, err := h.srv.Client.Pane(h.cfg.Pane); err != nil || p.Dead {
 		t.Errorf("the pane is left dead after the loop: %+v %v", p, err)
 	}
@@ -176,7 +176,7 @@ func TestAnEndedLoopLeavesThePaneAtAShell(t *testing.T) {
 	h.cfg.PromptMode = agent.ModeArg
 	h.cfg.MaxIterations = 1
 	h.cfg.EndCommand = "/bin/sh"
-	h.wantResult(h.run(30*time.Second), words.ExitDone, "max_iterations")
+	h.wantResult(h.run(30*time.Second), contract.ExitDone, "max_iterations")
 	got := h.srv.Must("display-message", "-p", "-t", h.cfg.Pane, "#{pane_dead}|#{pane_current_command}|#{pane_current_path}")
 	if want := "0|sh|" + h.srv.Dir; strings.TrimSpace(got) != want {
 		t.Errorf("pane dead|command|folder = %q, want %q", strings.TrimSpace(got), want)
@@ -197,8 +197,8 @@ func endedWithALinger(t *testing.T) *harness {
 	h := newHarness(t, "go", []string{"/bin/sh", "-c", "exit 0"})
 	h.cfg.PromptMode = agent.ModeArg
 	h.cfg.MaxIterations = 1
-	h.srv.Must("set-option", "-g", words.LingerOption, "2")
-	h.wantResult(h.run(30*time.Second), words.ExitDone, "max_iterations")
+	h.srv.Must("set-option", "-g", contract.LingerOption, "2")
+	h.wantResult(h.run(30*time.Second), contract.ExitDone, "max_iterations")
 	return h
 }
 
@@ -250,7 +250,7 @@ func TestTheLoopTellsThePersonOncePerEvent(t *testing.T) {
 		bell <- h.srv.Must("display-message", "-p", "-t", h.cfg.Pane, "#{window_bell_flag}")
 		h.srv.Must("send-keys", "-t", h.cfg.Pane, "1", "Enter")
 	}()
-	h.wantResult(h.run(60*time.Second), words.ExitDone, "max_iterations")
+	h.wantResult(h.run(60*time.Second), contract.ExitDone, "max_iterations")
 	if got := strings.TrimSpace(<-bell); got != "1" {
 		t.Errorf("window_bell_flag = %q while a question waits", got)
 	}
@@ -313,7 +313,7 @@ func TestAReadyPatternWithATrailingSpaceMatchesAndTheWaitShows(t *testing.T) {
 		shown <- h.srv.Option(h.cfg.Pane, "@ralph-state") + "|" + h.srv.Option(h.cfg.Pane, "@ralph-reason") + "|" + st.Shown
 	}()
 	start := time.Now()
-	h.wantResult(h.run(60*time.Second), words.ExitDone, "max_iterations")
+	h.wantResult(h.run(60*time.Second), contract.ExitDone, "max_iterations")
 	if took := time.Since(start); took > 30*time.Second {
 		t.Errorf("took %s: the ready pattern did not match", took)
 	}
@@ -335,7 +335,7 @@ func TestAnAgentThatExitsAfterTheLoopEndedLeavesTheEndCommand(t *testing.T) {
 	t.Parallel()
 	h := newDoneHarness(t, "ready\nread\nprint working\nprint RALPH_DONE\nsleep 3s\nexit 0\n", true)
 	h.cfg.EndCommand = "/bin/sh"
-	h.wantResult(h.run(60*time.Second), words.ExitDone, "done_pattern")
+	h.wantResult(h.run(60*time.Second), contract.ExitDone, "done_pattern")
 	if p, err := h.srv.Client.Pane(h.cfg.Pane); err != nil || p.Dead {
 		t.Fatalf("the agent did not run on after the loop: %+v %v", p, err)
 	}

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ralph-tmux/ralph.tmux/watch/between"
+	"github.com/ralph-tmux/ralph.tmux/watch/checks"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/iteration"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // settle records how an iteration ended and decides what comes next (see
@@ -72,11 +72,11 @@ func (l *Loop) account(it iteration.Outcome, d time.Duration) (Result, bool) {
 		l.rec.exited(code)
 		failure, fatal = iteration.ExitFailure(code)
 		switch {
-		case it.Untaken && code != words.ExitPause: // it did no work: a bad flag, a missing key, a program that reads no input
+		case it.Untaken && code != contract.ExitPause: // it did no work: a bad flag, a missing key, a program that reads no input
 			failure = true
 		case code == 0:
 			l.rec.completed(d, "exit: 0", "exit=0")
-		case code == words.ExitPause:
+		case code == contract.ExitPause:
 			l.rec.log("END", fmt.Sprintf("iteration %d exit=%d pause", l.rec.iteration(), code))
 		}
 	}
@@ -86,7 +86,7 @@ func (l *Loop) account(it iteration.Outcome, d time.Duration) (Result, bool) {
 	if fatal != "" {
 		l.rec.log("FAIL", fmt.Sprintf("iteration %d exit=%d fatal", l.rec.iteration(), it.Code))
 		l.rec.errorf("%s: %s (exit %d)", fatal, l.program(), it.Code)
-		return l.end(words.StatusFailed, words.ReasonFatalExit, words.ExitFailed), true
+		return l.end(contract.StatusFailed, contract.ReasonFatalExit, contract.ExitFailed), true
 	}
 	return Result{}, false
 }
@@ -103,18 +103,18 @@ func (l *Loop) judge(it iteration.Outcome, done, passed bool) (Result, bool) {
 		}
 		l.rec.sayf("done pattern matched, stopping loop")
 		l.rec.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=done_pattern", l.rec.iteration()))
-		return l.end(words.StatusDone, words.ReasonDonePattern, words.ExitDone), true
+		return l.end(contract.StatusDone, contract.ReasonDonePattern, contract.ExitDone), true
 	}
 	if done {
 		l.chores.rejectDone()
 	}
-	if iteration.Rules[it.Ending].Exit && it.Code == words.ExitPause {
-		return l.pause(fmt.Sprintf("the agent exited %d, pausing loop ('ralph-watch resume %s' goes on)", words.ExitPause, l.Name), "agent_exit_42", words.ReasonPaused), true
+	if iteration.Rules[it.Ending].Exit && it.Code == contract.ExitPause {
+		return l.pause(fmt.Sprintf("the agent exited %d, pausing loop ('ralph-watch resume %s' goes on)", contract.ExitPause, l.Name), "agent_exit_42", contract.ReasonPaused), true
 	}
 	if l.StallLimit > 0 && l.rec.st.UnchangedIterations >= l.StallLimit {
 		l.rec.sayf("%d iterations in a row changed nothing, stopping loop", l.rec.st.UnchangedIterations)
 		l.rec.log("FAIL", fmt.Sprintf("iteration %d stalled unchanged=%d", l.rec.iteration(), l.rec.st.UnchangedIterations))
-		return l.end(words.StatusFailed, words.ReasonStalled, words.ExitFailed), true
+		return l.end(contract.StatusFailed, contract.ReasonStalled, contract.ExitFailed), true
 	}
 	return Result{}, false
 }
@@ -128,7 +128,7 @@ func (l *Loop) next(ctx context.Context, it iteration.Outcome) (Result, bool) {
 		if n >= maxFailures {
 			l.rec.log("FAIL", fmt.Sprintf("iteration %d %s attempt=%d/%d", l.rec.iteration(), logged, n, maxFailures))
 			l.rec.sayf("%d consecutive failures, stopping loop", n)
-			return l.end(words.StatusFailed, words.ReasonConsecutiveFailures, words.ExitFailed), true
+			return l.end(contract.StatusFailed, contract.ReasonConsecutiveFailures, contract.ExitFailed), true
 		}
 		if l.noneLeft() { // no retry to wait for
 			l.rec.sayf("iteration %d failed (%s)", l.rec.iteration(), shown)
@@ -144,7 +144,7 @@ func (l *Loop) next(ctx context.Context, it iteration.Outcome) (Result, bool) {
 		l.rec.sayf("iteration %d failed (%s), retrying in %s (attempt %d/%d)", l.rec.iteration(), shown, seconds(wait), n, maxFailures)
 		l.rec.log("FAIL", fmt.Sprintf("iteration %d %s attempt=%d/%d backoff=%s", l.rec.iteration(), logged, n, maxFailures, seconds(wait)))
 		l.rec.save()
-		l.status.show(words.StatusBackoff)
+		l.status.show(contract.StatusBackoff)
 		if res, halt := l.waitBetween(ctx, wait); halt {
 			return res, true
 		}
@@ -246,32 +246,32 @@ func (l *Loop) lost(err error) Result {
 func (l *Loop) doneFile() Result {
 	l.rec.sayf("done file %s exists, stopping loop", l.DoneFile)
 	l.rec.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=done_file", l.rec.iteration()))
-	return l.end(words.StatusDone, words.ReasonDoneFile, words.ExitDone)
+	return l.end(contract.StatusDone, contract.ReasonDoneFile, contract.ExitDone)
 }
 
 // limit ends the loop on a limit: success when nothing else could end it,
 // exit 3 when a completion criterion was set and not met. A loop whose last
 // iterations failed is not done: exit 1 when every one failed, else 3.
-func (l *Loop) limit(reason words.Reason, what string) Result {
+func (l *Loop) limit(reason contract.Reason, what string) Result {
 	n, failed := l.rec.iteration(), l.rec.st.ConsecutiveFailures
 	if failed > 0 {
 		l.status.failures = fmt.Sprintf("%d failed", failed)
 		if failed >= n {
 			l.rec.log("FAIL", fmt.Sprintf("loop failed after %d iterations reason=%s failed=%d", n, reason, failed))
 			l.rec.errorf("%s and all %d iterations failed", what, failed)
-			return l.end(words.StatusFailed, reason, words.ExitFailed)
+			return l.end(contract.StatusFailed, reason, contract.ExitFailed)
 		}
 		l.rec.log("FAIL", fmt.Sprintf("loop ended after %d iterations reason=%s failed=%d", n, reason, failed))
 		l.rec.sayf("%s and the last %d of %d iterations failed, stopping loop", what, failed, n)
-		return l.end(words.StatusLimit, reason, words.ExitLimit)
+		return l.end(contract.StatusLimit, reason, contract.ExitLimit)
 	}
 	l.rec.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=%s", l.rec.iteration(), reason))
 	if l.Criterion() {
 		l.rec.sayf("%s without the done signal, stopping loop", what)
-		return l.end(words.StatusLimit, reason, words.ExitLimit)
+		return l.end(contract.StatusLimit, reason, contract.ExitLimit)
 	}
 	l.rec.sayf("loop complete after %d iterations", l.rec.iteration())
-	return l.end(words.StatusDone, reason, words.ExitDone)
+	return l.end(contract.StatusDone, reason, contract.ExitDone)
 }
 
 // interrupted pauses the loop on an interrupt, the agent running on.
@@ -290,12 +290,12 @@ func (l *Loop) pausedBy(rule iteration.Rule) Result {
 }
 
 // pause leaves the loop paused with the agent running, for resume.
-func (l *Loop) pause(message, cause string, reason words.Reason) Result {
+func (l *Loop) pause(message, cause string, reason contract.Reason) Result {
 	l.rec.sayf("%s", message)
 	l.rec.log("PAUSE", "loop paused reason="+cause)
 	l.status.reason, l.status.note = cause, ""
-	l.status.show(words.StatusPaused)
-	return Result{Code: words.ExitInterrupted, Reason: reason}
+	l.status.show(contract.StatusPaused)
+	return Result{Code: contract.ExitInterrupted, Reason: reason}
 }
 
 // promptRefused pauses the loop before an iteration whose prompt file is
@@ -306,8 +306,8 @@ func (l *Loop) promptRefused(err *NotUTF8Error) Result {
 	l.rec.sayf("pausing loop: fix the prompt file, then 'ralph-watch resume %s'", l.Name)
 	l.rec.log("PAUSE", "loop paused reason=prompt_not_utf8")
 	l.status.reason, l.status.note = err.Error(), "prompt not UTF-8"
-	l.status.show(words.StatusPaused)
-	return Result{Code: words.ExitInterrupted, Reason: words.ReasonPaused}
+	l.status.show(contract.StatusPaused)
+	return Result{Code: contract.ExitInterrupted, Reason: contract.ReasonPaused}
 }
 
 // stopped ends the loop on a stop request, and the agent too if asked.
@@ -319,7 +319,7 @@ func (l *Loop) stopped() Result {
 	}
 	rule, reason := iteration.Rules[iteration.EndStopped], iteration.Rules[iteration.EndStopped].Reason
 	if l.asks.kill {
-		reason = words.ReasonKilled // the agent was ended with the loop
+		reason = contract.ReasonKilled // the agent was ended with the loop
 	}
 	l.rec.sayf("%s", rule.Shown)
 	l.rec.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=%s", l.rec.iteration(), reason))
@@ -327,14 +327,14 @@ func (l *Loop) stopped() Result {
 }
 
 // end ends the loop: its reason recorded, its status shown, its on-done or on-fail command run.
-func (l *Loop) end(status words.Status, reason words.Reason, code int) Result {
+func (l *Loop) end(status contract.Status, reason contract.Reason, code int) Result {
 	l.rec.ended(reason)
 	l.status.reason = string(reason)
 	l.status.show(status) // saves the state
 	switch code {
-	case words.ExitDone:
+	case contract.ExitDone:
 		l.chores.runOnCommand("on-done", l.OnDone, strconv.Itoa(code), string(reason))
-	case words.ExitFailed, words.ExitLimit:
+	case contract.ExitFailed, contract.ExitLimit:
 		l.chores.runOnCommand("on-fail", l.OnFail, strconv.Itoa(code), string(reason))
 	}
 	return Result{Code: code, Reason: reason}
@@ -362,11 +362,11 @@ func (l *Loop) afterIteration(ctx context.Context, it iteration.Outcome, d time.
 		code = strconv.Itoa(it.Code)
 	}
 	l.chores.appendProgress(reason, code, d, runs, verdict)
-	if between.AllPassed(runs) {
+	if checks.AllPassed(runs) {
 		task, edited := l.tasks.forCommit(verdict)
 		l.chores.commit(runs, task, verdict, edited)
 	}
 	l.rec.save()
 	l.chores.runOnCommand("on-iteration-end", l.OnIterationEnd, code, reason)
-	return between.AllPassed(runs)
+	return checks.AllPassed(runs)
 }

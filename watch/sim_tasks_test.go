@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
-	"github.com/ralph-tmux/ralph.tmux/watch/between"
+	"github.com/ralph-tmux/ralph.tmux/watch/checks"
 	planfile "github.com/ralph-tmux/ralph.tmux/watch/plan"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 )
@@ -62,7 +62,7 @@ func newSimPlan(t *testing.T, u *unit, seed int64) *simPlan {
 		u.simulate() // time passes as it would: the guard reads the session while the agent works
 		u.quiet = 4
 	}
-	u.cfg.Checks = []between.Check{{Command: "test ! -e broken"}}
+	u.cfg.Checks = []checks.Check{{Command: "test ! -e broken"}}
 	u.cfg.CheckTimeout, u.cfg.CheckOutputChars = 10e9, 200
 	return p
 }

@@ -17,10 +17,10 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxfake"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // The loop tested by simulation: whole scenarios drawn from a seed (agents
@@ -104,11 +104,11 @@ func TestSimulatedLoops(t *testing.T) {
 
 // The ends of a loop and their exit codes (DESIGN.md's exit codes).
 var simEndings = map[string][]int{
-	"done_pattern": {words.ExitDone}, "max_iterations": {words.ExitDone, words.ExitLimit, words.ExitFailed},
-	"consecutive_failures": {words.ExitFailed}, "fatal_exit": {words.ExitFailed}, "not_logged_in": {words.ExitFailed},
-	"pane_closed": {words.ExitFailed}, "server_gone": {words.ExitFailed}, "prompt_file_missing": {words.ExitFailed},
-	"paused": {words.ExitInterrupted}, "stopped": {words.ExitInterrupted}, "killed": {words.ExitInterrupted},
-	"tasks_done": {words.ExitDone}, "tasks_skipped": {words.ExitLimit}, "stalled": {words.ExitFailed}, "budget": {words.ExitLimit},
+	"done_pattern": {contract.ExitDone}, "max_iterations": {contract.ExitDone, contract.ExitLimit, contract.ExitFailed},
+	"consecutive_failures": {contract.ExitFailed}, "fatal_exit": {contract.ExitFailed}, "not_logged_in": {contract.ExitFailed},
+	"pane_closed": {contract.ExitFailed}, "server_gone": {contract.ExitFailed}, "prompt_file_missing": {contract.ExitFailed},
+	"paused": {contract.ExitInterrupted}, "stopped": {contract.ExitInterrupted}, "killed": {contract.ExitInterrupted},
+	"tasks_done": {contract.ExitDone}, "tasks_skipped": {contract.ExitLimit}, "stalled": {contract.ExitFailed}, "budget": {contract.ExitLimit},
 }
 
 // simulate runs one seed's scenario and checks the invariants.
@@ -283,9 +283,9 @@ func simulate(t *testing.T, seed int64) {
 	// and failed only when every one did.
 	if res.Reason == "max_iterations" {
 		switch {
-		case res.Code == words.ExitDone && st.ConsecutiveFailures > 0:
+		case res.Code == contract.ExitDone && st.ConsecutiveFailures > 0:
 			t.Errorf("done at max_iterations with the last %d iterations failed\n%s", st.ConsecutiveFailures, describe())
-		case res.Code == words.ExitFailed && st.ConsecutiveFailures < st.CurrentIteration:
+		case res.Code == contract.ExitFailed && st.ConsecutiveFailures < st.CurrentIteration:
 			t.Errorf("failed at max_iterations with %d of %d iterations failed\n%s", st.ConsecutiveFailures, st.CurrentIteration, describe())
 		}
 	}

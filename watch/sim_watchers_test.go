@@ -17,10 +17,10 @@ import (
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxfake"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // The watcher itself in the simulation (TestSimulatedLoops runs both with
@@ -88,7 +88,7 @@ func simulateKilled(t *testing.T, seed int64) {
 	}
 	if first == "" {
 		u.cfg.Resume = true
-		if res := u.run(); res.Reason != "max_iterations" || res.Code != words.ExitDone {
+		if res := u.run(); res.Reason != "max_iterations" || res.Code != contract.ExitDone {
 			t.Errorf("resumed loop ended %s (%d)\n%s", res.Reason, res.Code, describe())
 		}
 	}
@@ -225,7 +225,7 @@ func simulateTwoLoops(t *testing.T, seed int64) {
 	switch {
 	case err == nil:
 		defer release()
-	case errors.As(err, &refusal) && refusal.Code == words.ExitUsage && strings.Contains(refusal.Msg, `is looped by "unit"`):
+	case errors.As(err, &refusal) && refusal.Code == contract.ExitUsage && strings.Contains(refusal.Msg, `is looped by "unit"`):
 	default:
 		t.Fatalf("b's claim: %v\n%s", err, describe())
 	}
@@ -242,7 +242,7 @@ func simulateTwoLoops(t *testing.T, seed int64) {
 		case <-time.After(unitTimeout):
 			t.Fatalf("b took the pane and a still runs\n%s", describe())
 		}
-		if aRes.Reason != words.ReasonKilled && (!onLast || aRes.Reason != words.ReasonMaxIterations) {
+		if aRes.Reason != contract.ReasonKilled && (!onLast || aRes.Reason != contract.ReasonMaxIterations) {
 			t.Errorf("a, taken over, ended %s, want killed (or, on its last iteration, its own end)\n%s", aRes.Reason, describe())
 		}
 	}
@@ -254,7 +254,7 @@ func simulateTwoLoops(t *testing.T, seed int64) {
 		cfg := u.cfg
 		cfg.Name, cfg.MaxIterations = "b", 1
 		b := &watch.Loop{Config: cfg, Tmux: tagged("b"), Store: storeB, Clock: u.vc, Out: &u.out, Err: &u.out}
-		if res := b.Run(context.Background()); res.Reason != words.ReasonMaxIterations {
+		if res := b.Run(context.Background()); res.Reason != contract.ReasonMaxIterations {
 			t.Errorf("b ended %s\n%s", res.Reason, describe())
 		}
 	} else if !aEnded {

@@ -15,12 +15,12 @@ import (
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
 	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxfake"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // simulateWorktreePlan is the scenario "a worktree loop with a plan, paused
@@ -166,8 +166,8 @@ func simulateWorktreePlan(t *testing.T, seed int64) {
 	res, alive := watcher()
 	first := u.state().Settings
 	moved := false // restore gave the loop a new pane: the one setting it changes
-	for n := 1; n < 6 && (!alive || res.Reason == words.ReasonPaused || res.Reason == words.ReasonInterrupted || res.Reason == words.ReasonServerGone); n++ {
-		if alive && res.Reason == words.ReasonServerGone {
+	for n := 1; n < 6 && (!alive || res.Reason == contract.ReasonPaused || res.Reason == contract.ReasonInterrupted || res.Reason == contract.ReasonServerGone); n++ {
+		if alive && res.Reason == contract.ReasonServerGone {
 			u.restore(tree)
 			moved = true
 		}
@@ -198,7 +198,7 @@ func simulateWorktreePlan(t *testing.T, seed int64) {
 		t.Errorf("the first start recorded %d settings, Config has %d fields", len(first), reflect.TypeOf(watch.Config{}).NumField())
 	}
 	st := u.state()
-	if res.Reason != words.ReasonTasksDone {
+	if res.Reason != contract.ReasonTasksDone {
 		t.Errorf("ended %s, want tasks_done\n%s", res.Reason, describe())
 	}
 	// A task done is never given again.

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 )
 
 // requireSoak skips a soak test unless RALPH_SOAK=1 (make soak, which CI
@@ -125,7 +125,7 @@ func TestAThousandQuickIterationsLeakNothing(t *testing.T) {
 	took := time.Since(start)
 	close(stop)
 	<-sampled
-	h.wantResult(res, words.ExitDone, "max_iterations")
+	h.wantResult(res, contract.ExitDone, "max_iterations")
 	st := h.state()
 	if st.CurrentIteration != n || st.TotalFailures != 0 || len(st.IterationDurations) != n {
 		t.Errorf("ran %d iterations, %d failures, %d durations; want %d, 0, %d", st.CurrentIteration, st.TotalFailures, len(st.IterationDurations), n, n)

@@ -11,12 +11,13 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
-	"github.com/ralph-tmux/ralph.tmux/watch/between"
+	"github.com/ralph-tmux/ralph.tmux/watch/checks"
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
+	"github.com/ralph-tmux/ralph.tmux/watch/gitwork"
 	"github.com/ralph-tmux/ralph.tmux/watch/iteration"
 	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // What each iteration cost and did, as the loop records it: a receipt in
@@ -63,7 +64,7 @@ type iterationSpend struct {
 // begin notes where the iteration that starts now begins.
 func (s *spending) begin(now time.Time, notes []string) {
 	s.it = iterationSpend{iteration: s.rec.iteration(), since: now, notes: notes}
-	s.it.tree, _ = between.WorkTree(s.cfg.Dir, s.rec.store.Path(state.WorkTreeIndex))
+	s.it.tree, _ = gitwork.WorkTree(s.cfg.Dir, s.rec.store.Path(state.WorkTreeIndex))
 	// Saved with the iteration's start: a watcher that takes it up measures from there.
 	s.rec.st.IterationTree = s.it.tree
 	if s.rec.cost == "" { // a resumed loop shows what it spent before
@@ -170,7 +171,7 @@ func (s *spending) NoteEnv(pid int) {
 
 // record writes the receipt of the iteration that ended: its usage,
 // the work tree's change since it began, its checks.
-func (s *spending) record(runs []between.CheckRun) {
+func (s *spending) record(runs []checks.CheckRun) {
 	it := s.current()
 	if it.recorded {
 		return
@@ -234,11 +235,11 @@ func (s *spending) changes(it *iterationSpend) receipt.DiffStat {
 	if it.tree == "" {
 		return receipt.DiffStat{}
 	}
-	to, err := between.WorkTree(s.cfg.Dir, s.rec.store.Path(state.WorkTreeIndex))
+	to, err := gitwork.WorkTree(s.cfg.Dir, s.rec.store.Path(state.WorkTreeIndex))
 	if err != nil {
 		return receipt.DiffStat{}
 	}
-	d, _ := between.TreeDiff(s.cfg.Dir, it.tree, to)
+	d, _ := gitwork.TreeDiff(s.cfg.Dir, it.tree, to)
 	return d
 }
 
@@ -374,5 +375,5 @@ func (l *Loop) overBudget(why string) Result {
 	l.rec.sayf("%s, stopping loop", why)
 	l.rec.log("BUDGET", why)
 	l.rec.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=budget", l.rec.iteration()))
-	return l.end(words.StatusLimit, words.ReasonBudget, words.ExitLimit)
+	return l.end(contract.StatusLimit, contract.ReasonBudget, contract.ExitLimit)
 }

@@ -10,10 +10,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/ended"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // statusLine is what the person sees of the loop outside its pane: the
@@ -24,8 +24,8 @@ type statusLine struct {
 	tmux tmux.Client
 	rec  *recorder
 
-	shown     words.Status // the status last shown
-	lastShown words.Shown
+	shown     contract.Status // the status last shown
+	lastShown contract.Shown
 	note      string // shown after the status mark, e.g. the limit's reset time
 	reason    string // how the loop ended, why it pauses, what it waits for
 	failures  string // after an ended loop's mark: how many of its last iterations failed ("3 failed")
@@ -41,24 +41,24 @@ type statusLine struct {
 // show records the loop's status in its state (saved) and mirrors it
 // in the pane's options for the status line; the person hears of a status
 // that needs them once, when it begins.
-func (s *statusLine) show(status words.Status) {
+func (s *statusLine) show(status contract.Status) {
 	now := s.rec.clock.Now()
 	changed := status != s.shown
 	s.shown = status
-	shown := words.Shown{Status: status, Name: s.cfg.Name, Iteration: s.rec.iteration(), Max: s.maxShown(), Reason: s.reason, Cost: s.rec.cost, Tasks: s.rec.tasksShown(s.cfg.TaskID)}
+	shown := contract.Shown{Status: status, Name: s.cfg.Name, Iteration: s.rec.iteration(), Max: s.maxShown(), Reason: s.reason, Cost: s.rec.cost, Tasks: s.rec.tasksShown(s.cfg.TaskID)}
 	switch status {
-	case words.StatusRunning, words.StatusBackoff:
+	case contract.StatusRunning, contract.StatusBackoff:
 		shown.Reason = ""
-	case words.StatusWaiting:
+	case contract.StatusWaiting:
 		shown.Note, shown.Reason = s.note, strings.TrimPrefix(s.note, "waiting for ")
-	case words.StatusPaused:
+	case contract.StatusPaused:
 		shown.Note = s.note // why it paused, where a pause has a note
-	case words.StatusNeedsInput:
+	case contract.StatusNeedsInput:
 		shown.Reason = "an answer in the pane (the agent is asking a question)"
-	case words.StatusFailed:
+	case contract.StatusFailed:
 		shown.Error = s.rec.st.Error // the sentence, not only its code word
 		shown.Note = s.failures
-	case words.StatusLimit:
+	case contract.StatusLimit:
 		shown.Note = s.failures
 	}
 	if !status.Live() {
@@ -66,7 +66,7 @@ func (s *statusLine) show(status words.Status) {
 	}
 	s.rec.status(status, shown.Reason, now)
 	s.beatMu.Lock()
-	if s.beating = s.cfg.BeatEvery > 0 && status.Live() && status != words.StatusPaused; s.beating && !s.held {
+	if s.beating = s.cfg.BeatEvery > 0 && status.Live() && status != contract.StatusPaused; s.beating && !s.held {
 		shown.Beat = time.Now() // the status line compares it with its own clock
 	}
 	_ = s.tmux.SetPaneOptions(s.cfg.Pane, shown.Options())
@@ -120,7 +120,7 @@ func (s *statusLine) beat() (quit func()) {
 			case now := <-tick.C:
 				s.beatMu.Lock()
 				if s.beating {
-					_ = s.tmux.SetPaneOptions(s.cfg.Pane, []tmux.Option{{Name: words.OptionBeat, Value: strconv.FormatInt(now.Unix(), 10)}})
+					_ = s.tmux.SetPaneOptions(s.cfg.Pane, []tmux.Option{{Name: contract.OptionBeat, Value: strconv.FormatInt(now.Unix(), 10)}})
 				}
 				s.beatMu.Unlock()
 			}
@@ -150,7 +150,7 @@ func (s *statusLine) holdLifeline() *os.File {
 	s.beatMu.Lock()
 	s.held = true
 	if s.beating {
-		_ = s.tmux.SetPaneOptions(s.cfg.Pane, []tmux.Option{{Name: words.OptionBeat, Value: ""}})
+		_ = s.tmux.SetPaneOptions(s.cfg.Pane, []tmux.Option{{Name: contract.OptionBeat, Value: ""}})
 	}
 	s.beatMu.Unlock()
 	return line
@@ -161,8 +161,8 @@ func (s *statusLine) holdLifeline() *os.File {
 // becomes that moment (#{T:…} is read when the command runs).
 func gone(pane, name string) string {
 	still := fmt.Sprintf("#{&&:#{==:#{%s},%s},#{&&:#{%s},#{!=:#{%s},%s}}}",
-		words.OptionName, name, words.OptionLive, words.OptionState, words.StatusPaused)
-	return fmt.Sprintf(`if-shell -F -t %s '%s' "set-option -p -t %s -F %s '#{T:#{l:%%s}}'"`, pane, still, pane, words.OptionBeat)
+		contract.OptionName, name, contract.OptionLive, contract.OptionState, contract.StatusPaused)
+	return fmt.Sprintf(`if-shell -F -t %s '%s' "set-option -p -t %s -F %s '#{T:#{l:%%s}}'"`, pane, still, pane, contract.OptionBeat)
 }
 
 // NotifyOption is the global tmux option holding a shell command run when a
@@ -173,18 +173,18 @@ const NotifyOption = "@ralph-notify-command"
 // notice is what to tell the person of a status, "" when it needs no one:
 // a question waits, a limit pauses the loop, it failed or it finished. A
 // stop or pause the person asked for needs no notice.
-func notice(s words.Shown, iteration int) string {
+func notice(s contract.Shown, iteration int) string {
 	var what string
 	switch s.Status {
-	case words.StatusNeedsInput:
+	case contract.StatusNeedsInput:
 		return fmt.Sprintf("[ralph] %s: needs input in iteration %s (the agent is asking a question)", s.Name, s.Progress())
-	case words.StatusWaiting:
+	case contract.StatusWaiting:
 		return fmt.Sprintf("[ralph] %s: usage limit reached, %s", s.Name, s.Note)
-	case words.StatusDone:
+	case contract.StatusDone:
 		what = "done"
-	case words.StatusFailed:
+	case contract.StatusFailed:
 		what = "failed (" + s.Reason + ")"
-	case words.StatusLimit:
+	case contract.StatusLimit:
 		what = "reached its limit (" + s.Reason + ") without the done signal"
 	default:
 		return ""
@@ -202,7 +202,7 @@ func notice(s words.Shown, iteration int) string {
 // notify tells the person, once per event, where they are: a message on
 // the clients of the pane's session, the window's bell flag, and the
 // command in @ralph-notify-command.
-func (s *statusLine) notify(shown words.Shown) {
+func (s *statusLine) notify(shown contract.Shown) {
 	msg := notice(shown, s.rec.iteration())
 	if msg == "" {
 		return

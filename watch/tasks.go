@@ -7,11 +7,12 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/ralph-tmux/ralph.tmux/watch/between"
+	"github.com/ralph-tmux/ralph.tmux/watch/checks"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
+	"github.com/ralph-tmux/ralph.tmux/watch/gitwork"
 	"github.com/ralph-tmux/ralph.tmux/watch/iteration"
 	"github.com/ralph-tmux/ralph.tmux/watch/plan"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // Modes of an iteration that works on a task.
@@ -101,7 +102,7 @@ func (t *taskPlan) read() error {
 // copy: the edit would otherwise be ignored without a word.
 func (t *taskPlan) watchCheckout() {
 	c := &t.checkout
-	path := between.CheckoutCopy(t.cfg.Worktree, t.cfg.TasksFile)
+	path := gitwork.CheckoutCopy(t.cfg.Worktree, t.cfg.TasksFile)
 	if c.told || path == "" {
 		return
 	}
@@ -176,9 +177,9 @@ func (t *taskPlan) sync() {
 		items = append(items, item)
 	}
 	r.Items, r.Total = items, len(items)
-	var verify []between.Check
+	var verify []checks.Check
 	for _, c := range t.plan.VerifyCommands {
-		verify = append(verify, between.Check{Command: c})
+		verify = append(verify, checks.Check{Command: c})
 	}
 	t.chores.verify = verify
 }
@@ -246,7 +247,7 @@ func (l *Loop) tasksEnd() (Result, bool) {
 	if err := t.read(); err != nil {
 		if t.plan == nil {
 			l.rec.errorf("%v", err)
-			return l.end(words.StatusFailed, words.ReasonTasksUnreadable, words.ExitFailed), true
+			return l.end(contract.StatusFailed, contract.ReasonTasksUnreadable, contract.ExitFailed), true
 		}
 		l.rec.warnf("%v (the last reading stays)", err)
 		t.feedback = joinBlocks(t.feedback, fmt.Sprintf("The plan %s cannot be read: %v. Put it right.", t.cfg.TasksFile, err))
@@ -260,8 +261,8 @@ func (l *Loop) tasksEnd() (Result, bool) {
 	}
 	if r.Skipped == 0 {
 		l.rec.sayf("all %d tasks done, stopping loop", r.Total)
-		l.rec.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=%s", l.rec.iteration(), words.ReasonTasksDone))
-		return l.end(words.StatusDone, words.ReasonTasksDone, words.ExitDone), true
+		l.rec.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=%s", l.rec.iteration(), contract.ReasonTasksDone))
+		return l.end(contract.StatusDone, contract.ReasonTasksDone, contract.ExitDone), true
 	}
 	var skipped []string
 	for _, item := range r.Items {
@@ -270,20 +271,20 @@ func (l *Loop) tasksEnd() (Result, bool) {
 		}
 	}
 	l.rec.sayf("no task left open; %d done, skipped: %s", r.Done, strings.Join(skipped, ", "))
-	l.rec.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=%s skipped=%s", l.rec.iteration(), words.ReasonTasksSkipped, strings.Join(skipped, ",")))
-	return l.end(words.StatusLimit, words.ReasonTasksSkipped, words.ExitLimit), true
+	l.rec.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=%s skipped=%s", l.rec.iteration(), contract.ReasonTasksSkipped, strings.Join(skipped, ",")))
+	return l.end(contract.StatusLimit, contract.ReasonTasksSkipped, contract.ExitLimit), true
 }
 
 // taskEnd ends a loop that works one task (--task): done, or skipped.
 func (l *Loop) taskEnd(id string) Result {
 	if item := l.tasks.record().Item(id); item == nil || item.State == taskSkipped {
 		l.rec.sayf("task %s skipped, stopping loop", id)
-		l.rec.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=%s skipped=%s", l.rec.iteration(), words.ReasonTasksSkipped, id))
-		return l.end(words.StatusLimit, words.ReasonTasksSkipped, words.ExitLimit)
+		l.rec.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=%s skipped=%s", l.rec.iteration(), contract.ReasonTasksSkipped, id))
+		return l.end(contract.StatusLimit, contract.ReasonTasksSkipped, contract.ExitLimit)
 	}
 	l.rec.sayf("task %s done, stopping loop", id)
-	l.rec.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=%s task=%s", l.rec.iteration(), words.ReasonTasksDone, id))
-	return l.end(words.StatusDone, words.ReasonTasksDone, words.ExitDone)
+	l.rec.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=%s task=%s", l.rec.iteration(), contract.ReasonTasksDone, id))
+	return l.end(contract.StatusDone, contract.ReasonTasksDone, contract.ExitDone)
 }
 
 // begin starts iteration n on the task pick chooses: it notes the plan and
@@ -326,8 +327,8 @@ func (t *taskPlan) begin(n int, text string) *TaskVars {
 	v.Block, v.ReviewFile = t.block(pt, mode, item), t.notesFile()
 	if mode == modeReview {
 		v.ReviewLine = t.reviewAlone(pt)
-		if between.InGitRepo(t.cfg.Dir) { // the review's notes file is nobody's file in the person's checkout
-			between.IgnoreOwn(t.cfg.Dir)
+		if gitwork.InGitRepo(t.cfg.Dir) { // the review's notes file is nobody's file in the person's checkout
+			gitwork.IgnoreOwn(t.cfg.Dir)
 		}
 	}
 	try := fmt.Sprintf("attempt=%d/%d", item.Attempts, t.cfg.TaskAttempts)
@@ -353,14 +354,14 @@ func (t *taskPlan) agentWorked(end iteration.Ending) bool {
 func (t *taskPlan) noteBefore() {
 	r := t.record()
 	r.BeforeTree, r.BeforeHead, r.BeforePrint = "", "", ""
-	if tree, err := between.WorkTree(t.cfg.Dir, t.rec.store.Path(state.WorkTreeIndex)); err == nil {
-		r.BeforeTree, r.BeforeHead = tree, between.Head(t.cfg.Dir)
+	if tree, err := gitwork.WorkTree(t.cfg.Dir, t.rec.store.Path(state.WorkTreeIndex)); err == nil {
+		r.BeforeTree, r.BeforeHead = tree, gitwork.Head(t.cfg.Dir)
 		if r.Base == "" {
 			r.Base = tree
 		}
 		return
 	}
-	r.BeforePrint = between.FolderPrint(t.cfg.Dir, t.unwatched()...)
+	r.BeforePrint = gitwork.FolderPrint(t.cfg.Dir, t.unwatched()...)
 }
 
 // notesFile is where a review writes what must change: in the work's own
@@ -385,17 +386,17 @@ func (t *taskPlan) changed() bool {
 	r := t.record()
 	switch {
 	case r.BeforeTree != "":
-		if between.Head(t.cfg.Dir) != r.BeforeHead {
+		if gitwork.Head(t.cfg.Dir) != r.BeforeHead {
 			return true
 		}
-		now, err := between.WorkTree(t.cfg.Dir, t.rec.store.Path(state.WorkTreeIndex))
+		now, err := gitwork.WorkTree(t.cfg.Dir, t.rec.store.Path(state.WorkTreeIndex))
 		if err != nil {
 			return true
 		}
-		changed, err := between.TreeChanged(t.cfg.Dir, r.BeforeTree, now, t.unwatched()...)
+		changed, err := gitwork.TreeChanged(t.cfg.Dir, r.BeforeTree, now, t.unwatched()...)
 		return changed || err != nil
 	case r.BeforePrint != "":
-		return between.FolderPrint(t.cfg.Dir, t.unwatched()...) != r.BeforePrint
+		return gitwork.FolderPrint(t.cfg.Dir, t.unwatched()...) != r.BeforePrint
 	}
 	return true
 }
@@ -406,7 +407,7 @@ func (t *taskPlan) diff() string {
 	if r.Base == "" || r.BeforeTree == "" {
 		return ""
 	}
-	d, err := between.Diff(t.cfg.Dir, r.Base, r.BeforeTree, t.cfg.TasksFile)
+	d, err := gitwork.Diff(t.cfg.Dir, r.Base, r.BeforeTree, t.cfg.TasksFile)
 	if err != nil {
 		t.rec.warnf("diff of the work: %v", err)
 		return ""

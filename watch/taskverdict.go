@@ -5,7 +5,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/ralph-tmux/ralph.tmux/watch/between"
+	"github.com/ralph-tmux/ralph.tmux/watch/checks"
 	"github.com/ralph-tmux/ralph.tmux/watch/iteration"
 	"github.com/ralph-tmux/ralph.tmux/watch/plan"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
@@ -20,7 +20,7 @@ import (
 // A review counts only when it ran to its end; an implement or fix
 // iteration the context guard ended that did not finish its task is no try
 // (both go again as after a retry).
-func (t *taskPlan) judge(changed bool, runs []between.CheckRun, it iteration.Outcome) string {
+func (t *taskPlan) judge(changed bool, runs []checks.CheckRun, it iteration.Outcome) string {
 	r := t.record()
 	if !t.on() || r.Current == "" || t.plan == nil {
 		return ""
@@ -87,7 +87,7 @@ func (t *taskPlan) judge(changed bool, runs []between.CheckRun, it iteration.Out
 // review: the work and the checks say the task is implemented, and only a
 // review may set "passes" or approve; a passes or approval the iteration
 // set is put back from the snapshot.
-func (t *taskPlan) implemented(id string, pt *plan.Task, changed bool, runs []between.CheckRun) string {
+func (t *taskPlan) implemented(id string, pt *plan.Task, changed bool, runs []checks.CheckRun) string {
 	passed := pt.State == plan.Done
 	if was := t.before(id); was != nil && was.State == plan.Done {
 		passed = false // it was so before: not this iteration's doing
@@ -148,7 +148,7 @@ func (t *taskPlan) reviews() bool { return t.cfg.Review || t.plan.Format == plan
 // done, its notes file empty and the checks passing; else the task goes
 // back for a fix, until the review cap, whose review approves with its
 // notes kept.
-func (t *taskPlan) reviewed(id string, pt *plan.Task, runs []between.CheckRun) string {
+func (t *taskPlan) reviewed(id string, pt *plan.Task, runs []checks.CheckRun) string {
 	notesPath := t.notesFile()
 	data, _ := os.ReadFile(notesPath)
 	_ = os.Remove(notesPath)
@@ -340,7 +340,7 @@ func (t *taskPlan) revertApproval(pt *plan.Task) bool {
 }
 
 // firstFailed is the first check that failed, nil when all passed.
-func firstFailed(runs []between.CheckRun) *between.CheckRun {
+func firstFailed(runs []checks.CheckRun) *checks.CheckRun {
 	for i := range runs {
 		if !runs[i].Passed() {
 			return &runs[i]

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxfake"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // Gemini CLI, OpenCode and Copilot CLI get their hooks for the loop alone:
@@ -62,7 +62,7 @@ func TestUnitEachAgentGetsItsHooksForTheLoopAlone(t *testing.T) {
 			u.cfg.Command = c.command
 			u.cfg.TurnHook, u.cfg.Executable, u.cfg.AgentHome = true, "/usr/bin/ralph-watch", home
 			u.cfg.InactivityTimeout = 30 * time.Second // the turn ends by inactivity: what counts is how the agent started
-			u.wantResult(u.run(), words.ExitDone, "max_iterations")
+			u.wantResult(u.run(), contract.ExitDone, "max_iterations")
 			mu.Lock()
 			seen := strings.Join(append(env, u.tmux.Calls("respawn")[0].Args...), "\n")
 			mu.Unlock()
@@ -136,7 +136,7 @@ func TestUnitGeminisOverlayIsMadeFromTheHomeItRunsWithAndNeverWritesIt(t *testin
 	u.cfg.Command = []string{"env", "HOME=" + person, "gemini"}
 	u.cfg.TurnHook, u.cfg.Executable, u.cfg.AgentHome = true, "/usr/bin/ralph-watch", watcher
 	u.cfg.InactivityTimeout = 30 * time.Second // the turn ends by inactivity: what counts is the agent's home
-	u.wantResult(u.run(), words.ExitDone, "max_iterations")
+	u.wantResult(u.run(), contract.ExitDone, "max_iterations")
 	if trusted != files[".gemini/trustedFolders.json"] {
 		t.Errorf("the agent's trusted folders %q, want those of the HOME it runs with", trusted)
 	}

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxfake"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // asClaude has the loop read its agent's screen with Claude Code's profile,
@@ -48,7 +48,7 @@ func trustDialog(int) *tmuxfake.Program {
 func TestUnitAStartupDialogStopsTheLoopBeforeThePromptIsTyped(t *testing.T) {
 	u := newUnit(t, "do the work", trustDialog)
 	u.asClaude()
-	u.wantResult(u.run(), words.ExitFailed, "startup-dialog")
+	u.wantResult(u.run(), contract.ExitFailed, "startup-dialog")
 	u.wantOutput("is asking whether to trust the folder; the prompt was not typed")
 	if pastes, keys := u.pastes(), u.keys(); len(pastes) > 0 || len(keys) > 0 {
 		t.Errorf("the prompt was typed into the dialog: pasted %q, keys %q", pastes, keys)
@@ -62,7 +62,7 @@ func TestUnitAStartupDialogsAdviceNamesTheHomeTheAgentRanWith(t *testing.T) {
 	home := filepath.Join(u.cfg.Dir, "agent-home")
 	u.cfg.Command = []string{"env", "HOME=" + home, "agent"}
 	u.asClaude()
-	u.wantResult(u.run(), words.ExitFailed, "startup-dialog")
+	u.wantResult(u.run(), contract.ExitFailed, "startup-dialog")
 	u.wantOutput("in " + home + "/.claude.json")
 }
 
@@ -74,7 +74,7 @@ func TestUnitAnAgentNotLoggedInEndsTheLoopAtOnceWithItsSentence(t *testing.T) {
 	}))
 	u.asClaude()
 	u.cfg.MaxIterations = 5
-	u.wantResult(u.run(), words.ExitFailed, "not_logged_in")
+	u.wantResult(u.run(), contract.ExitFailed, "not_logged_in")
 	u.wantOutput(`says "Not logged in · Please run /login": it is not logged in, or its API refused its key`)
 	if n := strings.Count(u.out.String(), "starting iteration"); n != 1 {
 		t.Errorf("%d iterations started, want 1:\n%s", n, u.out.String())
@@ -94,7 +94,7 @@ func TestUnitAQuestionUnansweredForTheDialogTimeoutRestartsTheIteration(t *testi
 	u.cfg.InactivityTimeout = 30 * time.Second
 	u.cfg.DialogTimeout = 2 * time.Second
 	u.cfg.MaxIterations = 2
-	u.wantResult(u.run(), words.ExitDone, "max_iterations")
+	u.wantResult(u.run(), contract.ExitDone, "max_iterations")
 	u.wantOutput("question unanswered for 2s, restarting")
 }
 
@@ -114,7 +114,7 @@ func TestUnitAUsageLimitWaitsForTheResetAndDoesNotCountTheIteration(t *testing.T
 	u.asClaude()
 	u.cfg.MinLimitWait = time.Nanosecond // the reset, not a minute
 	u.cfg.PromptMode = agent.ModeArg
-	u.wantResult(u.run(), words.ExitDone, "max_iterations")
+	u.wantResult(u.run(), contract.ExitDone, "max_iterations")
 	u.wantOutput("usage limit reached (Claude AI usage limit reached|", "waiting for limit reset ("+reset.Format("15:04")+")",
 		"iteration 1 completed (exit: 0")
 	if n := strings.Count(u.out.String(), "starting iteration 1/1"); n != 2 {
@@ -144,7 +144,7 @@ func TestUnitAnAgentIdleAtItsPromptEndsTheTurnWithoutWaitingForInactivity(t *tes
 	u.asClaude()
 	u.cfg.InactivityTimeout = 5 * time.Minute // far beyond the turn
 	u.cfg.MaxIterations = 2
-	u.wantResult(u.run(), words.ExitDone, "max_iterations")
+	u.wantResult(u.run(), contract.ExitDone, "max_iterations")
 	u.wantOutput("iteration 1 completed (turn ended", "iteration 2 completed (turn ended")
 	st := u.state()
 	if st.TurnGapMS == nil || *st.TurnGapMS < 0 || st.LastTurnEnded == "" {

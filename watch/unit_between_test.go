@@ -12,10 +12,10 @@ import (
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
-	"github.com/ralph-tmux/ralph.tmux/watch/between"
+	"github.com/ralph-tmux/ralph.tmux/watch/checks"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxfake"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // The loop's work between iterations (checks, hooks, commits, the progress
@@ -96,9 +96,9 @@ func TestUnitFailedChecksFeedTheNextPromptAndHoldBackTheDoneSignal(t *testing.T)
 	u.cfg.DonePattern = regexp.MustCompile(`RALPH_DONE`)
 	u.cfg.MaxIterations = 5
 	check := `test -f fixed || { echo "FAIL: not fixed yet"; exit 1; }`
-	u.cfg.Checks = []between.Check{{Command: "echo fine"}, {Command: check, Hint: "create the file named fixed"}}
+	u.cfg.Checks = []checks.Check{{Command: "echo fine"}, {Command: check, Hint: "create the file named fixed"}}
 	res := u.run()
-	u.wantResult(res, words.ExitDone, "done_pattern")
+	u.wantResult(res, contract.ExitDone, "done_pattern")
 	log := u.store.Path("checks/1-test-f-fixed-echo-fail-not-fixed-yet-exi.log")
 	want := "go\n\nCheck \"test -f fixed || { echo \"FAIL: not fixed yet\"; exit 1; }\" failed with exit code 1.\n" +
 		"Hint: create the file named fixed\nOutput file: " + log + "\nFAIL: not fixed yet"
@@ -124,19 +124,19 @@ func TestUnitFailedChecksFeedTheNextPromptAndHoldBackTheDoneSignal(t *testing.T)
 
 func TestUnitFailActionsAndTruncationShapeTheNextPrompt(t *testing.T) {
 	for _, tc := range []struct{ action, want string }{
-		{watch.FailAppend, "go {{other}}\n\nCheck \"seq 1 1000; exit 2\" failed with exit code 2.\nOutput file: LOG\n" + between.Truncated + "\n\n999\n1000"},
-		{watch.FailPrepend, "Check \"seq 1 1000; exit 2\" failed with exit code 2.\nOutput file: LOG\n" + between.Truncated + "\n\n999\n1000\n\ngo {{other}}"},
-		{watch.FailReplace, "Check \"seq 1 1000; exit 2\" failed with exit code 2.\nOutput file: LOG\n" + between.Truncated + "\n\n999\n1000"},
+		{watch.FailAppend, "go {{other}}\n\nCheck \"seq 1 1000; exit 2\" failed with exit code 2.\nOutput file: LOG\n" + checks.Truncated + "\n\n999\n1000"},
+		{watch.FailPrepend, "Check \"seq 1 1000; exit 2\" failed with exit code 2.\nOutput file: LOG\n" + checks.Truncated + "\n\n999\n1000\n\ngo {{other}}"},
+		{watch.FailReplace, "Check \"seq 1 1000; exit 2\" failed with exit code 2.\nOutput file: LOG\n" + checks.Truncated + "\n\n999\n1000"},
 	} {
 		t.Run(tc.action, func(t *testing.T) {
 			u := newUnit(t, "go {{other}}", nil)
 			u.argAgent(`printf %s "$1" > prompt-$RALPH_ITERATION`)
 			u.cfg.MaxIterations = 2
-			u.cfg.Checks = []between.Check{{Command: "seq 1 1000; exit 2"}}
+			u.cfg.Checks = []checks.Check{{Command: "seq 1 1000; exit 2"}}
 			u.cfg.CheckFailAction = tc.action
 			u.cfg.CheckOutputChars = 9
 			res := u.run()
-			u.wantResult(res, words.ExitDone, "max_iterations")
+			u.wantResult(res, contract.ExitDone, "max_iterations")
 			want := strings.ReplaceAll(tc.want, "LOG", u.store.Path("checks/1-seq-1-1000-exit-2.log"))
 			if got := u.file("prompt-2"); got != want {
 				t.Errorf("prompt of iteration 2:\n%q\nwant\n%q", got, want)
@@ -151,7 +151,7 @@ func TestUnitPlaceholdersAndTheIterationCount(t *testing.T) {
 	u.argAgent(`printf %s "$1" > prompt-$RALPH_ITERATION`)
 	u.cfg.MaxIterations = 2
 	u.cfg.IncludeIterationCount = true
-	u.cfg.Checks = []between.Check{{Command: `[ "$RALPH_ITERATION" = 2 ] || { echo no; exit 1; }`}}
+	u.cfg.Checks = []checks.Check{{Command: `[ "$RALPH_ITERATION" = 2 ] || { echo no; exit 1; }`}}
 	u.run()
 	if got, want := u.file("prompt-1"), "Iteration 1 of 2, 1 remaining.\n\nit=1 max=2 left=1 name=unit fail=[] {{unknown}} {{ iteration }} {iteration}\n"; got != want {
 		t.Errorf("prompt 1:\n%q\nwant\n%q", got, want)
@@ -171,7 +171,7 @@ func TestUnitHooksGetTheLoopsEnvironmentAndNeverStopIt(t *testing.T) {
 	u.cfg.OnDone = `env | grep ^RALPH_ | sort > done-hook`
 	u.cfg.OnFail = `touch fail-hook`
 	res := u.run()
-	u.wantResult(res, words.ExitDone, "max_iterations")
+	u.wantResult(res, contract.ExitDone, "max_iterations")
 	root := filepath.Dir(u.store.Dir)
 	for _, i := range []string{"1", "2"} {
 		env := u.file("hook-" + i)
@@ -205,9 +205,9 @@ func TestUnitCommitAfterPassingChecksAndTheProgressFile(t *testing.T) {
 	u.cfg.MaxIterations = 3
 	u.cfg.Commit = true
 	u.cfg.ProgressFile = filepath.Join(u.cfg.Dir, "progress.md")
-	u.cfg.Checks = []between.Check{{Command: `[ "$RALPH_ITERATION" != 1 ]`}}
+	u.cfg.Checks = []checks.Check{{Command: `[ "$RALPH_ITERATION" != 1 ]`}}
 	res := u.run()
-	u.wantResult(res, words.ExitDone, "max_iterations")
+	u.wantResult(res, contract.ExitDone, "max_iterations")
 	if got := u.git("log", "--format=%s"); got != "ralph unit: iteration 3\nralph unit: iteration 2\nstart\n" {
 		t.Errorf("commits:\n%s", got)
 	}
@@ -234,7 +234,7 @@ func TestUnitCommitOutsideGitOnlyWarns(t *testing.T) {
 	u.cfg.MaxIterations = 2
 	u.cfg.Commit = true
 	res := u.run()
-	u.wantResult(res, words.ExitDone, "max_iterations")
+	u.wantResult(res, contract.ExitDone, "max_iterations")
 	if n := strings.Count(u.out.String(), "ralph-watch: warning: --commit: "+u.cfg.Dir+" is not in a git repository"); n != 1 {
 		t.Errorf("%d warnings; output:\n%s", n, u.out.String())
 	}
@@ -249,7 +249,7 @@ func TestUnitAStalledLoopStopsWithReasonStalled(t *testing.T) {
 	u.cfg.StallLimit = 2
 	u.cfg.OnFail = `echo "$RALPH_EXIT_CODE $RALPH_REASON" > fail-hook`
 	res := u.run()
-	u.wantResult(res, words.ExitFailed, "stalled")
+	u.wantResult(res, contract.ExitFailed, "stalled")
 	st := u.state()
 	if st.CurrentIteration != 3 || st.Status != state.Failed || st.UnchangedIterations != 2 {
 		t.Errorf("state: iteration %d status %s unchanged %d", st.CurrentIteration, st.Status, st.UnchangedIterations)
@@ -268,7 +268,7 @@ func TestUnitCommittingIsProgressButAnUnchangedTreeIsNot(t *testing.T) {
 	u.cfg.MaxIterations = 10
 	u.cfg.StallLimit = 2
 	res := u.run()
-	u.wantResult(res, words.ExitFailed, "stalled")
+	u.wantResult(res, contract.ExitFailed, "stalled")
 	if st := u.state(); st.CurrentIteration != 4 {
 		t.Errorf("stalled at iteration %d, want 4\n%s", st.CurrentIteration, u.out.String())
 	}
@@ -278,16 +278,16 @@ func TestUnitExit42PausesTheLoopAndResumeGoesOn(t *testing.T) {
 	u := newUnit(t, "go", nil)
 	u.argAgent(`echo "$RALPH_ITERATION" >> ran; [ "$RALPH_ITERATION" = 2 ] && exit 42; exit 0`)
 	u.cfg.MaxIterations = 3
-	u.cfg.Checks = []between.Check{{Command: "true"}}
+	u.cfg.Checks = []checks.Check{{Command: "true"}}
 	res := u.run()
-	u.wantResult(res, words.ExitInterrupted, "paused")
+	u.wantResult(res, contract.ExitInterrupted, "paused")
 	st := u.state()
 	if st.Status != state.Paused || st.CurrentIteration != 2 || st.ConsecutiveFailures != 0 || st.LastIterationEnded == "" || len(st.Checks) != 2 {
 		t.Errorf("state after exit 42: %+v", st)
 	}
 	u.wantOutput("the agent exited 42, pausing loop")
 	u.wantLog("[PAUSE] loop paused reason=agent_exit_42")
-	u.resume(words.ExitDone, "max_iterations")
+	u.resume(contract.ExitDone, "max_iterations")
 	u.wantRan("1\n2\n3\n")
 }
 
@@ -301,7 +301,7 @@ func TestUnitAPauseFilePausesTheLoopAndIsRemoved(t *testing.T) {
 	u.cfg.MaxIterations = 5
 	u.cfg.PauseFile = pause
 	res := u.run()
-	u.wantResult(res, words.ExitInterrupted, "paused")
+	u.wantResult(res, contract.ExitInterrupted, "paused")
 	if _, err := os.Stat(pause); err == nil {
 		t.Error("the pause file is still there")
 	}
@@ -315,7 +315,7 @@ func TestUnitAPauseFilePausesTheLoopAndIsRemoved(t *testing.T) {
 	if err := os.WriteFile(pause, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	u.resume(words.ExitInterrupted, "paused")
+	u.resume(contract.ExitInterrupted, "paused")
 	u.wantRan("1\n2\n")
 }
 
@@ -326,9 +326,9 @@ func TestUnitADoneFileCountsOnlyWithPassingChecks(t *testing.T) {
 	// Every iteration makes the done file; the check passes from iteration 3.
 	u.argAgent(`touch ` + shQuote(done) + `; exit 0`)
 	u.cfg.MaxIterations = 5
-	u.cfg.Checks = []between.Check{{Command: `[ "$RALPH_ITERATION" -ge 3 ]`}}
+	u.cfg.Checks = []checks.Check{{Command: `[ "$RALPH_ITERATION" -ge 3 ]`}}
 	res := u.run()
-	u.wantResult(res, words.ExitDone, "done_file")
+	u.wantResult(res, contract.ExitDone, "done_file")
 	if st := u.state(); st.CurrentIteration != 3 {
 		t.Errorf("done at iteration %d, want 3\n%s", st.CurrentIteration, u.out.String())
 	}

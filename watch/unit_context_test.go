@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxfake"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // recordedTurn is Claude Code's last recorded model message (testdata/receipts,
@@ -73,7 +73,7 @@ func TestUnitAFillingContextWindowNudgesTheAgentThenEndsTheIteration(t *testing.
 	u.cfg.MaxContext = 70
 	u.cfg.ContextNudge = "Wrap up now."
 	u.cfg.BudgetEvery = time.Second
-	u.wantResult(u.run(), words.ExitDone, "max_iterations")
+	u.wantResult(u.run(), contract.ExitDone, "max_iterations")
 	mu.Lock()
 	if len(said) != 3 || said[0] != "go" || said[1] != "Wrap up now." || said[2] != "go" {
 		t.Errorf("the agents were told %q; want the prompt, the nudge once, the next prompt", said)

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxfake"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 func TestUnitThePromptIsPastedOnceAndSubmittedOnceAnIteration(t *testing.T) {
@@ -21,7 +21,7 @@ func TestUnitThePromptIsPastedOnceAndSubmittedOnceAnIteration(t *testing.T) {
 	})
 	u.cfg.MaxIterations = 2
 	res := u.run()
-	u.wantResult(res, words.ExitDone, "max_iterations")
+	u.wantResult(res, contract.ExitDone, "max_iterations")
 	if want := []string{"fix the bug;\n\tthen test", "fix the bug;\n\tthen test"}; !reflect.DeepEqual(u.pastes(), want) {
 		t.Errorf("pasted %q, want the prompt once an iteration", u.pastes())
 	}
@@ -58,7 +58,7 @@ func TestUnitThePromptWaitsForTheReadyPattern(t *testing.T) {
 	u.simulate()
 	u.cfg.ReadyPattern = regexp.MustCompile(`^>`)
 	u.cfg.ReadyTimeout = time.Hour
-	u.wantResult(u.run(), words.ExitDone, "max_iterations")
+	u.wantResult(u.run(), contract.ExitDone, "max_iterations")
 	if early {
 		t.Error("the prompt was pasted before the ready pattern showed")
 	}
@@ -87,7 +87,7 @@ func TestUnitAnEnterThatDidNotTakeIsPressedAgainAndThePromptNeverPastedAgain(t *
 		}
 		return p
 	})
-	u.wantResult(u.run(), words.ExitDone, "max_iterations")
+	u.wantResult(u.run(), contract.ExitDone, "max_iterations")
 	if got := u.pastes(); len(got) != 1 {
 		t.Errorf("pasted %d times (%q), want once", len(got), got)
 	}
@@ -115,7 +115,7 @@ func TestUnitWithoutAPatternTheScreenMustBeStillBeforeThePromptGoesIn(t *testing
 	u = newUnit(t, "go", func(int) *tmuxfake.Program {
 		return u.timePastes(repl(func(t *tmuxfake.Term, input string) { t.Exit(0) }), &pastedAt)
 	})
-	u.wantResult(u.run(), words.ExitDone, "max_iterations")
+	u.wantResult(u.run(), contract.ExitDone, "max_iterations")
 	if waited := pastedAt.Sub(u.started()[0]); waited < 700*time.Millisecond || waited > time.Minute {
 		t.Errorf("pasted %s after the agent drew its prompt, want once it was still 0.7s", waited)
 	}
@@ -130,7 +130,7 @@ func TestUnitAnAgentThatDrawsNothingGetsThePromptAtTheReadyTimeout(t *testing.T)
 		return u.timePastes(p, &pastedAt)
 	})
 	u.cfg.ReadyTimeout = 10 * time.Minute
-	u.wantResult(u.run(), words.ExitDone, "max_iterations")
+	u.wantResult(u.run(), contract.ExitDone, "max_iterations")
 	if waited := pastedAt.Sub(u.started()[0]); waited < u.cfg.ReadyTimeout {
 		t.Errorf("pasted %s after the agent started, want the ready timeout (%s) first", waited, u.cfg.ReadyTimeout)
 	}
@@ -152,7 +152,7 @@ func TestUnitTheDoneTokenEndsTheLoopButNotInTheEchoedPrompt(t *testing.T) {
 	})
 	u.cfg.DonePattern = regexp.MustCompile(`^RALPH_DONE$`)
 	u.cfg.MaxIterations = 5
-	u.wantResult(u.run(), words.ExitDone, "done_pattern")
+	u.wantResult(u.run(), contract.ExitDone, "done_pattern")
 	if n := len(u.started()); n != 2 {
 		t.Errorf("the agent started %d times, want 2: the echoed prompt is no done token", n)
 	}
@@ -182,24 +182,24 @@ func TestUnitThePromptWaitsForPasteOnWhereTheAgentTurnedItOnBefore(t *testing.T)
 	u.cfg.ReadyPattern = regexp.MustCompile(`(?m)^> $`)
 	u.cfg.MaxIterations = 2
 	var mu sync.Mutex
-	var seen []words.Event
+	var seen []contract.Event
 	told := u.cfg.Events
-	u.cfg.Events = func(e words.Event) {
+	u.cfg.Events = func(e contract.Event) {
 		told(e)
 		mu.Lock()
 		defer mu.Unlock()
 		seen = append(seen, e)
 	}
-	u.wantResult(u.run(), words.ExitDone, "max_iterations")
+	u.wantResult(u.run(), contract.ExitDone, "max_iterations")
 	mu.Lock()
 	defer mu.Unlock()
-	var order []words.EventKind
+	var order []contract.EventKind
 	for _, e := range seen {
-		if e.Iteration == 2 && (e.Kind == words.EventPasteOn || e.Kind == words.EventPasted) {
+		if e.Iteration == 2 && (e.Kind == contract.EventPasteOn || e.Kind == contract.EventPasted) {
 			order = append(order, e.Kind)
 		}
 	}
-	if len(order) == 0 || order[0] != words.EventPasteOn {
+	if len(order) == 0 || order[0] != contract.EventPasteOn {
 		t.Errorf("iteration 2: %v, want paste on before the paste", order)
 	}
 }

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxfake"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // A screen that waits for a key is a question, never a turn's end:
@@ -38,7 +38,7 @@ func boxAfterTurnEnd(t *testing.T, box string) (u *unit, ev *events, asking stri
 				u.report(t, "Stop", "")
 				t.Clear()
 				t.Write("● Waiting for permission…\n" + box)
-				u.schedule(5*time.Second, func() { asking, _, _ = u.tmux.PaneOption(u.cfg.Pane, words.OptionState) })
+				u.schedule(5*time.Second, func() { asking, _, _ = u.tmux.PaneOption(u.cfg.Pane, contract.OptionState) })
 			})
 			u.plan(10*time.Second, func(t *tmuxfake.Term) { // answered: the tool runs, the turn ends
 				u.mark("answered")
@@ -49,7 +49,7 @@ func boxAfterTurnEnd(t *testing.T, box string) (u *unit, ev *events, asking stri
 		})
 	})
 	u.cfg.Agent.IdleGrace = 0 // only a hook ends the turn
-	u.wantResult(u.run(), words.ExitDone, "max_iterations")
+	u.wantResult(u.run(), contract.ExitDone, "max_iterations")
 	return u, ev, asking
 }
 
@@ -65,10 +65,10 @@ func TestUnitABoxThatWaitsAfterTheTurnEndHookIsAQuestion(t *testing.T) {
 			if _, ok := u.marked("answered"); !ok {
 				t.Fatal("the box was never answered")
 			}
-			if !ev.has(1, words.EventDialog, words.ViaScreen) {
+			if !ev.has(1, contract.EventDialog, contract.ViaScreen) {
 				t.Errorf("no question seen on the screen; events: %s", ev)
 			}
-			if after, _, _ := ev.last(1, words.EventTurnEnd); after < 10*time.Second {
+			if after, _, _ := ev.last(1, contract.EventTurnEnd); after < 10*time.Second {
 				t.Errorf("the turn ended %s after the start, before the box was answered (10 s); events: %s", after, ev)
 			}
 		})
@@ -86,7 +86,7 @@ func TestUnitABoxThatWaitsWithNoHookNeedsInput(t *testing.T) {
 		u.plan(time.Second, func(t *tmuxfake.Term) {
 			t.Clear()
 			t.Write("● Waiting for permission…\n" + autoModeNotice)
-			u.schedule(30*time.Second, func() { asking, _, _ = u.tmux.PaneOption(u.cfg.Pane, words.OptionState) })
+			u.schedule(30*time.Second, func() { asking, _, _ = u.tmux.PaneOption(u.cfg.Pane, contract.OptionState) })
 		})
 		u.plan(time.Minute, func(t *tmuxfake.Term) {
 			u.mark("answered")
@@ -98,16 +98,16 @@ func TestUnitABoxThatWaitsWithNoHookNeedsInput(t *testing.T) {
 	u.cfg.InactivityTimeout = 10 * time.Minute
 	ev := &events{}
 	logged := u.cfg.Events
-	u.cfg.Events = func(e words.Event) {
+	u.cfg.Events = func(e contract.Event) {
 		logged(e)
 		ev.add(e)
 	}
-	u.wantResult(u.run(), words.ExitDone, "max_iterations")
+	u.wantResult(u.run(), contract.ExitDone, "max_iterations")
 	if asking != "needs-input" {
 		t.Errorf("while the box waited the pane showed %q, want needs-input", asking)
 	}
 	u.wantLog("[DIALOG] iteration 1 needs input", "[END] iteration 1 turn_end")
-	if after, _, _ := ev.last(1, words.EventTurnEnd); after < time.Minute {
+	if after, _, _ := ev.last(1, contract.EventTurnEnd); after < time.Minute {
 		t.Errorf("the turn ended %s after the start, before the box was answered (1 min); events: %s", after, ev)
 	}
 	if strings.Contains(u.out.String(), "inactivity") {
@@ -136,7 +136,7 @@ func TestUnitStatusSaysWorkingWhileTheAgentRunsATool(t *testing.T) {
 	}))
 	u.asClaude()
 	u.cfg.InactivityTimeout = 10 * time.Minute
-	u.wantResult(u.run(), words.ExitDone, "max_iterations")
+	u.wantResult(u.run(), contract.ExitDone, "max_iterations")
 	if during != "working" {
 		t.Errorf("status read agent state %q while the tool ran, want working", during)
 	}
@@ -152,7 +152,7 @@ func TestUnitTheToolHooksSayTheAgentWorksAndAnswerTheQuestion(t *testing.T) {
 	seen := map[string]string{}
 	look := func(at string) {
 		st, _ := u.store.Load()
-		shown, _, _ := u.tmux.PaneOption(u.cfg.Pane, words.OptionState)
+		shown, _, _ := u.tmux.PaneOption(u.cfg.Pane, contract.OptionState)
 		seen[at] = st.AgentState + " " + shown
 	}
 	u.launch(func(int) *tmuxfake.Program {
@@ -179,7 +179,7 @@ func TestUnitTheToolHooksSayTheAgentWorksAndAnswerTheQuestion(t *testing.T) {
 		return p
 	})
 	u.cfg.Agent.IdleGrace = 0
-	u.wantResult(u.run(), words.ExitDone, "max_iterations")
+	u.wantResult(u.run(), contract.ExitDone, "max_iterations")
 	for at, want := range map[string]string{"tool": "working running", "asked": "needs-input needs-input", "answered": "working running"} {
 		if seen[at] != want {
 			t.Errorf("%s: agent state and pane status %q, want %q", at, seen[at], want)

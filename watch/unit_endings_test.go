@@ -11,9 +11,9 @@ import (
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxfake"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // exits is an agent that takes its prompt as an argument, does what its
@@ -39,7 +39,7 @@ func TestUnitTheDonePatternIsCheckedAfterTheExitWithoutContinuous(t *testing.T) 
 	u.cfg.PromptMode = agent.ModeArg
 	u.cfg.MaxIterations = 5
 	u.cfg.DonePattern = regexp.MustCompile(`RALPH_DONE_[0-9]+`)
-	u.wantResult(u.run(), words.ExitDone, "done_pattern")
+	u.wantResult(u.run(), contract.ExitDone, "done_pattern")
 	if st := u.state(); st.CurrentIteration != 3 {
 		t.Errorf("stopped in iteration %d, want 3; output:\n%s", st.CurrentIteration, u.out.String())
 	}
@@ -50,7 +50,7 @@ func TestUnitTheLimitWithoutTheDoneSignalExits3(t *testing.T) {
 	u.cfg.PromptMode = agent.ModeArg
 	u.cfg.MaxIterations = 2
 	u.cfg.DonePattern = regexp.MustCompile(`RALPH_DONE_[0-9]+`)
-	u.wantResult(u.run(), words.ExitLimit, "max_iterations")
+	u.wantResult(u.run(), contract.ExitLimit, "max_iterations")
 	u.wantOutput("max iterations (2) reached without the done signal")
 }
 
@@ -66,7 +66,7 @@ func TestUnitADoneFileStopsTheLoop(t *testing.T) {
 	u.cfg.PromptMode = agent.ModeStdin
 	u.cfg.MaxIterations = 10
 	u.cfg.DoneFile = filepath.Join(u.cfg.Dir, "DONE")
-	u.wantResult(u.run(), words.ExitDone, "done_file")
+	u.wantResult(u.run(), contract.ExitDone, "done_file")
 	if st := u.state(); st.CurrentIteration != 2 {
 		t.Errorf("stopped after iteration %d, want 2", st.CurrentIteration)
 	}
@@ -77,7 +77,7 @@ func TestUnitACommandNotFoundStopsAtOnce(t *testing.T) {
 	u.cfg.Command = []string{"ralph-no-such-agent"}
 	u.cfg.PromptMode = agent.ModeArg
 	u.cfg.MaxIterations = 3
-	u.wantResult(u.run(), words.ExitFailed, "fatal_exit")
+	u.wantResult(u.run(), contract.ExitFailed, "fatal_exit")
 	u.wantOutput("ralph-watch: error: command not found: ralph-no-such-agent (exit 127)")
 	if st := u.state(); st.CurrentIteration != 1 {
 		t.Errorf("ran %d iterations, want 1", st.CurrentIteration)
@@ -89,7 +89,7 @@ func TestUnitAPromptFileDeletedMidLoopFails(t *testing.T) {
 	u = newUnit(t, "go", exits(func(*tmuxfake.Term, int) { _ = os.Remove(u.cfg.PromptFile) }))
 	u.cfg.PromptMode = agent.ModeArg
 	u.cfg.MaxIterations = 3
-	u.wantResult(u.run(), words.ExitFailed, "prompt_file_missing")
+	u.wantResult(u.run(), contract.ExitFailed, "prompt_file_missing")
 	u.wantOutput("ralph-watch: error: prompt file not found: " + u.cfg.PromptFile)
 	if st := u.state(); st.Status != state.Failed {
 		t.Errorf("status %s, want failed", st.Status)
@@ -145,7 +145,7 @@ func TestUnitASpinnerThatNeverSettlesEndsAtTheIterationTimeout(t *testing.T) {
 	})
 	u.cfg.InactivityTimeout = time.Second
 	u.cfg.IterationTimeout = 3 * time.Second
-	u.wantResult(u.run(), words.ExitDone, "max_iterations")
+	u.wantResult(u.run(), contract.ExitDone, "max_iterations")
 	u.wantOutput("iteration timeout (3s), restarting")
 	if strings.Contains(u.out.String(), "inactivity timeout") {
 		t.Errorf("a live spinner counted as inactivity:\n%s", u.out.String())
@@ -169,7 +169,7 @@ func TestUnitAPromptFileThatCannotBeReadMidLoopEndsItFailed(t *testing.T) {
 			if !ok {
 				t.Fatalf("the loop hung on the prompt file; output:\n%s", u.out.String())
 			}
-			u.wantResult(res, words.ExitFailed, "prompt_file_missing")
+			u.wantResult(res, contract.ExitFailed, "prompt_file_missing")
 			u.wantOutput("ralph-watch: error: cannot read prompt file: " + u.cfg.PromptFile + " " + tc.want)
 			if st := u.state(); st.Status != state.Failed || st.CurrentIteration != 1 || st.ExitReason == nil {
 				t.Errorf("state %s at iteration %d, want failed at 1 (iteration 2 never started)", st.Status, st.CurrentIteration)
@@ -185,9 +185,9 @@ func TestUnitNotifyCommandRunsWhenTheLoopEnds(t *testing.T) {
 		name, script, want string
 		code               int
 	}{
-		{"done", `[ "$RALPH_ITERATION" = 2 ] && echo RALPH_DONE_1; exit 0`, "done|done_pattern|2|[ralph] unit: done after 2 iterations", words.ExitDone},
-		{"failed", `exit 127`, "failed|fatal_exit|1|[ralph] unit: failed (fatal_exit) after 1 iteration: command not found: exit (exit 127)", words.ExitFailed},
-		{"limit", `exit 0`, "limit|max_iterations|3|[ralph] unit: reached its limit (max_iterations) without the done signal after 3 iterations", words.ExitLimit},
+		{"done", `[ "$RALPH_ITERATION" = 2 ] && echo RALPH_DONE_1; exit 0`, "done|done_pattern|2|[ralph] unit: done after 2 iterations", contract.ExitDone},
+		{"failed", `exit 127`, "failed|fatal_exit|1|[ralph] unit: failed (fatal_exit) after 1 iteration: command not found: exit (exit 127)", contract.ExitFailed},
+		{"limit", `exit 0`, "limit|max_iterations|3|[ralph] unit: reached its limit (max_iterations) without the done signal after 3 iterations", contract.ExitLimit},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			u := newUnit(t, "go on", nil)
@@ -218,7 +218,7 @@ func TestUnitAMissingProgramBehindEnvIsNamed(t *testing.T) {
 	u := newUnit(t, "do the work", failing(127)) // as env exits when it finds no program
 	u.cfg.Command = []string{"env", "A=1", "ralph-no-such-agent"}
 	u.cfg.MaxIterations = 3
-	u.wantResult(u.run(), words.ExitFailed, "fatal_exit")
+	u.wantResult(u.run(), contract.ExitFailed, "fatal_exit")
 	u.wantOutput("ralph-watch: error: command not found: ralph-no-such-agent (exit 127)")
 }
 
@@ -238,7 +238,7 @@ func TestUnitThePromptIsReReadEveryIterationAndMayBeEmpty(t *testing.T) {
 	})
 	u.cfg.PromptMode = agent.ModeStdin
 	u.cfg.MaxIterations = 2
-	u.wantResult(u.run(), words.ExitDone, "max_iterations")
+	u.wantResult(u.run(), contract.ExitDone, "max_iterations")
 	if len(got) != 2 || got[0] != "first" || got[1] != "" {
 		t.Errorf("the iterations read %q, want %q", got, []string{"first", ""})
 	}
@@ -261,12 +261,12 @@ func TestUnitMaxIterationsAllFailedEndsFailedNotDone(t *testing.T) {
 	u := newUnit(t, "go", failing(1))
 	u.cfg.PromptMode = agent.ModeArg
 	u.cfg.MaxIterations = 3
-	u.wantResult(u.run(), words.ExitFailed, "max_iterations")
+	u.wantResult(u.run(), contract.ExitFailed, "max_iterations")
 	st := u.state()
-	if st.Status != state.Failed || words.StatusOf(st) != words.StatusFailed {
-		t.Errorf("status %s (%s), want failed", st.Status, words.StatusOf(st))
+	if st.Status != state.Failed || contract.StatusOf(st) != contract.StatusFailed {
+		t.Errorf("status %s (%s), want failed", st.Status, contract.StatusOf(st))
 	}
-	if shown, _, _ := u.tmux.PaneOption(u.cfg.Pane, words.OptionStatus); shown != "✗ 3/3 3 failed" {
+	if shown, _, _ := u.tmux.PaneOption(u.cfg.Pane, contract.OptionStatus); shown != "✗ 3/3 3 failed" {
 		t.Errorf("@ralph-status = %q, want %q", shown, "✗ 3/3 3 failed")
 	}
 	u.wantOutput("ralph-watch: error: max iterations (3) reached and all 3 iterations failed")
@@ -292,11 +292,11 @@ func TestUnitMaxIterationsEndingOnFailuresIsALimitNotDone(t *testing.T) {
 	})
 	u.cfg.PromptMode = agent.ModeArg
 	u.cfg.MaxIterations = 3
-	u.wantResult(u.run(), words.ExitLimit, "max_iterations")
-	if st := u.state(); words.StatusOf(st) != words.StatusLimit {
-		t.Errorf("status %s, want limit", words.StatusOf(st))
+	u.wantResult(u.run(), contract.ExitLimit, "max_iterations")
+	if st := u.state(); contract.StatusOf(st) != contract.StatusLimit {
+		t.Errorf("status %s, want limit", contract.StatusOf(st))
 	}
-	if shown, _, _ := u.tmux.PaneOption(u.cfg.Pane, words.OptionStatus); shown != "■ 3/3 2 failed" {
+	if shown, _, _ := u.tmux.PaneOption(u.cfg.Pane, contract.OptionStatus); shown != "■ 3/3 2 failed" {
 		t.Errorf("@ralph-status = %q, want %q", shown, "■ 3/3 2 failed")
 	}
 	u.wantOutput("max iterations (3) reached and the last 2 of 3 iterations failed, stopping loop")
@@ -316,7 +316,7 @@ func TestUnitMaxIterationsEndingOnASuccessIsDone(t *testing.T) {
 	})
 	u.cfg.PromptMode = agent.ModeArg
 	u.cfg.MaxIterations = 2
-	u.wantResult(u.run(), words.ExitDone, "max_iterations")
+	u.wantResult(u.run(), contract.ExitDone, "max_iterations")
 	u.wantLog("[DONE] loop complete after 2 iterations reason=max_iterations")
 }
 
@@ -333,7 +333,7 @@ func TestUnitAPromptFileGoneForAMomentIsWaitedFor(t *testing.T) {
 	u.simulate()
 	u.cfg.PromptMode = agent.ModeArg
 	u.cfg.MaxIterations = 3
-	u.wantResult(u.run(), words.ExitDone, "max_iterations")
+	u.wantResult(u.run(), contract.ExitDone, "max_iterations")
 	if st := u.state(); st.CurrentIteration != 3 {
 		t.Errorf("ran %d iterations, want 3", st.CurrentIteration)
 	}

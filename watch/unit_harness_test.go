@@ -14,11 +14,11 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxfake"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // unitStart is where the virtual clock of a unit test starts.
@@ -94,7 +94,7 @@ func newUnit(t *testing.T, prompt string, program func(n int) *tmuxfake.Program)
 		PollInterval:      200 * time.Millisecond,
 		ReadyTimeout:      time.Hour, // virtual: the stable screen decides, never the timeout
 		Lines:             20,
-		Events: func(e words.Event) {
+		Events: func(e contract.Event) {
 			u.mu.Lock()
 			defer u.mu.Unlock()
 			u.events = append(u.events, fmt.Sprintf("%s %s %s %s", u.clock.Now().Format("15:04:05.000"), e.Kind, e.Via, e.Detail))

@@ -13,8 +13,8 @@ import (
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxfake"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // What the loop decides once an agent's hooks have reported: a failed
@@ -39,7 +39,7 @@ func (u *unit) hooked() *events {
 	u.cfg.InactivityTimeout = 5 * time.Minute
 	ev := &events{}
 	logged := u.cfg.Events
-	u.cfg.Events = func(e words.Event) {
+	u.cfg.Events = func(e contract.Event) {
 		logged(e)
 		ev.add(e)
 	}
@@ -104,12 +104,12 @@ func TestUnitAFailedTurnByHookIsAFailure(t *testing.T) {
 	})
 	u.cfg.Agent.IdleGrace = 0
 	u.cfg.MaxIterations = 2
-	u.wantResult(u.run(), words.ExitFailed, "max_iterations") // both turns failed: not done
+	u.wantResult(u.run(), contract.ExitFailed, "max_iterations") // both turns failed: not done
 	u.wantOutput("iteration 1 failed (API error: 500 Internal Server Error), retrying in 1s (attempt 1/5)")
 	if st := u.state(); st.TotalFailures != 2 {
 		t.Errorf("total failures %d, want 2", st.TotalFailures)
 	}
-	if !ev.has(1, words.EventTurnFailed, words.ViaHook) {
+	if !ev.has(1, contract.EventTurnFailed, contract.ViaHook) {
 		t.Errorf("no turn-failed event; events: %s", ev)
 	}
 }
@@ -131,7 +131,7 @@ func TestUnitARateLimitByHookWaitsAndIsNoFailure(t *testing.T) {
 	u.cfg.MinLimitWait = time.Nanosecond // the reset, not a minute
 	u.cfg.Agent.IdleGrace = 0
 	u.cfg.LimitWait = 2 * time.Second
-	u.wantResult(u.run(), words.ExitDone, "max_iterations")
+	u.wantResult(u.run(), contract.ExitDone, "max_iterations")
 	u.wantOutput("usage limit reached (429 rate limited)", "iteration 1 completed (turn ended")
 	if st := u.state(); st.TotalFailures != 0 {
 		t.Errorf("a rate limit counted as a failure: %+v", st)
@@ -151,13 +151,13 @@ func TestUnitAPermissionReportedByHookNeedsInput(t *testing.T) {
 				u.report(t, "PermissionRequest", `{"tool_name":"Bash"}`)
 				t.Clear() // the spinner gone, a dialog no profile knows
 				t.Write("┃ A brand-new permission dialog\n┃ [allow] [deny]")
-				u.schedule(3*time.Second, func() { asking, _, _ = u.tmux.PaneOption(u.cfg.Pane, words.OptionState) })
+				u.schedule(3*time.Second, func() { asking, _, _ = u.tmux.PaneOption(u.cfg.Pane, contract.OptionState) })
 			})
 		})
 	})
 	u.cfg.InactivityTimeout = 2 * time.Second
 	u.cfg.DialogTimeout = 4 * time.Second
-	u.wantResult(u.run(), words.ExitDone, "max_iterations")
+	u.wantResult(u.run(), contract.ExitDone, "max_iterations")
 	if asking != "needs-input" {
 		t.Errorf("past the inactivity timeout the pane showed %q, want needs-input", asking)
 	}
@@ -165,7 +165,7 @@ func TestUnitAPermissionReportedByHookNeedsInput(t *testing.T) {
 	if strings.Contains(u.out.String(), "inactivity timeout") {
 		t.Errorf("a question counted as inactivity:\n%s", u.out.String())
 	}
-	if !ev.has(1, words.EventDialog, words.ViaHook) {
+	if !ev.has(1, contract.EventDialog, contract.ViaHook) {
 		t.Errorf("no dialog event by hook; events: %s", ev)
 	}
 }
@@ -183,12 +183,12 @@ func TestUnitAHookThatNeverFiresFallsBackToTheScreenOnce(t *testing.T) {
 		})
 	}))
 	u.cfg.MaxIterations = 3
-	u.wantResult(u.run(), words.ExitDone, "max_iterations")
+	u.wantResult(u.run(), contract.ExitDone, "max_iterations")
 	u.wantOutput("iteration 1 completed (turn ended", "iteration 3 completed (turn ended")
 	if n := strings.Count(u.out.String(), "hook did not report"); n != 1 {
 		t.Errorf("the lost hook was told %d times, want once:\n%s", n, u.out.String())
 	}
-	if !ev.has(1, words.EventFallback, words.ViaScreen) || !ev.has(3, words.EventTurnEnd, words.ViaScreen) {
+	if !ev.has(1, contract.EventFallback, contract.ViaScreen) || !ev.has(3, contract.EventTurnEnd, contract.ViaScreen) {
 		t.Errorf("want a fallback in iteration 1 and turn ends by screen; events: %s", ev)
 	}
 	u.wantLog("[HOOK] iteration 1 the agent's turn-end hook did not report")
@@ -215,7 +215,7 @@ func TestUnitAnAgentThatCannotStartWithItsHooksRunsWithoutThem(t *testing.T) {
 		return p
 	})
 	u.cfg.MaxIterations = 3
-	u.wantResult(u.run(), words.ExitDone, "max_iterations")
+	u.wantResult(u.run(), contract.ExitDone, "max_iterations")
 	u.wantOutput("running it without them from the next iteration", "iteration 1 failed (exit: 1 before it took the prompt)",
 		"iteration 2 completed (turn ended", "iteration 3 completed (turn ended")
 	if n := strings.Count(u.out.String(), "before it took input"); n != 1 {
@@ -233,7 +233,7 @@ func TestUnitAnUnknownWrapperLosesTheHookOnceAndEndsTurnsByTheScreen(t *testing.
 	wrapper := filepath.Join(u.cfg.Dir, "mywrap")
 	u.cfg.Command = []string{wrapper, "claude.script"}
 	u.cfg.MaxIterations = 2
-	u.wantResult(u.run(), words.ExitDone, "max_iterations")
+	u.wantResult(u.run(), contract.ExitDone, "max_iterations")
 	u.wantOutput("iteration 1 completed (turn ended", "iteration 2 completed (turn ended")
 	warning := "ralph-watch: warning: cannot add Claude Code's hooks to '" + wrapper +
 		"' (not claude's own program): the turn end is read from the screen; pass --settings FILE to claude yourself or run claude directly"
@@ -265,8 +265,8 @@ func TestUnitAReplyDrawnLongAfterTheTurnEndHookIsThisIterations(t *testing.T) {
 	u.cfg.Agent.IdleGrace = 0
 	u.cfg.MaxIterations = 2
 	u.cfg.DonePattern = regexp.MustCompile(`RALPH_DONE`)
-	u.wantResult(u.run(), words.ExitDone, "done_pattern")
-	if !ev.has(1, words.EventTurnEnd, words.ViaHook) || !ev.has(1, words.EventDone, words.ViaStream) {
+	u.wantResult(u.run(), contract.ExitDone, "done_pattern")
+	if !ev.has(1, contract.EventTurnEnd, contract.ViaHook) || !ev.has(1, contract.EventDone, contract.ViaStream) {
 		t.Errorf("want the turn ended by the hook and the token read in iteration 1; events: %s", ev)
 	}
 	if len(u.started()) != 1 {

@@ -12,10 +12,10 @@ import (
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxfake"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // killable is a watcher's tmux that can be killed as kill -9 kills the
@@ -253,7 +253,7 @@ func TestUnitAWatcherKilledAtAnyStepOfAStartDeliversEachPromptOnceAfterResume(t 
 			k := newKillable(u.tmux, killAt(step, 2, u.iteration))
 			dead := u.killed(k)
 			u.cfg.Resume = true
-			u.wantResult(u.run(), words.ExitDone, "max_iterations")
+			u.wantResult(u.run(), contract.ExitDone, "max_iterations")
 			if got := u.pastes(); strings.Join(got, "|") != "go 1|go 2|go 3" {
 				t.Errorf("pasted %q, want each iteration's prompt once", got)
 			}
@@ -305,7 +305,7 @@ func TestUnitAWatcherKilledAfterTheSubmitTheHookSawDoesNotTypeThePromptAgain(t *
 		t.Fatalf("killed after the Enter, the record should still say the prompt is being typed")
 	}
 	u.cfg.Resume = true
-	u.wantResult(u.run(), words.ExitDone, "max_iterations")
+	u.wantResult(u.run(), contract.ExitDone, "max_iterations")
 	if got := u.pastes(); strings.Join(got, "|") != "go 1|go 2|go 3" {
 		t.Errorf("pasted %q, want each iteration's prompt once", got)
 	}
@@ -347,7 +347,7 @@ func TestUnitAnIterationARestartCutShortGetsItsReceiptWithWhatTheAgentWrote(t *t
 		t.Fatal(err)
 	}
 	u.cfg.Resume = true
-	u.wantResult(u.run(), words.ExitDone, "max_iterations")
+	u.wantResult(u.run(), contract.ExitDone, "max_iterations")
 	rs := u.receipts()
 	if len(rs) != 1 || rs[0].Iteration != 1 || rs[0].Source != path || rs[0].Usage.Output != 5 || rs[0].CostUSD == nil {
 		t.Errorf("receipts %+v, want iteration 1's with what its agent wrote", rs)
@@ -380,7 +380,7 @@ func TestUnitAWatcherKilledBetweenThePasteAndTheEnterOfANonEchoingAgentPastesOnc
 	k := newKillable(u.tmux, killAt(killSteps[3], 2, u.iteration))
 	dead := u.killed(k)
 	u.cfg.Resume = true
-	u.wantResult(u.run(), words.ExitDone, "max_iterations")
+	u.wantResult(u.run(), contract.ExitDone, "max_iterations")
 	if got := strings.Join(submitted, "|"); got != "go 1|go 2|go 3" {
 		t.Errorf("the agent was sent %q, want each iteration's prompt once", got)
 	}

@@ -12,9 +12,9 @@ import (
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxfake"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 func TestUnitAPauseRequestEndsABackoffWaitAtOnce(t *testing.T) {
@@ -33,7 +33,7 @@ func TestUnitAPauseRequestEndsABackoffWaitAtOnce(t *testing.T) {
 	done := u.start()
 	for n := 1; n <= 4; n++ {
 		u.waitFor(fmt.Sprintf("backoff after failure %d", n), func(st *state.State) bool {
-			return st.ConsecutiveFailures == n && st.Shown == words.StatusBackoff.String()
+			return st.ConsecutiveFailures == n && st.Shown == contract.StatusBackoff.String()
 		})
 		u.waitTimer(u.cfg.BackoffWait(n))
 		if n < 4 {
@@ -47,7 +47,7 @@ func TestUnitAPauseRequestEndsABackoffWaitAtOnce(t *testing.T) {
 	wake <- syscall.SIGUSR1
 	select {
 	case res := <-done: // the clock stands still: only the request can end the wait
-		u.wantResult(res, words.ExitInterrupted, "paused")
+		u.wantResult(res, contract.ExitInterrupted, "paused")
 	case <-time.After(5 * time.Second):
 		u.mu.Lock()
 		u.interrupt()
@@ -89,7 +89,7 @@ func TestUnitResumingALoopPausedInALimitWaitWaitsForTheReset(t *testing.T) {
 		t.Fatal(err)
 	}
 	wake <- syscall.SIGUSR1
-	u.wantResult(<-done, words.ExitInterrupted, "paused")
+	u.wantResult(<-done, contract.ExitInterrupted, "paused")
 	if st := u.state(); st.WaitingUntil == "" || st.CurrentIteration != 0 {
 		t.Fatalf("paused in the wait: waiting until %q at iteration %d", st.WaitingUntil, st.CurrentIteration)
 	}
@@ -97,8 +97,8 @@ func TestUnitResumingALoopPausedInALimitWaitWaitsForTheReset(t *testing.T) {
 	done = u.start()
 	shown := ""
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
-		state, _, _ := u.tmux.PaneOption(u.cfg.Pane, words.OptionState)
-		status, _, _ := u.tmux.PaneOption(u.cfg.Pane, words.OptionStatus)
+		state, _, _ := u.tmux.PaneOption(u.cfg.Pane, contract.OptionState)
+		status, _, _ := u.tmux.PaneOption(u.cfg.Pane, contract.OptionStatus)
 		if shown = state + " " + status; strings.Contains(u.out.String(), "resuming the wait") && strings.HasPrefix(shown, "waiting ") {
 			break
 		}
@@ -118,7 +118,7 @@ func TestUnitResumingALoopPausedInALimitWaitWaitsForTheReset(t *testing.T) {
 	}
 	noticed("waiting|")
 	u.clock.Advance(reset.Sub(u.clock.Now()))
-	u.wantResult(<-done, words.ExitDone, "max_iterations")
+	u.wantResult(<-done, contract.ExitDone, "max_iterations")
 	if started := u.started(); len(started) != 2 || started[1].Before(reset) {
 		t.Errorf("the agent started at %v, want again at the reset %v", started, reset)
 	}
@@ -153,13 +153,13 @@ func TestUnitAPauseBetweenIterationsRecordsTheFinishedIterationOnce(t *testing.T
 	u.cfg.DonePattern = regexp.MustCompile(`RALPH_DONE`)
 	u.cfg.RestartDelay = 3 * time.Second
 	u.cfg.MaxIterations = 2
-	u.wantResult(u.run(), words.ExitInterrupted, "paused")
+	u.wantResult(u.run(), contract.ExitInterrupted, "paused")
 	u.wantOutput("iteration 1 completed")
 	if n := len(u.started()); n != 1 {
 		t.Fatalf("paused after %d starts, want between iterations 1 and 2", n)
 	}
 	u.cfg.Resume = true
-	u.wantResult(u.run(), words.ExitLimit, "max_iterations")
+	u.wantResult(u.run(), contract.ExitLimit, "max_iterations")
 	log := strings.Join(u.logLines(), "\n")
 	if n := strings.Count(log, "[END] iteration 1 "); n != 1 {
 		t.Errorf("%d [END] lines for iteration 1, want 1:\n%s", n, log)

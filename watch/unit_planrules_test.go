@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxfake"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // The plan's rules hold however an iteration ends: only a finished review
@@ -55,7 +55,7 @@ func TestUnitSetTaskAttemptsDuringTheLastAttemptAppliesToIt(t *testing.T) {
 		}
 	})
 	u.cfg.TaskAttempts = 2
-	u.wantResult(u.run(), words.ExitDone, "tasks_done")
+	u.wantResult(u.run(), contract.ExitDone, "tasks_done")
 	if item := u.taskItem("1"); item.State != "done" || item.Attempts != 3 {
 		t.Errorf("task 1 = %+v, want done in its third try", item)
 	}
@@ -79,7 +79,7 @@ func TestUnitSkipDuringAReviewSkipsTheTask(t *testing.T) {
 		}
 	})
 	u.cfg.Review = true
-	u.wantResult(u.run(), words.ExitLimit, "tasks_skipped")
+	u.wantResult(u.run(), contract.ExitLimit, "tasks_skipped")
 	if item := u.taskItem("1"); item.State != "skipped" {
 		t.Errorf("task 1 = %+v, want skipped", item)
 	}
@@ -106,7 +106,7 @@ func TestUnitSkipAfterTheAgentTickedItsTaskSkipsIt(t *testing.T) {
 		}
 		term.Exit(0)
 	})
-	u.wantResult(u.run(), words.ExitLimit, "tasks_skipped")
+	u.wantResult(u.run(), contract.ExitLimit, "tasks_skipped")
 	if item := u.taskItem("1"); item.State != "skipped" {
 		t.Errorf("task 1 = %+v, want skipped", item)
 	}
@@ -135,7 +135,7 @@ func TestUnitTheStallLimitCountsNeitherSteeringNorReviews(t *testing.T) {
 	u.gitInit()
 	u.cfg.Review = true
 	u.cfg.StallLimit = 1
-	u.wantResult(u.run(), words.ExitLimit, "tasks_skipped")
+	u.wantResult(u.run(), contract.ExitLimit, "tasks_skipped")
 	if item := u.taskItem("2"); item.State != "done" {
 		t.Errorf("task 2 = %+v, want done", item)
 	}
@@ -166,7 +166,7 @@ func TestUnitAReviewThatDoesNotRunToItsEndApprovesNothing(t *testing.T) {
 			})
 			u.cfg.Review = true
 			u.cfg.InactivityTimeout = time.Minute
-			u.wantResult(u.run(), words.ExitDone, "tasks_done")
+			u.wantResult(u.run(), contract.ExitDone, "tasks_done")
 			if n := len(u.started()); n != 3 {
 				t.Errorf("the agent started %d times, want 3: implement, the review cut short, a fresh review", n)
 			}
@@ -205,7 +205,7 @@ func TestUnitRetryDuringAReviewPutsBackTheBoxTheReviewerUnticked(t *testing.T) {
 		}
 	})
 	u.cfg.Review = true
-	u.wantResult(u.run(), words.ExitDone, "tasks_done")
+	u.wantResult(u.run(), contract.ExitDone, "tasks_done")
 	if seen != "- [x] Only task\n" {
 		t.Errorf("the fresh review found the plan %q, want it as the review cut short found it", seen)
 	}
@@ -249,7 +249,7 @@ func TestUnitAnIterationTheContextGuardEndsIsNoAttemptAndNoReview(t *testing.T) 
 	u.cfg.Review = true
 	u.cfg.MaxContext = 70
 	u.cfg.BudgetEvery = time.Second
-	u.wantResult(u.run(), words.ExitDone, "tasks_done")
+	u.wantResult(u.run(), contract.ExitDone, "tasks_done")
 	p := u.pastes()
 	if len(p) != 4 || !strings.Contains(p[1], "attempt 1 of 3") || !strings.Contains(p[3], "Review task 1") {
 		t.Errorf("prompts = %q, want implement, implement (attempt 1 again), review, review", p)
@@ -280,13 +280,13 @@ func TestUnitAnIterationTheBudgetEndsIsNoAttempt(t *testing.T) {
 	u.cfg.Agent = agent.Profile{Name: "claude"}
 	u.cfg.Budget = receipt.Budget{Tokens: 300000}
 	u.cfg.BudgetEvery = time.Second
-	u.wantResult(u.run(), words.ExitLimit, "budget")
+	u.wantResult(u.run(), contract.ExitLimit, "budget")
 	more := int64(10_000_000)
 	if _, err := u.store.Steer(state.Steer{Kind: state.SteerSet, Set: &state.Limits{MaxTokens: &more}}, u.clock.Now()); err != nil {
 		t.Fatal(err)
 	}
 	u.cfg.Resume = true
-	u.wantResult(u.run(), words.ExitDone, "tasks_done")
+	u.wantResult(u.run(), contract.ExitDone, "tasks_done")
 	p := u.pastes()
 	if len(p) != 2 || !strings.Contains(p[1], "attempt 1 of 3") {
 		t.Errorf("prompts = %q, want the second at attempt 1 again", p)
@@ -309,7 +309,7 @@ func TestUnitAReviewPromptNamesTheNotesFileWhateverThePromptUses(t *testing.T) {
 		})
 		u.writePrompt(prompt)
 		u.cfg.Review = true
-		u.wantResult(u.run(), words.ExitDone, "tasks_done")
+		u.wantResult(u.run(), contract.ExitDone, "tasks_done")
 		notes := filepath.Join(u.cfg.Dir, ".ralph", "review.md")
 		p := u.pastes()
 		if len(p) != 2 || !strings.HasPrefix(p[1], "review ") || strings.Count(p[1], notes) != 1 || strings.Contains(p[1], "{{") {
@@ -333,7 +333,7 @@ func TestUnitAReviewsAppendedLineSaysItIsAReviewAndHowToApprove(t *testing.T) {
 	})
 	u.writePrompt("Do this: {{task}}\n")
 	u.cfg.Review = true
-	u.wantResult(u.run(), words.ExitDone, "tasks_done")
+	u.wantResult(u.run(), contract.ExitDone, "tasks_done")
 	p := u.pastes()
 	if len(p) != 2 {
 		t.Fatalf("prompts %q, want an implement and a review", p)
@@ -356,7 +356,7 @@ func TestUnitSetPlusNAddsToTheLimitInForce(t *testing.T) {
 	})
 	s.cfg.MaxIterations, s.cfg.MaxTime, s.cfg.TaskAttempts = 1, time.Hour, 3
 	s.cfg.Budget = receipt.Budget{CostUSD: 5, Tokens: 200000}
-	s.wantResult(s.run(), words.ExitDone, "max_iterations")
+	s.wantResult(s.run(), contract.ExitDone, "max_iterations")
 	s.wantLog("[SET] max-iterations 2 max-time 2h0m0s max-tokens 500000 max-cost 6.00 task-attempts 5 at iteration 1 " +
 		"(was max-iterations 1 max-time 1h0m0s max-tokens 200000 max-cost 5.00 task-attempts 3)")
 	if st := s.state(); st.MaxCostUSD != 6 || st.MaxTokens != 500000 || st.Set == nil || st.Set.Add != nil {
@@ -380,9 +380,9 @@ func TestUnitResumeAfterAStopInAReviewReviewsAgain(t *testing.T) {
 		}
 	})
 	u.cfg.Review = true
-	u.wantResult(u.run(), words.ExitInterrupted, "stopped")
+	u.wantResult(u.run(), contract.ExitInterrupted, "stopped")
 	u.cfg.Resume = true
-	u.wantResult(u.run(), words.ExitDone, "tasks_done")
+	u.wantResult(u.run(), contract.ExitDone, "tasks_done")
 	if p := u.pastes(); len(p) != 3 || !strings.Contains(p[2], "Review task 1") {
 		t.Errorf("prompts = %q, want implement, review, review", p)
 	}
@@ -405,14 +405,14 @@ func TestUnitANewRunReviewsFirstWhatTheLastRunLeftUnreviewed(t *testing.T) {
 		})
 		u.cfg.Review = true
 		u.cfg.MaxIterations = 1
-		u.wantResult(u.run(), words.ExitLimit, "max_iterations")
+		u.wantResult(u.run(), contract.ExitLimit, "max_iterations")
 		if kept { // as run keeps an ended run apart before a new one
 			if _, err := u.store.Archive("20260314T090000"); err != nil {
 				t.Fatal(err)
 			}
 		}
 		u.cfg.MaxIterations = 20
-		u.wantResult(u.run(), words.ExitDone, "tasks_done")
+		u.wantResult(u.run(), contract.ExitDone, "tasks_done")
 		p := u.pastes()
 		if len(p) != 4 || !strings.Contains(p[1], "Review task 1") || !strings.Contains(p[2], "Add the command") {
 			t.Errorf("kept apart %v: prompts = %q, want implement 1; then a new run: review 1, implement 2, review 2", kept, p)
@@ -438,7 +438,7 @@ func TestUnitCommitNamesTheTaskAndItsVerdictAndNeverCommitsTheLoopsPlanEditAlone
 	u.gitInit()
 	u.cfg.Commit = true
 	u.cfg.MaxIterations = 2
-	u.wantResult(u.run(), words.ExitLimit, "max_iterations")
+	u.wantResult(u.run(), contract.ExitLimit, "max_iterations")
 	subjects := strings.Split(strings.TrimSpace(u.git("log", "--format=%s")), "\n")
 	if len(subjects) != 3 || subjects[2] != "start" || subjects[1] != "ralph unit: iteration 1, task 1 done: Add the parser" || subjects[0] != "agent: docs" {
 		t.Errorf("commits (newest first) = %q, want the agent's, then iteration 1's naming task 1 and its verdict", subjects)
@@ -470,12 +470,12 @@ func TestUnitAnIterationARestartCutShortIsNoAttempt(t *testing.T) {
 	dead := u.killed(k)
 	st := u.state() // what restore does for a loop whose server went away (control.Rearm.revive)
 	st.LastIterationEnded = state.Stamp(u.clock.Now())
-	words.ReasonServerGone.Write(st)
+	contract.ReasonServerGone.Write(st)
 	if err := u.store.Save(st); err != nil {
 		t.Fatal(err)
 	}
 	u.cfg.Resume = true
-	u.wantResult(u.run(), words.ExitDone, "tasks_done")
+	u.wantResult(u.run(), contract.ExitDone, "tasks_done")
 	defer func() { k.release(); <-dead }() // the killed watcher's last steps, after the checks: it is gone for the loop
 	if item := u.taskItem("1"); item.State != "done" || item.Attempts != 1 {
 		t.Errorf("task 1 = %+v, want done in one attempt", item)

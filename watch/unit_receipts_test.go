@@ -13,11 +13,11 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxfake"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // lateTranscript is a Claude Code whose transcript its hook told: at the
@@ -72,7 +72,7 @@ func TestUnitTheDoneIterationsReceiptWaitsForTheTranscriptToHoldTheTurn(t *testi
 	u := newUnit(t, "work until finished", nil)
 	u.simulate()
 	path := u.lateTranscript(300 * time.Millisecond)
-	u.wantResult(u.run(), words.ExitDone, "done_pattern")
+	u.wantResult(u.run(), contract.ExitDone, "done_pattern")
 	rs := u.receipts()
 	if len(rs) != 1 || rs[0].Source != path || rs[0].Usage.Input != 10 || rs[0].Usage.Output != 5 || rs[0].Usage.Turns != 1 {
 		t.Fatalf("receipts = %+v, want iteration 1 with 10 in, 5 out from %s", rs, path)
@@ -86,7 +86,7 @@ func TestUnitATranscriptThatNeverGetsTheTurnDelaysTheReceiptAFewSecondsAtMost(t 
 	u := newUnit(t, "work until finished", nil)
 	u.simulate()
 	u.lateTranscript(0)
-	u.wantResult(u.run(), words.ExitDone, "done_pattern")
+	u.wantResult(u.run(), contract.ExitDone, "done_pattern")
 	done, ok := u.marked("done")
 	if !ok {
 		t.Fatal("the agent never printed the done token")
@@ -108,20 +108,20 @@ func TestUnitTheWatchersBeatIsOnThePaneWhileTheLoopRunsAndGoneWhenItPauses(t *te
 	u.cfg.BeatEvery = 50 * time.Millisecond // real time, as the status line's clock
 	u.manual()                              // the loop waits, in real time, while the agent works
 	done := u.start()
-	running := func(st *state.State) bool { return st.Shown == words.StatusRunning.String() }
+	running := func(st *state.State) bool { return st.Shown == contract.StatusRunning.String() }
 	for st, _ := u.store.Load(); st == nil || !running(st); st, _ = u.store.Load() {
 		u.clock.Advance(50 * time.Millisecond) // until the prompt is in
 		time.Sleep(time.Millisecond)
 	}
 	beat := func() int64 {
-		v, _, _ := u.tmux.PaneOption(u.cfg.Pane, words.OptionBeat)
+		v, _, _ := u.tmux.PaneOption(u.cfg.Pane, contract.OptionBeat)
 		n, _ := strconv.ParseInt(v, 10, 64)
 		return n
 	}
 	if b := beat(); b < time.Now().Unix()-2 || b > time.Now().Unix() {
-		t.Errorf("%s = %d while the loop runs, want about %d", words.OptionBeat, b, time.Now().Unix())
+		t.Errorf("%s = %d while the loop runs, want about %d", contract.OptionBeat, b, time.Now().Unix())
 	}
-	_ = u.tmux.SetPaneOptions(u.cfg.Pane, []tmux.Option{{Name: words.OptionBeat, Value: "1"}}) // as an old beat
+	_ = u.tmux.SetPaneOptions(u.cfg.Pane, []tmux.Option{{Name: contract.OptionBeat, Value: "1"}}) // as an old beat
 	realSoon(t, "the beat renewed", func() bool { return beat() > 1 })
 	_ = u.store.Request(state.RequestPause)
 	var res watch.Result
@@ -133,10 +133,10 @@ func TestUnitTheWatchersBeatIsOnThePaneWhileTheLoopRunsAndGoneWhenItPauses(t *te
 			u.clock.Advance(time.Second) // to the loop's next look at its requests
 		}
 	}
-	u.wantResult(res, words.ExitInterrupted, "paused")
+	u.wantResult(res, contract.ExitInterrupted, "paused")
 	time.Sleep(150 * time.Millisecond) // three beats' time: none comes
-	if v, ok, _ := u.tmux.PaneOption(u.cfg.Pane, words.OptionBeat); ok && v != "" {
-		t.Errorf("%s = %q on a paused loop, want none", words.OptionBeat, v)
+	if v, ok, _ := u.tmux.PaneOption(u.cfg.Pane, contract.OptionBeat); ok && v != "" {
+		t.Errorf("%s = %q on a paused loop, want none", contract.OptionBeat, v)
 	}
 }
 
@@ -177,7 +177,7 @@ func TestUnitACodexThatExitedAtOnceIsFoundUnderTheHomeItsCommandGave(t *testing.
 	u.cfg.Command = []string{"env", "HOME=" + other, "codex", "exec"}
 	u.cfg.PromptMode = agent.ModeArg
 	u.cfg.Agent.Name = "codex"
-	u.wantResult(u.run(), words.ExitDone, "max_iterations")
+	u.wantResult(u.run(), contract.ExitDone, "max_iterations")
 	want, err := receipt.ReadCodexFile(filepath.Join("..", "testdata", "receipts", "codex-0.169.0.jsonl"), time.Time{})
 	if err != nil {
 		t.Fatal(err)

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 )
 
 // A review's notes file, .ralph/review.md in the person's checkout, is
@@ -32,7 +32,7 @@ func TestUnitTasksAReviewsNotesFileIsIgnoredByGit(t *testing.T) {
 	}
 	notes = filepath.Join(u.cfg.Dir, ".ralph", "review.md")
 	u.cfg.Review = true
-	u.wantResult(u.run(), words.ExitDone, "tasks_done")
+	u.wantResult(u.run(), contract.ExitDone, "tasks_done")
 	if strings.Contains(during, ".ralph") || during == "" {
 		t.Errorf("git status while the review's notes are written:\n%s", during)
 	}

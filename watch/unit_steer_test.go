@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxfake"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // steered is a loop whose agent takes each prompt, runs act (the person,
@@ -76,7 +76,7 @@ func TestUnitANoteReachesTheNextIterationOnceAndAStickyOneEveryIterationUntilCle
 		}
 	})
 	s.cfg.MaxIterations = 4
-	s.wantResult(s.run(), words.ExitDone, "max_iterations")
+	s.wantResult(s.run(), contract.ExitDone, "max_iterations")
 	s.wantPrompts("go", notes("the API moved to v2", "never touch vendor/"), notes("never touch vendor/"), "go")
 	s.wantLog(`[NOTE] iteration 2: "the API moved to v2"`, `[NOTE] iteration 2 sticky: "never touch vendor/"`,
 		`[NOTE] iteration 3 sticky: "never touch vendor/"`, "[NOTE] cleared 1 notes")
@@ -98,7 +98,7 @@ func TestUnitNotesGoWhereThePromptPlacesThem(t *testing.T) {
 	s.leave(state.Steer{Kind: state.SteerNote, Text: "one"})
 	s.leave(state.Steer{Kind: state.SteerNote, Text: "two"})
 	writePrompt(t, s.unit, "before\n{{notes}}\nafter")
-	s.wantResult(s.run(), words.ExitDone, "max_iterations")
+	s.wantResult(s.run(), contract.ExitDone, "max_iterations")
 	s.wantPrompts("before\none\n\ntwo\nafter")
 }
 
@@ -114,7 +114,7 @@ func TestUnitSetRaisesTheLimitAtTheNextIterationAndRefusesOneBelowWhatRan(t *tes
 		}
 	})
 	s.cfg.MaxIterations = 2
-	s.wantResult(s.run(), words.ExitDone, "max_iterations")
+	s.wantResult(s.run(), contract.ExitDone, "max_iterations")
 	if n := len(s.started()); n != 4 {
 		t.Errorf("ran %d iterations, want 4", n)
 	}
@@ -124,7 +124,7 @@ func TestUnitSetRaisesTheLimitAtTheNextIterationAndRefusesOneBelowWhatRan(t *tes
 	if st.MaxIterations != 4 || st.Set == nil || st.Set.MaxIterations == nil || *st.Set.MaxIterations != 4 {
 		t.Errorf("state: max %d, set %+v", st.MaxIterations, st.Set)
 	}
-	if max, _, _ := s.tmux.PaneOption(s.cfg.Pane, words.OptionMax); max != "4" {
+	if max, _, _ := s.tmux.PaneOption(s.cfg.Pane, contract.OptionMax); max != "4" {
 		t.Errorf("@ralph-max = %q, want 4", max)
 	}
 }
@@ -140,12 +140,12 @@ func TestUnitSteeringLeftWithoutAWatcherIsAppliedWhenItComesBackAndKept(t *testi
 		}
 	})
 	s.cfg.MaxIterations = 2
-	s.wantResult(s.run(), words.ExitInterrupted, "interrupted")
+	s.wantResult(s.run(), contract.ExitInterrupted, "interrupted")
 	s.leave(state.Steer{Kind: state.SteerNote, Text: "left while away"})
 	s.leave(state.Steer{Kind: state.SteerSet, Set: &state.Limits{MaxIterations: intp(4)}})
 	s.cfg.Resume = true
-	s.wantResult(s.run(), words.ExitInterrupted, "interrupted") // in iteration 3
-	s.wantResult(s.run(), words.ExitDone, "max_iterations")     // the flags still say 2
+	s.wantResult(s.run(), contract.ExitInterrupted, "interrupted") // in iteration 3
+	s.wantResult(s.run(), contract.ExitDone, "max_iterations")     // the flags still say 2
 	if n := len(s.started()); n != 4 {
 		t.Errorf("ran %d iterations, want 4", n)
 	}
@@ -160,7 +160,7 @@ func TestUnitSteeringLeftWithoutAWatcherIsAppliedWhenItComesBackAndKept(t *testi
 func TestUnitARequestAppliedBeforeAWatcherStoppedIsNotAppliedTwice(t *testing.T) {
 	s := newSteered(t, nil)
 	s.cfg.MaxIterations = 1
-	s.wantResult(s.run(), words.ExitDone, "max_iterations")
+	s.wantResult(s.run(), contract.ExitDone, "max_iterations")
 	r, err := s.store.Steer(state.Steer{Kind: state.SteerNote, Text: "already sent"}, s.clock.Now())
 	if err != nil {
 		t.Fatal(err)
@@ -172,7 +172,7 @@ func TestUnitARequestAppliedBeforeAWatcherStoppedIsNotAppliedTwice(t *testing.T)
 	}
 	s.leave(state.Steer{Kind: state.SteerSet, Set: &state.Limits{MaxIterations: intp(2)}})
 	s.cfg.Resume = true
-	s.wantResult(s.run(), words.ExitDone, "max_iterations")
+	s.wantResult(s.run(), contract.ExitDone, "max_iterations")
 	s.wantPrompts("go", "go")
 	if left := s.store.Steers(); len(left) != 0 {
 		t.Errorf("requests left: %+v", left)
@@ -184,10 +184,10 @@ func TestUnitARequestAppliedBeforeAWatcherStoppedIsNotAppliedTwice(t *testing.T)
 func TestUnitALoopEndedAtItsLimitGoesOnOnceItIsRaised(t *testing.T) {
 	s := newSteered(t, nil)
 	s.cfg.MaxIterations = 2
-	s.wantResult(s.run(), words.ExitDone, "max_iterations")
+	s.wantResult(s.run(), contract.ExitDone, "max_iterations")
 	s.leave(state.Steer{Kind: state.SteerSet, Set: &state.Limits{AddIterations: 3}})
 	s.cfg.Resume = true
-	s.wantResult(s.run(), words.ExitDone, "max_iterations")
+	s.wantResult(s.run(), contract.ExitDone, "max_iterations")
 	st := s.state()
 	if st.CurrentIteration != 5 || len(st.IterationDurations) != 5 {
 		t.Errorf("state: iteration %d, durations %v; want 5 of each", st.CurrentIteration, st.IterationDurations)
@@ -237,7 +237,7 @@ func TestUnitSkipAndRetryEndTheIterationAndActOnItsTask(t *testing.T) {
 	u.cfg.TaskAttempts, u.cfg.ReviewCap, u.cfg.DiffChars = 3, 5, 20000
 	u.cfg.MaxIterations = 20
 	u.writePlan(threeTasks)
-	u.wantResult(u.run(), words.ExitLimit, "tasks_skipped")
+	u.wantResult(u.run(), contract.ExitLimit, "tasks_skipped")
 	if _, err := os.Stat(filepath.Join(u.cfg.Dir, "work-1")); err != nil {
 		t.Errorf("the skipped iteration's work is gone: %v", err)
 	}
@@ -275,7 +275,7 @@ func TestUnitASkipBetweenIterationsStartsTheNextAtOnce(t *testing.T) {
 	s.simulate()
 	s.cfg.MaxIterations = 2
 	s.cfg.RestartDelay = 10 * time.Minute
-	s.wantResult(s.run(), words.ExitDone, "max_iterations")
+	s.wantResult(s.run(), contract.ExitDone, "max_iterations")
 	if st := s.started(); len(st) != 2 || st[1].Sub(st[0]) >= 10*time.Minute {
 		t.Errorf("agents started at %v, want the second before the delay ran out", st)
 	}
@@ -295,7 +295,7 @@ func TestUnitSetTaskAttemptsChangesTheTriesOfThePlansTasks(t *testing.T) {
 		}
 	})
 	u.cfg.TaskAttempts = 2
-	u.wantResult(u.run(), words.ExitLimit, "tasks_skipped")
+	u.wantResult(u.run(), contract.ExitLimit, "tasks_skipped")
 	if item := u.taskItem("1"); item.Attempts != 4 {
 		t.Errorf("task 1 = %+v, want skipped after 4 tries", item)
 	}
@@ -311,7 +311,7 @@ func TestUnitTheLastIterationEndsTheLoopWithoutTheRestartDelay(t *testing.T) {
 	s.simulate()
 	s.cfg.MaxIterations = 1
 	s.cfg.RestartDelay = 10 * time.Minute
-	s.wantResult(s.run(), words.ExitDone, "max_iterations")
+	s.wantResult(s.run(), contract.ExitDone, "max_iterations")
 	st := s.started()
 	if len(st) != 1 {
 		t.Fatalf("agents started at %v, want 1", st)
@@ -336,8 +336,8 @@ func TestUnitARaisedLimitShowsAtOnceWhileTheIterationRuns(t *testing.T) {
 			}
 			u.schedule(30*time.Second, func() { // a turn that takes a while
 				if n == 1 {
-					max, _, _ = u.tmux.PaneOption(u.cfg.Pane, words.OptionMax)
-					status, _, _ = u.tmux.PaneOption(u.cfg.Pane, words.OptionStatus)
+					max, _, _ = u.tmux.PaneOption(u.cfg.Pane, contract.OptionMax)
+					status, _, _ = u.tmux.PaneOption(u.cfg.Pane, contract.OptionStatus)
 				}
 				u.tmux.Act(u.cfg.Pane, func(t *tmuxfake.Term) { t.Exit(0) })
 			})
@@ -345,7 +345,7 @@ func TestUnitARaisedLimitShowsAtOnceWhileTheIterationRuns(t *testing.T) {
 	})
 	u.simulate()
 	u.cfg.MaxIterations = 2
-	u.wantResult(u.run(), words.ExitDone, "max_iterations")
+	u.wantResult(u.run(), contract.ExitDone, "max_iterations")
 	if max != "10" || !strings.Contains(status, "1/10") {
 		t.Errorf("while iteration 1 ran the pane showed @ralph-max %q, @ralph-status %q; want the new limit, 10", max, status)
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 )
 
 // Tasks with a review: an iteration that implements a task, another that
@@ -27,7 +27,7 @@ func TestUnitTasksAReviewIterationAloneApprovesAndItsNotesBringAFix(t *testing.T
 	})
 	notes = filepath.Join(u.cfg.Dir, ".ralph", "review.md")
 	u.cfg.Review = true
-	u.wantResult(u.run(), words.ExitDone, "tasks_done")
+	u.wantResult(u.run(), contract.ExitDone, "tasks_done")
 	if got := len(u.started()); got != 4 {
 		t.Errorf("the agent started %d times, want 4: implement, review, fix, review", got)
 	}
@@ -64,7 +64,7 @@ func TestUnitTasksAnImplementIterationThatSetsPassesIsRejectedAndOnlyAReviewAppr
 	})
 	u.cfg.TasksFile = filepath.Join(u.cfg.Dir, "tasks.json")
 	u.writePlan(storyPlan)
-	u.wantResult(u.run(), words.ExitDone, "tasks_done")
+	u.wantResult(u.run(), contract.ExitDone, "tasks_done")
 	if got := len(u.started()); got != 3 {
 		t.Errorf("the agent started %d times, want 3: implement (rejected), implement, review", got)
 	}
@@ -94,7 +94,7 @@ func TestUnitTasksTheLoopPutsBackOnlyTheBytesAnImplementIterationApprovedWith(t 
 	u.cfg.TasksFile = filepath.Join(u.cfg.Dir, "tasks.json")
 	u.writePlan(storyPlan)
 	u.cfg.MaxIterations = 1
-	u.wantResult(u.run(), words.ExitLimit, "max_iterations")
+	u.wantResult(u.run(), contract.ExitLimit, "max_iterations")
 	want := strings.Replace(storyPlan, `"Add the priority field"`, `"Add the priority field (and its index)"`, 1)
 	if got := u.readPlan(); got != want {
 		t.Errorf("plan =\n%s\nwant the agent's edit kept and passes and reviewStatus put back:\n%s", got, want)
@@ -113,7 +113,7 @@ func TestUnitTasksAtTheReviewCapTheReviewApprovesWithItsNotesKept(t *testing.T) 
 		u.tick(prompt)
 	})
 	u.cfg.Review, u.cfg.ReviewCap = true, 2
-	u.wantResult(u.run(), words.ExitDone, "tasks_done")
+	u.wantResult(u.run(), contract.ExitDone, "tasks_done")
 	if got := len(u.started()); got != 4 {
 		t.Errorf("the agent started %d times, want 4: implement, review, fix, review (the cap)", got)
 	}

@@ -11,11 +11,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-tmux/ralph.tmux/watch/between"
+	"github.com/ralph-tmux/ralph.tmux/watch/checks"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxfake"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 const threeTasks = "# Plan\n\n- [ ] Add the parser\n- [ ] Add the command\n- [ ] Write the docs\n"
@@ -88,7 +88,7 @@ func TestUnitTasksAnAgentThatTicksHonestlyGetsThroughThePlanOneTaskAnIteration(t
 		u.tick(prompt)
 	})
 	u.cfg.ProgressFile = filepath.Join(u.cfg.Dir, "progress.md")
-	u.wantResult(u.run(), words.ExitDone, "tasks_done")
+	u.wantResult(u.run(), contract.ExitDone, "tasks_done")
 	if data, _ := os.ReadFile(u.cfg.ProgressFile); strings.Count(string(data), "- Task: task ") != 3 || !strings.Contains(string(data), "- Task: task 2 done\n") {
 		t.Errorf("the progress file lacks each task's verdict:\n%s", data)
 	}
@@ -125,7 +125,7 @@ func TestUnitTasksATickWithNoWorkIsReopenedAndTheTaskSkipped(t *testing.T) {
 		u.tick(prompt) // and nothing else
 	})
 	u.cfg.TaskAttempts = 2
-	u.wantResult(u.run(), words.ExitLimit, "tasks_skipped")
+	u.wantResult(u.run(), contract.ExitLimit, "tasks_skipped")
 	if got := u.readPlan(); got != threeTasks {
 		t.Errorf("plan = %q, want it as it was: every tick reopened", got)
 	}
@@ -154,9 +154,9 @@ func TestUnitTasksATickWithAFailingCheckIsRejected(t *testing.T) {
 		}
 		u.tick(prompt)
 	})
-	u.cfg.Checks = []between.Check{{Command: "test ! -e work-0"}}
+	u.cfg.Checks = []checks.Check{{Command: "test ! -e work-0"}}
 	u.cfg.CheckTimeout, u.cfg.CheckOutputChars = 10e9, 1000
-	u.wantResult(u.run(), words.ExitDone, "tasks_done")
+	u.wantResult(u.run(), contract.ExitDone, "tasks_done")
 	if p := u.pastes(); len(p) != 2 || !strings.Contains(p[1], `Task 1 was marked done, but "test ! -e work-0" failed`) {
 		t.Errorf("prompts = %q, want the second to say the check failed", p)
 	}
@@ -173,7 +173,7 @@ func TestUnitTasksAnAgentThatNeverTicksIsNotDoneByItsWord(t *testing.T) {
 	})
 	u.cfg.DoneFile = filepath.Join(u.cfg.Dir, "DONE")
 	u.cfg.DonePattern = regexp.MustCompile(`never printed`)
-	u.wantResult(u.run(), words.ExitLimit, "tasks_skipped")
+	u.wantResult(u.run(), contract.ExitLimit, "tasks_skipped")
 	if got := len(u.started()); got != 3 {
 		t.Errorf("the agent started %d times, want 3 (--task-attempts)", got)
 	}
@@ -191,7 +191,7 @@ func TestUnitTasksTheAgentsOtherEditsOfThePlanStayAndOnlyItsTickIsReopened(t *te
 		}
 	})
 	u.cfg.MaxIterations = 1
-	u.wantResult(u.run(), words.ExitLimit, "max_iterations")
+	u.wantResult(u.run(), contract.ExitLimit, "max_iterations")
 	want := "# Plan\n\n- [ ] Add the parser\n- [ ] Add the command\n- [ ] Write the docs (and a man page)\n\nNotes: the parser is hard.\n"
 	if got := u.readPlan(); got != want {
 		t.Errorf("plan =\n%s\nwant the agent's edits kept and only its tick reopened:\n%s", got, want)
@@ -223,7 +223,7 @@ func TestUnitTasksTheDiffPlaceholderHasTheWorkSinceTheLoopStartedCutAtDiffChars(
 	}
 	_ = os.WriteFile(filepath.Join(u.cfg.Dir, ".gitignore"), []byte("state/\n"), 0o644)
 	u.cfg.DiffChars = 300
-	u.wantResult(u.run(), words.ExitDone, "tasks_done")
+	u.wantResult(u.run(), contract.ExitDone, "tasks_done")
 	p := u.pastes()
 	if len(p) != 3 {
 		t.Fatalf("prompts = %q", p)
@@ -253,7 +253,7 @@ func TestUnitTasksAResumedLoopKeepsItsTasksRecord(t *testing.T) {
 			u.work(n)
 			u.tick(input)
 			if n == 1 {
-				term.Exit(words.ExitPause) // the agent pauses the loop
+				term.Exit(contract.ExitPause) // the agent pauses the loop
 				return
 			}
 			term.Exit(0)
@@ -262,12 +262,12 @@ func TestUnitTasksAResumedLoopKeepsItsTasksRecord(t *testing.T) {
 	u.cfg.TasksFile = filepath.Join(u.cfg.Dir, "PLAN.md")
 	u.cfg.TaskAttempts, u.cfg.ReviewCap, u.cfg.DiffChars, u.cfg.MaxIterations = 3, 5, 20000, 10
 	u.writePlan(threeTasks)
-	u.wantResult(u.run(), words.ExitInterrupted, "paused")
+	u.wantResult(u.run(), contract.ExitInterrupted, "paused")
 	if item := u.taskItem("1"); item.State != "done" || item.Iterations[0] != 1 {
 		t.Fatalf("task 1 before the resume = %+v", item)
 	}
 	u.cfg.Resume = true
-	u.wantResult(u.run(), words.ExitDone, "tasks_done")
+	u.wantResult(u.run(), contract.ExitDone, "tasks_done")
 	for i, id := range []string{"1", "2", "3"} {
 		if item := u.taskItem(id); item.State != "done" || len(item.Iterations) != 1 || item.Iterations[0] != i+1 {
 			t.Errorf("task %s = %+v, want done in iteration %d", id, item, i+1)
@@ -290,7 +290,7 @@ func TestUnitTasksAnIterationAUsageLimitGivesBackIsNoTry(t *testing.T) {
 		})
 	})
 	u.cfg.Agent = knownAgent()
-	u.wantResult(u.run(), words.ExitDone, "tasks_done")
+	u.wantResult(u.run(), contract.ExitDone, "tasks_done")
 	if item := u.taskItem("1"); item.Attempts != 1 || len(item.Iterations) != 1 || item.Iterations[0] != 1 {
 		t.Errorf("task 1 = %+v, want one try in iteration 1 (the limited one given back)", item)
 	}
@@ -308,7 +308,7 @@ func TestUnitTasksAPlanOfFiveThousandTasksTakesLittleTimeAnIteration(t *testing.
 	})
 	u.cfg.MaxIterations = 3
 	begun := time.Now()
-	u.wantResult(u.run(), words.ExitLimit, "max_iterations")
+	u.wantResult(u.run(), contract.ExitLimit, "max_iterations")
 	// Under a second alone, and ten times that beside make test's other
 	// packages: a generous bound, which only a plan read far too slowly fails.
 	if took := time.Since(begun); took > time.Minute {
@@ -331,7 +331,7 @@ func TestUnitTasksAPlanTheAgentBreaksIsToldAndTheLastReadingStays(t *testing.T) 
 	})
 	u.cfg.TasksFile = filepath.Join(u.cfg.Dir, "prd.json")
 	u.writePlan(prd)
-	u.wantResult(u.run(), words.ExitDone, "tasks_done")
+	u.wantResult(u.run(), contract.ExitDone, "tasks_done")
 	p := u.pastes()
 	if len(p) != 2 || !strings.Contains(p[1], "The plan "+u.cfg.TasksFile+" cannot be read") || !strings.Contains(p[1], "Only story") {
 		t.Errorf("prompts = %q, want the second to say the plan cannot be read, and name the task", p)
@@ -353,7 +353,7 @@ func TestUnitTasksADoneTokenWithTasksOpenDoesNotEndTheLoop(t *testing.T) {
 	})
 	u.cfg.DonePattern = regexp.MustCompile(`^RALPH_DONE$`)
 	u.cfg.MaxIterations = 3
-	u.wantResult(u.run(), words.ExitLimit, "max_iterations")
+	u.wantResult(u.run(), contract.ExitLimit, "max_iterations")
 	if got := len(u.started()); got != 3 {
 		t.Errorf("the agent started %d times, want 3: its token never ends a loop with open tasks", got)
 	}
@@ -372,7 +372,7 @@ func TestUnitTasksATaskTheAgentInsertsAboveKeepsTheOthersTheirIDs(t *testing.T) 
 			u.writePlan(strings.Replace(u.readPlan(), "- [x] Add the parser", "- [ ] Set up the module\n- [x] Add the parser", 1))
 		}
 	})
-	u.wantResult(u.run(), words.ExitDone, "tasks_done")
+	u.wantResult(u.run(), contract.ExitDone, "tasks_done")
 	u.wantLog("[TASK] iteration 1 task 1 done")
 	if log := strings.Join(u.logLines(), "\n"); strings.Contains(log, "reopen") {
 		t.Errorf("the loop reopened a task the agent did honestly:\n%s", log)
@@ -396,7 +396,7 @@ func TestUnitTasksATaskWhoseTitleTheAgentEditsStaysItself(t *testing.T) {
 		u.tick(prompt)
 		u.writePlan(regexp.MustCompile(`(?m)^(- \[x\] .*[^)])$`).ReplaceAllString(u.readPlan(), "$1 (done in iteration "+strconv.Itoa(n)+")"))
 	})
-	u.wantResult(u.run(), words.ExitDone, "tasks_done")
+	u.wantResult(u.run(), contract.ExitDone, "tasks_done")
 	u.wantLog("[TASK] iteration 1 task 1 done", "[TASK] iteration 2 task 2 done", "[TASK] iteration 3 task 3 done")
 	if got := len(u.started()); got != 3 {
 		t.Errorf("the agent started %d times, want 3", got)
@@ -411,7 +411,7 @@ func TestUnitTasksASkippedTaskAnotherIterationTicksStaysSkipped(t *testing.T) {
 		u.writePlan(strings.Replace(u.readPlan(), "- [ ]", "- [x]", 1))
 	})
 	u.cfg.TaskAttempts = 2
-	u.wantResult(u.run(), words.ExitLimit, "tasks_skipped")
+	u.wantResult(u.run(), contract.ExitLimit, "tasks_skipped")
 	for _, id := range []string{"1", "2"} {
 		if item := u.taskItem(id); item.State != "skipped" || item.Attempts != 2 {
 			t.Errorf("task %s = %+v, want skipped after 2 attempts", id, item)
@@ -446,7 +446,7 @@ func TestAWorktreeLoopSaysOnceThatTheCheckoutsPlanChanged(t *testing.T) {
 	mine = filepath.Join(checkout, "PLAN.md") // planned wrote the plan there
 	u.cfg.Dir, u.cfg.Worktree, u.cfg.TasksFile = wt, wt, filepath.Join(wt, "PLAN.md")
 	u.writePlan(threeTasks)
-	u.wantResult(u.run(), words.ExitDone, "tasks_done")
+	u.wantResult(u.run(), contract.ExitDone, "tasks_done")
 	want := "[TASK] the plan in your checkout, " + mine + ", changed; this loop reads its worktree's copy, " + u.cfg.TasksFile + ": edit that one"
 	told := 0
 	for _, l := range u.logLines() {

@@ -12,8 +12,8 @@ import (
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxfake"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // knownAgent is a profile whose screen says when the agent is at work and
@@ -55,7 +55,7 @@ func TestUnitAnIdleScreenEndsTheTurnAfterTheGraceAndTheAgentRunsOn(t *testing.T)
 	u.cfg.Agent = knownAgent()
 	u.cfg.InactivityTimeout = 10 * time.Minute // the turn's end, not inactivity, must end it
 	u.cfg.ProgressFile = filepath.Join(u.cfg.Dir, "progress.md")
-	u.wantResult(u.run(), words.ExitDone, "max_iterations")
+	u.wantResult(u.run(), contract.ExitDone, "max_iterations")
 	u.wantLog("[START] iteration 1/1", "[END] iteration 1 turn_end")
 	// The progress file names the same ending as the log, not "exit".
 	if progress, _ := os.ReadFile(u.cfg.ProgressFile); !strings.Contains(string(progress), "- Exit: none (the agent had not exited)\n- Ended by: turn_end\n") {
@@ -102,7 +102,7 @@ func TestUnitTheAgentsTurnEndHookEndsTheTurnWhileTheScreenStillLooksBusy(t *test
 			u.t.Errorf("record the turn end: %v", err)
 		}
 	}
-	u.wantResult(u.run(), words.ExitDone, "max_iterations")
+	u.wantResult(u.run(), contract.ExitDone, "max_iterations")
 	u.wantLog("[END] iteration 1 turn_end")
 	if _, ok := u.marked("hook"); !ok {
 		t.Error("the hook never reported")
@@ -120,9 +120,9 @@ func TestUnitAQuestionIsNotInactivity(t *testing.T) {
 			t.Clear()
 			t.Write("Do you want to proceed?\n1. Yes\n2. No")
 			u.schedule(9*time.Minute, func() { // still asking, long past the inactivity timeout
-				asking, _, _ := u.tmux.PaneOption(u.cfg.Pane, words.OptionState)
+				asking, _, _ := u.tmux.PaneOption(u.cfg.Pane, contract.OptionState)
 				if st := u.state(); asking != "needs-input" || st.AgentState != "needs-input" {
-					u.t.Errorf("while the question waits: %s = %q, agent_state = %q, want needs-input", words.OptionState, asking, st.AgentState)
+					u.t.Errorf("while the question waits: %s = %q, agent_state = %q, want needs-input", contract.OptionState, asking, st.AgentState)
 				}
 			})
 			u.plan(10*time.Minute, func(t *tmuxfake.Term) { // answered, at last
@@ -133,7 +133,7 @@ func TestUnitAQuestionIsNotInactivity(t *testing.T) {
 	}))
 	u.cfg.Agent = knownAgent()
 	u.cfg.InactivityTimeout = time.Minute
-	u.wantResult(u.run(), words.ExitDone, "max_iterations")
+	u.wantResult(u.run(), contract.ExitDone, "max_iterations")
 	u.wantLog("[DIALOG] iteration 1 needs input", "[END] iteration 1 turn_end")
 	u.wantOutput("the agent is asking a question")
 	for _, line := range u.logLines() {
@@ -148,7 +148,7 @@ func TestUnitAStillBusyScreenIsInactivityAndRestartsTheIteration(t *testing.T) {
 	u.cfg.Agent = knownAgent()
 	u.cfg.InactivityTimeout = 10 * time.Minute
 	u.cfg.MaxIterations = 2
-	u.wantResult(u.run(), words.ExitDone, "max_iterations")
+	u.wantResult(u.run(), contract.ExitDone, "max_iterations")
 	u.wantLog("[TIMEOUT] iteration 1 inactivity_timeout=600s", "[START] iteration 2/2", "[TIMEOUT] iteration 2 inactivity_timeout=600s")
 	started := u.started()
 	if len(started) != 2 || started[1].Sub(started[0]) < u.cfg.InactivityTimeout {
@@ -181,7 +181,7 @@ func TestUnitAClosedPaneOrAStoppedServerEndsTheLoopWithItsReason(t *testing.T) {
 			u.simulate()
 			u.cfg.Agent = knownAgent()
 			u.cfg.InactivityTimeout = 10 * time.Minute
-			u.wantResult(u.run(), words.ExitFailed, tc.reason)
+			u.wantResult(u.run(), contract.ExitFailed, tc.reason)
 			if st := u.state(); st.ExitReason == nil || *st.ExitReason != tc.reason {
 				t.Errorf("state = %+v, want exit reason %s", st, tc.reason)
 			}

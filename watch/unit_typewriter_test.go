@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxfake"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // An agent that draws its reply a few letters at a time (Copilot CLI) has
@@ -40,7 +40,7 @@ func TestUnitATypewriterAgentsDoneTokenIsReadFromItsScreen(t *testing.T) {
 			u.cfg.Agent.Typewriter = true
 			u.cfg.DonePattern = regexp.MustCompile(`RALPH_DONE`)
 			u.cfg.InactivityTimeout = 10 * time.Minute
-			code := map[string]int{"done_pattern": words.ExitDone, "max_iterations": words.ExitLimit}[c.reason]
+			code := map[string]int{"done_pattern": contract.ExitDone, "max_iterations": contract.ExitLimit}[c.reason]
 			u.wantResult(u.run(), code, c.reason)
 		})
 	}

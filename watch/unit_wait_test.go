@@ -8,9 +8,9 @@ import (
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxfake"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // failing is an agent that takes its prompt as an argument and fails at once.
@@ -28,7 +28,7 @@ func TestUnitAFailedIterationWaitsExactlyItsBackoffBeforeTheNext(t *testing.T) {
 	done := u.start()
 	for n := 1; n < 5; n++ {
 		u.waitFor(fmt.Sprintf("backoff after failure %d", n), func(st *state.State) bool {
-			return st.ConsecutiveFailures == n && st.Shown == words.StatusBackoff.String()
+			return st.ConsecutiveFailures == n && st.Shown == contract.StatusBackoff.String()
 		})
 		wait := watch.Backoff(n)
 		u.waitTimer(wait)
@@ -41,7 +41,7 @@ func TestUnitAFailedIterationWaitsExactlyItsBackoffBeforeTheNext(t *testing.T) {
 		u.waitStarted(n + 1)
 	}
 	res := <-done
-	u.wantResult(res, words.ExitFailed, "consecutive_failures")
+	u.wantResult(res, contract.ExitFailed, "consecutive_failures")
 	started := u.started()
 	for n := 1; n < len(started); n++ {
 		if gap := started[n].Sub(started[n-1]); gap != watch.Backoff(n) {
@@ -73,7 +73,7 @@ func TestUnitASuccessResetsTheFailureCount(t *testing.T) {
 	})
 	u.cfg.PromptMode = agent.ModeArg
 	u.cfg.MaxIterations = 3
-	u.wantResult(u.run(), words.ExitLimit, "max_iterations") // its last iteration failed: not done
+	u.wantResult(u.run(), contract.ExitLimit, "max_iterations") // its last iteration failed: not done
 	if st := u.state(); st.ConsecutiveFailures != 1 || st.TotalFailures != 2 {
 		t.Errorf("consecutive %d total %d, want 1 and 2", st.ConsecutiveFailures, st.TotalFailures)
 	}
@@ -102,7 +102,7 @@ func TestUnitAUsageLimitOnScreenWaitsForTheResetAndIsNotCounted(t *testing.T) {
 		})
 	})
 	u.cfg.Agent = knownAgent()
-	u.wantResult(u.run(), words.ExitDone, "max_iterations")
+	u.wantResult(u.run(), contract.ExitDone, "max_iterations")
 	started := u.started()
 	if len(started) != 2 || started[1].Before(reset) {
 		t.Fatalf("agent started at %v, want again only after the reset at %v", started, reset)
@@ -140,12 +140,12 @@ func TestUnitTheLoopStartsAgainExactlyAtTheLimitsReset(t *testing.T) {
 	if n := len(u.started()); n != 1 {
 		t.Fatalf("the agent started again before the reset")
 	}
-	if st := u.state(); st.Shown != words.StatusWaiting.String() {
-		t.Errorf("status while waiting for the reset = %q, want %q", st.Shown, words.StatusWaiting.String())
+	if st := u.state(); st.Shown != contract.StatusWaiting.String() {
+		t.Errorf("status while waiting for the reset = %q, want %q", st.Shown, contract.StatusWaiting.String())
 	}
 	u.clock.Advance(time.Millisecond)
 	u.waitStarted(2)
-	u.wantResult(<-done, words.ExitDone, "max_iterations")
+	u.wantResult(<-done, contract.ExitDone, "max_iterations")
 	if got := u.started()[1]; !got.Equal(reset) {
 		t.Errorf("the agent started again at %v, want at the reset %v", got, reset)
 	}

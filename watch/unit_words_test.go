@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxfake"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // Counts say what ran: a prompt file deleted during iteration 1 ends the
@@ -21,7 +21,7 @@ func TestUnitALostPromptFileCountsTheIterationsThatRan(t *testing.T) {
 		})
 	})
 	u.cfg.MaxIterations = 5
-	u.wantResult(u.run(), words.ExitFailed, "prompt_file_missing")
+	u.wantResult(u.run(), contract.ExitFailed, "prompt_file_missing")
 	var said []string
 	for _, c := range u.tmux.Calls("message") {
 		said = append(said, c.Args[0])
@@ -33,7 +33,7 @@ func TestUnitALostPromptFileCountsTheIterationsThatRan(t *testing.T) {
 		t.Errorf("state says iteration %d, error %q; want 1 and the sentence", st.CurrentIteration, st.Error)
 	}
 	// The popup lists @ralph-reason: the sentence is there too, not only its code word.
-	if reason, _, _ := u.tmux.PaneOption(u.cfg.Pane, words.OptionReason); !strings.HasPrefix(reason, "prompt_file_missing: prompt file not found: ") {
+	if reason, _, _ := u.tmux.PaneOption(u.cfg.Pane, contract.OptionReason); !strings.HasPrefix(reason, "prompt_file_missing: prompt file not found: ") {
 		t.Errorf("@ralph-reason = %q, want the code word and its sentence", reason)
 	}
 }
@@ -57,12 +57,12 @@ func TestUnitAPromptLeftInTheInputBoxIsSubmittedByTheNextWatcher(t *testing.T) {
 		}
 		return p
 	})
-	u.wantResult(u.run(), words.ExitInterrupted, "interrupted")
+	u.wantResult(u.run(), contract.ExitInterrupted, "interrupted")
 	// The interrupt races the typist's next step on the jumping clock: the
 	// Enter may have gone first, and then nothing is pending.
 	pending := u.state().PromptPending
 	u.cfg.Resume = true
-	u.wantResult(u.run(), words.ExitDone, "max_iterations")
+	u.wantResult(u.run(), contract.ExitDone, "max_iterations")
 	if got := u.pastes(); len(got) != 1 {
 		t.Errorf("pasted %d times (%q), want once", len(got), got)
 	}
@@ -87,7 +87,7 @@ func TestUnitAPromptThatIsNotUTF8PausesTheLoopAndNothingIsTyped(t *testing.T) {
 		})
 	})
 	u.cfg.MaxIterations = 3
-	u.wantResult(u.run(), words.ExitInterrupted, "paused")
+	u.wantResult(u.run(), contract.ExitInterrupted, "paused")
 	sentence := "prompt file " + u.cfg.PromptFile + " is not valid UTF-8 at byte 3"
 	u.wantOutput(sentence, "pausing loop")
 	u.wantLog("[END] iteration 1", "[PAUSE] loop paused reason=prompt_not_utf8")
@@ -97,10 +97,10 @@ func TestUnitAPromptThatIsNotUTF8PausesTheLoopAndNothingIsTyped(t *testing.T) {
 	if st := u.state(); st.Status != state.Paused || st.CurrentIteration != 1 || st.Reason != sentence {
 		t.Errorf("state says %s at iteration %d, reason %q; want paused at 1 with the sentence", st.Status, st.CurrentIteration, st.Reason)
 	}
-	if shown, _, _ := u.tmux.PaneOption(u.cfg.Pane, words.OptionStatus); !strings.HasSuffix(shown, " 1/3 prompt not UTF-8") {
+	if shown, _, _ := u.tmux.PaneOption(u.cfg.Pane, contract.OptionStatus); !strings.HasSuffix(shown, " 1/3 prompt not UTF-8") {
 		t.Errorf("@ralph-status = %q, want the note", shown)
 	}
-	if reason, _, _ := u.tmux.PaneOption(u.cfg.Pane, words.OptionReason); reason != sentence {
+	if reason, _, _ := u.tmux.PaneOption(u.cfg.Pane, contract.OptionReason); reason != sentence {
 		t.Errorf("@ralph-reason = %q, want the sentence", reason)
 	}
 	if err := os.WriteFile(u.cfg.PromptFile, []byte("do the task"), 0o644); err != nil {
@@ -110,7 +110,7 @@ func TestUnitAPromptThatIsNotUTF8PausesTheLoopAndNothingIsTyped(t *testing.T) {
 		return repl(func(t *tmuxfake.Term, input string) { t.Exit(0) })
 	})
 	u.cfg.Resume = true
-	u.wantResult(u.run(), words.ExitDone, "max_iterations")
+	u.wantResult(u.run(), contract.ExitDone, "max_iterations")
 	if got := u.pastes(); len(got) != 3 || got[1] != "do the task" {
 		t.Errorf("pasted %q, want the fixed prompt in iterations 2 and 3", got)
 	}

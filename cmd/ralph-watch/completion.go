@@ -7,8 +7,8 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 
 	"github.com/ralph-tmux/ralph.tmux/completions"
 )
@@ -27,11 +27,11 @@ Examples:
   ralph-watch completion fish >~/.config/fish/completions/ralph-watch.fish`,
 		Exec: func(ctx context.Context, args []string) error {
 			if len(args) != 1 {
-				return control.Errorf(words.ExitUsage, "completion takes one shell: %s", strings.Join(completions.Shells, ", "))
+				return control.Errorf(contract.ExitUsage, "completion takes one shell: %s", strings.Join(completions.Shells, ", "))
 			}
 			script, err := completions.Script(args[0])
 			if err != nil {
-				return control.Errorf(words.ExitUsage, "%v", err)
+				return control.Errorf(contract.ExitUsage, "%v", err)
 			}
 			fmt.Fprint(e.Stdout, script)
 			return nil

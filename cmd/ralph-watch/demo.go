@@ -14,11 +14,11 @@ import (
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
 	"github.com/ralph-tmux/ralph.tmux/watch/demo"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // demoPrompt names the done token, so the demo also shows that the echoed
@@ -54,7 +54,7 @@ Example:
 			Exec: func(ctx context.Context, args []string) error {
 				steps, err := demo.ParseScript(demo.DemoScript)
 				if err != nil {
-					return control.Errorf(words.ExitFailed, "%v", err)
+					return control.Errorf(contract.ExitFailed, "%v", err)
 				}
 				a := &demo.Agent{In: e.Stdin, Out: e.Stdout, Getenv: e.Getenv}
 				if code := a.Run(steps); code != 0 {
@@ -67,7 +67,7 @@ Example:
 			switch *attach {
 			case "auto", "yes", "no":
 			default:
-				return control.Errorf(words.ExitUsage, "invalid --attach %q: use auto, yes or no", *attach)
+				return control.Errorf(contract.ExitUsage, "invalid --attach %q: use auto, yes or no", *attach)
 			}
 			return runDemo(ctx, e, *iterations, *attach == "yes" || *attach == "auto" && onTerminal())
 		},
@@ -86,25 +86,25 @@ func onTerminal() bool {
 func runDemo(ctx context.Context, e env, iterations int, attach bool) error {
 	exe, err := e.Executable()
 	if err != nil {
-		return control.Errorf(words.ExitFailed, "find own executable: %v", err)
+		return control.Errorf(contract.ExitFailed, "find own executable: %v", err)
 	}
 	if _, err := exec.LookPath("tmux"); err != nil {
-		return control.Errorf(words.ExitUsage, "tmux not found on PATH: install tmux 3.2 or newer")
+		return control.Errorf(contract.ExitUsage, "tmux not found on PATH: install tmux 3.2 or newer")
 	}
 	dir, err := os.MkdirTemp("", "ralph-demo-")
 	if err != nil {
-		return control.Errorf(words.ExitFailed, "%v", err)
+		return control.Errorf(contract.ExitFailed, "%v", err)
 	}
 	defer func() { _ = os.RemoveAll(dir) }()
 	promptFile := filepath.Join(dir, "PROMPT.md")
 	if err := os.WriteFile(promptFile, []byte(demoPrompt), 0o644); err != nil {
-		return control.Errorf(words.ExitFailed, "%v", err)
+		return control.Errorf(contract.ExitFailed, "%v", err)
 	}
 	socket := filepath.Join(dir, "tmux.sock")
 	client := &tmux.Exec{Server: []string{"-S", socket}}
 	start := exec.Command("tmux", "-S", socket, "-f", "/dev/null", "new-session", "-d", "-s", "demo", "-x", "100", "-y", "30", "-c", dir)
 	if out, err := start.CombinedOutput(); err != nil {
-		return control.Errorf(words.ExitFailed, "start demo tmux server: %v: %s", err, out)
+		return control.Errorf(contract.ExitFailed, "start demo tmux server: %v: %s", err, out)
 	}
 	defer func() { _ = exec.Command("tmux", "-S", socket, "kill-server").Run() }()
 	_ = exec.Command("tmux", "-S", socket, "set-option", "-t", "demo", "status-right", " #{E:@ralph-status} · ralph demo ").Run()
@@ -112,11 +112,11 @@ func runDemo(ctx context.Context, e env, iterations int, attach bool) error {
 	_ = exec.Command("tmux", "-S", socket, "set-option", "-g", "remain-on-exit", "on").Run()
 	pane, err := client.Pane("demo:")
 	if err != nil {
-		return control.Errorf(words.ExitFailed, "find demo pane: %v", err)
+		return control.Errorf(contract.ExitFailed, "find demo pane: %v", err)
 	}
 	store, err := state.Open(filepath.Join(dir, "state"), "demo")
 	if err != nil {
-		return control.Errorf(words.ExitFailed, "%v", err)
+		return control.Errorf(contract.ExitFailed, "%v", err)
 	}
 	// A loop's defaults, with the demo's shorter waits and no casts.
 	c := watch.Defaults()
@@ -133,7 +133,7 @@ func runDemo(ctx context.Context, e env, iterations int, attach bool) error {
 	}
 	out, err := os.Create(filepath.Join(dir, "messages")) // the loop's messages, shown once the client left
 	if err != nil {
-		return control.Errorf(words.ExitFailed, "%v", err)
+		return control.Errorf(contract.ExitFailed, "%v", err)
 	}
 	defer out.Close()
 	loop.Out, loop.Err = out, out
@@ -171,7 +171,7 @@ func holdFinalScreen(ctx context.Context, socket string, res watch.Result, left 
 		tmuxCmd("switch-client", "-c", c, "-T", "ralph-demo-end") // the next key detaches
 	}
 	what := "the loop ended (" + string(res.Reason) + ")"
-	if res.Reason == words.ReasonDonePattern {
+	if res.Reason == contract.ReasonDonePattern {
 		what = "RALPH_DONE matched: the loop is done"
 	}
 	tmuxCmd("set-option", "-t", "demo", "status-right-length", "90")
@@ -188,7 +188,7 @@ func demoReport(e env, store *state.Store, res watch.Result) error {
 	log, _ := os.ReadFile(store.Path(state.LogFile))
 	fmt.Fprintf(e.Stdout, "\niterations.log:\n%s", log)
 	if st, err := store.Load(); err == nil {
-		fmt.Fprintf(e.Stdout, "\nStatus: %s (%s) after %d iterations, exit %d\n", words.StatusOf(st), res.Reason, st.CurrentIteration, res.Code)
+		fmt.Fprintf(e.Stdout, "\nStatus: %s (%s) after %d iterations, exit %d\n", contract.StatusOf(st), res.Reason, st.CurrentIteration, res.Code)
 	}
 	fmt.Fprint(e.Stdout, demoNext)
 	if res.Code != 0 {

@@ -11,9 +11,9 @@ import (
 	"github.com/peterbourgon/ff/v3/ffcli"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
 	"github.com/ralph-tmux/ralph.tmux/watch/doctor"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // doctorAgents are checked, when found on PATH, by a doctor given no agent.
@@ -69,12 +69,12 @@ Examples:
 		Exec: func(ctx context.Context, args []string) error {
 			o := doctor.Options{Agent: *agent, Command: args}
 			if *asJSON && *markdown {
-				return control.Errorf(words.ExitUsage, "doctor: --json and --markdown do not go together")
+				return control.Errorf(contract.ExitUsage, "doctor: --json and --markdown do not go together")
 			}
 			if *ready != "" {
 				re, err := regexp.Compile(*ready)
 				if err != nil {
-					return control.Errorf(words.ExitUsage, "invalid --ready-pattern: %v", err)
+					return control.Errorf(contract.ExitUsage, "invalid --ready-pattern: %v", err)
 				}
 				o.ReadyPattern = re
 			}
@@ -92,7 +92,7 @@ Examples:
 					}
 				}
 				if len(checks) == 0 {
-					return control.Errorf(words.ExitUsage, "doctor: none of %s is on PATH: name one (--agent NAME) or give its command (-- COMMAND)",
+					return control.Errorf(contract.ExitUsage, "doctor: none of %s is on PATH: name one (--agent NAME) or give its command (-- COMMAND)",
 						strings.Join(doctorAgents, ", "))
 				}
 			}
@@ -121,10 +121,10 @@ func runDoctor(ctx context.Context, e env, checks []doctor.Options, asJSON, mark
 		}
 		rep, err := doctor.Run(ctx, o)
 		if errors.Is(err, doctor.ErrNotFound) {
-			return control.Errorf(words.ExitUsage, "doctor: %v (install it, or give its command: -- COMMAND)", err)
+			return control.Errorf(contract.ExitUsage, "doctor: %v (install it, or give its command: -- COMMAND)", err)
 		}
 		if err != nil {
-			return control.Errorf(words.ExitUsage, "doctor: %v", err)
+			return control.Errorf(contract.ExitUsage, "doctor: %v", err)
 		}
 		switch {
 		case asJSON:
@@ -136,11 +136,11 @@ func runDoctor(ctx context.Context, e env, checks []doctor.Options, asJSON, mark
 		}
 		works = works && rep.Works
 		if ctx.Err() != nil {
-			return control.Errorf(words.ExitInterrupted, "interrupted")
+			return control.Errorf(contract.ExitInterrupted, "interrupted")
 		}
 	}
 	if !works {
-		return control.Errorf(words.ExitFailed, "")
+		return control.Errorf(contract.ExitFailed, "")
 	}
 	return nil
 }

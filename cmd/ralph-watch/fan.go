@@ -18,13 +18,13 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
-	"github.com/ralph-tmux/ralph.tmux/watch/between"
 	"github.com/ralph-tmux/ralph.tmux/watch/config"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
 	"github.com/ralph-tmux/ralph.tmux/watch/fan"
+	"github.com/ralph-tmux/ralph.tmux/watch/gitwork"
 	"github.com/ralph-tmux/ralph.tmux/watch/plan"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // fanFlags are run's flags, for every loop of the fan, and the fan's own.
@@ -104,57 +104,57 @@ Examples:
 func runFan(ctx context.Context, e env, ff *fanFlags, fs *flag.FlagSet, command []string) error {
 	f := ff.run
 	if len(command) == 0 {
-		return control.Errorf(words.ExitUsage, "fan needs a command to loop: ralph-watch fan --tasks FILE -- COMMAND")
+		return control.Errorf(contract.ExitUsage, "fan needs a command to loop: ralph-watch fan --tasks FILE -- COMMAND")
 	}
 	if f.TasksFile == "" {
-		return control.Errorf(words.ExitUsage, "fan needs --tasks FILE: the plan its loops share")
+		return control.Errorf(contract.ExitUsage, "fan needs --tasks FILE: the plan its loops share")
 	}
 	if ff.max < 1 || ff.mergeAttempts < 1 {
-		return control.Errorf(words.ExitUsage, "--max and --merge-attempts must be at least 1")
+		return control.Errorf(contract.ExitUsage, "--max and --merge-attempts must be at least 1")
 	}
 	planPath, err := filepath.Abs(f.TasksFile)
 	if err != nil {
-		return control.Errorf(words.ExitUsage, "tasks file: %v", err)
+		return control.Errorf(contract.ExitUsage, "tasks file: %v", err)
 	}
 	if _, _, err := plan.Load(planPath); err != nil {
-		return control.Errorf(words.ExitUsage, "tasks file: %v", err)
+		return control.Errorf(contract.ExitUsage, "tasks file: %v", err)
 	}
 	dir := filepath.Dir(planPath)
-	if !between.InGitRepo(dir) {
-		return control.Errorf(words.ExitUsage, "fan needs a git repository: %s is not in one", dir)
+	if !gitwork.InGitRepo(dir) {
+		return control.Errorf(contract.ExitUsage, "fan needs a git repository: %s is not in one", dir)
 	}
 	repo, err := gitTop(dir)
 	if err != nil {
-		return control.Errorf(words.ExitFailed, "%v", err)
+		return control.Errorf(contract.ExitFailed, "%v", err)
 	}
 	planRel, _ := filepath.Rel(repo, planPath)
 	if out, err := exec.Command("git", "-C", repo, "status", "--porcelain", "--", planRel).Output(); err == nil && len(out) > 0 {
-		return control.Errorf(words.ExitUsage, "commit the plan %s first: the fan reads it, and ticks it, on its branch", planRel)
+		return control.Errorf(contract.ExitUsage, "commit the plan %s first: the fan reads it, and ticks it, on its branch", planRel)
 	}
 	name := f.Config.Name
 	if name == "" {
 		name = control.NameFrom(filepath.Base(dir), "fan")
 	}
 	if !control.ValidName(name) {
-		return control.Errorf(words.ExitUsage, "fan name %q: use [A-Za-z0-9._-], at most 64", name)
+		return control.Errorf(contract.ExitUsage, "fan name %q: use [A-Za-z0-9._-], at most 64", name)
 	}
 	fanDir := fan.Dir(state.Root(e.Getenv), name)
 	if err := os.MkdirAll(fanDir, 0o700); err != nil {
-		return control.Errorf(words.ExitUsage, "%v", state.Unwritable(fanDir, err))
+		return control.Errorf(contract.ExitUsage, "%v", state.Unwritable(fanDir, err))
 	}
 	held := &state.Store{Dir: fanDir}
 	if err := held.Lock(); err != nil {
-		return control.Errorf(words.ExitUsage, "fan '%s' is already running", name)
+		return control.Errorf(contract.ExitUsage, "fan '%s' is already running", name)
 	}
 	defer held.Unlock()
-	between.IgnoreOwn(repo) // its worktrees and the queue's are nobody's files in the person's checkout
+	gitwork.IgnoreOwn(repo) // its worktrees and the queue's are nobody's files in the person's checkout
 	s, err := openFan(fanDir, name, repo, planRel, ff)
 	if err != nil {
 		return err
 	}
 	s.PID, s.Flags = os.Getpid(), flagLimits(f)
 	if err := s.Save(fanDir); err != nil {
-		return control.Errorf(words.ExitFailed, "%v", err)
+		return control.Errorf(contract.ExitFailed, "%v", err)
 	}
 	if ff.detach { // its record made: the fan in the background takes it up
 		held.Unlock()
@@ -171,7 +171,7 @@ func runFan(ctx context.Context, e env, ff *fanFlags, fs *flag.FlagSet, command 
 	panes := map[int]string{}
 	exe, err := e.Executable()
 	if err != nil {
-		return control.Errorf(words.ExitFailed, "find own executable: %v", err)
+		return control.Errorf(contract.ExitFailed, "find own executable: %v", err)
 	}
 	pass := passFlags(fs, f)
 	r := &fan.Runner{Dir: fanDir, State: s, Checks: checkCommands(f), MergeAttempts: ff.mergeAttempts,
@@ -209,15 +209,15 @@ func runFan(ctx context.Context, e env, ff *fanFlags, fs *flag.FlagSet, command 
 	}
 	line, err := fanWindow(tm, name, repo, fan.LogPath(fanDir))
 	if err != nil {
-		return control.Errorf(words.ExitFailed, "fan %s: %v", name, err)
+		return control.Errorf(contract.ExitFailed, "fan %s: %v", name, err)
 	}
 	if err := recordRestart(s, tm, fs, ff, planPath, command); err != nil {
-		return control.Errorf(words.ExitFailed, "fan %s: %v", name, err)
+		return control.Errorf(contract.ExitFailed, "fan %s: %v", name, err)
 	}
 	if err := s.Save(fanDir); err != nil {
-		return control.Errorf(words.ExitFailed, "%v", err)
+		return control.Errorf(contract.ExitFailed, "%v", err)
 	}
-	r.Shown = func(s *fan.State) { line(s, words.StatusRunning, "") }
+	r.Shown = func(s *fan.State) { line(s, contract.StatusRunning, "") }
 	r.Adopt = func(t fan.Task) (<-chan int, bool) {
 		pane := func() (string, error) { return fanPane(tm, name, t.Slot, t.Worktree, panes) }
 		if err := reviveLoop(e, t.Loop, pane, r.Out); err != nil {
@@ -233,20 +233,20 @@ func runFan(ctx context.Context, e env, ff *fanFlags, fs *flag.FlagSet, command 
 	err = r.Run(ctx)
 	switch {
 	case errors.Is(err, fan.ErrGone):
-		return control.Errorf(words.ExitFailed, "fan %s: %v; 'ralph-watch restore' brings the fan back", name, err)
+		return control.Errorf(contract.ExitFailed, "fan %s: %v; 'ralph-watch restore' brings the fan back", name, err)
 	case err != nil && ctx.Err() != nil:
 		if len(interrupted) > 0 { // the person's ^C, not a stop (SIGTERM), which ends the loops too
-			line(s, words.StatusStopped, words.ReasonInterrupted)
+			line(s, contract.StatusStopped, contract.ReasonInterrupted)
 			fmt.Fprintln(out, leftRunning(s))
 		} else {
-			line(s, words.StatusStopped, words.ReasonStopped)
+			line(s, contract.StatusStopped, contract.ReasonStopped)
 		}
-		return control.Errorf(words.ExitInterrupted, "")
+		return control.Errorf(contract.ExitInterrupted, "")
 	case err != nil:
-		line(s, words.StatusFailed, "")
-		return control.Errorf(words.ExitFailed, "fan %s: %v", name, err)
+		line(s, contract.StatusFailed, "")
+		return control.Errorf(contract.ExitFailed, "fan %s: %v", name, err)
 	}
-	line(s, words.StatusRunning, "") // it ended: done
+	line(s, contract.StatusRunning, "") // it ended: done
 	total, landed, review, _ := s.Counts()
 	fmt.Fprintf(r.Out, "[ralph] %s: %d of %d tasks landed on %s", name, landed, total, s.Into)
 	if review > 0 {
@@ -254,7 +254,7 @@ func runFan(ctx context.Context, e env, ff *fanFlags, fs *flag.FlagSet, command 
 	}
 	fmt.Fprintln(r.Out)
 	if landed < total {
-		return control.Errorf(words.ExitLimit, "")
+		return control.Errorf(contract.ExitLimit, "")
 	}
 	return nil
 }
@@ -336,10 +336,10 @@ func adoptLoop(root, name string) (<-chan int, bool) {
 	}
 	ended := func(st *state.State) bool { return st.Status == state.Stopped || st.Status == state.Failed }
 	code := func(st *state.State) int {
-		if st.ExitReason != nil && *st.ExitReason == string(words.ReasonTasksDone) {
+		if st.ExitReason != nil && *st.ExitReason == string(contract.ReasonTasksDone) {
 			return 0
 		}
-		return words.ExitLimit
+		return contract.ExitLimit
 	}
 	ch := make(chan int, 1)
 	if !l.Watched && ended(l.State) {
@@ -356,7 +356,7 @@ func adoptLoop(root, name string) (<-chan int, bool) {
 		for {
 			st, err := l.Store.Load()
 			if err != nil {
-				ch <- words.ExitFailed
+				ch <- contract.ExitFailed
 				return
 			}
 			if watched := l.Store.Locked(); !watched && ended(st) {
@@ -380,13 +380,13 @@ func loopEnd(root, name string, code int) fan.End {
 	if err != nil {
 		return end
 	}
-	switch reason := words.ReasonOf(l.State); {
-	case reason == words.ReasonPaneClosed:
+	switch reason := contract.ReasonOf(l.State); {
+	case reason == contract.ReasonPaneClosed:
 		end.Closed = true
 	case l.State.Status == state.Running && !l.Watched: // killed, its state as it was at work
 		end.Lost = !control.PaneGone(l)
 		end.Closed = !end.Lost
-	case reason == words.ReasonTasksSkipped:
+	case reason == contract.ReasonTasksSkipped:
 		end.Spent = true
 	}
 	return end
@@ -402,17 +402,17 @@ func openFan(dir, name, repo, planRel string, ff *fanFlags) (*fan.State, error) 
 	}
 	base, err := fan.Rev(repo, "HEAD")
 	if err != nil {
-		return nil, control.Errorf(words.ExitUsage, "fan needs a commit to start from: %v", err)
+		return nil, control.Errorf(contract.ExitUsage, "fan needs a commit to start from: %v", err)
 	}
 	into := ff.into
 	if into == "" {
 		into = "ralph/fan-" + name
 	}
 	if wt := fan.CheckedOut(repo, into); wt != "" {
-		return nil, control.Errorf(words.ExitUsage, "--into %s: it is checked out in %s; the queue moves only a branch nobody works in", into, wt)
+		return nil, control.Errorf(contract.ExitUsage, "--into %s: it is checked out in %s; the queue moves only a branch nobody works in", into, wt)
 	}
 	if err := fan.EnsureBranch(repo, into, base); err != nil {
-		return nil, control.Errorf(words.ExitFailed, "make branch %s: %v", into, err)
+		return nil, control.Errorf(contract.ExitFailed, "make branch %s: %v", into, err)
 	}
 	s := &fan.State{Name: name, Repo: repo, Plan: planRel, Into: into, Base: base, Max: ff.max}
 	if old != nil { // an ended fan's tasks start again; their loops' names go on from its tries, its sticky notes for them
@@ -457,7 +457,7 @@ func fanPane(tm []string, session string, slot int, dir string, panes map[int]st
 // the fan's log; the pane's status options put the fan on the status line.
 // It returns what shows the record there: running while the fan's process
 // works (done once it ended), else end and why its process ended.
-func fanWindow(tm []string, session, dir, log string) (func(*fan.State, words.Status, words.Reason), error) {
+func fanWindow(tm []string, session, dir, log string) (func(*fan.State, contract.Status, contract.Reason), error) {
 	tmux := func(args ...string) (string, error) { return fanTmux(tm, args...) }
 	if f, err := os.OpenFile(log, os.O_CREATE|os.O_WRONLY, 0o600); err == nil {
 		f.Close()
@@ -475,12 +475,12 @@ func fanWindow(tm []string, session, dir, log string) (func(*fan.State, words.St
 	if err != nil {
 		return nil, err
 	}
-	return func(s *fan.State, end words.Status, why words.Reason) {
-		st, line := words.StatusRunning, s.Line()
+	return func(s *fan.State, end contract.Status, why contract.Reason) {
+		st, line := contract.StatusRunning, s.Line()
 		switch {
 		case s.Ended:
-			st = words.StatusDone
-		case end != words.StatusRunning: // its process ends with the fan unfinished: the window says how
+			st = contract.StatusDone
+		case end != contract.StatusRunning: // its process ends with the fan unfinished: the window says how
 			total, landed, _, _ := s.Counts()
 			label := string(why)
 			if label == "" {
@@ -488,7 +488,7 @@ func fanWindow(tm []string, session, dir, log string) (func(*fan.State, words.St
 			}
 			st, line = end, fmt.Sprintf("%s %s · %d/%d landed", end.Mark(), label, landed, total)
 		}
-		for _, o := range [][2]string{{words.OptionName, s.Name}, {words.OptionState, st.String()}, {words.OptionStatus, line}, {words.OptionFan, "1"}} {
+		for _, o := range [][2]string{{contract.OptionName, s.Name}, {contract.OptionState, st.String()}, {contract.OptionStatus, line}, {contract.OptionFan, "1"}} {
 			_, _ = tmux("set-option", "-p", "-t", pane, o[0], o[1])
 		}
 	}, nil
@@ -529,12 +529,12 @@ func leftRunning(s *fan.State) string {
 func detachFan(e env, dir, name, server string) error {
 	exe, err := e.Executable()
 	if err != nil {
-		return control.Errorf(words.ExitFailed, "find own executable: %v", err)
+		return control.Errorf(contract.ExitFailed, "find own executable: %v", err)
 	}
 	log := fan.LogPath(dir)
 	logFile, err := os.OpenFile(log, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
-		return control.Errorf(words.ExitFailed, "open the fan's log: %v", err)
+		return control.Errorf(contract.ExitFailed, "open the fan's log: %v", err)
 	}
 	defer logFile.Close()
 	cmd := exec.Command(exe, withoutDetach(os.Args[1:])...)
@@ -542,7 +542,7 @@ func detachFan(e env, dir, name, server string) error {
 	cmd.Env = append(os.Environ(), "TMUX_PANE=")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
-		return control.Errorf(words.ExitFailed, "start fan %s: %v", name, err)
+		return control.Errorf(contract.ExitFailed, "start fan %s: %v", name, err)
 	}
 	exited := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(exited) }()
@@ -552,11 +552,11 @@ func detachFan(e env, dir, name, server string) error {
 		}
 		select {
 		case <-exited:
-			return control.Errorf(words.ExitFailed, "fan %s ended at once (exit %d); its log: %s", name, cmd.ProcessState.ExitCode(), log)
+			return control.Errorf(contract.ExitFailed, "fan %s ended at once (exit %d); its log: %s", name, cmd.ProcessState.ExitCode(), log)
 		case <-time.After(50 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			return control.Errorf(words.ExitFailed, "fan %s did not take up its record in 30s; its log: %s", name, log)
+			return control.Errorf(contract.ExitFailed, "fan %s did not take up its record in 30s; its log: %s", name, log)
 		}
 	}
 	fmt.Fprintf(e.Stdout, "[ralph] %s: fan running in the background (pid %d, log %s; watch it with: tmux%s attach -t %s)\n",

@@ -12,10 +12,10 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
 	"github.com/ralph-tmux/ralph.tmux/watch/fan"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // A fan's whole life by its name: logs, tasks and clean given a fan.
@@ -40,7 +40,7 @@ func fanLogs(ctx context.Context, w io.Writer, f aFan, lines int, live bool) err
 		text := b.String()
 		if first {
 			if text == "" && !live {
-				return control.Errorf(words.ExitFailed, "no log found for fan '%s'", f.Name)
+				return control.Errorf(contract.ExitFailed, "no log found for fan '%s'", f.Name)
 			}
 			text = control.LastLines(text, lines)
 			first = false
@@ -153,7 +153,7 @@ func (s *stampWriter) Write(p []byte) (int, error) {
 func fanTasks(w io.Writer, f aFan, asJSON bool) error {
 	p, err := f.ReadPlan()
 	if err != nil {
-		return control.Errorf(words.ExitFailed, "tasks %s: %v", f.Name, err)
+		return control.Errorf(contract.ExitFailed, "tasks %s: %v", f.Name, err)
 	}
 	l := &control.PlanLoop{Attempts: map[string]int{}, Skipped: map[string]bool{}}
 	for _, t := range f.Tasks {
@@ -182,7 +182,7 @@ func writeFanTasks(w io.Writer, f aFan) {
 // record, its branch and its loops' logs stay.
 func cleanFan(w io.Writer, f aFan) error {
 	if f.running() {
-		return control.Errorf(words.ExitFailed, "fan '%s' is running (pid %d); stop it first ('ralph-watch stop %s')", f.Name, f.PID, f.Name)
+		return control.Errorf(contract.ExitFailed, "fan '%s' is running (pid %d); stop it first ('ralph-watch stop %s')", f.Name, f.PID, f.Name)
 	}
 	removed, kept := fan.Clean(f.State)
 	for _, r := range removed {

@@ -9,12 +9,12 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
 	"github.com/ralph-tmux/ralph.tmux/watch/fan"
 	"github.com/ralph-tmux/ralph.tmux/watch/finish"
 	"github.com/ralph-tmux/ralph.tmux/watch/report"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // reportFan is report FAN: each of its loops' own page written in the
@@ -27,7 +27,7 @@ func reportFan(e env, f aFan, out string, tail time.Duration, open bool) error {
 	}
 	path, err := filepath.Abs(path)
 	if err != nil {
-		return control.Errorf(words.ExitUsage, "-o %s: %v", out, err)
+		return control.Errorf(contract.ExitUsage, "-o %s: %v", out, err)
 	}
 	start := time.Now()
 	works := f.Works(f.root)
@@ -52,10 +52,10 @@ func reportFan(e env, f aFan, out string, tail time.Duration, open bool) error {
 	var buf bytes.Buffer
 	n, err := report.WriteFan(&buf, report.Fan{State: f.State, Status: f.status(), Works: works, Events: events, Reports: reports, Now: time.Now()})
 	if err != nil {
-		return control.Errorf(words.ExitFailed, "report %s: %v", f.Name, err)
+		return control.Errorf(contract.ExitFailed, "report %s: %v", f.Name, err)
 	}
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		return control.Errorf(words.ExitFailed, "write report: %v", err)
+		return control.Errorf(contract.ExitFailed, "write report: %v", err)
 	}
 	rec := control.ReportRecord{Path: path, At: state.Stamp(time.Now()), Bytes: int64(n)}
 	if data, err := json.MarshalIndent(rec, "", "  "); err == nil {

@@ -6,10 +6,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
 	"github.com/ralph-tmux/ralph.tmux/watch/fan"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // Steering a fan (note, set, resume with a limit, given its name): a
@@ -27,23 +27,23 @@ func steerFan(f aFan, r state.Steer) (*fan.State, error) {
 	store := &state.Store{Dir: f.dir}
 	req, err := store.Steer(r, time.Now())
 	if err != nil {
-		return nil, control.Errorf(words.ExitFailed, "%v", err)
+		return nil, control.Errorf(contract.ExitFailed, "%v", err)
 	}
 	if store.Lock() == nil {
 		defer store.Unlock()
 		s, err := fan.Load(f.dir)
 		if err != nil {
-			return nil, control.Errorf(words.ExitFailed, "%v", err)
+			return nil, control.Errorf(contract.ExitFailed, "%v", err)
 		}
 		fan.TakeSteers(f.root, f.dir, s, func() error { return s.Save(f.dir) })
 		if store.SteerPending(req.ID) {
-			return nil, control.Errorf(words.ExitFailed, "fan %s: its record cannot be written; the request waits for the fan", f.Name)
+			return nil, control.Errorf(contract.ExitFailed, "fan %s: its record cannot be written; the request waits for the fan", f.Name)
 		}
 		return s, nil
 	}
 	for deadline := time.Now().Add(fanAnswerWait); store.SteerPending(req.ID); time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			return nil, control.Errorf(words.ExitFailed, "fan %s did not take the request; it waits for the fan", f.Name)
+			return nil, control.Errorf(contract.ExitFailed, "fan %s did not take the request; it waits for the fan", f.Name)
 		}
 	}
 	return fan.Load(f.dir)
@@ -88,7 +88,7 @@ func noteFan(f aFan, text string, sticky, clear bool, out io.Writer) error {
 // at work has run.
 func setFan(f aFan, lim *state.Limits, out io.Writer) error {
 	if lim.Empty() {
-		return control.Errorf(words.ExitUsage, "set needs a limit to change (see 'ralph-watch set --help')")
+		return control.Errorf(contract.ExitUsage, "set needs a limit to change (see 'ralph-watch set --help')")
 	}
 	now := time.Now()
 	var lines []string
@@ -105,7 +105,7 @@ func setFan(f aFan, lim *state.Limits, out io.Writer) error {
 	}
 	set := *lim
 	if err := set.Check(state.Ran{}, f.InForce()); err != nil {
-		return control.Errorf(words.ExitUsage, "set %s on fan '%s': %v", lim, f.Name, err)
+		return control.Errorf(contract.ExitUsage, "set %s on fan '%s': %v", lim, f.Name, err)
 	}
 	if _, err := steerFan(f, state.Steer{Kind: state.SteerSet, Set: lim}); err != nil {
 		return err

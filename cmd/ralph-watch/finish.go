@@ -8,11 +8,11 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
 	"github.com/ralph-tmux/ralph.tmux/watch/finish"
 	"github.com/ralph-tmux/ralph.tmux/watch/history"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 func finishCommand(e env) *ffcli.Command {
@@ -81,10 +81,10 @@ Examples:
 				}
 			}
 			if len(modes) > 1 {
-				return control.Errorf(words.ExitUsage, "finish takes one of --merge, --rebase, --pr, --patch FILE (got %d)", len(modes))
+				return control.Errorf(contract.ExitUsage, "finish takes one of --merge, --rebase, --pr, --patch FILE (got %d)", len(modes))
 			}
 			if len(args) != 1 {
-				return control.Errorf(words.ExitUsage, "finish takes one loop name, got %d arguments", len(args))
+				return control.Errorf(contract.ExitUsage, "finish takes one loop name, got %d arguments", len(args))
 			}
 			if f, ok := fanArg(e, args); ok {
 				return finishFan(f, opts)
@@ -95,7 +95,7 @@ Examples:
 			}
 			run, err := history.Load(state.Root(e.Getenv), l.Name)
 			if err != nil {
-				return control.Errorf(words.ExitFailed, "%v", err)
+				return control.Errorf(contract.ExitFailed, "%v", err)
 			}
 			if len(modes) == 0 {
 				return finishError(finish.Show(run, opts))
@@ -116,7 +116,7 @@ Examples:
 // once the fan no longer runs.
 func finishFan(f aFan, opts finish.Options) error {
 	if f.running() && opts.Mode != "" { // alone, it shows what the fan did so far
-		return control.Errorf(words.ExitFailed, "fan %s is still running: let it end, or stop it first (ralph-watch stop %s)", f.Name, f.Name)
+		return control.Errorf(contract.ExitFailed, "fan %s is still running: let it end, or stop it first (ralph-watch stop %s)", f.Name, f.Name)
 	}
 	return finishError(finish.Fan(f.State, f.dir, f.Works(f.root), opts))
 }
@@ -130,6 +130,6 @@ func finishError(err error) error {
 	case errors.As(err, &fe):
 		return control.Errorf(fe.Code, "%s", fe.Msg)
 	default:
-		return control.Errorf(words.ExitFailed, "%v", err)
+		return control.Errorf(contract.ExitFailed, "%v", err)
 	}
 }

@@ -14,9 +14,9 @@ import (
 	"github.com/peterbourgon/ff/v3/ffcli"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // hookInputWait bounds the wait for an agent's JSON on stdin: a hook must
@@ -65,12 +65,12 @@ Examples:
       "command": "ralph-watch hook turn-end"}]}]}}`,
 		Exec: func(ctx context.Context, args []string) error {
 			if len(args) == 0 || !slices.Contains(agent.HookNames, args[0]) {
-				return control.Errorf(words.ExitUsage, "usage: ralph-watch hook %s --state DIR", names)
+				return control.Errorf(contract.ExitUsage, "usage: ralph-watch hook %s --state DIR", names)
 			}
 			name := args[0]
 			if len(args) > 1 && strings.HasPrefix(args[1], "-") { // flags after the event name
 				if err := fs.Parse(args[1:]); err != nil {
-					return control.Errorf(words.ExitUsage, "%v", err)
+					return control.Errorf(contract.ExitUsage, "%v", err)
 				}
 			}
 			warn := func(msg string) { io.WriteString(e.Stderr, "ralph-watch: warning: hook "+name+": "+msg+"\n") }

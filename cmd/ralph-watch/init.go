@@ -7,8 +7,8 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // promptTemplate is the minimal PROMPT.md that init writes.
@@ -56,10 +56,10 @@ Examples:
 			_, err := os.Stat("PROMPT.md")
 			existed := err == nil
 			if existed && !*force {
-				return control.Errorf(words.ExitFailed, "PROMPT.md already exists (use --force to overwrite)")
+				return control.Errorf(contract.ExitFailed, "PROMPT.md already exists (use --force to overwrite)")
 			}
 			if err := os.WriteFile("PROMPT.md", []byte(promptTemplate), 0o644); err != nil {
-				return control.Errorf(words.ExitFailed, "write PROMPT.md: %v", err)
+				return control.Errorf(contract.ExitFailed, "write PROMPT.md: %v", err)
 			}
 			if existed {
 				fmt.Fprintln(e.Stdout, "created PROMPT.md (overwritten)")
@@ -116,7 +116,7 @@ func initTasks(e env, force bool) error {
 		fmt.Fprintf(e.Stdout, "kept %s (it exists)\n", planFile)
 	} else {
 		if err := os.WriteFile(planFile, []byte(planTemplate), 0o644); err != nil {
-			return control.Errorf(words.ExitFailed, "write %s: %v", planFile, err)
+			return control.Errorf(contract.ExitFailed, "write %s: %v", planFile, err)
 		}
 		fmt.Fprintf(e.Stdout, "created %s\n", planFile)
 	}
@@ -124,7 +124,7 @@ func initTasks(e env, force bool) error {
 		fmt.Fprintln(e.Stdout, "kept PROMPT.md (it exists; the loop appends each iteration's task to it)")
 	} else {
 		if err := os.WriteFile("PROMPT.md", []byte(tasksPromptTemplate), 0o644); err != nil {
-			return control.Errorf(words.ExitFailed, "write PROMPT.md: %v", err)
+			return control.Errorf(contract.ExitFailed, "write PROMPT.md: %v", err)
 		}
 		fmt.Fprintln(e.Stdout, "created PROMPT.md")
 	}

@@ -14,8 +14,8 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // env is what a command may touch of the outside world, injected for tests.
@@ -81,7 +81,7 @@ Examples:
 		},
 		Exec: func(ctx context.Context, args []string) error {
 			if len(args) > 0 {
-				return control.Errorf(words.ExitUsage, "unknown subcommand %q (see 'ralph-watch -h')", args[0])
+				return control.Errorf(contract.ExitUsage, "unknown subcommand %q (see 'ralph-watch -h')", args[0])
 			}
 			return flag.ErrHelp
 		},
@@ -97,11 +97,11 @@ func run(ctx context.Context, args []string, e env) int {
 	var ee *control.Error
 	switch {
 	case err == nil:
-		return words.ExitDone
+		return contract.ExitDone
 	case errors.Is(err, flag.ErrHelp):
 		cmd, _ := chosen(root, args)
 		fmt.Fprint(e.Stdout, usage(cmd))
-		return words.ExitDone
+		return contract.ExitDone
 	case errors.As(err, &ee):
 		if ee.Msg != "" {
 			fmt.Fprintf(e.Stderr, "ralph-watch: error: %s\n", ee.Msg)
@@ -112,7 +112,7 @@ func run(ctx context.Context, args []string, e env) int {
 		msg := dashFlags(strings.TrimPrefix(err.Error(), "error parsing commandline arguments: "))
 		_, line := chosen(root, args)
 		fmt.Fprintf(e.Stderr, "ralph-watch: error: %s (see '%s -h')\n", msg, line)
-		return words.ExitUsage
+		return contract.ExitUsage
 	}
 }
 

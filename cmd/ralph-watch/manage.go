@@ -7,10 +7,10 @@ import (
 
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
 	"github.com/ralph-tmux/ralph.tmux/watch/config"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 func pauseCommand(e env) *ffcli.Command {
@@ -139,7 +139,7 @@ Example:
   ralph-watch send myproj-3 'also update the changelog'`,
 		Exec: func(ctx context.Context, args []string) error {
 			if len(args) != 2 {
-				return control.Errorf(words.ExitUsage, "send takes a loop name and a message")
+				return control.Errorf(contract.ExitUsage, "send takes a loop name and a message")
 			}
 			l, err := loopArg(e, args[:1], "send")
 			if err != nil {
@@ -179,7 +179,7 @@ Examples:
 					return err
 				}
 			case *all || len(args) != 1:
-				return control.Errorf(words.ExitUsage, "must specify a loop name or use --all")
+				return control.Errorf(contract.ExitUsage, "must specify a loop name or use --all")
 			}
 			return control.Clean(root, names, e.Stdout, e.Stderr)
 		},

@@ -9,9 +9,9 @@ import (
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/config"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // resolvePane finds the pane to loop: -t, else $TMUX_PANE, else a new window
@@ -31,11 +31,11 @@ func resolvePane(e env, f *config.Run, client *tmux.Exec, cfg *watch.Config) (tm
 	pane, err := client.Pane(target)
 	switch {
 	case tmux.NoServer(err):
-		return pane, control.Errorf(words.ExitUsage, "no tmux server running%s", serverName(f))
+		return pane, control.Errorf(contract.ExitUsage, "no tmux server running%s", serverName(f))
 	case errors.Is(err, tmux.ErrNoPane):
-		return pane, control.Errorf(words.ExitUsage, "no such pane: %s", target)
+		return pane, control.Errorf(contract.ExitUsage, "no such pane: %s", target)
 	case err != nil:
-		return pane, control.Errorf(words.ExitUsage, "%v", err)
+		return pane, control.Errorf(contract.ExitUsage, "%v", err)
 	}
 	cfg.Pane, cfg.Dir = pane.ID, pane.Path
 	if cfg.Dir == "" {
@@ -52,15 +52,15 @@ func resolvePane(e env, f *config.Run, client *tmux.Exec, cfg *watch.Config) (tm
 func newWindow(client *tmux.Exec, cfg *watch.Config) (tmux.Pane, error) {
 	cwd, err := os.Getwd()
 	if err != nil {
-		return tmux.Pane{}, control.Errorf(words.ExitUsage, "working directory: %v", err)
+		return tmux.Pane{}, control.Errorf(contract.ExitUsage, "working directory: %v", err)
 	}
 	id, err := client.NewWindow(tmux.NewWindowRequest{Session: "ralph", Name: cfg.Name, Dir: cwd})
 	if err != nil {
-		return tmux.Pane{}, control.Errorf(words.ExitFailed, "create window: %v", err)
+		return tmux.Pane{}, control.Errorf(contract.ExitFailed, "create window: %v", err)
 	}
 	pane, err := client.Pane(id)
 	if err != nil {
-		return tmux.Pane{}, control.Errorf(words.ExitFailed, "create window: %v", err)
+		return tmux.Pane{}, control.Errorf(contract.ExitFailed, "create window: %v", err)
 	}
 	cfg.Pane, cfg.Dir = pane.ID, cwd
 	return pane, nil

@@ -15,8 +15,8 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch/cast"
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
 	"github.com/ralph-tmux/ralph.tmux/watch/config"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // clearScreen starts a replay as the iteration started: on a cleared screen.
@@ -49,16 +49,16 @@ Examples:
   ralph-watch replay myproj-3 --dump`,
 		Exec: func(ctx context.Context, args []string) error {
 			if *speed <= 0 || math.IsInf(*speed, 0) || math.IsNaN(*speed) {
-				return control.Errorf(words.ExitUsage, "invalid --speed %v: use a number above 0, e.g. 2 for twice as fast", *speed)
+				return control.Errorf(contract.ExitUsage, "invalid --speed %v: use a number above 0, e.g. 2 for twice as fast", *speed)
 			}
 			if len(args) > 2 {
-				return control.Errorf(words.ExitUsage, "replay takes a loop name and an iteration, got %d arguments", len(args))
+				return control.Errorf(contract.ExitUsage, "replay takes a loop name and an iteration, got %d arguments", len(args))
 			}
 			iteration := 0
 			if len(args) == 2 {
 				var err error
 				if iteration, err = strconv.Atoi(args[1]); err != nil || iteration < 1 {
-					return control.Errorf(words.ExitUsage, "invalid iteration %q: use a number from 1 up", args[1])
+					return control.Errorf(contract.ExitUsage, "invalid iteration %q: use a number from 1 up", args[1])
 				}
 				args = args[:1]
 			}
@@ -73,7 +73,7 @@ Examples:
 			if *dump {
 				screen, err := cast.Dump(path)
 				if err != nil {
-					return control.Errorf(words.ExitFailed, "%v", err)
+					return control.Errorf(contract.ExitFailed, "%v", err)
 				}
 				fmt.Fprint(e.Stdout, screen)
 				return nil
@@ -87,12 +87,12 @@ Examples:
 func play(ctx context.Context, e env, path string, speed float64, idle time.Duration) error {
 	f, err := os.Open(path)
 	if err != nil {
-		return control.Errorf(words.ExitFailed, "replay: %v", err)
+		return control.Errorf(contract.ExitFailed, "replay: %v", err)
 	}
 	h, events, err := cast.Read(f)
 	f.Close()
 	if err != nil {
-		return control.Errorf(words.ExitFailed, "replay %s: %v", path, err)
+		return control.Errorf(contract.ExitFailed, "replay %s: %v", path, err)
 	}
 	term := terminal(e.Stdout)
 	if term != nil {
@@ -107,9 +107,9 @@ func play(ctx context.Context, e env, path string, speed float64, idle time.Dura
 	}
 	switch {
 	case errors.Is(err, context.Canceled):
-		return control.Errorf(words.ExitInterrupted, "")
+		return control.Errorf(contract.ExitInterrupted, "")
 	case err != nil:
-		return control.Errorf(words.ExitFailed, "%v", err)
+		return control.Errorf(contract.ExitFailed, "%v", err)
 	}
 	return nil
 }

@@ -14,11 +14,11 @@ import (
 	"github.com/peterbourgon/ff/v3/ffcli"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/config"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
 	"github.com/ralph-tmux/ralph.tmux/watch/history"
 	"github.com/ralph-tmux/ralph.tmux/watch/report"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 func reportCommand(e env) *ffcli.Command {
@@ -55,10 +55,10 @@ Examples:
   ralph-watch report web --open        # the fan web`,
 		Exec: func(ctx context.Context, args []string) error {
 			if len(args) != 1 {
-				return control.Errorf(words.ExitUsage, "report takes one loop name, got %d arguments", len(args))
+				return control.Errorf(contract.ExitUsage, "report takes one loop name, got %d arguments", len(args))
 			}
 			if tail < 0 {
-				return control.Errorf(words.ExitUsage, "invalid --cast-tail %s: use 0 or more", tail)
+				return control.Errorf(contract.ExitUsage, "invalid --cast-tail %s: use 0 or more", tail)
 			}
 			if f, ok := fanArg(e, args); ok {
 				return reportFan(e, f, *out, tail, *open)
@@ -72,7 +72,7 @@ Examples:
 				path = l.Store.Path(state.ReportFile)
 			}
 			if path, err = filepath.Abs(path); err != nil {
-				return control.Errorf(words.ExitUsage, "-o %s: %v", *out, err)
+				return control.Errorf(contract.ExitUsage, "-o %s: %v", *out, err)
 			}
 			start := time.Now()
 			page, err := writeReport(e, l.Name, path, tail)
@@ -98,15 +98,15 @@ Examples:
 func writeReport(e env, name, path string, tail time.Duration) (report.Page, error) {
 	run, err := history.Load(state.Root(e.Getenv), name)
 	if err != nil {
-		return report.Page{}, control.Errorf(words.ExitFailed, "%v", err)
+		return report.Page{}, control.Errorf(contract.ExitFailed, "%v", err)
 	}
 	var buf bytes.Buffer
 	page, err := report.Write(&buf, run, report.Options{CastTail: tail})
 	if err != nil {
-		return page, control.Errorf(words.ExitFailed, "report %s: %v", name, err)
+		return page, control.Errorf(contract.ExitFailed, "report %s: %v", name, err)
 	}
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		return page, control.Errorf(words.ExitFailed, "write report: %v", err)
+		return page, control.Errorf(contract.ExitFailed, "write report: %v", err)
 	}
 	rec := control.ReportRecord{Path: path, At: state.Stamp(time.Now()), Iterations: page.Iterations, Bytes: int64(page.Bytes)}
 	if data, err := json.MarshalIndent(rec, "", "  "); err == nil {
@@ -131,7 +131,7 @@ func openFile(path string) error {
 	}
 	cmd := exec.Command(opener, path)
 	if err := cmd.Start(); err != nil {
-		return control.Errorf(words.ExitFailed, "open %s: %v (open it in a browser yourself)", path, err)
+		return control.Errorf(contract.ExitFailed, "open %s: %v (open it in a browser yourself)", path, err)
 	}
 	go func() { _ = cmd.Wait() }()
 	return nil

@@ -11,11 +11,11 @@ import (
 	"github.com/peterbourgon/ff/v3/ffcli"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
 	"github.com/ralph-tmux/ralph.tmux/watch/fan"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 func restoreCommand(e env) *ffcli.Command {
@@ -56,14 +56,14 @@ Examples:
 					continue
 				}
 				if control.ValidName(name) && state.Exists(root, name) {
-					return control.Errorf(words.ExitUsage, "restore: '%s' is a loop, not a fan: ralph-watch resume %s brings it back", name, name)
+					return control.Errorf(contract.ExitUsage, "restore: '%s' is a loop, not a fan: ralph-watch resume %s brings it back", name, name)
 				}
-				return control.Errorf(words.ExitUsage, "restore: no fan named '%s'", name)
+				return control.Errorf(contract.ExitUsage, "restore: no fan named '%s'", name)
 			}
 			client := &tmux.Exec{}
 			switch {
 			case socketName != "" && socketPath != "":
-				return control.Errorf(words.ExitUsage, "-L and -S cannot both be given")
+				return control.Errorf(contract.ExitUsage, "-L and -S cannot both be given")
 			case socketName == "" && socketPath == "" && e.Getenv("TMUX") == "":
 				// Outside tmux no server is "this" one: each loop goes back to its own.
 				return restore(e, root, "", args, *dryRun)
@@ -74,7 +74,7 @@ Examples:
 			}
 			socket, err := client.SocketPath()
 			if err != nil {
-				return control.Errorf(words.ExitFailed, "no tmux server to restore loops into: %v", err)
+				return control.Errorf(contract.ExitFailed, "no tmux server to restore loops into: %v", err)
 			}
 			return restore(e, root, socket, args, *dryRun)
 		},

@@ -18,13 +18,13 @@ import (
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
-	"github.com/ralph-tmux/ralph.tmux/watch/between"
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
 	"github.com/ralph-tmux/ralph.tmux/watch/config"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
+	"github.com/ralph-tmux/ralph.tmux/watch/gitwork"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 func runCommand(e env) *ffcli.Command {
@@ -73,7 +73,7 @@ func runLoop(ctx context.Context, e env, f *config.Run, fs *flag.FlagSet, comman
 	}
 	command, secrets, missing := agent.HideSecrets(command, e.Getenv)
 	if len(missing) > 0 {
-		return control.Errorf(words.ExitUsage, "%s", control.MissingSecrets(missing, "start it again"))
+		return control.Errorf(contract.ExitUsage, "%s", control.MissingSecrets(missing, "start it again"))
 	}
 	for _, kv := range secrets { // given by the environment for the agent alone: not the checks' and hooks'
 		if name, value, _ := strings.Cut(kv, "="); os.Getenv(name) == value {
@@ -134,14 +134,14 @@ func runLoop(ctx context.Context, e env, f *config.Run, fs *flag.FlagSet, comman
 		}
 	}
 	if cfg.Socket, err = socketPath(); err != nil {
-		return control.Errorf(words.ExitFailed, "find tmux socket: %v", err)
+		return control.Errorf(contract.ExitFailed, "find tmux socket: %v", err)
 	}
 	cfg.WatcherArgs = config.WatcherArgs(fs, *cfg, command)
 	cfg.WatcherDir, _ = os.Getwd()
 	loop := &watch.Loop{Config: *cfg, Tmux: client, Store: store, Out: e.Stdout, Err: e.Stderr}
 	if f.NoRun {
 		if err := loop.Prepare(); err != nil {
-			return control.Errorf(words.ExitFailed, "%v", err)
+			return control.Errorf(contract.ExitFailed, "%v", err)
 		}
 		fmt.Fprintf(e.Stdout, "[ralph] %s: prepared pane %s; start the loop with 'ralph-watch resume %s'\n", cfg.Name, cfg.Pane, cfg.Name)
 		return nil
@@ -161,9 +161,9 @@ func runLoop(ctx context.Context, e env, f *config.Run, fs *flag.FlagSet, comman
 	}
 	if err := store.Lock(); err != nil {
 		if errors.Is(err, state.ErrLocked) {
-			return control.Errorf(words.ExitUsage, "loop '%s' is already running; pick another --name", cfg.Name)
+			return control.Errorf(contract.ExitUsage, "loop '%s' is already running; pick another --name", cfg.Name)
 		}
-		return control.Errorf(words.ExitFailed, "%v", err)
+		return control.Errorf(contract.ExitFailed, "%v", err)
 	}
 	defer store.Unlock()
 	releasePane() // the loop is held: a claim of its pane, name or plan finds it live
@@ -172,8 +172,8 @@ func runLoop(ctx context.Context, e env, f *config.Run, fs *flag.FlagSet, comman
 	signal.Notify(wake, syscall.SIGUSR1)
 	defer signal.Stop(wake)
 	loop.Wake = wake
-	loop.BeatEvery = words.DefaultBeatEvery // the status line tells when this process is gone
-	if res := loop.Run(ctx); res.Code != words.ExitDone {
+	loop.BeatEvery = contract.DefaultBeatEvery // the status line tells when this process is gone
+	if res := loop.Run(ctx); res.Code != contract.ExitDone {
 		return control.Errorf(res.Code, "")
 	}
 	return nil
@@ -193,7 +193,7 @@ func claimPane(e env, f *config.Run, socketPath func() (string, error), pane tmu
 	}
 	socket, err := socketPath()
 	if err != nil {
-		return nil, control.Errorf(words.ExitFailed, "find tmux socket: %v", err)
+		return nil, control.Errorf(contract.ExitFailed, "find tmux socket: %v", err)
 	}
 	return control.ClaimPane(state.Root(e.Getenv), control.PaneOf{Socket: socket, ServerPID: pane.ServerPID, ID: pane.ID},
 		name, claim(f, false), e.Stdout, clock.Real{})
@@ -243,10 +243,10 @@ func claim(f *config.Run, resume bool) control.Claim {
 // commit that has another), and the done, pause and progress files given
 // relative, from the folder the agent works in.
 func useWorktree(e env, f *config.Run, cfg *watch.Config) error {
-	cfg.WorktreeBase = between.CurrentBranch(cfg.Dir)
-	path, dir, created, err := between.EnsureWorktree(cfg.Dir, cfg.Name)
+	cfg.WorktreeBase = gitwork.CurrentBranch(cfg.Dir)
+	path, dir, created, err := gitwork.EnsureWorktree(cfg.Dir, cfg.Name)
 	if err != nil {
-		return control.Errorf(words.ExitFailed, "create worktree: %v", err)
+		return control.Errorf(contract.ExitFailed, "create worktree: %v", err)
 	}
 	within := func(folder, file string) (string, bool) {
 		rel, err := filepath.Rel(folder, file)
@@ -262,7 +262,7 @@ func useWorktree(e env, f *config.Run, cfg *watch.Config) error {
 	if there, ok := inside(cfg.TasksFile); ok {
 		carried, err := carryPlan(cfg.TasksFile, there, created)
 		if err != nil {
-			return control.Errorf(words.ExitUsage, "carry the plan into the worktree: %v; commit it (git add %s && git commit) and run again",
+			return control.Errorf(contract.ExitUsage, "carry the plan into the worktree: %v; commit it (git add %s && git commit) and run again",
 				err, config.QuoteWord(cfg.TasksFile))
 		}
 		if carried {
@@ -278,7 +278,7 @@ func useWorktree(e env, f *config.Run, cfg *watch.Config) error {
 			*p.file = filepath.Join(dir, p.given)
 		}
 	}
-	cfg.Dir, cfg.Worktree, cfg.WorktreeBranch = dir, path, between.WorktreeBranch(cfg.Name)
+	cfg.Dir, cfg.Worktree, cfg.WorktreeBranch = dir, path, gitwork.WorktreeBranch(cfg.Name)
 	if created {
 		fmt.Fprintf(e.Stdout, "[ralph] %s: created worktree %s (branch %s)\n", cfg.Name, path, cfg.WorktreeBranch)
 	} else if !cfg.Resume {

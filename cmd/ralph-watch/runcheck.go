@@ -5,9 +5,9 @@ import (
 	"os/exec"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/config"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // checkRunFlags refuses bad input before anything is spawned, completes
@@ -30,7 +30,7 @@ func checkRunFlags(e env, f *config.Run, command []string) (*tmux.Exec, error) {
 // must run tmux 3.2 or newer.
 func tmuxClient(f *config.Run) (*tmux.Exec, error) {
 	if f.SocketName != "" && f.SocketPath != "" {
-		return nil, control.Errorf(words.ExitUsage, "give -L or -S, not both")
+		return nil, control.Errorf(contract.ExitUsage, "give -L or -S, not both")
 	}
 	client := &tmux.Exec{}
 	switch {
@@ -40,14 +40,14 @@ func tmuxClient(f *config.Run) (*tmux.Exec, error) {
 		client.Server = []string{"-S", f.SocketPath}
 	}
 	if _, err := exec.LookPath("tmux"); err != nil {
-		return nil, control.Errorf(words.ExitUsage, "tmux not found on PATH: install tmux 3.2 or newer")
+		return nil, control.Errorf(contract.ExitUsage, "tmux not found on PATH: install tmux 3.2 or newer")
 	}
 	v, err := client.Version()
 	if err != nil {
-		return nil, control.Errorf(words.ExitUsage, "%v", err)
+		return nil, control.Errorf(contract.ExitUsage, "%v", err)
 	}
 	if !tmux.AtLeast(v, 3, 2) {
-		return nil, control.Errorf(words.ExitUsage, "tmux 3.2 or newer is required (found %s)", v)
+		return nil, control.Errorf(contract.ExitUsage, "tmux 3.2 or newer is required (found %s)", v)
 	}
 	return client, nil
 }

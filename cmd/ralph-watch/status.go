@@ -8,10 +8,10 @@ import (
 	"github.com/peterbourgon/ff/v3/ffcli"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
 	"github.com/ralph-tmux/ralph.tmux/watch/fan"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // loopArg finds the loop a command names; inside a looped pane the name may
@@ -25,7 +25,7 @@ func loopArg(e env, args []string, cmd string) (*control.Loop, error) {
 	if err == nil {
 		control.WarnRecovered(e.Stderr, l)
 	} else if f, ok := fanArg(e, []string{name}); ok { // a command of one loop, given a fan's name, says so
-		return nil, control.Errorf(words.ExitUsage, "%s takes a loop, and '%s' is a fan: give one of its loops (%s)", cmd, name, fanLoopsHint(f))
+		return nil, control.Errorf(contract.ExitUsage, "%s takes a loop, and '%s' is a fan: give one of its loops (%s)", cmd, name, fanLoopsHint(f))
 	}
 	return l, err
 }
@@ -86,7 +86,7 @@ Examples:
   ralph-watch ls --names`,
 		Exec: func(ctx context.Context, args []string) error {
 			if len(args) > 0 {
-				return control.Errorf(words.ExitUsage, "%s takes no arguments", name)
+				return control.Errorf(contract.ExitUsage, "%s takes no arguments", name)
 			}
 			root := state.Root(e.Getenv)
 			if *fans {
@@ -95,7 +95,7 @@ Examples:
 					fmt.Fprintln(e.Stdout, n)
 				}
 				if err != nil {
-					return control.Errorf(words.ExitFailed, "list fans: %v", err)
+					return control.Errorf(contract.ExitFailed, "list fans: %v", err)
 				}
 				return nil
 			}
@@ -146,7 +146,7 @@ Examples:
 				return err
 			}
 			if *lines < 0 {
-				return control.Errorf(words.ExitUsage, "--lines (or --tail) must not be negative")
+				return control.Errorf(contract.ExitUsage, "--lines (or --tail) must not be negative")
 			}
 			if f, ok := fanArg(e, []string{name}); ok {
 				return fanLogs(ctx, e.Stdout, f, *lines, *live)

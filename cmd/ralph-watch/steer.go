@@ -14,9 +14,9 @@ import (
 
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
 	"github.com/ralph-tmux/ralph.tmux/watch/config"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // Steering a running loop: a note for its next prompts, new limits.
@@ -54,12 +54,12 @@ Examples:
 			var text string
 			switch {
 			case *clear && *sticky:
-				return control.Errorf(words.ExitUsage, "note takes --sticky or --clear, not both")
+				return control.Errorf(contract.ExitUsage, "note takes --sticky or --clear, not both")
 			case *clear && len(args) > 1:
-				return control.Errorf(words.ExitUsage, "note --clear takes a loop name only")
+				return control.Errorf(contract.ExitUsage, "note --clear takes a loop name only")
 			case *clear:
 			case len(args) < 2:
-				return control.Errorf(words.ExitUsage, "note takes a loop name and a text ('-' reads it from standard input)")
+				return control.Errorf(contract.ExitUsage, "note takes a loop name and a text ('-' reads it from standard input)")
 			default:
 				var err error
 				if text, err = noteText(e.Stdin, strings.Join(args[1:], " ")); err != nil { // note NAME the API moved: one note, as typed
@@ -88,16 +88,16 @@ func noteText(in io.Reader, arg string) (string, error) {
 	if arg == "-" {
 		data, err := io.ReadAll(io.LimitReader(in, maxNote+1))
 		if err != nil {
-			return "", control.Errorf(words.ExitFailed, "read note: %v", err)
+			return "", control.Errorf(contract.ExitFailed, "read note: %v", err)
 		}
 		text = string(data)
 	}
 	text = strings.TrimRight(text, "\n")
 	switch {
 	case strings.TrimSpace(text) == "":
-		return "", control.Errorf(words.ExitUsage, "the note is empty")
+		return "", control.Errorf(contract.ExitUsage, "the note is empty")
 	case len(text) > maxNote:
-		return "", control.Errorf(words.ExitUsage, "the note is longer than %d KiB", maxNote>>10)
+		return "", control.Errorf(contract.ExitUsage, "the note is longer than %d KiB", maxNote>>10)
 	}
 	return text, nil
 }
@@ -163,7 +163,7 @@ func limitFlags(fs *flag.FlagSet) func() (*state.Limits, error) {
 			}
 			s := strings.TrimSpace(raw)
 			if err := parse(strings.TrimPrefix(s, "+")); err != nil {
-				return control.Errorf(words.ExitUsage, "invalid value %q for --%s: %v", raw, name, err)
+				return control.Errorf(contract.ExitUsage, "invalid value %q for --%s: %v", raw, name, err)
 			}
 			return nil
 		}

@@ -11,11 +11,11 @@ import (
 	"github.com/peterbourgon/ff/v3/ffcli"
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
-	"github.com/ralph-tmux/ralph.tmux/watch/between"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
+	"github.com/ralph-tmux/ralph.tmux/watch/gitwork"
 	"github.com/ralph-tmux/ralph.tmux/watch/plan"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 func tasksCommand(e env) *ffcli.Command {
@@ -43,7 +43,7 @@ Examples:
 				return err
 			}
 			if len(args) != 1 {
-				return control.Errorf(words.ExitUsage, "tasks takes one plan file or loop name, got %d arguments", len(args))
+				return control.Errorf(contract.ExitUsage, "tasks takes one plan file or loop name, got %d arguments", len(args))
 			}
 			info, err := os.Stat(args[0])
 			isLoop := err == nil && info.IsDir() && control.ValidName(args[0]) && state.Exists(state.Root(e.Getenv), args[0])
@@ -55,7 +55,7 @@ Examples:
 			}
 			p, _, err := plan.Load(args[0])
 			if err != nil {
-				return control.Errorf(words.ExitUsage, "%v", err)
+				return control.Errorf(contract.ExitUsage, "%v", err)
 			}
 			warnRenamed(e, p)
 			if err := control.WritePlan(e.Stdout, args[0], p, nil, *asJSON); err != nil {
@@ -106,17 +106,17 @@ func sayTemplate(e env, p *plan.Plan, asJSON bool) {
 // loopTasks shows the plan of the loop of that name, with each task's attempts.
 func loopTasks(e env, name string, asJSON bool) error {
 	if !control.ValidName(name) {
-		return control.Errorf(words.ExitUsage, "tasks %s: no such plan file or loop", name)
+		return control.Errorf(contract.ExitUsage, "tasks %s: no such plan file or loop", name)
 	}
 	l, err := control.Find(state.Root(e.Getenv), name)
 	if err != nil {
-		return control.Errorf(words.ExitUsage, "tasks %s: no such plan file or loop", name)
+		return control.Errorf(contract.ExitUsage, "tasks %s: no such plan file or loop", name)
 	}
 	rec := l.State.Tasks
 	if rec == nil {
-		return control.Errorf(words.ExitUsage, "loop '%s' works through no plan (run it with --tasks FILE)", name)
+		return control.Errorf(contract.ExitUsage, "loop '%s' works through no plan (run it with --tasks FILE)", name)
 	}
-	file, checkout := rec.File, between.CheckoutCopy(l.State.Worktree, rec.File)
+	file, checkout := rec.File, gitwork.CheckoutCopy(l.State.Worktree, rec.File)
 	p, data, err := plan.Load(file)
 	if err != nil && checkout != "" { // its worktree removed (finish --remove): the plan is the person's copy now
 		if cp, _, cerr := plan.Load(checkout); cerr == nil {

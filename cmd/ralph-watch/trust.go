@@ -7,9 +7,9 @@ import (
 	"github.com/peterbourgon/ff/v3/ffcli"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/config"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 func trustCommand(e env) *ffcli.Command {
@@ -35,15 +35,15 @@ Examples:
 			root := state.Root(e.Getenv)
 			if *list {
 				if len(args) > 0 || *revoke || *check {
-					return control.Errorf(words.ExitUsage, "--list takes no folder nor other flag")
+					return control.Errorf(contract.ExitUsage, "--list takes no folder nor other flag")
 				}
 				return config.ListTrusted(e.Stdout, root)
 			}
 			if *revoke && *check {
-				return control.Errorf(words.ExitUsage, "give --revoke or --check, not both")
+				return control.Errorf(contract.ExitUsage, "give --revoke or --check, not both")
 			}
 			if len(args) > 1 {
-				return control.Errorf(words.ExitUsage, "trust takes one folder, got %d: %s", len(args), strings.Join(args, " "))
+				return control.Errorf(contract.ExitUsage, "trust takes one folder, got %d: %s", len(args), strings.Join(args, " "))
 			}
 			dir := "."
 			if len(args) == 1 {

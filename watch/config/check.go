@@ -12,10 +12,10 @@ import (
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
-	"github.com/ralph-tmux/ralph.tmux/watch/between"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
+	"github.com/ralph-tmux/ralph.tmux/watch/gitwork"
 	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // Env is what checking the flags reads of the outside world.
@@ -57,27 +57,27 @@ func (f *Run) Check(e Env, command []string) error {
 		{cfg.Budget.CostUSD < 0 || math.IsNaN(cfg.Budget.CostUSD) || math.IsInf(cfg.Budget.CostUSD, 0), "--max-cost must be a number of US dollars, not negative"},
 	} {
 		if refused.is {
-			return control.Errorf(words.ExitUsage, "%s", refused.msg)
+			return control.Errorf(contract.ExitUsage, "%s", refused.msg)
 		}
 	}
 	var err error
 	if f.DonePattern != "" {
 		if cfg.DonePattern, err = regexp.Compile(f.DonePattern); err != nil {
-			return control.Errorf(words.ExitUsage, "invalid --done-pattern: %v", err)
+			return control.Errorf(contract.ExitUsage, "invalid --done-pattern: %v", err)
 		}
 	}
 	if len(command) == 0 {
-		return control.Errorf(words.ExitUsage, "no command provided (use -- command...)")
+		return control.Errorf(contract.ExitUsage, "no command provided (use -- command...)")
 	}
 	cfg.Command = shellWords(command, cfg.PromptMode)
 	if err := applyAgent(e, f); err != nil {
 		return err
 	}
 	if cfg.PromptFile, err = filepath.Abs(f.PromptFile); err != nil {
-		return control.Errorf(words.ExitUsage, "prompt file: %v", err)
+		return control.Errorf(contract.ExitUsage, "prompt file: %v", err)
 	}
 	if _, err := watch.ReadPrompt(cfg.PromptFile); err != nil { // checked now: a loop that cannot read it never starts
-		return control.Errorf(words.ExitUsage, "%v", err)
+		return control.Errorf(contract.ExitUsage, "%v", err)
 	}
 	for _, p := range []struct {
 		name      string
@@ -85,7 +85,7 @@ func (f *Run) Check(e Env, command []string) error {
 	}{{"done file", &f.DoneFile, &cfg.DoneFile}, {"pause file", &f.PauseFile, &cfg.PauseFile}, {"progress file", &f.ProgressFile, &cfg.ProgressFile}} {
 		if *p.from != "" {
 			if *p.abs, err = filepath.Abs(*p.from); err != nil {
-				return control.Errorf(words.ExitUsage, "%s: %v", p.name, err)
+				return control.Errorf(contract.ExitUsage, "%s: %v", p.name, err)
 			}
 		}
 	}
@@ -139,10 +139,10 @@ func applyAgent(e Env, f *Run) error {
 	}
 	p, ok := agent.Lookup(name)
 	if !ok {
-		return control.Errorf(words.ExitUsage, "unknown --agent %q: use %s", f.Agent, strings.Join(agent.Names(), ", "))
+		return control.Errorf(contract.ExitUsage, "unknown --agent %q: use %s", f.Agent, strings.Join(agent.Names(), ", "))
 	}
 	if !p.Supports(cfg.PromptMode) {
-		return control.Errorf(words.ExitUsage, "%s does not take prompts in %s mode: use --prompt-mode type", name, cfg.PromptMode)
+		return control.Errorf(contract.ExitUsage, "%s does not take prompts in %s mode: use --prompt-mode type", name, cfg.PromptMode)
 	}
 	for _, o := range []struct {
 		flag, value string
@@ -158,7 +158,7 @@ func applyAgent(e Env, f *Run) error {
 		}
 		re, err := regexp.Compile(o.value)
 		if err != nil {
-			return control.Errorf(words.ExitUsage, "invalid %s: %v", o.flag, err)
+			return control.Errorf(contract.ExitUsage, "invalid %s: %v", o.flag, err)
 		}
 		*o.re = re
 	}
@@ -166,12 +166,12 @@ func applyAgent(e Env, f *Run) error {
 		p.IdleGrace = f.IdleGrace
 	}
 	if cfg.LimitWait <= 0 {
-		return control.Errorf(words.ExitUsage, "--limit-wait must be more than 0")
+		return control.Errorf(contract.ExitUsage, "--limit-wait must be more than 0")
 	}
 	cfg.Agent, cfg.ReadyPattern = p, p.Ready
 	command, err := p.CommandFor(cfg.PromptMode, cfg.Command)
 	if err != nil {
-		return control.Errorf(words.ExitUsage, "%v", err)
+		return control.Errorf(contract.ExitUsage, "%v", err)
 	}
 	cfg.Command = command
 	if why := agent.ParseLaunch(command).NoTerminal; why != "" && cfg.PromptMode == agent.ModeType {
@@ -191,7 +191,7 @@ func applyContext(f *Run) error {
 	if f.WindowsFile != "" {
 		w, err := receipt.LoadWindows(f.WindowsFile)
 		if err != nil {
-			return control.Errorf(words.ExitUsage, "--context-windows: %v", err)
+			return control.Errorf(contract.ExitUsage, "--context-windows: %v", err)
 		}
 		cfg.ContextWindows = w
 	}
@@ -199,9 +199,9 @@ func applyContext(f *Run) error {
 	case cfg.MaxContext == 0:
 		return nil
 	case cfg.MaxContext < 0 || cfg.MaxContext > 100-15:
-		return control.Errorf(words.ExitUsage, "--max-context %d: give a share of the context window from 1 to 85 (percent; the iteration ends 15 points later)", cfg.MaxContext)
+		return control.Errorf(contract.ExitUsage, "--max-context %d: give a share of the context window from 1 to 85 (percent; the iteration ends 15 points later)", cfg.MaxContext)
 	case !watch.ReportsContext(cfg.Agent.Name):
-		return control.Errorf(words.ExitUsage, "--max-context: %s does not tell how full its context window is (Claude Code, Codex and Gemini CLI do; give --agent)", agentName(cfg))
+		return control.Errorf(contract.ExitUsage, "--max-context: %s does not tell how full its context window is (Claude Code, Codex and Gemini CLI do; give --agent)", agentName(cfg))
 	}
 	return nil
 }
@@ -213,7 +213,7 @@ func applyPrices(e Env, f *Run) error {
 	if f.PricesFile != "" {
 		prices, err := receipt.LoadPrices(f.PricesFile)
 		if err != nil {
-			return control.Errorf(words.ExitUsage, "--prices: %v", err)
+			return control.Errorf(contract.ExitUsage, "--prices: %v", err)
 		}
 		cfg.Prices = prices
 	}
@@ -239,23 +239,23 @@ func agentName(cfg *watch.Config) string {
 func applyTasks(f *Run) error {
 	if f.TasksFile == "" {
 		if f.Config.Review {
-			return control.Errorf(words.ExitUsage, "--review needs --tasks FILE: it reviews the plan's tasks")
+			return control.Errorf(contract.ExitUsage, "--review needs --tasks FILE: it reviews the plan's tasks")
 		}
 		if f.Config.TaskID != "" {
-			return control.Errorf(words.ExitUsage, "--task needs --tasks FILE: it names a task of the plan")
+			return control.Errorf(contract.ExitUsage, "--task needs --tasks FILE: it names a task of the plan")
 		}
 		return nil
 	}
 	path, err := filepath.Abs(f.TasksFile)
 	if err != nil {
-		return control.Errorf(words.ExitUsage, "tasks file: %v", err)
+		return control.Errorf(contract.ExitUsage, "tasks file: %v", err)
 	}
 	p, _, err := watch.ReadTasks(path)
 	if err != nil {
-		return control.Errorf(words.ExitUsage, "%v", err)
+		return control.Errorf(contract.ExitUsage, "%v", err)
 	}
 	if id := f.Config.TaskID; id != "" && p.Task(id) == nil {
-		return control.Errorf(words.ExitUsage, "--task %s: the plan %s has no such task", id, path)
+		return control.Errorf(contract.ExitUsage, "--task %s: the plan %s has no such task", id, path)
 	}
 	f.Config.TasksFile = path
 	return nil
@@ -270,11 +270,11 @@ func (f *Run) CheckGit(dir string) error {
 	if dir == "" {
 		dir, _ = os.Getwd()
 	}
-	if between.InGitRepo(dir) {
+	if gitwork.InGitRepo(dir) {
 		return nil
 	}
 	if f.Worktree {
-		return control.Errorf(words.ExitUsage, "--worktree needs a git repository: %s is not in one", dir)
+		return control.Errorf(contract.ExitUsage, "--worktree needs a git repository: %s is not in one", dir)
 	}
-	return control.Errorf(words.ExitUsage, "--stall-limit needs a git repository: %s is not in one", dir)
+	return control.Errorf(contract.ExitUsage, "--stall-limit needs a git repository: %s is not in one", dir)
 }

@@ -16,7 +16,7 @@ import (
 
 	"github.com/peterbourgon/ff/v3"
 
-	"github.com/ralph-tmux/ralph.tmux/watch/between"
+	"github.com/ralph-tmux/ralph.tmux/watch/checks"
 	"github.com/ralph-tmux/ralph.tmux/watch/plan"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 )
@@ -27,7 +27,7 @@ import (
 // so are their hints. A key is read as ff matches it (a flag name, or its
 // RALPH_ variable's name) and passed on by the flag's own name, so a command
 // key has one spelling to check. Sum gets the SHA-256 of the bytes parsed.
-func configParser(fs *flag.FlagSet, checks *[]between.Check, sum *string) ff.ConfigFileParser {
+func configParser(fs *flag.FlagSet, list *[]checks.Check, sum *string) ff.ConfigFileParser {
 	return func(r io.Reader, set func(name, value string) error) error {
 		data, err := io.ReadAll(r)
 		if err != nil {
@@ -41,11 +41,11 @@ func configParser(fs *flag.FlagSet, checks *[]between.Check, sum *string) ff.Con
 			}
 			switch name {
 			case "check":
-				before := len(*checks)
+				before := len(*list)
 				if err := set(name, value); err != nil {
 					return err
 				}
-				seen, skipped = true, len(*checks) == before
+				seen, skipped = true, len(*list) == before
 				return nil
 			case "check-hint":
 				if !seen {
@@ -101,7 +101,7 @@ func (s Settings) FromFile() []state.CommandSource {
 // ReadSettings fills fs, whose command line is parsed, as ff orders them:
 // RALPH_* variables (withEnv), then dir's .ralph/config, for what is still
 // unset. It records where each command came from.
-func ReadSettings(fs *flag.FlagSet, checks *[]between.Check, dir string, withEnv bool) (Settings, error) {
+func ReadSettings(fs *flag.FlagSet, list *[]checks.Check, dir string, withEnv bool) (Settings, error) {
 	var s Settings
 	byFlag := Visited(fs)
 	if withEnv {
@@ -115,7 +115,7 @@ func ReadSettings(fs *flag.FlagSet, checks *[]between.Check, dir string, withEnv
 		return s, err
 	}
 	err = ff.Parse(fs, nil, ff.WithConfigFile(path), ff.WithAllowMissingConfigFile(true),
-		ff.WithConfigFileParser(configParser(fs, checks, &s.Sum)))
+		ff.WithConfigFileParser(configParser(fs, list, &s.Sum)))
 	if err != nil {
 		return s, err
 	}
@@ -137,7 +137,7 @@ func ReadSettings(fs *flag.FlagSet, checks *[]between.Check, dir string, withEnv
 		values := []string{fl.Value.String()}
 		if fl.Name == "check" {
 			values = nil
-			for _, c := range *checks {
+			for _, c := range *list {
 				values = append(values, c.Command)
 			}
 		}

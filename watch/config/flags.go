@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ralph-tmux/ralph.tmux/watch/between"
+	"github.com/ralph-tmux/ralph.tmux/watch/checks"
 )
 
 // Duration is a flag that accepts Go durations (90s, 3m) and bare integers
@@ -77,7 +77,7 @@ func ParseDuration(s string) (time.Duration, error) {
 
 // checkFlag adds a check for every --check; checkHintFlag gives the check
 // just before it its hint. Both fill one list, so order keeps them paired.
-type checkFlag struct{ checks *[]between.Check }
+type checkFlag struct{ checks *[]checks.Check }
 
 func (f checkFlag) String() string { return "" }
 
@@ -85,11 +85,11 @@ func (f checkFlag) Set(s string) error {
 	if strings.TrimSpace(s) == "" {
 		return errors.New("empty check command")
 	}
-	*f.checks = append(*f.checks, between.Check{Command: s})
+	*f.checks = append(*f.checks, checks.Check{Command: s})
 	return nil
 }
 
-type checkHintFlag struct{ checks *[]between.Check }
+type checkHintFlag struct{ checks *[]checks.Check }
 
 func (f checkHintFlag) String() string { return "" }
 

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // trustKey is how trust records a config file: absolute, symlinks
@@ -28,7 +28,7 @@ func Trust(w io.Writer, root, dir string) error {
 		return err
 	}
 	if err := state.Trust(root, key, s.Sum, time.Now()); err != nil {
-		return control.Errorf(words.ExitFailed, "%v", err)
+		return control.Errorf(contract.ExitFailed, "%v", err)
 	}
 	if cmds := s.FromFile(); len(cmds) > 0 {
 		fmt.Fprintf(w, "trusted %s: run may run %s\n", s.File, describe(cmds))
@@ -46,14 +46,14 @@ func dirSettings(dir string, withEnv bool) (Settings, string, error) {
 	path := filepath.Join(dir, ".ralph", "config")
 	s, err := ReadSettings(fs, &f.Config.Checks, dir, withEnv)
 	if err != nil {
-		return s, "", control.Errorf(words.ExitUsage, "%s: %v", path, err)
+		return s, "", control.Errorf(contract.ExitUsage, "%s: %v", path, err)
 	}
 	if s.File == "" {
-		return s, "", control.Errorf(words.ExitUsage, "no config file: %s", path)
+		return s, "", control.Errorf(contract.ExitUsage, "no config file: %s", path)
 	}
 	key, err := trustKey(s.File)
 	if err != nil {
-		return s, "", control.Errorf(words.ExitUsage, "%v", err)
+		return s, "", control.Errorf(contract.ExitUsage, "%v", err)
 	}
 	return s, key, nil
 }
@@ -62,7 +62,7 @@ func dirSettings(dir string, withEnv bool) (Settings, string, error) {
 func Revoke(w io.Writer, root, dir string) error {
 	shown, err := filepath.Abs(filepath.Join(dir, ".ralph", "config"))
 	if err != nil {
-		return control.Errorf(words.ExitUsage, "%v", err)
+		return control.Errorf(contract.ExitUsage, "%v", err)
 	}
 	key, err := trustKey(shown)
 	if err != nil { // the file may be gone: forget the path as given
@@ -70,7 +70,7 @@ func Revoke(w io.Writer, root, dir string) error {
 	}
 	found, err := state.Revoke(root, key)
 	if err != nil {
-		return control.Errorf(words.ExitFailed, "%v", err)
+		return control.Errorf(contract.ExitFailed, "%v", err)
 	}
 	if !found {
 		fmt.Fprintf(w, "%s was not trusted\n", shown)
@@ -84,7 +84,7 @@ func Revoke(w io.Writer, root, dir string) error {
 func ListTrusted(w io.Writer, root string) error {
 	list, err := state.TrustList(root)
 	if err != nil {
-		return control.Errorf(words.ExitFailed, "%v", err)
+		return control.Errorf(contract.ExitFailed, "%v", err)
 	}
 	for _, t := range list {
 		now := "unchanged"
@@ -114,14 +114,14 @@ func CheckTrusted(w io.Writer, root, dir string) error {
 		return nil
 	}
 	if ok, err := state.IsTrusted(root, key, s.Sum); err != nil {
-		return control.Errorf(words.ExitFailed, "%v", err)
+		return control.Errorf(contract.ExitFailed, "%v", err)
 	} else if ok {
 		return nil
 	}
 	for _, c := range cmds {
 		fmt.Fprintf(w, "%s %s\n", c.Key, control.QuoteCommand(c.Command))
 	}
-	return control.Errorf(words.ExitFailed, "")
+	return control.Errorf(contract.ExitFailed, "")
 }
 
 // CheckTrust refuses to run commands a config file gives unless this user
@@ -134,11 +134,11 @@ func CheckTrust(root string, s Settings) error {
 	}
 	key, err := trustKey(s.File)
 	if err != nil {
-		return control.Errorf(words.ExitUsage, "%s: %v", s.File, err)
+		return control.Errorf(contract.ExitUsage, "%s: %v", s.File, err)
 	}
 	trusted, err := state.TrustedSum(root, key)
 	if err != nil {
-		return control.Errorf(words.ExitFailed, "%v", err)
+		return control.Errorf(contract.ExitFailed, "%v", err)
 	}
 	if trusted == s.Sum {
 		return nil
@@ -147,7 +147,7 @@ func CheckTrust(root string, s Settings) error {
 	if trusted != "" {
 		changed = " (changed since it was trusted)"
 	}
-	return control.Errorf(words.ExitUsage, "%s%s would run commands: %s; trust it with: ralph-watch trust %s",
+	return control.Errorf(contract.ExitUsage, "%s%s would run commands: %s; trust it with: ralph-watch trust %s",
 		s.File, changed, describe(cmds), QuoteWord(filepath.Dir(filepath.Dir(s.File))))
 }
 
@@ -157,11 +157,11 @@ func CheckTrust(root string, s Settings) error {
 func CheckResumeTrust(root string, st *state.State) error {
 	f, fs := NewRun()
 	if err := fs.Parse(st.WatcherArgs); err != nil {
-		return control.Errorf(words.ExitFailed, "recorded arguments: %v", err)
+		return control.Errorf(contract.ExitFailed, "recorded arguments: %v", err)
 	}
 	s, err := ReadSettings(fs, &f.Config.Checks, st.WatcherDir, true)
 	if err != nil {
-		return control.Errorf(words.ExitUsage, "%v", err)
+		return control.Errorf(contract.ExitUsage, "%v", err)
 	}
 	return CheckTrust(root, s)
 }

@@ -8,10 +8,10 @@ import (
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/ended"
 	"github.com/ralph-tmux/ralph.tmux/watch/iteration"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // Pause stops a loop from starting new iterations; its agent runs on. Its
@@ -23,20 +23,20 @@ func Pause(l *Loop, out, warn io.Writer, clk clock.Clock) error {
 		fmt.Fprintf(warn, "ralph-watch: warning: loop '%s' is already paused\n", l.Name)
 		return nil
 	case l.State.Status != state.Running:
-		return Errorf(words.ExitFailed, "ralph loop for '%s' has status '%s'", l.Name, l.Status())
+		return Errorf(contract.ExitFailed, "ralph loop for '%s' has status '%s'", l.Name, l.Status())
 	case l.Watched:
 		if err := tell(l, state.RequestPause); err != nil {
 			return err
 		}
 		if !waitFor(l, clk, answerWait, func(st *state.State) bool { return st.Status != state.Running }) {
-			return Errorf(words.ExitFailed, "the watcher of '%s' did not answer the pause request", l.Name)
+			return Errorf(contract.ExitFailed, "the watcher of '%s' did not answer the pause request", l.Name)
 		}
 	default:
-		if err := withoutWatcher(l, func(st *state.State) { words.StatusPaused.Record(st, "request", clk.Now()) }); err != nil {
+		if err := withoutWatcher(l, func(st *state.State) { contract.StatusPaused.Record(st, "request", clk.Now()) }); err != nil {
 			return err
 		}
 		_ = l.Store.Log(clk.Now(), "PAUSE", "loop paused reason=request")
-		showPaneStatus(l, words.StatusPaused, clk.Now())
+		showPaneStatus(l, contract.StatusPaused, clk.Now())
 	}
 	fmt.Fprintf(out, "paused ralph loop for %s\n", l.Name)
 	return nil
@@ -57,16 +57,16 @@ func Resumable(l *Loop, warn io.Writer, clk clock.Clock) (bool, error) {
 		fmt.Fprintf(warn, "ralph-watch: warning: loop '%s' is not paused\n", l.Name)
 		return false, nil
 	case endedAtLimit(l.State) && !limitRaised(l, clk.Now()):
-		return false, Errorf(words.ExitFailed, "%s", raiseHint(l))
+		return false, Errorf(contract.ExitFailed, "%s", raiseHint(l))
 	case endedMendable(l.State) && unmended(l) != "":
-		return false, Errorf(words.ExitFailed, "%s", unmended(l))
+		return false, Errorf(contract.ExitFailed, "%s", unmended(l))
 	case l.State.Status != state.Running && l.State.Status != state.Paused && !endedByGone(l.State) && !endedAtLimit(l.State) && !endedByStop(l.State) && !endedMendable(l.State):
-		return false, Errorf(words.ExitFailed, "%s", notResumed(l))
+		return false, Errorf(contract.ExitFailed, "%s", notResumed(l))
 	case l.Watched && !unwatched(l, clk, answerWait): // paused or ended, and its watcher still finishing
-		return false, Errorf(words.ExitFailed, "loop '%s' still has a watcher", l.Name)
+		return false, Errorf(contract.ExitFailed, "loop '%s' still has a watcher", l.Name)
 	}
 	if len(l.State.WatcherArgs) == 0 {
-		return false, Errorf(words.ExitFailed, "the state of '%s' does not say how its watcher was started; start it again with 'ralph-watch run --replace'", l.Name)
+		return false, Errorf(contract.ExitFailed, "the state of '%s' does not say how its watcher was started; start it again with 'ralph-watch run --replace'", l.Name)
 	}
 	return true, nil
 }
@@ -74,7 +74,7 @@ func Resumable(l *Loop, warn io.Writer, clk clock.Clock) (bool, error) {
 // Stop ends a loop and, with kill, its agent. Its watcher, if one runs, is
 // asked and awaited; else the state and pane are changed here.
 func Stop(l *Loop, kill bool, out io.Writer, clk clock.Clock) error {
-	if was := words.StatusOf(l.State); !was.Live() && !l.Watched {
+	if was := contract.StatusOf(l.State); !was.Live() && !l.Watched {
 		stopEnded(l, was, kill, out, clk)
 		return nil
 	}
@@ -88,13 +88,13 @@ func Stop(l *Loop, kill bool, out io.Writer, clk clock.Clock) error {
 		}
 		// Answered, or its watcher went without answering (killed as it was
 		// asked: its lock outlives its pid while its last thread ends).
-		if !waitFor(l, clk, stopWait, func(st *state.State) bool { return !words.StatusOf(st).Live() || !l.Store.Locked() }) {
-			return Errorf(words.ExitFailed, "the watcher of '%s' did not answer the stop request", l.Name)
+		if !waitFor(l, clk, stopWait, func(st *state.State) bool { return !contract.StatusOf(st).Live() || !l.Store.Locked() }) {
+			return Errorf(contract.ExitFailed, "the watcher of '%s' did not answer the stop request", l.Name)
 		}
 		if st, err := l.Store.Load(); err == nil {
 			l.State = st // what a watcher that answered as it went wrote
 		}
-		if words.StatusOf(l.State).Live() {
+		if contract.StatusOf(l.State).Live() {
 			l.Store.TakeRequest() // no watcher is left to take it: a resumed one would stop at once
 			l.Watched = false
 		}
@@ -102,9 +102,9 @@ func Stop(l *Loop, kill bool, out io.Writer, clk clock.Clock) error {
 	if !l.Watched {
 		recordStopped(l, clk.Now()) // before its agent may be ended: the receipt a watcher would have written
 		if err := withoutWatcher(l, func(st *state.State) {
-			reason := map[bool]words.Reason{false: words.ReasonStopped, true: words.ReasonKilled}[kill]
+			reason := map[bool]contract.Reason{false: contract.ReasonStopped, true: contract.ReasonKilled}[kill]
 			reason.Write(st)
-			words.StatusStopped.Record(st, string(reason), clk.Now())
+			contract.StatusStopped.Record(st, string(reason), clk.Now())
 		}); err != nil {
 			return err
 		}
@@ -112,7 +112,7 @@ func Stop(l *Loop, kill bool, out io.Writer, clk clock.Clock) error {
 		if kill {
 			endAgent(l, clk)
 		}
-		showPaneStatus(l, words.StatusStopped, clk.Now())
+		showPaneStatus(l, contract.StatusStopped, clk.Now())
 	}
 	fmt.Fprintf(out, "stopped ralph loop for %s\n", l.Name)
 	return nil
@@ -120,7 +120,7 @@ func Stop(l *Loop, kill bool, out io.Writer, clk clock.Clock) error {
 
 // stopEnded answers a stop of a loop that has already ended: one line, for
 // the loop is stopped as asked; kill still ends an agent left running.
-func stopEnded(l *Loop, was words.Status, kill bool, out io.Writer, clk clock.Clock) {
+func stopEnded(l *Loop, was contract.Status, kill bool, out io.Writer, clk clock.Clock) {
 	if kill && l.Pane == PaneRunning {
 		endAgent(l, clk)
 		fmt.Fprintf(out, "ralph loop for %s had already ended (%s); ended its agent\n", l.Name, was)
@@ -155,10 +155,10 @@ func endAgent(l *Loop, clk clock.Clock) {
 // Send types message into the loop's pane as the prompt is typed, then Enter.
 func Send(ctx context.Context, l *Loop, message string, out, warn io.Writer) error {
 	if l.Pane != PaneRunning {
-		return Errorf(words.ExitFailed, "loop '%s' is not running (pane %s %s)", l.Name, l.State.PaneID, l.Pane)
+		return Errorf(contract.ExitFailed, "loop '%s' is not running (pane %s %s)", l.Name, l.State.PaneID, l.Pane)
 	}
 	if err := iteration.Send(ctx, l.Tmux, l.State.PaneID, l.Name, message, warn); err != nil {
-		return Errorf(words.ExitFailed, "send: %v", err)
+		return Errorf(contract.ExitFailed, "send: %v", err)
 	}
 	fmt.Fprintf(out, "sent message to %s\n", l.Name)
 	return nil
@@ -185,7 +185,7 @@ func Clean(root string, names []string, out, warn io.Writer) error {
 			fmt.Fprintf(warn, "ralph-watch: warning: loop '%s' is still running (only ralph state removed)\n", name)
 		}
 		if err := l.Store.Remove(); err != nil {
-			return Errorf(words.ExitFailed, "remove state of '%s': %v", name, err)
+			return Errorf(contract.ExitFailed, "remove state of '%s': %v", name, err)
 		}
 		forgetPane(l)
 		fmt.Fprintf(out, "cleaned ralph state for %s\n", name)
@@ -195,7 +195,7 @@ func Clean(root string, names []string, out, warn io.Writer) error {
 		}
 	}
 	if refused {
-		return Errorf(words.ExitFailed, "")
+		return Errorf(contract.ExitFailed, "")
 	}
 	return nil
 }

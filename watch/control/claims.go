@@ -11,9 +11,9 @@ import (
 	"syscall"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/fan"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // Claim folders beside the loops' (dot folders: no loop can be named so):
@@ -32,15 +32,15 @@ const (
 func claimFileIn(root, dir, file, what, loop string, decide func(holder string) error) (release func(), err error) {
 	dir = filepath.Join(root, dir)
 	if err := os.MkdirAll(dir, 0o700); err != nil { // before anything is spawned: a usage error, as state.Open says
-		return nil, Errorf(words.ExitUsage, "%v", state.Unwritable(root, err))
+		return nil, Errorf(contract.ExitUsage, "%v", state.Unwritable(root, err))
 	}
 	f, err := os.OpenFile(filepath.Join(dir, file), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
-		return nil, Errorf(words.ExitUsage, "%v", state.Unwritable(root, err))
+		return nil, Errorf(contract.ExitUsage, "%v", state.Unwritable(root, err))
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
 		f.Close()
-		return nil, Errorf(words.ExitFailed, "claim %s: %v", what, err)
+		return nil, Errorf(contract.ExitFailed, "claim %s: %v", what, err)
 	}
 	release = func() { f.Close() }
 	data, _ := io.ReadAll(f)
@@ -56,7 +56,7 @@ func claimFileIn(root, dir, file, what, loop string, decide func(holder string) 
 	}
 	if err != nil {
 		release()
-		return nil, Errorf(words.ExitFailed, "claim %s: %v", what, err)
+		return nil, Errorf(contract.ExitFailed, "claim %s: %v", what, err)
 	}
 	return release, nil
 }
@@ -83,7 +83,7 @@ func ClaimPlan(root, plan, shown, task, name string, how Claim, out io.Writer, c
 		key += "#" + task
 	}
 	if f := fanOn(root, strings.TrimSuffix(key, "#"+task)); f != "" {
-		return nil, Errorf(words.ExitUsage, "plan %s is worked by fan %q: a loop beside it would take its tasks. "+
+		return nil, Errorf(contract.ExitUsage, "plan %s is worked by fan %q: a loop beside it would take its tasks. "+
 			"Let the fan work it, or stop it first with 'ralph-watch stop %s'", shown, f, f)
 	}
 	sum := sha256.Sum256([]byte(key))
@@ -96,7 +96,7 @@ func ClaimPlan(root, plan, shown, task, name string, how Claim, out io.Writer, c
 		case l == nil:
 			return nil
 		case how != ClaimReplace:
-			return Errorf(words.ExitUsage, "plan %s is worked by loop %q: two loops on one plan take the same task. "+
+			return Errorf(contract.ExitUsage, "plan %s is worked by loop %q: two loops on one plan take the same task. "+
 				"Run several on it with 'ralph-watch fan --tasks %s', or stop %s and take the plan over with --replace", shown, holder, shown, holder)
 		}
 		if err := takeOver(root, l, clk); err != nil {
@@ -121,7 +121,7 @@ func working(root, name string) *Loop {
 	if l.State.Tasks == nil && l.State.CurrentIteration > 0 { // a loop of that name since, with no plan
 		return nil
 	}
-	if l.Watched || words.StatusOf(l.State).Live() {
+	if l.Watched || contract.StatusOf(l.State).Live() {
 		return l
 	}
 	return nil

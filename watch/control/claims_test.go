@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // watching holds loop name's lock under root, as its watcher does, until the test ends.
@@ -49,7 +49,7 @@ func TestAPlanIsClaimedByOneLoopAtATimeAndNotBesideItsFan(t *testing.T) {
 	}
 	watching(t, filepath.Join(root, "b")) // b's watcher runs, before it writes its state
 	err := claim("c", "")
-	if err == nil || exitOf(err) != words.ExitUsage || !strings.Contains(err.Error(), `plan PLAN.md is worked by loop "b"`) ||
+	if err == nil || exitOf(err) != contract.ExitUsage || !strings.Contains(err.Error(), `plan PLAN.md is worked by loop "b"`) ||
 		!strings.Contains(err.Error(), "ralph-watch fan --tasks PLAN.md") || !strings.Contains(err.Error(), "--replace") {
 		t.Errorf("a second loop on b's plan: %v", err)
 	}
@@ -74,7 +74,7 @@ func TestAPlanIsClaimedByOneLoopAtATimeAndNotBesideItsFan(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = ClaimPlan(root, other, "OTHER.md", "", "x", ClaimReplace, io.Discard, clk)
-	if err == nil || exitOf(err) != words.ExitUsage || !strings.Contains(err.Error(), `plan OTHER.md is worked by fan "f"`) {
+	if err == nil || exitOf(err) != contract.ExitUsage || !strings.Contains(err.Error(), `plan OTHER.md is worked by fan "f"`) {
 		t.Errorf("a loop on a running fan's plan: %v", err)
 	}
 }

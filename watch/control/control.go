@@ -8,7 +8,7 @@ package control
 import (
 	"fmt"
 
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 )
 
 // Error is a command's failure: the one line to print (none if empty) and
@@ -26,4 +26,4 @@ func Errorf(code int, format string, args ...any) error {
 }
 
 // failed is an error of exit code 1 that prints err as it is.
-func failed(err error) error { return Errorf(words.ExitFailed, "%v", err) }
+func failed(err error) error { return Errorf(contract.ExitFailed, "%v", err) }

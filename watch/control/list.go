@@ -11,15 +11,15 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // Names are the names of the loops under root, sorted.
 func Names(root string) ([]string, error) {
 	names, err := state.List(root)
 	if err != nil {
-		return nil, Errorf(words.ExitFailed, "list loops: %v", err)
+		return nil, Errorf(contract.ExitFailed, "list loops: %v", err)
 	}
 	return names, nil
 }
@@ -88,7 +88,7 @@ func Logs(ctx context.Context, w io.Writer, l *Loop, lines int, live bool, clk c
 	path := l.Store.Path(state.LogFile)
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return Errorf(words.ExitFailed, "no iteration log found for loop '%s'", l.Name)
+		return Errorf(contract.ExitFailed, "no iteration log found for loop '%s'", l.Name)
 	}
 	fmt.Fprint(w, LastLines(string(data), lines))
 	if !live {

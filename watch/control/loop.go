@@ -6,9 +6,9 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // What a loop's pane is doing, as status and list show it.
@@ -63,7 +63,7 @@ func NameFrom(base, pane string) string {
 // Find reads the state of loop name under root and looks at its watcher and pane.
 func Find(root, name string) (*Loop, error) {
 	if !ValidName(name) {
-		return nil, Errorf(words.ExitUsage, "invalid loop name %q: use 1 to 64 of A-Z a-z 0-9 . _ -", name)
+		return nil, Errorf(contract.ExitUsage, "invalid loop name %q: use 1 to 64 of A-Z a-z 0-9 . _ -", name)
 	}
 	store, err := state.Find(root, name)
 	if err != nil {
@@ -111,14 +111,14 @@ func NameArg(args []string, cmd, pane string) (string, error) {
 	case len(args) == 1:
 		return args[0], nil
 	case len(args) > 1:
-		return "", Errorf(words.ExitUsage, "%s takes one loop name, got %d arguments", cmd, len(args))
+		return "", Errorf(contract.ExitUsage, "%s takes one loop name, got %d arguments", cmd, len(args))
 	}
 	if pane != "" {
-		if name, ok, _ := (&tmux.Exec{}).PaneOption(pane, words.OptionName); ok {
+		if name, ok, _ := (&tmux.Exec{}).PaneOption(pane, contract.OptionName); ok {
 			return name, nil
 		}
 	}
-	return "", Errorf(words.ExitUsage, "%s needs a loop name (see 'ralph-watch list')", cmd)
+	return "", Errorf(contract.ExitUsage, "%s needs a loop name (see 'ralph-watch list')", cmd)
 }
 
 // Status is the loop's status as a person needs it, in the pane's words: a
@@ -130,7 +130,7 @@ func (l *Loop) Status() string {
 	if l.State.Status == state.Running && !l.Watched {
 		return "monitor_disconnected"
 	}
-	return words.StatusOf(l.State).String()
+	return contract.StatusOf(l.State).String()
 }
 
 // ExitReason is why the loop ended, or why it is not watched.
@@ -153,7 +153,7 @@ func (l *Loop) ExitReason() string {
 // exited, removed), and left-running for an agent that runs on after its
 // loop ended, so that "running" never stands beside a loop that is over.
 func (l *Loop) WorkerStatus() string {
-	if l.Pane == PaneRunning && !words.StatusOf(l.State).Live() {
+	if l.Pane == PaneRunning && !contract.StatusOf(l.State).Live() {
 		return PaneLeftRunning
 	}
 	return l.Pane

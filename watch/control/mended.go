@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // endedMendable reports whether a loop failed for a cause the person can
@@ -19,9 +19,9 @@ func endedMendable(st *state.State) bool {
 	if st.Status != state.Failed {
 		return false
 	}
-	switch words.ReasonOf(st) {
-	case words.ReasonPromptFileMissing, words.ReasonTasksUnreadable, words.ReasonFatalExit, words.ReasonNotLoggedIn,
-		words.ReasonStartupDialog, words.ReasonStateUnwritable, words.ReasonConsecutiveFailures, words.ReasonStalled:
+	switch contract.ReasonOf(st) {
+	case contract.ReasonPromptFileMissing, contract.ReasonTasksUnreadable, contract.ReasonFatalExit, contract.ReasonNotLoggedIn,
+		contract.ReasonStartupDialog, contract.ReasonStateUnwritable, contract.ReasonConsecutiveFailures, contract.ReasonStalled:
 		return true
 	}
 	return false
@@ -33,13 +33,13 @@ func endedMendable(st *state.State) bool {
 func unmended(l *Loop) string {
 	st := l.State
 	again := fmt.Sprintf("then 'ralph-watch resume %s'", l.Name)
-	switch words.ReasonOf(st) {
-	case words.ReasonPromptFileMissing:
+	switch contract.ReasonOf(st) {
+	case contract.ReasonPromptFileMissing:
 		file := setting(st, "PromptFile", st.PromptFile)
 		if info, err := os.Stat(file); err != nil || !info.Mode().IsRegular() {
 			return fmt.Sprintf("loop '%s' failed because its prompt file %s could not be read, and it still cannot: put it back, %s", l.Name, file, again)
 		}
-	case words.ReasonTasksUnreadable:
+	case contract.ReasonTasksUnreadable:
 		file := setting(st, "TasksFile", "")
 		if file == "" && st.Tasks != nil {
 			file = st.Tasks.File
@@ -47,7 +47,7 @@ func unmended(l *Loop) string {
 		if info, err := os.Stat(file); file != "" && (err != nil || !info.Mode().IsRegular()) {
 			return fmt.Sprintf("loop '%s' failed because its plan %s could not be read, and it still cannot: put it back, %s", l.Name, file, again)
 		}
-	case words.ReasonFatalExit:
+	case contract.ReasonFatalExit:
 		if program := agent.ParseLaunch(st.Command).Word; program != "" && !found(program, st.Path) {
 			return fmt.Sprintf("loop '%s' failed because its command %s was not found, and it still is not on the loop's PATH: install it, %s", l.Name, program, again)
 		}
@@ -58,9 +58,9 @@ func unmended(l *Loop) string {
 // notResumed says why resume will not go on with a loop that has ended,
 // and what to do instead.
 func notResumed(l *Loop) string {
-	reason := words.ReasonOf(l.State)
+	reason := contract.ReasonOf(l.State)
 	switch {
-	case reason == words.ReasonTasksSkipped:
+	case reason == contract.ReasonTasksSkipped:
 		return fmt.Sprintf("loop '%s' has no task left open (%s): start a new run to try the skipped tasks again (this run is kept apart; 'ralph-watch status %s' lists them)", l.Name, reason, l.Name)
 	case l.State.Status == state.Stopped:
 		return fmt.Sprintf("loop '%s' is done (%s): nothing is left to resume; start a new run with 'ralph-watch run' (this run is kept apart)", l.Name, reason)

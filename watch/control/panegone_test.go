@@ -5,10 +5,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // A loop's pane that names no loop yet, on the loop's own server, is still
@@ -27,16 +27,16 @@ func TestAPaneItsWatcherDiedBeforeNamingIsStillTheLoops(t *testing.T) {
 	if PaneGone(l) {
 		t.Errorf("a pane of the loop's server that names no loop is gone")
 	}
-	srv.Must("set-option", "-p", "-t", pane, words.OptionName, "fan-x-1")
+	srv.Must("set-option", "-p", "-t", pane, contract.OptionName, "fan-x-1")
 	if PaneGone(l) {
 		t.Errorf("the pane that names the loop is gone")
 	}
-	srv.Must("set-option", "-p", "-t", pane, words.OptionName, "other")
+	srv.Must("set-option", "-p", "-t", pane, contract.OptionName, "other")
 	if !PaneGone(l) {
 		t.Errorf("a pane another loop named is the loop's")
 	}
 	l.State.ServerPID = 0
-	srv.Must("set-option", "-p", "-u", "-t", pane, words.OptionName)
+	srv.Must("set-option", "-p", "-u", "-t", pane, contract.OptionName)
 	if !PaneGone(l) {
 		t.Errorf("a pane of a server the loop did not record, naming no loop, is the loop's")
 	}

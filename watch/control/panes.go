@@ -11,8 +11,8 @@ import (
 	"syscall"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // PaneClaimedEnv tells a watcher that its starter claimed its pane for it
@@ -63,7 +63,7 @@ func LoopedBy(pane, holder string, how Claim) error {
 	if how == ClaimResume {
 		fix = "ralph-watch stop " + holder + " first"
 	}
-	return Errorf(words.ExitUsage, "pane %s is looped by %q (%s)", pane, holder, fix)
+	return Errorf(contract.ExitUsage, "pane %s is looped by %q (%s)", pane, holder, fix)
 }
 
 // claimFile names a pane's claim by its server's socket and its id.
@@ -89,7 +89,7 @@ func holding(root, name string, pane PaneOf) *Loop {
 		(st.TmuxSocket != "" && !SameFile(st.TmuxSocket, pane.Socket)) {
 		return nil
 	}
-	if l.Watched || words.StatusOf(st).Live() {
+	if l.Watched || contract.StatusOf(st).Live() {
 		return l
 	}
 	return nil
@@ -108,7 +108,7 @@ func takeOver(root string, l *Loop, clk clock.Clock) error {
 	if l.Store.Locked() && !unwatched(l, clk, exitWait) && l.State.WatcherPID > 0 {
 		syscall.Kill(l.State.WatcherPID, syscall.SIGKILL)
 		if !unwatched(l, clk, exitWait) {
-			return Errorf(words.ExitFailed, "loop '%s' did not stop", l.Name)
+			return Errorf(contract.ExitFailed, "loop '%s' did not stop", l.Name)
 		}
 		l.Watched = false
 		err = Stop(l, true, io.Discard, clk) // its record says it stopped

@@ -7,15 +7,15 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // +N is "N more" for every limit set and resume take: the limit in force
 // plus N; a limit that would be below what was spent is refused.
 func TestSetPlusNAddsToEveryLimitItKnows(t *testing.T) {
-	l := endedLoop(t, 4, 10, words.ReasonBudget)
+	l := endedLoop(t, 4, 10, contract.ReasonBudget)
 	l.State.MaxTokens, l.State.MaxCostUSD = 200000, 5
 	usd := 5.0
 	if err := receipt.Append(l.Store.Path(state.ReceiptsFile), receipt.Receipt{Iteration: 4,
@@ -45,7 +45,7 @@ func TestSetPlusNAddsToEveryLimitItKnows(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "--max-tokens 100000 is below the 200000 tokens already spent") {
 		t.Errorf("a limit below what was spent: %v", err)
 	}
-	free := endedLoop(t, 4, 0, words.ReasonPaused)
+	free := endedLoop(t, 4, 0, contract.ReasonPaused)
 	free.State.Status = state.Paused
 	err = Set(free, &state.Limits{Add: &state.Limits{MaxCostUSD: &cost}}, &bytes.Buffer{}, clock.Real{})
 	if err == nil || !strings.Contains(err.Error(), "no --max-cost limit to add to") {
@@ -80,7 +80,7 @@ func TestLimitsCheckAddsEachPlusNToTheLimitInForce(t *testing.T) {
 
 // resume of a loop the person stopped goes on.
 func TestResumeOfAStoppedLoopGoesOn(t *testing.T) {
-	for _, reason := range []words.Reason{words.ReasonStopped, words.ReasonKilled} {
+	for _, reason := range []contract.Reason{contract.ReasonStopped, contract.ReasonKilled} {
 		l := endedLoop(t, 3, 10, reason)
 		if ok, err := Resumable(l, &bytes.Buffer{}, clock.Real{}); !ok || err != nil {
 			t.Errorf("%s: Resumable = %v, %v", reason, ok, err)

@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/cast"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // Cast finds the cast of a loop's iteration, 0 for the newest, and says
@@ -20,7 +20,7 @@ func Cast(l *Loop, iteration int) (path string, found int, err error) {
 		return "", 0, failed(err)
 	}
 	if len(have) == 0 {
-		return "", 0, Errorf(words.ExitFailed, "loop %s has no casts (was it run with --no-cast, or has no iteration started?)", l.Name)
+		return "", 0, Errorf(contract.ExitFailed, "loop %s has no casts (was it run with --no-cast, or has no iteration started?)", l.Name)
 	}
 	found = have[len(have)-1]
 	if iteration != 0 {
@@ -31,7 +31,7 @@ func Cast(l *Loop, iteration int) (path string, found int, err error) {
 			}
 		}
 		if found == 0 {
-			return "", 0, Errorf(words.ExitFailed, "loop %s has no cast of iteration %d (casts of iterations %s)", l.Name, iteration, Ranges(have))
+			return "", 0, Errorf(contract.ExitFailed, "loop %s has no cast of iteration %d (casts of iterations %s)", l.Name, iteration, Ranges(have))
 		}
 	}
 	return filepath.Join(dir, cast.FileName(found)), found, nil

@@ -6,10 +6,10 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/ended"
 	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // How long a command waits for a watcher to answer, and how often it looks.
@@ -52,7 +52,7 @@ func unwatched(l *Loop, clk clock.Clock, timeout time.Duration) bool {
 // withoutWatcher changes the state of a loop no watcher holds, under its lock.
 func withoutWatcher(l *Loop, change func(*state.State)) error {
 	if err := l.Store.Lock(); err != nil {
-		return Errorf(words.ExitFailed, "loop '%s' is busy: %v", l.Name, err)
+		return Errorf(contract.ExitFailed, "loop '%s' is busy: %v", l.Name, err)
 	}
 	defer l.Store.Unlock()
 	st, err := l.Store.Load()
@@ -69,11 +69,11 @@ func withoutWatcher(l *Loop, change func(*state.State)) error {
 
 // showPaneStatus updates a loop's pane options when no watcher does; an
 // ended loop leaves the status line after @ralph-ended-linger.
-func showPaneStatus(l *Loop, status words.Status, now time.Time) {
+func showPaneStatus(l *Loop, status contract.Status, now time.Time) {
 	if l.Pane == PaneRemoved {
 		return
 	}
-	shown := words.Shown{Status: status, Name: l.Name, Iteration: l.State.CurrentIteration, Max: l.State.MaxIterations, Reason: l.State.Reason,
+	shown := contract.Shown{Status: status, Name: l.Name, Iteration: l.State.CurrentIteration, Max: l.State.MaxIterations, Reason: l.State.Reason,
 		Cost: receipt.Total(l.Receipts()).Compact()}
 	if !status.Live() {
 		shown.Ended = now
@@ -90,7 +90,7 @@ func forgetPane(l *Loop) {
 	if l.Pane == PaneRemoved {
 		return
 	}
-	if name, _, _ := l.Tmux.PaneOption(l.State.PaneID, words.OptionName); name == l.Name {
-		_ = l.Tmux.SetPaneOptions(l.State.PaneID, words.Unset())
+	if name, _, _ := l.Tmux.PaneOption(l.State.PaneID, contract.OptionName); name == l.Name {
+		_ = l.Tmux.SetPaneOptions(l.State.PaneID, contract.Unset())
 	}
 }

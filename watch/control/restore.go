@@ -12,10 +12,10 @@ import (
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/fan"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // RestoreSession is the session a loop's recreated window goes in.
@@ -126,7 +126,7 @@ func (r Rearm) Restore(root, socket string, dryRun bool, out, warn io.Writer) er
 	}
 	r.sayWaiting(waiting, each && !said, out)
 	if refused {
-		return Errorf(words.ExitFailed, "")
+		return Errorf(contract.ExitFailed, "")
 	}
 	return nil
 }
@@ -182,7 +182,7 @@ func (r Rearm) refusal(l *Loop) error {
 // environment lacks: the watcher takes them from it.
 func lacksSecrets(l *Loop) error {
 	if _, _, missing := agent.HideSecrets(l.State.Command, os.Getenv); len(missing) > 0 {
-		return Errorf(words.ExitUsage, "%s", MissingSecrets(missing, "ralph-watch resume "+l.Name))
+		return Errorf(contract.ExitUsage, "%s", MissingSecrets(missing, "ralph-watch resume "+l.Name))
 	}
 	return nil
 }
@@ -192,7 +192,7 @@ func lacksSecrets(l *Loop) error {
 func folderGone(l *Loop) error {
 	dir := folderOf(l.State)
 	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
-		return Errorf(words.ExitFailed, "the folder of '%s' is gone: %s", l.Name, dir)
+		return Errorf(contract.ExitFailed, "the folder of '%s' is gone: %s", l.Name, dir)
 	}
 	return nil
 }
@@ -205,13 +205,13 @@ func Restorable(l *Loop, socket string) bool {
 	if l.Watched || len(st.WatcherArgs) == 0 || !SameFile(st.TmuxSocket, socket) {
 		return false
 	}
-	return st.Status == state.Running || st.Status == state.Failed && words.ReasonOf(st) == words.ReasonServerGone
+	return st.Status == state.Running || st.Status == state.Failed && contract.ReasonOf(st) == contract.ReasonServerGone
 }
 
 // endedByGone reports whether a loop ended because its pane or server went
 // away: resume brings it back.
 func endedByGone(st *state.State) bool {
-	return st.Status == state.Failed && (words.ReasonOf(st) == words.ReasonServerGone || words.ReasonOf(st) == words.ReasonPaneClosed)
+	return st.Status == state.Failed && (contract.ReasonOf(st) == contract.ReasonServerGone || contract.ReasonOf(st) == contract.ReasonPaneClosed)
 }
 
 // PaneGone reports whether a loop's pane is gone: its server has no pane of
@@ -222,7 +222,7 @@ func PaneGone(l *Loop) bool {
 	if l.Pane == PaneRemoved {
 		return true
 	}
-	name, _, err := l.Tmux.PaneOption(l.State.PaneID, words.OptionName)
+	name, _, err := l.Tmux.PaneOption(l.State.PaneID, contract.OptionName)
 	if err == nil && name == "" && l.State.ServerPID != 0 {
 		return false
 	}
@@ -253,7 +253,7 @@ func (r Rearm) rearm(l *Loop) (where string, pid int, err error) {
 			return "", 0, err
 		}
 	case r.Target != "":
-		return "", 0, Errorf(words.ExitUsage, "loop '%s' still has its pane %s; -t is for a loop whose pane is gone", l.Name, l.State.PaneID)
+		return "", 0, Errorf(contract.ExitUsage, "loop '%s' still has its pane %s; -t is for a loop whose pane is gone", l.Name, l.State.PaneID)
 	}
 	releasePane, err := r.claimPane(l)
 	if err != nil {
@@ -272,7 +272,7 @@ func (r Rearm) rearm(l *Loop) (where string, pid int, err error) {
 func (r Rearm) claimPane(l *Loop) (func(), error) {
 	p, err := l.Tmux.Pane(l.State.PaneID)
 	if err != nil {
-		return nil, Errorf(words.ExitFailed, "find pane %s: %v", l.State.PaneID, err)
+		return nil, Errorf(contract.ExitFailed, "find pane %s: %v", l.State.PaneID, err)
 	}
 	socket := l.State.TmuxSocket
 	return ClaimPane(filepath.Dir(l.Store.Dir), PaneOf{Socket: socket, ServerPID: p.ServerPID, ID: p.ID}, l.Name, ClaimResume, io.Discard, r.Clock)
@@ -285,7 +285,7 @@ func keptPane(l *Loop) bool {
 	if !endedAtLimit(l.State) && !endedMendable(l.State) || l.Pane == PaneRemoved {
 		return false
 	}
-	live, _, _ := l.Tmux.PaneOption(l.State.PaneID, words.OptionLive)
+	live, _, _ := l.Tmux.PaneOption(l.State.PaneID, contract.OptionLive)
 	return live != "1"
 }
 
@@ -329,7 +329,7 @@ func (r Rearm) revive(l *Loop) (string, error) {
 	} else {
 		id, err := l.Tmux.NewWindow(tmux.NewWindowRequest{Session: RestoreSession, Name: l.Name, Dir: dir})
 		if err != nil {
-			return "", Errorf(words.ExitFailed, "create window: %v", err)
+			return "", Errorf(contract.ExitFailed, "create window: %v", err)
 		}
 		pane, where = id, fmt.Sprintf("recreated pane %s in window %s", id, window)
 	}
@@ -358,7 +358,7 @@ func (r Rearm) revive(l *Loop) (string, error) {
 // finds it; what ran there ends, as it would at the next iteration.
 func respawnIn(l *Loop, p tmux.Pane, dir string) error {
 	if _, err := l.Tmux.Respawn(tmux.RespawnRequest{Pane: p.ID, Dir: dir}); err != nil {
-		return Errorf(words.ExitFailed, "respawn pane %s: %v", p.ID, err)
+		return Errorf(contract.ExitFailed, "respawn pane %s: %v", p.ID, err)
 	}
 	return nil
 }
@@ -368,11 +368,11 @@ func (r Rearm) target(l *Loop) (tmux.Pane, error) {
 	p, err := l.Tmux.Pane(r.Target)
 	switch {
 	case tmux.NoServer(err):
-		return p, Errorf(words.ExitUsage, "no tmux server running on %s", l.State.TmuxSocket)
+		return p, Errorf(contract.ExitUsage, "no tmux server running on %s", l.State.TmuxSocket)
 	case errors.Is(err, tmux.ErrNoPane):
-		return p, Errorf(words.ExitUsage, "no such pane: %s", r.Target)
+		return p, Errorf(contract.ExitUsage, "no such pane: %s", r.Target)
 	case err != nil:
-		return p, Errorf(words.ExitUsage, "%v", err)
+		return p, Errorf(contract.ExitUsage, "%v", err)
 	}
 	return p, r.free(l, p)
 }
@@ -380,12 +380,12 @@ func (r Rearm) target(l *Loop) (tmux.Pane, error) {
 // free says why the loop may not take pane p: another loop lives there, or
 // this command runs in it and its respawn would end it.
 func (r Rearm) free(l *Loop, p tmux.Pane) error {
-	if live, _, _ := l.Tmux.PaneOption(p.ID, words.OptionLive); live == "1" {
-		other, _, _ := l.Tmux.PaneOption(p.ID, words.OptionName)
+	if live, _, _ := l.Tmux.PaneOption(p.ID, contract.OptionLive); live == "1" {
+		other, _, _ := l.Tmux.PaneOption(p.ID, contract.OptionName)
 		return LoopedBy(p.ID, other, ClaimResume)
 	}
 	if r.Inside != nil && r.Inside(p) {
-		return Errorf(words.ExitUsage, "pane %s runs this command, which its respawn would end; resume from another pane", p.ID)
+		return Errorf(contract.ExitUsage, "pane %s runs this command, which its respawn would end; resume from another pane", p.ID)
 	}
 	return nil
 }

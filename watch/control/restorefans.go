@@ -8,10 +8,10 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/fan"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // RestoreFans starts again each fan whose process is gone, that had
@@ -52,7 +52,7 @@ func RestoreFans(executable func() (string, error), root, socket string, names [
 		fmt.Fprintf(out, "restored fan %s: %s (pid %d)\n", name, what, pid)
 	}
 	if failed {
-		return Errorf(words.ExitFailed, "")
+		return Errorf(contract.ExitFailed, "")
 	}
 	return nil
 }

@@ -11,9 +11,10 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/ralph-tmux/ralph.tmux/watch/between"
+	"github.com/ralph-tmux/ralph.tmux/watch/checks"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
+	"github.com/ralph-tmux/ralph.tmux/watch/gitwork"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // JSON is the state as stored plus what is derived live.
@@ -92,7 +93,7 @@ func WriteStatus(w io.Writer, l *Loop, now time.Time) {
 	writeSteering(w, l)
 	writeAfter(w, l)
 	fmt.Fprintf(w, "Exit reason: %s\n", l.ExitReason())
-	if st.Error != "" && !words.StatusOf(st).Live() {
+	if st.Error != "" && !contract.StatusOf(st).Live() {
 		fmt.Fprintf(w, "Error: %s\n", st.Error)
 	}
 	if runs := l.earlierRuns(); len(runs) > 0 {
@@ -109,16 +110,16 @@ func WriteStatus(w io.Writer, l *Loop, now time.Time) {
 
 // writeWaiting shows what a live loop waits for, or why it is paused.
 func writeWaiting(w io.Writer, l *Loop, now time.Time) {
-	s := words.StatusOf(l.State)
+	s := contract.StatusOf(l.State)
 	if !s.Live() || l.State.Reason == "" || l.Status() == "monitor_disconnected" {
 		return
 	}
-	if s == words.StatusPaused {
+	if s == contract.StatusPaused {
 		fmt.Fprintf(w, "Paused by: %s\n", l.State.Reason)
 		return
 	}
 	reason := l.State.Reason
-	if since, err := time.ParseInLocation(state.TimeFormat, l.State.ShownSince, time.Local); err == nil && s == words.StatusStarting {
+	if since, err := time.ParseInLocation(state.TimeFormat, l.State.ShownSince, time.Local); err == nil && s == contract.StatusStarting {
 		waited := fmt.Sprintf("%ds", int(now.Sub(since).Seconds()))
 		if l.State.ReadyTimeout > 0 {
 			waited += fmt.Sprintf(" of %ds", l.State.ReadyTimeout)
@@ -145,7 +146,7 @@ func writeAgent(w io.Writer, l *Loop) {
 	} else {
 		fmt.Fprintf(w, "Agent: %s\n", st.Agent)
 	}
-	if until, err := time.ParseInLocation(state.TimeFormat, st.WaitingUntil, time.Local); err == nil && live && st.Shown != words.StatusWaiting.String() {
+	if until, err := time.ParseInLocation(state.TimeFormat, st.WaitingUntil, time.Local); err == nil && live && st.Shown != contract.StatusWaiting.String() {
 		fmt.Fprintf(w, "Waiting for limit reset (%s)\n", until.Format("15:04"))
 	}
 	if st.TurnGapMS != nil {
@@ -207,7 +208,7 @@ func QuoteCommand(s string) string {
 // progress is the iteration the loop is at (for one waiting for a limit's
 // reset, the one it will run), of max.
 func progress(st *state.State, max int) string {
-	return words.Shown{Status: words.StatusOf(st), Iteration: st.CurrentIteration, Max: max}.Progress()
+	return contract.Shown{Status: contract.StatusOf(st), Iteration: st.CurrentIteration, Max: max}.Progress()
 }
 
 // limitShown is the iteration limit the loop will have once its watcher
@@ -257,7 +258,7 @@ func pace(st *state.State, max int, status string) string {
 
 // compact prints 5m12s, 1h2m, 42s.
 func compact(d time.Duration) string {
-	return strings.ReplaceAll(between.FormatDuration(d), " ", "")
+	return strings.ReplaceAll(checks.FormatDuration(d), " ", "")
 }
 
 func shownTime(stamp string) string {
@@ -274,7 +275,7 @@ func writePlanCopy(w io.Writer, st *state.State) {
 	if st.Tasks == nil || st.Worktree == "" {
 		return
 	}
-	if c := between.CheckoutCopy(st.Worktree, st.Tasks.File); c != "" {
+	if c := gitwork.CheckoutCopy(st.Worktree, st.Tasks.File); c != "" {
 		fmt.Fprintf(w, "Plan: %s (the worktree's copy, which the loop reads: edit this one, not %s)\n", st.Tasks.File, c)
 		return
 	}

@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // Steering a loop (ralph-watch note, set, resume with a limit): a request
@@ -47,7 +47,7 @@ func Note(l *Loop, text string, sticky, clear bool, out io.Writer, clk clock.Clo
 // what has already run.
 func Set(l *Loop, limits *state.Limits, out io.Writer, clk clock.Clock) error {
 	if limits.Empty() {
-		return Errorf(words.ExitUsage, "set needs a limit to change (see 'ralph-watch set --help')")
+		return Errorf(contract.ExitUsage, "set needs a limit to change (see 'ralph-watch set --help')")
 	}
 	check, err := CheckSet(l, limits, clk.Now())
 	if err != nil {
@@ -75,7 +75,7 @@ func CheckSet(l *Loop, limits *state.Limits, now time.Time) (state.Limits, error
 	}
 	check := *limits
 	if err := check.Check(ran(l, now), Pending(l, now)); err != nil {
-		return check, Errorf(words.ExitUsage, "set %s on '%s': %v", limits, l.Name, err)
+		return check, Errorf(contract.ExitUsage, "set %s on '%s': %v", limits, l.Name, err)
 	}
 	return check, nil
 }
@@ -86,14 +86,14 @@ func steerable(l *Loop) error {
 	if st.Status == state.Running || st.Status == state.Paused || endedAtLimit(st) || endedByGone(st) || endedByStop(st) || endedMendable(st) {
 		return nil
 	}
-	return Errorf(words.ExitFailed, "ralph loop for '%s' has status '%s' and will not go on", l.Name, l.Status())
+	return Errorf(contract.ExitFailed, "ralph loop for '%s' has status '%s' and will not go on", l.Name, l.Status())
 }
 
 // endedByStop reports whether the person stopped the loop: resume goes on
 // with it, the iteration the stop cut short given back to its task.
 func endedByStop(st *state.State) bool {
-	reason := words.ReasonOf(st)
-	return st.Status == state.Stopped && (reason == words.ReasonStopped || reason == words.ReasonKilled)
+	reason := contract.ReasonOf(st)
+	return st.Status == state.Stopped && (reason == contract.ReasonStopped || reason == contract.ReasonKilled)
 }
 
 // endedAtLimit reports whether a loop ended at one of its limits, which a
@@ -102,8 +102,8 @@ func endedAtLimit(st *state.State) bool {
 	if st.Status == state.Running || st.Status == state.Paused {
 		return false
 	}
-	switch words.ReasonOf(st) {
-	case words.ReasonMaxIterations, words.ReasonMaxTime, words.ReasonBudget:
+	switch contract.ReasonOf(st) {
+	case contract.ReasonMaxIterations, contract.ReasonMaxTime, contract.ReasonBudget:
 		return true
 	}
 	return false
@@ -138,12 +138,12 @@ func PendingMax(l *Loop, now time.Time) int { return *Pending(l, now).MaxIterati
 // by set or by the resume that asks, so that it may go on.
 func limitRaised(l *Loop, now time.Time) bool {
 	lim, r := Pending(l, now), ran(l, now)
-	switch words.ReasonOf(l.State) {
-	case words.ReasonMaxIterations:
+	switch contract.ReasonOf(l.State) {
+	case contract.ReasonMaxIterations:
 		return *lim.MaxIterations == 0 || *lim.MaxIterations > r.Iterations
-	case words.ReasonMaxTime: // the state knows only a max time set since the start
+	case contract.ReasonMaxTime: // the state knows only a max time set since the start
 		return lim.MaxTime != nil && (*lim.MaxTime == 0 || time.Duration(*lim.MaxTime)*time.Second > r.Elapsed)
-	case words.ReasonBudget:
+	case contract.ReasonBudget:
 		b := receipt.Budget{Tokens: *lim.MaxTokens, CostUSD: *lim.MaxCostUSD}
 		_, reached := b.Reached(receipt.Spend{Tokens: r.Tokens, CostUSD: r.CostUSD})
 		return !reached
@@ -154,17 +154,17 @@ func limitRaised(l *Loop, now time.Time) bool {
 // raiseHint says how to let a loop that ended at a limit go on.
 func raiseHint(l *Loop) string {
 	flag, example := "--max-iterations", fmt.Sprintf("%d", l.State.MaxIterations+10)
-	switch words.ReasonOf(l.State) {
-	case words.ReasonMaxTime:
+	switch contract.ReasonOf(l.State) {
+	case contract.ReasonMaxTime:
 		flag, example = "--max-time", "8h"
-	case words.ReasonBudget:
+	case contract.ReasonBudget:
 		flag, example = "--max-cost", "20"
 		if l.State.MaxTokens > 0 {
 			flag, example = "--max-tokens", fmt.Sprintf("%d", l.State.MaxTokens*2)
 		}
 	}
 	return fmt.Sprintf("ralph loop for '%s' has status '%s': it ended at its limit (%s); raise it to go on: 'ralph-watch resume %s %s %s'",
-		l.Name, l.Status(), words.ReasonOf(l.State), l.Name, flag, example)
+		l.Name, l.Status(), contract.ReasonOf(l.State), l.Name, flag, example)
 }
 
 // writeSteering shows what the person asked of the loop that is not yet
@@ -226,7 +226,7 @@ func noteLine(text string, sticky bool) string {
 func EndIteration(l *Loop, request string, out io.Writer, clk clock.Clock) error {
 	what := map[string]string{state.RequestSkip: "skip", state.RequestRetry: "retry"}[request]
 	if l.State.Status != state.Running || !l.Watched {
-		return Errorf(words.ExitFailed, "ralph loop for '%s' has status '%s': no iteration running to %s", l.Name, l.Status(), what)
+		return Errorf(contract.ExitFailed, "ralph loop for '%s' has status '%s': no iteration running to %s", l.Name, l.Status(), what)
 	}
 	n, task := l.State.CurrentIteration, ""
 	if t := l.State.Tasks; t != nil && t.Current != "" {
@@ -240,7 +240,7 @@ func EndIteration(l *Loop, request string, out io.Writer, clk clock.Clock) error
 		return os.IsNotExist(err)
 	}
 	if !waitFor(l, clk, answerWait, taken) {
-		return Errorf(words.ExitFailed, "the watcher of '%s' did not answer the %s request", l.Name, what)
+		return Errorf(contract.ExitFailed, "the watcher of '%s' did not answer the %s request", l.Name, what)
 	}
 	if request == state.RequestSkip {
 		fmt.Fprintf(out, "skipped iteration %d%s of %s\n", n, task, l.Name)

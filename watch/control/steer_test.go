@@ -7,12 +7,12 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // endedLoop is a loop with no watcher that ran iterations of max, ended by reason.
-func endedLoop(t *testing.T, iterations, max int, reason words.Reason) *Loop {
+func endedLoop(t *testing.T, iterations, max int, reason contract.Reason) *Loop {
 	t.Helper()
 	store, err := state.Open(t.TempDir(), "p")
 	if err != nil {
@@ -28,7 +28,7 @@ func endedLoop(t *testing.T, iterations, max int, reason words.Reason) *Loop {
 }
 
 func TestResumeOfALoopAtItsLimitSaysHowToRaiseItAndGoesOnOnceRaised(t *testing.T) {
-	l := endedLoop(t, 10, 10, words.ReasonMaxIterations)
+	l := endedLoop(t, 10, 10, contract.ReasonMaxIterations)
 	var warn bytes.Buffer
 	ok, err := Resumable(l, &warn, clock.Real{})
 	if ok || err == nil || !strings.Contains(err.Error(), "has status 'done': it ended at its limit (max_iterations); raise it to go on: 'ralph-watch resume p --max-iterations 20'") {
@@ -52,7 +52,7 @@ func TestResumeOfALoopAtItsLimitSaysHowToRaiseItAndGoesOnOnceRaised(t *testing.T
 }
 
 func TestSetRefusesALimitBelowWhatRanWithTheReason(t *testing.T) {
-	l := endedLoop(t, 7, 10, words.ReasonPaused)
+	l := endedLoop(t, 7, 10, contract.ReasonPaused)
 	l.State.Status = state.Paused
 	for _, tc := range []struct {
 		lim  state.Limits
@@ -62,21 +62,21 @@ func TestSetRefusesALimitBelowWhatRanWithTheReason(t *testing.T) {
 		{state.Limits{MaxTime: ptr(60)}, "--max-time 1m0s is below the 1h0m"},
 	} {
 		err := Set(l, &tc.lim, &bytes.Buffer{}, clock.Real{})
-		if err == nil || !strings.Contains(err.Error(), tc.want) || err.(*Error).Code != words.ExitUsage {
+		if err == nil || !strings.Contains(err.Error(), tc.want) || err.(*Error).Code != contract.ExitUsage {
 			t.Errorf("set %s: %v, want %q (exit 2)", &tc.lim, err, tc.want)
 		}
 	}
 	if n := len(l.Store.Steers()); n != 0 {
 		t.Errorf("%d requests left for a refused set", n)
 	}
-	done := endedLoop(t, 3, 10, words.ReasonDonePattern)
+	done := endedLoop(t, 3, 10, contract.ReasonDonePattern)
 	if err := Note(done, "late", false, false, &bytes.Buffer{}, clock.Real{}); err == nil || !strings.Contains(err.Error(), "will not go on") {
 		t.Errorf("a note for a loop that is done: %v", err)
 	}
 }
 
 func TestStatusShowsThePendingNotes(t *testing.T) {
-	l := endedLoop(t, 2, 10, words.ReasonPaused)
+	l := endedLoop(t, 2, 10, contract.ReasonPaused)
 	l.State.Status = state.Paused
 	l.State.Notes = []state.Note{{Text: "kept", Sticky: true}}
 	_ = Note(l, "first line\nsecond", false, false, &bytes.Buffer{}, clock.Real{})
@@ -90,7 +90,7 @@ func TestStatusShowsThePendingNotes(t *testing.T) {
 func ptr(n int) *int { return &n }
 
 func TestSkipAndRetryNeedARunningLoop(t *testing.T) {
-	l := endedLoop(t, 2, 10, words.ReasonPaused)
+	l := endedLoop(t, 2, 10, contract.ReasonPaused)
 	l.State.Status = state.Paused
 	for _, request := range []string{state.RequestSkip, state.RequestRetry} {
 		err := EndIteration(l, request, &bytes.Buffer{}, clock.Real{})
@@ -107,7 +107,7 @@ func TestSkipAndRetryNeedARunningLoop(t *testing.T) {
 }
 
 func TestStatusJSONListsTheRequestsNotYetTaken(t *testing.T) {
-	l := endedLoop(t, 2, 10, words.ReasonPaused)
+	l := endedLoop(t, 2, 10, contract.ReasonPaused)
 	l.State.Status = state.Paused
 	_ = Note(l, "for later", true, false, &bytes.Buffer{}, clock.Real{})
 	steer, _ := l.JSON()["steer_pending"].([]state.Steer)
@@ -121,7 +121,7 @@ func TestStatusJSONListsTheRequestsNotYetTaken(t *testing.T) {
 // watcher has applied (state.json has its note) but not yet removed is
 // not counted again.
 func TestStatusCountsAndListsTheSameNotes(t *testing.T) {
-	l := endedLoop(t, 2, 10, words.ReasonPaused)
+	l := endedLoop(t, 2, 10, contract.ReasonPaused)
 	l.State.Status = state.Paused
 	applied, err := l.Store.Steer(state.Steer{Kind: state.SteerNote, Text: "applied"}, time.Now())
 	if err != nil {
@@ -162,7 +162,7 @@ func TestStatusCountsAndListsTheSameNotes(t *testing.T) {
 // pendingMax), and says when it is taken; once the watcher applied the
 // request (its file not yet removed) it is not added again; list agrees.
 func TestStatusShowsTheLimitASetGivesTheLoopBeforeItIsTaken(t *testing.T) {
-	l := endedLoop(t, 1, 6, words.ReasonPaused)
+	l := endedLoop(t, 1, 6, contract.ReasonPaused)
 	l.State.Status, l.Watched = state.Running, true
 	var out bytes.Buffer
 	if err := Set(l, &state.Limits{Add: &state.Limits{MaxIterations: ptr(10)}}, &out, clock.Real{}); err != nil {

@@ -12,8 +12,8 @@ import (
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // ResumeEnv tells a watcher started by resume to continue the recorded loop.
@@ -29,7 +29,7 @@ func StartWatcher(executable func() (string, error), store *state.Store, args []
 	}
 	cmd, err := startInBackground(executable, append([]string{"run"}, args...), dir, store.Path(state.WatcherLog), env...)
 	if err != nil {
-		return 0, Errorf(words.ExitFailed, "start watcher: %v", err)
+		return 0, Errorf(contract.ExitFailed, "start watcher: %v", err)
 	}
 	go func() { _ = cmd.Wait() }() // reaped when it ends, so AwaitWatcher sees it gone
 	return cmd.Process.Pid, nil
@@ -101,14 +101,14 @@ func ClaimName(root, name string, how Claim, out io.Writer, clk clock.Clock) (*s
 			}
 			fmt.Fprintf(out, "replaced existing loop %s\n", name)
 		case old.Watched:
-			return nil, Errorf(words.ExitUsage, "loop '%s' is already running (watcher pid %d); pick another --name or use --replace", name, old.State.WatcherPID)
+			return nil, Errorf(contract.ExitUsage, "loop '%s' is already running (watcher pid %d); pick another --name or use --replace", name, old.State.WatcherPID)
 		case how == ClaimClean:
 			if err := old.Store.Remove(); err != nil {
-				return nil, Errorf(words.ExitFailed, "clear state: %v", err)
+				return nil, Errorf(contract.ExitFailed, "clear state: %v", err)
 			}
 			fmt.Fprintf(out, "cleared ralph state for %s\n", name)
 		case old.State.Status == state.Running || old.State.Status == state.Paused:
-			return nil, Errorf(words.ExitUsage, "loop '%s' already exists (%s); use 'ralph-watch resume %s', --replace or --clean-state", name, old.Status(), name)
+			return nil, Errorf(contract.ExitUsage, "loop '%s' already exists (%s); use 'ralph-watch resume %s', --replace or --clean-state", name, old.Status(), name)
 		default: // an ended run: kept apart, so the new one's log, receipts and casts are its own
 			label := strings.NewReplacer(":", "", " ", "T").Replace(old.State.Started)
 			if label == "" {
@@ -116,17 +116,17 @@ func ClaimName(root, name string, how Claim, out io.Writer, clk clock.Clock) (*s
 			}
 			dir, err := old.Store.Archive(label)
 			if err != nil {
-				return nil, Errorf(words.ExitFailed, "keep the ended run of %s apart: %v", name, err)
+				return nil, Errorf(contract.ExitFailed, "keep the ended run of %s apart: %v", name, err)
 			}
 			fmt.Fprintf(out, "kept the ended run of %s in %s\n", name, dir)
 		}
 	} else if store := (&state.Store{Dir: filepath.Join(root, name)}); ValidName(name) && store.Locked() {
 		// a watcher just started holds the loop before it writes its state
-		return nil, Errorf(words.ExitUsage, "loop '%s' is already running; pick another --name", name)
+		return nil, Errorf(contract.ExitUsage, "loop '%s' is already running; pick another --name", name)
 	}
 	store, err := state.Open(root, name)
 	if err != nil { // a setting to fix, found before anything is spawned
-		return nil, Errorf(words.ExitUsage, "%v", err)
+		return nil, Errorf(contract.ExitUsage, "%v", err)
 	}
 	return store, nil
 }
@@ -148,7 +148,7 @@ func replace(old *Loop, clk clock.Clock) error {
 		}
 	}
 	if err := old.Store.Remove(); err != nil {
-		return Errorf(words.ExitFailed, "remove old state: %v", err)
+		return Errorf(contract.ExitFailed, "remove old state: %v", err)
 	}
 	return nil
 }

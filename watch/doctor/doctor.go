@@ -2,7 +2,7 @@
 // offline, against the fake model API built into the binary, on a private
 // tmux server, with a throwaway HOME. It drives two real loops (one with the
 // agent's turn-end hook, one without), listens to what they learn of the
-// agent (words.Event), and reports one line per signal a loop relies on.
+// agent (contract.Event), and reports one line per signal a loop relies on.
 package doctor
 
 import (
@@ -22,10 +22,10 @@ import (
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/fakeapi"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // Options say which agent to check.
@@ -263,7 +263,7 @@ type agentRun struct {
 	stopAll    context.CancelFunc // ends every run of this check
 
 	mu          sync.Mutex
-	events      []words.Event
+	events      []contract.Event
 	readyScreen string
 	bypass      *Bypass
 }
@@ -331,7 +331,7 @@ func (r *agentRun) run(ctx context.Context, srv *server) {
 	ctx, cancel := context.WithTimeout(ctx, runTimeout)
 	defer cancel()
 	cfg := r.cfg
-	cfg.Events = func(e words.Event) {
+	cfg.Events = func(e contract.Event) {
 		r.mu.Lock()
 		r.events = append(r.events, e)
 		r.mu.Unlock()
@@ -339,17 +339,17 @@ func (r *agentRun) run(ctx context.Context, srv *server) {
 			r.lookForBypass(srv, cfg.Pane)
 		}
 		switch {
-		case e.Kind == words.EventStarted && e.Iteration <= len(r.replies):
+		case e.Kind == contract.EventStarted && e.Iteration <= len(r.replies):
 			r.api.SetReply(r.replies[e.Iteration-1])
-		case e.Kind == words.EventLimit:
+		case e.Kind == contract.EventLimit:
 			cancel()
-		case e.Kind == words.EventSubmitted && e.Iteration <= len(r.replies) &&
+		case e.Kind == contract.EventSubmitted && e.Iteration <= len(r.replies) &&
 			r.replies[e.Iteration-1] == replyLimit && cfg.Agent.Limit == nil && !cfg.TurnHook:
 			// Nothing on its screen can tell this limit (the profile knows
 			// no limit line) and no hook listens: once the prompt is in,
 			// there is nothing left to learn (Copilot CLI would retry for a minute).
 			cancel()
-		case e.Kind == words.EventReady && e.Via == words.ViaTimeout:
+		case e.Kind == contract.EventReady && e.Via == contract.ViaTimeout:
 			if screen, err := srv.Client.Capture(tmux.CaptureRequest{Pane: cfg.Pane, Join: true}); err == nil {
 				r.mu.Lock()
 				r.readyScreen = lastLines(screen, 12)
@@ -369,8 +369,8 @@ func (r *agentRun) run(ctx context.Context, srv *server) {
 // lookBefore are the events after which the agent's environment is read:
 // the agent has started (it drew, turned on bracketed paste, showed a
 // screen), and the prompt is not typed yet (ready comes before the typing).
-var lookBefore = map[words.EventKind]bool{words.EventOutput: true, words.EventPasteOn: true, words.EventStartup: true,
-	words.EventDialog: true, words.EventLimit: true, words.EventReady: true}
+var lookBefore = map[contract.EventKind]bool{contract.EventOutput: true, contract.EventPasteOn: true, contract.EventStartup: true,
+	contract.EventDialog: true, contract.EventLimit: true, contract.EventReady: true}
 
 // lookForBypass reads the environment the agent was started with. If the
 // command gave it another HOME or model API than doctor's, the agent is
@@ -399,10 +399,10 @@ func (r *agentRun) bypassed() *Bypass {
 	return r.bypass
 }
 
-func (r *agentRun) recorded() []words.Event {
+func (r *agentRun) recorded() []contract.Event {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]words.Event(nil), r.events...)
+	return append([]contract.Event(nil), r.events...)
 }
 
 // lastLines is the last n lines of a screen that are not blank.

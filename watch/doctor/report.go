@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 )
 
 // WriteText prints the report, one line per signal.
@@ -176,11 +176,11 @@ func (r *Report) writeBypass(w io.Writer, width int) {
 // viaWords says how a signal was known, for a person.
 func viaWords(via string) string {
 	switch via {
-	case words.ViaPattern:
+	case contract.ViaPattern:
 		return "screen (ready pattern)"
-	case words.ViaStable:
+	case contract.ViaStable:
 		return "a still screen"
-	case words.ViaPaste:
+	case contract.ViaPaste:
 		return "bracketed paste and a still screen"
 	case "":
 		return "?"

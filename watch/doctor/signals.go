@@ -12,7 +12,7 @@ import (
 	"unicode"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 )
 
 // Status is how a signal fared.
@@ -73,10 +73,10 @@ type Observed struct {
 	Profile agent.Profile
 	// Hook is the loop with the agent's turn-end hook installed: turn 1 is
 	// answered without the done token, turn 2 with it.
-	Hook []words.Event
+	Hook []contract.Event
 	// Screen is the loop with the hook off: turn 1 is answered without the
 	// token, turn 2 with a usage limit.
-	Screen      []words.Event
+	Screen      []contract.Event
 	Prompt      string   // what was typed each turn
 	Received    []string // what the model received, one per turn
 	APIUsed     bool     // the agent made any request to the fake API
@@ -112,11 +112,11 @@ func Evaluate(o Observed) []Signal {
 
 	// Start-up: no dialog before the prompt, no question during a plain turn.
 	for _, t := range turns {
-		if e, ok := t.first(words.EventStartup); ok {
+		if e, ok := t.first(contract.EventStartup); ok {
 			what, fix := p.StartupAdvice(e.Detail)
 			fail("dialog", "it asks "+what, fix)
 		}
-		if _, ok := t.first(words.EventDialog); ok {
+		if _, ok := t.first(contract.EventDialog); ok {
 			fail("dialog", "a question waited for the person during a plain turn",
 				"answer it once by hand, or set --dialog-timeout to restart past it")
 		}
@@ -127,21 +127,21 @@ func Evaluate(o Observed) []Signal {
 	// hooks, is then only the fallback.
 	readyByHook := true
 	for _, t := range turns[:2] {
-		e, _ := t.first(words.EventReady)
-		readyByHook = readyByHook && t.started && e.Via == words.ViaHook
+		e, _ := t.first(contract.EventReady)
+		readyByHook = readyByHook && t.started && e.Via == contract.ViaHook
 	}
 	fallbackNote := ""
 	for i, t := range turns {
 		if !t.started {
 			continue
 		}
-		ready, ok := t.first(words.EventReady)
+		ready, ok := t.first(contract.EventReady)
 		switch {
-		case ok && ready.Via == words.ViaTimeout && i >= 2 && readyByHook:
+		case ok && ready.Via == contract.ViaTimeout && i >= 2 && readyByHook:
 			fallbackNote = "; without its hooks the screen never showed it ready"
 		case !ok:
 			what, fix := "it never took input", ""
-			if e, exited := t.first(words.EventExit); exited {
+			if e, exited := t.first(contract.EventExit); exited {
 				what = "it exited (status " + e.Detail + ") before taking input"
 				if i < 2 && p.TurnHook != "" && delivered(screen1) {
 					what = "with ralph-watch's turn-end hook added it exited (status " + e.Detail +
@@ -151,7 +151,7 @@ func Evaluate(o Observed) []Signal {
 			}
 			fail("ready", what, fix)
 			continue
-		case ready.Via == words.ViaTimeout:
+		case ready.Via == contract.ViaTimeout:
 			fix := "--ready-pattern RE matching its screen when it waits for input"
 			if re := suggestReady(o.ReadyScreen); re != "" {
 				fix = "--ready-pattern '" + re + "' (from its last line then; try it: ralph-watch doctor --ready-pattern '" + re + "')"
@@ -159,7 +159,7 @@ func Evaluate(o Observed) []Signal {
 			fail("ready", "not seen: the prompt was typed when the ready timeout ("+seconds(ready.After)+") ran out", fix)
 			byKey["ready"].Screen = o.ReadyScreen
 		}
-		if _, ok := t.first(words.EventPasted); !ok {
+		if _, ok := t.first(contract.EventPasted); !ok {
 			fail("paste", "the pasted prompt never showed in the pane", "--prompt-mode arg, if it takes the prompt as an argument")
 			continue
 		}
@@ -170,7 +170,7 @@ func Evaluate(o Observed) []Signal {
 	// A line never says a step went well that no turn reached.
 	pasted, anyDelivered := false, false
 	for _, t := range turns {
-		_, ok := t.first(words.EventPasted)
+		_, ok := t.first(contract.EventPasted)
 		pasted = pasted || ok
 		anyDelivered = anyDelivered || delivered(t)
 	}
@@ -189,10 +189,10 @@ func Evaluate(o Observed) []Signal {
 		if !hook1.started {
 			fail("ready", "the agent was never started", "")
 		} else {
-			ready, _ := hook1.first(words.EventReady)
+			ready, _ := hook1.first(contract.EventReady)
 			s.Via, s.After = ready.Via, ready.After
 			s.Detail = "by " + viaWords(ready.Via)
-			if out, ok := hook1.first(words.EventOutput); ok {
+			if out, ok := hook1.first(contract.EventOutput); ok {
 				s.After = ready.After - out.After
 				if s.After < 0 { // a hook can report before anything is drawn
 					s.Detail += ", " + seconds(-s.After) + " before its first output"
@@ -203,7 +203,7 @@ func Evaluate(o Observed) []Signal {
 			s.Detail += " (" + seconds(ready.After) + " after start)" + fallbackNote
 		}
 	}
-	between := func(key string, t turn, from, to words.EventKind, what string) {
+	between := func(key string, t turn, from, to contract.EventKind, what string) {
 		s := byKey[key]
 		a, okA := t.first(from)
 		b, okB := t.first(to)
@@ -213,7 +213,7 @@ func Evaluate(o Observed) []Signal {
 		}
 	}
 	// Timed in the reference turn, else in the first turn that saw both.
-	betweenAny := func(key string, from, to words.EventKind, what string) {
+	betweenAny := func(key string, from, to contract.EventKind, what string) {
 		for _, t := range append([]turn{ref}, turns...) {
 			if _, ok := t.first(from); !ok {
 				continue
@@ -224,12 +224,12 @@ func Evaluate(o Observed) []Signal {
 			}
 		}
 	}
-	betweenAny("paste", words.EventReady, words.EventPasted, "ready")
-	betweenAny("submit", words.EventPasted, words.EventSubmitted, "the paste")
+	betweenAny("paste", contract.EventReady, contract.EventPasted, "ready")
+	betweenAny("submit", contract.EventPasted, contract.EventSubmitted, "the paste")
 	if s := byKey["submit"]; s.Status == OK && s.Detail == "" {
 		s.Detail = "Enter sent the prompt, though its paste was not seen first"
 		for _, t := range turns {
-			if _, ok := t.first(words.EventPasted); ok && delivered(t) {
+			if _, ok := t.first(contract.EventPasted); ok && delivered(t) {
 				s.Detail = "Enter sent the prompt (the agent answered it), though its screen did not show the submit in time to time it"
 				break
 			}
@@ -238,10 +238,10 @@ func Evaluate(o Observed) []Signal {
 
 	// Busy: a quick turn can be missed, so it is not needed.
 	byKey["busy"].Needed = false
-	if _, ok := hook1.first(words.EventBusy); ok {
-		between("busy", hook1, words.EventSubmitted, words.EventBusy, "submit")
-	} else if _, ok := screen1.first(words.EventBusy); ok {
-		between("busy", screen1, words.EventSubmitted, words.EventBusy, "submit")
+	if _, ok := hook1.first(contract.EventBusy); ok {
+		between("busy", hook1, contract.EventSubmitted, contract.EventBusy, "submit")
+	} else if _, ok := screen1.first(contract.EventBusy); ok {
+		between("busy", screen1, contract.EventSubmitted, contract.EventBusy, "submit")
 	} else if !delivered(hook1) && !delivered(screen1) {
 		untried("busy", "no first turn took its prompt")
 	} else {
@@ -250,11 +250,11 @@ func Evaluate(o Observed) []Signal {
 
 	// Turn end: the hook first, the screen as the fallback; one of them is needed.
 	hookEnd, screenEnd := byKey["turn-end-hook"], byKey["turn-end-screen"]
-	switch e, ok := hook1.firstVia(words.EventTurnEnd, words.ViaHook); {
+	switch e, ok := hook1.firstVia(contract.EventTurnEnd, contract.ViaHook); {
 	case p.TurnHook == "":
 		hookEnd.Status, hookEnd.Detail = Skip, "ralph-watch installs no turn-end hook in this agent"
 	case ok:
-		between("turn-end-hook", hook1, words.EventSubmitted, words.EventTurnEnd, "submit")
+		between("turn-end-hook", hook1, contract.EventSubmitted, contract.EventTurnEnd, "submit")
 		hookEnd.Via = e.Via
 		hookEnd.Detail += " (" + agent.HookWiring[p.TurnHook] + ")"
 	case !delivered(hook1):
@@ -266,8 +266,8 @@ func Evaluate(o Observed) []Signal {
 	if !delivered(screen1) && readsScreen {
 		// An idle screen with no prompt sent ends no turn.
 		untried("turn-end-screen", "the turn without hooks never took its prompt")
-	} else if e, ok := screen1.firstVia(words.EventTurnEnd, words.ViaScreen); ok {
-		between("turn-end-screen", screen1, words.EventSubmitted, words.EventTurnEnd, "submit")
+	} else if e, ok := screen1.firstVia(contract.EventTurnEnd, contract.ViaScreen); ok {
+		between("turn-end-screen", screen1, contract.EventSubmitted, contract.EventTurnEnd, "submit")
 		screenEnd.Via = e.Via
 	} else if !readsScreen {
 		fail("turn-end-screen", "this profile does not read a turn's end from the screen",
@@ -283,15 +283,15 @@ func Evaluate(o Observed) []Signal {
 	}
 
 	// The done token: the echoed prompt holds it, only the reply's counts.
-	switch e, ok := hook1.first(words.EventDone); {
+	switch e, ok := hook1.first(contract.EventDone); {
 	case ok:
 		fail("done", "the echoed prompt matched the done pattern ("+e.Detail+")",
 			"--check-done-continuous=false (match only after the agent exits)")
 	case !delivered(hook2):
 		untried("done", "the second turn, whose reply holds the token, never took its prompt")
 	default:
-		if e, ok := hook2.first(words.EventDone); ok {
-			byKey["done"].Detail = "not in turn 1's echo; in turn 2's reply " + seconds(e.After-hook2.at(words.EventSubmitted)) + " after submit"
+		if e, ok := hook2.first(contract.EventDone); ok {
+			byKey["done"].Detail = "not in turn 1's echo; in turn 2's reply " + seconds(e.After-hook2.at(contract.EventSubmitted)) + " after submit"
 		} else {
 			fail("done", "the reply's done token was not seen", "--done-pattern RE matching the agent's own line")
 		}
@@ -300,7 +300,7 @@ func Evaluate(o Observed) []Signal {
 	// The usage limit, when the profile claims to know it.
 	limit := byKey["limit"]
 	limit.Needed = p.Limit != nil
-	if e, ok := screen2.first(words.EventLimit); ok {
+	if e, ok := screen2.first(contract.EventLimit); ok {
 		line, _, _ := strings.Cut(strings.TrimSpace(e.Detail), "\n")
 		line = strings.Join(strings.Fields(strings.Trim(line, " │■●⎿✕")), " ") // no frame, no padding
 		limit.Via, limit.Detail = e.Via, shorten(line, 70)

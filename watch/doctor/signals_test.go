@@ -6,28 +6,28 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 )
 
 // ev is an event of iteration n, ms milliseconds after the agent started.
-func ev(n int, kind words.EventKind, via string, ms int, detail ...string) words.Event {
-	return words.Event{Iteration: n, Kind: kind, Via: via, After: time.Duration(ms) * time.Millisecond, Detail: strings.Join(detail, "")}
+func ev(n int, kind contract.EventKind, via string, ms int, detail ...string) contract.Event {
+	return contract.Event{Iteration: n, Kind: kind, Via: via, After: time.Duration(ms) * time.Millisecond, Detail: strings.Join(detail, "")}
 }
 
 // deliveredTurn is a turn that started, became ready by its screen and took the prompt.
-func deliveredTurn(n int) []words.Event {
-	return []words.Event{
-		ev(n, words.EventStarted, "", 0),
-		ev(n, words.EventOutput, words.ViaStream, 900),
-		ev(n, words.EventReady, words.ViaPattern, 1200),
-		ev(n, words.EventPasted, words.ViaScreen, 1300),
-		ev(n, words.EventSubmitted, words.ViaScreen, 1800),
-		ev(n, words.EventBusy, words.ViaScreen, 2000),
+func deliveredTurn(n int) []contract.Event {
+	return []contract.Event{
+		ev(n, contract.EventStarted, "", 0),
+		ev(n, contract.EventOutput, contract.ViaStream, 900),
+		ev(n, contract.EventReady, contract.ViaPattern, 1200),
+		ev(n, contract.EventPasted, contract.ViaScreen, 1300),
+		ev(n, contract.EventSubmitted, contract.ViaScreen, 1800),
+		ev(n, contract.EventBusy, contract.ViaScreen, 2000),
 	}
 }
 
-func join(lists ...[]words.Event) []words.Event {
-	var out []words.Event
+func join(lists ...[]contract.Event) []contract.Event {
+	var out []contract.Event
 	for _, l := range lists {
 		out = append(out, l...)
 	}
@@ -39,10 +39,10 @@ func healthy() Observed {
 	p, _ := agent.Lookup("claude")
 	return Observed{
 		Profile: p,
-		Hook: join(deliveredTurn(1), []words.Event{ev(1, words.EventTurnEnd, words.ViaHook, 3300)},
-			deliveredTurn(2), []words.Event{ev(2, words.EventDone, words.ViaStream, 3400, "RALPH_DONE")}),
-		Screen: join(deliveredTurn(1), []words.Event{ev(1, words.EventTurnEnd, words.ViaScreen, 6800)},
-			deliveredTurn(2), []words.Event{ev(2, words.EventLimit, words.ViaScreen, 2500, "  ⎿  API Error: Request rejected (429)\nmore")}),
+		Hook: join(deliveredTurn(1), []contract.Event{ev(1, contract.EventTurnEnd, contract.ViaHook, 3300)},
+			deliveredTurn(2), []contract.Event{ev(2, contract.EventDone, contract.ViaStream, 3400, "RALPH_DONE")}),
+		Screen: join(deliveredTurn(1), []contract.Event{ev(1, contract.EventTurnEnd, contract.ViaScreen, 6800)},
+			deliveredTurn(2), []contract.Event{ev(2, contract.EventLimit, contract.ViaScreen, 2500, "  ⎿  API Error: Request rejected (429)\nmore")}),
 		Prompt:   Prompt,
 		Received: []string{strings.TrimSpace(Prompt), strings.TrimSpace(Prompt)},
 		APIUsed:  true,
@@ -67,8 +67,8 @@ func find(signals []Signal, key string) Signal {
 }
 
 // drop removes the events of kind (and via, if given) from iteration n.
-func drop(events []words.Event, n int, kind words.EventKind, via ...string) []words.Event {
-	var out []words.Event
+func drop(events []contract.Event, n int, kind contract.EventKind, via ...string) []contract.Event {
+	var out []contract.Event
 	for _, e := range events {
 		if e.Iteration == n && e.Kind == kind && (len(via) == 0 || e.Via == via[0]) {
 			continue
@@ -91,56 +91,56 @@ func TestEvaluateReadsEachSignalFromTheLoopsEvents(t *testing.T) {
 	}{
 		{"every signal seen", func(o *Observed) {}, nil, nil, true, ""},
 		{"a start-up dialog", func(o *Observed) {
-			o.Hook = append(o.Hook[:1], ev(1, words.EventStartup, words.ViaScreen, 900, "0"))
+			o.Hook = append(o.Hook[:1], ev(1, contract.EventStartup, contract.ViaScreen, 900, "0"))
 		}, []string{"dialog", "ready"}, nil, false, "hasTrustDialogAccepted"},
 		{"ready only when the timeout ran out", func(o *Observed) {
-			o.Screen[2].Via = words.ViaTimeout
+			o.Screen[2].Via = contract.ViaTimeout
 			o.ReadyScreen = "❯ \n  ⏵⏵ auto mode on"
 		}, []string{"ready"}, nil, false, "--ready-pattern"},
 		{"ready by hook, the screen fallback never saw it: a loop still works", func(o *Observed) {
-			for _, e := range []*[]words.Event{&o.Hook, &o.Screen} {
+			for _, e := range []*[]contract.Event{&o.Hook, &o.Screen} {
 				for i := range *e {
-					if (*e)[i].Kind == words.EventReady {
-						(*e)[i].Via = map[bool]string{true: words.ViaHook, false: words.ViaTimeout}[e == &o.Hook]
+					if (*e)[i].Kind == contract.EventReady {
+						(*e)[i].Via = map[bool]string{true: contract.ViaHook, false: contract.ViaTimeout}[e == &o.Hook]
 					}
 				}
 			}
 		}, nil, nil, true, ""},
 		{"ready by hook in one turn only, by the timeout in the other", func(o *Observed) {
-			o.Hook[2].Via = words.ViaHook
-			o.Hook[len(deliveredTurn(1))+1+2].Via = words.ViaTimeout
+			o.Hook[2].Via = contract.ViaHook
+			o.Hook[len(deliveredTurn(1))+1+2].Via = contract.ViaTimeout
 		}, []string{"ready"}, nil, false, "--ready-pattern"},
-		{"the paste never showed", func(o *Observed) { o.Hook = drop(o.Hook, 2, words.EventPasted) },
+		{"the paste never showed", func(o *Observed) { o.Hook = drop(o.Hook, 2, contract.EventPasted) },
 			[]string{"paste"}, nil, false, "--prompt-mode arg"},
 		{"Enter did not take", func(o *Observed) { // nothing worked on the prompt
-			for _, k := range []words.EventKind{words.EventSubmitted, words.EventBusy, words.EventDone, words.EventTurnEnd} {
+			for _, k := range []contract.EventKind{contract.EventSubmitted, contract.EventBusy, contract.EventDone, contract.EventTurnEnd} {
 				o.Hook = drop(o.Hook, 1, k)
 			}
 		}, []string{"submit"}, nil, false, ""},
 		{"never seen busy: a loop still works", func(o *Observed) {
-			o.Hook, o.Screen = drop(o.Hook, 1, words.EventBusy), drop(o.Screen, 1, words.EventBusy)
+			o.Hook, o.Screen = drop(o.Hook, 1, contract.EventBusy), drop(o.Screen, 1, contract.EventBusy)
 		}, []string{"busy"}, nil, true, "--busy-pattern"},
 		{"the hook never fired, the screen ends the turn", func(o *Observed) {
-			o.Hook = append(drop(o.Hook, 1, words.EventTurnEnd), ev(1, words.EventTurnEnd, words.ViaScreen, 6000))
+			o.Hook = append(drop(o.Hook, 1, contract.EventTurnEnd), ev(1, contract.EventTurnEnd, contract.ViaScreen, 6000))
 		}, []string{"turn-end-hook"}, nil, true, ""},
 		{"the screen's idle is not recognised, the hook ends the turn", func(o *Observed) {
-			o.Screen = drop(o.Screen, 1, words.EventTurnEnd)
+			o.Screen = drop(o.Screen, 1, contract.EventTurnEnd)
 		}, []string{"turn-end-screen"}, nil, true, "--ready-pattern"},
 		{"neither hook nor screen ends a turn", func(o *Observed) {
-			o.Hook, o.Screen = drop(o.Hook, 1, words.EventTurnEnd), drop(o.Screen, 1, words.EventTurnEnd)
+			o.Hook, o.Screen = drop(o.Hook, 1, contract.EventTurnEnd), drop(o.Screen, 1, contract.EventTurnEnd)
 		}, []string{"turn-end-hook", "turn-end-screen"}, nil, false, "--ready-pattern"},
 		{"no hook for this agent, the screen ends the turn", func(o *Observed) {
 			o.Profile = aider
-			o.Hook = append(drop(o.Hook, 1, words.EventTurnEnd), ev(1, words.EventTurnEnd, words.ViaScreen, 6000))
+			o.Hook = append(drop(o.Hook, 1, contract.EventTurnEnd), ev(1, contract.EventTurnEnd, contract.ViaScreen, 6000))
 		}, nil, []string{"turn-end-hook"}, true, ""},
 		{"the echoed prompt matched", func(o *Observed) {
-			o.Hook = append(o.Hook, ev(1, words.EventDone, words.ViaStream, 1900, "RALPH_DONE"))
+			o.Hook = append(o.Hook, ev(1, contract.EventDone, contract.ViaStream, 1900, "RALPH_DONE"))
 		}, []string{"done"}, nil, false, "--check-done-continuous=false"},
-		{"the reply's token was missed", func(o *Observed) { o.Hook = drop(o.Hook, 2, words.EventDone) },
+		{"the reply's token was missed", func(o *Observed) { o.Hook = drop(o.Hook, 2, contract.EventDone) },
 			[]string{"done"}, nil, false, "--done-pattern"},
 		{"the second turn never ran", func(o *Observed) { o.Hook = at(o.Hook, 1).events },
 			nil, nil, false, ""},
-		{"the limit was not recognised", func(o *Observed) { o.Screen = drop(o.Screen, 2, words.EventLimit) },
+		{"the limit was not recognised", func(o *Observed) { o.Screen = drop(o.Screen, 2, contract.EventLimit) },
 			[]string{"limit"}, nil, false, "--limit-pattern"},
 		{"the prompt arrived changed", func(o *Observed) { o.Received[1] = "Doctor check" },
 			[]string{"prompt"}, nil, false, ""},
@@ -148,8 +148,8 @@ func TestEvaluateReadsEachSignalFromTheLoopsEvents(t *testing.T) {
 			nil, []string{"prompt"}, true, ""},
 		{"generic: no turn end, no limit, and the loop still ends turns by inactivity", func(o *Observed) {
 			o.Profile = generic
-			o.Hook = drop(o.Hook, 1, words.EventTurnEnd)
-			o.Screen = drop(drop(o.Screen, 1, words.EventTurnEnd), 2, words.EventLimit)
+			o.Hook = drop(o.Hook, 1, contract.EventTurnEnd)
+			o.Screen = drop(drop(o.Screen, 1, contract.EventTurnEnd), 2, contract.EventLimit)
 		}, []string{"turn-end-screen", "limit"}, []string{"turn-end-hook"}, false, "--agent NAME"},
 	} {
 		// Signals no turn got far enough to see: never ✓, never blamed.
@@ -211,8 +211,8 @@ func TestEvaluateMeasuresFromTheRightEvents(t *testing.T) {
 
 func TestTheReportPrintsALineASignalAndATableRow(t *testing.T) {
 	o := healthy()
-	o.Screen[2].Via = words.ViaTimeout
-	o.Screen = drop(o.Screen, 1, words.EventTurnEnd)
+	o.Screen[2].Via = contract.ViaTimeout
+	o.Screen = drop(o.Screen, 1, contract.EventTurnEnd)
 	o.ReadyScreen = "❯ \n  ⏵⏵ auto mode on"
 	rep := &Report{Agent: "claude", Command: []string{"claude"}, Version: "2.1.330 (Claude Code)", Signals: Evaluate(o)}
 	rep.Works, rep.Fixes = Works(rep.Signals)
@@ -274,8 +274,8 @@ func TestSuggestReadyTakesTheStartOfTheLastLine(t *testing.T) {
 // before the program: exit 125) starts fine without the hook: doctor says so.
 func TestEvaluateTellsAHookThatBreaksTheCommand(t *testing.T) {
 	o := healthy()
-	o.Hook = []words.Event{ev(1, words.EventStarted, "", 0), ev(1, words.EventExit, words.ViaExit, 40, "125"),
-		ev(2, words.EventStarted, "", 0), ev(2, words.EventExit, words.ViaExit, 40, "125")}
+	o.Hook = []contract.Event{ev(1, contract.EventStarted, "", 0), ev(1, contract.EventExit, contract.ViaExit, 40, "125"),
+		ev(2, contract.EventStarted, "", 0), ev(2, contract.EventExit, contract.ViaExit, 40, "125")}
 	signals := Evaluate(o)
 	ready := find(signals, "ready")
 	if ready.Status != Fail || !strings.Contains(ready.Detail, "with ralph-watch's turn-end hook added it exited (status 125)") ||
@@ -293,7 +293,7 @@ func TestEvaluateTellsAHookThatBreaksTheCommand(t *testing.T) {
 // A hook can report the agent ready before it has drawn anything.
 func TestEvaluateSaysAReadyByHookCameBeforeTheFirstOutput(t *testing.T) {
 	o := healthy()
-	o.Hook[1], o.Hook[2] = ev(1, words.EventReady, words.ViaHook, 700), ev(1, words.EventOutput, words.ViaStream, 760)
+	o.Hook[1], o.Hook[2] = ev(1, contract.EventReady, contract.ViaHook, 700), ev(1, contract.EventOutput, contract.ViaStream, 760)
 	want := "by hook, 60ms before its first output (700ms after start)"
 	if got := find(Evaluate(o), "ready").Detail; got != want {
 		t.Errorf("ready: %q, want %q", got, want)
@@ -306,8 +306,8 @@ func TestEvaluateNeverPassesAStepNoTurnReached(t *testing.T) {
 	o := healthy()
 	o.Hook, o.Screen = nil, nil
 	for n := 1; n <= 2; n++ {
-		o.Hook = append(o.Hook, ev(n, words.EventStarted, "", 0), ev(n, words.EventOutput, words.ViaStream, 500),
-			ev(n, words.EventStartup, words.ViaScreen, 600, "0"))
+		o.Hook = append(o.Hook, ev(n, contract.EventStarted, "", 0), ev(n, contract.EventOutput, contract.ViaStream, 500),
+			ev(n, contract.EventStartup, contract.ViaScreen, 600, "0"))
 	}
 	o.Screen = append(o.Screen, o.Hook...)
 	o.Received, o.APIUsed = nil, false
@@ -338,10 +338,10 @@ func TestEvaluateNeverPassesAStepNoTurnReached(t *testing.T) {
 func TestEvaluateSaysWhatHappenedWhenAStepWasSkipped(t *testing.T) {
 	o := healthy()
 	for _, n := range []int{1, 2} {
-		o.Hook, o.Screen = drop(o.Hook, n, words.EventPasted), drop(o.Screen, n, words.EventPasted)
+		o.Hook, o.Screen = drop(o.Hook, n, contract.EventPasted), drop(o.Screen, n, contract.EventPasted)
 	}
-	o.Screen = drop(o.Screen, 1, words.EventSubmitted)
-	o.Hook = drop(o.Hook, 1, words.EventTurnEnd) // the screen is the only turn-end signal
+	o.Screen = drop(o.Screen, 1, contract.EventSubmitted)
+	o.Hook = drop(o.Hook, 1, contract.EventTurnEnd) // the screen is the only turn-end signal
 	signals := Evaluate(o)
 	if s := find(signals, "paste"); s.Status != Fail {
 		t.Errorf("paste: %+v", s)
@@ -364,11 +364,11 @@ func TestEvaluateSaysWhatHappenedWhenAStepWasSkipped(t *testing.T) {
 // a turn whose agent never worked on the pasted prompt still fails.
 func TestEvaluateTakesAnAnsweredPromptAsSubmitted(t *testing.T) {
 	o := healthy()
-	o.Screen = drop(o.Screen, 2, words.EventSubmitted)
+	o.Screen = drop(o.Screen, 2, contract.EventSubmitted)
 	if s := find(Evaluate(o), "submit"); s.Status != OK {
 		t.Errorf("submit of an answered prompt: %+v", s)
 	}
-	for _, k := range []words.EventKind{words.EventSubmitted, words.EventBusy, words.EventDone, words.EventLimit, words.EventTurnEnd} {
+	for _, k := range []contract.EventKind{contract.EventSubmitted, contract.EventBusy, contract.EventDone, contract.EventLimit, contract.EventTurnEnd} {
 		o.Screen = drop(o.Screen, 2, k)
 	}
 	if s := find(Evaluate(o), "submit"); s.Status != Fail || s.Detail != "Enter did not send the prompt" {

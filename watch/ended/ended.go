@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // BackToShell respawns a dead pane with command in dir ("": the pane's
@@ -53,9 +53,9 @@ func lastScreen(screen string) string {
 // Linger reads the global @ralph-ended-linger: how long an ended loop's
 // options stay on its pane. 0 keeps them.
 func Linger(client tmux.Client) time.Duration {
-	v, err := client.GlobalOption(words.LingerOption)
+	v, err := client.GlobalOption(contract.LingerOption)
 	if err != nil || strings.TrimSpace(v) == "" {
-		return words.DefaultLinger
+		return contract.DefaultLinger
 	}
 	if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && n >= 0 {
 		return time.Duration(n) * time.Second
@@ -63,17 +63,17 @@ func Linger(client tmux.Client) time.Duration {
 	if d, err := time.ParseDuration(strings.TrimSpace(v)); err == nil && d >= 0 {
 		return d
 	}
-	return words.DefaultLinger
+	return contract.DefaultLinger
 }
 
 // Forget is the tmux command that removes a loop's options from pane
 // when they still show the loop that ended at ended.
 func Forget(pane string, ended time.Time) string {
 	var unset []string
-	for _, name := range words.PaneOptionNames {
+	for _, name := range contract.PaneOptionNames {
 		unset = append(unset, fmt.Sprintf("set-option -p -u -t %s %s", pane, name))
 	}
 	// ## keeps the format for if-shell, which reads it when the time comes.
-	return fmt.Sprintf(`if-shell -F -t %s "##{==:##{%s},%d}" "%s"`, pane, words.OptionEnded, ended.Unix(),
+	return fmt.Sprintf(`if-shell -F -t %s "##{==:##{%s},%d}" "%s"`, pane, contract.OptionEnded, ended.Unix(),
 		strings.Join(unset, ` \; `))
 }

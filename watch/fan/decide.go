@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/plan"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // The fan's decisions, on its record alone: the Runner does the git and
@@ -113,7 +113,7 @@ func (s *State) LoopEnded(t *Task, e End, attempts int) string {
 	case e.Lost && !e.Followed && t.Revived < revivals:
 		t.Revived++
 		return Follow
-	case !e.Lost && !e.Closed && !e.Followed && (e.Code == words.ExitInterrupted || e.Code == words.ExitFailed):
+	case !e.Lost && !e.Closed && !e.Followed && (e.Code == contract.ExitInterrupted || e.Code == contract.ExitFailed):
 		return Follow // left paused, or stopped: followed until it ends
 	case e.Lost: // it cannot be taken up: a new loop goes on where the work stands
 		t.State, t.Revived = Open, 0

@@ -17,9 +17,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/history"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // Mode is how the work lands.
@@ -132,8 +132,8 @@ func Finish(run *history.Run, opts Options) error {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	if words.StatusOf(run.State).Live() && run.Store.Locked() {
-		return failf("loop %s is still %s: stop it first (ralph-watch stop %s)", run.Name, words.StatusOf(run.State), run.Name)
+	if contract.StatusOf(run.State).Live() && run.Store.Locked() {
+		return failf("loop %s is still %s: stop it first (ralph-watch stop %s)", run.Name, contract.StatusOf(run.State), run.Name)
 	}
 	p, err := Locate(run, opts.Into)
 	if err != nil {
@@ -193,8 +193,8 @@ func Show(run *history.Run, opts Options) error {
 	if len(files) > 0 {
 		fmt.Fprintf(opts.Out, "Uncommitted in %s: %s; --commit commits them first\n", p.Tree, listed(files))
 	}
-	if words.StatusOf(run.State).Live() && run.Store.Locked() {
-		fmt.Fprintf(opts.Out, "\nLoop %s is still %s: stop it first (ralph-watch stop %s), then land it.\n", run.Name, words.StatusOf(run.State), run.Name)
+	if contract.StatusOf(run.State).Live() && run.Store.Locked() {
+		fmt.Fprintf(opts.Out, "\nLoop %s is still %s: stop it first (ralph-watch stop %s), then land it.\n", run.Name, contract.StatusOf(run.State), run.Name)
 		return nil
 	}
 	if len(s.Commits) == 0 && len(files) == 0 {

@@ -9,8 +9,8 @@ import (
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // delivery types the prompt into the agent once it is ready, and
@@ -64,12 +64,12 @@ func (d *delivery) awaitReady(ctx context.Context) Ending {
 			return EndNoLogin
 		case agent.StateStartup, agent.StateLimited:
 			d.turn.detail = detail
-			d.events.tell(map[agent.State]words.EventKind{agent.StateStartup: words.EventStartup, agent.StateLimited: words.EventLimit}[st], words.ViaScreen, detail)
+			d.events.tell(map[agent.State]contract.EventKind{agent.StateStartup: contract.EventStartup, agent.StateLimited: contract.EventLimit}[st], contract.ViaScreen, detail)
 			return map[agent.State]Ending{agent.StateStartup: EndStartup, agent.StateLimited: EndLimit}[st]
 		}
 		if _, ok := d.hooks.Record(agent.HookSessionStart); ok && d.out.pasteOn {
 			d.ready = true
-			d.events.tell(words.EventReady, words.ViaHook, "")
+			d.events.tell(contract.EventReady, contract.ViaHook, "")
 			return EndReady
 		}
 		var cursor tmux.Cursor
@@ -82,14 +82,14 @@ func (d *delivery) awaitReady(ctx context.Context) Ending {
 			via := readyVia[look.Judge(lines, d.out.pasteOn)]
 			if via != "" {
 				d.ready = true
-				d.events.tell(words.EventReady, via, "")
+				d.events.tell(contract.EventReady, via, "")
 				return EndReady
 			}
 		}
 		if now.After(deadline) {
 			d.rec.Warnf("agent did not become ready within %s, typing the prompt anyway", d.cfg.ReadyTimeout)
 			d.ready = true
-			d.events.tell(words.EventReady, words.ViaTimeout, "")
+			d.events.tell(contract.EventReady, contract.ViaTimeout, "")
 			return EndReady
 		}
 		if pane, err := d.tmux.Pane(d.cfg.Pane); err != nil {
@@ -107,8 +107,8 @@ func (d *delivery) awaitReady(ctx context.Context) Ending {
 }
 
 // readyVia is how each way of seeing the agent ready is told to a listener.
-var readyVia = map[ReadyBy]string{ByPattern: words.ViaPattern, ByStable: words.ViaStable,
-	ByPaste: words.ViaPaste, ByIdle: words.ViaIdle}
+var readyVia = map[ReadyBy]string{ByPattern: contract.ViaPattern, ByStable: contract.ViaStable,
+	ByPaste: contract.ViaPaste, ByIdle: contract.ViaIdle}
 
 // deliver waits for the agent to be ready, pastes the prompt, checks it
 // landed, and presses Enter until the submit takes.
@@ -116,14 +116,14 @@ func (d *delivery) deliver(ctx context.Context, prompt string) (Ending, bool) {
 	switch end := d.awaitReady(ctx); end {
 	case EndReady:
 	case EndExit:
-		d.status.Show(words.StatusRunning) // the agent exited before it was ready: that is watched as usual
+		d.status.Show(contract.StatusRunning) // the agent exited before it was ready: that is watched as usual
 		return end, false
 	default:
 		return end, true
 	}
 	d.rec.AgentState(agent.StateIdle)
 	d.typed = true
-	d.status.Show(words.StatusRunning)
+	d.status.Show(contract.StatusRunning)
 	// The baseline: only output from here on can hold the done signal.
 	d.out.take()
 	if d.cfg.DonePattern != nil {
@@ -174,14 +174,14 @@ func (d *delivery) typist() *Typist {
 
 // stepEvents are the events each step of typing tells the listener.
 var stepEvents = map[Step][]struct {
-	kind words.EventKind
+	kind contract.EventKind
 	via  string
 }{
-	PasteChecked:      {{words.EventPasteCheck, words.ViaPaste}},
-	Pasted:            {{words.EventPasted, words.ViaScreen}},
-	ProbeSubmitted:    {{words.EventPasted, words.ViaProbe}, {words.EventSubmitted, words.ViaProbe}},
-	SubmittedByHook:   {{words.EventSubmitted, words.ViaHook}},
-	SubmittedByScreen: {{words.EventSubmitted, words.ViaScreen}},
+	PasteChecked:      {{contract.EventPasteCheck, contract.ViaPaste}},
+	Pasted:            {{contract.EventPasted, contract.ViaScreen}},
+	ProbeSubmitted:    {{contract.EventPasted, contract.ViaProbe}, {contract.EventSubmitted, contract.ViaProbe}},
+	SubmittedByHook:   {{contract.EventSubmitted, contract.ViaHook}},
+	SubmittedByScreen: {{contract.EventSubmitted, contract.ViaScreen}},
 }
 
 // typistView is what the typist learns of the iteration's agent.

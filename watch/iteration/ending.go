@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 )
 
 // How one iteration, or one step of it, ended. Each name means one thing.
@@ -67,8 +67,8 @@ const (
 type Rule struct {
 	Then      Then
 	AgentRuns bool                     // the loop leaves the agent running: its iteration is not over
-	Reason    words.Reason             // the loop's recorded reason when the ending ends it
-	Status    words.Status             // the loop's status then
+	Reason    contract.Reason          // the loop's recorded reason when the ending ends it
+	Status    contract.Status          // the loop's status then
 	Code      int                      // the exit code then
 	Shown     string                   // the line shown (for a stop, an error; for a limit or a timer, a format of its setting)
 	Logged    string                   // the record's cause, or for a timer a format of its setting
@@ -91,23 +91,23 @@ type Rule struct {
 
 // Rules says what each ending means; the loop's settle goes by it.
 var Rules = map[Ending]Rule{
-	EndInterrupted: {Then: PauseLoop, AgentRuns: true, Reason: words.ReasonInterrupted, Status: words.StatusPaused, Code: words.ExitInterrupted,
+	EndInterrupted: {Then: PauseLoop, AgentRuns: true, Reason: contract.ReasonInterrupted, Status: contract.StatusPaused, Code: contract.ExitInterrupted,
 		Shown: "interrupted, pausing loop (the agent runs on)", Logged: "interrupt"},
-	EndPaused: {Then: PauseLoop, AgentRuns: true, Reason: words.ReasonPaused, Status: words.StatusPaused, Code: words.ExitInterrupted,
+	EndPaused: {Then: PauseLoop, AgentRuns: true, Reason: contract.ReasonPaused, Status: contract.StatusPaused, Code: contract.ExitInterrupted,
 		Shown: "paused, exiting loop (the agent runs on)", Logged: "request", PauseFile: true},
-	EndStopped: {Then: StopLoop, Reason: words.ReasonStopped, Status: words.StatusStopped, Code: words.ExitInterrupted,
+	EndStopped: {Then: StopLoop, Reason: contract.ReasonStopped, Status: contract.StatusStopped, Code: contract.ExitInterrupted,
 		Shown: "stopped, exiting loop", ReceiptNow: true},
-	EndPaneGone: {Then: FailLoop, Reason: words.ReasonPaneClosed, Status: words.StatusFailed, Code: words.ExitFailed,
+	EndPaneGone: {Then: FailLoop, Reason: contract.ReasonPaneClosed, Status: contract.StatusFailed, Code: contract.ExitFailed,
 		Shown: "pane %s was closed", ReceiptNow: true},
-	EndServerGone: {Then: FailLoop, Reason: words.ReasonServerGone, Status: words.StatusFailed, Code: words.ExitFailed,
+	EndServerGone: {Then: FailLoop, Reason: contract.ReasonServerGone, Status: contract.StatusFailed, Code: contract.ExitFailed,
 		Shown: "tmux server is gone", ReceiptNow: true},
-	EndStartup: {Then: FailLoop, Reason: words.ReasonStartupDialog, Status: words.StatusFailed, Code: words.ExitFailed,
+	EndStartup: {Then: FailLoop, Reason: contract.ReasonStartupDialog, Status: contract.StatusFailed, Code: contract.ExitFailed,
 		Logged: "startup-dialog", Advice: StartupAdvice, ReceiptNow: true},
-	EndNoLogin: {Then: FailLoop, Reason: words.ReasonNotLoggedIn, Status: words.StatusFailed, Code: words.ExitFailed,
+	EndNoLogin: {Then: FailLoop, Reason: contract.ReasonNotLoggedIn, Status: contract.StatusFailed, Code: contract.ExitFailed,
 		Logged: "not_logged_in", Advice: LoginAdvice, ReceiptNow: true},
-	EndMaxTime: {Then: LimitLoop, Reason: words.ReasonMaxTime, Shown: "max time (%s) reached", ReceiptNow: true},
-	EndBudget:  {Then: BudgetLoop, Reason: words.ReasonBudget, Status: words.StatusLimit, Code: words.ExitLimit}, // its receipt once its agent is ended
-	EndLimit:   {Then: WaitReset, ReceiptNow: true},                                                              // not an iteration: no checks, no on-* commands; the loop waits for the reset
+	EndMaxTime: {Then: LimitLoop, Reason: contract.ReasonMaxTime, Shown: "max time (%s) reached", ReceiptNow: true},
+	EndBudget:  {Then: BudgetLoop, Reason: contract.ReasonBudget, Status: contract.StatusLimit, Code: contract.ExitLimit}, // its receipt once its agent is ended
+	EndLimit:   {Then: WaitReset, ReceiptNow: true},                                                                       // not an iteration: no checks, no on-* commands; the loop waits for the reset
 	EndDialog: {Progress: "dialog_timeout", Shown: "question unanswered for %s, restarting", Logged: "dialog_timeout=%s",
 		Timer: func(s *Settings) string { return s.DialogTimeout.String() }},
 	EndInactivity: {Progress: "inactivity_timeout", Shown: "inactivity timeout (%s), restarting", Logged: "inactivity_timeout=%s",
@@ -145,7 +145,7 @@ func EndReason(it Outcome) string {
 // fatal one (the command is not there or not executable) with why.
 func ExitFailure(code int) (failure bool, fatal string) {
 	switch code {
-	case 0, words.ExitPause:
+	case 0, contract.ExitPause:
 		return false, ""
 	case 126:
 		return true, "command not executable"

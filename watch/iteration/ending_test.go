@@ -3,7 +3,7 @@ package iteration
 import (
 	"testing"
 
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 )
 
 func TestEachEndingMeansOneThing(t *testing.T) {
@@ -46,7 +46,7 @@ func TestAnExitStatusCountsAsWhatItSays(t *testing.T) {
 		fatal   string
 	}{
 		{0, false, ""},
-		{words.ExitPause, false, ""},
+		{contract.ExitPause, false, ""},
 		{1, true, ""},
 		{130, true, ""},
 		{126, true, "command not executable"},

@@ -22,9 +22,9 @@ import (
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // Watch is one iteration's agent, from its start to the end of its
@@ -176,7 +176,7 @@ func (w *Watch) AdoptUntyped(ctx context.Context, started time.Time) (r Outcome)
 	prompt, err := os.ReadFile(w.rec.Store().Path(state.PromptCopy))
 	if err != nil {
 		w.rec.Warnf("the prompt of iteration %d is lost (%v); watching the agent", w.rec.Iteration(), err)
-		w.status.Show(words.StatusRunning)
+		w.status.Show(contract.StatusRunning)
 		return w.Adopt(ctx, started)
 	}
 	w.out.since, w.events.started = -1, w.clock.Now() // its output came before the watcher: it has spoken
@@ -288,7 +288,7 @@ func (w *Watch) Run(ctx context.Context, prompt string) (r Outcome) {
 	}
 	started := w.clock.Now()
 	w.events.started = started
-	w.events.tell(words.EventStarted, "", strings.Join(w.hooks.Command(), " "))
+	w.events.tell(contract.EventStarted, "", strings.Join(w.hooks.Command(), " "))
 	if w.cfg.PromptMode == agent.ModeType {
 		if end, halt := w.delivery.deliver(ctx, prompt); halt {
 			r.Ending, r.Detail, r.Untyped = end, w.turn.detail, !w.delivery.typed

@@ -10,8 +10,8 @@ import (
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // monitor watches the running agent until something ends the iteration.
@@ -220,18 +220,18 @@ func (o *output) take() {
 	text, markers := o.stream().Take()
 	if text != "" && !o.spoke {
 		o.spoke = true
-		o.events.tell(words.EventOutput, words.ViaStream, "")
+		o.events.tell(contract.EventOutput, contract.ViaStream, "")
 	}
 	if o.scanner != nil && o.match == "" && text != "" {
 		if m, ok := o.scanner.Feed(text); ok {
 			o.match = m
-			o.events.tell(words.EventDone, words.ViaStream, m)
+			o.events.tell(contract.EventDone, contract.ViaStream, m)
 		}
 	}
 	for _, m := range markers {
 		if m == agent.PasteOn {
 			if !o.pasteOn {
-				o.events.tell(words.EventPasteOn, words.ViaStream, "")
+				o.events.tell(contract.EventPasteOn, contract.ViaStream, "")
 			}
 			o.pasteOn = true
 			o.pane.SetAgentPastes()
@@ -241,7 +241,7 @@ func (o *output) take() {
 		if len(f) == 3 && f[0] == "exit" && (f[1] == o.nonce || o.nonce == "") {
 			if code, err := strconv.Atoi(f[2]); err == nil {
 				o.exited, o.exitMarked = true, code
-				o.events.tell(words.EventExit, words.ViaExit, f[2])
+				o.events.tell(contract.EventExit, contract.ViaExit, f[2])
 			}
 		}
 	}
@@ -253,7 +253,7 @@ func (o *output) flush() {
 	if o.scanner != nil && o.match == "" {
 		if m, ok := o.scanner.Flush(); ok {
 			o.match = m
-			o.events.tell(words.EventDone, words.ViaStream, m)
+			o.events.tell(contract.EventDone, contract.ViaStream, m)
 		}
 	}
 }
@@ -313,14 +313,14 @@ func (o *output) exitCode() int {
 // events tells what the iteration learns of its agent: the cast's
 // markers, and the listener (Settings.Events), if any.
 type events struct {
-	listen  func(words.Event) // nil: nobody listens
+	listen  func(contract.Event) // nil: nobody listens
 	casts   Cast
 	rec     Record
 	clock   clock.Clock
 	started time.Time // when the agent was respawned
 }
 
-func (e *events) tell(kind words.EventKind, via, detail string) {
+func (e *events) tell(kind contract.EventKind, via, detail string) {
 	e.casts.Mark(kind)
 	if e.listen == nil {
 		return
@@ -329,5 +329,5 @@ func (e *events) tell(kind words.EventKind, via, detail string) {
 	if !e.started.IsZero() {
 		after = e.clock.Now().Sub(e.started)
 	}
-	e.listen(words.Event{Iteration: e.rec.Iteration(), Kind: kind, Via: via, After: after, Detail: detail})
+	e.listen(contract.Event{Iteration: e.rec.Iteration(), Kind: kind, Via: via, After: after, Detail: detail})
 }

@@ -7,9 +7,9 @@ import (
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // Needs is what one iteration needs of the loop that runs it: its
@@ -53,8 +53,8 @@ type Settings struct {
 	IterationTimeout    time.Duration
 	DialogTimeout       time.Duration
 	PollInterval        time.Duration
-	CheckEvery          time.Duration     // with a stream: how often what output cannot tell is checked; 0: 5 s
-	Events              func(words.Event) // nil: nobody listens
+	CheckEvery          time.Duration        // with a stream: how often what output cannot tell is checked; 0: 5 s
+	Events              func(contract.Event) // nil: nobody listens
 }
 
 // Record is the loop's record as an iteration reads and writes it.
@@ -78,7 +78,7 @@ type Record interface {
 
 // Status is the pane's status as the iteration shows it.
 type Status interface {
-	Show(words.Status)
+	Show(contract.Status)
 	Starting() // the agent is started and the prompt waits for it to be ready
 }
 
@@ -120,7 +120,7 @@ type Hooks interface {
 // Cast is the recording of the iteration.
 type Cast interface {
 	Start(pane tmux.Pane, command []string)
-	Mark(words.EventKind)
+	Mark(contract.EventKind)
 	Resize(tmux.Pane)
 }
 

@@ -9,8 +9,8 @@ import (
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // turn follows the agent through one iteration by what its screen shows
@@ -58,17 +58,17 @@ func (t *turn) observe(det *agent.Detector, screen string, now time.Time) (Endin
 	switch state {
 	case agent.StateStartup:
 		t.detail = detail
-		t.events.tell(words.EventStartup, words.ViaScreen, detail)
+		t.events.tell(contract.EventStartup, contract.ViaScreen, detail)
 		return EndStartup, true, 0
 	case agent.StateNoLogin:
 		t.detail = detail
 		return EndNoLogin, true, 0
 	case agent.StateLimited:
 		t.detail = detail
-		t.events.tell(words.EventLimit, words.ViaScreen, detail)
+		t.events.tell(contract.EventLimit, contract.ViaScreen, detail)
 		return EndLimit, true, 0
 	case agent.StateDialog:
-		t.askPerson(words.ViaScreen, "", now)
+		t.askPerson(contract.ViaScreen, "", now)
 		if t.cfg.DialogTimeout > 0 {
 			waited := now.Sub(t.dialogSince)
 			if waited >= t.cfg.DialogTimeout {
@@ -82,23 +82,23 @@ func (t *turn) observe(det *agent.Detector, screen string, now time.Time) (Endin
 		t.dialogSince = time.Time{}
 		det.Reset()
 		stable = det.Observe(md5.Sum([]byte(strings.Join(lines, "\n"))), now)
-		t.status.Show(words.StatusRunning)
+		t.status.Show(contract.StatusRunning)
 	}
 	t.rec.AgentState(state)
 	if state == agent.StateWorking || state == agent.StateFinished {
 		if !t.sawWork {
-			t.events.tell(words.EventBusy, words.ViaScreen, "")
+			t.events.tell(contract.EventBusy, contract.ViaScreen, "")
 		}
 		t.sawWork = true
 	}
 	next := t.cfg.InactivityTimeout - stable
-	idle, via := state == agent.StateIdle || state == agent.StateFinished, words.ViaScreen
+	idle, via := state == agent.StateIdle || state == agent.StateFinished, contract.ViaScreen
 	if state == agent.StateUnknown && t.out.pasteOn && t.cfg.Agent.IdleGrace > 0 {
 		// The profile's strings say nothing (a new release?): the agent's
 		// processes idle on its terminal tell instead.
 		cur := agent.LookForeground(t.pane.AgentPID(), now)
 		if agent.IdleBetween(t.fg, cur) {
-			idle, via = true, words.ViaIdle
+			idle, via = true, contract.ViaIdle
 		} else {
 			t.fg = cur
 			next = min(next, max(agent.IdleSpan, t.cfg.Agent.IdleGrace-stable))
@@ -128,7 +128,7 @@ func (t *turn) turnEndByScreen(via string, stable time.Duration, now time.Time) 
 	}
 	t.hookSilent(agent.HookTurnEnd)
 	t.ended = now.Add(-stable)
-	t.events.tell(words.EventTurnEnd, via, "")
+	t.events.tell(contract.EventTurnEnd, via, "")
 	return EndTurn
 }
 
@@ -138,11 +138,11 @@ func (t *turn) askPerson(via, detail string, now time.Time) {
 		return
 	}
 	t.dialogSince = now
-	t.events.tell(words.EventDialog, via, detail)
+	t.events.tell(contract.EventDialog, via, detail)
 	t.rec.Sayf("the agent is asking a question; waiting for an answer in the pane")
 	t.rec.Log("DIALOG", fmt.Sprintf("iteration %d needs input", t.rec.Iteration()))
 	t.rec.AgentState(agent.StateDialog)
-	t.status.Show(words.StatusNeedsInput)
+	t.status.Show(contract.StatusNeedsInput)
 }
 
 // hookEnding reads what the agent's hooks reported since the last look: a
@@ -153,10 +153,10 @@ func (t *turn) hookEnding() (Ending, bool) {
 		limit, text := agent.TurnFailure(r.Detail)
 		t.detail = text
 		if limit {
-			t.events.tell(words.EventLimit, words.ViaHook, text)
+			t.events.tell(contract.EventLimit, contract.ViaHook, text)
 			return EndLimit, true
 		}
-		t.events.tell(words.EventTurnFailed, words.ViaHook, text)
+		t.events.tell(contract.EventTurnFailed, contract.ViaHook, text)
 		return EndTurnFailed, true
 	}
 	if t.hookTurnEnded() {
@@ -165,7 +165,7 @@ func (t *turn) hookEnding() (Ending, bool) {
 	asked, hasAsked := t.hooks.Record(agent.HookNeedsInput)
 	if hasAsked && asked.At.After(t.inputAt) {
 		t.inputAt, t.dialogByHook = asked.At, true
-		t.askPerson(words.ViaHook, asked.Detail, t.clock.Now())
+		t.askPerson(contract.ViaHook, asked.Detail, t.clock.Now())
 	}
 	if r, ok := t.hooks.Record(agent.HookWorking); ok && r.At.After(t.workAt) {
 		t.workAt = r.At
@@ -173,7 +173,7 @@ func (t *turn) hookEnding() (Ending, bool) {
 			t.dialogByHook, t.sawWork = false, true
 			if !t.dialogSince.IsZero() {
 				t.dialogSince = time.Time{}
-				t.status.Show(words.StatusRunning)
+				t.status.Show(contract.StatusRunning)
 			}
 			t.rec.AgentState(agent.StateWorking)
 		}
@@ -200,10 +200,10 @@ func (t *turn) hookTurnEnded() bool {
 func (t *turn) askedAfterHook(screen string) bool {
 	if st, _ := t.cfg.Agent.Classify(agent.ScreenLines(screen, t.cfg.Lines)); st == agent.StateDialog {
 		t.asked, t.byHook, t.ended = t.hookAt, false, time.Time{}
-		t.askPerson(words.ViaScreen, "after its turn-end hook", t.clock.Now())
+		t.askPerson(contract.ViaScreen, "after its turn-end hook", t.clock.Now())
 		return true
 	}
-	t.events.tell(words.EventTurnEnd, words.ViaHook, "")
+	t.events.tell(contract.EventTurnEnd, contract.ViaHook, "")
 	return false
 }
 
@@ -219,7 +219,7 @@ func (t *turn) hookSilent(name string) {
 		return
 	}
 	t.hooks.Lose()
-	t.events.tell(words.EventFallback, words.ViaScreen, "hook "+name+" did not report")
+	t.events.tell(contract.EventFallback, contract.ViaScreen, "hook "+name+" did not report")
 	t.rec.Log("HOOK", fmt.Sprintf("iteration %d the agent's %s hook did not report; reading the screen from now on", t.rec.Iteration(), name))
 	t.rec.Warnf("the agent's %s hook did not report (an agent in a sandbox cannot reach %s or %s); "+
 		"reading its screen for the rest of the loop", name, t.cfg.Executable, t.rec.Store().Dir)
@@ -240,7 +240,7 @@ func (t *turn) hooksBrokeStart(r Outcome, ready bool) {
 		}
 	}
 	t.hooks.Drop()
-	t.events.tell(words.EventFallback, words.ViaExit, "the agent exited before it took input, with the hooks' arguments")
+	t.events.tell(contract.EventFallback, contract.ViaExit, "the agent exited before it took input, with the hooks' arguments")
 	t.rec.Log("HOOK", fmt.Sprintf("iteration %d the agent exited %d before it took input; running it without its hooks from now on", t.rec.Iteration(), r.Code))
 	t.rec.Warnf("the agent exited (status %d) before it took input, with the arguments that install its hooks; "+
 		"running it without them from the next iteration (the screen tells its state)", r.Code)
@@ -328,6 +328,6 @@ func (w *Watch) doneOnScreen() {
 	}
 	if ok {
 		w.out.match = m
-		w.events.tell(words.EventDone, words.ViaScreen, m)
+		w.events.tell(contract.EventDone, contract.ViaScreen, m)
 	}
 }

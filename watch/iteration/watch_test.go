@@ -10,10 +10,10 @@ import (
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxfake"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // bench is one iteration run alone: the in-memory tmux, the virtual clock
@@ -89,7 +89,7 @@ func TestAnIterationRunsAloneFromRespawnToItsOutcome(t *testing.T) {
 	if want := []string{"fix the bug"}; !reflect.DeepEqual(b.pastes(), want) {
 		t.Errorf("pasted %q, want the prompt once", b.pastes())
 	}
-	if want := []words.Status{words.StatusRunning}; !reflect.DeepEqual(b.status.shown, want) {
+	if want := []contract.Status{contract.StatusRunning}; !reflect.DeepEqual(b.status.shown, want) {
 		t.Errorf("showed %v, want running once the agent took input", b.status.shown)
 	}
 }
@@ -145,10 +145,10 @@ func (r *benchRecord) Sayf(format string, args ...any)  { r.t.Logf(format, args.
 func (r *benchRecord) Warnf(format string, args ...any) { r.t.Logf("warning: "+format, args...) }
 func (r *benchRecord) Log(event, message string)        { r.t.Logf("%s %s", event, message) }
 
-type benchStatus struct{ shown []words.Status }
+type benchStatus struct{ shown []contract.Status }
 
-func (s *benchStatus) Show(status words.Status) { s.shown = append(s.shown, status) }
-func (s *benchStatus) Starting()                { s.shown = append(s.shown, words.StatusStarting) }
+func (s *benchStatus) Show(status contract.Status) { s.shown = append(s.shown, status) }
+func (s *benchStatus) Starting()                   { s.shown = append(s.shown, contract.StatusStarting) }
 
 type benchPane struct {
 	pid    int
@@ -181,7 +181,7 @@ func (benchHooks) Drop()                                  {}
 type benchCast struct{}
 
 func (benchCast) Start(tmux.Pane, []string) {}
-func (benchCast) Mark(words.EventKind)      {}
+func (benchCast) Mark(contract.EventKind)   {}
 func (benchCast) Resize(tmux.Pane)          {}
 
 type benchSpend struct{}

@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/ralph-tmux/ralph.tmux/watch/between"
+	"github.com/ralph-tmux/ralph.tmux/watch/checks"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/history"
 	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
-	"github.com/ralph-tmux/ralph.tmux/watch/words"
 )
 
 // iterationTook is how long an iteration took, as iterations.log says it.
@@ -15,7 +15,7 @@ func iterationTook(it *history.Iteration) string {
 	if it.Duration <= 0 {
 		return "-"
 	}
-	return between.FormatDuration(it.Duration)
+	return checks.FormatDuration(it.Duration)
 }
 
 // outcome is the class of how an iteration ended: ok, done, fail, timeout;
@@ -26,7 +26,7 @@ func outcome(it *history.Iteration) string {
 		return "timeout"
 	case it.Failed:
 		return "fail"
-	case it.LoopEnded == string(words.ReasonDonePattern) || it.LoopEnded == string(words.ReasonDoneFile):
+	case it.LoopEnded == string(contract.ReasonDonePattern) || it.LoopEnded == string(contract.ReasonDoneFile):
 		return "done" // the loop's work is done: not a loop that was stopped or ran out
 	case it.Ending == "":
 		return "unknown"

@@ -1,4 +1,4 @@
-package between
+package gitwork
 
 import (
 	"path/filepath"

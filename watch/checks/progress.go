@@ -1,4 +1,4 @@
-package between
+package checks
 
 import (
 	"fmt"
@@ -67,4 +67,29 @@ func FormatDuration(d time.Duration) string {
 		return fmt.Sprintf("%dm %ds", m, s)
 	}
 	return fmt.Sprintf("%ds", s)
+}
+
+// CommitMessage is the message of the commit after an iteration: the
+// loop's name, the iteration, with a plan its task and verdict (task: its
+// subject, "task 2 done: Add the parser"; verdict: the whole verdict line),
+// and how its checks went.
+func CommitMessage(name string, iteration int, task, verdict string, runs []CheckRun) string {
+	summary := "no checks"
+	if len(runs) > 0 {
+		var names []string
+		for _, r := range runs {
+			names = append(names, r.Command)
+		}
+		summary = CheckSummary(runs) + ": " + strings.Join(names, ", ")
+	}
+	subject := fmt.Sprintf("ralph %s: iteration %d", name, iteration)
+	body := ""
+	if task != "" {
+		subject += ", " + task
+		body = "Verdict: " + verdict + "\n"
+	}
+	if r := []rune(subject); len(r) > 100 {
+		subject = string(r[:99]) + "…"
+	}
+	return fmt.Sprintf("%s\n\n%sChecks: %s.\n", subject, body, summary)
 }

@@ -1,4 +1,4 @@
-package between
+package checks
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package words
+package contract
 
 // Exit codes, as the command-line contract fixes them.
 const (

@@ -1,4 +1,4 @@
-package between
+package gitwork
 
 import (
 	"fmt"
@@ -25,17 +25,17 @@ func WorkTree(dir, index string) (string, error) {
 	}
 	env := append(os.Environ(), "GIT_INDEX_FILE="+index)
 	defer func() { _ = os.Chmod(index, 0o600) }() // git writes it as any file: the state folder's are the owner's alone
-	if _, err := gitWith(dir, env, "add", "-A"); err != nil {
+	if _, err := runWith(dir, env, "add", "-A"); err != nil {
 		return "", err
 	}
-	tree, err := gitWith(dir, env, "write-tree")
+	tree, err := runWith(dir, env, "write-tree")
 	return strings.TrimSpace(tree), err
 }
 
 // copyIndex starts the index file at to from the repository's index (none
 // if it has none yet).
 func copyIndex(dir, to string) error {
-	from, err := git(dir, "rev-parse", "--git-path", "index")
+	from, err := run(dir, "rev-parse", "--git-path", "index")
 	if err != nil {
 		return err
 	}
@@ -54,7 +54,7 @@ func copyIndex(dir, to string) error {
 
 // TreeDiff is what changed from one tree to another.
 func TreeDiff(dir, from, to string) (receipt.DiffStat, error) {
-	out, err := git(dir, "diff", "--shortstat", "--no-ext-diff", from, to)
+	out, err := run(dir, "diff", "--shortstat", "--no-ext-diff", from, to)
 	if err != nil {
 		return receipt.DiffStat{}, err
 	}

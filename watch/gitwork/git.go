@@ -1,4 +1,4 @@
-package between
+package gitwork
 
 import (
 	"bytes"
@@ -17,11 +17,11 @@ import (
 var ErrNotGit = errors.New("not in a git repository")
 
 // git runs git in dir and returns its standard output.
-func git(dir string, args ...string) (string, error) { return gitWith(dir, nil, args...) }
+func run(dir string, args ...string) (string, error) { return runWith(dir, nil, args...) }
 
 // gitWith runs git in dir with env (nil: the watcher's) and returns its
 // standard output.
-func gitWith(dir string, env []string, args ...string) (string, error) {
+func runWith(dir string, env []string, args ...string) (string, error) {
 	cmd := exec.Command("git", args...)
 	cmd.Dir, cmd.Env = dir, env
 	var out, errb bytes.Buffer
@@ -41,7 +41,7 @@ func InGitRepo(dir string) bool {
 	if !mayBeInGitRepo(dir) {
 		return false // asked each iteration: a folder outside git costs no git run
 	}
-	out, err := git(dir, "rev-parse", "--is-inside-work-tree")
+	out, err := run(dir, "rev-parse", "--is-inside-work-tree")
 	return err == nil && strings.TrimSpace(out) == "true"
 }
 
@@ -94,12 +94,12 @@ func Fingerprint(dir string) (string, error) {
 	if !InGitRepo(dir) {
 		return "", ErrNotGit
 	}
-	head, _ := git(dir, "rev-parse", "-q", "--verify", "HEAD") // empty in a repository with no commit
-	status, err := git(dir, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignore-submodules=none")
+	head, _ := run(dir, "rev-parse", "-q", "--verify", "HEAD") // empty in a repository with no commit
+	status, err := run(dir, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignore-submodules=none")
 	if err != nil {
 		return "", err
 	}
-	top, err := git(dir, "rev-parse", "--show-toplevel")
+	top, err := run(dir, "rev-parse", "--show-toplevel")
 	if err != nil {
 		return "", err
 	}
@@ -140,7 +140,7 @@ func statusPaths(status string) []string {
 // CurrentBranch is the branch checked out in dir, "" when HEAD is detached
 // or dir is not in a repository.
 func CurrentBranch(dir string) string {
-	out, err := git(dir, "symbolic-ref", "--short", "-q", "HEAD")
+	out, err := run(dir, "symbolic-ref", "--short", "-q", "HEAD")
 	if err != nil {
 		return ""
 	}
@@ -158,14 +158,14 @@ func EnsureWorktree(dir, name string) (path, runDir string, created bool, err er
 	if !InGitRepo(dir) {
 		return "", "", false, fmt.Errorf("--worktree needs a git repository: %s is not in one", dir)
 	}
-	common, err := git(dir, "rev-parse", "--git-common-dir")
+	common, err := run(dir, "rev-parse", "--git-common-dir")
 	if err != nil {
 		return "", "", false, err
 	}
 	if common = strings.TrimSpace(common); !filepath.IsAbs(common) {
 		common = filepath.Join(dir, common)
 	}
-	top, err := git(dir, "rev-parse", "--show-toplevel")
+	top, err := run(dir, "rev-parse", "--show-toplevel")
 	if err != nil {
 		return "", "", false, err
 	}
@@ -191,12 +191,12 @@ func EnsureWorktree(dir, name string) (path, runDir string, created bool, err er
 	}
 	IgnoreOwn(main)
 	branch := WorktreeBranch(name)
-	if _, err := git(dir, "rev-parse", "-q", "--verify", "refs/heads/"+branch); err == nil {
-		_, err = git(dir, "worktree", "add", path, branch)
+	if _, err := run(dir, "rev-parse", "-q", "--verify", "refs/heads/"+branch); err == nil {
+		_, err = run(dir, "worktree", "add", path, branch)
 		if err != nil {
 			return "", "", false, err
 		}
-	} else if _, err := git(dir, "worktree", "add", "-b", branch, path, "HEAD"); err != nil {
+	} else if _, err := run(dir, "worktree", "add", "-b", branch, path, "HEAD"); err != nil {
 		return "", "", false, err
 	}
 	return path, existing(runDir, path), true, nil
@@ -212,7 +212,7 @@ func existing(dir, fallback string) string {
 
 // registered reports whether path is one of the repository's worktrees.
 func registered(dir, path string) bool {
-	out, err := git(dir, "worktree", "list", "--porcelain")
+	out, err := run(dir, "worktree", "list", "--porcelain")
 	if err != nil {
 		return false
 	}
@@ -230,51 +230,26 @@ func registered(dir, path string) bool {
 // Commit stages every change in dir's working tree and commits it with
 // message; committed is false when there was nothing to commit.
 func Commit(dir, message string) (committed bool, err error) {
-	if _, err := git(dir, "add", "-A"); err != nil {
+	if _, err := run(dir, "add", "-A"); err != nil {
 		return false, err
 	}
-	if _, err := git(dir, "diff", "--cached", "--quiet"); err == nil {
+	if _, err := run(dir, "diff", "--cached", "--quiet"); err == nil {
 		return false, nil
 	}
-	if _, err := git(dir, "commit", "-q", "-m", message); err != nil {
+	if _, err := run(dir, "commit", "-q", "-m", message); err != nil {
 		return false, err
 	}
 	return true, nil
 }
 
-// CommitMessage is the message of the commit after an iteration: the
-// loop's name, the iteration, with a plan its task and verdict (task: its
-// subject, "task 2 done: Add the parser"; verdict: the whole verdict line),
-// and how its checks went.
-func CommitMessage(name string, iteration int, task, verdict string, runs []CheckRun) string {
-	summary := "no checks"
-	if len(runs) > 0 {
-		var names []string
-		for _, r := range runs {
-			names = append(names, r.Command)
-		}
-		summary = CheckSummary(runs) + ": " + strings.Join(names, ", ")
-	}
-	subject := fmt.Sprintf("ralph %s: iteration %d", name, iteration)
-	body := ""
-	if task != "" {
-		subject += ", " + task
-		body = "Verdict: " + verdict + "\n"
-	}
-	if r := []rune(subject); len(r) > 100 {
-		subject = string(r[:99]) + "…"
-	}
-	return fmt.Sprintf("%s\n\n%sChecks: %s.\n", subject, body, summary)
-}
-
 // OnlyChanged reports whether path (absolute) is the one change git sees
 // in dir's working tree, staged, unstaged or untracked.
 func OnlyChanged(dir, path string) bool {
-	status, err := git(dir, "status", "--porcelain=v1", "-z", "--untracked-files=all")
+	status, err := run(dir, "status", "--porcelain=v1", "-z", "--untracked-files=all")
 	if err != nil {
 		return false
 	}
-	top, err := git(dir, "rev-parse", "--show-toplevel")
+	top, err := run(dir, "rev-parse", "--show-toplevel")
 	if err != nil {
 		return false
 	}

@@ -1,4 +1,4 @@
-package words
+package contract
 
 import "github.com/ralph-tmux/ralph.tmux/watch/state"
 

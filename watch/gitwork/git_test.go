@@ -1,4 +1,4 @@
-package between
+package gitwork
 
 import (
 	"os"
@@ -22,7 +22,7 @@ func gitRepo(t *testing.T) string {
 	t.Setenv("GIT_COMMITTER_EMAIL", "ralph@example.invalid")
 	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
 	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"commit", "-q", "--allow-empty", "-m", "start"}} {
-		if _, err := git(dir, args...); err != nil {
+		if _, err := run(dir, args...); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -96,10 +96,10 @@ func TestCommitCommitsEverythingOrNothing(t *testing.T) {
 	if ok, err := Commit(dir, "ralph x: iteration 1\n\nChecks: no checks.\n"); !ok || err != nil {
 		t.Fatalf("committed %v, %v", ok, err)
 	}
-	if out, _ := git(dir, "log", "-1", "--format=%s%n%b"); !strings.HasPrefix(out, "ralph x: iteration 1\nChecks: no checks.") {
+	if out, _ := run(dir, "log", "-1", "--format=%s%n%b"); !strings.HasPrefix(out, "ralph x: iteration 1\nChecks: no checks.") {
 		t.Errorf("commit message %q", out)
 	}
-	if out, _ := git(dir, "status", "--porcelain"); out != "" {
+	if out, _ := run(dir, "status", "--porcelain"); out != "" {
 		t.Errorf("left uncommitted: %q", out)
 	}
 }
@@ -121,10 +121,10 @@ func TestEnsureWorktreeMakesItOnceAndReusesIt(t *testing.T) {
 	if want := filepath.Join(dir, ".ralph", "worktrees", "loop1"); path != want || runDir != filepath.Join(want, "sub") {
 		t.Errorf("path %s run in %s, want %s and its sub", path, runDir, want)
 	}
-	if out, _ := git(path, "rev-parse", "--abbrev-ref", "HEAD"); strings.TrimSpace(out) != "ralph/loop1" {
+	if out, _ := run(path, "rev-parse", "--abbrev-ref", "HEAD"); strings.TrimSpace(out) != "ralph/loop1" {
 		t.Errorf("worktree on branch %q", out)
 	}
-	if out, _ := git(dir, "status", "--porcelain"); out != "" {
+	if out, _ := run(dir, "status", "--porcelain"); out != "" {
 		t.Errorf("the worktree shows in the main tree: %q", out)
 	}
 	writeFile(t, filepath.Join(path, "work"), []byte("kept"), 0o644)
@@ -139,7 +139,7 @@ func TestEnsureWorktreeMakesItOnceAndReusesIt(t *testing.T) {
 		t.Error("the worktree was reset")
 	}
 	// The branch outlives a removed worktree and is used again.
-	if _, err := git(dir, "worktree", "remove", "--force", path); err != nil {
+	if _, err := run(dir, "worktree", "remove", "--force", path); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, created, err := EnsureWorktree(dir, "loop1"); err != nil || !created {
@@ -171,7 +171,7 @@ func TestInGitRepoAsksGitOnlyWhereARepositoryMayBe(t *testing.T) {
 		}
 	}
 	tree := filepath.Join(t.TempDir(), "tree")
-	if _, err := git(repo, "worktree", "add", "-q", "-b", "side", tree); err != nil {
+	if _, err := run(repo, "worktree", "add", "-q", "-b", "side", tree); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {

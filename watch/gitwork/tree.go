@@ -1,4 +1,4 @@
-package between
+package gitwork
 
 import (
 	"crypto/sha256"
@@ -11,7 +11,7 @@ import (
 
 // Head is dir's HEAD commit, "" outside git or before the first commit.
 func Head(dir string) string {
-	out, err := git(dir, "rev-parse", "-q", "--verify", "HEAD")
+	out, err := run(dir, "rev-parse", "-q", "--verify", "HEAD")
 	if err != nil {
 		return ""
 	}
@@ -23,7 +23,7 @@ func Commits(dir, from, to string) int {
 	if from == "" || to == "" || from == to {
 		return 0
 	}
-	out, err := git(dir, "rev-list", "--count", from+".."+to)
+	out, err := run(dir, "rev-list", "--count", from+".."+to)
 	if err != nil {
 		return 0
 	}
@@ -38,11 +38,11 @@ func TreeChanged(dir, from, to string, except ...string) (bool, error) {
 	if from == to {
 		return false, nil
 	}
-	out, err := git(dir, "diff", "--name-only", "-z", "--no-renames", from, to)
+	out, err := run(dir, "diff", "--name-only", "-z", "--no-renames", from, to)
 	if err != nil {
 		return false, err
 	}
-	top, err := git(dir, "rev-parse", "--show-toplevel")
+	top, err := run(dir, "rev-parse", "--show-toplevel")
 	if err != nil {
 		return false, err
 	}
@@ -63,7 +63,7 @@ func TreeChanged(dir, from, to string, except ...string) (bool, error) {
 // Diff is the diff from one tree of WorkTree to another, the files named
 // (absolute paths) left out; "" when nothing changed.
 func Diff(dir, from, to string, except ...string) (string, error) {
-	top, err := git(dir, "rev-parse", "--show-toplevel")
+	top, err := run(dir, "rev-parse", "--show-toplevel")
 	if err != nil {
 		return "", err
 	}
@@ -73,7 +73,7 @@ func Diff(dir, from, to string, except ...string) (string, error) {
 			args = append(args, ":(top,exclude)"+filepath.ToSlash(rel))
 		}
 	}
-	return git(dir, args...)
+	return run(dir, args...)
 }
 
 // maxWalked bounds the files FolderPrint looks at.

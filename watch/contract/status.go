@@ -1,9 +1,9 @@
-// Package words is the loop's shared vocabulary: what a loop is doing
-// (Status), what its pane shows (Shown, the @ralph-* options), what it
-// learned of the agent (Event), how it ended (Reason) and the exit codes of
-// the command-line contract. The engine, control, doctor and the command all
-// speak it; it imports nothing of theirs.
-package words
+// Package contract is the loop's words as the command line promises them:
+// what a loop is doing (Status), what its pane shows (Shown, the @ralph-*
+// options), what it learned of the agent (Event), how it ended (Reason) and
+// the exit codes. The engine, control, doctor and the command all speak it;
+// it imports nothing of theirs.
+package contract
 
 import (
 	"strconv"

@@ -1,0 +1,4 @@
+// Package gitwork is the loop's git work: whether a folder is in a
+// repository, the work tree's fingerprint and tree, what changed between
+// two trees, the commit after an iteration, and the loop's own worktree.
+package gitwork
