@@ -95,12 +95,15 @@ func TestLoopKeyLoopsWhatRunsInThePane(t *testing.T) {
 			return strings.Contains(srv.Capture(pane), "waiting for you")
 		})
 		p.press("A")
-		p.choose("Loop what runs here", "y")
-		for _, line := range []string{"Loop @ralph-command instead", "this program and any half-typed input end", "Cancel"} {
-			if !strings.Contains(p.shown(), line) {
-				t.Errorf("the menu lacks %q", line)
+		tmuxtest.Eventually(t, 30*time.Second, "the menu's every line", func() bool { // the client may have read only part of the menu's drawing
+			for _, line := range []string{"Loop what runs here", "Loop @ralph-command instead", "this program and any half-typed input end", "Cancel"} {
+				if !strings.Contains(p.shown(), line) {
+					return false
+				}
 			}
-		}
+			return true
+		})
+		p.choose("Loop what runs here", "y")
 		p.waitOption(pane, "@ralph-state", "running")
 		st := loopState(t, srv, srv.Option(pane, "@ralph-name"))
 		if !slices.Equal(st.Command, argv) {

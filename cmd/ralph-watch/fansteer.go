@@ -130,7 +130,8 @@ func resumeFan(e env, f aFan, lim *state.Limits) error {
 		fmt.Fprintf(e.Stdout, "fan %s: %s for its loops at work and those it starts\n", f.Name, set.String())
 	}
 	err := eachFanLoop(f, e.Stdout, func(l *control.Loop) error {
-		if l.Watched && l.State.Status != state.Paused {
+		// A loop goes on when paused or when its watcher died; one that ended meanwhile stays ended.
+		if l.State.Status != state.Paused && (l.Watched || l.State.Status != state.Running) {
 			fmt.Fprintf(e.Stdout, "%s is %s\n", l.Name, l.Status())
 			return nil
 		}
