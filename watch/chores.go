@@ -137,8 +137,9 @@ func (b *chores) pauseFileSeen() bool {
 }
 
 // noteChange counts the iterations in a row that changed neither HEAD nor
-// the working tree.
-func (b *chores) noteChange() {
+// the working tree; sinceBase: the iteration changed the work since the
+// task's base (a fan's task carried on), which counts as its change.
+func (b *chores) noteChange(sinceBase bool) {
 	if b.cfg.StallLimit <= 0 || b.baseline == "" {
 		return
 	}
@@ -146,7 +147,7 @@ func (b *chores) noteChange() {
 	if err != nil {
 		return
 	}
-	n := b.rec.unchanged(now == b.baseline)
+	n := b.rec.unchanged(now == b.baseline && !sinceBase)
 	if n == 0 {
 		return
 	}

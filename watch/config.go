@@ -61,6 +61,7 @@ type Config struct {
 	TasksFile    string // the plan worked through, one task an iteration (absolute); "": none
 	TaskAttempts int    // tries a task gets before it is skipped
 	TaskID       string // the one task of the plan to work on (a fan's loop: the fan assigns it); "": each in turn
+	TaskBase     string // the commit a fan's task began at: its first iteration counts the work since (a lost loop's) as its change; "": none
 	Review       bool   // each implemented task gets a review iteration, which alone approves it
 	ReviewCap    int    // reviews of one task; the last one approves
 	DiffChars    int    // of {{diff}}, the rest cut

@@ -94,10 +94,10 @@ func settingText(v reflect.Value) string {
 
 // TakePlaces gives a resumed loop the places its record names: where the
 // agent works (its worktree), the plan, prompt, done, pause and progress
-// files, the end command, PATH and where each command came from, as the
-// first start resolved them. A new watcher would guess them again from the
-// folder resume was typed in and the pane's folder, where the agent may
-// have gone since.
+// files, the end command, PATH, the commit a fan's task began at and where
+// each command came from, as the first start resolved them. A new watcher
+// would guess them again from the folder resume was typed in and the
+// pane's folder, where the agent may have gone since.
 func (c *Config) TakePlaces(st *state.State) {
 	if st == nil {
 		return
@@ -106,7 +106,7 @@ func (c *Config) TakePlaces(st *state.State) {
 	for name, p := range map[string]*string{
 		"Dir": &c.Dir, "Worktree": &c.Worktree, "WorktreeBranch": &c.WorktreeBranch, "WorktreeBase": &c.WorktreeBase,
 		"TasksFile": &c.TasksFile, "PromptFile": &c.PromptFile, "DoneFile": &c.DoneFile, "PauseFile": &c.PauseFile,
-		"ProgressFile": &c.ProgressFile, "EndCommand": &c.EndCommand, "Path": &c.Path,
+		"ProgressFile": &c.ProgressFile, "EndCommand": &c.EndCommand, "Path": &c.Path, "TaskBase": &c.TaskBase,
 	} {
 		if v, ok := s[name]; ok {
 			*p = v

@@ -346,7 +346,7 @@ func (l *Loop) afterIteration(ctx context.Context, it iteration.Outcome, d time.
 	l.steer.take()               // a limit raised meanwhile applies to this iteration's verdict
 	changed := l.tasks.changed() // before the loop writes anything
 	if l.tasks.agentWorked(it.Ending) {
-		l.chores.noteChange()
+		l.chores.noteChange(changed && l.tasks.fromTaskBase())
 	}
 	runs := l.chores.runChecks(ctx)
 	if ctx.Err() != nil {

@@ -316,13 +316,13 @@ func (t *taskPlan) begin(n int, text string) *TaskVars {
 	if err := t.rec.store.WriteFile(state.PlanBefore, t.data); err != nil {
 		t.rec.warnf("keep the plan before iteration %d: %v", n, err)
 	}
-	t.noteBefore()
+	now := t.noteBefore(n)
 	v := &TaskVars{ID: pt.ID, Text: pt.Text, Done: r.Done, Total: r.Total, Left: r.Total - r.Done, Attempt: item.Attempts, Mode: mode}
 	if mode == modeFix || mode == modeReview {
 		v.ReviewFeedback = item.Notes
 	}
 	if strings.Contains(text, "{{diff}}") {
-		v.Diff = t.diff()
+		v.Diff = t.diff(now)
 	}
 	v.Block, v.ReviewFile = t.block(pt, mode, item), t.notesFile()
 	if mode == modeReview {
@@ -349,19 +349,35 @@ func (t *taskPlan) agentWorked(end iteration.Ending) bool {
 	return !t.on() || t.record().Mode != modeReview
 }
 
-// noteBefore notes the work before the iteration: git's tree and HEAD, or
-// outside git a print of the folder.
-func (t *taskPlan) noteBefore() {
+// noteBefore notes the work before iteration n: git's tree and HEAD, or
+// outside git a print of the folder. A fan's loop carrying on a task
+// notes its first iteration's from the task's base: the work a lost loop
+// made there is that iteration's. It returns the work tree as it is ("":
+// outside git).
+func (t *taskPlan) noteBefore(n int) string {
 	r := t.record()
 	r.BeforeTree, r.BeforeHead, r.BeforePrint = "", "", ""
-	if tree, err := gitwork.WorkTree(t.cfg.Dir, t.rec.store.Path(state.WorkTreeIndex)); err == nil {
-		r.BeforeTree, r.BeforeHead = tree, gitwork.Head(t.cfg.Dir)
-		if r.Base == "" {
-			r.Base = tree
-		}
-		return
+	tree, err := gitwork.WorkTree(t.cfg.Dir, t.rec.store.Path(state.WorkTreeIndex))
+	if err != nil {
+		r.BeforePrint = gitwork.FolderPrint(t.cfg.Dir, t.unwatched()...)
+		return ""
 	}
-	r.BeforePrint = gitwork.FolderPrint(t.cfg.Dir, t.unwatched()...)
+	r.BeforeTree, r.BeforeHead = tree, gitwork.Head(t.cfg.Dir)
+	if base := t.cfg.TaskBase; base != "" && n == 1 {
+		if from, err := gitwork.CommitTree(t.cfg.Dir, base); err == nil {
+			r.BeforeTree, r.BeforeHead = from, base
+		}
+	}
+	if r.Base == "" {
+		r.Base = r.BeforeTree
+	}
+	return tree
+}
+
+// fromTaskBase reports whether the current iteration's change is measured
+// from the task's base (noteBefore), not from where the iteration began.
+func (t *taskPlan) fromTaskBase() bool {
+	return t.on() && t.cfg.TaskBase != "" && t.record().BeforeHead == t.cfg.TaskBase && t.rec.iteration() == 1
 }
 
 // notesFile is where a review writes what must change: in the work's own
@@ -401,13 +417,14 @@ func (t *taskPlan) changed() bool {
 	return true
 }
 
-// diff is the work since the loop started, cut at --diff-chars.
-func (t *taskPlan) diff() string {
+// diff is the work since the loop started (a fan's task: since the task
+// began) to now, the work tree before the iteration, cut at --diff-chars.
+func (t *taskPlan) diff(now string) string {
 	r := t.record()
-	if r.Base == "" || r.BeforeTree == "" {
+	if r.Base == "" || now == "" {
 		return ""
 	}
-	d, err := gitwork.Diff(t.cfg.Dir, r.Base, r.BeforeTree, t.cfg.TasksFile)
+	d, err := gitwork.Diff(t.cfg.Dir, r.Base, now, t.cfg.TasksFile)
 	if err != nil {
 		t.rec.warnf("diff of the work: %v", err)
 		return ""

@@ -464,3 +464,60 @@ func TestAWorktreeLoopSaysOnceThatTheCheckoutsPlanChanged(t *testing.T) {
 		t.Errorf("the loop read the checkout's plan: %d tasks", st.Tasks.Total)
 	}
 }
+
+// A fan's loop carrying on a task whose loop was lost (its window closed
+// after the agent made the work): started with the commit the fan began
+// the task at, its first iteration counts the work already in the worktree
+// as its change, and its {{diff}} shows that work: its agent, finding the
+// work made, ticks the task, which is done.
+func TestUnitTasksAFansLoopCountsTheWorkSinceTheTasksBaseInItsFirstIteration(t *testing.T) {
+	u := planned(t, "- [ ] Make file-a\n- [ ] Make file-b\n", func(u *unit, n int, prompt string) {
+		if err := os.WriteFile(filepath.Join(u.cfg.Dir, "file-a"), []byte("file-a\n"), 0o644); err != nil { // as it already is
+			u.t.Error(err)
+		}
+		u.tick(prompt)
+	})
+	u.writePrompt("{{task}}\nSo far:\n{{diff}}")
+	u.gitInit()
+	base := strings.TrimSpace(u.git("rev-parse", "HEAD"))
+	if err := os.WriteFile(filepath.Join(u.cfg.Dir, "file-a"), []byte("file-a\n"), 0o644); err != nil { // the lost loop's work
+		t.Fatal(err)
+	}
+	u.cfg.TaskID, u.cfg.TaskBase = "1", base
+	u.wantResult(u.run(), contract.ExitDone, "tasks_done")
+	if p := u.pastes(); len(p) != 1 || !strings.Contains(p[0], "+file-a") {
+		t.Errorf("prompts = %q, want one whose diff has the work made for the task", p)
+	}
+	if item := u.taskItem("1"); item.State != "done" || item.Attempts != 1 {
+		t.Errorf("task 1 = %+v, want done in its first attempt", item)
+	}
+	if st := u.state(); st.CurrentIteration != 1 {
+		t.Errorf("iteration %d: want the task done in iteration 1", st.CurrentIteration)
+	}
+	u.wantLog("[TASK] iteration 1 task 1 done")
+}
+
+// Only the first: for --stall-limit the first iteration of that loop,
+// whose agent only looks, changed the work (since the task's base), the
+// second changed nothing; and the third, whose agent ticks the task with
+// nothing changed since its own start, is rejected as ever.
+func TestUnitTasksAFansLoopMeasuresItsLaterIterationsFromTheirOwnStart(t *testing.T) {
+	u := planned(t, "- [ ] Make file-a\n", func(u *unit, n int, prompt string) {
+		if n == 3 {
+			u.tick(prompt)
+		}
+	})
+	u.gitInit()
+	base := strings.TrimSpace(u.git("rev-parse", "HEAD"))
+	if err := os.WriteFile(filepath.Join(u.cfg.Dir, "file-a"), []byte("file-a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	u.cfg.TaskID, u.cfg.TaskBase, u.cfg.StallLimit = "1", base, 2
+	u.wantResult(u.run(), contract.ExitLimit, "tasks_skipped")
+	u.wantLog("[TASK] iteration 1 task 1 rejected: it was not marked done",
+		"[STALL] iteration 2 unchanged=1/2",
+		"[TASK] iteration 3 task 1 skipped: not done after 3 attempts: marked done, but nothing in the work tree changed")
+	if lines := strings.Join(u.logLines(), "\n"); strings.Contains(lines, "iteration 1 unchanged") {
+		t.Errorf("the first iteration counted as unchanged:\n%s", lines)
+	}
+}

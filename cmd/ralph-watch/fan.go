@@ -176,7 +176,7 @@ func runFan(ctx context.Context, e env, ff *fanFlags, fs *flag.FlagSet, command 
 	pass := passFlags(fs, f)
 	r := &fan.Runner{Dir: fanDir, State: s, Checks: checkCommands(f), MergeAttempts: ff.mergeAttempts,
 		TaskAttempts: f.Config.TaskAttempts, Out: out}
-	r.Start = func(t fan.Task, note string) (<-chan int, error) {
+	r.Start = func(t fan.Task, note, base string) (<-chan int, error) {
 		pane, err := fanPane(tm, name, t.Slot, t.Worktree, panes)
 		if err != nil {
 			return nil, err
@@ -193,7 +193,7 @@ func runFan(ctx context.Context, e env, ff *fanFlags, fs *flag.FlagSet, command 
 		}
 		cmd := exec.Command(exe, args...)
 		cmd.Dir, cmd.Stdout, cmd.Stderr = t.Worktree, log, log
-		cmd.Env = append(os.Environ(), "RALPH_DETACH=false", "TMUX_PANE=")
+		cmd.Env = append(os.Environ(), "RALPH_DETACH=false", "TMUX_PANE=", control.TaskBaseEnv+"="+base)
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // the fan stopped, its loops go on: a fan started again takes them up
 		if err := cmd.Start(); err != nil {
 			log.Close()

@@ -16,11 +16,13 @@ import (
 // fanAgent does the task its prompt names ("Make file-x"): writes file-x
 // and, when the file share is beside it or the task has touches, shared.txt (its name alone, or,
 // over a conflict, both sides without the markers); keeps the prompt and
-// ticks the task's box (after the seconds the file slow beside it says); told a check failed, it writes the file fixed.
+// ticks the task's box (after the seconds the file slow beside it says; file-x made, while the file
+// hold-file-x is beside it); told a check failed, it writes the file fixed.
 const fanAgent = `f=$(printf %s "$1" | grep -o 'file-[a-z0-9]*' | head -1)
 if [ -f "$(dirname "$0")/slow" ]; then sleep "$(cat "$(dirname "$0")/slow")"; fi
 printf '%s\n' "$1" > "../prompt-$f-$RALPH_ITERATION"
 echo "$f" > "$f"
+while [ -f "$(dirname "$0")/hold-$f" ]; do sleep 0.2; done
 if grep -q '^<<<<<<<' shared.txt; then grep -v '^[<=>]\{7\}' shared.txt > shared.new; mv shared.new shared.txt
 elif [ -f "$(dirname "$0")/share" ] || printf %s "$1" | grep -q "touches:"; then echo "$f" > shared.txt; fi
 if printf %s "$1" | grep -q 'fails the check'; then echo fixed > fixed; fi

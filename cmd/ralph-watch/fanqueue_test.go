@@ -216,6 +216,42 @@ func TestAFanWindowClosedIsOneFailedTryOfItsTask(t *testing.T) {
 	c.git(repo, "cat-file", "-e", "ralph/fan-shut:file-a")
 }
 
+// A fan window closed after its agent made the task's work (file-a in the
+// worktree, not yet ticked nor judged): the fan's next loop on the task
+// counts the work made since the task began as its first iteration's
+// change, so the tick of its agent, which finds the work made, stands and
+// the task lands, not skipped for "nothing in the work tree changed".
+func TestAFanWindowClosedAfterItsAgentMadeTheWorkLandsTheTask(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	repo := newFanRepo(c, "- [ ] Make file-a\n")
+	hold := filepath.Join(c.srv.Dir, "hold-file-a")
+	if err := os.WriteFile(hold, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wait := startFan(c, fanArgs(c, "made", "1", "--task-attempts", "2")...)
+	work := filepath.Join(repo, ".ralph", "worktrees", "fan-made-1", "file-a")
+	tmuxtest.Eventually(t, 60*time.Second, "task 1's work made in its worktree", func() bool {
+		_, err := os.Stat(work)
+		return err == nil
+	})
+	c.srv.Must("kill-window", "-t", "=made:loop-1")
+	if err := os.Remove(hold); err != nil {
+		t.Fatal(err)
+	}
+	code, out := wait()
+	if code != 0 || !strings.Contains(out, "1 of 1 tasks landed on ralph/fan-made") {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	if !strings.Contains(out, "task 1 goes to a new loop: the pane of its loop fan-made-1 was closed") ||
+		!strings.Contains(out, "loop fan-made-1-2 works task 1") {
+		t.Errorf("the fan did not say the pane was closed and give the task a new loop:\n%s", out)
+	}
+	if got := strings.TrimSpace(c.git(repo, "show", "ralph/fan-made:file-a")); got != "file-a" {
+		t.Errorf("file-a on the fan's branch: %q", got)
+	}
+}
+
 // fan --detach returns once the fan runs in the background, as run
 // --detach does; the fan lands every task there, its lines in its log.
 func TestFanDetachRunsTheFanInTheBackground(t *testing.T) {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/config"
+	"github.com/ralph-tmux/ralph.tmux/watch/control"
 	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
@@ -165,7 +166,8 @@ func TestALoopResumedOrRestoredAfterKillServerHasEverySettingItStartedWith(t *te
 		}
 	})
 	args = append(args, "--", agent)
-	if code, stdout, stderr := c.runIn(repo, gitEnv, args...); code != 0 {
+	base := strings.TrimSpace(c.git(repo, "rev-parse", "HEAD")) // and what the fan gives its loops, by the environment
+	if code, stdout, stderr := c.runIn(repo, append([]string{control.TaskBaseEnv + "=" + base}, gitEnv...), args...); code != 0 {
 		t.Fatalf("run: exit %d\n%s%s", code, stdout, stderr)
 	}
 	tree := filepath.Join(repo, ".ralph", "worktrees", "every")
@@ -177,7 +179,8 @@ func TestALoopResumedOrRestoredAfterKillServerHasEverySettingItStartedWith(t *te
 	st := c.newWatcher("every", 0)
 	first := st.Settings
 	for setting, want := range map[string]string{"Dir": tree, "TasksFile": plan, "PromptFile": filepath.Join(repo, "prompts", "LOOP.md"),
-		"DoneFile": filepath.Join(tree, "DONE.flag"), "PauseFile": filepath.Join(tree, "PAUSE"), "ProgressFile": filepath.Join(tree, "progress.md")} {
+		"DoneFile": filepath.Join(tree, "DONE.flag"), "PauseFile": filepath.Join(tree, "PAUSE"), "ProgressFile": filepath.Join(tree, "progress.md"),
+		"TaskBase": base} {
 		if first[setting] != want {
 			t.Errorf("at its start %s is %q, want %q", setting, first[setting], want)
 		}

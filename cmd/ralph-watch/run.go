@@ -92,6 +92,9 @@ func runLoop(ctx context.Context, e env, f *config.Run, fs *flag.FlagSet, comman
 		return err
 	}
 	cfg.Resume = e.Getenv(control.ResumeEnv) == "1"
+	if cfg.TaskBase = e.Getenv(control.TaskBaseEnv); cfg.TaskBase != "" {
+		_ = os.Unsetenv(control.TaskBaseEnv) // for this watcher alone, not the checks and hooks it runs
+	}
 	var was *state.State // the loop a resumed watcher takes up, as recorded
 	if cfg.Resume {
 		if store, err := state.Find(state.Root(e.Getenv), cfg.Name); err == nil {
@@ -150,7 +153,8 @@ func runLoop(ctx context.Context, e env, f *config.Run, fs *flag.FlagSet, comman
 		warnUncarried(e, client, store, secrets)
 	}
 	if !cfg.Resume && !started && (f.Detach || insidePane(pane)) { // a started watcher, still the pane's descendant, would start another
-		pid, err := control.StartWatcher(e.Executable, store, cfg.WatcherArgs, cfg.WatcherDir, false, append([]string{config.SourcesFor(sources), control.PaneClaimedEnv + "=1"}, secrets...)...)
+		carried := []string{config.SourcesFor(sources), control.PaneClaimedEnv + "=1", control.TaskBaseEnv + "=" + cfg.TaskBase}
+		pid, err := control.StartWatcher(e.Executable, store, cfg.WatcherArgs, cfg.WatcherDir, false, append(carried, secrets...)...)
 		if err != nil {
 			return err
 		}

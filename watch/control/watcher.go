@@ -19,6 +19,10 @@ import (
 // ResumeEnv tells a watcher started by resume to continue the recorded loop.
 const ResumeEnv = "RALPH_WATCH_RESUME"
 
+// TaskBaseEnv gives a fan's loop the commit its task began at
+// (watch.Config.TaskBase): the fan's own word, no flag of the person's.
+const TaskBaseEnv = "RALPH_WATCH_TASK_BASE"
+
 // StartWatcher starts `ralph-watch run ARGS` (the program executable finds)
 // in dir, in the background and its own session, with its output appended
 // to the loop's watcher log; resume sets ResumeEnv. It returns the pid.

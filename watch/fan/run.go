@@ -27,8 +27,11 @@ type Runner struct {
 	// Start starts a loop on task t in its slot's window and worktree,
 	// with a note for its first prompt (why it was sent back), the
 	// person's notes (t.Notes) and the fan's limits (State.Set); the
-	// channel gets the loop's exit status once it ends.
-	Start func(t Task, note string) (<-chan int, error)
+	// channel gets the loop's exit status once it ends. base is the commit
+	// the loop measures its first iteration's change from, the work its
+	// worktree holds for the task counted (a lost loop's); "" from its own
+	// start (a loop given the task sent back: its change is the fix).
+	Start func(t Task, note, base string) (<-chan int, error)
 	// Adopt takes up the loop a fan killed before had started on t: the
 	// channel gets its exit status (0 done) once it ends; false when it
 	// is gone unfinished and must start again.
@@ -62,7 +65,7 @@ func (r *Runner) Run(ctx context.Context) error {
 	r.steer()
 	steering := time.NewTicker(250 * time.Millisecond) // the person's notes and limits reach the loops at work
 	defer steering.Stop()
-	start := func(t *Task, note string) error {
+	start := func(t *Task, note string, sentBack bool) error {
 		slot := FreeSlot(free, t.Slot)
 		if slot == 0 { // every window taken (a fan taken up again): the task waits for the next free loop
 			s.Begin(t, 0, note)
@@ -87,7 +90,11 @@ func (r *Runner) Run(ctx context.Context) error {
 		if err := r.save(); err != nil {
 			return err
 		}
-		ch, err := r.Start(*t, note)
+		base := t.Base
+		if sentBack {
+			base = ""
+		}
+		ch, err := r.Start(*t, note, base)
 		if err != nil && r.gone() {
 			return ErrGone // the task stays held, its note kept: restore starts it
 		}
@@ -126,7 +133,7 @@ func (r *Runner) Run(ctx context.Context) error {
 		return ok
 	})
 	for _, t := range lost { // then a new loop on each task whose loop is gone
-		if err := start(t, t.Note); err != nil {
+		if err := start(t, t.Note, false); err != nil {
 			return err
 		}
 	}
@@ -147,7 +154,7 @@ func (r *Runner) Run(ctx context.Context) error {
 				}
 				if pt := s.Next(p); pt != nil {
 					claimed = s.Task(pt.ID)
-					return start(claimed, claimed.Note)
+					return start(claimed, claimed.Note, false)
 				}
 				return nil
 			}); err != nil {
@@ -263,7 +270,7 @@ func (r *Runner) adopt(t Task) (<-chan int, bool) {
 // land tries to land task id: its work on the fan branch's tip, the
 // checks, a fast-forward. What fails goes back to a loop on the task, or,
 // after MergeAttempts, waits for review.
-func (r *Runner) land(ctx context.Context, id string, start func(*Task, string) error) error {
+func (r *Runner) land(ctx context.Context, id string, start func(t *Task, note string, sentBack bool) error) error {
 	s := r.State
 	t := s.Task(id)
 	queue := QueueWorktree(s)
@@ -313,7 +320,7 @@ func (r *Runner) land(ctx context.Context, id string, start func(*Task, string) 
 		return r.save()
 	}
 	s.SentBackTo(t, tip)
-	return start(t, why)
+	return start(t, why, true)
 }
 
 // SentBack is a task the queue gave back to a loop.

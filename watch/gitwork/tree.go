@@ -111,3 +111,12 @@ func FolderPrint(dir string, except ...string) string {
 	})
 	return hex.EncodeToString(h.Sum(nil))
 }
+
+// CommitTree is the tree of commit in dir, as WorkTree gives one.
+func CommitTree(dir, commit string) (string, error) {
+	out, err := run(dir, "rev-parse", "-q", "--verify", commit+"^{tree}")
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(out), nil
+}
