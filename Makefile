@@ -108,7 +108,7 @@ FUZZ = \
 	./watch/agent:FuzzNormalizer \
 	./watch/agent:FuzzParseReset \
 	./watch/agent:FuzzPlaceArgs \
-	./watch/between:FuzzTailText \
+	./watch/checks:FuzzTailText \
 	./watch/cast:FuzzRead \
 	./watch/config:FuzzConfigFileListsEveryCommandItSets \
 	./watch/control:FuzzLastLines \
