@@ -1,30 +1,23 @@
 package fan
 
 import (
-	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/gitwork"
 	"github.com/ralph-tmux/ralph.tmux/watch/plan"
 )
 
-// git runs git in dir and returns its output, trimmed; an error carries
-// what git said.
+// noPrompt is what the fan's git runs with: no editor, no prompt for a
+// password; nobody is there to answer either.
+var noPrompt = []string{"GIT_EDITOR=true", "GIT_TERMINAL_PROMPT=0"}
+
+// git runs git in dir (gitwork's runner) and returns its output, trimmed.
 func git(dir string, stdin []byte, args ...string) (string, error) {
-	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
-	cmd.Env = append(os.Environ(), "GIT_EDITOR=true", "GIT_TERMINAL_PROMPT=0")
-	if stdin != nil {
-		cmd.Stdin = bytes.NewReader(stdin)
-	}
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		return strings.TrimSpace(out.String()), fmt.Errorf("git %s: %v: %s", args[0], err, strings.TrimSpace(errb.String()))
-	}
-	return strings.TrimSpace(out.String()), nil
+	out, err := gitwork.Git{Dir: dir, Env: noPrompt, Stdin: stdin}.Run(args...)
+	return strings.TrimSpace(out), err
 }
 
 // identity is git's -c options for the fan's commits when the repository
@@ -147,14 +140,11 @@ func Candidate(queue, tip, base, commit, planRel, id, title string) (cand string
 // work is the change from..to as a patch git apply takes, byte for byte,
 // the plan and .ralph aside.
 func work(dir, from, to, planRel string) ([]byte, error) {
-	cmd := exec.Command("git", append([]string{"-C", dir, "diff", "--binary", from, to}, outside(planRel)...)...)
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
-	out, err := cmd.Output()
+	out, err := gitwork.Git{Dir: dir, Env: noPrompt}.Run(append([]string{"diff", "--binary", from, to}, outside(planRel)...)...)
 	if err != nil {
-		return nil, fmt.Errorf("git diff: %v: %s", err, strings.TrimSpace(errb.String()))
+		return nil, err
 	}
-	return out, nil
+	return []byte(out), nil
 }
 
 // reset puts the queue's worktree at tip, with nothing else in it.

@@ -1,30 +1,19 @@
 package finish
 
 import (
-	"bytes"
-	"fmt"
-	"os/exec"
 	"strings"
+
+	"github.com/ralph-tmux/ralph.tmux/watch/gitwork"
 )
 
-// git runs git in dir and returns its standard output, trimmed of the final
-// newline; the error carries what git said.
+// git runs git in dir (gitwork's runner) and returns its standard output,
+// trimmed of the final newline.
 func git(dir string, args ...string) (string, error) {
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		msg := strings.TrimSpace(errb.String())
-		if msg == "" {
-			msg = strings.TrimSpace(out.String())
-		}
-		if msg == "" {
-			msg = err.Error()
-		}
-		return out.String(), fmt.Errorf("git %s: %s", args[0], msg)
+	out, err := gitwork.Run(dir, args...)
+	if err != nil {
+		return out, err
 	}
-	return strings.TrimSuffix(out.String(), "\n"), nil
+	return strings.TrimSuffix(out, "\n"), nil
 }
 
 // ok runs git and reports whether it exited 0.

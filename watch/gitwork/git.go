@@ -16,24 +16,61 @@ import (
 // ErrNotGit means a folder is not inside a git working tree.
 var ErrNotGit = errors.New("not in a git repository")
 
-// git runs git in dir and returns its standard output.
-func run(dir string, args ...string) (string, error) { return runWith(dir, nil, args...) }
+// Git is how one git command runs: in Dir, with Env added to the
+// watcher's environment and Stdin (nil: none) on its standard input. The
+// loop's checks and commit, the fan and finish all run git through it.
+type Git struct {
+	Dir   string
+	Env   []string
+	Stdin []byte
+}
 
-// gitWith runs git in dir with env (nil: the watcher's) and returns its
-// standard output.
-func runWith(dir string, env []string, args ...string) (string, error) {
+// Run runs git with args and returns its standard output as git wrote it.
+// An error reads "git ARGS: cause: what git said" (its standard error, or
+// its standard output when that is empty, as a merge's conflicts are).
+func (g Git) Run(args ...string) (string, error) {
 	cmd := exec.Command("git", args...)
-	cmd.Dir, cmd.Env = dir, env
+	cmd.Dir = g.Dir
+	if len(g.Env) > 0 {
+		cmd.Env = append(os.Environ(), g.Env...)
+	}
+	if g.Stdin != nil {
+		cmd.Stdin = bytes.NewReader(g.Stdin)
+	}
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
-		msg := strings.TrimSpace(errb.String())
-		if msg == "" {
-			msg = err.Error()
+		said := strings.TrimSpace(errb.String())
+		if said == "" {
+			said = strings.TrimSpace(out.String())
 		}
-		return out.String(), fmt.Errorf("git %s: %s", args[0], msg)
+		msg := fmt.Sprintf("git %s: %v", shown(args), err)
+		if said != "" {
+			msg += ": " + said
+		}
+		return out.String(), errors.New(msg)
 	}
 	return out.String(), nil
+}
+
+// Run runs git with args in dir and returns its standard output as git
+// wrote it (see Git.Run).
+func Run(dir string, args ...string) (string, error) { return Git{Dir: dir}.Run(args...) }
+
+// run is Run, for this package's own calls.
+func run(dir string, args ...string) (string, error) { return Run(dir, args...) }
+
+// shown is args as an error names them: an argument of many lines (a
+// commit's message) by its first line.
+func shown(args []string) string {
+	parts := make([]string, len(args))
+	for i, a := range args {
+		if first, _, many := strings.Cut(a, "\n"); many {
+			a = first + "…"
+		}
+		parts[i] = a
+	}
+	return strings.Join(parts, " ")
 }
 
 // InGitRepo reports whether dir is inside a git working tree.

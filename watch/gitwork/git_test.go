@@ -198,3 +198,26 @@ func TestInGitRepoAsksGitOnlyWhereARepositoryMayBe(t *testing.T) {
 		t.Errorf("a folder GIT_WORK_TREE names, of the repository GIT_DIR names: git says it is inside one")
 	}
 }
+
+// A failed git names what ran (a message by its first line), why it
+// ended, and what git said: on standard error, or on standard output
+// when that is empty, as a merge's conflicts are.
+func TestRunErrorsNameTheCommandItsEndAndWhatGitSaid(t *testing.T) {
+	outside := t.TempDir()
+	_, err := Run(outside, "rev-parse", "--verify", "HEAD")
+	if err == nil || !strings.HasPrefix(err.Error(), "git rev-parse --verify HEAD: exit status 128: fatal: not a git repository") {
+		t.Errorf("outside git: %v", err)
+	}
+	dir := gitRepo(t)
+	_, err = Run(dir, "commit", "-q", "-m", "subject\n\nbody")
+	if err == nil || err.Error() != "git commit -q -m subject…: exit status 1: On branch main\nnothing to commit, working tree clean" {
+		t.Errorf("nothing to commit: %v", err)
+	}
+	_, err = Git{Dir: dir, Env: []string{"GIT_DIR=" + outside}}.Run("status")
+	if err == nil || !strings.HasPrefix(err.Error(), "git status: exit status 128: fatal: not a git repository") {
+		t.Errorf("Env is added to the environment git runs with: %v", err)
+	}
+	if out, err := (Git{Dir: dir, Stdin: []byte("a b\n")}).Run("hash-object", "--stdin"); err != nil || out != "b2901ea97cfc0f297529eb23d489eab8cb71f9db\n" {
+		t.Errorf("Stdin: %q, %v", out, err)
+	}
+}

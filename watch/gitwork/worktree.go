@@ -23,12 +23,12 @@ func WorkTree(dir, index string) (string, error) {
 			return "", err
 		}
 	}
-	env := append(os.Environ(), "GIT_INDEX_FILE="+index)
+	g := Git{Dir: dir, Env: []string{"GIT_INDEX_FILE=" + index}}
 	defer func() { _ = os.Chmod(index, 0o600) }() // git writes it as any file: the state folder's are the owner's alone
-	if _, err := runWith(dir, env, "add", "-A"); err != nil {
+	if _, err := g.Run("add", "-A"); err != nil {
 		return "", err
 	}
-	tree, err := runWith(dir, env, "write-tree")
+	tree, err := g.Run("write-tree")
 	return strings.TrimSpace(tree), err
 }
 
