@@ -4,10 +4,13 @@
 //
 // The loop decides; a few parts, each owning its data, do the rest:
 //
-//	loop.go               Loop: the iterations in turn, the checks before each
+//	loop.go               Loop: the iterations in turn, from the prompt to the settling of each
+//	exit.go               Exit: every end of the loop as a value, and Loop.exit, the one place it ends
+//	gates.go              the gates before an iteration, each an exit or nil
+//	steps.go              settle and the steps after an iteration, each adding to its report
+//	decide.go             decide: what comes after an iteration, pure, by the endings table
+//	limitwait.go          the waits between iterations: the restart delay, a backoff, a usage limit's reset
 //	iterationviews.go     what one iteration (package iteration) needs of the loop's parts
-//	settle.go             how an iteration ended and what comes next (iteration.Rules, the endings table)
-//	limitwait.go          a usage limit's wait for its reset
 //	hooks.go              agentHooks: what the agent reports itself, and the command it runs with
 //	recorder.go           recorder: the only writer of state.json, the logs and the receipts
 //	statusline.go         statusLine: the pane's @ralph-* options, the watcher's beat, the notices

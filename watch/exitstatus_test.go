@@ -36,7 +36,7 @@ func TestFiftyQuickExitsAreEachReadRight(t *testing.T) {
 				Tmux: srv.Client, Store: store, Out: io.Discard, Err: io.Discard,
 			}
 			l.assemble()
-			if _, ok := l.open(); !ok {
+			if e := l.open(); e != nil {
 				t.Fatal("open failed")
 			}
 			if !tc.stream {

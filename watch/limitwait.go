@@ -9,12 +9,23 @@ import (
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/contract"
+	"github.com/ralph-tmux/ralph.tmux/watch/iteration"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 )
 
+// wait waits d between iterations; an interrupt or a request that comes
+// meanwhile pauses or stops the loop.
+func (l *Loop) wait(ctx context.Context, d time.Duration) *Exit {
+	end := l.asks.wait(ctx, d)
+	if end == iteration.EndWaitOver { // not an ending: the wait ran its course
+		return nil
+	}
+	return leaveBetween(l, end)
+}
+
 // waitForLimit waits out a usage limit until its reset (or the limit wait
 // when no time is written). The iteration is not counted, nor is it a failure.
-func (l *Loop) waitForLimit(ctx context.Context, text string) (Result, bool) {
+func waitForLimit(ctx context.Context, l *Loop, text string) *Exit {
 	now := l.Clock.Now()
 	until, ok := agent.ParseReset(text, now)
 	if !ok || until.Sub(now) > maxLimitWait {
@@ -29,12 +40,12 @@ func (l *Loop) waitForLimit(ctx context.Context, text string) (Result, bool) {
 	l.rec.sayf("usage limit reached (%s), %s", strings.TrimSpace(line), resetNote(until))
 	l.rec.log("LIMIT", fmt.Sprintf("iteration %d not counted, waiting until %s", l.rec.iteration()+1, state.Stamp(until)))
 	l.rec.agentState(agent.StateLimited)
-	return l.waitForReset(ctx, until)
+	return waitForReset(ctx, l, until)
 }
 
 // waitForReset waits until a usage limit resets; a pause meanwhile keeps
 // the reset time, so resume waits on instead of starting an iteration.
-func (l *Loop) waitForReset(ctx context.Context, until time.Time) (Result, bool) {
+func waitForReset(ctx context.Context, l *Loop, until time.Time) *Exit {
 	now := l.Clock.Now()
 	l.status.note = resetNote(until)
 	l.status.show(contract.StatusWaiting)
@@ -42,7 +53,7 @@ func (l *Loop) waitForReset(ctx context.Context, until time.Time) (Result, bool)
 	if l.MaxTime > 0 {
 		wait = max(0, min(wait, l.MaxTime-now.Sub(l.start)))
 	}
-	return l.waitBetween(ctx, wait)
+	return l.wait(ctx, wait)
 }
 
 func resetNote(until time.Time) string {
@@ -50,17 +61,16 @@ func resetNote(until time.Time) string {
 }
 
 // resumeWait goes back to waiting for a usage limit's reset when the loop
-// was paused while it waited; ok is false when there is nothing to wait for.
-func (l *Loop) resumeWait(ctx context.Context) (res Result, halt, ok bool) {
+// was paused while it waited; waited is false when there is nothing to wait for.
+func resumeWait(ctx context.Context, l *Loop) (e *Exit, waited bool) {
 	until, err := time.ParseInLocation(state.TimeFormat, l.rec.st.WaitingUntil, time.Local)
 	if err != nil {
-		return Result{}, false, false
+		return nil, false
 	}
 	if !until.After(l.Clock.Now()) {
-		return Result{}, false, true // the reset has passed: the next iteration starts
+		return nil, true // the reset has passed: the next iteration starts
 	}
 	l.rec.sayf("resuming the wait for the usage limit's reset (%s)", until.Format("15:04"))
 	l.status.shown = contract.StatusWaiting // the person was told when the limit came, and resumed it knowing
-	res, halt = l.waitForReset(ctx, until)
-	return res, halt, true
+	return waitForReset(ctx, l, until), true
 }

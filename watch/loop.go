@@ -32,7 +32,9 @@ import (
 //	contextGuard       the agent's context window: a nudge, then a fresh agent (contextguard.go)
 //	taskPlan           the plan of tasks: one an iteration, each judged by the loop (tasks.go, taskverdict.go)
 //
-// What each ending means is data (iteration/ending.go); settle.go goes by it.
+// Before each iteration the gates (gates.go), after it the steps (steps.go);
+// what comes next is decide's (decide.go), a pure function over the endings
+// table; every end of the loop is an Exit (exit.go), carried out in one place.
 type Loop struct {
 	Config // read only once the loop starts
 	Tmux   tmux.Client
@@ -119,10 +121,12 @@ type Result struct {
 // Run loops until the end and returns the exit code.
 func (l *Loop) Run(ctx context.Context) Result {
 	l.assemble()
-	res, ok := l.open()
-	if ok {
+	var res Result
+	if e := l.open(); e != nil {
+		res = l.exit(e)
+	} else {
 		stopBeat := l.status.beat()
-		res = l.run(ctx)
+		res = l.exit(l.run(ctx))
 		stopBeat()
 		l.pane.giveBack(res)
 	}
@@ -150,15 +154,14 @@ func (l *Loop) Prepare() error {
 }
 
 // open records the loop's start (a resumed one's state read back), installs
-// the agent's hooks and takes over the pane.
-func (l *Loop) open() (Result, bool) {
+// the agent's hooks and takes over the pane; an exit when it cannot start.
+func (l *Loop) open() *Exit {
 	l.start = l.Clock.Now()
 	var ended contract.Reason // how the run resumed ended
 	if l.Resume {
 		st, err := l.Store.Load()
 		if err != nil {
-			l.rec.errorf("%v", err)
-			return Result{Code: contract.ExitFailed, Reason: contract.ReasonNoState}, false
+			return &Exit{Unstarted: true, Code: contract.ExitFailed, Reason: contract.ReasonNoState, Error: err.Error()}
 		}
 		l.orphaned = st.Status == state.Running
 		ended = contract.ReasonOf(st)
@@ -177,7 +180,7 @@ func (l *Loop) open() (Result, bool) {
 		l.chores.restoreChecks()
 		l.tasks.resume()
 	} else {
-		last := l.lastRun()
+		last := lastRun(l.Store)
 		l.rec.newRun(l.start)
 		l.tasks.takeUp(last)
 	}
@@ -186,85 +189,111 @@ func (l *Loop) open() (Result, bool) {
 	l.rec.save()
 	if l.Resume {
 		l.rec.log("RESUME", fmt.Sprintf("loop resumed at iteration %d", l.rec.iteration()))
-		if !l.inProgress() { // an iteration left running is judged when it ends
+		if !inProgress(l.rec.st) { // an iteration left running is judged when it ends
 			l.spend.recordCut() // before the plan is reopened: its receipt holds what the agent changed
 			l.tasks.cutShort(cmp.Or(string(ended), "its watcher went"))
 		}
 	}
 
 	if err := l.pane.takeOver(); err != nil {
-		return l.lost(err), false
+		return lostExit(l, err)
 	}
-	return Result{}, true
+	return nil
 }
 
-func (l *Loop) run(ctx context.Context) Result {
-	waited := false
-	if l.Resume && l.rec.st.WaitingUntil != "" { // paused while it waited for a limit's reset
-		var res Result
-		var halt bool
-		if res, halt, waited = l.resumeWait(ctx); halt {
-			return res
-		}
-	}
-	if l.Resume && !waited && l.inProgress() {
-		started, _ := time.ParseInLocation(state.TimeFormat, l.rec.st.LastIterationStarted, time.Local)
-		l.rec.sayf("resuming iteration %s", l.rec.progress())
-		var it iteration.Outcome
-		untyped := l.rec.takePromptUntyped()
-		switch w := l.iteration(""); {
-		case untyped && l.orphaned:
-			it = l.startAgain(ctx, started)
-		case untyped && l.PromptMode == agent.ModeType:
-			it = w.AdoptUntyped(ctx, started)
-		default:
-			l.status.show(contract.StatusRunning)
-			it = w.Adopt(ctx, started)
-		}
-		if res, halt := l.settle(ctx, it, started); halt {
-			return res
-		}
+// run runs the iterations, each after the gates, until one of them ends the loop.
+func (l *Loop) run(ctx context.Context) *Exit {
+	if e := l.resumeIteration(ctx); e != nil {
+		return e
 	}
 	for {
-		if res, halt := l.beforeIteration(ctx); halt {
-			return res
+		if e := l.beforeIteration(ctx); e != nil {
+			return e
 		}
-		text, err := l.readPrompt(ctx)
-		var notUTF8 *NotUTF8Error
-		if errors.As(err, &notUTF8) {
-			return l.promptRefused(notUTF8)
-		}
-		if err != nil { // before the count: the iteration that cannot run is not counted as run
-			l.rec.errorf("%v", err)
-			return l.end(contract.StatusFailed, contract.ReasonPromptFileMissing, contract.ExitFailed)
-		}
-		now := l.Clock.Now()
-		n := l.rec.startIteration(now, l.turnEnded)
-		l.turnEnded, l.status.note = time.Time{}, ""
-		notes := l.steer.forPrompt()
-		prompt := Compose(text, PromptVars{Iteration: n, MaxIterations: l.MaxIterations, Name: l.Name,
-			CheckFailures: joinBlocks(l.tasks.feedback, l.chores.feedback), Task: l.tasks.begin(n, text), Notes: notes}, l.CheckFailAction, l.IncludeIterationCount)
-		l.spend.begin(now, notes)
-		l.rec.sayf("starting iteration %s", l.rec.progress())
-		if err := os.WriteFile(l.Store.Path(state.PromptCopy), []byte(prompt), 0o600); err != nil { // before the record: resume may deliver it
-			l.rec.warnf("save prompt: %v", err)
-		}
-		if err := l.rec.trySave(); err != nil { // no iteration runs that the record would not show
-			l.rec.errorf("cannot record iteration %d, stopping loop: %v", n, err)
-			return l.end(contract.StatusFailed, contract.ReasonStateUnwritable, contract.ExitFailed)
-		}
-		l.rec.log("START", "iteration "+l.rec.progress())
-		if l.PromptMode == agent.ModeType {
-			l.status.reason = l.readyWait()
-			l.status.show(contract.StatusStarting) // until the agent takes the prompt
-		} else {
-			l.status.show(contract.StatusRunning)
-		}
-
-		if res, halt := l.settle(ctx, l.iteration(iteration.Nonce()).Run(ctx, prompt), now); halt {
-			return res
+		if e := l.iterate(ctx); e != nil {
+			return e
 		}
 	}
+}
+
+// resumeIteration takes up what a resumed loop left: the wait for a usage
+// limit's reset, or the iteration it left running.
+func (l *Loop) resumeIteration(ctx context.Context) *Exit {
+	if !l.Resume {
+		return nil
+	}
+	if l.rec.st.WaitingUntil != "" { // paused while it waited for a limit's reset
+		if e, waited := resumeWait(ctx, l); e != nil || waited {
+			return e
+		}
+	}
+	if !inProgress(l.rec.st) {
+		return nil
+	}
+	started, _ := time.ParseInLocation(state.TimeFormat, l.rec.st.LastIterationStarted, time.Local)
+	l.rec.sayf("resuming iteration %s", l.rec.progress())
+	var it iteration.Outcome
+	untyped := l.rec.takePromptUntyped()
+	switch w := l.iteration(""); {
+	case untyped && l.orphaned:
+		it = startAgain(ctx, l, started)
+	case untyped && l.PromptMode == agent.ModeType:
+		it = w.AdoptUntyped(ctx, started)
+	default:
+		l.status.show(contract.StatusRunning)
+		it = w.Adopt(ctx, started)
+	}
+	return l.settle(ctx, it, started)
+}
+
+// iterate runs one iteration: its prompt read and composed, its start
+// recorded, its agent watched, and how it ended settled.
+func (l *Loop) iterate(ctx context.Context) *Exit {
+	text, err := readPrompt(ctx, l)
+	var notUTF8 *NotUTF8Error
+	if errors.As(err, &notUTF8) {
+		return promptRefused(l, notUTF8)
+	}
+	if err != nil { // before the count: the iteration that cannot run is not counted as run
+		return exitFailed(contract.ReasonPromptFileMissing, "%v", err)
+	}
+	now := l.Clock.Now()
+	n := l.rec.startIteration(now, l.turnEnded)
+	l.turnEnded, l.status.note = time.Time{}, ""
+	notes := l.steer.forPrompt()
+	prompt := Compose(text, PromptVars{Iteration: n, MaxIterations: l.MaxIterations, Name: l.Name,
+		CheckFailures: joinBlocks(l.tasks.feedback, l.chores.feedback), Task: l.tasks.begin(n, text), Notes: notes}, l.CheckFailAction, l.IncludeIterationCount)
+	l.spend.begin(now, notes)
+	l.rec.sayf("starting iteration %s", l.rec.progress())
+	if err := os.WriteFile(l.Store.Path(state.PromptCopy), []byte(prompt), 0o600); err != nil { // before the record: resume may deliver it
+		l.rec.warnf("save prompt: %v", err)
+	}
+	if err := l.rec.trySave(); err != nil { // no iteration runs that the record would not show
+		return exitFailed(contract.ReasonStateUnwritable, "cannot record iteration %d, stopping loop: %v", n, err)
+	}
+	l.rec.log("START", "iteration "+l.rec.progress())
+	showStart(l)
+	return l.settle(ctx, l.iteration(iteration.Nonce()).Run(ctx, prompt), now)
+}
+
+// showStart shows the iteration started: until the agent takes a typed
+// prompt, starting.
+func showStart(l *Loop) {
+	if l.PromptMode == agent.ModeType {
+		l.status.reason = l.readyWait()
+		l.status.show(contract.StatusStarting) // until the agent takes the prompt
+	} else {
+		l.status.show(contract.StatusRunning)
+	}
+}
+
+// promptRefused pauses the loop before an iteration whose prompt file is
+// not UTF-8: nothing mangled is typed, and once the file is fixed, resume
+// goes on. The sentence is the status's reason, a short note the status line's.
+func promptRefused(l *Loop, err *NotUTF8Error) *Exit {
+	e := exitPaused(fmt.Sprintf("pausing loop: fix the prompt file, then 'ralph-watch resume %s'", l.Name), "prompt_not_utf8", contract.ReasonPaused)
+	e.Error, e.Why, e.Note = err.Error(), err.Error(), "prompt not UTF-8"
+	return e
 }
 
 // promptGrace is how long a prompt file that is not there is looked for
@@ -274,7 +303,7 @@ const promptGrace = 2 * time.Second
 
 // readPrompt reads the prompt file fresh, looking again for a moment when
 // it is not there.
-func (l *Loop) readPrompt(ctx context.Context) (string, error) {
+func readPrompt(ctx context.Context, l *Loop) (string, error) {
 	text, err := ReadPrompt(l.PromptFile)
 	for end := l.Clock.Now().Add(promptGrace); missingPrompt(err) && l.Clock.Now().Before(end); {
 		if !clock.Sleep(ctx, l.Clock, 100*time.Millisecond) {
@@ -293,7 +322,7 @@ func missingPrompt(err error) bool {
 // startAgain starts afresh an iteration whose watcher died before its
 // prompt was typed: an agent it may have started never had the prompt, and
 // counting its idle screen as a turn would waste the iteration.
-func (l *Loop) startAgain(ctx context.Context, started time.Time) iteration.Outcome {
+func startAgain(ctx context.Context, l *Loop, started time.Time) iteration.Outcome {
 	prompt, err := os.ReadFile(l.Store.Path(state.PromptCopy))
 	if err != nil {
 		l.rec.warnf("the prompt of iteration %d is lost (%v); watching the agent", l.rec.iteration(), err)
@@ -301,22 +330,17 @@ func (l *Loop) startAgain(ctx context.Context, started time.Time) iteration.Outc
 		return l.iteration("").Adopt(ctx, started)
 	}
 	l.rec.sayf("the prompt of iteration %d never reached the agent; starting its agent again", l.rec.iteration())
-	if l.PromptMode == agent.ModeType {
-		l.status.reason = l.readyWait()
-		l.status.show(contract.StatusStarting)
-	} else {
-		l.status.show(contract.StatusRunning)
-	}
+	showStart(l)
 	return l.iteration(iteration.Nonce()).Run(ctx, string(prompt))
 }
 
 // lastRun is the record the loop's last run left: its state, else the
 // newest run kept apart (runs/); nil with none.
-func (l *Loop) lastRun() *state.State {
-	if st, err := l.Store.Load(); err == nil {
+func lastRun(store *state.Store) *state.State {
+	if st, err := store.Load(); err == nil {
 		return st
 	}
-	if runs := l.Store.Runs(); len(runs) > 0 {
+	if runs := store.Runs(); len(runs) > 0 {
 		if st, err := (&state.Store{Dir: runs[len(runs)-1]}).Load(); err == nil {
 			return st
 		}
@@ -325,48 +349,6 @@ func (l *Loop) lastRun() *state.State {
 }
 
 // inProgress reports whether the state left an iteration started and not ended.
-func (l *Loop) inProgress() bool {
-	st := l.rec.st
+func inProgress(st *state.State) bool {
 	return st.CurrentIteration > 0 && st.LastIterationStarted != "" && st.LastIterationEnded == ""
-}
-
-// beforeIteration runs the stop checks: interrupt, pause file, done file
-// (which counts only when the checks pass), limits. When the loop goes on,
-// it notes the working tree, to tell whether the iteration changes it.
-func (l *Loop) beforeIteration(ctx context.Context) (Result, bool) {
-	l.steer.take()
-	if end, ok := l.asks.Take(); ok && iteration.Rules[end].NextNow {
-		l.rec.sayf("no iteration runs to end; the next starts now") // a skip or retry that came between iterations
-	} else if ok {
-		return l.leaveBetween(end), true
-	}
-	if ctx.Err() != nil {
-		return l.interrupted(), true
-	}
-	if l.chores.pauseFileSeen() {
-		return l.paused(), true
-	}
-	if l.chores.doneFileExists() && !l.tasks.ignoresDone() {
-		if l.chores.checksPass(ctx) {
-			return l.doneFile(), true
-		}
-		if ctx.Err() != nil {
-			return l.interrupted(), true
-		}
-		l.chores.rejectDone()
-	}
-	if res, halt := l.tasksEnd(); halt {
-		return res, true
-	}
-	switch {
-	case l.MaxTime > 0 && l.Clock.Now().Sub(l.start) >= l.MaxTime:
-		return l.limit(contract.ReasonMaxTime, fmt.Sprintf("max time (%s) reached", l.MaxTime)), true
-	case l.MaxIterations > 0 && l.rec.iteration() >= l.MaxIterations:
-		return l.limit(contract.ReasonMaxIterations, fmt.Sprintf("max iterations (%d) reached", l.MaxIterations)), true
-	}
-	if res, halt := l.budgetStop(); halt {
-		return res, true
-	}
-	l.chores.noteBaseline()
-	return Result{}, false
 }

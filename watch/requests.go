@@ -29,7 +29,7 @@ func (q *requests) wait(ctx context.Context, d time.Duration) iteration.Ending {
 	timer := q.clock.After(d)
 	for {
 		if end, ok := q.Take(); ok {
-			if iteration.Rules[end].NextNow { // no iteration runs: the next starts now
+			if end.NextNow() { // no iteration runs: the next starts now
 				return iteration.EndWaitOver
 			}
 			return end

@@ -3,7 +3,6 @@ package watch
 import (
 	"cmp"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"slices"
@@ -13,7 +12,6 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/checks"
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
-	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/gitwork"
 	"github.com/ralph-tmux/ralph.tmux/watch/iteration"
 	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
@@ -324,18 +322,6 @@ func (s *spending) spent() receipt.Spend {
 	return receipt.SpendOf(all)
 }
 
-// budgetStop ends the loop before an iteration when the receipts have
-// reached the budget.
-func (l *Loop) budgetStop() (Result, bool) {
-	if !l.Budget.Set() {
-		return Result{}, false
-	}
-	if why, reached := l.Budget.Reached(l.spend.spent()); reached {
-		return l.overBudget(why), true
-	}
-	return Result{}, false
-}
-
 // Check says, while an iteration runs, whether its spend with the
 // iterations before has reached the budget: the iteration is then ended
 // (an iteration.Interrupt).
@@ -353,27 +339,4 @@ func (s *spending) Check() (iteration.Ending, bool) {
 	}
 	it.why = why
 	return iteration.EndBudget, true
-}
-
-// budgetEnded ends the iteration whose spend reached the budget, and the
-// loop: the agent is ended first, so that its receipt is complete.
-func (l *Loop) budgetEnded() Result {
-	if pane, err := l.Tmux.Pane(l.Pane); err == nil {
-		l.pane.EndAgent(pane)
-	}
-	l.rec.log("END", fmt.Sprintf("iteration %d budget", l.rec.iteration()))
-	l.spend.record(nil)
-	why, reached := l.Budget.Reached(l.spend.spent())
-	if !reached {
-		why = l.spend.current().why
-	}
-	return l.overBudget(why)
-}
-
-// overBudget ends the loop on its budget: a limit, whatever else could end it.
-func (l *Loop) overBudget(why string) Result {
-	l.rec.sayf("%s, stopping loop", why)
-	l.rec.log("BUDGET", why)
-	l.rec.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=budget", l.rec.iteration()))
-	return l.end(contract.StatusLimit, contract.ReasonBudget, contract.ExitLimit)
 }

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/checks"
-	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/gitwork"
 	"github.com/ralph-tmux/ralph.tmux/watch/iteration"
 	"github.com/ralph-tmux/ralph.tmux/watch/plan"
@@ -235,56 +234,6 @@ func (t *taskPlan) pick() (*plan.Task, string) {
 		}
 	}
 	return nil, ""
-}
-
-// tasksEnd ends the loop when no task is left to work on: all done, or
-// the rest skipped. It reads the plan first: a plan never read ends the loop.
-func (l *Loop) tasksEnd() (Result, bool) {
-	t := l.tasks
-	if !t.on() {
-		return Result{}, false
-	}
-	if err := t.read(); err != nil {
-		if t.plan == nil {
-			l.rec.errorf("%v", err)
-			return l.end(contract.StatusFailed, contract.ReasonTasksUnreadable, contract.ExitFailed), true
-		}
-		l.rec.warnf("%v (the last reading stays)", err)
-		t.feedback = joinBlocks(t.feedback, fmt.Sprintf("The plan %s cannot be read: %v. Put it right.", t.cfg.TasksFile, err))
-	}
-	if pt, _ := t.pick(); pt != nil {
-		return Result{}, false
-	}
-	r := t.record()
-	if id := t.cfg.TaskID; id != "" {
-		return l.taskEnd(id), true
-	}
-	if r.Skipped == 0 {
-		l.rec.sayf("all %d tasks done, stopping loop", r.Total)
-		l.rec.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=%s", l.rec.iteration(), contract.ReasonTasksDone))
-		return l.end(contract.StatusDone, contract.ReasonTasksDone, contract.ExitDone), true
-	}
-	var skipped []string
-	for _, item := range r.Items {
-		if item.State == taskSkipped {
-			skipped = append(skipped, item.ID)
-		}
-	}
-	l.rec.sayf("no task left open; %d done, skipped: %s", r.Done, strings.Join(skipped, ", "))
-	l.rec.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=%s skipped=%s", l.rec.iteration(), contract.ReasonTasksSkipped, strings.Join(skipped, ",")))
-	return l.end(contract.StatusLimit, contract.ReasonTasksSkipped, contract.ExitLimit), true
-}
-
-// taskEnd ends a loop that works one task (--task): done, or skipped.
-func (l *Loop) taskEnd(id string) Result {
-	if item := l.tasks.record().Item(id); item == nil || item.State == taskSkipped {
-		l.rec.sayf("task %s skipped, stopping loop", id)
-		l.rec.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=%s skipped=%s", l.rec.iteration(), contract.ReasonTasksSkipped, id))
-		return l.end(contract.StatusLimit, contract.ReasonTasksSkipped, contract.ExitLimit)
-	}
-	l.rec.sayf("task %s done, stopping loop", id)
-	l.rec.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=%s task=%s", l.rec.iteration(), contract.ReasonTasksDone, id))
-	return l.end(contract.StatusDone, contract.ReasonTasksDone, contract.ExitDone)
 }
 
 // begin starts iteration n on the task pick chooses: it notes the plan and

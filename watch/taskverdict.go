@@ -290,15 +290,14 @@ func (t *taskPlan) cutShort(reason string) {
 // did: its agent exited 0 (or 42), finished its turn, or gave the done signal.
 // How it ended decides, not a done token it printed before it hung.
 func unfinished(it iteration.Outcome) string {
-	rule := iteration.Rules[it.Ending]
-	switch {
-	case rule.Exit && iteration.Failed(it):
+	switch e := it.Ending; {
+	case e == iteration.EndExit && iteration.Failed(it):
 		_, logged := iteration.FailureText(it)
 		return logged
-	case rule.Exit || rule.DoneSignal || rule.TurnOver || it.Ending == iteration.EndDone:
+	case e == iteration.EndExit || e == iteration.EndDoneFile || e == iteration.EndTurn || e == iteration.EndDone:
 		return ""
-	case rule.Progress != "":
-		return rule.Progress
+	case e.Progress() != "":
+		return e.Progress()
 	}
 	return fmt.Sprintf("ending %d", it.Ending)
 }

@@ -24,19 +24,7 @@ func TestEachEndingMeansOneThing(t *testing.T) {
 			t.Errorf("EndReason(%v) = %q, want %q", tc.it.Ending, got, tc.want)
 		}
 	}
-	for _, e := range []Ending{EndNone, EndReady, EndWaitOver} {
-		if r := Rules[e]; r.Then != GoOn || r.Reason != "" || r.Failure {
-			t.Errorf("ending %d is a step, not an end of the loop: %+v", e, r)
-		}
-	}
-	for e, r := range Rules {
-		if r.AgentRuns && r.Then != PauseLoop {
-			t.Errorf("ending %d leaves the agent running but does not leave the loop", e)
-		}
-		if r.Then != GoOn && r.Reason == "" && r.Then != WaitReset {
-			t.Errorf("ending %d ends the loop with no reason", e)
-		}
-	}
+	// what each ending means for the loop: watch's TestEachEndingMeansOneThing (decide_test.go)
 }
 
 func TestAnExitStatusCountsAsWhatItSays(t *testing.T) {

@@ -3,7 +3,7 @@
 // through the prompt's delivery (ready, paste, submit: the Typist, also
 // `ralph-watch send`'s), the watch of its output, screen and hooks, to the
 // Outcome the loop acts on. What each ending means for the loop is the
-// table Rules (ending.go). It reaches the loop's parts through the narrow
+// loop's (watch/decide.go); ending.go names them. It reaches the loop's parts through the narrow
 // views of Needs (needs.go), and never calls back into the loop's
 // decisions.
 package iteration

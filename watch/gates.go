@@ -1,0 +1,303 @@
+package watch
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
+	"github.com/ralph-tmux/ralph.tmux/watch/iteration"
+	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
+)
+
+// A gate is one stop condition the loop checks before an iteration: the
+// loop's exit, or nil to go on.
+type gate func(ctx context.Context, l *Loop) *Exit
+
+// gates are checked before each iteration, in turn: a new stop condition
+// is one more gate.
+var gates = []gate{
+	steerGate,         // the person's new limits, before any gate reads them
+	requestGate,       // a pause or stop asked between iterations
+	interruptGate,     // the watcher was interrupted
+	pauseFileGate,     // the pause file
+	doneFileGate,      // the done file, which counts only when the checks pass
+	tasksGate,         // no task left to work on
+	maxTimeGate,       // --max-time
+	maxIterationsGate, // --max-iterations
+	budgetGate,        // --max-tokens, --max-cost
+}
+
+// beforeIteration goes through the gates; when the loop goes on, it notes
+// the working tree, to tell whether the iteration changes it.
+func (l *Loop) beforeIteration(ctx context.Context) *Exit {
+	for _, g := range gates {
+		if e := g(ctx, l); e != nil {
+			return e
+		}
+	}
+	l.chores.noteBaseline()
+	return nil
+}
+
+// steerGate takes what the person set since (notes, limits); it ends nothing.
+func steerGate(_ context.Context, l *Loop) *Exit {
+	l.steer.take()
+	return nil
+}
+
+func requestGate(_ context.Context, l *Loop) *Exit {
+	end, ok := l.asks.Take()
+	switch {
+	case !ok:
+		return nil
+	case end.NextNow():
+		l.rec.sayf("no iteration runs to end; the next starts now") // a skip or retry that came between iterations
+		return nil
+	}
+	return leaveBetween(l, end)
+}
+
+func interruptGate(ctx context.Context, l *Loop) *Exit {
+	if ctx.Err() != nil {
+		return pausedBy(l, endings[iteration.EndInterrupted])
+	}
+	return nil
+}
+
+func pauseFileGate(_ context.Context, l *Loop) *Exit {
+	if l.chores.pauseFileSeen() {
+		return pausedBy(l, endings[iteration.EndPaused])
+	}
+	return nil
+}
+
+// doneFileGate ends the loop on the done file when the checks pass; when
+// they fail it goes on, the done file removed.
+func doneFileGate(ctx context.Context, l *Loop) *Exit {
+	if !l.chores.doneFileExists() || l.tasks.ignoresDone() {
+		return nil
+	}
+	if l.chores.checksPass(ctx) {
+		return doneFileExit(l)
+	}
+	if ctx.Err() != nil {
+		return pausedBy(l, endings[iteration.EndInterrupted])
+	}
+	l.chores.rejectDone()
+	return nil
+}
+
+// tasksGate ends the loop when no task is left to work on: all done, or
+// the rest skipped. It reads the plan first: a plan never read ends the loop.
+func tasksGate(_ context.Context, l *Loop) *Exit {
+	t := l.tasks
+	if !t.on() {
+		return nil
+	}
+	if err := t.read(); err != nil {
+		if t.plan == nil {
+			return exitFailed(contract.ReasonTasksUnreadable, "%v", err)
+		}
+		l.rec.warnf("%v (the last reading stays)", err)
+		t.feedback = joinBlocks(t.feedback, fmt.Sprintf("The plan %s cannot be read: %v. Put it right.", t.cfg.TasksFile, err))
+	}
+	if pt, _ := t.pick(); pt != nil {
+		return nil
+	}
+	r := t.record()
+	if id := t.cfg.TaskID; id != "" {
+		return taskExit(l, id)
+	}
+	if r.Skipped == 0 {
+		return exitComplete(contract.StatusDone, contract.ReasonTasksDone, contract.ExitDone, fmt.Sprintf("all %d tasks done, stopping loop", r.Total), "")
+	}
+	var skipped []string
+	for _, item := range r.Items {
+		if item.State == taskSkipped {
+			skipped = append(skipped, item.ID)
+		}
+	}
+	return exitComplete(contract.StatusLimit, contract.ReasonTasksSkipped, contract.ExitLimit,
+		fmt.Sprintf("no task left open; %d done, skipped: %s", r.Done, strings.Join(skipped, ", ")), " skipped="+strings.Join(skipped, ","))
+}
+
+// taskExit ends a loop that works one task (--task): done, or skipped.
+func taskExit(l *Loop, id string) *Exit {
+	if item := l.tasks.record().Item(id); item == nil || item.State == taskSkipped {
+		return exitComplete(contract.StatusLimit, contract.ReasonTasksSkipped, contract.ExitLimit, fmt.Sprintf("task %s skipped, stopping loop", id), " skipped="+id)
+	}
+	return exitComplete(contract.StatusDone, contract.ReasonTasksDone, contract.ExitDone, fmt.Sprintf("task %s done, stopping loop", id), " task="+id)
+}
+
+func maxTimeGate(_ context.Context, l *Loop) *Exit {
+	if l.MaxTime > 0 && l.Clock.Now().Sub(l.start) >= l.MaxTime {
+		return limitExit(l, contract.ReasonMaxTime, fmt.Sprintf("max time (%s) reached", l.MaxTime))
+	}
+	return nil
+}
+
+func maxIterationsGate(_ context.Context, l *Loop) *Exit {
+	if l.MaxIterations > 0 && l.rec.iteration() >= l.MaxIterations {
+		return limitExit(l, contract.ReasonMaxIterations, fmt.Sprintf("max iterations (%d) reached", l.MaxIterations))
+	}
+	return nil
+}
+
+// budgetGate ends the loop when the receipts have reached the budget.
+func budgetGate(_ context.Context, l *Loop) *Exit {
+	if !l.Budget.Set() {
+		return nil
+	}
+	if why, reached := l.Budget.Reached(l.spend.spent()); reached {
+		return budgetExit(why)
+	}
+	return nil
+}
+
+// noneLeft reports whether the iteration that ended was the last the
+// limits allow: the loop ends now, not after the wait before a next one.
+func noneLeft(l *Loop) bool {
+	return l.MaxIterations > 0 && l.rec.iteration() >= l.MaxIterations ||
+		l.MaxTime > 0 && l.Clock.Now().Sub(l.start) >= l.MaxTime
+}
+
+// leaveBetween pauses or stops the loop on a request that came between
+// iterations: the last one is over and recorded, not one for resume to
+// take up again.
+func leaveBetween(l *Loop, end iteration.Ending) *Exit {
+	l.rec.iterationEnded(l.Clock.Now())
+	return leaveNow(l, iteration.Outcome{Ending: end, Between: true})
+}
+
+// leaveNow pauses or stops the loop at once; a paused loop's agent runs on,
+// its iteration not over, for resume to take up.
+func leaveNow(l *Loop, it iteration.Outcome) *Exit {
+	r := endings[it.Ending]
+	if r.agentRuns && !it.Between { // between iterations, the last one is over and recorded
+		l.rec.agentRunsOn(it.Untyped, it.Match)
+	}
+	if r.then == stopLoop {
+		return stopExit(l)
+	}
+	return pausedBy(l, r)
+}
+
+// pausedBy pauses the loop on an ending that pauses it, the agent running on.
+func pausedBy(l *Loop, r rule) *Exit {
+	if r.pauseFile && l.chores.pauseFileFound {
+		l.chores.pauseFileFound = false
+		return exitPaused(fmt.Sprintf("pause file %s found, pausing loop (the agent runs on; the file is removed)", l.PauseFile), "pause_file", r.reason)
+	}
+	return exitPaused(r.shown, r.logged, r.reason)
+}
+
+// stopExit ends the loop on a stop request, and the agent too if asked.
+func stopExit(l *Loop) *Exit {
+	r := endings[iteration.EndStopped]
+	e := exitComplete(r.status, r.reason, r.code, r.shown, "")
+	if l.asks.kill {
+		e.EndAgent, e.Reason = true, contract.ReasonKilled // the agent was ended with the loop
+	}
+	return e
+}
+
+// stopOn ends the loop on an ending that allows no next iteration.
+func stopOn(ctx context.Context, l *Loop, it iteration.Outcome, n next) *Exit {
+	r := endings[it.Ending]
+	switch n {
+	case waitLimit:
+		return waitForLimit(ctx, l, it.Detail)
+	case endBudget:
+		return budgetEnded(l)
+	case endLimit:
+		return limitExit(l, r.reason, fmt.Sprintf(r.shown, l.MaxTime))
+	}
+	e := failExit(l, it.Ending)
+	switch r.advice {
+	case startupAdvice:
+		what, fix := l.Agent.StartupAdvice(it.Detail)
+		if home := l.spend.agentHome(); home != "" && home != os.Getenv("HOME") {
+			fix = strings.ReplaceAll(fix, "~/", home+"/") // a wrapper or env HOME=… gave it another home
+		}
+		e.Error = fmt.Sprintf("%s is asking %s; the prompt was not typed. To loop it, %s", l.program(), what, fix)
+	case loginAdvice:
+		e.Error = fmt.Sprintf("%s says %q: it is not logged in, or its API refused its key; no iteration can work. "+
+			"Log it in, or give it a key its API takes, then start the loop again", l.program(), it.Detail)
+	}
+	if r.advice != noAdvice {
+		e.Logs = append(e.Logs, logLine{"FAIL", fmt.Sprintf("iteration %d %s", l.rec.iteration(), r.logged)})
+	}
+	return e
+}
+
+// failExit ends the loop on a failure the endings table describes.
+func failExit(l *Loop, end iteration.Ending) *Exit {
+	r := endings[end]
+	e := exitWith(r.status, r.reason, r.code)
+	if line := r.shown; strings.Contains(line, "%s") {
+		e.Error = fmt.Sprintf(line, l.Pane) // the line names the pane
+	} else {
+		e.Error = line
+	}
+	return e
+}
+
+// lostExit ends the loop when the pane or its server went away.
+func lostExit(l *Loop, err error) *Exit {
+	if tmux.NoServer(err) {
+		return failExit(l, iteration.EndServerGone)
+	}
+	return failExit(l, iteration.EndPaneGone)
+}
+
+// doneFileExit ends the loop on the done file.
+func doneFileExit(l *Loop) *Exit {
+	return exitComplete(contract.StatusDone, contract.ReasonDoneFile, contract.ExitDone, fmt.Sprintf("done file %s exists, stopping loop", l.DoneFile), "")
+}
+
+// limitExit ends the loop on a limit: success when nothing else could end
+// it, exit 3 when a completion criterion was set and not met. A loop whose
+// last iterations failed is not done: exit 1 when every one failed, else 3.
+func limitExit(l *Loop, reason contract.Reason, what string) *Exit {
+	n, failures := l.rec.iteration(), l.rec.st.ConsecutiveFailures
+	switch {
+	case failures > 0 && failures >= n:
+		e := exitFailed(reason, "%s and all %d iterations failed", what, failures)
+		e.Logs = []logLine{{"FAIL", fmt.Sprintf("loop failed after %d iterations reason=%s failed=%d", n, reason, failures)}}
+		e.Failures = fmt.Sprintf("%d failed", failures)
+		return e
+	case failures > 0:
+		e := exitWith(contract.StatusLimit, reason, contract.ExitLimit)
+		e.Say = fmt.Sprintf("%s and the last %d of %d iterations failed, stopping loop", what, failures, n)
+		e.Logs = []logLine{{"FAIL", fmt.Sprintf("loop ended after %d iterations reason=%s failed=%d", n, reason, failures)}}
+		e.Failures = fmt.Sprintf("%d failed", failures)
+		return e
+	case l.Criterion():
+		return exitComplete(contract.StatusLimit, reason, contract.ExitLimit, what+" without the done signal, stopping loop", "")
+	}
+	return exitComplete(contract.StatusDone, reason, contract.ExitDone, fmt.Sprintf("loop complete after %d iterations", n), "")
+}
+
+// budgetEnded ends the iteration whose spend reached the budget, and the
+// loop: the agent is ended first, so that its receipt is complete.
+func budgetEnded(l *Loop) *Exit {
+	if pane, err := l.Tmux.Pane(l.Pane); err == nil {
+		l.pane.EndAgent(pane)
+	}
+	l.rec.log("END", fmt.Sprintf("iteration %d budget", l.rec.iteration()))
+	l.spend.record(nil)
+	why, reached := l.Budget.Reached(l.spend.spent())
+	if !reached {
+		why = l.spend.current().why
+	}
+	return budgetExit(why)
+}
+
+// budgetExit ends the loop on its budget: a limit, whatever else could end it.
+func budgetExit(why string) *Exit {
+	e := exitComplete(contract.StatusLimit, contract.ReasonBudget, contract.ExitLimit, why+", stopping loop", "")
+	e.Logs = []logLine{{"BUDGET", why}}
+	return e
+}

@@ -1,0 +1,270 @@
+package watch
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/ralph-tmux/ralph.tmux/watch/checks"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
+	"github.com/ralph-tmux/ralph.tmux/watch/iteration"
+)
+
+// settle records how an iteration ended and goes by decide: the loop's
+// exit, or (after the steps, any backoff and the restart delay) nil for
+// another iteration.
+func (l *Loop) settle(ctx context.Context, it iteration.Outcome, started time.Time) *Exit {
+	ended := l.Clock.Now()
+	l.casts.end()
+	l.rec.iterationEnded(ended)
+	saved := make(chan struct{})
+	go func() { l.pane.saveScreen(); close(saved) }() // meanwhile the state is written
+	defer func() { <-saved }()                        // the next agent's screen is not this one's
+
+	r, d := endings[it.Ending], decide(it, facts{})
+	// The agent's turn is over and it runs on: its last words may not be written yet.
+	l.spend.current().turnOver = d.done || r.turnOver
+	if r.receiptNow && !d.done {
+		l.spend.record(nil) // its tokens were spent all the same: they count towards the budget
+	}
+	switch d.next {
+	case leave:
+		return leaveNow(l, it)
+	case runSteps, endFatal:
+	default:
+		return stopOn(ctx, l, it, d.next)
+	}
+	account(l, it, ended.Sub(started))
+	if d.next == endFatal {
+		return fatalExit(l, it)
+	}
+	rep := &report{it: it, took: ended.Sub(started)}
+	for _, step := range steps {
+		if stop := step(ctx, l, rep); stop {
+			break
+		}
+	}
+	if ctx.Err() != nil {
+		return pausedBy(l, endings[iteration.EndInterrupted])
+	}
+	return goOnAfter(ctx, l, it, decide(it, factsOf(l, rep)))
+}
+
+// account records the iteration by how it ended: a timer's notice, a
+// completed turn or exit, a failure.
+func account(l *Loop, it iteration.Outcome, d time.Duration) {
+	r := endings[it.Ending]
+	failure := r.failure
+	switch {
+	case r.timer != nil:
+		l.rec.sayf(r.shown, r.timer(&l.Config))
+		l.rec.log("TIMEOUT", fmt.Sprintf("iteration %d "+r.logged, l.rec.iteration(), r.timer(&l.Config)))
+	case r.completes != "": // a context guard's end logged why
+		if r.turnOver {
+			l.turnEnded = it.TurnEnded
+			l.rec.turnEnded(it.TurnEnded)
+		}
+		l.rec.completed(d, r.completes, it.Ending.Progress())
+	case r.exit:
+		code := it.Code
+		l.rec.exited(code)
+		failure, _ = iteration.ExitFailure(code)
+		switch {
+		case it.Untaken && code != contract.ExitPause: // it did no work: a bad flag, a missing key, a program that reads no input
+			failure = true
+		case code == 0:
+			l.rec.completed(d, "exit: 0", "exit=0")
+		case code == contract.ExitPause:
+			l.rec.log("END", fmt.Sprintf("iteration %d exit=%d pause", l.rec.iteration(), code))
+		}
+	}
+	if failure {
+		l.rec.failed()
+	}
+}
+
+// fatalExit ends the loop when the command is not there or not executable.
+func fatalExit(l *Loop, it iteration.Outcome) *Exit {
+	_, fatal := iteration.ExitFailure(it.Code)
+	e := exitFailed(contract.ReasonFatalExit, "%s: %s (exit %d)", fatal, l.program(), it.Code)
+	e.Logs = []logLine{{"FAIL", fmt.Sprintf("iteration %d exit=%d fatal", l.rec.iteration(), it.Code)}}
+	return e
+}
+
+// report is what the steps after an iteration know of it: each reads it
+// and adds to it.
+type report struct {
+	it      iteration.Outcome
+	took    time.Duration
+	changed bool              // the plan's file changed while the iteration ran
+	runs    []checks.CheckRun // the checks' runs
+	verdict string            // the task's verdict
+	reason  string            // how the progress file and the on-* commands name the iteration's end
+	code    string            // the agent's exit status, when it exited
+}
+
+// A step is one thing done after every iteration that ended; stop ends
+// the steps (an interrupt).
+type step func(ctx context.Context, l *Loop, r *report) (stop bool)
+
+// steps are done in turn after every iteration that ended.
+var steps = []step{
+	func(_ context.Context, l *Loop, _ *report) bool { l.steer.take(); return false }, // steering: a limit raised meanwhile applies to this iteration's verdict
+	planStep,
+	stallStep,
+	checksStep,
+	receiptStep,
+	verdictStep,
+	progressStep,
+	commitStep,
+	func(_ context.Context, l *Loop, _ *report) bool { l.rec.save(); return false }, // save
+	onIterationEndStep,
+}
+
+// planStep notes whether the plan changed, before the loop writes anything.
+func planStep(_ context.Context, l *Loop, r *report) bool {
+	r.changed = l.tasks.changed()
+	return false
+}
+
+// stallStep counts the iterations in a row that changed nothing.
+func stallStep(_ context.Context, l *Loop, r *report) bool {
+	if l.tasks.agentWorked(r.it.Ending) {
+		l.chores.noteChange(r.changed && l.tasks.fromTaskBase())
+	}
+	return false
+}
+
+func checksStep(ctx context.Context, l *Loop, r *report) bool {
+	r.runs = l.chores.runChecks(ctx)
+	return ctx.Err() != nil
+}
+
+// receiptStep records what the iteration spent.
+func receiptStep(_ context.Context, l *Loop, r *report) bool {
+	l.spend.record(r.runs)
+	return false
+}
+
+// verdictStep judges the iteration's task, or settles the one the person
+// ended (skip, retry).
+func verdictStep(_ context.Context, l *Loop, r *report) bool {
+	verdict, steered := l.tasks.steered(r.it.Ending)
+	if !steered {
+		verdict = l.tasks.judge(r.changed, r.runs, r.it)
+	}
+	r.verdict = verdict
+	return false
+}
+
+// progressStep adds the iteration's section to the progress file.
+func progressStep(_ context.Context, l *Loop, r *report) bool {
+	r.reason, r.code = iteration.EndReason(r.it), ""
+	if endings[r.it.Ending].exit {
+		r.code = strconv.Itoa(r.it.Code)
+	}
+	l.chores.appendProgress(r.reason, r.code, r.took, r.runs, r.verdict)
+	return false
+}
+
+// commitStep commits the iteration's work when its checks passed.
+func commitStep(_ context.Context, l *Loop, r *report) bool {
+	if checks.AllPassed(r.runs) {
+		task, edited := l.tasks.forCommit(r.verdict)
+		l.chores.commit(r.runs, task, r.verdict, edited)
+	}
+	return false
+}
+
+func onIterationEndStep(_ context.Context, l *Loop, r *report) bool {
+	l.chores.runOnCommand("on-iteration-end", l.OnIterationEnd, r.code, r.reason)
+	return false
+}
+
+// factsOf are the facts decide goes by once the steps have run.
+func factsOf(l *Loop, r *report) facts {
+	f := facts{checks: checksFailed, plan: l.tasks.on(), failures: l.rec.st.ConsecutiveFailures,
+		stalled: l.StallLimit > 0 && l.rec.st.UnchangedIterations >= l.StallLimit}
+	if checks.AllPassed(r.runs) {
+		f.checks = checksPassed
+	}
+	return f
+}
+
+// goOnAfter acts on what decide said after the steps: the loop's end, or
+// the wait before the next iteration.
+func goOnAfter(ctx context.Context, l *Loop, it iteration.Outcome, d decision) *Exit {
+	if d.ignoreDone {
+		l.tasks.ignoresDone() // says so once, and removes the done file
+	}
+	switch d.next {
+	case endDoneFile:
+		return doneFileExit(l)
+	case endPattern:
+		return exitComplete(contract.StatusDone, contract.ReasonDonePattern, contract.ExitDone, "done pattern matched, stopping loop", "")
+	}
+	if d.rejectDone {
+		l.chores.rejectDone()
+	}
+	switch n := l.rec.st.UnchangedIterations; d.next {
+	case pauseAgent:
+		return exitPaused(fmt.Sprintf("the agent exited %d, pausing loop ('ralph-watch resume %s' goes on)", contract.ExitPause, l.Name), "agent_exit_42", contract.ReasonPaused)
+	case endStalled:
+		e := exitWith(contract.StatusFailed, contract.ReasonStalled, contract.ExitFailed)
+		e.Say = fmt.Sprintf("%d iterations in a row changed nothing, stopping loop", n)
+		e.Logs = []logLine{{"FAIL", fmt.Sprintf("iteration %d stalled unchanged=%d", l.rec.iteration(), n)}}
+		return e
+	case endFailures:
+		e := exitWith(contract.StatusFailed, contract.ReasonConsecutiveFailures, contract.ExitFailed)
+		e.Say = fmt.Sprintf("%d consecutive failures, stopping loop", l.rec.st.ConsecutiveFailures)
+		e.Logs = []logLine{{"FAIL", attemptLine(l, it)}}
+		return e
+	case retry:
+		return retryAfter(ctx, l, it)
+	}
+	return nextAfter(ctx, l)
+}
+
+// attemptLine is the record's line of a failed iteration: how, and how
+// many failures in a row.
+func attemptLine(l *Loop, it iteration.Outcome) string {
+	_, logged := iteration.FailureText(it)
+	return fmt.Sprintf("iteration %d %s attempt=%d/%d", l.rec.iteration(), logged, l.rec.st.ConsecutiveFailures, maxFailures)
+}
+
+// retryAfter waits a failure's backoff before the next iteration.
+func retryAfter(ctx context.Context, l *Loop, it iteration.Outcome) *Exit {
+	n := l.rec.st.ConsecutiveFailures
+	shown, _ := iteration.FailureText(it)
+	l.steer.take()   // a limit set meanwhile counts
+	if noneLeft(l) { // no retry to wait for
+		l.rec.sayf("iteration %d failed (%s)", l.rec.iteration(), shown)
+		l.rec.log("FAIL", attemptLine(l, it))
+		l.rec.save()
+		return nil
+	}
+	wait := Backoff(n)
+	if l.BackoffWait != nil {
+		wait = l.BackoffWait(n)
+	}
+	l.rec.sayf("iteration %d failed (%s), retrying in %s (attempt %d/%d)", l.rec.iteration(), shown, seconds(wait), n, maxFailures)
+	l.rec.log("FAIL", attemptLine(l, it)+" backoff="+seconds(wait))
+	l.rec.save()
+	l.status.show(contract.StatusBackoff)
+	if e := l.wait(ctx, wait); e != nil {
+		return e
+	}
+	return nextAfter(ctx, l)
+}
+
+// nextAfter waits the restart delay before the next iteration, unless the
+// limits allow none (a limit set meanwhile counted): the gates then end the loop.
+func nextAfter(ctx context.Context, l *Loop) *Exit {
+	l.rec.save()
+	l.steer.take()
+	if noneLeft(l) {
+		return nil
+	}
+	return l.wait(ctx, l.RestartDelay)
+}
