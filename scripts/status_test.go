@@ -108,7 +108,7 @@ func TestStatusLineStaysReadableWithManyLoops(t *testing.T) {
 func TestEndedLoopsLeaveTheStatusLine(t *testing.T) {
 	t.Parallel()
 	srv, p := installTPM(t)
-	agent := srv.FakeAgent("agent", "ready\nread\nprint working\nsleep 500ms\nprint RALPH_DONE\nsleep 120s\n")
+	agent := srv.FakeAgent("agent", "ready\nread\nprint working\nsleep 3s\nprint RALPH_DONE\nsleep 120s\n") // 3 s: live when looked at, however loaded
 	p.load(map[string]string{"status-right": "#{ralph_status}| right", "@ralph-command": command(agent), "@ralph-ended-linger": "3"})
 	_, lingering := p.project("lingering", "go\n")
 	p.startWithLoopKey(lingering)
