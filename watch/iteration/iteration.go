@@ -32,7 +32,7 @@ import (
 // started (Adopt), types the prompt (delivery, deliver.go and typist.go),
 // reads its output (output, monitor.go) and its screen and hooks (turn,
 // turn.go), and returns an Outcome.
-// What comes next is the loop's to decide, by the endings table (ending.go).
+// What comes next is the loop's to decide, by its endings table (watch/decide.go).
 type Watch struct {
 	cfg        *Settings // read only
 	tmux       tmux.Client
