@@ -11,7 +11,7 @@
 //	decide.go             decide: what comes after an iteration, pure, by the endings table
 //	limitwait.go          the waits between iterations: the restart delay, a backoff, a usage limit's reset
 //	iterationviews.go     what one iteration (package iteration) needs of the loop's parts
-//	hooks.go              agentHooks: what the agent reports itself, and the command it runs with
+//	hooks/                Hooks: what the agent reports itself, and the command it runs with (package hooks)
 //	recorder.go           recorder: the only writer of state.json, the logs and the receipts
 //	statusline.go         statusLine: the pane's @ralph-* options, the watcher's beat, the notices
 //	spending.go           spending: each iteration's receipt and the budget

@@ -12,6 +12,7 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
 	"github.com/ralph-tmux/ralph.tmux/watch/contract"
+	"github.com/ralph-tmux/ralph.tmux/watch/hooks"
 	"github.com/ralph-tmux/ralph.tmux/watch/iteration"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
@@ -24,7 +25,7 @@ import (
 //	recorder           state.json, the logs and the receipts: the only writer (recorder.go)
 //	statusLine         the pane's @ralph-* options, the beat, the notices (statusline.go)
 //	loopPane           the pane: its output stream, remain-on-exit, leftovers (pane.go)
-//	agentHooks         what the agent reports itself, and the command it runs with (hooks.go)
+//	hooks.Hooks        what the agent reports itself, and the command it runs with (package hooks)
 //	spending           receipts and the budget (spending.go)
 //	chores             checks, progress file, commit, on-* commands, done and pause files (chores.go)
 //	requests           pause and stop requests (requests.go)
@@ -47,7 +48,7 @@ type Loop struct {
 	rec    *recorder
 	status *statusLine
 	pane   *loopPane
-	hooks  *agentHooks
+	hooks  *hooks.Hooks
 	casts  *castLog
 	spend  *spending
 	chores *chores
@@ -70,7 +71,8 @@ func (l *Loop) assemble() {
 	l.rec = &recorder{cfg: cfg, tmux: l.Tmux, store: l.Store, clock: l.Clock, out: l.Out, err: l.Err}
 	l.status = &statusLine{cfg: cfg, tmux: l.Tmux, rec: l.rec}
 	l.pane = &loopPane{cfg: cfg, tmux: l.Tmux, clock: l.Clock, rec: l.rec}
-	l.hooks = newAgentHooks(cfg, l.rec)
+	l.hooks = hooks.New(hooks.Settings{Command: cfg.Command, Executable: cfg.Executable, PromptMode: cfg.PromptMode,
+		TurnHook: cfg.TurnHook, Agent: cfg.Agent, AgentHome: cfg.AgentHome}, l.Store, l.rec.iteration, l.rec.warnf)
 	l.casts = &castLog{cfg: cfg, rec: l.rec, pane: l.pane, clock: l.Clock}
 	l.spend = &spending{cfg: cfg, rec: l.rec, pane: l.pane, hooks: l.hooks, clock: l.Clock, wake: l.Wake}
 	l.chores = &chores{cfg: cfg, rec: l.rec, clock: l.Clock, checked: -1}
@@ -185,7 +187,7 @@ func (l *Loop) open() *Exit {
 		l.tasks.takeUp(last)
 	}
 	l.rec.record()
-	l.hooks.install()
+	l.hooks.Install()
 	l.rec.save()
 	if l.Resume {
 		l.rec.log("RESUME", fmt.Sprintf("loop resumed at iteration %d", l.rec.iteration()))

@@ -13,6 +13,7 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch/checks"
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
 	"github.com/ralph-tmux/ralph.tmux/watch/gitwork"
+	"github.com/ralph-tmux/ralph.tmux/watch/hooks"
 	"github.com/ralph-tmux/ralph.tmux/watch/iteration"
 	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
@@ -34,7 +35,7 @@ type spending struct {
 	cfg   *Config // read only
 	rec   *recorder
 	pane  *loopPane
-	hooks *agentHooks
+	hooks *hooks.Hooks
 	clock clock.Clock
 	wake  <-chan os.Signal
 
@@ -129,7 +130,7 @@ func (s *spending) envs() []func(string) string {
 	var getenvs []func(string) string
 	seen := map[string]bool{}
 	for _, env := range envs {
-		getenv := agent.Getenv(env, s.hooks.getenv) // else what the loop gave it for its hooks, else the watcher's
+		getenv := agent.Getenv(env, s.hooks.Getenv) // else what the loop gave it for its hooks, else the watcher's
 		key := ""
 		for _, name := range []string{"HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME"} {
 			key += name + "=" + getenv(name) + "\x00"
@@ -261,7 +262,7 @@ func (s *spending) awaitTurnWritten() {
 		return
 	}
 	deadline := s.clock.Now().Add(turnWriteWait)
-	if s.hooks.hooked[agent.HookTurnEnd] && !s.hooks.lost {
+	if s.hooks.Reports(agent.HookTurnEnd) && !s.hooks.Lost() {
 		for s.clock.Now().Before(deadline) {
 			if _, ok := s.hooks.Record(agent.HookTurnEnd); ok {
 				break
