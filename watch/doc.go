@@ -6,8 +6,9 @@
 //
 //	loop.go               Loop: the iterations in turn, from the prompt to the settling of each
 //	exit.go               Exit: every end of the loop as a value, and Loop.exit, the one place it ends
-//	gates.go              the gates before an iteration, each an exit or nil
-//	steps.go              settle and the steps after an iteration, each adding to its report
+//	gates.go              the gates before an iteration, each an exit or nil; signalFiles, the done and pause files
+//	steps.go              settle and the steps after an iteration, each adding to its report; the checks'
+//	                      work (checks, progress file, commit, on-* commands) is package checks' Work
 //	decide.go             decide: what comes after an iteration, pure, by the endings table
 //	limitwait.go          the waits between iterations: the restart delay, a backoff, a usage limit's reset
 //	iterationviews.go     what one iteration (package iteration) needs of the loop's parts
@@ -15,7 +16,6 @@
 //	recorder.go           recorder: the only writer of state.json, the logs and the receipts
 //	statusline.go         statusLine: the pane's @ralph-* options, the watcher's beat, the notices
 //	spending.go           spending: each iteration's receipt and the budget
-//	chores.go             chores: checks, progress file, commit, on-* commands, done and pause files
 //	pane.go, stream.go    the pane taken over and given back, and its output stream
 //	requests.go           pause and stop requests
 //	castlog.go            castLog: each iteration's recording for replay

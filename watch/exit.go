@@ -74,9 +74,9 @@ func (l *Loop) exit(e *Exit) Result {
 	l.status.show(e.Status) // saves the state
 	switch e.Code {
 	case contract.ExitDone:
-		l.chores.runOnCommand("on-done", l.OnDone, strconv.Itoa(e.Code), string(e.Reason))
+		tell(l.rec, l.work.OnCommand(at(l.rec, &l.Config), "on-done", l.OnDone, strconv.Itoa(e.Code), string(e.Reason)))
 	case contract.ExitFailed, contract.ExitLimit:
-		l.chores.runOnCommand("on-fail", l.OnFail, strconv.Itoa(e.Code), string(e.Reason))
+		tell(l.rec, l.work.OnCommand(at(l.rec, &l.Config), "on-fail", l.OnFail, strconv.Itoa(e.Code), string(e.Reason)))
 	}
 	return Result{Code: e.Code, Reason: e.Reason}
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/checks"
 	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/iteration"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
@@ -37,7 +38,7 @@ func (l *Loop) beforeIteration(ctx context.Context) *Exit {
 			return e
 		}
 	}
-	l.chores.noteBaseline()
+	l.work.NoteBaseline()
 	return nil
 }
 
@@ -67,7 +68,8 @@ func interruptGate(ctx context.Context, l *Loop) *Exit {
 }
 
 func pauseFileGate(_ context.Context, l *Loop) *Exit {
-	if l.chores.pauseFileSeen() {
+	if checks.FileSeen(l.PauseFile) {
+		l.files.pauseSeen = true
 		return pausedBy(l, endings[iteration.EndPaused])
 	}
 	return nil
@@ -76,16 +78,16 @@ func pauseFileGate(_ context.Context, l *Loop) *Exit {
 // doneFileGate ends the loop on the done file when the checks pass; when
 // they fail it goes on, the done file removed.
 func doneFileGate(ctx context.Context, l *Loop) *Exit {
-	if !l.chores.doneFileExists() || l.tasks.ignoresDone() {
+	if !checks.FileSeen(l.DoneFile) || l.tasks.ignoresDone() {
 		return nil
 	}
-	if l.chores.checksPass(ctx) {
+	if checksPass(ctx, l) {
 		return doneFileExit(l)
 	}
 	if ctx.Err() != nil {
 		return pausedBy(l, endings[iteration.EndInterrupted])
 	}
-	l.chores.rejectDone()
+	tell(l.rec, checks.RejectDone(l.rec.iteration(), l.DoneFile))
 	return nil
 }
 
@@ -186,8 +188,9 @@ func leaveNow(l *Loop, it iteration.Outcome) *Exit {
 
 // pausedBy pauses the loop on an ending that pauses it, the agent running on.
 func pausedBy(l *Loop, r rule) *Exit {
-	if r.pauseFile && l.chores.pauseFileFound {
-		l.chores.pauseFileFound = false
+	if r.pauseFile && l.files.pauseSeen {
+		l.files.pauseSeen = false
+		tell(l.rec, checks.RemovePauseFile(l.PauseFile))
 		return exitPaused(fmt.Sprintf("pause file %s found, pausing loop (the agent runs on; the file is removed)", l.PauseFile), "pause_file", r.reason)
 	}
 	return exitPaused(r.shown, r.logged, r.reason)
@@ -300,4 +303,25 @@ func budgetExit(why string) *Exit {
 	e := exitComplete(contract.StatusLimit, contract.ReasonBudget, contract.ExitLimit, why+", stopping loop", "")
 	e.Logs = []logLine{{"BUDGET", why}}
 	return e
+}
+
+// signalFiles end an iteration while it runs when the done file or the
+// pause file appears (an iteration.Interrupt). They change nothing: the
+// pause removes the pause file (pausedBy), a rejected done signal the done
+// file.
+type signalFiles struct {
+	cfg       *Config // read only
+	pauseSeen bool    // the pause file paused the loop: the pause says so, and removes it
+}
+
+// Check says whether the done file or the pause file ends the iteration.
+func (f *signalFiles) Check() (iteration.Ending, bool) {
+	switch {
+	case checks.FileSeen(f.cfg.DoneFile):
+		return iteration.EndDoneFile, true
+	case checks.FileSeen(f.cfg.PauseFile):
+		f.pauseSeen = true
+		return iteration.EndPaused, true
+	}
+	return iteration.EndNone, false
 }

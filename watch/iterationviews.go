@@ -2,7 +2,7 @@ package watch
 
 // What an iteration (package iteration) needs of the loop's parts, as the
 // narrow views of iteration.Needs; the rest the parts implement themselves
-// (loopPane, agentHooks, castLog, spending, requests, contextGuard, chores).
+// (loopPane, agentHooks, castLog, spending, requests, contextGuard, signalFiles).
 
 import (
 	"time"

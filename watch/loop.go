@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"github.com/ralph-tmux/ralph.tmux/watch/checks"
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
 	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/hooks"
@@ -27,7 +29,7 @@ import (
 //	loopPane           the pane: its output stream, remain-on-exit, leftovers (pane.go)
 //	hooks.Hooks        what the agent reports itself, and the command it runs with (package hooks)
 //	spending           receipts and the budget (spending.go)
-//	chores             checks, progress file, commit, on-* commands, done and pause files (chores.go)
+//	checks.Work        checks, progress file, commit, on-* commands (package checks); signalFiles the done and pause files (gates.go)
 //	requests           pause and stop requests (requests.go)
 //	steering           the person's notes and new limits, between iterations (steering.go)
 //	contextGuard       the agent's context window: a nudge, then a fresh agent (contextguard.go)
@@ -51,7 +53,8 @@ type Loop struct {
 	hooks  *hooks.Hooks
 	casts  *castLog
 	spend  *spending
-	chores *chores
+	work   *checks.Work // what runs between iterations: checks, progress file, commit, on-* commands
+	files  *signalFiles // the done and pause files
 	asks   *requests
 	steer  *steering
 	guard  *contextGuard
@@ -75,19 +78,30 @@ func (l *Loop) assemble() {
 		TurnHook: cfg.TurnHook, Agent: cfg.Agent, AgentHome: cfg.AgentHome}, l.Store, l.rec.iteration, l.rec.warnf)
 	l.casts = &castLog{cfg: cfg, rec: l.rec, pane: l.pane, clock: l.Clock}
 	l.spend = &spending{cfg: cfg, rec: l.rec, pane: l.pane, hooks: l.hooks, clock: l.Clock, wake: l.Wake}
-	l.chores = &chores{cfg: cfg, rec: l.rec, clock: l.Clock, checked: -1}
+	l.work = checks.NewWork(checksSettings(cfg, l.Store, l.Clock))
+	l.files = &signalFiles{cfg: cfg}
 	l.asks = &requests{store: l.Store, clock: l.Clock, wake: l.Wake}
 	l.steer = &steering{cfg: cfg, rec: l.rec, ran: l.ran}
 	l.status.max, l.asks.looked = l.steer.pendingMax, l.status.showLimit
 	l.guard = &contextGuard{cfg: cfg, rec: l.rec, spend: l.spend, tmux: l.Tmux, clock: l.Clock}
-	l.tasks = &taskPlan{cfg: cfg, rec: l.rec, chores: l.chores}
+	l.tasks = &taskPlan{cfg: cfg, rec: l.rec}
+}
+
+// checksSettings is what the work between iterations reads of the loop's
+// settings c, in its places (a resumed loop's taken from its record).
+func checksSettings(c *Config, store *state.Store, clk clock.Clock) checks.Settings {
+	return checks.Settings{
+		Name: c.Name, Dir: c.Dir, Checks: c.Checks, Timeout: c.CheckTimeout, OutputChars: c.CheckOutputChars,
+		StateRoot: filepath.Dir(store.Dir), ChecksDir: store.Path(state.ChecksDir), HooksLog: store.Path(state.OnCommandsLog),
+		ProgressFile: c.ProgressFile, Commits: c.Commit, TasksFile: c.TasksFile, StallLimit: c.StallLimit, Clock: clk,
+	}
 }
 
 // iteration is the watch of one iteration's agent (package iteration),
 // given what it needs of the loop's parts; nonce "" takes any exit marker
 // as this agent's (one a previous watcher started).
 func (l *Loop) iteration(nonce string) *iteration.Watch {
-	interrupts := []iteration.Interrupt{l.chores, l.asks}
+	interrupts := []iteration.Interrupt{l.files, l.asks}
 	if l.MaxTime > 0 {
 		interrupts = append(interrupts, timeLimit{end: l.start.Add(l.MaxTime), clock: l.Clock})
 	}
@@ -179,7 +193,8 @@ func (l *Loop) open() *Exit {
 		if t, err := time.ParseInLocation(state.TimeFormat, st.Started, time.Local); err == nil {
 			l.start = t // max-time counts from the loop's first start
 		}
-		l.chores.restoreChecks()
+		l.work.Settings = checksSettings(&l.Config, l.Store, l.Clock) // in the places taken
+		l.work.Restore(l.rec.st.LastChecks())
 		l.tasks.resume()
 	} else {
 		last := lastRun(l.Store)
@@ -264,7 +279,7 @@ func (l *Loop) iterate(ctx context.Context) *Exit {
 	l.turnEnded, l.status.note = time.Time{}, ""
 	notes := l.steer.forPrompt()
 	prompt := Compose(text, PromptVars{Iteration: n, MaxIterations: l.MaxIterations, Name: l.Name,
-		CheckFailures: joinBlocks(l.tasks.feedback, l.chores.feedback), Task: l.tasks.begin(n, text), Notes: notes}, l.CheckFailAction, l.IncludeIterationCount)
+		CheckFailures: joinBlocks(l.tasks.feedback, l.work.Latest.Feedback), Task: l.tasks.begin(n, text), Notes: notes}, l.CheckFailAction, l.IncludeIterationCount)
 	l.spend.begin(now, notes)
 	l.rec.sayf("starting iteration %s", l.rec.progress())
 	if err := os.WriteFile(l.Store.Path(state.PromptCopy), []byte(prompt), 0o600); err != nil { // before the record: resume may deliver it

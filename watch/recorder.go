@@ -225,6 +225,9 @@ func (r *recorder) waitingFor(until time.Time) {
 	r.st.WaitingUntil = state.Stamp(until)
 }
 
+// checksRan records a run of the checks after an iteration.
+func (r *recorder) checksRan(c state.Checks) { r.st.AddChecks(c) }
+
 // unchanged counts the iterations in a row that changed nothing, and
 // returns the count: 0 once one changed something.
 func (r *recorder) unchanged(same bool) int {

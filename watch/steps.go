@@ -131,13 +131,15 @@ func planStep(_ context.Context, l *Loop, r *report) bool {
 // stallStep counts the iterations in a row that changed nothing.
 func stallStep(_ context.Context, l *Loop, r *report) bool {
 	if l.tasks.agentWorked(r.it.Ending) {
-		l.chores.noteChange(r.changed && l.tasks.fromTaskBase())
+		if same, known := l.work.Unchanged(); known { // the work since the task's base (a fan's task carried on) is this iteration's change
+			tell(l.rec, l.work.Stalled(l.rec.iteration(), l.rec.unchanged(same && !(r.changed && l.tasks.fromTaskBase()))))
+		}
 	}
 	return false
 }
 
 func checksStep(ctx context.Context, l *Loop, r *report) bool {
-	r.runs = l.chores.runChecks(ctx)
+	r.runs = recordChecks(l.rec, l.work.Run(ctx, at(l.rec, &l.Config), l.tasks.verify))
 	return ctx.Err() != nil
 }
 
@@ -164,7 +166,7 @@ func progressStep(_ context.Context, l *Loop, r *report) bool {
 	if endings[r.it.Ending].exit {
 		r.code = strconv.Itoa(r.it.Code)
 	}
-	l.chores.appendProgress(r.reason, r.code, r.took, r.runs, r.verdict)
+	tell(l.rec, l.work.AppendProgress(l.rec.iteration(), l.rec.st.LastIterationStarted, r.reason, r.code, r.took, r.runs, r.verdict))
 	return false
 }
 
@@ -172,13 +174,13 @@ func progressStep(_ context.Context, l *Loop, r *report) bool {
 func commitStep(_ context.Context, l *Loop, r *report) bool {
 	if checks.AllPassed(r.runs) {
 		task, edited := l.tasks.forCommit(r.verdict)
-		l.chores.commit(r.runs, task, r.verdict, edited)
+		tell(l.rec, l.work.Commit(l.rec.iteration(), r.runs, task, r.verdict, edited))
 	}
 	return false
 }
 
 func onIterationEndStep(_ context.Context, l *Loop, r *report) bool {
-	l.chores.runOnCommand("on-iteration-end", l.OnIterationEnd, r.code, r.reason)
+	tell(l.rec, l.work.OnCommand(at(l.rec, &l.Config), "on-iteration-end", l.OnIterationEnd, r.code, r.reason))
 	return false
 }
 
@@ -205,7 +207,7 @@ func goOnAfter(ctx context.Context, l *Loop, it iteration.Outcome, d decision) *
 		return exitComplete(contract.StatusDone, contract.ReasonDonePattern, contract.ExitDone, "done pattern matched, stopping loop", "")
 	}
 	if d.rejectDone {
-		l.chores.rejectDone()
+		tell(l.rec, checks.RejectDone(l.rec.iteration(), l.DoneFile))
 	}
 	switch n := l.rec.st.UnchangedIterations; d.next {
 	case pauseAgent:
@@ -267,4 +269,46 @@ func nextAfter(ctx context.Context, l *Loop) *Exit {
 		return nil
 	}
 	return l.wait(ctx, l.RestartDelay)
+}
+
+// at is where the loop is, for the work between iterations: the iteration
+// and the iteration limit in force.
+func at(rec *recorder, cfg *Config) checks.At {
+	return checks.At{Iteration: rec.iteration(), MaxIterations: cfg.MaxIterations}
+}
+
+// tell hands what the work between iterations tells to the record.
+func tell(rec *recorder, lines []checks.Told) {
+	for _, t := range lines {
+		switch {
+		case t.Event != "":
+			rec.log(t.Event, t.Text)
+		case t.Warn:
+			rec.warnf("%s", t.Text)
+		default:
+			rec.sayf("%s", t.Text)
+		}
+	}
+}
+
+// recordChecks hands a run of the checks (nil: none ran) to the record and
+// returns its runs.
+func recordChecks(rec *recorder, ran *checks.Ran) []checks.CheckRun {
+	if ran == nil {
+		return nil
+	}
+	tell(rec, ran.Told)
+	rec.checksRan(ran.Record)
+	return ran.Runs
+}
+
+// checksPass judges a done signal found before an iteration: by the latest
+// iteration's checks if they ran, else by running them now.
+func checksPass(ctx context.Context, l *Loop) bool {
+	passed, ran := l.work.Pass(ctx, at(l.rec, &l.Config), l.tasks.verify)
+	if ran != nil {
+		recordChecks(l.rec, ran)
+		l.rec.save()
+	}
+	return passed
 }

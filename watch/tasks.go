@@ -38,7 +38,7 @@ const (
 type taskPlan struct {
 	cfg    *Config // read only
 	rec    *recorder
-	chores *chores // runs the plan's verify commands with the checks
+	verify []checks.Check // the plan's verify commands, run after the checks
 
 	plan     *plan.Plan // as last read
 	data     []byte     // its bytes as last read
@@ -180,7 +180,7 @@ func (t *taskPlan) sync() {
 	for _, c := range t.plan.VerifyCommands {
 		verify = append(verify, checks.Check{Command: c})
 	}
-	t.chores.verify = verify
+	t.verify = verify
 }
 
 // recordedTitle is a task's title as the record keeps it.
