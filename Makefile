@@ -112,6 +112,7 @@ FUZZ = \
 	./watch/cast:FuzzRead \
 	./watch/config:FuzzConfigFileListsEveryCommandItSets \
 	./watch/control:FuzzLastLines \
+	./watch/judge:FuzzParseVerdict \
 	./watch/plan:FuzzParse \
 	./watch/receipt:FuzzLoadReceipts \
 	./watch/receipt:FuzzParseShortstat \
