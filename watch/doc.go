@@ -15,7 +15,8 @@
 //	hooks/                Hooks: what the agent reports itself, and the command it runs with (package hooks)
 //	recorder.go           recorder: the only writer of state.json, the logs and the receipts
 //	statusline.go         statusLine: the pane's @ralph-* options, the watcher's beat, the notices
-//	spending.go           spending: each iteration's receipt and the budget
+//	spending.go           the loop's side of package spending (each iteration's receipt, the budget, the context guard)
+//	config.go             Config (package settings: the loop's settings, one value the iteration reads too) and its defaults
 //	pane.go, stream.go    the pane taken over and given back, and its output stream
 //	requests.go           pause and stop requests
 //	castlog.go            castLog: each iteration's recording for replay

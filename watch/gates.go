@@ -152,7 +152,7 @@ func budgetGate(_ context.Context, l *Loop) *Exit {
 	if !l.Budget.Set() {
 		return nil
 	}
-	if why, reached := l.Budget.Reached(l.spend.spent()); reached {
+	if why, reached := l.Budget.Reached(l.spend.Spent()); reached {
 		return budgetExit(why)
 	}
 	return nil
@@ -221,13 +221,13 @@ func stopOn(ctx context.Context, l *Loop, it iteration.Outcome, n next) *Exit {
 	switch r.advice {
 	case startupAdvice:
 		what, fix := l.Agent.StartupAdvice(it.Detail)
-		if home := l.spend.agentHome(); home != "" && home != os.Getenv("HOME") {
+		if home := l.spend.AgentHome(); home != "" && home != os.Getenv("HOME") {
 			fix = strings.ReplaceAll(fix, "~/", home+"/") // a wrapper or env HOME=… gave it another home
 		}
-		e.Error = fmt.Sprintf("%s is asking %s; the prompt was not typed. To loop it, %s", l.program(), what, fix)
+		e.Error = fmt.Sprintf("%s is asking %s; the prompt was not typed. To loop it, %s", l.Program(), what, fix)
 	case loginAdvice:
 		e.Error = fmt.Sprintf("%s says %q: it is not logged in, or its API refused its key; no iteration can work. "+
-			"Log it in, or give it a key its API takes, then start the loop again", l.program(), it.Detail)
+			"Log it in, or give it a key its API takes, then start the loop again", l.Program(), it.Detail)
 	}
 	if r.advice != noAdvice {
 		e.Logs = append(e.Logs, logLine{"FAIL", fmt.Sprintf("iteration %d %s", l.rec.iteration(), r.logged)})
@@ -290,12 +290,8 @@ func budgetEnded(l *Loop) *Exit {
 		l.pane.EndAgent(pane)
 	}
 	l.rec.log("END", fmt.Sprintf("iteration %d budget", l.rec.iteration()))
-	l.spend.record(nil)
-	why, reached := l.Budget.Reached(l.spend.spent())
-	if !reached {
-		why = l.spend.current().why
-	}
-	return budgetExit(why)
+	recordSpend(l, nil)
+	return budgetExit(l.spend.Over(l.Budget))
 }
 
 // budgetExit ends the loop on its budget: a limit, whatever else could end it.

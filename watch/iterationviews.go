@@ -2,7 +2,7 @@ package watch
 
 // What an iteration (package iteration) needs of the loop's parts, as the
 // narrow views of iteration.Needs; the rest the parts implement themselves
-// (loopPane, agentHooks, castLog, spending, requests, contextGuard, signalFiles).
+// (loopPane, agentHooks, castLog, spending.Spending, requests, signalFiles).
 
 import (
 	"time"
@@ -60,6 +60,6 @@ type iterationStatus struct{ s *statusLine }
 func (x iterationStatus) Show(status contract.Status) { x.s.show(status) }
 
 func (x iterationStatus) Starting() {
-	x.s.reason = x.s.cfg.readyWait()
+	x.s.reason = x.s.cfg.ReadyWait()
 	x.s.show(contract.StatusStarting)
 }

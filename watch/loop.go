@@ -16,6 +16,7 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/hooks"
 	"github.com/ralph-tmux/ralph.tmux/watch/iteration"
+	"github.com/ralph-tmux/ralph.tmux/watch/spending"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
 )
@@ -28,11 +29,11 @@ import (
 //	statusLine         the pane's @ralph-* options, the beat, the notices (statusline.go)
 //	loopPane           the pane: its output stream, remain-on-exit, leftovers (pane.go)
 //	hooks.Hooks        what the agent reports itself, and the command it runs with (package hooks)
-//	spending           receipts and the budget (spending.go)
+//	spending.Spending  receipts and the budget (package spending)
 //	checks.Work        checks, progress file, commit, on-* commands (package checks); signalFiles the done and pause files (gates.go)
 //	requests           pause and stop requests (requests.go)
 //	steering           the person's notes and new limits, between iterations (steering.go)
-//	contextGuard       the agent's context window: a nudge, then a fresh agent (contextguard.go)
+//	spending.Guard     the agent's context window: a nudge, then a fresh agent (package spending)
 //	taskPlan           the plan of tasks: one an iteration, each judged by the loop (tasks.go, taskverdict.go)
 //
 // Before each iteration the gates (gates.go), after it the steps (steps.go);
@@ -52,12 +53,12 @@ type Loop struct {
 	pane   *loopPane
 	hooks  *hooks.Hooks
 	casts  *castLog
-	spend  *spending
+	spend  *spending.Spending
 	work   *checks.Work // what runs between iterations: checks, progress file, commit, on-* commands
 	files  *signalFiles // the done and pause files
 	asks   *requests
 	steer  *steering
-	guard  *contextGuard
+	guard  *spending.Guard
 	tasks  *taskPlan
 
 	start     time.Time // when the loop first started: max time counts from it
@@ -77,13 +78,13 @@ func (l *Loop) assemble() {
 	l.hooks = hooks.New(hooks.Settings{Command: cfg.Command, Executable: cfg.Executable, PromptMode: cfg.PromptMode,
 		TurnHook: cfg.TurnHook, Agent: cfg.Agent, AgentHome: cfg.AgentHome}, l.Store, l.rec.iteration, l.rec.warnf)
 	l.casts = &castLog{cfg: cfg, rec: l.rec, pane: l.pane, clock: l.Clock}
-	l.spend = &spending{cfg: cfg, rec: l.rec, pane: l.pane, hooks: l.hooks, clock: l.Clock, wake: l.Wake}
+	l.spend = spending.New(cfg, l.Store, l.Tmux, l.Clock, l.Wake, iterationRecord{l.rec}, l.hooks.Getenv)
 	l.work = checks.NewWork(checksSettings(cfg, l.Store, l.Clock))
 	l.files = &signalFiles{cfg: cfg}
 	l.asks = &requests{store: l.Store, clock: l.Clock, wake: l.Wake}
 	l.steer = &steering{cfg: cfg, rec: l.rec, ran: l.ran}
 	l.status.max, l.asks.looked = l.steer.pendingMax, l.status.showLimit
-	l.guard = &contextGuard{cfg: cfg, rec: l.rec, spend: l.spend, tmux: l.Tmux, clock: l.Clock}
+	l.guard = spending.NewGuard(cfg, l.Tmux, l.Clock, iterationRecord{l.rec})
 	l.tasks = &taskPlan{cfg: cfg, rec: l.rec}
 }
 
@@ -105,7 +106,7 @@ func (l *Loop) iteration(nonce string) *iteration.Watch {
 	if l.MaxTime > 0 {
 		interrupts = append(interrupts, timeLimit{end: l.start.Add(l.MaxTime), clock: l.Clock})
 	}
-	interrupts = append(interrupts, l.guard, l.spend)
+	interrupts = append(interrupts, spending.Context(l.guard, l.spend, l.rec.iteration()), l.spend.Budget(l.Budget))
 	return iteration.New(iteration.Needs{
 		Settings: l.settings(), Tmux: l.Tmux, Clock: l.Clock,
 		Record: iterationRecord{l.rec}, Status: iterationStatus{l.status},
@@ -114,18 +115,12 @@ func (l *Loop) iteration(nonce string) *iteration.Watch {
 	}, nonce)
 }
 
-// settings is what an iteration reads of the loop's configuration.
+// settings is what an iteration reads of the loop's configuration: the
+// loop's settings, with the PATH its record kept.
 func (l *Loop) settings() iteration.Settings {
-	c := &l.Config
-	return iteration.Settings{
-		Name: c.Name, Pane: c.Pane, Dir: c.Dir, Command: c.Command, Secrets: c.Secrets,
-		Path:       l.rec.st.Path, // as at the loop's start, whoever resumed it
-		Executable: c.Executable, PromptMode: c.PromptMode, MaxIterations: c.MaxIterations, Lines: c.Lines,
-		Agent: c.Agent, DonePattern: c.DonePattern, CheckDoneContinuous: c.CheckDoneContinuous,
-		ReadyPattern: c.ReadyPattern, ReadyTimeout: c.ReadyTimeout, InactivityTimeout: c.InactivityTimeout,
-		IterationTimeout: c.IterationTimeout, DialogTimeout: c.DialogTimeout, PollInterval: c.PollInterval,
-		CheckEvery: c.CheckEvery, Events: c.Events,
-	}
+	s := l.Config
+	s.Path = l.rec.st.Path // as at the loop's start, whoever resumed it
+	return s
 }
 
 // Result is how a loop ended: the process exit code and the recorded reason.
@@ -189,7 +184,8 @@ func (l *Loop) open() *Exit {
 			st.UnchangedIterations = 0
 		}
 		l.rec.resumeRun(st)
-		l.Config.setLimits(st.Set) // what the person set outlasts the first run's flags
+		l.spend.Adopt(st)
+		setLimits(&l.Config, st.Set) // what the person set outlasts the first run's flags
 		if t, err := time.ParseInLocation(state.TimeFormat, st.Started, time.Local); err == nil {
 			l.start = t // max-time counts from the loop's first start
 		}
@@ -207,7 +203,9 @@ func (l *Loop) open() *Exit {
 	if l.Resume {
 		l.rec.log("RESUME", fmt.Sprintf("loop resumed at iteration %d", l.rec.iteration()))
 		if !inProgress(l.rec.st) { // an iteration left running is judged when it ends
-			l.spend.recordCut() // before the plan is reopened: its receipt holds what the agent changed
+			if r, ok := l.spend.RecordCut(l.rec.st); ok { // before the plan is reopened: its receipt holds what the agent changed
+				l.rec.receipt(r)
+			}
 			l.tasks.cutShort(cmp.Or(string(ended), "its watcher went"))
 		}
 	}
@@ -280,7 +278,7 @@ func (l *Loop) iterate(ctx context.Context) *Exit {
 	notes := l.steer.forPrompt()
 	prompt := Compose(text, PromptVars{Iteration: n, MaxIterations: l.MaxIterations, Name: l.Name,
 		CheckFailures: joinBlocks(l.tasks.feedback, l.work.Latest.Feedback), Task: l.tasks.begin(n, text), Notes: notes}, l.CheckFailAction, l.IncludeIterationCount)
-	l.spend.begin(now, notes)
+	beginSpend(l, now, notes)
 	l.rec.sayf("starting iteration %s", l.rec.progress())
 	if err := os.WriteFile(l.Store.Path(state.PromptCopy), []byte(prompt), 0o600); err != nil { // before the record: resume may deliver it
 		l.rec.warnf("save prompt: %v", err)
@@ -297,7 +295,7 @@ func (l *Loop) iterate(ctx context.Context) *Exit {
 // prompt, starting.
 func showStart(l *Loop) {
 	if l.PromptMode == agent.ModeType {
-		l.status.reason = l.readyWait()
+		l.status.reason = l.ReadyWait()
 		l.status.show(contract.StatusStarting) // until the agent takes the prompt
 	} else {
 		l.status.show(contract.StatusRunning)

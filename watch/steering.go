@@ -64,17 +64,17 @@ func (s *steering) set(l *state.Limits) {
 		return
 	}
 	asked := l.String()
-	if err := l.Check(s.ran(), s.cfg.limitsInForce()); err != nil {
+	if err := l.Check(s.ran(), limitsInForce(s.cfg)); err != nil {
 		s.rec.sayf("set %s refused: %v", asked, err)
 		s.rec.log("SET", fmt.Sprintf("refused %s: %v", asked, err))
 		return
 	}
-	was := s.cfg.limitsNow(l)
+	was := limitsNow(s.cfg, l)
 	if s.rec.st.Set == nil {
 		s.rec.st.Set = &state.Limits{}
 	}
 	s.rec.st.Set.Merge(l)
-	s.cfg.setLimits(l)
+	setLimits(s.cfg, l)
 	s.rec.record() // state.json shows the limits in force
 	s.rec.sayf("set %s (was %s)", l.String(), was)
 	s.rec.log("SET", fmt.Sprintf("%s at iteration %d (was %s)", l.String(), s.rec.iteration(), was))
@@ -84,7 +84,7 @@ func (s *steering) set(l *state.Limits) {
 // set requests waiting for it, each checked as take will check it: the
 // status line shows a raised limit at once, not at the next iteration.
 func (s *steering) pendingMax() int {
-	return *state.Pending(s.cfg.limitsInForce(), s.ran, s.rec.store.Steers(), s.rec.st.Steered).MaxIterations
+	return *state.Pending(limitsInForce(s.cfg), s.ran, s.rec.store.Steers(), s.rec.st.Steered).MaxIterations
 }
 
 // forPrompt takes the notes for the iteration that starts: every note
@@ -123,7 +123,7 @@ func (s *steering) giveBack() {
 }
 
 // setLimits puts the limits the person set in force.
-func (c *Config) setLimits(l *state.Limits) {
+func setLimits(c *Config, l *state.Limits) {
 	if l == nil {
 		return
 	}
@@ -153,7 +153,7 @@ func (c *Config) setLimits(l *state.Limits) {
 
 // limitsInForce are the values of every limit set may change, as now in
 // force (0: none).
-func (c *Config) limitsInForce() state.Limits {
+func limitsInForce(c *Config) state.Limits {
 	secs := func(d time.Duration) *int { n := int(d / time.Second); return &n }
 	iterations, tokens, cost, attempts := c.MaxIterations, c.Budget.Tokens, c.Budget.CostUSD, c.TaskAttempts
 	return state.Limits{MaxIterations: &iterations, MaxTime: secs(c.MaxTime), MaxTokens: &tokens, MaxCostUSD: &cost,
@@ -162,7 +162,7 @@ func (c *Config) limitsInForce() state.Limits {
 
 // limitsNow is the values now in force of the limits l sets, as [SET]
 // says what they were (0: none).
-func (c *Config) limitsNow(l *state.Limits) string {
+func limitsNow(c *Config, l *state.Limits) string {
 	var now state.Limits
 	secs := func(d time.Duration) *int { n := int(d / time.Second); return &n }
 	if l.MaxIterations != nil {
@@ -191,7 +191,7 @@ func (c *Config) limitsNow(l *state.Limits) string {
 
 // ran is what the loop has used of its limits so far.
 func (l *Loop) ran() state.Ran {
-	spent := l.spend.spent()
+	spent := l.spend.Spent()
 	return state.Ran{Iterations: l.rec.iteration(), Elapsed: l.Clock.Now().Sub(l.start), Tokens: spent.Tokens, CostUSD: spent.CostUSD,
 		Attempts: l.rec.st.Tasks.Attempts()}
 }

@@ -24,9 +24,9 @@ func (l *Loop) settle(ctx context.Context, it iteration.Outcome, started time.Ti
 
 	r, d := endings[it.Ending], decide(it, facts{})
 	// The agent's turn is over and it runs on: its last words may not be written yet.
-	l.spend.current().turnOver = d.done || r.turnOver
+	l.spend.TurnOver(d.done || r.turnOver)
 	if r.receiptNow && !d.done {
-		l.spend.record(nil) // its tokens were spent all the same: they count towards the budget
+		recordSpend(l, nil) // its tokens were spent all the same: they count towards the budget
 	}
 	switch d.next {
 	case leave:
@@ -87,7 +87,7 @@ func account(l *Loop, it iteration.Outcome, d time.Duration) {
 // fatalExit ends the loop when the command is not there or not executable.
 func fatalExit(l *Loop, it iteration.Outcome) *Exit {
 	_, fatal := iteration.ExitFailure(it.Code)
-	e := exitFailed(contract.ReasonFatalExit, "%s: %s (exit %d)", fatal, l.program(), it.Code)
+	e := exitFailed(contract.ReasonFatalExit, "%s: %s (exit %d)", fatal, l.Program(), it.Code)
 	e.Logs = []logLine{{"FAIL", fmt.Sprintf("iteration %d exit=%d fatal", l.rec.iteration(), it.Code)}}
 	return e
 }
@@ -145,7 +145,7 @@ func checksStep(ctx context.Context, l *Loop, r *report) bool {
 
 // receiptStep records what the iteration spent.
 func receiptStep(_ context.Context, l *Loop, r *report) bool {
-	l.spend.record(r.runs)
+	recordSpend(l, r.runs)
 	return false
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
 	"github.com/ralph-tmux/ralph.tmux/watch/gitwork"
 	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
+	"github.com/ralph-tmux/ralph.tmux/watch/spending"
 )
 
 // Env is what checking the flags reads of the outside world.
@@ -200,7 +201,7 @@ func applyContext(f *Run) error {
 		return nil
 	case cfg.MaxContext < 0 || cfg.MaxContext > 100-15:
 		return control.Errorf(contract.ExitUsage, "--max-context %d: give a share of the context window from 1 to 85 (percent; the iteration ends 15 points later)", cfg.MaxContext)
-	case !watch.ReportsContext(cfg.Agent.Name):
+	case !spending.ReportsContext(cfg.Agent.Name):
 		return control.Errorf(contract.ExitUsage, "--max-context: %s does not tell how full its context window is (Claude Code, Codex and Gemini CLI do; give --agent)", agentName(cfg))
 	}
 	return nil
@@ -217,7 +218,7 @@ func applyPrices(e Env, f *Run) error {
 		}
 		cfg.Prices = prices
 	}
-	if cfg.Budget.Set() && !watch.ReportsUsage(cfg.Agent.Name) {
+	if cfg.Budget.Set() && !spending.ReportsUsage(cfg.Agent.Name) {
 		fmt.Fprintf(e.Stderr, "ralph-watch: warning: %s reports no usage: --max-tokens and --max-cost cannot stop the loop\n", cfg.Agent.Name)
 	}
 	return nil

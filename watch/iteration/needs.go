@@ -2,12 +2,11 @@ package iteration
 
 import (
 	"os"
-	"regexp"
-	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
 	"github.com/ralph-tmux/ralph.tmux/watch/contract"
+	"github.com/ralph-tmux/ralph.tmux/watch/settings"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
 )
@@ -33,29 +32,9 @@ type Needs struct {
 	Interrupts []Interrupt
 }
 
-// Settings is what an iteration reads of the loop's configuration (the
-// fields of watch.Config of the same names), fixed while it runs.
-type Settings struct {
-	Name, Pane, Dir     string
-	Command             []string // the person's command, secrets hidden
-	Secrets             []string // NAME=value the command hides, given by the environment
-	Path                string   // the PATH every agent of the loop gets
-	Executable          string   // this program, for the hooks that call back
-	PromptMode          string
-	MaxIterations       int
-	Lines               int // lines hashed for inactivity
-	Agent               agent.Profile
-	DonePattern         *regexp.Regexp
-	CheckDoneContinuous bool
-	ReadyPattern        *regexp.Regexp
-	ReadyTimeout        time.Duration
-	InactivityTimeout   time.Duration
-	IterationTimeout    time.Duration
-	DialogTimeout       time.Duration
-	PollInterval        time.Duration
-	CheckEvery          time.Duration        // with a stream: how often what output cannot tell is checked; 0: 5 s
-	Events              func(contract.Event) // nil: nobody listens
-}
+// Settings is the loop's settings (package settings), the one value the
+// loop runs by, as the iteration reads them: fixed while it runs.
+type Settings = settings.Config
 
 // Record is the loop's record as an iteration reads and writes it.
 type Record interface {
