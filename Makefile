@@ -101,19 +101,19 @@ demo: build
 # (PACKAGE:FUNCTION; TestMakeFuzzFuzzesEveryFuzzFunction keeps the list whole).
 FUZZTIME ?= 30s
 FUZZ = \
-	./watch:FuzzCompose \
 	./watch/agent:FuzzClassify \
 	./watch/agent:FuzzDoneScanner \
 	./watch/agent:FuzzHookDetail \
 	./watch/agent:FuzzNormalizer \
 	./watch/agent:FuzzParseReset \
 	./watch/agent:FuzzPlaceArgs \
-	./watch/checks:FuzzTailText \
 	./watch/cast:FuzzRead \
+	./watch/checks:FuzzTailText \
 	./watch/config:FuzzConfigFileListsEveryCommandItSets \
 	./watch/control:FuzzLastLines \
 	./watch/judge:FuzzParseVerdict \
 	./watch/plan:FuzzParse \
+	./watch/prompt:FuzzCompose \
 	./watch/receipt:FuzzLoadReceipts \
 	./watch/receipt:FuzzParseShortstat \
 	./watch/receipt:FuzzReadClaude \

@@ -3,6 +3,7 @@ package watch
 import (
 	"time"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/prompt"
 	"github.com/ralph-tmux/ralph.tmux/watch/settings"
 )
 
@@ -22,7 +23,7 @@ func Defaults() Config {
 		LimitWait:         30 * time.Minute,
 		CheckTimeout:      120 * time.Second,
 		CheckOutputChars:  5000,
-		CheckFailAction:   FailAppend,
+		CheckFailAction:   prompt.FailAppend,
 		TurnHook:          true,
 		CastLimit:         20 << 20,
 		TaskAttempts:      3,

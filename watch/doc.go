@@ -20,6 +20,10 @@
 //	pane.go, stream.go    the pane taken over and given back, and its output stream
 //	requests.go           pause and stop requests
 //	castlog.go            castLog: each iteration's recording for replay
+//	tasks.go              the loop's side of the plan's progress: its record kept, its verify commands, the done signal
+//
+// The plan's progress (the task each iteration works on, its verdict) is
+// package progress; the prompt each iteration delivers, package prompt.
 //
 // The words the loop shares with control, doctor and the command line
 // (statuses, events, exit codes, end reasons) are in package contract.

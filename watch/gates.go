@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/checks"
@@ -78,7 +79,7 @@ func pauseFileGate(_ context.Context, l *Loop) *Exit {
 // doneFileGate ends the loop on the done file when the checks pass; when
 // they fail it goes on, the done file removed.
 func doneFileGate(ctx context.Context, l *Loop) *Exit {
-	if !checks.FileSeen(l.DoneFile) || l.tasks.ignoresDone() {
+	if !checks.FileSeen(l.DoneFile) || l.ignoresDone() {
 		return nil
 	}
 	if checksPass(ctx, l) {
@@ -95,39 +96,35 @@ func doneFileGate(ctx context.Context, l *Loop) *Exit {
 // the rest skipped. It reads the plan first: a plan never read ends the loop.
 func tasksGate(_ context.Context, l *Loop) *Exit {
 	t := l.tasks
-	if !t.on() {
+	if !t.On() {
 		return nil
 	}
-	if err := t.read(); err != nil {
-		if t.plan == nil {
+	err := t.Read() // on an error with a reading before, the next prompt asks the agent to put the plan right
+	l.keepTasks()
+	if err != nil {
+		if t.Unread() {
 			return exitFailed(contract.ReasonTasksUnreadable, "%v", err)
 		}
 		l.rec.warnf("%v (the last reading stays)", err)
-		t.feedback = joinBlocks(t.feedback, fmt.Sprintf("The plan %s cannot be read: %v. Put it right.", t.cfg.TasksFile, err))
 	}
-	if pt, _ := t.pick(); pt != nil {
+	if t.Left(l.rec.iteration()) {
 		return nil
 	}
-	r := t.record()
-	if id := t.cfg.TaskID; id != "" {
+	r := t.Record()
+	if id := l.TaskID; id != "" {
 		return taskExit(l, id)
 	}
 	if r.Skipped == 0 {
 		return exitComplete(contract.StatusDone, contract.ReasonTasksDone, contract.ExitDone, fmt.Sprintf("all %d tasks done, stopping loop", r.Total), "")
 	}
-	var skipped []string
-	for _, item := range r.Items {
-		if item.State == taskSkipped {
-			skipped = append(skipped, item.ID)
-		}
-	}
+	skipped := t.Skipped()
 	return exitComplete(contract.StatusLimit, contract.ReasonTasksSkipped, contract.ExitLimit,
 		fmt.Sprintf("no task left open; %d done, skipped: %s", r.Done, strings.Join(skipped, ", ")), " skipped="+strings.Join(skipped, ","))
 }
 
 // taskExit ends a loop that works one task (--task): done, or skipped.
 func taskExit(l *Loop, id string) *Exit {
-	if item := l.tasks.record().Item(id); item == nil || item.State == taskSkipped {
+	if l.tasks.Record().Item(id) == nil || slices.Contains(l.tasks.Skipped(), id) {
 		return exitComplete(contract.StatusLimit, contract.ReasonTasksSkipped, contract.ExitLimit, fmt.Sprintf("task %s skipped, stopping loop", id), " skipped="+id)
 	}
 	return exitComplete(contract.StatusDone, contract.ReasonTasksDone, contract.ExitDone, fmt.Sprintf("task %s done, stopping loop", id), " task="+id)

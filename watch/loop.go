@@ -16,6 +16,8 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/hooks"
 	"github.com/ralph-tmux/ralph.tmux/watch/iteration"
+	"github.com/ralph-tmux/ralph.tmux/watch/progress"
+	"github.com/ralph-tmux/ralph.tmux/watch/prompt"
 	"github.com/ralph-tmux/ralph.tmux/watch/spending"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
@@ -34,7 +36,7 @@ import (
 //	requests           pause and stop requests (requests.go)
 //	steering           the person's notes and new limits, between iterations (steering.go)
 //	spending.Guard     the agent's context window: a nudge, then a fresh agent (package spending)
-//	taskPlan           the plan of tasks: one an iteration, each judged by the loop (tasks.go, taskverdict.go)
+//	progress.Plan      the plan of tasks: one an iteration, each judged by the loop (package progress; tasks.go)
 //
 // Before each iteration the gates (gates.go), after it the steps (steps.go);
 // what comes next is decide's (decide.go), a pure function over the endings
@@ -59,7 +61,7 @@ type Loop struct {
 	asks   *requests
 	steer  *steering
 	guard  *spending.Guard
-	tasks  *taskPlan
+	tasks  *progress.Plan
 
 	start     time.Time // when the loop first started: max time counts from it
 	turnEnded time.Time // when the last iteration's turn ended, for the turn gap
@@ -85,7 +87,7 @@ func (l *Loop) assemble() {
 	l.steer = &steering{cfg: cfg, rec: l.rec, ran: l.ran}
 	l.status.max, l.asks.looked = l.steer.pendingMax, l.status.showLimit
 	l.guard = spending.NewGuard(cfg, l.Tmux, l.Clock, iterationRecord{l.rec})
-	l.tasks = &taskPlan{cfg: cfg, rec: l.rec}
+	l.tasks = l.newTasks(nil)
 }
 
 // checksSettings is what the work between iterations reads of the loop's
@@ -191,11 +193,11 @@ func (l *Loop) open() *Exit {
 		}
 		l.work.Settings = checksSettings(&l.Config, l.Store, l.Clock) // in the places taken
 		l.work.Restore(l.rec.st.LastChecks())
-		l.tasks.resume()
+		l.resumeTasks() // in the places the record names
 	} else {
 		last := lastRun(l.Store)
 		l.rec.newRun(l.start)
-		l.tasks.takeUp(last)
+		l.takeUpTasks(last)
 	}
 	l.rec.record()
 	l.hooks.Install()
@@ -206,7 +208,7 @@ func (l *Loop) open() *Exit {
 			if r, ok := l.spend.RecordCut(l.rec.st); ok { // before the plan is reopened: its receipt holds what the agent changed
 				l.rec.receipt(r)
 			}
-			l.tasks.cutShort(cmp.Or(string(ended), "its watcher went"))
+			l.tasks.CutShort(l.rec.iteration(), cmp.Or(string(ended), "its watcher went"))
 		}
 	}
 
@@ -265,7 +267,7 @@ func (l *Loop) resumeIteration(ctx context.Context) *Exit {
 // recorded, its agent watched, and how it ended settled.
 func (l *Loop) iterate(ctx context.Context) *Exit {
 	text, err := readPrompt(ctx, l)
-	var notUTF8 *NotUTF8Error
+	var notUTF8 *prompt.NotUTF8Error
 	if errors.As(err, &notUTF8) {
 		return promptRefused(l, notUTF8)
 	}
@@ -276,8 +278,8 @@ func (l *Loop) iterate(ctx context.Context) *Exit {
 	n := l.rec.startIteration(now, l.turnEnded)
 	l.turnEnded, l.status.note = time.Time{}, ""
 	notes := l.steer.forPrompt()
-	prompt := Compose(text, PromptVars{Iteration: n, MaxIterations: l.MaxIterations, Name: l.Name,
-		CheckFailures: joinBlocks(l.tasks.feedback, l.work.Latest.Feedback), Task: l.tasks.begin(n, text), Notes: notes}, l.CheckFailAction, l.IncludeIterationCount)
+	prompt := prompt.Compose(text, prompt.Vars{Iteration: n, MaxIterations: l.MaxIterations, Name: l.Name,
+		CheckFailures: prompt.JoinBlocks(l.tasks.Feedback(), l.work.Latest.Feedback), Task: l.tasks.Begin(n, text, l.TaskAttempts), Notes: notes}, l.CheckFailAction, l.IncludeIterationCount)
 	beginSpend(l, now, notes)
 	l.rec.sayf("starting iteration %s", l.rec.progress())
 	if err := os.WriteFile(l.Store.Path(state.PromptCopy), []byte(prompt), 0o600); err != nil { // before the record: resume may deliver it
@@ -305,7 +307,7 @@ func showStart(l *Loop) {
 // promptRefused pauses the loop before an iteration whose prompt file is
 // not UTF-8: nothing mangled is typed, and once the file is fixed, resume
 // goes on. The sentence is the status's reason, a short note the status line's.
-func promptRefused(l *Loop, err *NotUTF8Error) *Exit {
+func promptRefused(l *Loop, err *prompt.NotUTF8Error) *Exit {
 	e := exitPaused(fmt.Sprintf("pausing loop: fix the prompt file, then 'ralph-watch resume %s'", l.Name), "prompt_not_utf8", contract.ReasonPaused)
 	e.Error, e.Why, e.Note = err.Error(), err.Error(), "prompt not UTF-8"
 	return e
@@ -319,18 +321,18 @@ const promptGrace = 2 * time.Second
 // readPrompt reads the prompt file fresh, looking again for a moment when
 // it is not there.
 func readPrompt(ctx context.Context, l *Loop) (string, error) {
-	text, err := ReadPrompt(l.PromptFile)
+	text, err := prompt.Read(l.PromptFile)
 	for end := l.Clock.Now().Add(promptGrace); missingPrompt(err) && l.Clock.Now().Before(end); {
 		if !clock.Sleep(ctx, l.Clock, 100*time.Millisecond) {
 			break
 		}
-		text, err = ReadPrompt(l.PromptFile)
+		text, err = prompt.Read(l.PromptFile)
 	}
 	return text, err
 }
 
 func missingPrompt(err error) bool {
-	var pe *PromptError
+	var pe *prompt.FileError
 	return errors.As(err, &pe) && pe.Missing
 }
 

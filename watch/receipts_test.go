@@ -15,6 +15,7 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch/checks"
 	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/gitwork"
+	"github.com/ralph-tmux/ralph.tmux/watch/prompt"
 
 	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
@@ -64,7 +65,7 @@ func (h *harness) spendingLoop(endTurn bool) func(time.Duration) watch.Result {
 	h.cfg.Checks = []checks.Check{{Command: "true"}}
 	h.cfg.CheckTimeout = 30 * time.Second
 	h.cfg.CheckOutputChars = 5000
-	h.cfg.CheckFailAction = watch.FailAppend
+	h.cfg.CheckFailAction = prompt.FailAppend
 	return run
 }
 

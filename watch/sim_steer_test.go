@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/prompt"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 )
 
@@ -115,10 +115,10 @@ func attemptNotes(log string, n int) [][]string {
 
 // promptsOf are the prompts the starts of iteration n were given: the
 // file's, with each start's notes.
-func promptsOf(log, prompt string, n int) []string {
+func promptsOf(log, text string, n int) []string {
 	var prompts []string
 	for _, notes := range attemptNotes(log, n) {
-		prompts = append(prompts, watch.Compose(prompt, watch.PromptVars{Iteration: n, Notes: notes}, watch.FailAppend, false))
+		prompts = append(prompts, prompt.Compose(text, prompt.Vars{Iteration: n, Notes: notes}, prompt.FailAppend, false))
 	}
 	return prompts
 }

@@ -5,8 +5,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/ralph-tmux/ralph.tmux/watch/iteration"
-	"github.com/ralph-tmux/ralph.tmux/watch/plan"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 )
 
@@ -194,34 +192,4 @@ func (l *Loop) ran() state.Ran {
 	spent := l.spend.Spent()
 	return state.Ran{Iterations: l.rec.iteration(), Elapsed: l.Clock.Now().Sub(l.start), Tokens: spent.Tokens, CostUSD: spent.CostUSD,
 		Attempts: l.rec.st.Tasks.Attempts()}
-}
-
-// steered settles the task of an iteration the person ended (skip, retry)
-// instead of judging it: a skip sets the task aside, a retry gives its try
-// back (reopening a mark the agent made) so the next iteration takes it
-// again. The work is left in the tree as it is. ok is false for any other
-// ending, or without a task.
-func (t *taskPlan) steered(end iteration.Ending) (line string, ok bool) {
-	r := t.record()
-	if end != iteration.EndSkipped && end != iteration.EndRetried || !t.on() || r.Current == "" || t.plan == nil {
-		return "", false
-	}
-	id := r.Current
-	defer func() { r.Current, r.Mode = "", "" }()
-	t.feedback = ""
-	if err := t.read(); err != nil {
-		t.rec.warnf("%v", err)
-	}
-	item := r.Item(id)
-	if item == nil {
-		return "", false
-	}
-	if end == iteration.EndSkipped {
-		if pt := t.plan.Task(id); pt != nil && pt.State == plan.Done {
-			t.reopen(id) // skipped is not done: the plan says so too
-		}
-		t.setState(id, taskSkipped)
-		return t.verdict(id, "skipped", "the person skipped it"), true
-	}
-	return t.again(id, r.Mode, "the person asked for it again in a fresh agent; not counted as a try"), true
 }

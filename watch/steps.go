@@ -9,6 +9,7 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch/checks"
 	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/iteration"
+	"github.com/ralph-tmux/ralph.tmux/watch/progress"
 )
 
 // settle records how an iteration ended and goes by decide: the loop's
@@ -124,22 +125,22 @@ var steps = []step{
 
 // planStep notes whether the plan changed, before the loop writes anything.
 func planStep(_ context.Context, l *Loop, r *report) bool {
-	r.changed = l.tasks.changed()
+	r.changed = l.tasks.Changed()
 	return false
 }
 
 // stallStep counts the iterations in a row that changed nothing.
 func stallStep(_ context.Context, l *Loop, r *report) bool {
-	if l.tasks.agentWorked(r.it.Ending) {
+	if l.tasks.AgentWorked(r.it.Ending) {
 		if same, known := l.work.Unchanged(); known { // the work since the task's base (a fan's task carried on) is this iteration's change
-			tell(l.rec, l.work.Stalled(l.rec.iteration(), l.rec.unchanged(same && !(r.changed && l.tasks.fromTaskBase()))))
+			tell(l.rec, l.work.Stalled(l.rec.iteration(), l.rec.unchanged(same && !(r.changed && l.tasks.FromTaskBase(l.rec.iteration())))))
 		}
 	}
 	return false
 }
 
 func checksStep(ctx context.Context, l *Loop, r *report) bool {
-	r.runs = recordChecks(l.rec, l.work.Run(ctx, at(l.rec, &l.Config), l.tasks.verify))
+	r.runs = recordChecks(l.rec, l.work.Run(ctx, at(l.rec, &l.Config), l.planVerify()))
 	return ctx.Err() != nil
 }
 
@@ -152,9 +153,9 @@ func receiptStep(_ context.Context, l *Loop, r *report) bool {
 // verdictStep judges the iteration's task, or settles the one the person
 // ended (skip, retry).
 func verdictStep(_ context.Context, l *Loop, r *report) bool {
-	verdict, steered := l.tasks.steered(r.it.Ending)
+	verdict, steered := l.tasks.Steered(l.rec.iteration(), r.it.Ending)
 	if !steered {
-		verdict = l.tasks.judge(r.changed, r.runs, r.it)
+		verdict = l.tasks.Judge(progress.Ended{N: l.rec.iteration(), Attempts: l.TaskAttempts, Changed: r.changed, Runs: r.runs, Outcome: r.it})
 	}
 	r.verdict = verdict
 	return false
@@ -173,7 +174,7 @@ func progressStep(_ context.Context, l *Loop, r *report) bool {
 // commitStep commits the iteration's work when its checks passed.
 func commitStep(_ context.Context, l *Loop, r *report) bool {
 	if checks.AllPassed(r.runs) {
-		task, edited := l.tasks.forCommit(r.verdict)
+		task, edited := l.tasks.ForCommit(r.verdict)
 		tell(l.rec, l.work.Commit(l.rec.iteration(), r.runs, task, r.verdict, edited))
 	}
 	return false
@@ -186,7 +187,7 @@ func onIterationEndStep(_ context.Context, l *Loop, r *report) bool {
 
 // factsOf are the facts decide goes by once the steps have run.
 func factsOf(l *Loop, r *report) facts {
-	f := facts{checks: checksFailed, plan: l.tasks.on(), failures: l.rec.st.ConsecutiveFailures,
+	f := facts{checks: checksFailed, plan: l.tasks.On(), failures: l.rec.st.ConsecutiveFailures,
 		stalled: l.StallLimit > 0 && l.rec.st.UnchangedIterations >= l.StallLimit}
 	if checks.AllPassed(r.runs) {
 		f.checks = checksPassed
@@ -198,7 +199,7 @@ func factsOf(l *Loop, r *report) facts {
 // the wait before the next iteration.
 func goOnAfter(ctx context.Context, l *Loop, it iteration.Outcome, d decision) *Exit {
 	if d.ignoreDone {
-		l.tasks.ignoresDone() // says so once, and removes the done file
+		l.ignoresDone() // says so once, and removes the done file
 	}
 	switch d.next {
 	case endDoneFile:
@@ -305,7 +306,7 @@ func recordChecks(rec *recorder, ran *checks.Ran) []checks.CheckRun {
 // checksPass judges a done signal found before an iteration: by the latest
 // iteration's checks if they ran, else by running them now.
 func checksPass(ctx context.Context, l *Loop) bool {
-	passed, ran := l.work.Pass(ctx, at(l.rec, &l.Config), l.tasks.verify)
+	passed, ran := l.work.Pass(ctx, at(l.rec, &l.Config), l.planVerify())
 	if ran != nil {
 		recordChecks(l.rec, ran)
 		l.rec.save()

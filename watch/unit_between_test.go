@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/checks"
 	"github.com/ralph-tmux/ralph.tmux/watch/contract"
+	"github.com/ralph-tmux/ralph.tmux/watch/prompt"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxfake"
 )
@@ -29,7 +29,7 @@ func (u *unit) argAgent(script string) {
 	u.cfg.PromptMode = agent.ModeArg
 	u.cfg.CheckTimeout = 30 * time.Second
 	u.cfg.CheckOutputChars = 5000
-	u.cfg.CheckFailAction = watch.FailAppend
+	u.cfg.CheckFailAction = prompt.FailAppend
 	u.launch(func(int) *tmuxfake.Program { return u.shell(script, true) })
 }
 
@@ -124,9 +124,9 @@ func TestUnitFailedChecksFeedTheNextPromptAndHoldBackTheDoneSignal(t *testing.T)
 
 func TestUnitFailActionsAndTruncationShapeTheNextPrompt(t *testing.T) {
 	for _, tc := range []struct{ action, want string }{
-		{watch.FailAppend, "go {{other}}\n\nCheck \"seq 1 1000; exit 2\" failed with exit code 2.\nOutput file: LOG\n" + checks.Truncated + "\n\n999\n1000"},
-		{watch.FailPrepend, "Check \"seq 1 1000; exit 2\" failed with exit code 2.\nOutput file: LOG\n" + checks.Truncated + "\n\n999\n1000\n\ngo {{other}}"},
-		{watch.FailReplace, "Check \"seq 1 1000; exit 2\" failed with exit code 2.\nOutput file: LOG\n" + checks.Truncated + "\n\n999\n1000"},
+		{prompt.FailAppend, "go {{other}}\n\nCheck \"seq 1 1000; exit 2\" failed with exit code 2.\nOutput file: LOG\n" + checks.Truncated + "\n\n999\n1000"},
+		{prompt.FailPrepend, "Check \"seq 1 1000; exit 2\" failed with exit code 2.\nOutput file: LOG\n" + checks.Truncated + "\n\n999\n1000\n\ngo {{other}}"},
+		{prompt.FailReplace, "Check \"seq 1 1000; exit 2\" failed with exit code 2.\nOutput file: LOG\n" + checks.Truncated + "\n\n999\n1000"},
 	} {
 		t.Run(tc.action, func(t *testing.T) {
 			u := newUnit(t, "go {{other}}", nil)

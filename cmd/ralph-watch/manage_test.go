@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/prompt"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
 )
@@ -325,7 +325,7 @@ func TestInitWritesThePromptTemplateOnlyWhenAsked(t *testing.T) {
 		t.Errorf("template printed %q", out)
 	}
 	// What init writes is a prompt run takes (UTF-8, the check at start).
-	if _, err := watch.ReadPrompt(filepath.Join(c.srv.Dir, "PROMPT.md")); err != nil {
+	if _, err := prompt.Read(filepath.Join(c.srv.Dir, "PROMPT.md")); err != nil {
 		t.Errorf("run refuses the prompt init wrote: %v", err)
 	}
 }

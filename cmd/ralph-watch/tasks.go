@@ -10,11 +10,11 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
-	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
 	"github.com/ralph-tmux/ralph.tmux/watch/gitwork"
 	"github.com/ralph-tmux/ralph.tmux/watch/plan"
+	"github.com/ralph-tmux/ralph.tmux/watch/progress"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 )
 
@@ -132,7 +132,7 @@ func loopTasks(e env, name string, asJSON bool) error {
 		control.WriteTasks(e.Stdout, rec, true)
 		return nil
 	}
-	watch.KeepTaskIDs(p, rec)
+	progress.KeepIDs(p, rec)
 	warnRenamed(e, p)
 	if err := control.WritePlan(e.Stdout, file, p, control.PlanLoopOf(rec), asJSON); err != nil {
 		return err

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ralph-tmux/ralph.tmux/watch"
+	"github.com/ralph-tmux/ralph.tmux/watch/progress"
 )
 
 func TestRunTasksWorksThroughAPlanAndTheCommandsShowIt(t *testing.T) {
@@ -66,7 +66,7 @@ func TestInitTasksWritesAStartingPlanTheLoopCanRead(t *testing.T) {
 	if !strings.Contains(out.String(), "created IMPLEMENTATION_PLAN.md\ncreated PROMPT.md\n") {
 		t.Errorf("output: %q", out.String())
 	}
-	p, _, err := watch.ReadTasks(filepath.Join(dir, "IMPLEMENTATION_PLAN.md"))
+	p, _, err := progress.ReadPlan(filepath.Join(dir, "IMPLEMENTATION_PLAN.md"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,8 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
 	"github.com/ralph-tmux/ralph.tmux/watch/gitwork"
+	"github.com/ralph-tmux/ralph.tmux/watch/progress"
+	"github.com/ralph-tmux/ralph.tmux/watch/prompt"
 	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
 	"github.com/ralph-tmux/ralph.tmux/watch/spending"
 )
@@ -46,7 +48,7 @@ func (f *Run) Check(e Env, command []string) error {
 		{cfg.Lines < 1, "--lines must be at least 1"},
 		{cfg.PollInterval <= 0, "--poll-interval must be more than 0"},
 		{cfg.InactivityTimeout <= 0, "--inactivity-timeout must be more than 0"},
-		{!slices.Contains([]string{watch.FailAppend, watch.FailPrepend, watch.FailReplace}, cfg.CheckFailAction),
+		{!slices.Contains([]string{prompt.FailAppend, prompt.FailPrepend, prompt.FailReplace}, cfg.CheckFailAction),
 			fmt.Sprintf("invalid --check-fail-action %q: use append, prepend or replace", cfg.CheckFailAction)},
 		{cfg.CheckTimeout <= 0, "--check-timeout must be more than 0"},
 		{cfg.CheckOutputChars < 0, "--check-output-chars must not be negative"},
@@ -77,7 +79,7 @@ func (f *Run) Check(e Env, command []string) error {
 	if cfg.PromptFile, err = filepath.Abs(f.PromptFile); err != nil {
 		return control.Errorf(contract.ExitUsage, "prompt file: %v", err)
 	}
-	if _, err := watch.ReadPrompt(cfg.PromptFile); err != nil { // checked now: a loop that cannot read it never starts
+	if _, err := prompt.Read(cfg.PromptFile); err != nil { // checked now: a loop that cannot read it never starts
 		return control.Errorf(contract.ExitUsage, "%v", err)
 	}
 	for _, p := range []struct {
@@ -251,7 +253,7 @@ func applyTasks(f *Run) error {
 	if err != nil {
 		return control.Errorf(contract.ExitUsage, "tasks file: %v", err)
 	}
-	p, _, err := watch.ReadTasks(path)
+	p, _, err := progress.ReadPlan(path)
 	if err != nil {
 		return control.Errorf(contract.ExitUsage, "%v", err)
 	}

@@ -58,7 +58,7 @@ type Config struct {
 	Checks           []checks.Check // run after every iteration in Dir
 	CheckTimeout     time.Duration  // per check, and per on-* command
 	CheckOutputChars int            // of each failed check's output, in the next prompt
-	CheckFailAction  string         // watch.FailAppend, FailPrepend or FailReplace
+	CheckFailAction  string         // prompt.FailAppend, FailPrepend or FailReplace
 
 	IncludeIterationCount bool // start the prompt with "Iteration X of Y, Z remaining."
 

@@ -1,4 +1,4 @@
-package watch
+package prompt
 
 import (
 	"bytes"
@@ -61,11 +61,11 @@ func TestReadPromptRefusesWhatIsNotAPromptFile(t *testing.T) {
 				return p
 			},
 			"cannot read prompt file: " + filepath.Join(dir, "binary.md") + " (binary: holds NUL bytes)", false},
-		{"a file over MaxPromptSize is refused",
+		{"a file over MaxSize is refused",
 			func(t *testing.T) string {
 				p := filepath.Join(dir, "huge.md")
 				writeFile(t, p, nil, 0o644)
-				if err := os.Truncate(p, MaxPromptSize+1); err != nil { // sparse: no 8 MiB written
+				if err := os.Truncate(p, MaxSize+1); err != nil { // sparse: no 8 MiB written
 					t.Fatal(err)
 				}
 				return p
@@ -99,27 +99,27 @@ func TestReadPromptRefusesWhatIsNotAPromptFile(t *testing.T) {
 			}
 			done := make(chan result, 1)
 			go func() {
-				text, err := ReadPrompt(path)
+				text, err := Read(path)
 				done <- result{text, err}
 			}()
 			var r result
 			select {
 			case r = <-done:
-			case <-time.After(10 * time.Second): // a guard only: ReadPrompt must return at once
-				t.Fatalf("ReadPrompt(%q) blocked", path)
+			case <-time.After(10 * time.Second): // a guard only: Read must return at once
+				t.Fatalf("Read(%q) blocked", path)
 			}
 			if r.err == nil {
-				t.Fatalf("ReadPrompt(%q) = %q, nil; want error %q", path, r.text, tt.wantErr)
+				t.Fatalf("Read(%q) = %q, nil; want error %q", path, r.text, tt.wantErr)
 			}
 			if r.err.Error() != tt.wantErr {
 				t.Errorf("error = %q, want %q", r.err, tt.wantErr)
 			}
-			var pe *PromptError
+			var pe *FileError
 			if !errors.As(r.err, &pe) {
-				t.Fatalf("error %T is not a *PromptError", r.err)
+				t.Fatalf("error %T is not a *FileError", r.err)
 			}
 			if pe.Missing != tt.wantMissing || pe.Path != path {
-				t.Errorf("PromptError = %+v, want Missing %v and Path %q", pe, tt.wantMissing, path)
+				t.Errorf("FileError = %+v, want Missing %v and Path %q", pe, tt.wantMissing, path)
 			}
 		})
 	}
@@ -131,10 +131,10 @@ func TestReadPromptRefusesAnUnreadableFile(t *testing.T) {
 	}
 	p := filepath.Join(t.TempDir(), "secret.md")
 	writeFile(t, p, []byte("hidden"), 0o000)
-	_, err := ReadPrompt(p)
+	_, err := Read(p)
 	want := "cannot read prompt file: " + p + " (permission denied)"
 	if err == nil || err.Error() != want {
-		t.Errorf("ReadPrompt = %v, want %q", err, want)
+		t.Errorf("Read = %v, want %q", err, want)
 	}
 }
 
@@ -151,18 +151,18 @@ func TestReadPromptReadsRegularFilesByteForByte(t *testing.T) {
 		{"an empty file is an empty prompt", nil},
 		{"a one-line prompt", []byte("Do the work.\n")},
 		{"a 100 KB unicode prompt", []byte(big.String())},
-		{"a file of exactly MaxPromptSize is accepted", bytes.Repeat([]byte("x"), MaxPromptSize)},
+		{"a file of exactly MaxSize is accepted", bytes.Repeat([]byte("x"), MaxSize)},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := filepath.Join(dir, "prompt"+string(rune('a'+i))+".md")
 			writeFile(t, p, tt.data, 0o644)
-			got, err := ReadPrompt(p)
+			got, err := Read(p)
 			if err != nil {
-				t.Fatalf("ReadPrompt: %v", err)
+				t.Fatalf("Read: %v", err)
 			}
 			if got != string(tt.data) {
-				t.Errorf("ReadPrompt returned %d bytes, want the %d bytes written", len(got), len(tt.data))
+				t.Errorf("Read returned %d bytes, want the %d bytes written", len(got), len(tt.data))
 			}
 		})
 	}
@@ -176,18 +176,18 @@ func TestReadPromptFollowsASymlinkToAFile(t *testing.T) {
 	if err := os.Symlink(target, link); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := ReadPrompt(link); err != nil || got != "via link" {
-		t.Errorf("ReadPrompt(link) = %q, %v; want %q", got, err, "via link")
+	if got, err := Read(link); err != nil || got != "via link" {
+		t.Errorf("Read(link) = %q, %v; want %q", got, err, "via link")
 	}
 }
 
 func TestRenderFillsInKnownPlaceholdersOnly(t *testing.T) {
-	vars := PromptVars{Iteration: 3, MaxIterations: 10, Name: "my-proj", CheckFailures: "go test: 2 failures"}
-	unlimited := PromptVars{Iteration: 3, Name: "my-proj"}
+	vars := Vars{Iteration: 3, MaxIterations: 10, Name: "my-proj", CheckFailures: "go test: 2 failures"}
+	unlimited := Vars{Iteration: 3, Name: "my-proj"}
 	tests := []struct {
 		name string
 		text string
-		vars PromptVars
+		vars Vars
 		want string
 	}{
 		{"text without placeholders is returned as is", "Do the work.\n", vars, "Do the work.\n"},
@@ -215,7 +215,7 @@ func TestRenderFillsInKnownPlaceholdersOnly(t *testing.T) {
 func TestRenderDoesNotExpandPlaceholdersInsideValues(t *testing.T) {
 	// A check's output may contain "{{iteration}}" itself: it is a value,
 	// not a template.
-	v := PromptVars{Iteration: 1, MaxIterations: 2, CheckFailures: "want {{iteration}}, got {{name}}"}
+	v := Vars{Iteration: 1, MaxIterations: 2, CheckFailures: "want {{iteration}}, got {{name}}"}
 	got := Render("{{check_failures}}", v)
 	if want := "want {{iteration}}, got {{name}}"; got != want {
 		t.Errorf("Render = %q, want %q", got, want)
@@ -224,11 +224,11 @@ func TestRenderDoesNotExpandPlaceholdersInsideValues(t *testing.T) {
 
 func TestComposePutsFailuresWhereAsked(t *testing.T) {
 	const fb = "Check \"x\" failed with exit code 1.\nOutput file: /f"
-	v := PromptVars{Iteration: 2, MaxIterations: 5, Name: "n", CheckFailures: fb}
+	v := Vars{Iteration: 2, MaxIterations: 5, Name: "n", CheckFailures: fb}
 	tests := []struct {
 		name, text, action string
 		count              bool
-		vars               PromptVars
+		vars               Vars
 		want               string
 	}{
 		{"append after a final line break", "do it\n", FailAppend, false, v, "do it\n\n" + fb},
@@ -237,10 +237,10 @@ func TestComposePutsFailuresWhereAsked(t *testing.T) {
 		{"prepend", "do it\n", FailPrepend, false, v, fb + "\n\ndo it\n"},
 		{"replace", "do it\n", FailReplace, false, v, fb},
 		{"the placeholder takes them instead", "do it\n{{check_failures}}\nend", FailAppend, false, v, "do it\n" + fb + "\nend"},
-		{"no failures: the prompt as rendered", "do {{name}} {{x}}", FailReplace, false, PromptVars{Iteration: 1, Name: "n"}, "do n {{x}}"},
+		{"no failures: the prompt as rendered", "do {{name}} {{x}}", FailReplace, false, Vars{Iteration: 1, Name: "n"}, "do n {{x}}"},
 		{"the iteration count comes first", "do it", FailPrepend, true, v, "Iteration 2 of 5, 3 remaining.\n\n" + fb + "\n\ndo it"},
-		{"count without a limit", "do it", FailAppend, true, PromptVars{Iteration: 7}, "Iteration 7.\n\ndo it"},
-		{"count on an empty prompt", "", FailAppend, true, PromptVars{Iteration: 1, MaxIterations: 1}, "Iteration 1 of 1, 0 remaining."},
+		{"count without a limit", "do it", FailAppend, true, Vars{Iteration: 7}, "Iteration 7.\n\ndo it"},
+		{"count on an empty prompt", "", FailAppend, true, Vars{Iteration: 1, MaxIterations: 1}, "Iteration 1 of 1, 0 remaining."},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -264,13 +264,13 @@ func TestReadPromptRefusesTextThatIsNotUTF8AtItsFirstBadByte(t *testing.T) {
 	} {
 		p := filepath.Join(dir, "prompt.md")
 		writeFile(t, p, []byte(tc.text), 0o644)
-		text, err := ReadPrompt(p)
+		text, err := Read(p)
 		var bad *NotUTF8Error
 		switch {
 		case tc.at < 0 && (err != nil || text != tc.text):
-			t.Errorf("ReadPrompt(%q) = %q, %v; want the text", tc.text, text, err)
+			t.Errorf("Read(%q) = %q, %v; want the text", tc.text, text, err)
 		case tc.at >= 0 && (!errors.As(err, &bad) || bad.Offset != tc.at || err.Error() != fmt.Sprintf("prompt file %s is not valid UTF-8 at byte %d", p, tc.at)):
-			t.Errorf("ReadPrompt(%q): %v; want not UTF-8 at byte %d", tc.text, err, tc.at)
+			t.Errorf("Read(%q): %v; want not UTF-8 at byte %d", tc.text, err, tc.at)
 		}
 	}
 }

@@ -1,4 +1,7 @@
-package watch
+// Package prompt reads a loop's prompt file and builds what each iteration
+// delivers: its placeholders rendered, the check failures, the plan's task
+// block, the person's notes and the iteration count.
+package prompt
 
 import (
 	"bytes"
@@ -20,17 +23,17 @@ const (
 	FailReplace = "replace"
 )
 
-// MaxPromptSize is the largest prompt file accepted; larger ones are refused.
-const MaxPromptSize = 8 << 20
+// MaxSize is the largest prompt file accepted; larger ones are refused.
+const MaxSize = 8 << 20
 
-// PromptError says what is wrong with a prompt file, in the contract's words.
-type PromptError struct {
+// FileError says what is wrong with a prompt file, in the contract's words.
+type FileError struct {
 	Path    string
 	Missing bool // not found, as opposed to not readable or not a file
 	Reason  string
 }
 
-func (e *PromptError) Error() string {
+func (e *FileError) Error() string {
 	if e.Missing {
 		return "prompt file not found: " + e.Path
 	}
@@ -51,40 +54,40 @@ func (e *NotUTF8Error) Error() string {
 	return fmt.Sprintf("prompt file %s is not valid UTF-8 at byte %d", e.Path, e.Offset)
 }
 
-// ReadPrompt reads a prompt file fresh. It refuses directories, FIFOs and
-// devices (which could block forever), files above MaxPromptSize, binary
+// Read reads a prompt file fresh. It refuses directories, FIFOs and
+// devices (which could block forever), files above MaxSize, binary
 // files (holding NUL bytes) and text that is not UTF-8 (a *NotUTF8Error).
-func ReadPrompt(path string) (string, error) {
+func Read(path string) (string, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|nonBlockOpenFlag, 0)
 	if errors.Is(err, fs.ErrNotExist) {
-		return "", &PromptError{Path: path, Missing: true}
+		return "", &FileError{Path: path, Missing: true}
 	}
 	if err != nil {
-		return "", &PromptError{Path: path, Reason: reason(err)}
+		return "", &FileError{Path: path, Reason: reason(err)}
 	}
 	defer f.Close()
 	info, err := f.Stat()
 	if err != nil {
-		return "", &PromptError{Path: path, Reason: reason(err)}
+		return "", &FileError{Path: path, Reason: reason(err)}
 	}
 	switch {
 	case info.IsDir():
-		return "", &PromptError{Path: path, Reason: "is a directory"}
+		return "", &FileError{Path: path, Reason: "is a directory"}
 	case !info.Mode().IsRegular():
-		return "", &PromptError{Path: path, Reason: "not a regular file"}
-	case info.Size() > MaxPromptSize:
-		return "", &PromptError{Path: path, Reason: fmt.Sprintf("larger than %d MiB", MaxPromptSize>>20)}
+		return "", &FileError{Path: path, Reason: "not a regular file"}
+	case info.Size() > MaxSize:
+		return "", &FileError{Path: path, Reason: fmt.Sprintf("larger than %d MiB", MaxSize>>20)}
 	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxPromptSize+1))
+	data, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
 	if err != nil {
-		return "", &PromptError{Path: path, Reason: reason(err)}
+		return "", &FileError{Path: path, Reason: reason(err)}
 	}
-	if len(data) > MaxPromptSize {
-		return "", &PromptError{Path: path, Reason: fmt.Sprintf("larger than %d MiB", MaxPromptSize>>20)}
+	if len(data) > MaxSize {
+		return "", &FileError{Path: path, Reason: fmt.Sprintf("larger than %d MiB", MaxSize>>20)}
 	}
 	// No text prompt holds NUL: a binary file would be typed into the agent as junk.
 	if bytes.IndexByte(data, 0) >= 0 {
-		return "", &PromptError{Path: path, Reason: "binary: holds NUL bytes"}
+		return "", &FileError{Path: path, Reason: "binary: holds NUL bytes"}
 	}
 	if at := invalidUTF8(data); at >= 0 {
 		return "", &NotUTF8Error{Path: path, Offset: at}
@@ -112,17 +115,17 @@ func reason(err error) string {
 	return err.Error()
 }
 
-// PromptVars are the values of the placeholders a prompt file may use.
-type PromptVars struct {
+// Vars are the values of the placeholders a prompt file may use.
+type Vars struct {
 	Iteration, MaxIterations int
 	Name                     string
 	CheckFailures            string
-	Task                     *TaskVars // the plan's task of this iteration; nil: no plan
-	Notes                    []string  // the person's notes (ralph-watch note), oldest first
+	Task                     *Task    // the plan's task of this iteration; nil: no plan
+	Notes                    []string // the person's notes (ralph-watch note), oldest first
 }
 
-// TaskVars are the placeholders of a plan's task (--tasks).
-type TaskVars struct {
+// Task holds the placeholders of a plan's task (--tasks).
+type Task struct {
 	ID, Text          string
 	Done, Total, Left int
 	Attempt           int
@@ -144,7 +147,7 @@ var taskPlaceholders = []string{"{{task}}", "{{task_id}}", "{{tasks_done}}", "{{
 // {{task_id}}, {{tasks_done}}, {{tasks_total}}, {{tasks_left}}, {{attempt}},
 // {{diff}}, {{mode}}, {{review_feedback}}, {{review_file}}; {{notes}}, the person's) and leaves every other byte,
 // including unknown {{...}}, as written.
-func Render(text string, v PromptVars) string {
+func Render(text string, v Vars) string {
 	if !strings.Contains(text, "{{") {
 		return text
 	}
@@ -185,30 +188,30 @@ func Render(text string, v PromptVars) string {
 // task placeholder; the person's notes under NotesHeading unless the text
 // places them with {{notes}}; and with count, "Iteration X of Y, Z remaining."
 // first. Parts are separated by a blank line.
-func Compose(text string, v PromptVars, action string, count bool) string {
+func Compose(text string, v Vars, action string, count bool) string {
 	prompt := Render(text, v)
 	switch t := v.Task; {
 	case t == nil:
 	case !placesTask(text):
-		prompt = joinBlocks(prompt, t.Block)
+		prompt = JoinBlocks(prompt, t.Block)
 	case t.ReviewLine != "" && !strings.Contains(text, "{{review_file}}"):
-		prompt = joinBlocks(prompt, t.ReviewLine)
+		prompt = JoinBlocks(prompt, t.ReviewLine)
 	}
 	if v.CheckFailures != "" && !strings.Contains(text, "{{check_failures}}") {
 		switch action {
 		case FailReplace:
 			prompt = v.CheckFailures
 		case FailPrepend:
-			prompt = joinBlocks(v.CheckFailures, prompt)
+			prompt = JoinBlocks(v.CheckFailures, prompt)
 		default:
-			prompt = joinBlocks(prompt, v.CheckFailures)
+			prompt = JoinBlocks(prompt, v.CheckFailures)
 		}
 	}
 	if len(v.Notes) > 0 && !strings.Contains(text, "{{notes}}") {
-		prompt = joinBlocks(prompt, NotesHeading+"\n\n"+strings.Join(v.Notes, "\n\n"))
+		prompt = JoinBlocks(prompt, NotesHeading+"\n\n"+strings.Join(v.Notes, "\n\n"))
 	}
 	if count {
-		prompt = joinBlocks(IterationCount(v.Iteration, v.MaxIterations), prompt)
+		prompt = JoinBlocks(IterationCount(v.Iteration, v.MaxIterations), prompt)
 	}
 	return prompt
 }
@@ -235,9 +238,9 @@ func IterationCount(iteration, max int) string {
 	return fmt.Sprintf("Iteration %d of %d, %d remaining.", iteration, max, max-iteration)
 }
 
-// joinBlocks puts b after a with one blank line between them, adding only
+// JoinBlocks puts b after a with one blank line between them, adding only
 // the line breaks a does not end with.
-func joinBlocks(a, b string) string {
+func JoinBlocks(a, b string) string {
 	switch {
 	case a == "":
 		return b

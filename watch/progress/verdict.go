@@ -1,4 +1,4 @@
-package watch
+package progress
 
 import (
 	"fmt"
@@ -8,21 +8,32 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch/checks"
 	"github.com/ralph-tmux/ralph.tmux/watch/iteration"
 	"github.com/ralph-tmux/ralph.tmux/watch/plan"
+	"github.com/ralph-tmux/ralph.tmux/watch/prompt"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 )
 
-// judge decides, after an iteration, what became of its task: the plan is
+// Ended is what the loop knows of an iteration that ended, for its task's
+// verdict.
+type Ended struct {
+	N        int               // the iteration
+	Attempts int               // the tries a task gets, as now in force
+	Changed  bool              // the work changed, as noted before the loop wrote anything
+	Runs     []checks.CheckRun // the checks after it
+	Outcome  iteration.Outcome // how it ended
+}
+
+// Judge decides, after an iteration, what became of its task: the plan is
 // read again, and a task marked done counts only when the work changed
-// (changed, noted before the loop wrote anything) and every check passed.
+// (e.Changed) and every check passed.
 // A mark the loop rejects is reopened in the plan. It returns the verdict
 // line for the progress file ("" without a task).
 //
 // A review counts only when it ran to its end; an implement or fix
 // iteration the context guard ended that did not finish its task is no try
 // (both go again as after a retry).
-func (t *taskPlan) judge(changed bool, runs []checks.CheckRun, it iteration.Outcome) string {
-	r := t.record()
-	if !t.on() || r.Current == "" || t.plan == nil {
+func (t *Plan) Judge(e Ended) string {
+	r, n, it := t.record(), e.N, e.Outcome
+	if !t.On() || r.Current == "" || t.plan == nil {
 		return ""
 	}
 	id, mode := r.Current, r.Mode
@@ -33,88 +44,88 @@ func (t *taskPlan) judge(changed bool, runs []checks.CheckRun, it iteration.Outc
 	}
 	var readErr error
 	if readErr = t.read(); readErr != nil {
-		t.rec.warnf("%v", readErr)
+		t.out.Warn(readErr.Error())
 	}
-	t.reopenOthers(id)
+	t.reopenOthers(n, id)
 	pt := t.plan.Task(id)
 	if r.Item(id) == nil || pt == nil {
-		t.rec.log("TASK", fmt.Sprintf("iteration %d task %s gone from the plan", t.rec.iteration(), id))
+		t.out.Log("TASK", fmt.Sprintf("iteration %d task %s gone from the plan", n, id))
 		return fmt.Sprintf("task %s: gone from the plan", id)
 	}
 	if mode == modeReview {
 		if why := unfinished(it); why != "" {
-			return t.again(id, mode, fmt.Sprintf("the review did not run to its end (%s); a fresh agent reviews it again, not counted as a review", why))
+			return t.again(n, id, mode, fmt.Sprintf("the review did not run to its end (%s); a fresh agent reviews it again, not counted as a review", why))
 		}
-		return t.reviewed(id, pt, runs)
+		return t.reviewed(n, id, pt, e.Runs)
 	}
 	if readErr != nil {
-		return t.notDone(id, fmt.Sprintf("the plan cannot be read: %v", readErr))
+		return t.notDone(e, id, fmt.Sprintf("the plan cannot be read: %v", readErr))
 	}
 	if t.reviews() && t.plan.Format != plan.FormatMarkdown {
-		return t.implemented(id, pt, changed, runs)
+		return t.implemented(e, id, pt)
 	}
-	approved := t.revertApproval(pt)
+	approved := t.revertApproval(n, pt)
 	pt = t.plan.Task(id)
 	if pt.State != plan.Done {
 		if approved {
-			return t.notDone(id, `it set "reviewStatus" to "approved", which only a review may do`)
+			return t.notDone(e, id, `it set "reviewStatus" to "approved", which only a review may do`)
 		}
-		return t.notDone(id, "it was not marked done")
+		return t.notDone(e, id, "it was not marked done")
 	}
 	why := ""
-	switch failed := firstFailed(runs); {
+	switch failed := firstFailed(e.Runs); {
 	case approved:
 		why = `it set "reviewStatus" to "approved", which only a review may do`
-	case !changed:
+	case !e.Changed:
 		why = "nothing in the work tree changed"
 	case failed != nil:
 		why = fmt.Sprintf("%q failed%s", failed.Command, tailLine(failed.Tail))
 	}
 	if why != "" {
-		t.reopen(id)
-		t.feedback = joinBlocks(t.feedback, fmt.Sprintf("Task %s was marked done, but %s. The loop reopened it.", id, why))
-		return t.notDone(id, "marked done, but "+why)
+		t.reopen(n, id)
+		t.feedback = prompt.JoinBlocks(t.feedback, fmt.Sprintf("Task %s was marked done, but %s. The loop reopened it.", id, why))
+		return t.notDone(e, id, "marked done, but "+why)
 	}
 	if t.reviews() {
 		t.setState(id, taskReview)
-		return t.verdict(id, "review", "implemented; a review comes next")
+		return t.verdict(n, id, "review", "implemented; a review comes next")
 	}
 	t.setState(id, string(plan.Done))
-	return t.verdict(id, "done", "")
+	return t.verdict(n, id, "done", "")
 }
 
 // implemented judges an implement or fix iteration of a JSON plan under
 // review: the work and the checks say the task is implemented, and only a
 // review may set "passes" or approve; a passes or approval the iteration
 // set is put back from the snapshot.
-func (t *taskPlan) implemented(id string, pt *plan.Task, changed bool, runs []checks.CheckRun) string {
-	passed := pt.State == plan.Done
+func (t *Plan) implemented(e Ended, id string, pt *plan.Task) string {
+	n, passed := e.N, pt.State == plan.Done
 	if was := t.before(id); was != nil && was.State == plan.Done {
 		passed = false // it was so before: not this iteration's doing
 	}
-	approved := t.revertApproval(pt)
+	approved := t.revertApproval(n, pt)
 	if passed {
-		t.reopen(id)
+		t.reopen(n, id)
 	}
 	why := ""
-	switch failed := firstFailed(runs); {
+	switch failed := firstFailed(e.Runs); {
 	case passed || approved:
 		why = `it set "passes" or "reviewStatus" itself, which only a review may do; the loop put them back`
-	case !changed:
+	case !e.Changed:
 		why = "nothing in the work tree changed"
 	case failed != nil:
 		why = fmt.Sprintf("%q failed%s", failed.Command, tailLine(failed.Tail))
 	}
 	if why != "" {
-		t.feedback = joinBlocks(t.feedback, fmt.Sprintf("Task %s was not accepted: %s.", id, why))
-		return t.notDone(id, why)
+		t.feedback = prompt.JoinBlocks(t.feedback, fmt.Sprintf("Task %s was not accepted: %s.", id, why))
+		return t.notDone(e, id, why)
 	}
 	t.setState(id, taskReview)
-	return t.verdict(id, "review", "implemented; a review comes next")
+	return t.verdict(n, id, "review", "implemented; a review comes next")
 }
 
 // setState sets the loop's state of task id and counts the plan again.
-func (t *taskPlan) setState(id, s string) {
+func (t *Plan) setState(id, s string) {
 	if item := t.record().Item(id); item != nil {
 		item.State = s
 	}
@@ -123,7 +134,7 @@ func (t *taskPlan) setState(id, s string) {
 
 // reopenOthers reopens every task but the iteration's own that the
 // iteration marked done: one task an iteration, each judged by the loop.
-func (t *taskPlan) reopenOthers(id string) {
+func (t *Plan) reopenOthers(n int, id string) {
 	before, err := t.parse(t.snapshot)
 	if err != nil {
 		return
@@ -135,20 +146,20 @@ func (t *taskPlan) reopenOthers(id string) {
 		}
 	}
 	for _, other := range others {
-		t.reopen(other)
-		t.feedback = joinBlocks(t.feedback, fmt.Sprintf("Task %s was marked done, but this iteration's task was %s: one task an iteration. The loop reopened it.", other, id))
+		t.reopen(n, other)
+		t.feedback = prompt.JoinBlocks(t.feedback, fmt.Sprintf("Task %s was marked done, but this iteration's task was %s: one task an iteration. The loop reopened it.", other, id))
 	}
 }
 
 // reviews reports whether implemented tasks get a review: --review, or a
 // tasks.json, whose fields carry one.
-func (t *taskPlan) reviews() bool { return t.cfg.Review || t.plan.Format == plan.FormatTasksJSON }
+func (t *Plan) reviews() bool { return t.set.Review || t.plan.Format == plan.FormatTasksJSON }
 
 // reviewed judges a review iteration: it approves when it leaves the task
 // done, its notes file empty and the checks passing; else the task goes
 // back for a fix, until the review cap, whose review approves with its
 // notes kept.
-func (t *taskPlan) reviewed(id string, pt *plan.Task, runs []checks.CheckRun) string {
+func (t *Plan) reviewed(n int, id string, pt *plan.Task, runs []checks.CheckRun) string {
 	notesPath := t.notesFile()
 	data, _ := os.ReadFile(notesPath)
 	_ = os.Remove(notesPath)
@@ -166,42 +177,42 @@ func (t *taskPlan) reviewed(id string, pt *plan.Task, runs []checks.CheckRun) st
 	item.Notes = notes
 	if notes == "" {
 		t.setState(id, string(plan.Done))
-		return t.verdict(id, "approved", "")
+		return t.verdict(n, id, "approved", "")
 	}
-	if item.Reviews >= t.cfg.ReviewCap {
+	if item.Reviews >= t.set.ReviewCap {
 		if pt.State != plan.Done { // the plan says open: the loop's record says approved
 			t.setState(id, taskPassed)
 		} else {
 			t.setState(id, string(plan.Done))
 		}
-		return t.verdict(id, "approved", fmt.Sprintf("review cap (%d) reached; its notes are kept", t.cfg.ReviewCap))
+		return t.verdict(n, id, "approved", fmt.Sprintf("review cap (%d) reached; its notes are kept", t.set.ReviewCap))
 	}
 	if pt.State == plan.Done {
-		t.reopen(id)
+		t.reopen(n, id)
 	}
 	t.setState(id, taskFix)
-	return t.verdict(id, "changes", shorten(firstLine(notes), 200))
+	return t.verdict(n, id, "changes", shorten(firstLine(notes), 200))
 }
 
 // notDone records a try that did not finish the task: after the last try
 // the task is skipped.
-func (t *taskPlan) notDone(id, why string) string {
+func (t *Plan) notDone(e Ended, id, why string) string {
+	n := e.N
 	if t.cut != "" { // the loop cut the try short: it was not the agent's
-		return t.again(id, t.record().Mode, fmt.Sprintf("%s before the task was done (%s); not counted as a try", t.cut, why))
+		return t.again(n, id, t.record().Mode, fmt.Sprintf("%s before the task was done (%s); not counted as a try", t.cut, why))
 	}
 	item := t.record().Item(id)
-	if item.Attempts >= t.cfg.TaskAttempts {
+	if item.Attempts >= e.Attempts {
 		t.setState(id, taskSkipped)
-		t.rec.sayf("task %s skipped after %d attempts", id, item.Attempts)
-		return t.verdict(id, "skipped", fmt.Sprintf("not done after %d attempts: %s", item.Attempts, why))
+		t.out.Say(fmt.Sprintf("task %s skipped after %d attempts", id, item.Attempts))
+		return t.verdict(n, id, "skipped", fmt.Sprintf("not done after %d attempts: %s", item.Attempts, why))
 	}
-	return t.verdict(id, "rejected", why)
+	return t.verdict(n, id, "rejected", why)
 }
 
 // verdict records and logs what the loop decided, and returns the line
 // for the progress file.
-func (t *taskPlan) verdict(id, verdict, why string) string {
-	n := t.rec.iteration()
+func (t *Plan) verdict(n int, id, verdict, why string) string {
 	item := t.record().Item(id)
 	t.lastID = id
 	item.Verdicts = append(item.Verdicts, state.TaskVerdict{Iteration: n, Verdict: verdict, Reason: why})
@@ -209,32 +220,32 @@ func (t *taskPlan) verdict(id, verdict, why string) string {
 	if why != "" {
 		line += ": " + why
 	}
-	t.rec.log("TASK", fmt.Sprintf("iteration %d %s", n, line))
+	t.out.Log("TASK", fmt.Sprintf("iteration %d %s", n, line))
 	if verdict != "skipped" {
-		t.rec.sayf("%s", line)
+		t.out.Say(line)
 	}
 	return line
 }
 
 // reopen puts the task's mark back to open in the plan file: the one edit
 // plan.Reopen makes, and no other byte.
-func (t *taskPlan) reopen(id string) { t.mark(id, "reopen", "reopened", plan.Reopen) }
+func (t *Plan) reopen(n int, id string) { t.mark(n, id, "reopen", "reopened", plan.Reopen) }
 
 // mark makes the one edit of task id's mark that edit makes in the plan
 // file, no other byte, and logs it as done.
-func (t *taskPlan) mark(id, verb, done string, edit func([]byte, *plan.Plan, string) ([]byte, error)) {
+func (t *Plan) mark(n int, id, verb, done string, edit func([]byte, *plan.Plan, string) ([]byte, error)) {
 	data, err := edit(t.data, t.plan, id)
 	if err == nil {
-		err = os.WriteFile(t.cfg.TasksFile, data, 0o644)
+		err = os.WriteFile(t.set.File, data, 0o644)
 	}
 	if err != nil {
-		t.rec.warnf("%s task %s in %s: %v", verb, id, t.cfg.TasksFile, err)
+		t.out.Warn(fmt.Sprintf("%s task %s in %s: %v", verb, id, t.set.File, err))
 		return
 	}
 	t.edited = true
-	t.rec.log("TASK", fmt.Sprintf("iteration %d task %s %s in %s", t.rec.iteration(), id, done, t.cfg.TasksFile))
+	t.out.Log("TASK", fmt.Sprintf("iteration %d task %s %s in %s", n, id, done, t.set.File))
 	if err := t.read(); err != nil {
-		t.rec.warnf("%v", err)
+		t.out.Warn(err.Error())
 	}
 }
 
@@ -242,7 +253,7 @@ func (t *taskPlan) mark(id, verb, done string, edit func([]byte, *plan.Plan, str
 // person's retry, a try the loop cut short, a review that did not run to
 // its end): the task's mark is put back as the iteration found it, and the
 // next iteration takes the task in the same mode, in a fresh agent.
-func (t *taskPlan) again(id, mode, why string) string {
+func (t *Plan) again(n int, id, mode, why string) string {
 	item := t.record().Item(id)
 	if mode == modeReview {
 		item.Reviews = max(0, item.Reviews-1)
@@ -254,24 +265,25 @@ func (t *taskPlan) again(id, mode, why string) string {
 	switch {
 	case was == nil || pt == nil:
 	case pt.State == plan.Done && was.State != plan.Done:
-		t.reopen(id) // marked done in the iteration that does not count
+		t.reopen(n, id) // marked done in the iteration that does not count
 	case pt.State != plan.Done && was.State == plan.Done:
-		t.mark(id, "tick", "ticked again", plan.Tick) // a review's untick in it
+		t.mark(n, id, "tick", "ticked again", plan.Tick) // a review's untick in it
 	}
-	return t.verdict(id, "retry", why)
+	return t.verdict(n, id, "retry", why)
 }
 
-// cutShort takes up the task of an iteration whose end was never judged:
+// CutShort takes up the task of an iteration whose end was never judged:
 // the loop ended with it (its budget, a stop, its server gone). The task
-// goes on as after a retry: not a try. reason is how the loop ended.
-func (t *taskPlan) cutShort(reason string) {
+// goes on as after a retry: not a try. reason is how the loop ended, n
+// its iteration.
+func (t *Plan) CutShort(n int, reason string) {
 	r := t.record()
-	if !t.on() || r.Current == "" || t.plan == nil {
+	if !t.On() || r.Current == "" || t.plan == nil {
 		return
 	}
 	id, mode := r.Current, r.Mode
 	item := r.Item(id)
-	if item != nil && len(item.Iterations) > 0 && item.Iterations[len(item.Iterations)-1] > t.rec.iteration() {
+	if item != nil && len(item.Iterations) > 0 && item.Iterations[len(item.Iterations)-1] > n {
 		return // a usage limit gave the iteration back: its new start takes the task up
 	}
 	r.Current, r.Mode = "", ""
@@ -283,7 +295,7 @@ func (t *taskPlan) cutShort(reason string) {
 	if mode == modeReview {
 		what = "a review"
 	}
-	t.again(id, mode, fmt.Sprintf("the loop ended (%s) before iteration %d was over; not counted as %s", reason, t.rec.iteration(), what))
+	t.again(n, id, mode, fmt.Sprintf("the loop ended (%s) before iteration %d was over; not counted as %s", reason, n, what))
 }
 
 // unfinished says why an iteration did not run to its end, "" when it
@@ -303,7 +315,7 @@ func unfinished(it iteration.Outcome) string {
 }
 
 // before is task id as the plan had it before the iteration; nil if none.
-func (t *taskPlan) before(id string) *plan.Task {
+func (t *Plan) before(id string) *plan.Task {
 	p, err := t.parse(t.snapshot)
 	if err != nil {
 		return nil
@@ -314,7 +326,7 @@ func (t *taskPlan) before(id string) *plan.Task {
 // revertApproval puts back, from the snapshot, a reviewStatus an implement
 // iteration set to "approved" (only the review fields' bytes), and reports
 // whether the iteration set it.
-func (t *taskPlan) revertApproval(pt *plan.Task) bool {
+func (t *Plan) revertApproval(n int, pt *plan.Task) bool {
 	was := t.before(pt.ID)
 	if t.plan.Format == plan.FormatMarkdown || pt.ReviewStatus != "approved" || was != nil && was.ReviewStatus == "approved" {
 		return false
@@ -324,16 +336,16 @@ func (t *taskPlan) revertApproval(pt *plan.Task) bool {
 	}
 	data, err := plan.SetReview(t.data, t.plan, pt.ID, was.ReviewStatus, was.ReviewCount)
 	if err == nil {
-		err = os.WriteFile(t.cfg.TasksFile, data, 0o644)
+		err = os.WriteFile(t.set.File, data, 0o644)
 	}
 	if err != nil {
-		t.rec.warnf("put back reviewStatus of task %s in %s: %v", pt.ID, t.cfg.TasksFile, err)
+		t.out.Warn(fmt.Sprintf("put back reviewStatus of task %s in %s: %v", pt.ID, t.set.File, err))
 		return true
 	}
 	t.edited = true
-	t.rec.log("TASK", fmt.Sprintf("iteration %d task %s reviewStatus put back: only a review approves", t.rec.iteration(), pt.ID))
+	t.out.Log("TASK", fmt.Sprintf("iteration %d task %s reviewStatus put back: only a review approves", n, pt.ID))
 	if err := t.read(); err != nil {
-		t.rec.warnf("%v", err)
+		t.out.Warn(err.Error())
 	}
 	return true
 }
@@ -361,4 +373,34 @@ func tailLine(tail string) string {
 func firstLine(text string) string {
 	line, _, _ := strings.Cut(text, "\n")
 	return line
+}
+
+// Steered settles the task of iteration n, which the person ended (skip,
+// retry), instead of judging it: a skip sets the task aside, a retry gives
+// its try back (reopening a mark the agent made) so the next iteration
+// takes it again. The work is left in the tree as it is. ok is false for
+// any other ending, or without a task.
+func (t *Plan) Steered(n int, end iteration.Ending) (line string, ok bool) {
+	r := t.record()
+	if end != iteration.EndSkipped && end != iteration.EndRetried || !t.On() || r.Current == "" || t.plan == nil {
+		return "", false
+	}
+	id := r.Current
+	defer func() { r.Current, r.Mode = "", "" }()
+	t.feedback = ""
+	if err := t.read(); err != nil {
+		t.out.Warn(err.Error())
+	}
+	item := r.Item(id)
+	if item == nil {
+		return "", false
+	}
+	if end == iteration.EndSkipped {
+		if pt := t.plan.Task(id); pt != nil && pt.State == plan.Done {
+			t.reopen(n, id) // skipped is not done: the plan says so too
+		}
+		t.setState(id, taskSkipped)
+		return t.verdict(n, id, "skipped", "the person skipped it"), true
+	}
+	return t.again(n, id, r.Mode, "the person asked for it again in a fresh agent; not counted as a try"), true
 }
