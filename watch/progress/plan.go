@@ -9,7 +9,6 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/gitwork"
@@ -65,9 +64,10 @@ type Out interface {
 // part. It never edits the plan but to reopen a box it rejected
 // (plan.Reopen) or to put back a review field an implement iteration set.
 type Plan struct {
-	set Settings
-	out Out
-	rec *state.Tasks // the record's tasks part; nil until first needed
+	set  Settings
+	out  Out
+	work work         // the work the iteration changes, as the plan looks at it
+	rec  *state.Tasks // the record's tasks part; nil until first needed
 
 	plan     *plan.Plan // as last read
 	data     []byte     // its bytes as last read
@@ -87,10 +87,31 @@ type checkoutPlan struct {
 	was        []byte // its bytes when the watcher first read the plan
 }
 
+// changed is what to say, once, in the log and to the person, when the
+// plan in their checkout changed under a worktree loop, which reads its
+// worktree's copy, file: the edit would otherwise be ignored without a
+// word. "": nothing to say.
+func (c *checkoutPlan) changed(worktree, file string) string {
+	path := gitwork.CheckoutCopy(worktree, file)
+	if c.told || path == "" {
+		return ""
+	}
+	data, _ := os.ReadFile(path)
+	if !c.seen {
+		c.seen, c.was = true, data
+		return ""
+	}
+	if bytes.Equal(data, c.was) {
+		return ""
+	}
+	c.told = true
+	return fmt.Sprintf("the plan in your checkout, %s, changed; this loop reads its worktree's copy, %s: edit that one", path, file)
+}
+
 // New is the progress through the plan s names; rec is the tasks part of
 // a record the loop goes on with (a resumed one's), nil for none.
 func New(s Settings, out Out, rec *state.Tasks) *Plan {
-	return &Plan{set: s, out: out, rec: rec}
+	return &Plan{set: s, out: out, rec: rec, work: newWork(s)}
 }
 
 // On reports whether the loop works through a plan.
@@ -163,31 +184,11 @@ func (t *Plan) read() error {
 	t.keepIDs(p)
 	t.plan, t.data = p, data
 	t.sync()
-	t.watchCheckout()
+	if msg := t.checkout.changed(t.set.Worktree, t.set.File); msg != "" {
+		t.out.Log("TASK", msg)
+		t.out.Warn(msg)
+	}
 	return nil
-}
-
-// watchCheckout says once, in the log and to the person, when the plan in
-// their checkout changes under a worktree loop, which reads its worktree's
-// copy: the edit would otherwise be ignored without a word.
-func (t *Plan) watchCheckout() {
-	c := &t.checkout
-	path := gitwork.CheckoutCopy(t.set.Worktree, t.set.File)
-	if c.told || path == "" {
-		return
-	}
-	data, _ := os.ReadFile(path)
-	if !c.seen {
-		c.seen, c.was = true, data
-		return
-	}
-	if bytes.Equal(data, c.was) {
-		return
-	}
-	c.told = true
-	msg := fmt.Sprintf("the plan in your checkout, %s, changed; this loop reads its worktree's copy, %s: edit that one", path, t.set.File)
-	t.out.Log("TASK", msg)
-	t.out.Warn(msg)
 }
 
 // parse reads the plan's bytes as they were at another moment (the
@@ -345,23 +346,28 @@ func (t *Plan) Begin(n int, text string, attempts int) *prompt.Task {
 		}
 	}
 	if mode == modeReview {
-		_ = os.Remove(t.notesFile()) // a review's notes are its own
+		_ = os.Remove(t.work.notes) // a review's notes are its own
 	}
 	t.snapshot, t.edited = t.data, false
 	if err := t.set.Store.WriteFile(state.PlanBefore, t.data); err != nil {
 		t.out.Warn(fmt.Sprintf("keep the plan before iteration %d: %v", n, err))
 	}
-	now := t.noteBefore(n)
+	now := t.work.note(r, n)
 	v := &prompt.Task{ID: pt.ID, Text: pt.Text, Done: r.Done, Total: r.Total, Left: r.Total - r.Done, Attempt: item.Attempts, Mode: mode}
 	if mode == modeFix || mode == modeReview {
 		v.ReviewFeedback = item.Notes
 	}
 	if strings.Contains(text, "{{diff}}") {
-		v.Diff = t.diff(now)
+		d, err := t.work.diff(r, now)
+		if err != nil {
+			t.out.Warn(fmt.Sprintf("diff of the work: %v", err))
+		}
+		v.Diff = d
 	}
-	v.Block, v.ReviewFile = t.block(pt, mode, item, attempts), t.notesFile()
+	says := taskText{file: t.set.File, notes: t.work.notes, format: t.plan.Format, reviews: t.reviews()}
+	v.Block, v.ReviewFile = says.block(pt, mode, item, r.Done, r.Total, attempts), t.work.notes
 	if mode == modeReview {
-		v.ReviewLine = t.reviewAlone(pt)
+		v.ReviewLine = says.reviewAlone(pt)
 		if gitwork.InGitRepo(t.set.Dir) { // the review's notes file is nobody's file in the person's checkout
 			gitwork.IgnoreOwn(t.set.Dir)
 		}
@@ -384,135 +390,13 @@ func (t *Plan) AgentWorked(end iteration.Ending) bool {
 	return !t.On() || t.record().Mode != modeReview
 }
 
-// noteBefore notes the work before iteration n: git's tree and HEAD, or
-// outside git a print of the folder. A fan's loop carrying on a task
-// notes its first iteration's from the task's base: the work a lost loop
-// made there is that iteration's. It returns the work tree as it is ("":
-// outside git).
-func (t *Plan) noteBefore(n int) string {
-	r := t.record()
-	r.BeforeTree, r.BeforeHead, r.BeforePrint = "", "", ""
-	tree, err := gitwork.WorkTree(t.set.Dir, t.set.Store.Path(state.WorkTreeIndex))
-	if err != nil {
-		r.BeforePrint = gitwork.FolderPrint(t.set.Dir, t.unwatched()...)
-		return ""
-	}
-	r.BeforeTree, r.BeforeHead = tree, gitwork.Head(t.set.Dir)
-	if base := t.set.TaskBase; base != "" && n == 1 {
-		if from, err := gitwork.CommitTree(t.set.Dir, base); err == nil {
-			r.BeforeTree, r.BeforeHead = from, base
-		}
-	}
-	if r.Base == "" {
-		r.Base = r.BeforeTree
-	}
-	return tree
-}
-
 // FromTaskBase reports whether iteration n's change is measured from the
-// task's base (noteBefore), not from where the iteration began.
-func (t *Plan) FromTaskBase(n int) bool {
-	return t.On() && t.set.TaskBase != "" && t.record().BeforeHead == t.set.TaskBase && n == 1
-}
-
-// notesFile is where a review writes what must change: in the work's own
-// folder, where the agent may write, and removed once read.
-func (t *Plan) notesFile() string { return filepath.Join(t.set.Dir, ".ralph", "review.md") }
-
-// unwatched are the files whose change is no work: the plan, the prompt,
-// the loop's own folder and the files it reads or writes.
-func (t *Plan) unwatched() []string {
-	paths := []string{t.set.File, t.set.PromptFile, t.set.Store.Dir, t.notesFile()}
-	for _, p := range []string{t.set.ProgressFile, t.set.DoneFile, t.set.PauseFile} {
-		if p != "" {
-			paths = append(paths, p)
-		}
-	}
-	return paths
-}
+// task's base (a fan's task carried on), not from where the iteration began.
+func (t *Plan) FromTaskBase(n int) bool { return t.On() && t.work.fromBase(t.record(), n) }
 
 // Changed reports whether the iteration changed the work (the plan
 // aside) or HEAD; with nothing noted before, it cannot tell and says yes.
-func (t *Plan) Changed() bool {
-	r := t.record()
-	switch {
-	case r.BeforeTree != "":
-		if gitwork.Head(t.set.Dir) != r.BeforeHead {
-			return true
-		}
-		now, err := gitwork.WorkTree(t.set.Dir, t.set.Store.Path(state.WorkTreeIndex))
-		if err != nil {
-			return true
-		}
-		changed, err := gitwork.TreeChanged(t.set.Dir, r.BeforeTree, now, t.unwatched()...)
-		return changed || err != nil
-	case r.BeforePrint != "":
-		return gitwork.FolderPrint(t.set.Dir, t.unwatched()...) != r.BeforePrint
-	}
-	return true
-}
-
-// diff is the work since the loop started (a fan's task: since the task
-// began) to now, the work tree before the iteration, cut at --diff-chars.
-func (t *Plan) diff(now string) string {
-	r := t.record()
-	if r.Base == "" || now == "" {
-		return ""
-	}
-	d, err := gitwork.Diff(t.set.Dir, r.Base, now, t.set.File)
-	if err != nil {
-		t.out.Warn(fmt.Sprintf("diff of the work: %v", err))
-		return ""
-	}
-	if max := t.set.DiffChars; max > 0 && len(d) > max {
-		d = d[:max] + fmt.Sprintf("\n[… diff cut at %d characters of %d]\n", max, len(d))
-	}
-	return d
-}
-
-// block is what a prompt that places no task placeholder gets appended:
-// the task, and how to say it is done.
-func (t *Plan) block(pt *plan.Task, mode string, item *state.TaskItem, attempts int) string {
-	file, r := t.set.File, t.record()
-	mark := "tick its box (- [x])"
-	if t.plan.Format != plan.FormatMarkdown {
-		mark = `set its "passes" to true`
-	}
-	approve := "If it is right and complete, change nothing."
-	if t.reviews() && t.plan.Format != plan.FormatMarkdown {
-		approve = fmt.Sprintf(`If it is right and complete, set its "passes" to true in %s (only a review may).`, file)
-		mark = `stop: a review comes next (leave "passes" and "reviewStatus" as they are; only a review may set them)`
-	}
-	var b strings.Builder
-	switch mode {
-	case modeReview:
-		fmt.Fprintf(&b, "Review task %s of the plan %s, implemented in the last iteration, in a fresh mind: read its changes (git diff, git log) against the task below. Change no code.\n\n%s\n\n", pt.ID, file, pt.Text)
-		fmt.Fprintf(&b, "%s %s", approve, t.reviewLine())
-	case modeFix:
-		fmt.Fprintf(&b, "Task %s of the plan %s was reviewed and needs changes:\n\n%s\n\nThe task:\n\n%s\n\n", pt.ID, file, item.Notes, pt.Text)
-		fmt.Fprintf(&b, "Make the changes; when they are done and checked, %s; change no other line of the plan %s.", mark, file)
-	default:
-		fmt.Fprintf(&b, "Work on one task of the plan %s this iteration (%d of %d done; attempt %d of %d):\n\n%s\n\n", file, r.Done, r.Total, item.Attempts, attempts, pt.Text)
-		fmt.Fprintf(&b, "When it is done and checked, %s; change no other line of the plan %s. The loop counts it done only if the work changed and every check passes.", mark, file)
-	}
-	return b.String()
-}
-
-// reviewLine is how a review asks for changes: it names the notes file.
-func (t *Plan) reviewLine() string {
-	return fmt.Sprintf("If not, write what must change into %s; the task then goes back for a fix.", t.notesFile())
-}
-
-// reviewAlone is the line a review's prompt that places the task itself
-// gets: it may not say it is a review, so the line does, and how to
-// approve, before how to ask for changes.
-func (t *Plan) reviewAlone(pt *plan.Task) string {
-	approve := "If it is right and complete, change nothing."
-	if t.plan.Format != plan.FormatMarkdown {
-		approve = fmt.Sprintf(`If it is right and complete, set its "passes" to true in %s (only a review may).`, t.set.File)
-	}
-	return fmt.Sprintf("This iteration reviews task %s, implemented in the last one, in a fresh mind: change no code. %s %s", pt.ID, approve, t.reviewLine())
-}
+func (t *Plan) Changed() bool { return t.work.changed(t.record()) }
 
 // ForCommit is what --commit's message says of the iteration's task: its
 // verdict and title ("task 2 done: Add the parser"; "" without a task), and

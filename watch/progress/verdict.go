@@ -160,7 +160,7 @@ func (t *Plan) reviews() bool { return t.set.Review || t.plan.Format == plan.For
 // back for a fix, until the review cap, whose review approves with its
 // notes kept.
 func (t *Plan) reviewed(n int, id string, pt *plan.Task, runs []checks.CheckRun) string {
-	notesPath := t.notesFile()
+	notesPath := t.work.notes
 	data, _ := os.ReadFile(notesPath)
 	_ = os.Remove(notesPath)
 	notes := strings.TrimSpace(string(data))
@@ -257,7 +257,7 @@ func (t *Plan) again(n int, id, mode, why string) string {
 	item := t.record().Item(id)
 	if mode == modeReview {
 		item.Reviews = max(0, item.Reviews-1)
-		_ = os.Remove(t.notesFile()) // an unfinished review's notes are not its verdict
+		_ = os.Remove(t.work.notes) // an unfinished review's notes are not its verdict
 	} else {
 		item.Attempts = max(0, item.Attempts-1)
 	}
