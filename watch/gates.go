@@ -77,9 +77,14 @@ func pauseFileGate(_ context.Context, l *Loop) *Exit {
 }
 
 // doneFileGate ends the loop on the done file when the checks pass; when
-// they fail it goes on, the done file removed.
+// they fail it goes on, the done file removed. A plan's loop sets it aside:
+// the plan says when the work is done.
 func doneFileGate(ctx context.Context, l *Loop) *Exit {
-	if !checks.FileSeen(l.DoneFile) || l.ignoresDone() {
+	if !checks.FileSeen(l.DoneFile) {
+		return nil
+	}
+	if l.tasks.IgnoresDone() {
+		l.setDoneAside()
 		return nil
 	}
 	if checksPass(ctx, l) {

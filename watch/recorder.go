@@ -228,6 +228,14 @@ func (r *recorder) waitingFor(until time.Time) {
 // checksRan records a run of the checks after an iteration.
 func (r *recorder) checksRan(c state.Checks) { r.st.AddChecks(c) }
 
+// planProgress keeps the plan's part of the record (progress.Plan's) once
+// the plan has made it; nil: none yet.
+func (r *recorder) planProgress(t *state.Tasks) {
+	if t != nil {
+		r.st.Tasks = t
+	}
+}
+
 // unchanged counts the iterations in a row that changed nothing, and
 // returns the count: 0 once one changed something.
 func (r *recorder) unchanged(same bool) int {

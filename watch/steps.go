@@ -199,7 +199,7 @@ func factsOf(l *Loop, r *report) facts {
 // the wait before the next iteration.
 func goOnAfter(ctx context.Context, l *Loop, it iteration.Outcome, d decision) *Exit {
 	if d.ignoreDone {
-		l.ignoresDone() // says so once, and removes the done file
+		l.setDoneAside()
 	}
 	switch d.next {
 	case endDoneFile:

@@ -36,11 +36,7 @@ func (o planOut) Warn(line string)          { o.rec.warnf("%s", line) }
 
 // keepTasks keeps the plan's part of the record in the loop's record, once
 // the plan has made it.
-func (l *Loop) keepTasks() {
-	if t := l.tasks.Record(); t != nil {
-		l.rec.st.Tasks = t
-	}
-}
+func (l *Loop) keepTasks() { l.rec.planProgress(l.tasks.Record()) }
 
 // resumeTasks takes up a resumed loop's plan, in the places its record
 // names, with the record's tasks part.
@@ -67,13 +63,10 @@ func (l *Loop) planVerify() []checks.Check {
 	return verify
 }
 
-// ignoresDone reports whether a done signal must not end the loop: with a
-// plan, the plan says when the work is done. The log says so once; the
-// done file is removed, or it would end every iteration at once.
-func (l *Loop) ignoresDone() bool {
-	if !l.tasks.IgnoresDone() {
-		return false
-	}
+// setDoneAside sets aside a done signal a plan's loop does not end on
+// (progress.Plan.IgnoresDone): the log says so once; the done file is
+// removed, or it would end every iteration at once.
+func (l *Loop) setDoneAside() {
 	l.tasks.DoneIgnored(l.rec.iteration())
 	l.keepTasks()
 	if l.DoneFile != "" {
@@ -81,7 +74,6 @@ func (l *Loop) ignoresDone() bool {
 			l.rec.warnf("remove done file: %v", err)
 		}
 	}
-	return true
 }
 
 // tasksShown is the plan's progress for the status line (progress.Shown).
