@@ -24,6 +24,15 @@ _ralph_watch_flags() {
         --replace
         --clean-state
         --no-run
+        --goal=
+        --goal-file=
+        --judge=
+        --judge-every=
+        --judge-prompt-mode=
+        --judge-timeout=
+        --judge-patience=
+        --protect=
+        --no-protect
     ) ;;&
     fan) flags=(
         --max=
@@ -192,6 +201,7 @@ _ralph_watch_flags() {
 _ralph_watch_values() {
     case $1 in
     --prompt-mode) echo type arg stdin ;;
+    --judge-prompt-mode) echo stdin arg ;;
     --agent) echo claude codex gemini opencode copilot amp aider generic ;;
     --check-fail-action) echo append prepend replace ;;
     --attach) echo auto yes no ;;

@@ -3,6 +3,7 @@ package watch
 import (
 	"time"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/judge"
 	"github.com/ralph-tmux/ralph.tmux/watch/prompt"
 	"github.com/ralph-tmux/ralph.tmux/watch/settings"
 )
@@ -29,6 +30,7 @@ func Defaults() Config {
 		TaskAttempts:      3,
 		ReviewCap:         5,
 		DiffChars:         20000,
+		Goal:              judge.Settings{Patience: judge.DefaultPatience, Judge: judge.Judge{Timeout: judge.DefaultTimeout}},
 	}
 }
 

@@ -9,7 +9,10 @@ import (
 
 	"github.com/ralph-tmux/ralph.tmux/watch/checks"
 	"github.com/ralph-tmux/ralph.tmux/watch/contract"
+	"github.com/ralph-tmux/ralph.tmux/watch/gitwork"
 	"github.com/ralph-tmux/ralph.tmux/watch/iteration"
+	"github.com/ralph-tmux/ralph.tmux/watch/judge"
+	"github.com/ralph-tmux/ralph.tmux/watch/plan"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
 )
 
@@ -322,4 +325,97 @@ func (f *signalFiles) Check() (iteration.Ending, bool) {
 		return iteration.EndPaused, true
 	}
 	return iteration.EndNone, false
+}
+
+// startGoal takes goal mode's snapshot of the protected paths (--goal),
+// before any iteration of this run.
+func startGoal(l *Loop) {
+	if !l.Goal.On() {
+		return
+	}
+	var commands []string
+	for _, c := range l.Checks {
+		commands = append(commands, c.Command)
+	}
+	s, err := judge.Start(l.Goal, l.Dir, gitwork.Head(l.Dir), commands)
+	if err != nil {
+		l.rec.warnf("%v (what was read stays protected)", err)
+	}
+	s.Judge.Dir = l.Dir
+	l.goal = s
+}
+
+// doneReasons are the ends a goal must be judged met before: the loop
+// would otherwise end done.
+var doneReasons = []contract.Reason{contract.ReasonDonePattern, contract.ReasonDoneFile, contract.ReasonTasksDone}
+
+// judgeGate asks the judge (--goal) when the loop would end done (e) and,
+// with --judge-every N, after every N-th iteration (after): met ends the
+// loop goal_met; a stalemate ends it; not met goes on.
+func judgeGate(ctx context.Context, l *Loop, e *Exit, after bool) *Exit {
+	switch {
+	case l.goal == nil:
+		return e
+	case e != nil && e.Code == contract.ExitDone && slices.Contains(doneReasons, e.Reason):
+		return askJudge(ctx, l, e.Reason)
+	case e == nil && after && l.Goal.Every > 0 && l.rec.iteration()%l.Goal.Every == 0:
+		return askJudge(ctx, l, "")
+	}
+	return e
+}
+
+// askJudge judges the goal: the protected paths put back, the checks run
+// (one failing is not met, the judge not asked), then the judge given the
+// evidence. The loop's exit, or nil to go on.
+func askJudge(ctx context.Context, l *Loop, why contract.Reason) *Exit {
+	n := l.rec.iteration()
+	protect(l)
+	runs := recordChecks(l.rec, l.work.Run(ctx, at(l.rec, &l.Config), l.planVerify()))
+	v, failed := judge.FromChecks(runs)
+	if goal, err := l.Goal.ReadGoal(); err != nil && !failed {
+		v = judge.Verdict{Reason: err.Error()}
+	} else if !failed && ctx.Err() == nil {
+		ev := judge.Evidence{Goal: goal, Iteration: n, Base: l.goal.Base, DiffChars: l.DiffChars, Checks: runs, Restored: l.goal.Restored()}
+		if l.tasks.On() {
+			if p, _, err := plan.Load(l.TasksFile); err == nil {
+				ev.PlanFile, ev.Plan = l.TasksFile, p // as its file reads now
+			}
+		}
+		ev.ReadDiff(l.Dir)
+		l.rec.sayf("asking the judge whether the goal is met")
+		v = judge.FromAnswer(l.goal.Judge.Ask(ctx, ev.Input()))
+	}
+	if ctx.Err() != nil {
+		return pausedBy(l, endings[iteration.EndInterrupted])
+	}
+	l.rec.log(judge.TagJudge, v.LogMessage(n))
+	work, _ := gitwork.Fingerprint(l.Dir)
+	stayed, stale := l.goal.Judged(n, v, work)
+	switch {
+	case v.Met:
+		return exitComplete(contract.StatusDone, contract.ReasonGoalMet, contract.ExitDone, "the judge found the goal met, stopping loop", "")
+	case stale:
+		return exitComplete(contract.StatusLimit, contract.ReasonGoalStalemate, contract.ExitLimit,
+			fmt.Sprintf("the judge found the goal not met %d times in a row, the work unchanged; still missing: %s; stopping loop", l.Goal.Patience, strings.Join(stayed, "; ")), "")
+	}
+	l.rec.sayf("the judge found the goal not met: %s", v.Why())
+	if why == contract.ReasonDoneFile {
+		_ = os.Remove(l.DoneFile) // the done signal is not the goal met
+	}
+	return nil
+}
+
+// protect puts back what the agent changed of the protected paths (--goal).
+func protect(l *Loop) {
+	if l.goal == nil {
+		return
+	}
+	put, err := l.goal.Restore()
+	if err != nil {
+		l.rec.warnf("%v", err)
+	}
+	for _, p := range put {
+		l.rec.sayf("put back %s: the agent changed a protected path", p)
+		l.rec.log(judge.TagProtect, judge.RestoreMessage(l.rec.iteration(), p))
+	}
 }

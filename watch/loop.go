@@ -16,6 +16,7 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/hooks"
 	"github.com/ralph-tmux/ralph.tmux/watch/iteration"
+	"github.com/ralph-tmux/ralph.tmux/watch/judge"
 	"github.com/ralph-tmux/ralph.tmux/watch/progress"
 	"github.com/ralph-tmux/ralph.tmux/watch/prompt"
 	"github.com/ralph-tmux/ralph.tmux/watch/spending"
@@ -62,6 +63,7 @@ type Loop struct {
 	steer  *steering
 	guard  *spending.Guard
 	tasks  *progress.Plan
+	goal   *judge.Session // goal mode (--goal); nil: none
 
 	start     time.Time // when the loop first started: max time counts from it
 	turnEnded time.Time // when the last iteration's turn ended, for the turn gap
@@ -220,14 +222,18 @@ func (l *Loop) open() *Exit {
 
 // run runs the iterations, each after the gates, until one of them ends the loop.
 func (l *Loop) run(ctx context.Context) *Exit {
-	if e := l.resumeIteration(ctx); e != nil {
+	startGoal(l)
+	if e := judgeGate(ctx, l, l.resumeIteration(ctx), false); e != nil {
 		return e
 	}
 	for {
-		if e := l.beforeIteration(ctx); e != nil {
-			return e
+		e := l.beforeIteration(ctx)
+		if e == nil {
+			e = judgeGate(ctx, l, l.iterate(ctx), true)
+		} else {
+			e = judgeGate(ctx, l, e, false)
 		}
-		if e := l.iterate(ctx); e != nil {
+		if e != nil {
 			return e
 		}
 	}
@@ -280,6 +286,10 @@ func (l *Loop) iterate(ctx context.Context) *Exit {
 	notes := l.steer.forPrompt()
 	prompt := prompt.Compose(text, prompt.Vars{Iteration: n, MaxIterations: l.MaxIterations, Name: l.Name,
 		CheckFailures: prompt.JoinBlocks(l.tasks.Feedback(), l.work.Latest.Feedback), Task: l.tasks.Begin(n, text, l.TaskAttempts), Notes: notes}, l.CheckFailAction, l.IncludeIterationCount)
+	if l.goal != nil {
+		goal, _ := l.Goal.ReadGoal()
+		prompt = judge.Place(text, prompt, goal, l.goal.Note())
+	}
 	beginSpend(l, now, notes)
 	l.rec.sayf("starting iteration %s", l.rec.progress())
 	if err := os.WriteFile(l.Store.Path(state.PromptCopy), []byte(prompt), 0o600); err != nil { // before the record: resume may deliver it

@@ -114,6 +114,7 @@ var steps = []step{
 	func(_ context.Context, l *Loop, _ *report) bool { l.steer.take(); return false }, // steering: a limit raised meanwhile applies to this iteration's verdict
 	planStep,
 	stallStep,
+	func(_ context.Context, l *Loop, _ *report) bool { protect(l); return false }, // protected paths put back before the checks run (--goal)
 	checksStep,
 	receiptStep,
 	verdictStep,

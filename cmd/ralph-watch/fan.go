@@ -39,7 +39,10 @@ type fanFlags struct {
 // notForFan are run's flags a fan has not: it gives each loop its pane,
 // worktree and task, and runs in the foreground.
 var notForFan = map[string]bool{"t": true, "target": true, "task": true, "worktree": true, "detach": true,
-	"replace": true, "clean-state": true, "no-run": true}
+	"replace": true, "clean-state": true, "no-run": true,
+	// goal mode is a loop's: a fan's loops each work one task of the plan
+	"goal": true, "goal-file": true, "judge": true, "judge-every": true, "judge-prompt-mode": true,
+	"judge-timeout": true, "judge-patience": true, "protect": true, "no-protect": true}
 
 // fanOnly are the fan's flags its loops are not given.
 var fanOnly = map[string]bool{"name": true, "tasks": true, "L": true, "S": true, "socket-name": true,

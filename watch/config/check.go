@@ -101,6 +101,9 @@ func (f *Run) Check(e Env, command []string) error {
 	if err := applyContext(f); err != nil {
 		return err
 	}
+	if err := applyGoal(f); err != nil {
+		return err
+	}
 	return nil
 }
 

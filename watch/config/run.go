@@ -96,6 +96,7 @@ func (f *Run) register(fs *flag.FlagSet) {
 	fs.BoolVar(&c.Review, "review", false, "follow each implemented task with a review iteration, which alone approves it (--tasks)")
 	fs.IntVar(&c.ReviewCap, "review-cap", c.ReviewCap, "reviews of one task; the last one approves it, its notes kept (--tasks)")
 	fs.IntVar(&c.DiffChars, "diff-chars", c.DiffChars, "characters of {{diff}}, the work since the loop started; the rest is cut (--tasks)")
+	f.registerGoal(fs)
 }
 
 // defaults are watch.Defaults, and the profile's idle grace.
@@ -123,7 +124,7 @@ func WatcherArgs(fs *flag.FlagSet, cfg watch.Config, command []string) []string 
 	skip := map[string]bool{"t": true, "target": true, "name": true, "L": true, "socket-name": true,
 		"S": true, "socket-path": true, "detach": true, "replace": true, "clean-state": true, "no-run": true, "tmux": true,
 		"check": true, "check-hint": true, "prompt-file": true}
-	resolved := map[string]string{"tasks": cfg.TasksFile, "done-file": cfg.DoneFile, "pause-file": cfg.PauseFile, "progress-file": cfg.ProgressFile}
+	resolved := map[string]string{"tasks": cfg.TasksFile, "done-file": cfg.DoneFile, "pause-file": cfg.PauseFile, "progress-file": cfg.ProgressFile, "goal-file": cfg.Goal.GoalFile}
 	fs.Visit(func(fl *flag.Flag) {
 		switch {
 		case skip[fl.Name]:

@@ -44,4 +44,6 @@ const (
 	ReasonTasksDone           Reason = "tasks_done"           // every task of the plan is done
 	ReasonTasksSkipped        Reason = "tasks_skipped"        // no task is open, but some were skipped
 	ReasonTasksUnreadable     Reason = "tasks_unreadable"     // the plan (--tasks) cannot be read
+	ReasonGoalMet             Reason = "goal_met"             // a judge found the goal (--goal) met
+	ReasonGoalStalemate       Reason = "goal_stalemate"       // the judge found the same missing, the work unchanged, --judge-patience times
 )

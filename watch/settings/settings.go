@@ -18,6 +18,7 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/checks"
 	"github.com/ralph-tmux/ralph.tmux/watch/contract"
+	"github.com/ralph-tmux/ralph.tmux/watch/judge"
 	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 )
@@ -77,6 +78,8 @@ type Config struct {
 	ReviewCap    int    // reviews of one task; the last one approves
 	DiffChars    int    // of {{diff}}, the rest cut
 
+	Goal judge.Settings // goal mode (--goal): the judge asked whether it is met; zero: none
+
 	Budget receipt.Budget // the most the loop may spend (--max-tokens, --max-cost); zero: no limit
 	Prices receipt.Prices // what models cost, for receipts; nil: receipt.DefaultPrices
 
@@ -113,7 +116,7 @@ type Config struct {
 
 // Criterion reports whether the loop has a way to finish other than its limits.
 func (c *Config) Criterion() bool {
-	return c.DonePattern != nil || c.DoneFile != "" || c.TasksFile != ""
+	return c.DonePattern != nil || c.DoneFile != "" || c.TasksFile != "" || c.Goal.On()
 }
 
 // ReadyWait says what a starting loop waits for, for status and the pane.

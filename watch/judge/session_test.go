@@ -1,0 +1,61 @@
+package judge
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestSessionTellsTheNextIterationOnceAndFindsTheStalemate(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "check.sh", "exit 1\n")
+	s, err := Start(Settings{Goal: "g", Patience: 2}, dir, "", []string{"sh check.sh"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, dir, "check.sh", "exit 0\n")
+	if put, err := s.Restore(); err != nil || !reflect.DeepEqual(put, []string{"check.sh"}) {
+		t.Fatalf("Restore = %q, %v", put, err)
+	}
+	if got := s.Restored(); !reflect.DeepEqual(got, []string{"check.sh"}) {
+		t.Errorf("Restored = %q", got)
+	}
+	if _, stale := s.Judged(1, Verdict{Missing: []string{"docs"}}, "w"); stale {
+		t.Error("a stalemate at the first verdict")
+	}
+	if len(s.Restored()) != 0 {
+		t.Error("the judge is told of a put-back twice")
+	}
+	note := s.Note()
+	if !strings.Contains(note, "- docs") || !strings.Contains(note, "put back protected files you changed (check.sh)") {
+		t.Errorf("note %q", note)
+	}
+	if again := s.Note(); again != "" {
+		t.Errorf("the note a second time: %q", again)
+	}
+	stayed, stale := s.Judged(2, Verdict{Missing: []string{"Docs "}}, "w")
+	if !stale || !reflect.DeepEqual(stayed, []string{"docs"}) {
+		t.Errorf("Judged = %q, %v; want the stalemate", stayed, stale)
+	}
+}
+
+func TestReadGoalRereadsTheFile(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "GOAL.md")
+	s := Settings{GoalFile: file}
+	if _, err := s.ReadGoal(); err == nil {
+		t.Error("no file: no error")
+	}
+	for _, text := range []string{"first", "second"} {
+		if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := s.ReadGoal(); err != nil || got != text {
+			t.Errorf("ReadGoal = %q, %v; want %q", got, err, text)
+		}
+	}
+	if got, _ := (Settings{Goal: "words"}).ReadGoal(); got != "words" {
+		t.Errorf("--goal: %q", got)
+	}
+}

@@ -1,0 +1,196 @@
+package watch_test
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"github.com/ralph-tmux/ralph.tmux/watch/checks"
+	"github.com/ralph-tmux/ralph.tmux/watch/contract"
+	"github.com/ralph-tmux/ralph.tmux/watch/judge"
+	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxfake"
+)
+
+// scriptedJudge is a judge that keeps each input it is given (input-N
+// in its folder) and answers with answer (a shell command's output).
+type scriptedJudge struct{ dir string }
+
+func newJudge(t *testing.T) scriptedJudge { return scriptedJudge{dir: t.TempDir()} }
+
+func (j scriptedJudge) command(answer string) string {
+	return "n=$(ls " + j.dir + " | wc -l); cat > " + j.dir + "/input-$n; " + answer
+}
+
+// inputs are the inputs the judge was given, in turn.
+func (j scriptedJudge) inputs(t *testing.T) []string {
+	t.Helper()
+	var out []string
+	for i := 0; ; i++ {
+		data, err := os.ReadFile(filepath.Join(j.dir, "input-"+itoa(i)))
+		if err != nil {
+			return out
+		}
+		out = append(out, string(data))
+	}
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+// prompts are the prompts the goal loops' agents were given.
+var prompts struct {
+	sync.Mutex
+	of map[*testing.T][]string
+}
+
+// typedPrompts are the prompts this test's agents were given, in turn.
+func (u *unit) typedPrompts() []string {
+	prompts.Lock()
+	defer prompts.Unlock()
+	return prompts.of[u.t]
+}
+
+// goalUnit is a loop with a goal, its agent giving the done token after
+// doing do at its nth start.
+func goalUnit(t *testing.T, answer string, do func(dir string, n int)) (*unit, scriptedJudge) {
+	t.Helper()
+	j := newJudge(t)
+	var u *unit
+	u = newUnit(t, "Do the work. Print RALPH_DONE_42 when it is done.\n", exits(func(term *tmuxfake.Term, n int) {
+		prompts.Lock()
+		if prompts.of == nil {
+			prompts.of = map[*testing.T][]string{}
+		}
+		prompts.of[t] = append(prompts.of[t], term.Argv[len(term.Argv)-1])
+		prompts.Unlock()
+		if do != nil {
+			do(u.cfg.Dir, n)
+		}
+		term.Write("RALPH_DONE" + "_42\n")
+	}))
+	u.cfg.PromptMode = agent.ModeArg
+	u.cfg.MaxIterations = 3
+	u.cfg.DonePattern = regexp.MustCompile(`RALPH_DONE_[0-9]+`)
+	u.cfg.Goal.Goal = "a file parser.go that parses CSV"
+	u.cfg.Goal.Judge.Command = j.command(answer)
+	return u, j
+}
+
+func writeIn(t *testing.T, dir, name, data string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+		t.Error(err)
+	}
+}
+
+// Honest work, judged met, ends the loop done: goal_met, exit 0; the
+// judge saw the goal and the work's diff (a new untracked file), and the
+// agent was given the goal.
+func TestUnitGoalHonestWorkJudgedMetEndsTheLoop(t *testing.T) {
+	u, j := goalUnit(t, `echo '{"met": true, "missing": [], "evidence": ["parser.go parses CSV"]}'`, func(dir string, n int) {
+		writeIn(t, dir, "parser.go", "package p // parses CSV\n")
+	})
+	gitInit(t, u.cfg.Dir)
+	u.wantResult(u.run(), contract.ExitDone, "goal_met")
+	u.wantLog("[JUDGE] iteration 1 met", "goal_met")
+	in := j.inputs(t)
+	if len(in) != 1 || !strings.Contains(in[0], "a file parser.go that parses CSV") || !strings.Contains(in[0], "+package p // parses CSV") {
+		t.Errorf("the judge's inputs: %q", in)
+	}
+	if !strings.Contains(strings.Join(u.typedPrompts(), "\n"), judge.GoalHeading+"\n\na file parser.go that parses CSV") {
+		t.Errorf("the agent was not given the goal: %q", u.typedPrompts())
+	}
+}
+
+// A done token with no work: a failing check is not met and the judge is
+// not asked; the loop goes on to its limit (exit 3).
+func TestUnitGoalAFailingCheckIsNotMetAndTheJudgeIsNotAsked(t *testing.T) {
+	u, j := goalUnit(t, `echo '{"met": true}'`, nil)
+	writeIn(t, u.cfg.Dir, "check.sh", "exit 1\n")
+	u.cfg.Checks = []checks.Check{{Command: "sh check.sh"}}
+	u.cfg.MaxIterations = 2
+	u.wantResult(u.run(), contract.ExitLimit, "max_iterations")
+	u.wantLog("[CHECK] iteration 1 done signal rejected: checks failed", "[CHECK] iteration 2 done signal rejected: checks failed")
+	if in := j.inputs(t); len(in) != 0 {
+		t.Errorf("the judge was asked %d times", len(in))
+	}
+}
+
+// Whatever else a judge answers is not met, its reason logged, and the
+// missing items reach the next prompt.
+func TestUnitGoalAJudgeThatDoesNotAnswerMetIsNotMet(t *testing.T) {
+	for _, tc := range []struct{ name, answer, reason string }{
+		{"prose", "echo 'Looks done to me.'", "not met: no JSON"},
+		{"invalid JSON", `echo '{"met": tru}'`, "not met: invalid JSON"},
+		{"exit 1", `echo '{"met": true}'; exit 1`, "not met: exit 1"},
+		{"hangs", "sleep 30", "not met: timeout"},
+		{"met with missing items", `echo '{"met": true, "missing": ["tests for empty input"]}'`, "not met: met with missing items: tests for empty input"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			u, _ := goalUnit(t, tc.answer, func(dir string, n int) { writeIn(t, dir, "parser.go", "package p // "+itoa(n)+"\n") })
+			u.cfg.Goal.Judge.Timeout = 300 * time.Millisecond
+			u.cfg.MaxIterations = 2
+			u.wantResult(u.run(), contract.ExitLimit, "max_iterations")
+			u.wantLog("[JUDGE] iteration 1 "+tc.reason, "[JUDGE] iteration 2 "+tc.reason)
+			if tc.name == "met with missing items" && !strings.Contains(strings.Join(u.typedPrompts(), "\n"), judge.MissingHeading+"\n\n- tests for empty input") {
+				t.Errorf("the next prompt was not told what is missing: %q", u.typedPrompts())
+			}
+		})
+	}
+}
+
+// The same missing items on unchanged work, --judge-patience 2 times in a
+// row, end the loop at the second: goal_stalemate, exit 3.
+func TestUnitGoalStalemateEndsTheLoop(t *testing.T) {
+	u, _ := goalUnit(t, `echo '{"met": false, "missing": ["the README"]}'`, nil)
+	writeIn(t, u.cfg.Dir, "README", "x\n")
+	gitInit(t, u.cfg.Dir)
+	u.cfg.Goal.Patience = 2
+	u.cfg.MaxIterations = 5
+	u.wantResult(u.run(), contract.ExitLimit, "goal_stalemate")
+	if st := u.state(); st.CurrentIteration != 2 {
+		t.Errorf("ended after iteration %d, want 2", st.CurrentIteration)
+	}
+	u.wantOutput("still missing: the README")
+}
+
+// A check script the agent edits to pass is put back before the checks
+// run: the check fails as the person wrote it, the judge is not asked.
+func TestUnitGoalAProtectedCheckScriptEditedByTheAgentIsPutBack(t *testing.T) {
+	u, j := goalUnit(t, `echo '{"met": true}'`, func(dir string, n int) { writeIn(t, dir, "check.sh", "exit 0\n") })
+	writeIn(t, u.cfg.Dir, "check.sh", "test -s parser.go\n")
+	u.cfg.Checks = []checks.Check{{Command: "sh check.sh"}}
+	u.cfg.MaxIterations = 1
+	u.wantResult(u.run(), contract.ExitLimit, "max_iterations")
+	u.wantLog("[PROTECT] iteration 1 put back check.sh", `[CHECK] iteration 1 fail exit=1 duration=0s check="sh check.sh"`, "done signal rejected")
+	if data, _ := os.ReadFile(filepath.Join(u.cfg.Dir, "check.sh")); string(data) != "test -s parser.go\n" {
+		t.Errorf("check.sh: %q", data)
+	}
+	if len(j.inputs(t)) != 0 {
+		t.Error("the judge was asked")
+	}
+}
+
+// With --judge-every, a failing check is the verdict: not met, naming
+// the check, the judge not asked.
+func TestUnitGoalJudgeEveryNamesTheFailingCheck(t *testing.T) {
+	j := newJudge(t)
+	u := newUnit(t, "Do the work.\n", exits(nil))
+	u.cfg.PromptMode = agent.ModeArg
+	u.cfg.MaxIterations = 2
+	u.cfg.Goal.Goal, u.cfg.Goal.Every = "g", 1
+	u.cfg.Goal.Judge.Command = j.command(`echo '{"met": true}'`)
+	writeIn(t, u.cfg.Dir, "check.sh", "exit 1\n")
+	u.cfg.Checks = []checks.Check{{Command: "sh check.sh"}}
+	u.wantResult(u.run(), contract.ExitLimit, "max_iterations")
+	u.wantLog(`[JUDGE] iteration 1 not met: check "sh check.sh" failed with exit code 1`, `[JUDGE] iteration 2 not met: check "sh check.sh" failed with exit code 1`)
+	if len(j.inputs(t)) != 0 {
+		t.Error("the judge was asked")
+	}
+	writeIn(t, u.cfg.Dir, "check.sh", "exit 0\n")
+}
