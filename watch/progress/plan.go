@@ -337,14 +337,7 @@ func (t *Plan) Begin(n int, text string, attempts int) *prompt.Task {
 	r := t.record()
 	r.Current, r.Mode = pt.ID, mode
 	item := r.Item(pt.ID)
-	if k := len(item.Iterations); k == 0 || item.Iterations[k-1] != n { // a usage limit gives its iteration back: not a new try
-		item.Iterations = append(item.Iterations, n)
-		if mode == modeReview {
-			item.Reviews++
-		} else {
-			item.Attempts++
-		}
-	}
+	countTry(item, n, mode)
 	if mode == modeReview {
 		_ = os.Remove(t.work.notes) // a review's notes are its own
 	}
@@ -378,6 +371,20 @@ func (t *Plan) Begin(n int, text string, attempts int) *prompt.Task {
 	}
 	t.out.Log("TASK", fmt.Sprintf("iteration %d task %s %s %s", n, pt.ID, mode, try))
 	return v
+}
+
+// countTry counts iteration n as a try of item in mode (a review, or an
+// attempt); a usage limit gives its iteration back: not a new try.
+func countTry(item *state.TaskItem, n int, mode string) {
+	if k := len(item.Iterations); k > 0 && item.Iterations[k-1] == n {
+		return
+	}
+	item.Iterations = append(item.Iterations, n)
+	if mode == modeReview {
+		item.Reviews++
+	} else {
+		item.Attempts++
+	}
 }
 
 // AgentWorked reports whether the iteration that ended so was the agent's

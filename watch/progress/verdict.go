@@ -64,6 +64,14 @@ func (t *Plan) Judge(e Ended) string {
 	if t.reviews() && t.plan.Format != plan.FormatMarkdown {
 		return t.implemented(e, id, pt)
 	}
+	return t.marked(e, id, pt)
+}
+
+// marked judges an implement or fix iteration by the task's mark: done
+// only when the iteration marked it, the work changed and every check
+// passed; a mark it rejects is reopened.
+func (t *Plan) marked(e Ended, id string, pt *plan.Task) string {
+	n := e.N
 	approved := t.revertApproval(n, pt)
 	pt = t.plan.Task(id)
 	if pt.State != plan.Done {
