@@ -131,7 +131,7 @@ func runFan(ctx context.Context, e env, ff *fanFlags, fs *flag.FlagSet, command 
 		return control.Errorf(contract.ExitFailed, "%v", err)
 	}
 	planRel, _ := filepath.Rel(repo, planPath)
-	if out, err := exec.Command("git", "-C", repo, "status", "--porcelain", "--", planRel).Output(); err == nil && len(out) > 0 {
+	if out, err := gitwork.Run(repo, "status", "--porcelain", "--", planRel); err == nil && len(out) > 0 {
 		return control.Errorf(contract.ExitUsage, "commit the plan %s first: the fan reads it, and ticks it, on its branch", planRel)
 	}
 	name := f.Config.Name
@@ -662,9 +662,9 @@ func checkCommands(f *config.Run) []string {
 
 // gitTop is the top of dir's working tree.
 func gitTop(dir string) (string, error) {
-	out, err := exec.Command("git", "-C", dir, "rev-parse", "--show-toplevel").Output()
+	out, err := gitwork.Run(dir, "rev-parse", "--show-toplevel")
 	if err != nil {
 		return "", fmt.Errorf("find the repository of %s: %v", dir, err)
 	}
-	return strings.TrimSpace(string(out)), nil
+	return strings.TrimSpace(out), nil
 }

@@ -221,3 +221,40 @@ func TestRunErrorsNameTheCommandItsEndAndWhatGitSaid(t *testing.T) {
 		t.Errorf("Stdin: %q, %v", out, err)
 	}
 }
+
+// Every git the product runs goes through Run: no other package starts
+// git itself (its tests may).
+func TestGitRunsOnlyThroughThisPackage(t *testing.T) {
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	own, _ := filepath.Abs(".")
+	var others []string
+	err = filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") && path != root || d.Name() == "testdata" || path == own) {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if strings.Contains(string(data), `exec.Command("git"`) || strings.Contains(string(data), `exec.CommandContext(ctx, "git"`) {
+			rel, _ := filepath.Rel(root, path)
+			others = append(others, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(others) > 0 {
+		t.Errorf("git started outside watch/gitwork's Run: %s", strings.Join(others, ", "))
+	}
+}

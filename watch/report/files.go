@@ -2,11 +2,11 @@ package report
 
 import (
 	"os"
-	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/gitwork"
 	"github.com/ralph-tmux/ralph.tmux/watch/history"
 )
 
@@ -25,15 +25,13 @@ func changedFiles(run *history.Run) map[int][]string {
 	if _, err := os.Stat(dir); err != nil {
 		return nil
 	}
-	cmd := exec.Command("git", "log", "-n", "5000", "--format=%x01%s", "--name-only", ref, "--")
-	cmd.Dir = dir
-	out, err := cmd.Output()
+	out, err := gitwork.Run(dir, "log", "-n", "5000", "--format=%x01%s", "--name-only", ref, "--")
 	if err != nil {
 		return nil
 	}
 	subject := regexp.MustCompile(`^ralph ` + regexp.QuoteMeta(run.Name) + `: iteration (\d+)`)
 	files := map[int][]string{}
-	for _, commit := range strings.Split(string(out), "\x01")[1:] {
+	for _, commit := range strings.Split(out, "\x01")[1:] {
 		ls := strings.Split(strings.TrimSpace(commit), "\n")
 		m := subject.FindStringSubmatch(ls[0])
 		if m == nil {
