@@ -13,6 +13,7 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch/iteration"
 	"github.com/ralph-tmux/ralph.tmux/watch/judge"
 	"github.com/ralph-tmux/ralph.tmux/watch/plan"
+	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
 )
 
@@ -372,7 +373,8 @@ func askJudge(ctx context.Context, l *Loop, why contract.Reason) *Exit {
 	protect(l)
 	runs := recordChecks(l.rec, l.work.Run(ctx, at(l.rec, &l.Config), l.planVerify()))
 	v, failed := judge.FromChecks(runs)
-	if goal, err := l.Goal.ReadGoal(); err != nil && !failed {
+	goal, err := l.Goal.ReadGoal()
+	if err != nil && !failed {
 		v = judge.Verdict{Reason: err.Error()}
 	} else if !failed && ctx.Err() == nil {
 		ev := judge.Evidence{Goal: goal, Iteration: n, Base: l.goal.Base, DiffChars: l.DiffChars, Checks: runs, Restored: l.goal.Restored()}
@@ -389,6 +391,8 @@ func askJudge(ctx context.Context, l *Loop, why contract.Reason) *Exit {
 		return pausedBy(l, endings[iteration.EndInterrupted])
 	}
 	l.rec.log(judge.TagJudge, v.LogMessage(n))
+	l.rec.judged(goal, state.Verdict{Iteration: n, Met: v.Met, Missing: v.Missing, Reason: v.Why()})
+	l.rec.save()
 	work, _ := gitwork.Fingerprint(l.Dir)
 	stayed, stale := l.goal.Judged(n, v, work)
 	switch {

@@ -305,3 +305,14 @@ func (r *recorder) status(s contract.Status, reason string, now time.Time) {
 	s.Record(r.st, reason, now)
 	r.save()
 }
+
+// judged records goal mode's goal as the judge read it and its verdict.
+func (r *recorder) judged(goal string, v state.Verdict) {
+	if v.Missing == nil {
+		v.Missing = []string{}
+	}
+	if goal != "" {
+		r.st.Goal = goal
+	}
+	r.st.Verdicts = append(r.st.Verdicts, v)
+}

@@ -98,6 +98,9 @@ func TestUnitGoalHonestWorkJudgedMetEndsTheLoop(t *testing.T) {
 	gitInit(t, u.cfg.Dir)
 	u.wantResult(u.run(), contract.ExitDone, "goal_met")
 	u.wantLog("[JUDGE] iteration 1 met", "goal_met")
+	if st := u.state(); st.Goal != "a file parser.go that parses CSV" || len(st.Verdicts) != 1 || !st.Verdicts[0].Met || st.Verdicts[0].Iteration != 1 {
+		t.Errorf("the record's goal %q, verdicts %+v", st.Goal, st.Verdicts)
+	}
 	in := j.inputs(t)
 	if len(in) != 1 || !strings.Contains(in[0], "a file parser.go that parses CSV") || !strings.Contains(in[0], "+package p // parses CSV") {
 		t.Errorf("the judge's inputs: %q", in)
@@ -157,6 +160,9 @@ func TestUnitGoalStalemateEndsTheLoop(t *testing.T) {
 		t.Errorf("ended after iteration %d, want 2", st.CurrentIteration)
 	}
 	u.wantOutput("still missing: the README")
+	if v := u.state().Verdicts; len(v) != 2 || v[1].Met || strings.Join(v[1].Missing, ",") != "the README" {
+		t.Errorf("the record's verdicts %+v", v)
+	}
 }
 
 // A check script the agent edits to pass is put back before the checks

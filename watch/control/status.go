@@ -87,6 +87,7 @@ func WriteStatus(w io.Writer, l *Loop, now time.Time) {
 	}
 	writeChecks(w, st.LastChecks())
 	WriteTasks(w, st.Tasks, false)
+	writeGoal(w, st)
 	writePlanCopy(w, st)
 	writeSpend(w, l)
 	writeCommandSources(w, st.CommandSources)
@@ -191,6 +192,27 @@ func writeCommandSources(w io.Writer, cmds []state.CommandSource) {
 			from += " " + c.File
 		}
 		fmt.Fprintf(w, "  %s %s (from %s)\n", c.Key, QuoteCommand(c.Command), from)
+	}
+}
+
+// writeGoal shows goal mode: the goal, the last verdict and what it found missing.
+func writeGoal(w io.Writer, st *state.State) {
+	if st.Goal == "" {
+		return
+	}
+	fmt.Fprintf(w, "Goal: %s\n", strings.Join(strings.Fields(st.Goal), " "))
+	if len(st.Verdicts) == 0 {
+		fmt.Fprintf(w, "Verdict: none yet (the judge is asked when the loop would end done)\n")
+		return
+	}
+	v := st.Verdicts[len(st.Verdicts)-1]
+	if v.Met {
+		fmt.Fprintf(w, "Verdict: met (iteration %d)\n", v.Iteration)
+		return
+	}
+	fmt.Fprintf(w, "Verdict: not met (iteration %d): %s\n", v.Iteration, v.Reason)
+	for _, m := range v.Missing {
+		fmt.Fprintf(w, "  missing: %s\n", m)
 	}
 }
 

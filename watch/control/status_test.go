@@ -48,3 +48,28 @@ func TestWorkerStatusNeverSaysRunningBesideALoopThatIsOver(t *testing.T) {
 		}
 	}
 }
+
+// status shows the goal, the last verdict and what it found missing; the
+// JSON has them as goal and verdicts.
+func TestStatusShowsTheGoalAndTheLastVerdict(t *testing.T) {
+	l := &Loop{Name: "a", Watched: true, Pane: PaneRunning, State: &state.State{Status: state.Running, Goal: "a CSV\nparser",
+		Verdicts: []state.Verdict{{Iteration: 2, Missing: []string{}, Reason: "no JSON"}, {Iteration: 4, Missing: []string{"tests", "docs"}, Reason: "tests; docs"}}}}
+	var out strings.Builder
+	WriteStatus(&out, l, time.Now())
+	if want := "Goal: a CSV parser\nVerdict: not met (iteration 4): tests; docs\n  missing: tests\n  missing: docs\n"; !strings.Contains(out.String(), want) {
+		t.Errorf("status lacks\n%s\n---\n%s", want, out.String())
+	}
+	m := l.JSON()
+	if m["goal"] != "a CSV\nparser" {
+		t.Errorf("JSON goal %v", m["goal"])
+	}
+	if v, ok := m["verdicts"].([]any); !ok || len(v) != 2 || v[1].(map[string]any)["iteration"] != float64(4) {
+		t.Errorf("JSON verdicts %v", m["verdicts"])
+	}
+	l.State.Verdicts = append(l.State.Verdicts, state.Verdict{Iteration: 5, Met: true})
+	out.Reset()
+	WriteStatus(&out, l, time.Now())
+	if !strings.Contains(out.String(), "Verdict: met (iteration 5)\n") {
+		t.Errorf("status:\n%s", out.String())
+	}
+}

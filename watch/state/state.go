@@ -115,6 +115,10 @@ type State struct {
 	Steered []string `json:"steered,omitempty"`
 	// Tasks is the plan the loop works through (--tasks): nil without one.
 	Tasks *Tasks `json:"tasks,omitempty"`
+	// Goal is the goal a judge must find met (--goal): "" without one;
+	// Verdicts are the judge's verdicts on it, in turn.
+	Goal     string    `json:"goal,omitempty"`
+	Verdicts []Verdict `json:"verdicts,omitempty"`
 	// Settings are the loop's settings as its watcher runs them (watch's
 	// Config, field by field): a resumed loop takes its places from them.
 	Settings map[string]string `json:"settings,omitempty"`
@@ -225,4 +229,12 @@ func Stamp(t time.Time) string { return t.Format(TimeFormat) }
 type PaneOption struct {
 	Value string `json:"value"`
 	Set   bool   `json:"set"`
+}
+
+// Verdict is one judging of the goal: met, or what is missing and why not.
+type Verdict struct {
+	Iteration int      `json:"iteration"`
+	Met       bool     `json:"met"`
+	Missing   []string `json:"missing"`
+	Reason    string   `json:"reason,omitempty"`
 }
