@@ -88,7 +88,7 @@ func doneFileGate(ctx context.Context, l *Loop) *Exit {
 		return nil
 	}
 	if l.tasks.IgnoresDone() {
-		l.setDoneAside()
+		setDoneAside(l)
 		return nil
 	}
 	if checksPass(ctx, l) {
@@ -109,7 +109,7 @@ func tasksGate(_ context.Context, l *Loop) *Exit {
 		return nil
 	}
 	err := t.Read() // on an error with a reading before, the next prompt asks the agent to put the plan right
-	l.keepTasks()
+	keepTasks(l)
 	if err != nil {
 		if t.Unread() {
 			return exitFailed(contract.ReasonTasksUnreadable, "%v", err)
@@ -371,7 +371,7 @@ func judgeGate(ctx context.Context, l *Loop, e *Exit, after bool) *Exit {
 func askJudge(ctx context.Context, l *Loop, why contract.Reason) *Exit {
 	n := l.rec.iteration()
 	protect(l)
-	runs := recordChecks(l.rec, l.work.Run(ctx, at(l.rec, &l.Config), l.planVerify()))
+	runs := recordChecks(l.rec, l.work.Run(ctx, at(l.rec, &l.Config), planVerify(l)))
 	v, failed := judge.FromChecks(runs)
 	goal, err := l.Goal.ReadGoal()
 	if err != nil && !failed {

@@ -89,7 +89,7 @@ func (l *Loop) assemble() {
 	l.steer = &steering{cfg: cfg, rec: l.rec, ran: l.ran}
 	l.status.max, l.asks.looked = l.steer.pendingMax, l.status.showLimit
 	l.guard = spending.NewGuard(cfg, l.Tmux, l.Clock, iterationRecord{l.rec})
-	l.tasks = l.newTasks(nil)
+	l.tasks = newTasks(l, nil)
 }
 
 // checksSettings is what the work between iterations reads of the loop's
@@ -195,11 +195,11 @@ func (l *Loop) open() *Exit {
 		}
 		l.work.Settings = checksSettings(&l.Config, l.Store, l.Clock) // in the places taken
 		l.work.Restore(l.rec.st.LastChecks())
-		l.resumeTasks() // in the places the record names
+		resumeTasks(l) // in the places the record names
 	} else {
 		last := lastRun(l.Store)
 		l.rec.newRun(l.start)
-		l.takeUpTasks(last)
+		takeUpTasks(l, last)
 	}
 	l.rec.record()
 	l.hooks.Install()

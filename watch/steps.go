@@ -141,7 +141,7 @@ func stallStep(_ context.Context, l *Loop, r *report) bool {
 }
 
 func checksStep(ctx context.Context, l *Loop, r *report) bool {
-	r.runs = recordChecks(l.rec, l.work.Run(ctx, at(l.rec, &l.Config), l.planVerify()))
+	r.runs = recordChecks(l.rec, l.work.Run(ctx, at(l.rec, &l.Config), planVerify(l)))
 	return ctx.Err() != nil
 }
 
@@ -200,7 +200,7 @@ func factsOf(l *Loop, r *report) facts {
 // the wait before the next iteration.
 func goOnAfter(ctx context.Context, l *Loop, it iteration.Outcome, d decision) *Exit {
 	if d.ignoreDone {
-		l.setDoneAside()
+		setDoneAside(l)
 	}
 	switch d.next {
 	case endDoneFile:
@@ -307,7 +307,7 @@ func recordChecks(rec *recorder, ran *checks.Ran) []checks.CheckRun {
 // checksPass judges a done signal found before an iteration: by the latest
 // iteration's checks if they ran, else by running them now.
 func checksPass(ctx context.Context, l *Loop) bool {
-	passed, ran := l.work.Pass(ctx, at(l.rec, &l.Config), l.planVerify())
+	passed, ran := l.work.Pass(ctx, at(l.rec, &l.Config), planVerify(l))
 	if ran != nil {
 		recordChecks(l.rec, ran)
 		l.rec.save()

@@ -16,7 +16,7 @@ import (
 
 // newTasks is the plan's progress as the loop's settings now name it; rec
 // is the tasks part of a record the loop goes on with (nil for none).
-func (l *Loop) newTasks(rec *state.Tasks) *progress.Plan {
+func newTasks(l *Loop, rec *state.Tasks) *progress.Plan {
 	c := &l.Config
 	return progress.New(progress.Settings{
 		File: c.TasksFile, TaskID: c.TaskID, TaskBase: c.TaskBase, Dir: c.Dir, Worktree: c.Worktree,
@@ -36,26 +36,26 @@ func (o planOut) Warn(line string)          { o.rec.warnf("%s", line) }
 
 // keepTasks keeps the plan's part of the record in the loop's record, once
 // the plan has made it.
-func (l *Loop) keepTasks() { l.rec.planProgress(l.tasks.Record()) }
+func keepTasks(l *Loop) { l.rec.planProgress(l.tasks.Record()) }
 
 // resumeTasks takes up a resumed loop's plan, in the places its record
 // names, with the record's tasks part.
-func (l *Loop) resumeTasks() {
-	l.tasks = l.newTasks(l.rec.st.Tasks)
+func resumeTasks(l *Loop) {
+	l.tasks = newTasks(l, l.rec.st.Tasks)
 	l.tasks.Resume()
-	l.keepTasks()
+	keepTasks(l)
 }
 
 // takeUpTasks takes up what the last run on the same plan left waiting
 // for a review or a fix.
-func (l *Loop) takeUpTasks(last *state.State) {
+func takeUpTasks(l *Loop, last *state.State) {
 	l.tasks.TakeUp(last)
-	l.keepTasks()
+	keepTasks(l)
 }
 
 // planVerify are the plan's verify commands as last read, run after the
 // checks.
-func (l *Loop) planVerify() []checks.Check {
+func planVerify(l *Loop) []checks.Check {
 	var verify []checks.Check
 	for _, c := range l.tasks.Verify() {
 		verify = append(verify, checks.Check{Command: c})
@@ -66,9 +66,9 @@ func (l *Loop) planVerify() []checks.Check {
 // setDoneAside sets aside a done signal a plan's loop does not end on
 // (progress.Plan.IgnoresDone): the log says so once; the done file is
 // removed, or it would end every iteration at once.
-func (l *Loop) setDoneAside() {
+func setDoneAside(l *Loop) {
 	l.tasks.DoneIgnored(l.rec.iteration())
-	l.keepTasks()
+	keepTasks(l)
 	if l.DoneFile != "" {
 		if err := os.Remove(l.DoneFile); err != nil && !os.IsNotExist(err) {
 			l.rec.warnf("remove done file: %v", err)
