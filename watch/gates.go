@@ -39,7 +39,7 @@ var gates = []gate{
 // the working tree, to tell whether the iteration changes it.
 func (l *Loop) beforeIteration(ctx context.Context) *Exit {
 	for _, g := range gates {
-		if e := g(ctx, l); e != nil {
+		if e := judgeGate(ctx, l, g(ctx, l), false); e != nil { // a goal not met goes on to the next gate
 			return e
 		}
 	}
@@ -358,6 +358,9 @@ func judgeGate(ctx context.Context, l *Loop, e *Exit, after bool) *Exit {
 	case l.goal == nil:
 		return e
 	case e != nil && e.Code == contract.ExitDone && slices.Contains(doneReasons, e.Reason):
+		if h := l.goal.History; len(h) > 0 && h[len(h)-1].Iteration == l.rec.iteration() {
+			return nil // judged not met after this iteration already: the next one works on it
+		}
 		return askJudge(ctx, l, e.Reason)
 	case e == nil && after && l.Goal.Every > 0 && l.rec.iteration()%l.Goal.Every == 0:
 		return askJudge(ctx, l, "")

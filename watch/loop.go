@@ -227,13 +227,10 @@ func (l *Loop) run(ctx context.Context) *Exit {
 		return e
 	}
 	for {
-		e := l.beforeIteration(ctx)
-		if e == nil {
-			e = judgeGate(ctx, l, l.iterate(ctx), true)
-		} else {
-			e = judgeGate(ctx, l, e, false)
+		if e := l.beforeIteration(ctx); e != nil { // each gate's done judged there
+			return e
 		}
-		if e != nil {
+		if e := judgeGate(ctx, l, l.iterate(ctx), true); e != nil {
 			return e
 		}
 	}

@@ -200,3 +200,32 @@ func TestUnitGoalJudgeEveryNamesTheFailingCheck(t *testing.T) {
 	}
 	writeIn(t, u.cfg.Dir, "check.sh", "exit 0\n")
 }
+
+// All tasks done is a moment the loop would end done: the judge is asked
+// then, sees the plan's state, and a not-met verdict keeps the loop going
+// (its missing items in the next prompt) until one says met.
+func TestUnitGoalAPlanAllDoneIsJudgedBeforeTheLoopEnds(t *testing.T) {
+	j := newJudge(t)
+	u := planned(t, "# Plan\n\n- [ ] Add the parser\n", func(u *unit, n int, prompt string) {
+		u.work(n)
+		u.tick(prompt)
+		prompts.Lock()
+		if prompts.of == nil {
+			prompts.of = map[*testing.T][]string{}
+		}
+		prompts.of[u.t] = append(prompts.of[u.t], prompt)
+		prompts.Unlock()
+	})
+	u.cfg.MaxIterations = 5
+	u.cfg.Goal.Goal = "a CSV parser"
+	u.cfg.Goal.Judge.Command = j.command(`if [ -e ` + j.dir + `/input-1 ]; then echo '{"met": true}'; else echo '{"met": false, "missing": ["the error message"]}'; fi`)
+	u.wantResult(u.run(), contract.ExitDone, "goal_met")
+	u.wantLog("[JUDGE] iteration 1 not met: the error message", "[JUDGE] iteration 2 met", "goal_met")
+	in := j.inputs(t)
+	if len(in) != 2 || !strings.Contains(in[0], "1 of 1 tasks done.\n\n- [x] 1 Add the parser") {
+		t.Errorf("the judge's inputs: %q", in)
+	}
+	if p := u.typedPrompts(); len(p) != 2 || !strings.Contains(p[1], judge.MissingHeading+"\n\n- the error message") {
+		t.Errorf("the prompts: %q", p)
+	}
+}
