@@ -36,7 +36,6 @@ func Defaults() Config {
 
 // Tunables of the loop that are not flags (yet); the iteration's own are in package iteration.
 const (
-	killGrace      = 3 * time.Second
 	heartbeatEvery = 30 * time.Second // state.json's heartbeat: each save costs an fsync, the most of an idle watcher's CPU
 	maxFailures    = 5
 	maxLimitWait   = 8 * 24 * time.Hour // a reset further off is misread

@@ -14,12 +14,11 @@
 //	iterationviews.go     what one iteration (package iteration) needs of the loop's parts
 //	hooks/                Hooks: what the agent reports itself, and the command it runs with (package hooks)
 //	recorder.go           recorder: the only writer of state.json, the logs and the receipts
-//	statusline.go         statusLine: the pane's @ralph-* options, the watcher's beat, the notices
 //	spending.go           the loop's side of package spending (each iteration's receipt, the budget, the context guard)
 //	config.go             Config (package settings: the loop's settings, one value the iteration reads too) and its defaults
-//	pane.go, stream.go    the pane taken over and given back, and its output stream
+//	pane/                 Pane, Stream, Line, Cast: the pane taken over and given back, its output stream,
+//	                      its @ralph-* options, the watcher's beat and the notices, each iteration's cast (package pane)
 //	requests.go           pause and stop requests
-//	castlog.go            castLog: each iteration's recording for replay
 //	tasks.go              the loop's side of the plan's progress: its record kept, its verify commands, the done signal
 //
 // The plan's progress (the task each iteration works on, its verdict) is

@@ -59,19 +59,20 @@ func (l *Loop) exit(e *Exit) Result {
 	}
 	if e.paused() {
 		l.rec.log("PAUSE", "loop paused reason="+e.Cause)
-		l.status.reason, l.status.note = cmp.Or(e.Why, e.Cause), e.Note
-		l.status.show(contract.StatusPaused)
+		l.status.SetReason(cmp.Or(e.Why, e.Cause))
+		l.status.SetNote(e.Note)
+		show(l, contract.StatusPaused)
 		return Result{Code: e.Code, Reason: e.Reason}
 	}
 	if e.Complete {
 		l.rec.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=%s%s", l.rec.iteration(), e.Reason, e.Detail))
 	}
 	if e.Failures != "" {
-		l.status.failures = e.Failures
+		l.status.SetFailures(e.Failures)
 	}
 	l.rec.ended(e.Reason)
-	l.status.reason = string(e.Reason)
-	l.status.show(e.Status) // saves the state
+	l.status.SetReason(string(e.Reason))
+	show(l, e.Status) // saves the state
 	switch e.Code {
 	case contract.ExitDone:
 		tell(l.rec, l.work.OnCommand(at(l.rec, &l.Config), "on-done", l.OnDone, strconv.Itoa(e.Code), string(e.Reason)))

@@ -40,10 +40,9 @@ func TestFiftyQuickExitsAreEachReadRight(t *testing.T) {
 				t.Fatal("open failed")
 			}
 			if !tc.stream {
-				l.pane.stream.Close(srv.Client, l.Pane)
-				l.pane.stream = nil
+				l.pane.CloseOutput()
 			}
-			defer l.pane.giveBack(Result{})
+			defer l.pane.GiveBack("")
 			for i := 1; i <= 50; i++ {
 				l.rec.st.CurrentIteration = i
 				r := l.iteration(iteration.Nonce()).Run(context.Background(), "prompt")

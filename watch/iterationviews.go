@@ -2,14 +2,13 @@ package watch
 
 // What an iteration (package iteration) needs of the loop's parts, as the
 // narrow views of iteration.Needs; the rest the parts implement themselves
-// (loopPane, agentHooks, castLog, spending.Spending, requests, signalFiles).
+// (pane.Pane, hooks.Hooks, pane.Cast, spending.Spending, requests, signalFiles).
 
 import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/clock"
-	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/iteration"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 )
@@ -52,14 +51,4 @@ func (x iterationRecord) Heartbeat() {
 	if x.r.clock.Now().Sub(x.r.lastSave) >= heartbeatEvery {
 		x.r.save()
 	}
-}
-
-// iterationStatus is the status line as an iteration shows it (iteration.Status).
-type iterationStatus struct{ s *statusLine }
-
-func (x iterationStatus) Show(status contract.Status) { x.s.show(status) }
-
-func (x iterationStatus) Starting() {
-	x.s.reason = x.s.cfg.ReadyWait()
-	x.s.show(contract.StatusStarting)
 }

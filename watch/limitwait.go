@@ -47,8 +47,8 @@ func waitForLimit(ctx context.Context, l *Loop, text string) *Exit {
 // the reset time, so resume waits on instead of starting an iteration.
 func waitForReset(ctx context.Context, l *Loop, until time.Time) *Exit {
 	now := l.Clock.Now()
-	l.status.note = resetNote(until)
-	l.status.show(contract.StatusWaiting)
+	l.status.SetNote(resetNote(until))
+	show(l, contract.StatusWaiting)
 	wait := until.Sub(now)
 	if l.MaxTime > 0 {
 		wait = max(0, min(wait, l.MaxTime-now.Sub(l.start)))
@@ -71,6 +71,6 @@ func resumeWait(ctx context.Context, l *Loop) (e *Exit, waited bool) {
 		return nil, true // the reset has passed: the next iteration starts
 	}
 	l.rec.sayf("resuming the wait for the usage limit's reset (%s)", until.Format("15:04"))
-	l.status.shown = contract.StatusWaiting // the person was told when the limit came, and resumed it knowing
+	l.status.Told(contract.StatusWaiting) // the person was told when the limit came, and resumed it knowing
 	return waitForReset(ctx, l, until), true
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch/hooks"
 	"github.com/ralph-tmux/ralph.tmux/watch/iteration"
 	"github.com/ralph-tmux/ralph.tmux/watch/judge"
+	"github.com/ralph-tmux/ralph.tmux/watch/pane"
 	"github.com/ralph-tmux/ralph.tmux/watch/progress"
 	"github.com/ralph-tmux/ralph.tmux/watch/prompt"
 	"github.com/ralph-tmux/ralph.tmux/watch/spending"
@@ -29,8 +30,8 @@ import (
 //
 //	iteration.Watch    one iteration's agent: start, prompt, output, screen, turn end (package iteration; iterationviews.go gives it its needs)
 //	recorder           state.json, the logs and the receipts: the only writer (recorder.go)
-//	statusLine         the pane's @ralph-* options, the beat, the notices (statusline.go)
-//	loopPane           the pane: its output stream, remain-on-exit, leftovers (pane.go)
+//	pane.Line          the pane's @ralph-* options, the beat, the notices (package pane)
+//	pane.Pane          the pane: its output stream, remain-on-exit, leftovers; pane.Cast its casts (package pane)
 //	hooks.Hooks        what the agent reports itself, and the command it runs with (package hooks)
 //	spending.Spending  receipts and the budget (package spending)
 //	checks.Work        checks, progress file, commit, on-* commands (package checks); signalFiles the done and pause files (gates.go)
@@ -52,10 +53,10 @@ type Loop struct {
 	Wake   <-chan os.Signal // a command left a request (SIGUSR1)
 
 	rec    *recorder
-	status *statusLine
-	pane   *loopPane
+	status *pane.Line
+	pane   *pane.Pane
 	hooks  *hooks.Hooks
-	casts  *castLog
+	casts  *pane.Cast
 	spend  *spending.Spending
 	work   *checks.Work // what runs between iterations: checks, progress file, commit, on-* commands
 	files  *signalFiles // the done and pause files
@@ -77,17 +78,18 @@ func (l *Loop) assemble() {
 	}
 	cfg := &l.Config
 	l.rec = &recorder{cfg: cfg, tmux: l.Tmux, store: l.Store, clock: l.Clock, out: l.Out, err: l.Err}
-	l.status = &statusLine{cfg: cfg, tmux: l.Tmux, rec: l.rec}
-	l.pane = &loopPane{cfg: cfg, tmux: l.Tmux, clock: l.Clock, rec: l.rec}
+	given := pane.Given{Tmux: l.Tmux, Clock: l.Clock, Store: l.Store, Warnf: l.rec.warnf}
+	l.status = pane.NewLine(given, pane.LineSettings{Name: cfg.Name, Pane: cfg.Pane, BeatEvery: cfg.BeatEvery})
+	l.pane = pane.New(given)
 	l.hooks = hooks.New(hooks.Settings{Command: cfg.Command, Executable: cfg.Executable, PromptMode: cfg.PromptMode,
 		TurnHook: cfg.TurnHook, Agent: cfg.Agent, AgentHome: cfg.AgentHome}, l.Store, l.rec.iteration, l.rec.warnf)
-	l.casts = &castLog{cfg: cfg, rec: l.rec, pane: l.pane, clock: l.Clock}
+	l.casts = pane.NewCast(given, pane.CastSettings{Limit: cfg.CastLimit, Name: cfg.Name, PromptMode: cfg.PromptMode}, l.pane, l.rec.iteration)
 	l.spend = spending.New(cfg, l.Store, l.Tmux, l.Clock, l.Wake, iterationRecord{l.rec}, l.hooks.Getenv)
 	l.work = checks.NewWork(checksSettings(cfg, l.Store, l.Clock))
 	l.files = &signalFiles{cfg: cfg}
 	l.asks = &requests{store: l.Store, clock: l.Clock, wake: l.Wake}
 	l.steer = &steering{cfg: cfg, rec: l.rec, ran: l.ran}
-	l.status.max, l.asks.looked = l.steer.pendingMax, l.status.showLimit
+	l.asks.looked = func() { showLimit(l) }
 	l.guard = spending.NewGuard(cfg, l.Tmux, l.Clock, iterationRecord{l.rec})
 	l.tasks = newTasks(l, nil)
 }
@@ -113,7 +115,7 @@ func (l *Loop) iteration(nonce string) *iteration.Watch {
 	interrupts = append(interrupts, spending.Context(l.guard, l.spend, l.rec.iteration()), l.spend.Budget(l.Budget))
 	return iteration.New(iteration.Needs{
 		Settings: l.settings(), Tmux: l.Tmux, Clock: l.Clock,
-		Record: iterationRecord{l.rec}, Status: iterationStatus{l.status},
+		Record: iterationRecord{l.rec}, Status: iterationStatus{l},
 		Pane: l.pane, Hooks: l.hooks, Cast: l.casts, Spend: l.spend, Requests: l.asks,
 		Interrupts: interrupts,
 	}, nonce)
@@ -125,6 +127,34 @@ func (l *Loop) settings() iteration.Settings {
 	s := l.Config
 	s.Path = l.rec.st.Path // as at the loop's start, whoever resumed it
 	return s
+}
+
+// show records status (saved) and then shows it outside the pane, with
+// what the record says of the loop now.
+func show(l *Loop, status contract.Status) {
+	now := l.Clock.Now()
+	facts := pane.Facts{Now: now, Iteration: l.rec.iteration(), Max: l.steer.pendingMax(), Cost: l.rec.cost,
+		Tasks: l.rec.tasksShown(l.TaskID), Error: l.rec.st.Error, Dir: l.Dir}
+	l.rec.status(status, l.status.Reason(status), now)
+	l.status.Show(status, facts)
+}
+
+// showLimit shows again the status last shown when the limit to show has
+// changed since (a set request the loop takes at its next iteration).
+func showLimit(l *Loop) {
+	if status, again := l.status.Again(l.steer.pendingMax()); again {
+		show(l, status)
+	}
+}
+
+// iterationStatus is the status line as an iteration shows it (iteration.Status).
+type iterationStatus struct{ l *Loop }
+
+func (x iterationStatus) Show(status contract.Status) { show(x.l, status) }
+
+func (x iterationStatus) Starting() {
+	x.l.status.SetReason(x.l.ReadyWait())
+	show(x.l, contract.StatusStarting)
 }
 
 // Result is how a loop ended: the process exit code and the recorded reason.
@@ -140,15 +170,14 @@ func (l *Loop) Run(ctx context.Context) Result {
 	if e := l.open(); e != nil {
 		res = l.exit(e)
 	} else {
-		stopBeat := l.status.beat()
+		stopBeat := l.status.Beat()
 		res = l.exit(l.run(ctx))
 		stopBeat()
-		l.pane.giveBack(res)
+		if shell := l.pane.GiveBack(res.Reason); shell > 0 {
+			l.rec.shellStarted(shell) // the pane runs a shell now, not the agent
+		}
 	}
-	if !l.status.shown.Live() { // the pane is back to a shell: the bell can ring in it
-		l.status.notify(l.status.lastShown)
-		l.status.linger()
-	}
+	l.status.Ended(l.Dir) // the pane is back to a shell: the bell can ring in it
 	return res
 }
 
@@ -163,8 +192,8 @@ func (l *Loop) Prepare() error {
 		return err
 	}
 	l.rec.log("PAUSE", "loop prepared, not started")
-	l.status.reason = "not started ('ralph-watch resume' starts it)"
-	l.status.show(contract.StatusPaused)
+	l.status.SetReason("not started ('ralph-watch resume' starts it)")
+	show(l, contract.StatusPaused)
 	return nil
 }
 
@@ -214,7 +243,11 @@ func (l *Loop) open() *Exit {
 		}
 	}
 
-	if err := l.pane.takeOver(); err != nil {
+	kept, err := l.pane.TakeOver(pane.Settings{Pane: l.Pane, Dir: l.Dir, EndCommand: l.EndCommand, Resume: l.Resume},
+		pane.Kept{Remain: l.rec.st.RemainOnExit, ServerPID: l.rec.st.ServerPID})
+	l.rec.paneRemain(*kept.Remain)
+	l.rec.paneServer(kept.ServerPID)
+	if err != nil {
 		return lostExit(l, err)
 	}
 	return nil
@@ -260,7 +293,7 @@ func (l *Loop) resumeIteration(ctx context.Context) *Exit {
 	case untyped && l.PromptMode == agent.ModeType:
 		it = w.AdoptUntyped(ctx, started)
 	default:
-		l.status.show(contract.StatusRunning)
+		show(l, contract.StatusRunning)
 		it = w.Adopt(ctx, started)
 	}
 	return l.settle(ctx, it, started)
@@ -279,7 +312,8 @@ func (l *Loop) iterate(ctx context.Context) *Exit {
 	}
 	now := l.Clock.Now()
 	n := l.rec.startIteration(now, l.turnEnded)
-	l.turnEnded, l.status.note = time.Time{}, ""
+	l.turnEnded = time.Time{}
+	l.status.SetNote("")
 	notes := l.steer.forPrompt()
 	prompt := prompt.Compose(text, prompt.Vars{Iteration: n, MaxIterations: l.MaxIterations, Name: l.Name,
 		CheckFailures: prompt.JoinBlocks(l.tasks.Feedback(), l.work.Latest.Feedback), Task: l.tasks.Begin(n, text, l.TaskAttempts), Notes: notes}, l.CheckFailAction, l.IncludeIterationCount)
@@ -304,10 +338,10 @@ func (l *Loop) iterate(ctx context.Context) *Exit {
 // prompt, starting.
 func showStart(l *Loop) {
 	if l.PromptMode == agent.ModeType {
-		l.status.reason = l.ReadyWait()
-		l.status.show(contract.StatusStarting) // until the agent takes the prompt
+		l.status.SetReason(l.ReadyWait())
+		show(l, contract.StatusStarting) // until the agent takes the prompt
 	} else {
-		l.status.show(contract.StatusRunning)
+		show(l, contract.StatusRunning)
 	}
 }
 
@@ -350,7 +384,7 @@ func startAgain(ctx context.Context, l *Loop, started time.Time) iteration.Outco
 	prompt, err := os.ReadFile(l.Store.Path(state.PromptCopy))
 	if err != nil {
 		l.rec.warnf("the prompt of iteration %d is lost (%v); watching the agent", l.rec.iteration(), err)
-		l.status.show(contract.StatusRunning)
+		show(l, contract.StatusRunning)
 		return l.iteration("").Adopt(ctx, started)
 	}
 	l.rec.sayf("the prompt of iteration %d never reached the agent; starting its agent again", l.rec.iteration())

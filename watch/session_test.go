@@ -16,6 +16,7 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/contract"
+	"github.com/ralph-tmux/ralph.tmux/watch/pane"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
 )
@@ -236,7 +237,7 @@ func TestTheLoopTellsThePersonOncePerEvent(t *testing.T) {
 	h.cfg.MaxIterations = 1
 	h.cfg.InactivityTimeout = 60 * time.Second
 	notes := filepath.Join(h.srv.Dir, "notes")
-	h.srv.Must("set-option", "-g", watch.NotifyOption, `printf '%s|%s\n' "$RALPH_STATE" "$RALPH_MESSAGE" >> `+shQuote(notes))
+	h.srv.Must("set-option", "-g", pane.NotifyOption, `printf '%s|%s\n' "$RALPH_STATE" "$RALPH_MESSAGE" >> `+shQuote(notes))
 	// A person's client, looking at another window: the loop's bell flag rises.
 	attach(t, h.srv)
 	other := strings.TrimSpace(h.srv.Must("new-window", "-d", "-P", "-F", "#{window_id}"))

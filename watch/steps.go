@@ -17,10 +17,10 @@ import (
 // another iteration.
 func (l *Loop) settle(ctx context.Context, it iteration.Outcome, started time.Time) *Exit {
 	ended := l.Clock.Now()
-	l.casts.end()
+	l.casts.End()
 	l.rec.iterationEnded(ended)
 	saved := make(chan struct{})
-	go func() { l.pane.saveScreen(); close(saved) }() // meanwhile the state is written
+	go func() { l.pane.SaveScreen(); close(saved) }() // meanwhile the state is written
 	defer func() { <-saved }()                        // the next agent's screen is not this one's
 
 	r, d := endings[it.Ending], decide(it, facts{})
@@ -255,7 +255,7 @@ func retryAfter(ctx context.Context, l *Loop, it iteration.Outcome) *Exit {
 	l.rec.sayf("iteration %d failed (%s), retrying in %s (attempt %d/%d)", l.rec.iteration(), shown, seconds(wait), n, maxFailures)
 	l.rec.log("FAIL", attemptLine(l, it)+" backoff="+seconds(wait))
 	l.rec.save()
-	l.status.show(contract.StatusBackoff)
+	show(l, contract.StatusBackoff)
 	if e := l.wait(ctx, wait); e != nil {
 		return e
 	}

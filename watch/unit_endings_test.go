@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/contract"
+	"github.com/ralph-tmux/ralph.tmux/watch/pane"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxfake"
 )
@@ -196,7 +196,7 @@ func TestUnitNotifyCommandRunsWhenTheLoopEnds(t *testing.T) {
 			u.cfg.MaxIterations = 3
 			u.cfg.DonePattern = regexp.MustCompile(`RALPH_DONE_[0-9]+`)
 			out := filepath.Join(u.cfg.Dir, "notified $(x)")
-			u.tmux.SetGlobal(watch.NotifyOption,
+			u.tmux.SetGlobal(pane.NotifyOption,
 				`printf '%s|%s|%s|%s' "$RALPH_STATE" "$RALPH_REASON" "$RALPH_ITERATION" "$RALPH_MESSAGE" > "$OUT"`)
 			t.Setenv("OUT", out) // the watcher's environment, which the command inherits
 			if res := u.run(); res.Code != c.code {

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-tmux/ralph.tmux/watch"
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
 	"github.com/ralph-tmux/ralph.tmux/watch/contract"
+	"github.com/ralph-tmux/ralph.tmux/watch/pane"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxfake"
 )
@@ -79,7 +79,7 @@ func TestUnitResumingALoopPausedInALimitWaitWaitsForTheReset(t *testing.T) {
 	u.cfg.MinLimitWait = time.Nanosecond // the reset, not a minute
 	u.cfg.PromptMode = agent.ModeArg
 	notes := filepath.Join(u.cfg.Dir, "notes")
-	u.tmux.SetGlobal(watch.NotifyOption, `printf '%s|%s\n' "$RALPH_STATE" "$RALPH_REASON" >> `+shQuote(notes))
+	u.tmux.SetGlobal(pane.NotifyOption, `printf '%s|%s\n' "$RALPH_STATE" "$RALPH_REASON" >> `+shQuote(notes))
 	wake := make(chan os.Signal, 1)
 	u.wake = wake
 	u.manual()

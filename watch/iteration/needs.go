@@ -74,7 +74,7 @@ type Pane interface {
 	SetAgentPastes()
 }
 
-// Output is the pane's output stream (watch.Stream).
+// Output is the pane's output stream (pane.Stream).
 type Output interface {
 	Take() (text string, markers []string)
 	Bytes() int64

@@ -1,4 +1,4 @@
-package watch
+package pane
 
 import (
 	"fmt"
@@ -16,13 +16,12 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
 )
 
-// statusLine is what the person sees of the loop outside its pane: the
+// Line is what the person sees of the loop outside its pane: the
 // pane's @ralph-* options (the status line, the popup, list), kept alive by
 // the watcher's beat, and the notices when the loop needs them.
-type statusLine struct {
-	cfg  *Config // read only
-	tmux tmux.Client
-	rec  *recorder
+type Line struct {
+	Given
+	cfg LineSettings
 
 	shown     contract.Status // the status last shown
 	lastShown contract.Shown
@@ -30,76 +29,108 @@ type statusLine struct {
 	reason    string // how the loop ended, why it pauses, what it waits for
 	failures  string // after an ended loop's mark: how many of its last iterations failed ("3 failed")
 
-	// max is the iteration limit to show (a raised one before it is taken); nil: cfg's.
-	max func() int
-
 	beatMu  sync.Mutex // one writer of @ralph-beat at a time: the beat never outlives the loop's status
 	beating bool       // the status shown is one a running watcher beats for
 	held    bool       // the server holds the watcher's lifeline: no beat needs renewing
 }
 
-// show records the loop's status in its state (saved) and mirrors it
-// in the pane's options for the status line; the person hears of a status
-// that needs them once, when it begins.
-func (s *statusLine) show(status contract.Status) {
-	now := s.rec.clock.Now()
-	changed := status != s.shown
-	s.shown = status
-	shown := contract.Shown{Status: status, Name: s.cfg.Name, Iteration: s.rec.iteration(), Max: s.maxShown(), Reason: s.reason, Cost: s.rec.cost, Tasks: s.rec.tasksShown(s.cfg.TaskID)}
+// LineSettings are what the status line reads of the loop's settings (the
+// fields of watch.Config of the same names).
+type LineSettings struct {
+	Name, Pane string
+	BeatEvery  time.Duration // 0: no beat, no lifeline
+}
+
+// Facts are what the loop's record says of it when a status is shown.
+type Facts struct {
+	Now       time.Time
+	Iteration int
+	Max       int    // the iteration limit to show (a raised one before it is taken)
+	Cost      string // the loop's spend so far, in short
+	Tasks     string // the plan's progress ("2/5", "task 3"); "": no plan
+	Error     string // a failed loop's sentence, not only its code word
+	Dir       string // where the notify command runs
+}
+
+// NewLine gives a loop its status line.
+func NewLine(g Given, cfg LineSettings) *Line { return &Line{Given: g, cfg: cfg} }
+
+// SetReason says how the loop ended, why it pauses, what it waits for, at
+// the statuses shown from now on that have a reason.
+func (s *Line) SetReason(reason string) { s.reason = reason }
+
+// SetNote says what follows the status mark from now on (the limit's reset
+// time, why it paused).
+func (s *Line) SetNote(note string) { s.note = note }
+
+// SetFailures says how many of an ended loop's last iterations failed ("3 failed").
+func (s *Line) SetFailures(failures string) { s.failures = failures }
+
+// Showing is the status last shown.
+func (s *Line) Showing() contract.Status { return s.shown }
+
+// Told has status count as shown already: the person heard of it (a
+// resumed wait for a limit's reset), and hears of it not again.
+func (s *Line) Told(status contract.Status) { s.shown = status }
+
+// Reason is the reason status shows, as the loop's record keeps it.
+func (s *Line) Reason(status contract.Status) string {
 	switch status {
 	case contract.StatusRunning, contract.StatusBackoff:
-		shown.Reason = ""
+		return ""
 	case contract.StatusWaiting:
-		shown.Note, shown.Reason = s.note, strings.TrimPrefix(s.note, "waiting for ")
-	case contract.StatusPaused:
-		shown.Note = s.note // why it paused, where a pause has a note
+		return strings.TrimPrefix(s.note, "waiting for ")
 	case contract.StatusNeedsInput:
-		shown.Reason = "an answer in the pane (the agent is asking a question)"
+		return "an answer in the pane (the agent is asking a question)"
+	}
+	return s.reason
+}
+
+// Show mirrors status in the pane's options for the status line, with the
+// record's facts; the person hears of a status that needs them once, when
+// it begins. The loop records it first.
+func (s *Line) Show(status contract.Status, f Facts) {
+	changed := status != s.shown
+	s.shown = status
+	shown := contract.Shown{Status: status, Name: s.cfg.Name, Iteration: f.Iteration, Max: f.Max, Reason: s.Reason(status), Cost: f.Cost, Tasks: f.Tasks}
+	switch status {
+	case contract.StatusWaiting, contract.StatusPaused:
+		shown.Note = s.note // the reset time; why it paused, where a pause has a note
 	case contract.StatusFailed:
-		shown.Error = s.rec.st.Error // the sentence, not only its code word
+		shown.Error = f.Error // the sentence, not only its code word
 		shown.Note = s.failures
 	case contract.StatusLimit:
 		shown.Note = s.failures
 	}
 	if !status.Live() {
-		shown.Ended = now
+		shown.Ended = f.Now
 	}
-	s.rec.status(status, shown.Reason, now)
 	s.beatMu.Lock()
 	if s.beating = s.cfg.BeatEvery > 0 && status.Live() && status != contract.StatusPaused; s.beating && !s.held {
 		shown.Beat = time.Now() // the status line compares it with its own clock
 	}
-	_ = s.tmux.SetPaneOptions(s.cfg.Pane, shown.Options())
+	_ = s.Tmux.SetPaneOptions(s.cfg.Pane, shown.Options())
 	s.beatMu.Unlock()
 	s.lastShown = shown
 	if changed && status.Live() { // an ended loop's notice waits for its pane's shell
-		s.notify(shown)
+		s.notify(shown, f.Dir)
 	}
 }
 
-// maxShown is the iteration limit the pane shows.
-func (s *statusLine) maxShown() int {
-	if s.max != nil {
-		return s.max()
-	}
-	return s.cfg.MaxIterations
+// Again is the status to show again when the limit to show, limit, is not
+// the one last shown (a set request the loop takes at its next iteration);
+// false: none.
+func (s *Line) Again(limit int) (contract.Status, bool) {
+	return s.shown, s.shown.Live() && limit != s.lastShown.Max // an ended loop's pane keeps its end
 }
 
-// showLimit shows again the status last shown when the limit to show has
-// changed since (a set request the loop takes at its next iteration).
-func (s *statusLine) showLimit() {
-	if s.shown.Live() && s.maxShown() != s.lastShown.Max { // an ended loop's pane keeps its end
-		s.show(s.shown)
-	}
-}
-
-// beat tells the status line, until quit is called, that a watcher runs the loop
+// Beat tells the status line, until quit is called, that a watcher runs the loop
 // while it shows a status its watcher beats for: a watcher that dies (kill
 // -9) leaves a beat that grows old, and the status line, comparing it with
 // the time, says so. The server holds the watcher's lifeline, which writes
 // that beat when the watcher is gone and costs nothing before; a server
 // that cannot hold one gets a beat every BeatEvery instead.
-func (s *statusLine) beat() (quit func()) {
+func (s *Line) Beat() (quit func()) {
 	if s.cfg.BeatEvery <= 0 {
 		return func() {}
 	}
@@ -120,7 +151,7 @@ func (s *statusLine) beat() (quit func()) {
 			case now := <-tick.C:
 				s.beatMu.Lock()
 				if s.beating {
-					_ = s.tmux.SetPaneOptions(s.cfg.Pane, []tmux.Option{{Name: contract.OptionBeat, Value: strconv.FormatInt(now.Unix(), 10)}})
+					_ = s.Tmux.SetPaneOptions(s.cfg.Pane, []tmux.Option{{Name: contract.OptionBeat, Value: strconv.FormatInt(now.Unix(), 10)}})
 				}
 				s.beatMu.Unlock()
 			}
@@ -137,20 +168,20 @@ type lifeliner interface {
 // holdLifeline has the server hold the watcher's lifeline and unsets the
 // beat (the lifeline writes it once the watcher is gone); nil when the
 // server cannot hold one.
-func (s *statusLine) holdLifeline() *os.File {
-	client, ok := s.tmux.(lifeliner)
+func (s *Line) holdLifeline() *os.File {
+	client, ok := s.Tmux.(lifeliner)
 	if !ok {
 		return nil
 	}
-	line, err := client.Lifeline(s.rec.store.Path(state.LifelineFIFO), gone(s.cfg.Pane, s.cfg.Name))
+	line, err := client.Lifeline(s.Store.Path(state.LifelineFIFO), gone(s.cfg.Pane, s.cfg.Name))
 	if err != nil {
-		s.rec.warnf("the status line will hear of this watcher every %s instead: %v", s.cfg.BeatEvery, err)
+		s.Warnf("the status line will hear of this watcher every %s instead: %v", s.cfg.BeatEvery, err)
 		return nil
 	}
 	s.beatMu.Lock()
 	s.held = true
 	if s.beating {
-		_ = s.tmux.SetPaneOptions(s.cfg.Pane, []tmux.Option{{Name: contract.OptionBeat, Value: ""}})
+		_ = s.Tmux.SetPaneOptions(s.cfg.Pane, []tmux.Option{{Name: contract.OptionBeat, Value: ""}})
 	}
 	s.beatMu.Unlock()
 	return line
@@ -201,27 +232,27 @@ func notice(s contract.Shown, iteration int) string {
 
 // notify tells the person, once per event, where they are: a message on
 // the clients of the pane's session, the window's bell flag, and the
-// command in @ralph-notify-command.
-func (s *statusLine) notify(shown contract.Shown) {
-	msg := notice(shown, s.rec.iteration())
+// command in @ralph-notify-command, run in dir.
+func (s *Line) notify(shown contract.Shown, dir string) {
+	msg := notice(shown, shown.Iteration)
 	if msg == "" {
 		return
 	}
-	_ = s.tmux.Message(s.cfg.Pane, msg)
-	if pane, err := s.tmux.Pane(s.cfg.Pane); err == nil && !pane.Dead {
+	_ = s.Tmux.Message(s.cfg.Pane, msg)
+	if pane, err := s.Tmux.Pane(s.cfg.Pane); err == nil && !pane.Dead {
 		ringBell(pane.PID)
 	}
-	command, err := s.tmux.GlobalOption(NotifyOption)
+	command, err := s.Tmux.GlobalOption(NotifyOption)
 	if err != nil || command == "" {
 		return
 	}
 	cmd := exec.Command("/bin/sh", "-c", command)
-	cmd.Dir = s.cfg.Dir
+	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "RALPH_NAME="+s.cfg.Name, "RALPH_STATE="+shown.Status.String(), "RALPH_REASON="+shown.Reason,
-		"RALPH_ITERATION="+strconv.Itoa(s.rec.iteration()), "RALPH_PANE="+s.cfg.Pane, "RALPH_MESSAGE="+msg)
+		"RALPH_ITERATION="+strconv.Itoa(shown.Iteration), "RALPH_PANE="+s.cfg.Pane, "RALPH_MESSAGE="+msg)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // outlives the watcher, which may exit next
 	if err := cmd.Start(); err != nil {
-		s.rec.warnf("run %s: %v", NotifyOption, err)
+		s.Warnf("run %s: %v", NotifyOption, err)
 		return
 	}
 	go func() { _ = cmd.Wait() }() // reaped, not left a zombie while the loop goes on
@@ -242,15 +273,27 @@ func ringBell(pid int) {
 	f.Close()
 }
 
+// Ended tells the person of the loop's end, once its pane is back to a
+// shell (the bell can ring in it), and has the server forget the loop
+// after the linger time; a loop that did not end (paused) is left shown.
+// dir is where the notify command runs.
+func (s *Line) Ended(dir string) {
+	if s.shown.Live() {
+		return
+	}
+	s.notify(s.lastShown, dir)
+	s.linger()
+}
+
 // linger has the server remove the ended loop's pane options after the
 // linger time, unless another loop took the pane meanwhile (its
 // @ralph-ended is then another or none). The watcher need not wait for it.
-func (s *statusLine) linger() {
-	d := ended.Linger(s.tmux)
+func (s *Line) linger() {
+	d := ended.Linger(s.Tmux)
 	if d <= 0 || s.lastShown.Ended.IsZero() {
 		return
 	}
-	if err := s.tmux.Later(d, ended.Forget(s.cfg.Pane, s.lastShown.Ended)); err != nil {
-		s.rec.warnf("schedule the removal of the ended loop from the status line: %v", err)
+	if err := s.Tmux.Later(d, ended.Forget(s.cfg.Pane, s.lastShown.Ended)); err != nil {
+		s.Warnf("schedule the removal of the ended loop from the status line: %v", err)
 	}
 }
