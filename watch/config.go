@@ -5,6 +5,7 @@ import (
 
 	"github.com/ralph-tmux/ralph.tmux/watch/judge"
 	"github.com/ralph-tmux/ralph.tmux/watch/prompt"
+	"github.com/ralph-tmux/ralph.tmux/watch/record"
 	"github.com/ralph-tmux/ralph.tmux/watch/settings"
 )
 
@@ -36,11 +37,21 @@ func Defaults() Config {
 
 // Tunables of the loop that are not flags (yet); the iteration's own are in package iteration.
 const (
-	heartbeatEvery = 30 * time.Second // state.json's heartbeat: each save costs an fsync, the most of an idle watcher's CPU
-	maxFailures    = 5
-	maxLimitWait   = 8 * 24 * time.Hour // a reset further off is misread
+	maxFailures  = 5
+	maxLimitWait = 8 * 24 * time.Hour // a reset further off is misread
 )
 
 // minLimitWait (Config.MinLimitWait's default) keeps a misread reset time
 // from relaunching into a limit at once.
 const minLimitWait = time.Minute
+
+// recordSetup is the loop's settings and whereabouts as its record keeps them.
+func recordSetup(c *Config) record.Setup {
+	return record.Setup{PromptFile: c.PromptFile, MaxIterations: c.MaxIterations,
+		InactivityTimeout: c.InactivityTimeout, ReadyTimeout: c.ReadyTimeout, CheckDoneContinuous: c.CheckDoneContinuous,
+		Pane: c.Pane, Socket: c.Socket, Dir: c.Dir, Command: c.Command,
+		WatcherArgs: c.WatcherArgs, WatcherDir: c.WatcherDir, Agent: c.Agent.Name,
+		Worktree: c.Worktree, WorktreeBranch: c.WorktreeBranch, WorktreeBase: c.WorktreeBase,
+		Resume: c.Resume, CommandSources: c.CommandSources, Path: c.Path, EndCommand: c.EndCommand,
+		Budget: c.Budget, DonePattern: c.DonePattern, Settings: c.Settings()}
+}

@@ -10,10 +10,9 @@
 //	steps.go              settle and the steps after an iteration, each adding to its report; the checks'
 //	                      work (checks, progress file, commit, on-* commands) is package checks' Work
 //	decide.go             decide: what comes after an iteration, pure, by the endings table
-//	limitwait.go          the waits between iterations: the restart delay, a backoff, a usage limit's reset
-//	iterationviews.go     what one iteration (package iteration) needs of the loop's parts
+//	limitwait.go          the waits between iterations: the restart delay, a backoff, a usage limit's reset;
+//	                      max time as an iteration's interrupt
 //	hooks/                Hooks: what the agent reports itself, and the command it runs with (package hooks)
-//	recorder.go           recorder: the only writer of state.json, the logs and the receipts
 //	spending.go           the loop's side of package spending (each iteration's receipt, the budget, the context guard)
 //	config.go             Config (package settings: the loop's settings, one value the iteration reads too) and its defaults
 //	pane/                 Pane, Stream, Line, Cast: the pane taken over and given back, its output stream,
@@ -23,6 +22,9 @@
 //
 // The plan's progress (the task each iteration works on, its verdict) is
 // package progress; the prompt each iteration delivers, package prompt.
+//
+// The loop's record (state.json, the logs, the receipts: the one writer of
+// the loop's state, in memory and on disk) is package record.
 //
 // The words the loop shares with control, doctor and the command line
 // (statuses, events, exit codes, end reasons) are in package contract.

@@ -46,31 +46,31 @@ func (l *Loop) exit(e *Exit) Result {
 		}
 	}
 	if e.Error != "" {
-		l.rec.errorf("%s", e.Error)
+		l.rec.Errorf("%s", e.Error)
 	}
 	if e.Unstarted {
 		return Result{Code: e.Code, Reason: e.Reason}
 	}
 	if e.Say != "" {
-		l.rec.sayf("%s", e.Say)
+		l.rec.Sayf("%s", e.Say)
 	}
 	for _, line := range e.Logs {
-		l.rec.log(line.event, line.message)
+		l.rec.Log(line.event, line.message)
 	}
 	if e.paused() {
-		l.rec.log("PAUSE", "loop paused reason="+e.Cause)
+		l.rec.Log("PAUSE", "loop paused reason="+e.Cause)
 		l.status.SetReason(cmp.Or(e.Why, e.Cause))
 		l.status.SetNote(e.Note)
 		show(l, contract.StatusPaused)
 		return Result{Code: e.Code, Reason: e.Reason}
 	}
 	if e.Complete {
-		l.rec.log("DONE", fmt.Sprintf("loop complete after %d iterations reason=%s%s", l.rec.iteration(), e.Reason, e.Detail))
+		l.rec.Log("DONE", fmt.Sprintf("loop complete after %d iterations reason=%s%s", l.rec.Iteration(), e.Reason, e.Detail))
 	}
 	if e.Failures != "" {
 		l.status.SetFailures(e.Failures)
 	}
-	l.rec.ended(e.Reason)
+	l.rec.Ended(e.Reason)
 	l.status.SetReason(string(e.Reason))
 	show(l, e.Status) // saves the state
 	switch e.Code {

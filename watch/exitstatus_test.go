@@ -44,7 +44,7 @@ func TestFiftyQuickExitsAreEachReadRight(t *testing.T) {
 			}
 			defer l.pane.GiveBack("")
 			for i := 1; i <= 50; i++ {
-				l.rec.st.CurrentIteration = i
+				l.rec.StartIteration(time.Now(), time.Time{}) // iteration i
 				r := l.iteration(iteration.Nonce()).Run(context.Background(), "prompt")
 				if want := (i * 7) % 256; r.Ending != iteration.EndExit || r.Code != want {
 					t.Errorf("exit %d: got ending %d code %d", want, r.Ending, r.Code)

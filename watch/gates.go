@@ -59,7 +59,7 @@ func requestGate(_ context.Context, l *Loop) *Exit {
 	case !ok:
 		return nil
 	case end.NextNow():
-		l.rec.sayf("no iteration runs to end; the next starts now") // a skip or retry that came between iterations
+		l.rec.Sayf("no iteration runs to end; the next starts now") // a skip or retry that came between iterations
 		return nil
 	}
 	return leaveBetween(l, end)
@@ -97,7 +97,7 @@ func doneFileGate(ctx context.Context, l *Loop) *Exit {
 	if ctx.Err() != nil {
 		return pausedBy(l, endings[iteration.EndInterrupted])
 	}
-	tell(l.rec, checks.RejectDone(l.rec.iteration(), l.DoneFile))
+	tell(l.rec, checks.RejectDone(l.rec.Iteration(), l.DoneFile))
 	return nil
 }
 
@@ -114,9 +114,9 @@ func tasksGate(_ context.Context, l *Loop) *Exit {
 		if t.Unread() {
 			return exitFailed(contract.ReasonTasksUnreadable, "%v", err)
 		}
-		l.rec.warnf("%v (the last reading stays)", err)
+		l.rec.Warnf("%v (the last reading stays)", err)
 	}
-	if t.Left(l.rec.iteration()) {
+	if t.Left(l.rec.Iteration()) {
 		return nil
 	}
 	r := t.Record()
@@ -147,7 +147,7 @@ func maxTimeGate(_ context.Context, l *Loop) *Exit {
 }
 
 func maxIterationsGate(_ context.Context, l *Loop) *Exit {
-	if l.MaxIterations > 0 && l.rec.iteration() >= l.MaxIterations {
+	if l.MaxIterations > 0 && l.rec.Iteration() >= l.MaxIterations {
 		return limitExit(l, contract.ReasonMaxIterations, fmt.Sprintf("max iterations (%d) reached", l.MaxIterations))
 	}
 	return nil
@@ -167,7 +167,7 @@ func budgetGate(_ context.Context, l *Loop) *Exit {
 // noneLeft reports whether the iteration that ended was the last the
 // limits allow: the loop ends now, not after the wait before a next one.
 func noneLeft(l *Loop) bool {
-	return l.MaxIterations > 0 && l.rec.iteration() >= l.MaxIterations ||
+	return l.MaxIterations > 0 && l.rec.Iteration() >= l.MaxIterations ||
 		l.MaxTime > 0 && l.Clock.Now().Sub(l.start) >= l.MaxTime
 }
 
@@ -175,7 +175,7 @@ func noneLeft(l *Loop) bool {
 // iterations: the last one is over and recorded, not one for resume to
 // take up again.
 func leaveBetween(l *Loop, end iteration.Ending) *Exit {
-	l.rec.iterationEnded(l.Clock.Now())
+	l.rec.IterationEnded(l.Clock.Now())
 	return leaveNow(l, iteration.Outcome{Ending: end, Between: true})
 }
 
@@ -184,7 +184,7 @@ func leaveBetween(l *Loop, end iteration.Ending) *Exit {
 func leaveNow(l *Loop, it iteration.Outcome) *Exit {
 	r := endings[it.Ending]
 	if r.agentRuns && !it.Between { // between iterations, the last one is over and recorded
-		l.rec.agentRunsOn(it.Untyped, it.Match)
+		l.rec.AgentRunsOn(it.Untyped, it.Match)
 	}
 	if r.then == stopLoop {
 		return stopExit(l)
@@ -236,7 +236,7 @@ func stopOn(ctx context.Context, l *Loop, it iteration.Outcome, n next) *Exit {
 			"Log it in, or give it a key its API takes, then start the loop again", l.Program(), it.Detail)
 	}
 	if r.advice != noAdvice {
-		e.Logs = append(e.Logs, logLine{"FAIL", fmt.Sprintf("iteration %d %s", l.rec.iteration(), r.logged)})
+		e.Logs = append(e.Logs, logLine{"FAIL", fmt.Sprintf("iteration %d %s", l.rec.Iteration(), r.logged)})
 	}
 	return e
 }
@@ -270,7 +270,7 @@ func doneFileExit(l *Loop) *Exit {
 // it, exit 3 when a completion criterion was set and not met. A loop whose
 // last iterations failed is not done: exit 1 when every one failed, else 3.
 func limitExit(l *Loop, reason contract.Reason, what string) *Exit {
-	n, failures := l.rec.iteration(), l.rec.st.ConsecutiveFailures
+	n, failures := l.rec.Iteration(), l.rec.State().ConsecutiveFailures
 	switch {
 	case failures > 0 && failures >= n:
 		e := exitFailed(reason, "%s and all %d iterations failed", what, failures)
@@ -295,7 +295,7 @@ func budgetEnded(l *Loop) *Exit {
 	if pane, err := l.Tmux.Pane(l.Pane); err == nil {
 		l.pane.EndAgent(pane)
 	}
-	l.rec.log("END", fmt.Sprintf("iteration %d budget", l.rec.iteration()))
+	l.rec.Log("END", fmt.Sprintf("iteration %d budget", l.rec.Iteration()))
 	recordSpend(l, nil)
 	return budgetExit(l.spend.Over(l.Budget))
 }
@@ -340,7 +340,7 @@ func startGoal(l *Loop) {
 	}
 	s, err := judge.Start(l.Goal, l.Dir, gitwork.Head(l.Dir), commands)
 	if err != nil {
-		l.rec.warnf("%v (what was read stays protected)", err)
+		l.rec.Warnf("%v (what was read stays protected)", err)
 	}
 	s.Judge.Dir = l.Dir
 	l.goal = s
@@ -358,11 +358,11 @@ func judgeGate(ctx context.Context, l *Loop, e *Exit, after bool) *Exit {
 	case l.goal == nil:
 		return e
 	case e != nil && e.Code == contract.ExitDone && slices.Contains(doneReasons, e.Reason):
-		if h := l.goal.History; len(h) > 0 && h[len(h)-1].Iteration == l.rec.iteration() {
+		if h := l.goal.History; len(h) > 0 && h[len(h)-1].Iteration == l.rec.Iteration() {
 			return nil // judged not met after this iteration already: the next one works on it
 		}
 		return askJudge(ctx, l, e.Reason)
-	case e == nil && after && l.Goal.Every > 0 && l.rec.iteration()%l.Goal.Every == 0:
+	case e == nil && after && l.Goal.Every > 0 && l.rec.Iteration()%l.Goal.Every == 0:
 		return askJudge(ctx, l, "")
 	}
 	return e
@@ -372,7 +372,7 @@ func judgeGate(ctx context.Context, l *Loop, e *Exit, after bool) *Exit {
 // (one failing is not met, the judge not asked), then the judge given the
 // evidence. The loop's exit, or nil to go on.
 func askJudge(ctx context.Context, l *Loop, why contract.Reason) *Exit {
-	n := l.rec.iteration()
+	n := l.rec.Iteration()
 	protect(l)
 	runs := recordChecks(l.rec, l.work.Run(ctx, at(l.rec, &l.Config), planVerify(l)))
 	v, failed := judge.FromChecks(runs)
@@ -387,15 +387,15 @@ func askJudge(ctx context.Context, l *Loop, why contract.Reason) *Exit {
 			}
 		}
 		ev.ReadDiff(l.Dir)
-		l.rec.sayf("asking the judge whether the goal is met")
+		l.rec.Sayf("asking the judge whether the goal is met")
 		v = judge.FromAnswer(l.goal.Judge.Ask(ctx, ev.Input()))
 	}
 	if ctx.Err() != nil {
 		return pausedBy(l, endings[iteration.EndInterrupted])
 	}
-	l.rec.log(judge.TagJudge, v.LogMessage(n))
-	l.rec.judged(goal, state.Verdict{Iteration: n, Met: v.Met, Missing: v.Missing, Reason: v.Why()})
-	l.rec.save()
+	l.rec.Log(judge.TagJudge, v.LogMessage(n))
+	l.rec.Judged(goal, state.Verdict{Iteration: n, Met: v.Met, Missing: v.Missing, Reason: v.Why()})
+	l.rec.Save()
 	work, _ := gitwork.Fingerprint(l.Dir)
 	stayed, stale := l.goal.Judged(n, v, work)
 	switch {
@@ -405,7 +405,7 @@ func askJudge(ctx context.Context, l *Loop, why contract.Reason) *Exit {
 		return exitComplete(contract.StatusLimit, contract.ReasonGoalStalemate, contract.ExitLimit,
 			fmt.Sprintf("the judge found the goal not met %d times in a row, the work unchanged; still missing: %s; stopping loop", l.Goal.Patience, strings.Join(stayed, "; ")), "")
 	}
-	l.rec.sayf("the judge found the goal not met: %s", v.Why())
+	l.rec.Sayf("the judge found the goal not met: %s", v.Why())
 	if why == contract.ReasonDoneFile {
 		_ = os.Remove(l.DoneFile) // the done signal is not the goal met
 	}
@@ -419,10 +419,10 @@ func protect(l *Loop) {
 	}
 	put, err := l.goal.Restore()
 	if err != nil {
-		l.rec.warnf("%v", err)
+		l.rec.Warnf("%v", err)
 	}
 	for _, p := range put {
-		l.rec.sayf("put back %s: the agent changed a protected path", p)
-		l.rec.log(judge.TagProtect, judge.RestoreMessage(l.rec.iteration(), p))
+		l.rec.Sayf("put back %s: the agent changed a protected path", p)
+		l.rec.Log(judge.TagProtect, judge.RestoreMessage(l.rec.Iteration(), p))
 	}
 }

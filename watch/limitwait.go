@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"github.com/ralph-tmux/ralph.tmux/watch/clock"
 	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/iteration"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
@@ -35,11 +36,11 @@ func waitForLimit(ctx context.Context, l *Loop, text string) *Exit {
 		until = now.Add(least)
 	}
 	l.steer.giveBack()      // its notes go to its new start
-	l.rec.waitingFor(until) // the iteration is run again after the reset
+	l.rec.WaitingFor(until) // the iteration is run again after the reset
 	line, _, _ := strings.Cut(strings.TrimSpace(text), "\n")
-	l.rec.sayf("usage limit reached (%s), %s", strings.TrimSpace(line), resetNote(until))
-	l.rec.log("LIMIT", fmt.Sprintf("iteration %d not counted, waiting until %s", l.rec.iteration()+1, state.Stamp(until)))
-	l.rec.agentState(agent.StateLimited)
+	l.rec.Sayf("usage limit reached (%s), %s", strings.TrimSpace(line), resetNote(until))
+	l.rec.Log("LIMIT", fmt.Sprintf("iteration %d not counted, waiting until %s", l.rec.Iteration()+1, state.Stamp(until)))
+	l.rec.AgentState(agent.StateLimited)
 	return waitForReset(ctx, l, until)
 }
 
@@ -63,14 +64,28 @@ func resetNote(until time.Time) string {
 // resumeWait goes back to waiting for a usage limit's reset when the loop
 // was paused while it waited; waited is false when there is nothing to wait for.
 func resumeWait(ctx context.Context, l *Loop) (e *Exit, waited bool) {
-	until, err := time.ParseInLocation(state.TimeFormat, l.rec.st.WaitingUntil, time.Local)
+	until, err := time.ParseInLocation(state.TimeFormat, l.rec.State().WaitingUntil, time.Local)
 	if err != nil {
 		return nil, false
 	}
 	if !until.After(l.Clock.Now()) {
 		return nil, true // the reset has passed: the next iteration starts
 	}
-	l.rec.sayf("resuming the wait for the usage limit's reset (%s)", until.Format("15:04"))
+	l.rec.Sayf("resuming the wait for the usage limit's reset (%s)", until.Format("15:04"))
 	l.status.Told(contract.StatusWaiting) // the person was told when the limit came, and resumed it knowing
 	return waitForReset(ctx, l, until), true
+}
+
+// timeLimit ends the iteration running when the loop's max time is up
+// (an iteration.Interrupt).
+type timeLimit struct {
+	end   time.Time
+	clock clock.Clock
+}
+
+func (t timeLimit) Check() (iteration.Ending, bool) {
+	if t.clock.Now().Before(t.end) {
+		return iteration.EndNone, false
+	}
+	return iteration.EndMaxTime, true
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch/pane"
 	"github.com/ralph-tmux/ralph.tmux/watch/progress"
 	"github.com/ralph-tmux/ralph.tmux/watch/prompt"
+	"github.com/ralph-tmux/ralph.tmux/watch/record"
 	"github.com/ralph-tmux/ralph.tmux/watch/spending"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
@@ -28,8 +29,8 @@ import (
 // Loop supervises one pane: it runs iterations until done, a limit, a fatal
 // failure or an interrupt. It decides; its parts do and record:
 //
-//	iteration.Watch    one iteration's agent: start, prompt, output, screen, turn end (package iteration; iterationviews.go gives it its needs)
-//	recorder           state.json, the logs and the receipts: the only writer (recorder.go)
+//	iteration.Watch    one iteration's agent: start, prompt, output, screen, turn end (package iteration)
+//	record.Record      state.json, the logs and the receipts: the one writer of the loop's state (package record)
 //	pane.Line          the pane's @ralph-* options, the beat, the notices (package pane)
 //	pane.Pane          the pane: its output stream, remain-on-exit, leftovers; pane.Cast its casts (package pane)
 //	hooks.Hooks        what the agent reports itself, and the command it runs with (package hooks)
@@ -52,7 +53,7 @@ type Loop struct {
 	Clock  clock.Clock
 	Wake   <-chan os.Signal // a command left a request (SIGUSR1)
 
-	rec    *recorder
+	rec    *record.Record
 	status *pane.Line
 	pane   *pane.Pane
 	hooks  *hooks.Hooks
@@ -77,20 +78,20 @@ func (l *Loop) assemble() {
 		l.Clock = clock.Real{}
 	}
 	cfg := &l.Config
-	l.rec = &recorder{cfg: cfg, tmux: l.Tmux, store: l.Store, clock: l.Clock, out: l.Out, err: l.Err}
-	given := pane.Given{Tmux: l.Tmux, Clock: l.Clock, Store: l.Store, Warnf: l.rec.warnf}
+	l.rec = record.New(cfg.Name, cfg.Agent.Knows(), l.Store, l.Clock, l.Out, l.Err)
+	given := pane.Given{Tmux: l.Tmux, Clock: l.Clock, Store: l.Store, Warnf: l.rec.Warnf}
 	l.status = pane.NewLine(given, pane.LineSettings{Name: cfg.Name, Pane: cfg.Pane, BeatEvery: cfg.BeatEvery})
 	l.pane = pane.New(given)
 	l.hooks = hooks.New(hooks.Settings{Command: cfg.Command, Executable: cfg.Executable, PromptMode: cfg.PromptMode,
-		TurnHook: cfg.TurnHook, Agent: cfg.Agent, AgentHome: cfg.AgentHome}, l.Store, l.rec.iteration, l.rec.warnf)
-	l.casts = pane.NewCast(given, pane.CastSettings{Limit: cfg.CastLimit, Name: cfg.Name, PromptMode: cfg.PromptMode}, l.pane, l.rec.iteration)
-	l.spend = spending.New(cfg, l.Store, l.Tmux, l.Clock, l.Wake, iterationRecord{l.rec}, l.hooks.Getenv)
+		TurnHook: cfg.TurnHook, Agent: cfg.Agent, AgentHome: cfg.AgentHome}, l.Store, l.rec.Iteration, l.rec.Warnf)
+	l.casts = pane.NewCast(given, pane.CastSettings{Limit: cfg.CastLimit, Name: cfg.Name, PromptMode: cfg.PromptMode}, l.pane, l.rec.Iteration)
+	l.spend = spending.New(cfg, l.Store, l.Tmux, l.Clock, l.Wake, l.rec, l.hooks.Getenv)
 	l.work = checks.NewWork(checksSettings(cfg, l.Store, l.Clock))
 	l.files = &signalFiles{cfg: cfg}
 	l.asks = &requests{store: l.Store, clock: l.Clock, wake: l.Wake}
 	l.steer = &steering{cfg: cfg, rec: l.rec, ran: l.ran}
 	l.asks.looked = func() { showLimit(l) }
-	l.guard = spending.NewGuard(cfg, l.Tmux, l.Clock, iterationRecord{l.rec})
+	l.guard = spending.NewGuard(cfg, l.Tmux, l.Clock, l.rec)
 	l.tasks = newTasks(l, nil)
 }
 
@@ -112,10 +113,10 @@ func (l *Loop) iteration(nonce string) *iteration.Watch {
 	if l.MaxTime > 0 {
 		interrupts = append(interrupts, timeLimit{end: l.start.Add(l.MaxTime), clock: l.Clock})
 	}
-	interrupts = append(interrupts, spending.Context(l.guard, l.spend, l.rec.iteration()), l.spend.Budget(l.Budget))
+	interrupts = append(interrupts, spending.Context(l.guard, l.spend, l.rec.Iteration()), l.spend.Budget(l.Budget))
 	return iteration.New(iteration.Needs{
 		Settings: l.settings(), Tmux: l.Tmux, Clock: l.Clock,
-		Record: iterationRecord{l.rec}, Status: iterationStatus{l},
+		Record: l.rec, Status: iterationStatus{l},
 		Pane: l.pane, Hooks: l.hooks, Cast: l.casts, Spend: l.spend, Requests: l.asks,
 		Interrupts: interrupts,
 	}, nonce)
@@ -125,7 +126,7 @@ func (l *Loop) iteration(nonce string) *iteration.Watch {
 // loop's settings, with the PATH its record kept.
 func (l *Loop) settings() iteration.Settings {
 	s := l.Config
-	s.Path = l.rec.st.Path // as at the loop's start, whoever resumed it
+	s.Path = l.rec.State().Path // as at the loop's start, whoever resumed it
 	return s
 }
 
@@ -133,9 +134,9 @@ func (l *Loop) settings() iteration.Settings {
 // what the record says of the loop now.
 func show(l *Loop, status contract.Status) {
 	now := l.Clock.Now()
-	facts := pane.Facts{Now: now, Iteration: l.rec.iteration(), Max: l.steer.pendingMax(), Cost: l.rec.cost,
-		Tasks: l.rec.tasksShown(l.TaskID), Error: l.rec.st.Error, Dir: l.Dir}
-	l.rec.status(status, l.status.Reason(status), now)
+	facts := pane.Facts{Now: now, Iteration: l.rec.Iteration(), Max: l.steer.pendingMax(), Cost: l.rec.Cost(),
+		Tasks: tasksShown(l.rec.State().Tasks, l.TaskID), Error: l.rec.State().Error, Dir: l.Dir}
+	l.rec.Status(status, l.status.Reason(status), now)
 	l.status.Show(status, facts)
 }
 
@@ -174,7 +175,7 @@ func (l *Loop) Run(ctx context.Context) Result {
 		res = l.exit(l.run(ctx))
 		stopBeat()
 		if shell := l.pane.GiveBack(res.Reason); shell > 0 {
-			l.rec.shellStarted(shell) // the pane runs a shell now, not the agent
+			l.rec.ShellStarted(shell) // the pane runs a shell now, not the agent
 		}
 	}
 	l.status.Ended(l.Dir) // the pane is back to a shell: the bell can ring in it
@@ -186,12 +187,12 @@ func (l *Loop) Run(ctx context.Context) Result {
 func (l *Loop) Prepare() error {
 	l.assemble()
 	l.start = l.Clock.Now()
-	l.rec.newRun(l.start)
-	l.rec.record()
-	if err := l.rec.prepared(); err != nil {
+	l.rec.NewRun(l.start)
+	l.rec.WriteSetup(recordSetup(&l.Config))
+	if err := l.rec.Prepared(); err != nil {
 		return err
 	}
-	l.rec.log("PAUSE", "loop prepared, not started")
+	l.rec.Log("PAUSE", "loop prepared, not started")
 	l.status.SetReason("not started ('ralph-watch resume' starts it)")
 	show(l, contract.StatusPaused)
 	return nil
@@ -216,37 +217,38 @@ func (l *Loop) open() *Exit {
 		case contract.ReasonStalled:
 			st.UnchangedIterations = 0
 		}
-		l.rec.resumeRun(st)
+		l.rec.ResumeRun(st)
 		l.spend.Adopt(st)
 		setLimits(&l.Config, st.Set) // what the person set outlasts the first run's flags
 		if t, err := time.ParseInLocation(state.TimeFormat, st.Started, time.Local); err == nil {
 			l.start = t // max-time counts from the loop's first start
 		}
 		l.work.Settings = checksSettings(&l.Config, l.Store, l.Clock) // in the places taken
-		l.work.Restore(l.rec.st.LastChecks())
+		last := l.rec.State()
+		l.work.Restore(last.LastChecks())
 		resumeTasks(l) // in the places the record names
 	} else {
 		last := lastRun(l.Store)
-		l.rec.newRun(l.start)
+		l.rec.NewRun(l.start)
 		takeUpTasks(l, last)
 	}
-	l.rec.record()
+	l.rec.WriteSetup(recordSetup(&l.Config))
 	l.hooks.Install()
-	l.rec.save()
+	l.rec.Save()
 	if l.Resume {
-		l.rec.log("RESUME", fmt.Sprintf("loop resumed at iteration %d", l.rec.iteration()))
-		if !inProgress(l.rec.st) { // an iteration left running is judged when it ends
-			if r, ok := l.spend.RecordCut(l.rec.st); ok { // before the plan is reopened: its receipt holds what the agent changed
-				l.rec.receipt(r)
+		l.rec.Log("RESUME", fmt.Sprintf("loop resumed at iteration %d", l.rec.Iteration()))
+		if st := l.rec.State(); !inProgress(st) { // an iteration left running is judged when it ends
+			if r, ok := l.spend.RecordCut(&st); ok { // before the plan is reopened: its receipt holds what the agent changed
+				l.rec.Receipt(r)
 			}
-			l.tasks.CutShort(l.rec.iteration(), cmp.Or(string(ended), "its watcher went"))
+			l.tasks.CutShort(l.rec.Iteration(), cmp.Or(string(ended), "its watcher went"))
 		}
 	}
 
 	kept, err := l.pane.TakeOver(pane.Settings{Pane: l.Pane, Dir: l.Dir, EndCommand: l.EndCommand, Resume: l.Resume},
-		pane.Kept{Remain: l.rec.st.RemainOnExit, ServerPID: l.rec.st.ServerPID})
-	l.rec.paneRemain(*kept.Remain)
-	l.rec.paneServer(kept.ServerPID)
+		pane.Kept{Remain: l.rec.State().RemainOnExit, ServerPID: l.rec.State().ServerPID})
+	l.rec.PaneRemain(*kept.Remain)
+	l.rec.PaneServer(kept.ServerPID)
 	if err != nil {
 		return lostExit(l, err)
 	}
@@ -275,18 +277,18 @@ func (l *Loop) resumeIteration(ctx context.Context) *Exit {
 	if !l.Resume {
 		return nil
 	}
-	if l.rec.st.WaitingUntil != "" { // paused while it waited for a limit's reset
+	if l.rec.State().WaitingUntil != "" { // paused while it waited for a limit's reset
 		if e, waited := resumeWait(ctx, l); e != nil || waited {
 			return e
 		}
 	}
-	if !inProgress(l.rec.st) {
+	if !inProgress(l.rec.State()) {
 		return nil
 	}
-	started, _ := time.ParseInLocation(state.TimeFormat, l.rec.st.LastIterationStarted, time.Local)
-	l.rec.sayf("resuming iteration %s", l.rec.progress())
+	started, _ := time.ParseInLocation(state.TimeFormat, l.rec.State().LastIterationStarted, time.Local)
+	l.rec.Sayf("resuming iteration %s", l.rec.Progress(l.MaxIterations))
 	var it iteration.Outcome
-	untyped := l.rec.takePromptUntyped()
+	untyped := l.rec.TakePromptUntyped()
 	switch w := l.iteration(""); {
 	case untyped && l.orphaned:
 		it = startAgain(ctx, l, started)
@@ -311,7 +313,7 @@ func (l *Loop) iterate(ctx context.Context) *Exit {
 		return exitFailed(contract.ReasonPromptFileMissing, "%v", err)
 	}
 	now := l.Clock.Now()
-	n := l.rec.startIteration(now, l.turnEnded)
+	n := l.rec.StartIteration(now, l.turnEnded)
 	l.turnEnded = time.Time{}
 	l.status.SetNote("")
 	notes := l.steer.forPrompt()
@@ -322,14 +324,14 @@ func (l *Loop) iterate(ctx context.Context) *Exit {
 		prompt = judge.Place(text, prompt, goal, l.goal.Note())
 	}
 	beginSpend(l, now, notes)
-	l.rec.sayf("starting iteration %s", l.rec.progress())
+	l.rec.Sayf("starting iteration %s", l.rec.Progress(l.MaxIterations))
 	if err := os.WriteFile(l.Store.Path(state.PromptCopy), []byte(prompt), 0o600); err != nil { // before the record: resume may deliver it
-		l.rec.warnf("save prompt: %v", err)
+		l.rec.Warnf("save prompt: %v", err)
 	}
-	if err := l.rec.trySave(); err != nil { // no iteration runs that the record would not show
+	if err := l.rec.TrySave(); err != nil { // no iteration runs that the record would not show
 		return exitFailed(contract.ReasonStateUnwritable, "cannot record iteration %d, stopping loop: %v", n, err)
 	}
-	l.rec.log("START", "iteration "+l.rec.progress())
+	l.rec.Log("START", "iteration "+l.rec.Progress(l.MaxIterations))
 	showStart(l)
 	return l.settle(ctx, l.iteration(iteration.Nonce()).Run(ctx, prompt), now)
 }
@@ -383,11 +385,11 @@ func missingPrompt(err error) bool {
 func startAgain(ctx context.Context, l *Loop, started time.Time) iteration.Outcome {
 	prompt, err := os.ReadFile(l.Store.Path(state.PromptCopy))
 	if err != nil {
-		l.rec.warnf("the prompt of iteration %d is lost (%v); watching the agent", l.rec.iteration(), err)
+		l.rec.Warnf("the prompt of iteration %d is lost (%v); watching the agent", l.rec.Iteration(), err)
 		show(l, contract.StatusRunning)
 		return l.iteration("").Adopt(ctx, started)
 	}
-	l.rec.sayf("the prompt of iteration %d never reached the agent; starting its agent again", l.rec.iteration())
+	l.rec.Sayf("the prompt of iteration %d never reached the agent; starting its agent again", l.rec.Iteration())
 	showStart(l)
 	return l.iteration(iteration.Nonce()).Run(ctx, string(prompt))
 }
@@ -407,6 +409,6 @@ func lastRun(store *state.Store) *state.State {
 }
 
 // inProgress reports whether the state left an iteration started and not ended.
-func inProgress(st *state.State) bool {
+func inProgress(st state.State) bool {
 	return st.CurrentIteration > 0 && st.LastIterationStarted != "" && st.LastIterationEnded == ""
 }

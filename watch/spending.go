@@ -13,10 +13,7 @@ import (
 // beginSpend notes where the iteration that starts now begins: its work
 // tree is saved with its start, and a resumed loop shows what it spent before.
 func beginSpend(l *Loop, now time.Time, notes []string) {
-	l.rec.st.IterationTree = l.spend.Begin(l.rec.iteration(), now, notes)
-	if l.rec.cost == "" {
-		l.rec.cost = l.spend.Total()
-	}
+	l.rec.IterationBegins(l.spend.Begin(l.rec.Iteration(), now, notes))
 }
 
 // recordSpend writes the receipt of the iteration that ended, once.
@@ -25,6 +22,6 @@ func recordSpend(l *Loop, runs []checks.CheckRun) {
 	if !ok {
 		return
 	}
-	l.rec.receipt(r)
+	l.rec.Receipt(r)
 	l.spend.WarnUnpriced(r, l.Budget)
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/record"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 )
 
@@ -14,7 +15,7 @@ import (
 // made. A request left while no watcher ran is taken when one comes back.
 type steering struct {
 	cfg *Config // its limits change here, between iterations, and nowhere else
-	rec *recorder
+	rec *record.Record
 	ran func() state.Ran // what the loop has used of its limits
 	// taken are the notes the running iteration's prompt took, and kept how
 	// many of them stayed queued (the sticky ones): an iteration a usage
@@ -27,30 +28,28 @@ type steering struct {
 // as applied (state.json saved) before its file goes, so a watcher stopped
 // between the two removes it and does not apply it again.
 func (s *steering) take() {
-	st, store := s.rec.st, s.rec.store
+	store := s.rec.Store()
 	for _, r := range store.Steers() {
-		if !slices.Contains(st.Steered, r.ID) {
+		if !slices.Contains(s.rec.State().Steered, r.ID) {
 			s.apply(r)
-			st.Steered = append(st.Steered, r.ID)
-			s.rec.save()
+			s.rec.Steered(r.ID)
 		}
 		if err := store.SteerTaken(r.ID); err != nil {
-			s.rec.warnf("remove request %s: %v", r.ID, err)
+			s.rec.Warnf("remove request %s: %v", r.ID, err)
 		}
 	}
-	st.Steered = slices.DeleteFunc(st.Steered, func(id string) bool { return !store.SteerPending(id) })
+	s.rec.ForgetSteered(store.SteerPending)
 }
 
 func (s *steering) apply(r state.Steer) {
-	st := s.rec.st
 	switch r.Kind {
 	case state.SteerNote:
-		st.Notes = append(st.Notes, state.Note{Text: r.Text, Sticky: r.Sticky, Made: r.Made})
+		s.rec.AddNote(state.Note{Text: r.Text, Sticky: r.Sticky, Made: r.Made})
 	case state.SteerClear:
-		n := len(st.Notes)
-		st.Notes = nil
-		s.rec.log("NOTE", fmt.Sprintf("cleared %d notes", n))
-		s.rec.sayf("notes cleared (%d)", n)
+		n := len(s.rec.State().Notes)
+		s.rec.SetNotes(nil)
+		s.rec.Log("NOTE", fmt.Sprintf("cleared %d notes", n))
+		s.rec.Sayf("notes cleared (%d)", n)
 	case state.SteerSet:
 		s.set(r.Set)
 	}
@@ -63,47 +62,41 @@ func (s *steering) set(l *state.Limits) {
 	}
 	asked := l.String()
 	if err := l.Check(s.ran(), limitsInForce(s.cfg)); err != nil {
-		s.rec.sayf("set %s refused: %v", asked, err)
-		s.rec.log("SET", fmt.Sprintf("refused %s: %v", asked, err))
+		s.rec.Sayf("set %s refused: %v", asked, err)
+		s.rec.Log("SET", fmt.Sprintf("refused %s: %v", asked, err))
 		return
 	}
 	was := limitsNow(s.cfg, l)
-	if s.rec.st.Set == nil {
-		s.rec.st.Set = &state.Limits{}
-	}
-	s.rec.st.Set.Merge(l)
+	s.rec.MergeSet(l)
 	setLimits(s.cfg, l)
-	s.rec.record() // state.json shows the limits in force
-	s.rec.sayf("set %s (was %s)", l.String(), was)
-	s.rec.log("SET", fmt.Sprintf("%s at iteration %d (was %s)", l.String(), s.rec.iteration(), was))
+	s.rec.WriteSetup(recordSetup(s.cfg)) // state.json shows the limits in force
+	s.rec.Sayf("set %s (was %s)", l.String(), was)
+	s.rec.Log("SET", fmt.Sprintf("%s at iteration %d (was %s)", l.String(), s.rec.Iteration(), was))
 }
 
 // pendingMax is the iteration limit the loop will have once it takes the
 // set requests waiting for it, each checked as take will check it: the
 // status line shows a raised limit at once, not at the next iteration.
 func (s *steering) pendingMax() int {
-	return *state.Pending(limitsInForce(s.cfg), s.ran, s.rec.store.Steers(), s.rec.st.Steered).MaxIterations
+	return *state.Pending(limitsInForce(s.cfg), s.ran, s.rec.Store().Steers(), s.rec.State().Steered).MaxIterations
 }
 
 // forPrompt takes the notes for the iteration that starts: every note
 // queued, once, and the sticky ones; each is logged with the iteration.
 func (s *steering) forPrompt() []string {
-	st := s.rec.st
+	st := s.rec.State()
 	var texts []string
 	var kept []state.Note
 	s.taken = append([]state.Note(nil), st.Notes...)
 	for _, n := range st.Notes {
 		texts = append(texts, n.Text)
-		s.rec.log("NOTE", fmt.Sprintf("iteration %d%s: %q", s.rec.iteration(), map[bool]string{true: " sticky"}[n.Sticky], n.Text))
+		s.rec.Log("NOTE", fmt.Sprintf("iteration %d%s: %q", s.rec.Iteration(), map[bool]string{true: " sticky"}[n.Sticky], n.Text))
 		if n.Sticky {
 			kept = append(kept, n)
 		}
 	}
 	s.kept = len(kept)
-	st.Notes = kept
-	if len(st.Notes) == 0 {
-		st.Notes = nil
-	}
+	s.rec.SetNotes(kept)
 	return texts
 }
 
@@ -114,9 +107,9 @@ func (s *steering) giveBack() {
 	if s.taken == nil {
 		return
 	}
-	st := s.rec.st
-	since := st.Notes[min(s.kept, len(st.Notes)):] // notes the person sent meanwhile (a clear waits for the boundary)
-	st.Notes = append(s.taken, since...)
+	notes := s.rec.State().Notes
+	since := notes[min(s.kept, len(notes)):] // notes the person sent meanwhile (a clear waits for the boundary)
+	s.rec.SetNotes(append(s.taken, since...))
 	s.taken, s.kept = nil, 0
 }
 
@@ -190,6 +183,6 @@ func limitsNow(c *Config, l *state.Limits) string {
 // ran is what the loop has used of its limits so far.
 func (l *Loop) ran() state.Ran {
 	spent := l.spend.Spent()
-	return state.Ran{Iterations: l.rec.iteration(), Elapsed: l.Clock.Now().Sub(l.start), Tokens: spent.Tokens, CostUSD: spent.CostUSD,
-		Attempts: l.rec.st.Tasks.Attempts()}
+	return state.Ran{Iterations: l.rec.Iteration(), Elapsed: l.Clock.Now().Sub(l.start), Tokens: spent.Tokens, CostUSD: spent.CostUSD,
+		Attempts: l.rec.State().Tasks.Attempts()}
 }

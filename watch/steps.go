@@ -10,6 +10,7 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/iteration"
 	"github.com/ralph-tmux/ralph.tmux/watch/progress"
+	"github.com/ralph-tmux/ralph.tmux/watch/record"
 )
 
 // settle records how an iteration ended and goes by decide: the loop's
@@ -18,7 +19,7 @@ import (
 func (l *Loop) settle(ctx context.Context, it iteration.Outcome, started time.Time) *Exit {
 	ended := l.Clock.Now()
 	l.casts.End()
-	l.rec.iterationEnded(ended)
+	l.rec.IterationEnded(ended)
 	saved := make(chan struct{})
 	go func() { l.pane.SaveScreen(); close(saved) }() // meanwhile the state is written
 	defer func() { <-saved }()                        // the next agent's screen is not this one's
@@ -59,29 +60,29 @@ func account(l *Loop, it iteration.Outcome, d time.Duration) {
 	failure := r.failure
 	switch {
 	case r.timer != nil:
-		l.rec.sayf(r.shown, r.timer(&l.Config))
-		l.rec.log("TIMEOUT", fmt.Sprintf("iteration %d "+r.logged, l.rec.iteration(), r.timer(&l.Config)))
+		l.rec.Sayf(r.shown, r.timer(&l.Config))
+		l.rec.Log("TIMEOUT", fmt.Sprintf("iteration %d "+r.logged, l.rec.Iteration(), r.timer(&l.Config)))
 	case r.completes != "": // a context guard's end logged why
 		if r.turnOver {
 			l.turnEnded = it.TurnEnded
-			l.rec.turnEnded(it.TurnEnded)
+			l.rec.TurnEnded(it.TurnEnded)
 		}
-		l.rec.completed(d, r.completes, it.Ending.Progress())
+		l.rec.Completed(d, r.completes, it.Ending.Progress())
 	case r.exit:
 		code := it.Code
-		l.rec.exited(code)
+		l.rec.Exited(code)
 		failure, _ = iteration.ExitFailure(code)
 		switch {
 		case it.Untaken && code != contract.ExitPause: // it did no work: a bad flag, a missing key, a program that reads no input
 			failure = true
 		case code == 0:
-			l.rec.completed(d, "exit: 0", "exit=0")
+			l.rec.Completed(d, "exit: 0", "exit=0")
 		case code == contract.ExitPause:
-			l.rec.log("END", fmt.Sprintf("iteration %d exit=%d pause", l.rec.iteration(), code))
+			l.rec.Log("END", fmt.Sprintf("iteration %d exit=%d pause", l.rec.Iteration(), code))
 		}
 	}
 	if failure {
-		l.rec.failed()
+		l.rec.Failed()
 	}
 }
 
@@ -89,7 +90,7 @@ func account(l *Loop, it iteration.Outcome, d time.Duration) {
 func fatalExit(l *Loop, it iteration.Outcome) *Exit {
 	_, fatal := iteration.ExitFailure(it.Code)
 	e := exitFailed(contract.ReasonFatalExit, "%s: %s (exit %d)", fatal, l.Program(), it.Code)
-	e.Logs = []logLine{{"FAIL", fmt.Sprintf("iteration %d exit=%d fatal", l.rec.iteration(), it.Code)}}
+	e.Logs = []logLine{{"FAIL", fmt.Sprintf("iteration %d exit=%d fatal", l.rec.Iteration(), it.Code)}}
 	return e
 }
 
@@ -120,7 +121,7 @@ var steps = []step{
 	verdictStep,
 	progressStep,
 	commitStep,
-	func(_ context.Context, l *Loop, _ *report) bool { l.rec.save(); return false }, // save
+	func(_ context.Context, l *Loop, _ *report) bool { l.rec.Save(); return false }, // save
 	onIterationEndStep,
 }
 
@@ -134,7 +135,7 @@ func planStep(_ context.Context, l *Loop, r *report) bool {
 func stallStep(_ context.Context, l *Loop, r *report) bool {
 	if l.tasks.AgentWorked(r.it.Ending) {
 		if same, known := l.work.Unchanged(); known { // the work since the task's base (a fan's task carried on) is this iteration's change
-			tell(l.rec, l.work.Stalled(l.rec.iteration(), l.rec.unchanged(same && !(r.changed && l.tasks.FromTaskBase(l.rec.iteration())))))
+			tell(l.rec, l.work.Stalled(l.rec.Iteration(), l.rec.Unchanged(same && !(r.changed && l.tasks.FromTaskBase(l.rec.Iteration())))))
 		}
 	}
 	return false
@@ -154,9 +155,9 @@ func receiptStep(_ context.Context, l *Loop, r *report) bool {
 // verdictStep judges the iteration's task, or settles the one the person
 // ended (skip, retry).
 func verdictStep(_ context.Context, l *Loop, r *report) bool {
-	verdict, steered := l.tasks.Steered(l.rec.iteration(), r.it.Ending)
+	verdict, steered := l.tasks.Steered(l.rec.Iteration(), r.it.Ending)
 	if !steered {
-		verdict = l.tasks.Judge(progress.Ended{N: l.rec.iteration(), Attempts: l.TaskAttempts, Changed: r.changed, Runs: r.runs, Outcome: r.it})
+		verdict = l.tasks.Judge(progress.Ended{N: l.rec.Iteration(), Attempts: l.TaskAttempts, Changed: r.changed, Runs: r.runs, Outcome: r.it})
 	}
 	r.verdict = verdict
 	return false
@@ -168,7 +169,7 @@ func progressStep(_ context.Context, l *Loop, r *report) bool {
 	if endings[r.it.Ending].exit {
 		r.code = strconv.Itoa(r.it.Code)
 	}
-	tell(l.rec, l.work.AppendProgress(l.rec.iteration(), l.rec.st.LastIterationStarted, r.reason, r.code, r.took, r.runs, r.verdict))
+	tell(l.rec, l.work.AppendProgress(l.rec.Iteration(), l.rec.State().LastIterationStarted, r.reason, r.code, r.took, r.runs, r.verdict))
 	return false
 }
 
@@ -176,7 +177,7 @@ func progressStep(_ context.Context, l *Loop, r *report) bool {
 func commitStep(_ context.Context, l *Loop, r *report) bool {
 	if checks.AllPassed(r.runs) {
 		task, edited := l.tasks.ForCommit(r.verdict)
-		tell(l.rec, l.work.Commit(l.rec.iteration(), r.runs, task, r.verdict, edited))
+		tell(l.rec, l.work.Commit(l.rec.Iteration(), r.runs, task, r.verdict, edited))
 	}
 	return false
 }
@@ -188,8 +189,8 @@ func onIterationEndStep(_ context.Context, l *Loop, r *report) bool {
 
 // factsOf are the facts decide goes by once the steps have run.
 func factsOf(l *Loop, r *report) facts {
-	f := facts{checks: checksFailed, plan: l.tasks.On(), failures: l.rec.st.ConsecutiveFailures,
-		stalled: l.StallLimit > 0 && l.rec.st.UnchangedIterations >= l.StallLimit}
+	f := facts{checks: checksFailed, plan: l.tasks.On(), failures: l.rec.State().ConsecutiveFailures,
+		stalled: l.StallLimit > 0 && l.rec.State().UnchangedIterations >= l.StallLimit}
 	if checks.AllPassed(r.runs) {
 		f.checks = checksPassed
 	}
@@ -209,19 +210,19 @@ func goOnAfter(ctx context.Context, l *Loop, it iteration.Outcome, d decision) *
 		return exitComplete(contract.StatusDone, contract.ReasonDonePattern, contract.ExitDone, "done pattern matched, stopping loop", "")
 	}
 	if d.rejectDone {
-		tell(l.rec, checks.RejectDone(l.rec.iteration(), l.DoneFile))
+		tell(l.rec, checks.RejectDone(l.rec.Iteration(), l.DoneFile))
 	}
-	switch n := l.rec.st.UnchangedIterations; d.next {
+	switch n := l.rec.State().UnchangedIterations; d.next {
 	case pauseAgent:
 		return exitPaused(fmt.Sprintf("the agent exited %d, pausing loop ('ralph-watch resume %s' goes on)", contract.ExitPause, l.Name), "agent_exit_42", contract.ReasonPaused)
 	case endStalled:
 		e := exitWith(contract.StatusFailed, contract.ReasonStalled, contract.ExitFailed)
 		e.Say = fmt.Sprintf("%d iterations in a row changed nothing, stopping loop", n)
-		e.Logs = []logLine{{"FAIL", fmt.Sprintf("iteration %d stalled unchanged=%d", l.rec.iteration(), n)}}
+		e.Logs = []logLine{{"FAIL", fmt.Sprintf("iteration %d stalled unchanged=%d", l.rec.Iteration(), n)}}
 		return e
 	case endFailures:
 		e := exitWith(contract.StatusFailed, contract.ReasonConsecutiveFailures, contract.ExitFailed)
-		e.Say = fmt.Sprintf("%d consecutive failures, stopping loop", l.rec.st.ConsecutiveFailures)
+		e.Say = fmt.Sprintf("%d consecutive failures, stopping loop", l.rec.State().ConsecutiveFailures)
 		e.Logs = []logLine{{"FAIL", attemptLine(l, it)}}
 		return e
 	case retry:
@@ -234,27 +235,27 @@ func goOnAfter(ctx context.Context, l *Loop, it iteration.Outcome, d decision) *
 // many failures in a row.
 func attemptLine(l *Loop, it iteration.Outcome) string {
 	_, logged := iteration.FailureText(it)
-	return fmt.Sprintf("iteration %d %s attempt=%d/%d", l.rec.iteration(), logged, l.rec.st.ConsecutiveFailures, maxFailures)
+	return fmt.Sprintf("iteration %d %s attempt=%d/%d", l.rec.Iteration(), logged, l.rec.State().ConsecutiveFailures, maxFailures)
 }
 
 // retryAfter waits a failure's backoff before the next iteration.
 func retryAfter(ctx context.Context, l *Loop, it iteration.Outcome) *Exit {
-	n := l.rec.st.ConsecutiveFailures
+	n := l.rec.State().ConsecutiveFailures
 	shown, _ := iteration.FailureText(it)
 	l.steer.take()   // a limit set meanwhile counts
 	if noneLeft(l) { // no retry to wait for
-		l.rec.sayf("iteration %d failed (%s)", l.rec.iteration(), shown)
-		l.rec.log("FAIL", attemptLine(l, it))
-		l.rec.save()
+		l.rec.Sayf("iteration %d failed (%s)", l.rec.Iteration(), shown)
+		l.rec.Log("FAIL", attemptLine(l, it))
+		l.rec.Save()
 		return nil
 	}
 	wait := Backoff(n)
 	if l.BackoffWait != nil {
 		wait = l.BackoffWait(n)
 	}
-	l.rec.sayf("iteration %d failed (%s), retrying in %s (attempt %d/%d)", l.rec.iteration(), shown, seconds(wait), n, maxFailures)
-	l.rec.log("FAIL", attemptLine(l, it)+" backoff="+seconds(wait))
-	l.rec.save()
+	l.rec.Sayf("iteration %d failed (%s), retrying in %s (attempt %d/%d)", l.rec.Iteration(), shown, seconds(wait), n, maxFailures)
+	l.rec.Log("FAIL", attemptLine(l, it)+" backoff="+seconds(wait))
+	l.rec.Save()
 	show(l, contract.StatusBackoff)
 	if e := l.wait(ctx, wait); e != nil {
 		return e
@@ -265,7 +266,7 @@ func retryAfter(ctx context.Context, l *Loop, it iteration.Outcome) *Exit {
 // nextAfter waits the restart delay before the next iteration, unless the
 // limits allow none (a limit set meanwhile counted): the gates then end the loop.
 func nextAfter(ctx context.Context, l *Loop) *Exit {
-	l.rec.save()
+	l.rec.Save()
 	l.steer.take()
 	if noneLeft(l) {
 		return nil
@@ -275,32 +276,32 @@ func nextAfter(ctx context.Context, l *Loop) *Exit {
 
 // at is where the loop is, for the work between iterations: the iteration
 // and the iteration limit in force.
-func at(rec *recorder, cfg *Config) checks.At {
-	return checks.At{Iteration: rec.iteration(), MaxIterations: cfg.MaxIterations}
+func at(rec *record.Record, cfg *Config) checks.At {
+	return checks.At{Iteration: rec.Iteration(), MaxIterations: cfg.MaxIterations}
 }
 
 // tell hands what the work between iterations tells to the record.
-func tell(rec *recorder, lines []checks.Told) {
+func tell(rec *record.Record, lines []checks.Told) {
 	for _, t := range lines {
 		switch {
 		case t.Event != "":
-			rec.log(t.Event, t.Text)
+			rec.Log(t.Event, t.Text)
 		case t.Warn:
-			rec.warnf("%s", t.Text)
+			rec.Warnf("%s", t.Text)
 		default:
-			rec.sayf("%s", t.Text)
+			rec.Sayf("%s", t.Text)
 		}
 	}
 }
 
 // recordChecks hands a run of the checks (nil: none ran) to the record and
 // returns its runs.
-func recordChecks(rec *recorder, ran *checks.Ran) []checks.CheckRun {
+func recordChecks(rec *record.Record, ran *checks.Ran) []checks.CheckRun {
 	if ran == nil {
 		return nil
 	}
 	tell(rec, ran.Told)
-	rec.checksRan(ran.Record)
+	rec.ChecksRan(ran.Record)
 	return ran.Runs
 }
 
@@ -310,7 +311,10 @@ func checksPass(ctx context.Context, l *Loop) bool {
 	passed, ran := l.work.Pass(ctx, at(l.rec, &l.Config), planVerify(l))
 	if ran != nil {
 		recordChecks(l.rec, ran)
-		l.rec.save()
+		l.rec.Save()
 	}
 	return passed
 }
+
+// seconds prints a duration in whole seconds, the way the swarm messages do.
+func seconds(d time.Duration) string { return fmt.Sprintf("%ds", int(d/time.Second)) }

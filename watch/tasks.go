@@ -5,6 +5,7 @@ import (
 
 	"github.com/ralph-tmux/ralph.tmux/watch/checks"
 	"github.com/ralph-tmux/ralph.tmux/watch/progress"
+	"github.com/ralph-tmux/ralph.tmux/watch/record"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 )
 
@@ -28,20 +29,20 @@ func newTasks(l *Loop, rec *state.Tasks) *progress.Plan {
 
 // planOut is where the plan's progress tells what it did: the loop's log
 // and its lines to the person.
-type planOut struct{ rec *recorder }
+type planOut struct{ rec *record.Record }
 
-func (o planOut) Log(event, message string) { o.rec.log(event, message) }
-func (o planOut) Say(line string)           { o.rec.sayf("%s", line) }
-func (o planOut) Warn(line string)          { o.rec.warnf("%s", line) }
+func (o planOut) Log(event, message string) { o.rec.Log(event, message) }
+func (o planOut) Say(line string)           { o.rec.Sayf("%s", line) }
+func (o planOut) Warn(line string)          { o.rec.Warnf("%s", line) }
 
 // keepTasks keeps the plan's part of the record in the loop's record, once
 // the plan has made it.
-func keepTasks(l *Loop) { l.rec.planProgress(l.tasks.Record()) }
+func keepTasks(l *Loop) { l.rec.PlanProgress(l.tasks.Record()) }
 
 // resumeTasks takes up a resumed loop's plan, in the places its record
 // names, with the record's tasks part.
 func resumeTasks(l *Loop) {
-	l.tasks = newTasks(l, l.rec.st.Tasks)
+	l.tasks = newTasks(l, l.rec.State().Tasks)
 	l.tasks.Resume()
 	keepTasks(l)
 }
@@ -67,19 +68,14 @@ func planVerify(l *Loop) []checks.Check {
 // (progress.Plan.IgnoresDone): the log says so once; the done file is
 // removed, or it would end every iteration at once.
 func setDoneAside(l *Loop) {
-	l.tasks.DoneIgnored(l.rec.iteration())
+	l.tasks.DoneIgnored(l.rec.Iteration())
 	keepTasks(l)
 	if l.DoneFile != "" {
 		if err := os.Remove(l.DoneFile); err != nil && !os.IsNotExist(err) {
-			l.rec.warnf("remove done file: %v", err)
+			l.rec.Warnf("remove done file: %v", err)
 		}
 	}
 }
 
 // tasksShown is the plan's progress for the status line (progress.Shown).
-func (r *recorder) tasksShown(only string) string {
-	if r.st == nil {
-		return ""
-	}
-	return progress.Shown(r.st.Tasks, only)
-}
+func tasksShown(tasks *state.Tasks, only string) string { return progress.Shown(tasks, only) }
