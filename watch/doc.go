@@ -4,21 +4,23 @@
 //
 // The loop decides; a few parts, each owning its data, do the rest:
 //
-//	loop.go               Loop: the iterations in turn, from the prompt to the settling of each
-//	exit.go               Exit: every end of the loop as a value, and Loop.exit, the one place it ends
-//	gates.go              the gates before an iteration, each an exit or nil; signalFiles, the done and pause files
-//	steps.go              settle and the steps after an iteration, each adding to its report; the checks'
-//	                      work (checks, progress file, commit, on-* commands) is package checks' Work
-//	decide.go             decide: what comes after an iteration, pure, by the endings table
-//	limitwait.go          the waits between iterations: the restart delay, a backoff, a usage limit's reset;
-//	                      max time as an iteration's interrupt
-//	hooks/                Hooks: what the agent reports itself, and the command it runs with (package hooks)
-//	spending.go           the loop's side of package spending (each iteration's receipt, the budget, the context guard)
-//	config.go             Config (package settings: the loop's settings, one value the iteration reads too) and its defaults
-//	pane/                 Pane, Stream, Line, Cast: the pane taken over and given back, its output stream,
-//	                      its @ralph-* options, the watcher's beat and the notices, each iteration's cast (package pane)
-//	requests.go           pause and stop requests
-//	tasks.go              the loop's side of the plan's progress: its record kept, its verify commands, the done signal
+//	loop.go      Loop: its parts assembled, the iterations in turn, from the prompt to the settling
+//	             of each; at its end the loop's side of the plan's progress (package progress)
+//	exit.go      Exit: every end of the loop as a value, and Loop.exit, the one place it ends
+//	gates.go     the gates before an iteration, each an exit or nil; signalFiles, the done and pause files
+//	steps.go     settle and the steps after an iteration, each adding to its report; the receipt
+//	             (package spending); the waits between iterations (the restart delay, a backoff,
+//	             a usage limit's reset) and max time as an iteration's interrupt
+//	decide.go    decide: what comes after an iteration, pure, by the endings table
+//	steering.go  the person's notes and new limits, and the requests (pause, stop, skip, retry)
+//	config.go    Config (package settings: the loop's settings, one value the iteration reads too) and its defaults
+//	doc.go       this map
+//
+// Its parts are packages: the pane taken over and given back, its output
+// stream, its @ralph-* options, the beat, the notices and the casts
+// (package pane); what the agent reports itself (hooks); receipts, the
+// budget and the context guard (spending); checks, progress file, commit
+// and on-* commands (checks, Work); the git work (gitwork).
 //
 // The plan's progress (the task each iteration works on, its verdict) is
 // package progress; the prompt each iteration delivers, package prompt.

@@ -1,10 +1,14 @@
 package watch
 
 import (
+	"context"
 	"fmt"
+	"os"
 	"slices"
 	"time"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/clock"
+	"github.com/ralph-tmux/ralph.tmux/watch/iteration"
 	"github.com/ralph-tmux/ralph.tmux/watch/record"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 )
@@ -186,3 +190,65 @@ func (l *Loop) ran() state.Ran {
 	return state.Ran{Iterations: l.rec.Iteration(), Elapsed: l.Clock.Now().Sub(l.start), Tokens: spent.Tokens, CostUSD: spent.CostUSD,
 		Attempts: l.rec.State().Tasks.Attempts()}
 }
+
+// requests are what the person asks of a running loop (ralph-watch pause,
+// stop, stop --kill, skip, retry): a file in the loop's folder and a signal that wakes
+// the watcher.
+type requests struct {
+	store *state.Store
+	clock clock.Clock
+	wake  <-chan os.Signal // a command left a request (SIGUSR1)
+	kill  bool             // a stop asked for the agent to be ended too
+	// looked, when set, runs each time the requests are looked at: what a
+	// command left besides them (a new limit) may change what the pane shows.
+	looked func()
+}
+
+// wait sleeps between iterations; a pause or stop request, or an interrupt,
+// ends the wait at once and is returned (iteration.EndWaitOver: the wait ran out).
+func (q *requests) wait(ctx context.Context, d time.Duration) iteration.Ending {
+	timer := q.clock.After(d)
+	for {
+		if end, ok := q.Take(); ok {
+			if end.NextNow() { // no iteration runs: the next starts now
+				return iteration.EndWaitOver
+			}
+			return end
+		}
+		select {
+		case <-ctx.Done():
+			return iteration.EndInterrupted
+		case <-timer:
+			return iteration.EndWaitOver
+		case <-q.wake:
+		case <-q.clock.After(time.Second): // a request whose signal was lost
+		}
+	}
+}
+
+// Take takes a pending pause or stop request.
+func (q *requests) Take() (iteration.Ending, bool) {
+	if q.looked != nil {
+		q.looked()
+	}
+	switch q.store.TakeRequest() {
+	case state.RequestPause:
+		return iteration.EndPaused, true
+	case state.RequestStop:
+		return iteration.EndStopped, true
+	case state.RequestStopKill:
+		q.kill = true
+		return iteration.EndStopped, true
+	case state.RequestSkip:
+		return iteration.EndSkipped, true
+	case state.RequestRetry:
+		return iteration.EndRetried, true
+	}
+	return iteration.EndNone, false
+}
+
+// Check takes a pending request while an iteration runs (an iteration.Interrupt).
+func (q *requests) Check() (iteration.Ending, bool) { return q.Take() }
+
+// Wake receives when a command left a request.
+func (q *requests) Wake() <-chan os.Signal { return q.wake }
