@@ -52,6 +52,9 @@ var simRegressions = []struct {
 	{5712, "a note taken by an iteration a usage limit gave back never reached that iteration's new start"},
 	{7440, "a pause taken just before an iteration's start (not in the wait) recorded the finished iteration again at resume"},
 	{501, "a review that printed the done token and then hung past --iteration-timeout approved its task"},
+	{9997, "a review the person skipped was still charged as a review"},
+	{7557, "a review that never ran to its end was retried for ever with no iteration limit"},
+	{6851, "the model's own: an agent's act planned for later ran in the program that replaced it in the pane"},
 }
 
 func TestSimulatedLoops(t *testing.T) {

@@ -66,8 +66,9 @@ func simulateWorktreePlan(t *testing.T, seed int64) {
 				work(term)
 				return
 			}
+			program := term.Starts()
 			u.plan(delay, func(now *tmuxfake.Term) {
-				if now == term && !term.Dead() {
+				if now == term && now.Starts() == program && !term.Dead() { // its own program, not a later one in the pane
 					work(term)
 				}
 			})

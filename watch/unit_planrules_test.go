@@ -186,6 +186,54 @@ func TestUnitAReviewThatDoesNotRunToItsEndApprovesNothing(t *testing.T) {
 	}
 }
 
+// A review that never runs to its end is not retried for ever: after as
+// many cut short in a row as the task's tries, the task is skipped and the
+// loop ends, even with no iteration limit.
+func TestUnitAReviewThatNeverRunsToItsEndSkipsItsTaskAfterItsTries(t *testing.T) {
+	u := steps(t, "- [ ] Only task\n", func(u *unit, n int, prompt string, term *tmuxfake.Term) {
+		if n == 1 {
+			u.work(n)
+			u.tick(prompt)
+			term.Exit(0)
+			return
+		}
+		term.Exit(1) // every review crashes
+	})
+	u.cfg.Review = true
+	u.cfg.MaxIterations = 0
+	u.cfg.TaskAttempts = 3
+	u.wantResult(u.run(), contract.ExitLimit, "tasks_skipped")
+	if n := len(u.started()); n != 4 {
+		t.Errorf("the agent started %d times, want 4: implement, then three reviews cut short", n)
+	}
+	if item := u.taskItem("1"); item.State != "skipped" || item.Reviews != 0 || item.Unfinished != 0 {
+		t.Errorf("task 1 = %+v, want skipped, charged no review", item)
+	}
+	if plan := u.readPlan(); plan != "- [ ] Only task\n" {
+		t.Errorf("the plan is %q, want the skipped task open", plan)
+	}
+	u.wantLog("[TASK] iteration 2 task 1 retry: the review did not run to its end", "[TASK] iteration 3 task 1 retry: the review did not run to its end",
+		"[TASK] iteration 4 task 1 skipped: the review did not run to its end (exit=1), 3 iterations in a row")
+}
+
+// A review the person skips is no review: the task is skipped, charged none.
+func TestUnitAReviewThePersonSkipsIsNotCountedAsAReview(t *testing.T) {
+	u := steps(t, "- [ ] Only task\n", func(u *unit, n int, prompt string, term *tmuxfake.Term) {
+		if n == 1 {
+			u.work(n)
+			u.tick(prompt)
+			term.Exit(0)
+			return
+		}
+		u.ask(state.RequestSkip)
+	})
+	u.cfg.Review = true
+	u.wantResult(u.run(), contract.ExitLimit, "tasks_skipped")
+	if item := u.taskItem("1"); item.State != "skipped" || item.Reviews != 0 || item.Attempts != 1 {
+		t.Errorf("task 1 = %+v, want skipped after one attempt and no review", item)
+	}
+}
+
 // retry during a review starts it again from the plan as it found it: a
 // box the reviewer unticked is ticked again, and the fresh review approves.
 func TestUnitRetryDuringAReviewPutsBackTheBoxTheReviewerUnticked(t *testing.T) {

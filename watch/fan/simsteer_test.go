@@ -161,6 +161,15 @@ func (f *simFan) pendingLimit(l *simLoop) int {
 	return limit
 }
 
+// saveNotes writes loop l's notes as the watcher's state.json has them
+// (without its fsync: the simulation is fast).
+func (f *simFan) saveNotes(store *state.Store, l *simLoop) {
+	data, _ := json.Marshal(&state.State{Notes: l.notes})
+	if err := os.WriteFile(store.Path(state.StateFile), data, 0o600); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
 // iterationLimit is a loop's limits in force as far as the simulation has them.
 func iterationLimit(n int) state.Limits { return state.Limits{MaxIterations: &n} }
 
@@ -202,6 +211,7 @@ func (f *simFan) iterate(l *simLoop) {
 				l.limit = *c.MaxIterations
 			}
 		}
+		f.saveNotes(store, l) // recorded before the request's file goes, as the watcher's state.json has them
 		_ = store.SteerTaken(r.ID)
 	}
 	if l.limit > 0 && l.iterations >= l.limit {
@@ -216,10 +226,7 @@ func (f *simFan) iterate(l *simLoop) {
 		carried[n.Text] = true
 	}
 	l.notes = slices.DeleteFunc(l.notes, func(n state.Note) bool { return !n.Sticky })
-	data, _ := json.Marshal(&state.State{Notes: l.notes}) // as the watcher's state.json has them (without its fsync: the simulation is fast)
-	if err := os.WriteFile(store.Path(state.StateFile), data, 0o600); err != nil {
-		f.t.Fatal(err)
-	}
+	f.saveNotes(store, l)
 	f.say("loop %s iteration %d carries %v", l.name, l.iterations, sortedKeys(carried))
 	for _, n := range p.notes {
 		if carried[n.text] {

@@ -54,7 +54,7 @@ func (t *Plan) Judge(e Ended) string {
 	}
 	if mode == modeReview {
 		if why := unfinished(it); why != "" {
-			return t.again(n, id, mode, fmt.Sprintf("the review did not run to its end (%s); a fresh agent reviews it again, not counted as a review", why))
+			return t.cutShort(e, id, mode, "the review did not run to its end ("+why+")", "a fresh agent reviews it again, not counted as a review")
 		}
 		return t.reviewed(n, id, pt, e.Runs)
 	}
@@ -207,7 +207,7 @@ func (t *Plan) reviewed(n int, id string, pt *plan.Task, runs []checks.CheckRun)
 func (t *Plan) notDone(e Ended, id, why string) string {
 	n := e.N
 	if t.cut != "" { // the loop cut the try short: it was not the agent's
-		return t.again(n, id, t.record().Mode, fmt.Sprintf("%s before the task was done (%s); not counted as a try", t.cut, why))
+		return t.cutShort(e, id, t.record().Mode, fmt.Sprintf("%s before the task was done (%s)", t.cut, why), "not counted as a try")
 	}
 	item := t.record().Item(id)
 	if item.Attempts >= e.Attempts {
@@ -218,10 +218,36 @@ func (t *Plan) notDone(e Ended, id, why string) string {
 	return t.verdict(n, id, "rejected", why)
 }
 
+// cutShort settles an iteration of the agent's on task id that did not
+// run to its end (a review that hung or crashed, a try the context guard
+// ended): it goes again, uncounted, but not forever: after as many in a
+// row as the task's tries, the task is skipped.
+func (t *Plan) cutShort(e Ended, id, mode, what, again string) string {
+	item := t.record().Item(id)
+	k := item.Unfinished + 1
+	if k < max(e.Attempts, 1) {
+		line := t.again(e.N, id, mode, what+"; "+again)
+		t.record().Item(id).Unfinished = k // after again: its verdict starts a new count
+		return line
+	}
+	if mode == modeReview {
+		item.Reviews = max(0, item.Reviews-1)
+	} else {
+		item.Attempts = max(0, item.Attempts-1)
+	}
+	if pt := t.plan.Task(id); pt != nil && pt.State == plan.Done {
+		t.reopen(e.N, id)
+	}
+	t.setState(id, taskSkipped)
+	t.out.Say(fmt.Sprintf("task %s skipped: %d of its iterations in a row did not run to their end", id, k))
+	return t.verdict(e.N, id, "skipped", fmt.Sprintf("%s, %d iterations in a row", what, k))
+}
+
 // verdict records and logs what the loop decided, and returns the line
 // for the progress file.
 func (t *Plan) verdict(n int, id, verdict, why string) string {
 	item := t.record().Item(id)
+	item.Unfinished = 0
 	t.lastID = id
 	item.Verdicts = append(item.Verdicts, state.TaskVerdict{Iteration: n, Verdict: verdict, Reason: why})
 	line := fmt.Sprintf("task %s %s", item.ID, verdict)
@@ -404,6 +430,9 @@ func (t *Plan) Steered(n int, end iteration.Ending) (line string, ok bool) {
 		return "", false
 	}
 	if end == iteration.EndSkipped {
+		if r.Mode == modeReview {
+			item.Reviews = max(0, item.Reviews-1) // a review cut short is no review
+		}
 		if pt := t.plan.Task(id); pt != nil && pt.State == plan.Done {
 			t.reopen(n, id) // skipped is not done: the plan says so too
 		}

@@ -159,6 +159,7 @@ type TaskItem struct {
 	State      string        `json:"state"`
 	Attempts   int           `json:"attempts"`             // implement and fix iterations
 	Reviews    int           `json:"reviews,omitempty"`    // review iterations
+	Unfinished int           `json:"unfinished,omitempty"` // its agents' iterations in a row that did not run to their end (not counted)
 	Iterations []int         `json:"iterations,omitempty"` // every iteration that worked on it
 	Verdicts   []TaskVerdict `json:"verdicts,omitempty"`
 	Notes      string        `json:"notes,omitempty"` // the last review's findings

@@ -29,6 +29,7 @@ type Term struct {
 	code    int
 	signal  int
 	pipe    *os.File
+	starts  int // programs started in it
 }
 
 // Write shows text on the screen ("\n" starts a line, "\r" is ignored)
@@ -83,6 +84,10 @@ func (t *Term) end(code, sig int) {
 // Dead reports whether the program has ended.
 func (t *Term) Dead() bool { return t.dead }
 
+// Starts counts the programs started in the pane: a scenario's later act
+// tells its own program from one that replaced it (the Term is the pane's).
+func (t *Term) Starts() int { return t.starts }
+
 // respawn clears the screen and starts afresh (the program is set after).
 func (t *Term) respawn(req tmux.RespawnRequest) {
 	if req.ClearHistory {
@@ -90,6 +95,7 @@ func (t *Term) respawn(req tmux.RespawnRequest) {
 	}
 	t.screen = nil
 	t.dead, t.code, t.signal = false, 0, 0
+	t.starts++
 	if req.Dir != "" {
 		t.Dir = req.Dir
 	}
