@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/ralph-tmux/ralph.tmux/watch/jsontext"
 )
 
 // Gemini CLI (0.61.0) reads its user settings from $GEMINI_CLI_HOME/.gemini
@@ -144,21 +146,11 @@ func copyFile(from, to string) error {
 // Gemini CLI does before it parses its settings.
 func StripJSONComments(b []byte) []byte {
 	out := make([]byte, 0, len(b))
-	inString, escaped := false, false
+	var text jsontext.Strings
 	for i := 0; i < len(b); i++ {
 		c := b[i]
 		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
+		case text.Step(c): // in a string: kept as it is
 		case c == '/' && i+1 < len(b) && b[i+1] == '/':
 			for i < len(b) && b[i] != '\n' {
 				i++

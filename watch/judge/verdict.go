@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/checks"
+	"github.com/ralph-tmux/ralph.tmux/watch/jsontext"
 )
 
 // Why a verdict is "not met" although the judge did not say so itself.
@@ -209,7 +210,8 @@ func lastFencedObject(out string) (json.RawMessage, bool) {
 // out, braces inside JSON strings not counted.
 func objectSpans(out string) [][2]int {
 	var spans [][2]int
-	depth, start, inString, escaped := 0, 0, false, false
+	var text jsontext.Strings
+	depth, start := 0, 0
 	for i := 0; i < len(out); i++ {
 		c := out[i]
 		switch {
@@ -217,17 +219,7 @@ func objectSpans(out string) [][2]int {
 			if c == '{' {
 				depth, start = 1, i
 			}
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
+		case text.Step(c): // a brace in a string is no brace
 		case c == '{':
 			depth++
 		case c == '}':

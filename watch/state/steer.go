@@ -166,55 +166,38 @@ func (l *Limits) resolve(now Limits) error {
 	a := new(Limits)
 	*a = *l.Add // a copy of l may share its Add: it is not changed
 	l.Add = a
-	none := func(flag, example string) error {
-		return fmt.Errorf("the loop has no %s limit to add to; give one with %s %s", flag, flag, example)
-	}
-	if a.MaxIterations != nil && now.MaxIterations != nil {
-		if *now.MaxIterations <= 0 {
-			return none("--max-iterations", "N")
+	for _, err := range []error{
+		plus(&l.MaxIterations, &a.MaxIterations, now.MaxIterations, "--max-iterations N"),
+		plus(&l.MaxTime, &a.MaxTime, now.MaxTime, "--max-time D"),
+		plus(&l.MaxTokens, &a.MaxTokens, now.MaxTokens, "--max-tokens N"),
+		plus(&l.MaxCostUSD, &a.MaxCostUSD, now.MaxCostUSD, "--max-cost USD"),
+		plus(&l.InactivityTimeout, &a.InactivityTimeout, now.InactivityTimeout, ""),
+		plus(&l.IterationTimeout, &a.IterationTimeout, now.IterationTimeout, "--iteration-timeout D"),
+		plus(&l.TaskAttempts, &a.TaskAttempts, now.TaskAttempts, ""),
+	} {
+		if err != nil {
+			return err
 		}
-		n := *now.MaxIterations + *a.MaxIterations
-		l.MaxIterations, a.MaxIterations = &n, nil
-	}
-	if a.MaxTime != nil && now.MaxTime != nil {
-		if *now.MaxTime <= 0 {
-			return none("--max-time", "D")
-		}
-		n := *now.MaxTime + *a.MaxTime
-		l.MaxTime, a.MaxTime = &n, nil
-	}
-	if a.MaxTokens != nil && now.MaxTokens != nil {
-		if *now.MaxTokens <= 0 {
-			return none("--max-tokens", "N")
-		}
-		n := *now.MaxTokens + *a.MaxTokens
-		l.MaxTokens, a.MaxTokens = &n, nil
-	}
-	if a.MaxCostUSD != nil && now.MaxCostUSD != nil {
-		if *now.MaxCostUSD <= 0 {
-			return none("--max-cost", "USD")
-		}
-		n := *now.MaxCostUSD + *a.MaxCostUSD
-		l.MaxCostUSD, a.MaxCostUSD = &n, nil
-	}
-	if a.InactivityTimeout != nil && now.InactivityTimeout != nil {
-		n := *now.InactivityTimeout + *a.InactivityTimeout
-		l.InactivityTimeout, a.InactivityTimeout = &n, nil
-	}
-	if a.IterationTimeout != nil && now.IterationTimeout != nil {
-		if *now.IterationTimeout <= 0 {
-			return none("--iteration-timeout", "D")
-		}
-		n := *now.IterationTimeout + *a.IterationTimeout
-		l.IterationTimeout, a.IterationTimeout = &n, nil
-	}
-	if a.TaskAttempts != nil && now.TaskAttempts != nil {
-		n := *now.TaskAttempts + *a.TaskAttempts
-		l.TaskAttempts, a.TaskAttempts = &n, nil
 	}
 	if a.Empty() {
 		l.Add = nil
 	}
+	return nil
+}
+
+// plus makes the +N in *add absolute on the limit in force (nil: not
+// known, *add stays). flag ("--max-time D") is a limit where 0 is none,
+// which cannot be added to; "": any value can.
+func plus[T int | int64 | time.Duration | float64](set, add **T, now *T, flag string) error {
+	if *add == nil || now == nil {
+		return nil
+	}
+	if flag != "" && *now <= 0 {
+		name, _, _ := strings.Cut(flag, " ")
+		return fmt.Errorf("the loop has no %s limit to add to; give one with %s", name, flag)
+	}
+	n := *now + **add
+	*set, *add = &n, nil
 	return nil
 }
 
