@@ -129,11 +129,11 @@ func (d *delivery) deliver(ctx context.Context, prompt string) (Ending, bool) {
 	if d.cfg.DonePattern != nil {
 		d.out.scanner = agent.NewDoneScanner(d.cfg.DonePattern, prompt)
 	}
-	d.rec.SetPromptPending(true)
+	d.rec.SetCursor(d.rec.Cursor().Typing(true))
 	d.markPrompt() // saves
 	end, halt := d.typeText(ctx, prompt)
 	if end != EndInterrupted { // interrupted while typing: the next watcher finishes it
-		d.rec.SetPromptPending(false)
+		d.rec.SetCursor(d.rec.Cursor().Typing(false))
 	}
 	return end, halt
 }
@@ -162,8 +162,8 @@ func (d *delivery) typist() *Typist {
 		Tmux: d.tmux, Pane: d.cfg.Pane, Name: d.cfg.Name, Clock: d.clock, Agent: &d.cfg.Agent, Lines: d.cfg.Lines,
 		View: typistView{d}, Warnf: d.rec.Warnf,
 		Report: func(s Step, detail string) {
-			if s == PasteSent && d.rec.PromptPending() {
-				d.rec.SetPromptPasted() // a watcher killed from here on must not paste it again
+			if c := d.rec.Cursor(); s == PasteSent && c.Pending {
+				d.rec.SetCursor(c.PasteTaken()) // a watcher killed from here on must not paste it again
 			}
 			for _, e := range stepEvents[s] {
 				d.events.tell(e.kind, e.via, detail)

@@ -71,7 +71,10 @@ func (w *Watch) Adopt(ctx context.Context, started time.Time) Outcome {
 	if w.cfg.DonePattern != nil {
 		prompt, _ := os.ReadFile(w.rec.Store().Path(state.PromptCopy))
 		w.out.scanner = agent.NewDoneScanner(w.cfg.DonePattern, string(prompt))
-		if w.out.match = w.rec.TakeDoneMatch(); w.out.match != "" {
+		c := w.rec.Cursor()
+		if w.out.match = c.DoneMatch; w.out.match != "" {
+			c.DoneMatch = ""
+			w.rec.SetCursor(c) // taken
 			w.rec.Sayf("the done signal came before the pause (%s)", w.out.match)
 		} else if match, ok := w.doneSincePrompt(); ok {
 			w.out.match = match
@@ -81,7 +84,7 @@ func (w *Watch) Adopt(ctx context.Context, started time.Time) Outcome {
 	if w.out.match != "" { // the agent said it is done: nothing it does now changes that
 		return Outcome{Ending: EndDone, Match: w.out.match}
 	}
-	if w.rec.PromptPending() && w.cfg.PromptMode == agent.ModeType {
+	if w.rec.Cursor().Pending && w.cfg.PromptMode == agent.ModeType {
 		if end, halt := w.delivery.finishTyping(ctx); halt {
 			return Outcome{Ending: end}
 		}
@@ -93,8 +96,8 @@ func (w *Watch) Adopt(ctx context.Context, started time.Time) Outcome {
 // stopped: still in the agent's input box, it is submitted; not there, it
 // is typed again; either way once.
 func (d *delivery) finishTyping(ctx context.Context) (Ending, bool) {
-	pasted := d.rec.PromptPasted()
-	d.rec.SetPromptPending(false)
+	pasted := d.rec.Cursor().Pasted
+	d.rec.SetCursor(d.rec.Cursor().Typing(false))
 	prompt, err := os.ReadFile(d.rec.Store().Path(state.PromptCopy))
 	if err != nil {
 		return EndNone, false
@@ -129,11 +132,12 @@ func (d *delivery) finishTyping(ctx context.Context) (Ending, bool) {
 // the agent's output; an echo of the prompt still never counts.
 func (w *Watch) doneSincePrompt() (string, bool) {
 	pane, err := w.tmux.Pane(w.cfg.Pane)
-	if err != nil || w.rec.PromptLine() == nil {
+	line := w.rec.Cursor().Line
+	if err != nil || line == nil {
 		return "", false
 	}
 	// The history may have been trimmed since: then all of it is later than the prompt.
-	start := max(*w.rec.PromptLine()-pane.HistorySize, -pane.HistorySize)
+	start := max(*line-pane.HistorySize, -pane.HistorySize)
 	text, err := w.tmux.Capture(tmux.CaptureRequest{Pane: w.cfg.Pane, Start: start, Join: true})
 	if err != nil {
 		return "", false
@@ -148,10 +152,11 @@ func (w *Watch) doneSincePrompt() (string, bool) {
 // prompt went in at (state.PromptLine): what the agent wrote once it took it.
 func (d *delivery) wroteAfterPrompt() bool {
 	pane, err := d.tmux.Pane(d.cfg.Pane)
-	if err != nil || d.rec.PromptLine() == nil {
+	line := d.rec.Cursor().Line
+	if err != nil || line == nil {
 		return false
 	}
-	start := *d.rec.PromptLine() + 1 - pane.HistorySize
+	start := *line + 1 - pane.HistorySize
 	if start > pane.Cursor.Y {
 		return false
 	}
@@ -166,7 +171,7 @@ func (d *delivery) markPrompt() {
 		line := pane.HistorySize + pane.Cursor.Y
 		at = &line
 	}
-	d.rec.SetPromptLine(at)
+	d.rec.SetCursor(d.rec.Cursor().At(at))
 }
 
 // AdoptUntyped takes over an agent started before a pause that came before

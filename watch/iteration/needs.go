@@ -39,14 +39,9 @@ type Settings = settings.Config
 // Record is the loop's record as an iteration reads and writes it.
 type Record interface {
 	Iteration() int
-	Store() *state.Store   // the loop's folder: the prompt's copy, the hooks' records
-	PromptLine() *int      // the pane's line the prompt went in at; nil: unknown
-	PromptPending() bool   // the last watcher stopped while it typed the prompt
-	SetPromptLine(*int)    // saves
-	SetPromptPending(bool) // saves; clears PromptPasted
-	PromptPasted() bool    // tmux took the pending prompt's paste
-	SetPromptPasted()      // saves
-	TakeDoneMatch() string // the done match a paused loop's agent printed, cleared
+	Store() *state.Store // the loop's folder: the prompt's copy, the hooks' records
+	Cursor() Cursor      // where the prompt's delivery stands
+	SetCursor(Cursor)    // saves
 	AgentState(agent.State)
 	Save()
 	Heartbeat() // saves when the last save is old

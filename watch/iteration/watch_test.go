@@ -123,21 +123,15 @@ func (i benchInterrupt) Check() (Ending, bool) {
 }
 
 type benchRecord struct {
-	t       *testing.T
-	store   *state.Store
-	line    *int
-	pending bool
+	t      *testing.T
+	store  *state.Store
+	cursor Cursor
 }
 
 func (r *benchRecord) Iteration() int                   { return 1 }
 func (r *benchRecord) Store() *state.Store              { return r.store }
-func (r *benchRecord) PromptLine() *int                 { return r.line }
-func (r *benchRecord) PromptPending() bool              { return r.pending }
-func (r *benchRecord) SetPromptLine(line *int)          { r.line = line }
-func (r *benchRecord) SetPromptPending(p bool)          { r.pending = p }
-func (r *benchRecord) PromptPasted() bool               { return false }
-func (r *benchRecord) SetPromptPasted()                 {}
-func (r *benchRecord) TakeDoneMatch() string            { return "" }
+func (r *benchRecord) Cursor() Cursor                   { return r.cursor }
+func (r *benchRecord) SetCursor(c Cursor)               { r.cursor = c }
 func (r *benchRecord) AgentState(agent.State)           {}
 func (r *benchRecord) Save()                            {}
 func (r *benchRecord) Heartbeat()                       {}
