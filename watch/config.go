@@ -45,13 +45,15 @@ const (
 // from relaunching into a limit at once.
 const minLimitWait = time.Minute
 
-// recordSetup is the loop's settings and whereabouts as its record keeps them.
-func recordSetup(c *Config) record.Setup {
-	return record.Setup{PromptFile: c.PromptFile, MaxIterations: c.MaxIterations,
-		InactivityTimeout: c.InactivityTimeout, ReadyTimeout: c.ReadyTimeout, CheckDoneContinuous: c.CheckDoneContinuous,
+// recordSetup is the loop's settings and whereabouts as its record keeps
+// them: its settings as its flags gave them, the limits as in force.
+func recordSetup(l *Loop) record.Setup {
+	c, in := &l.Config, l.steer.Limits
+	return record.Setup{PromptFile: c.PromptFile, MaxIterations: in.MaxIterations,
+		InactivityTimeout: in.InactivityTimeout, ReadyTimeout: c.ReadyTimeout, CheckDoneContinuous: c.CheckDoneContinuous,
 		Pane: c.Pane, Socket: c.Socket, Dir: c.Dir, Command: c.Command,
 		WatcherArgs: c.WatcherArgs, WatcherDir: c.WatcherDir, Agent: c.Agent.Name,
 		Worktree: c.Worktree, WorktreeBranch: c.WorktreeBranch, WorktreeBase: c.WorktreeBase,
 		Resume: c.Resume, CommandSources: c.CommandSources, Path: c.Path, EndCommand: c.EndCommand,
-		Budget: c.Budget, DonePattern: c.DonePattern, Settings: c.Settings()}
+		Budget: in.Budget, DonePattern: c.DonePattern, Settings: c.Settings()}
 }

@@ -12,7 +12,8 @@
 //	             (package spending); the waits between iterations (the restart delay, a backoff,
 //	             a usage limit's reset) and max time as an iteration's interrupt
 //	decide.go    decide: what comes after an iteration, pure, by the endings table
-//	steering.go  the person's notes and new limits, and the requests (pause, stop, skip, retry)
+//	steering.go  the loop's side of the person's steering (package steering): the requests taken, the
+//	             limits in force, kept apart from the settings, which stay as the flags gave them
 //	config.go    Config (package settings: the loop's settings, one value the iteration reads too) and its defaults
 //	doc.go       this map
 //

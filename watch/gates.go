@@ -49,7 +49,7 @@ func (l *Loop) beforeIteration(ctx context.Context) *Exit {
 
 // steerGate takes what the person set since (notes, limits); it ends nothing.
 func steerGate(_ context.Context, l *Loop) *Exit {
-	l.steer.take()
+	steer(l)
 	return nil
 }
 
@@ -140,25 +140,25 @@ func taskExit(l *Loop, id string) *Exit {
 }
 
 func maxTimeGate(_ context.Context, l *Loop) *Exit {
-	if l.MaxTime > 0 && l.Clock.Now().Sub(l.start) >= l.MaxTime {
-		return limitExit(l, contract.ReasonMaxTime, fmt.Sprintf("max time (%s) reached", l.MaxTime))
+	if l.steer.Limits.MaxTime > 0 && l.Clock.Now().Sub(l.start) >= l.steer.Limits.MaxTime {
+		return limitExit(l, contract.ReasonMaxTime, fmt.Sprintf("max time (%s) reached", l.steer.Limits.MaxTime))
 	}
 	return nil
 }
 
 func maxIterationsGate(_ context.Context, l *Loop) *Exit {
-	if l.MaxIterations > 0 && l.rec.Iteration() >= l.MaxIterations {
-		return limitExit(l, contract.ReasonMaxIterations, fmt.Sprintf("max iterations (%d) reached", l.MaxIterations))
+	if l.steer.Limits.MaxIterations > 0 && l.rec.Iteration() >= l.steer.Limits.MaxIterations {
+		return limitExit(l, contract.ReasonMaxIterations, fmt.Sprintf("max iterations (%d) reached", l.steer.Limits.MaxIterations))
 	}
 	return nil
 }
 
 // budgetGate ends the loop when the receipts have reached the budget.
 func budgetGate(_ context.Context, l *Loop) *Exit {
-	if !l.Budget.Set() {
+	if !l.steer.Limits.Budget.Set() {
 		return nil
 	}
-	if why, reached := l.Budget.Reached(l.spend.Spent()); reached {
+	if why, reached := l.steer.Limits.Budget.Reached(l.spend.Spent()); reached {
 		return budgetExit(why)
 	}
 	return nil
@@ -167,8 +167,8 @@ func budgetGate(_ context.Context, l *Loop) *Exit {
 // noneLeft reports whether the iteration that ended was the last the
 // limits allow: the loop ends now, not after the wait before a next one.
 func noneLeft(l *Loop) bool {
-	return l.MaxIterations > 0 && l.rec.Iteration() >= l.MaxIterations ||
-		l.MaxTime > 0 && l.Clock.Now().Sub(l.start) >= l.MaxTime
+	return l.steer.Limits.MaxIterations > 0 && l.rec.Iteration() >= l.steer.Limits.MaxIterations ||
+		l.steer.Limits.MaxTime > 0 && l.Clock.Now().Sub(l.start) >= l.steer.Limits.MaxTime
 }
 
 // leaveBetween pauses or stops the loop on a request that came between
@@ -206,7 +206,7 @@ func pausedBy(l *Loop, r rule) *Exit {
 func stopExit(l *Loop) *Exit {
 	r := endings[iteration.EndStopped]
 	e := exitComplete(r.status, r.reason, r.code, r.shown, "")
-	if l.asks.kill {
+	if l.asks.Killing() {
 		e.EndAgent, e.Reason = true, contract.ReasonKilled // the agent was ended with the loop
 	}
 	return e
@@ -221,7 +221,7 @@ func stopOn(ctx context.Context, l *Loop, it iteration.Outcome, n next) *Exit {
 	case endBudget:
 		return budgetEnded(l)
 	case endLimit:
-		return limitExit(l, r.reason, fmt.Sprintf(r.shown, l.MaxTime))
+		return limitExit(l, r.reason, fmt.Sprintf(r.shown, l.steer.Limits.MaxTime))
 	}
 	e := failExit(l, it.Ending)
 	switch r.advice {
@@ -297,7 +297,7 @@ func budgetEnded(l *Loop) *Exit {
 	}
 	l.rec.Log("END", fmt.Sprintf("iteration %d budget", l.rec.Iteration()))
 	recordSpend(l, nil)
-	return budgetExit(l.spend.Over(l.Budget))
+	return budgetExit(l.spend.Over(l.steer.Limits.Budget))
 }
 
 // budgetExit ends the loop on its budget: a limit, whatever else could end it.
@@ -374,7 +374,7 @@ func judgeGate(ctx context.Context, l *Loop, e *Exit, after bool) *Exit {
 func askJudge(ctx context.Context, l *Loop, why contract.Reason) *Exit {
 	n := l.rec.Iteration()
 	protect(l)
-	runs := recordChecks(l.rec, l.work.Run(ctx, at(l.rec, &l.Config), planVerify(l)))
+	runs := recordChecks(l.rec, l.work.Run(ctx, at(l.rec, l.inForce()), planVerify(l)))
 	v, failed := judge.FromChecks(runs)
 	goal, err := l.Goal.ReadGoal()
 	if err != nil && !failed {

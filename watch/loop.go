@@ -23,6 +23,7 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch/record"
 	"github.com/ralph-tmux/ralph.tmux/watch/spending"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
+	"github.com/ralph-tmux/ralph.tmux/watch/steering"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
 )
 
@@ -61,8 +62,8 @@ type Loop struct {
 	spend  *spending.Spending
 	work   *checks.Work // what runs between iterations: checks, progress file, commit, on-* commands
 	files  *signalFiles // the done and pause files
-	asks   *requests
-	steer  *steering
+	asks   *steering.Requests
+	steer  *steering.Steering
 	guard  *spending.Guard
 	tasks  *progress.Plan
 	goal   *judge.Session // goal mode (--goal); nil: none
@@ -88,9 +89,9 @@ func (l *Loop) assemble() {
 	l.spend = spending.New(cfg, l.Store, l.Tmux, l.Clock, l.Wake, l.rec, l.hooks.Getenv)
 	l.work = checks.NewWork(checksSettings(cfg, l.Store, l.Clock))
 	l.files = &signalFiles{cfg: cfg}
-	l.asks = &requests{store: l.Store, clock: l.Clock, wake: l.Wake}
-	l.steer = &steering{cfg: cfg, rec: l.rec, ran: l.ran}
-	l.asks.looked = func() { showLimit(l) }
+	l.asks = &steering.Requests{Store: l.Store, Clock: l.Clock, Woken: l.Wake}
+	l.steer = steering.New(steering.From(*cfg), l.rec, l.ran)
+	l.asks.Looked = func() { showLimit(l) }
 	l.guard = spending.NewGuard(cfg, l.Tmux, l.Clock, l.rec)
 	l.tasks = newTasks(l, nil)
 }
@@ -110,10 +111,11 @@ func checksSettings(c *Config, store *state.Store, clk clock.Clock) checks.Setti
 // as this agent's (one a previous watcher started).
 func (l *Loop) iteration(nonce string) *iteration.Watch {
 	interrupts := []iteration.Interrupt{l.files, l.asks}
-	if l.MaxTime > 0 {
-		interrupts = append(interrupts, timeLimit{end: l.start.Add(l.MaxTime), clock: l.Clock})
+	in := l.steer.Limits
+	if in.MaxTime > 0 {
+		interrupts = append(interrupts, timeLimit{end: l.start.Add(in.MaxTime), clock: l.Clock})
 	}
-	interrupts = append(interrupts, spending.Context(l.guard, l.spend, l.rec.Iteration()), l.spend.Budget(l.Budget))
+	interrupts = append(interrupts, spending.Context(l.guard, l.spend, l.rec.Iteration()), l.spend.Budget(in.Budget))
 	return iteration.New(iteration.Needs{
 		Settings: l.settings(), Tmux: l.Tmux, Clock: l.Clock,
 		Record: l.rec, Status: iterationStatus{l},
@@ -125,7 +127,7 @@ func (l *Loop) iteration(nonce string) *iteration.Watch {
 // settings is what an iteration reads of the loop's configuration: the
 // loop's settings, with the PATH its record kept.
 func (l *Loop) settings() iteration.Settings {
-	s := l.Config
+	s := *l.inForce()
 	s.Path = l.rec.State().Path // as at the loop's start, whoever resumed it
 	return s
 }
@@ -134,7 +136,7 @@ func (l *Loop) settings() iteration.Settings {
 // what the record says of the loop now.
 func show(l *Loop, status contract.Status) {
 	now := l.Clock.Now()
-	facts := pane.Facts{Now: now, Iteration: l.rec.Iteration(), Max: l.steer.pendingMax(), Cost: l.rec.Cost(),
+	facts := pane.Facts{Now: now, Iteration: l.rec.Iteration(), Max: l.steer.PendingMax(), Cost: l.rec.Cost(),
 		Tasks: tasksShown(l.rec.State().Tasks, l.TaskID), Error: l.rec.State().Error, Dir: l.Dir}
 	l.rec.Status(status, l.status.Reason(status), now)
 	l.status.Show(status, facts)
@@ -143,7 +145,7 @@ func show(l *Loop, status contract.Status) {
 // showLimit shows again the status last shown when the limit to show has
 // changed since (a set request the loop takes at its next iteration).
 func showLimit(l *Loop) {
-	if status, again := l.status.Again(l.steer.pendingMax()); again {
+	if status, again := l.status.Again(l.steer.PendingMax()); again {
 		show(l, status)
 	}
 }
@@ -188,7 +190,7 @@ func (l *Loop) Prepare() error {
 	l.assemble()
 	l.start = l.Clock.Now()
 	l.rec.NewRun(l.start)
-	l.rec.WriteSetup(recordSetup(&l.Config))
+	l.rec.WriteSetup(recordSetup(l))
 	if err := l.rec.Prepared(); err != nil {
 		return err
 	}
@@ -219,7 +221,7 @@ func (l *Loop) open() *Exit {
 		}
 		l.rec.ResumeRun(st)
 		l.spend.Adopt(st)
-		setLimits(&l.Config, st.Set) // what the person set outlasts the first run's flags
+		l.steer.Limits.Apply(st.Set) // what the person set outlasts the first run's flags
 		if t, err := time.ParseInLocation(state.TimeFormat, st.Started, time.Local); err == nil {
 			l.start = t // max-time counts from the loop's first start
 		}
@@ -232,7 +234,7 @@ func (l *Loop) open() *Exit {
 		l.rec.NewRun(l.start)
 		takeUpTasks(l, last)
 	}
-	l.rec.WriteSetup(recordSetup(&l.Config))
+	l.rec.WriteSetup(recordSetup(l))
 	l.hooks.Install()
 	l.rec.Save()
 	if l.Resume {
@@ -286,7 +288,7 @@ func (l *Loop) resumeIteration(ctx context.Context) *Exit {
 		return nil
 	}
 	started, _ := time.ParseInLocation(state.TimeFormat, l.rec.State().LastIterationStarted, time.Local)
-	l.rec.Sayf("resuming iteration %s", l.rec.Progress(l.MaxIterations))
+	l.rec.Sayf("resuming iteration %s", l.rec.Progress(l.steer.Limits.MaxIterations))
 	var it iteration.Outcome
 	untyped := l.rec.TakePromptUntyped()
 	switch w := l.iteration(""); {
@@ -316,22 +318,22 @@ func (l *Loop) iterate(ctx context.Context) *Exit {
 	n := l.rec.StartIteration(now, l.turnEnded)
 	l.turnEnded = time.Time{}
 	l.status.SetNote("")
-	notes := l.steer.forPrompt()
-	prompt := prompt.Compose(text, prompt.Vars{Iteration: n, MaxIterations: l.MaxIterations, Name: l.Name,
-		CheckFailures: prompt.JoinBlocks(l.tasks.Feedback(), l.work.Latest.Feedback), Task: l.tasks.Begin(n, text, l.TaskAttempts), Notes: notes}, l.CheckFailAction, l.IncludeIterationCount)
+	notes := l.steer.ForPrompt()
+	prompt := prompt.Compose(text, prompt.Vars{Iteration: n, MaxIterations: l.steer.Limits.MaxIterations, Name: l.Name,
+		CheckFailures: prompt.JoinBlocks(l.tasks.Feedback(), l.work.Latest.Feedback), Task: l.tasks.Begin(n, text, l.steer.Limits.TaskAttempts), Notes: notes}, l.CheckFailAction, l.IncludeIterationCount)
 	if l.goal != nil {
 		goal, _ := l.Goal.ReadGoal()
 		prompt = judge.Place(text, prompt, goal, l.goal.Note())
 	}
 	beginSpend(l, now, notes)
-	l.rec.Sayf("starting iteration %s", l.rec.Progress(l.MaxIterations))
+	l.rec.Sayf("starting iteration %s", l.rec.Progress(l.steer.Limits.MaxIterations))
 	if err := os.WriteFile(l.Store.Path(state.PromptCopy), []byte(prompt), 0o600); err != nil { // before the record: resume may deliver it
 		l.rec.Warnf("save prompt: %v", err)
 	}
 	if err := l.rec.TrySave(); err != nil { // no iteration runs that the record would not show
 		return exitFailed(contract.ReasonStateUnwritable, "cannot record iteration %d, stopping loop: %v", n, err)
 	}
-	l.rec.Log("START", "iteration "+l.rec.Progress(l.MaxIterations))
+	l.rec.Log("START", "iteration "+l.rec.Progress(l.steer.Limits.MaxIterations))
 	showStart(l)
 	return l.settle(ctx, l.iteration(iteration.Nonce()).Run(ctx, prompt), now)
 }

@@ -65,8 +65,8 @@ func account(l *Loop, it iteration.Outcome, d time.Duration) {
 	failure := r.failure
 	switch {
 	case r.timer != nil:
-		l.rec.Sayf(r.shown, r.timer(&l.Config))
-		l.rec.Log("TIMEOUT", fmt.Sprintf("iteration %d "+r.logged, l.rec.Iteration(), r.timer(&l.Config)))
+		l.rec.Sayf(r.shown, r.timer(l.inForce()))
+		l.rec.Log("TIMEOUT", fmt.Sprintf("iteration %d "+r.logged, l.rec.Iteration(), r.timer(l.inForce())))
 	case r.completes != "": // a context guard's end logged why
 		if r.turnOver {
 			l.turnEnded = it.TurnEnded
@@ -117,7 +117,7 @@ type step func(ctx context.Context, l *Loop, r *report) (stop bool)
 
 // steps are done in turn after every iteration that ended.
 var steps = []step{
-	func(_ context.Context, l *Loop, _ *report) bool { l.steer.take(); return false }, // steering: a limit raised meanwhile applies to this iteration's verdict
+	func(_ context.Context, l *Loop, _ *report) bool { steer(l); return false }, // steering: a limit raised meanwhile applies to this iteration's verdict
 	planStep,
 	stallStep,
 	func(_ context.Context, l *Loop, _ *report) bool { protect(l); return false }, // protected paths put back before the checks run (--goal)
@@ -147,7 +147,7 @@ func stallStep(_ context.Context, l *Loop, r *report) bool {
 }
 
 func checksStep(ctx context.Context, l *Loop, r *report) bool {
-	r.runs = recordChecks(l.rec, l.work.Run(ctx, at(l.rec, &l.Config), planVerify(l)))
+	r.runs = recordChecks(l.rec, l.work.Run(ctx, at(l.rec, l.inForce()), planVerify(l)))
 	return ctx.Err() != nil
 }
 
@@ -162,7 +162,7 @@ func receiptStep(_ context.Context, l *Loop, r *report) bool {
 func verdictStep(_ context.Context, l *Loop, r *report) bool {
 	verdict, steered := l.tasks.Steered(l.rec.Iteration(), r.it.Ending)
 	if !steered {
-		verdict = l.tasks.Judge(progress.Ended{N: l.rec.Iteration(), Attempts: l.TaskAttempts, Changed: r.changed, Runs: r.runs, Outcome: r.it})
+		verdict = l.tasks.Judge(progress.Ended{N: l.rec.Iteration(), Attempts: l.steer.Limits.TaskAttempts, Changed: r.changed, Runs: r.runs, Outcome: r.it})
 	}
 	r.verdict = verdict
 	return false
@@ -188,7 +188,7 @@ func commitStep(_ context.Context, l *Loop, r *report) bool {
 }
 
 func onIterationEndStep(_ context.Context, l *Loop, r *report) bool {
-	tell(l.rec, l.work.OnCommand(at(l.rec, &l.Config), "on-iteration-end", l.OnIterationEnd, r.code, r.reason))
+	tell(l.rec, l.work.OnCommand(at(l.rec, l.inForce()), "on-iteration-end", l.OnIterationEnd, r.code, r.reason))
 	return false
 }
 
@@ -247,7 +247,7 @@ func attemptLine(l *Loop, it iteration.Outcome) string {
 func retryAfter(ctx context.Context, l *Loop, it iteration.Outcome) *Exit {
 	n := l.rec.State().ConsecutiveFailures
 	shown, _ := iteration.FailureText(it)
-	l.steer.take()   // a limit set meanwhile counts
+	steer(l)         // a limit set meanwhile counts
 	if noneLeft(l) { // no retry to wait for
 		l.rec.Sayf("iteration %d failed (%s)", l.rec.Iteration(), shown)
 		l.rec.Log("FAIL", attemptLine(l, it))
@@ -272,7 +272,7 @@ func retryAfter(ctx context.Context, l *Loop, it iteration.Outcome) *Exit {
 // limits allow none (a limit set meanwhile counted): the gates then end the loop.
 func nextAfter(ctx context.Context, l *Loop) *Exit {
 	l.rec.Save()
-	l.steer.take()
+	steer(l)
 	if noneLeft(l) {
 		return nil
 	}
@@ -313,7 +313,7 @@ func recordChecks(rec *record.Record, ran *checks.Ran) []checks.CheckRun {
 // checksPass judges a done signal found before an iteration: by the latest
 // iteration's checks if they ran, else by running them now.
 func checksPass(ctx context.Context, l *Loop) bool {
-	passed, ran := l.work.Pass(ctx, at(l.rec, &l.Config), planVerify(l))
+	passed, ran := l.work.Pass(ctx, at(l.rec, l.inForce()), planVerify(l))
 	if ran != nil {
 		recordChecks(l.rec, ran)
 		l.rec.Save()
@@ -327,7 +327,7 @@ func seconds(d time.Duration) string { return fmt.Sprintf("%ds", int(d/time.Seco
 // wait waits d between iterations; an interrupt or a request that comes
 // meanwhile pauses or stops the loop.
 func (l *Loop) wait(ctx context.Context, d time.Duration) *Exit {
-	end := l.asks.wait(ctx, d)
+	end := l.asks.Wait(ctx, d)
 	if end == iteration.EndWaitOver { // not an ending: the wait ran its course
 		return nil
 	}
@@ -345,7 +345,7 @@ func waitForLimit(ctx context.Context, l *Loop, text string) *Exit {
 	if least := cmp.Or(l.MinLimitWait, minLimitWait); until.Sub(now) < least {
 		until = now.Add(least)
 	}
-	l.steer.giveBack()      // its notes go to its new start
+	l.steer.GiveBack()      // its notes go to its new start
 	l.rec.WaitingFor(until) // the iteration is run again after the reset
 	line, _, _ := strings.Cut(strings.TrimSpace(text), "\n")
 	l.rec.Sayf("usage limit reached (%s), %s", strings.TrimSpace(line), resetNote(until))
@@ -361,8 +361,8 @@ func waitForReset(ctx context.Context, l *Loop, until time.Time) *Exit {
 	l.status.SetNote(resetNote(until))
 	show(l, contract.StatusWaiting)
 	wait := until.Sub(now)
-	if l.MaxTime > 0 {
-		wait = max(0, min(wait, l.MaxTime-now.Sub(l.start)))
+	if l.steer.Limits.MaxTime > 0 {
+		wait = max(0, min(wait, l.steer.Limits.MaxTime-now.Sub(l.start)))
 	}
 	return l.wait(ctx, wait)
 }
@@ -416,5 +416,5 @@ func recordSpend(l *Loop, runs []checks.CheckRun) {
 		return
 	}
 	l.rec.Receipt(r)
-	l.spend.WarnUnpriced(r, l.Budget)
+	l.spend.WarnUnpriced(r, l.steer.Limits.Budget)
 }

@@ -129,6 +129,32 @@ func TestUnitSetRaisesTheLimitAtTheNextIterationAndRefusesOneBelowWhatRan(t *tes
 	}
 }
 
+// set changes the limits in force, never the loop's settings: state.json's
+// settings stay as the flags gave them, while its limits and the
+// iteration's timeout follow the set.
+func TestUnitSetLeavesTheLoopsSettingsAsItsFlagsGaveThem(t *testing.T) {
+	s := newSteered(t, func(s *steered, n int) {
+		if n == 1 {
+			s.leave(state.Steer{Kind: state.SteerSet, Set: &state.Limits{MaxIterations: intp(3), InactivityTimeout: intp(60)}})
+		}
+	})
+	s.cfg.MaxIterations = 2
+	s.wantResult(s.run(), contract.ExitDone, "max_iterations")
+	if n := len(s.started()); n != 3 {
+		t.Errorf("ran %d iterations, want 3", n)
+	}
+	st := s.state()
+	if st.MaxIterations != 3 || st.InactivityTimeout != 60 {
+		t.Errorf("state's limits in force: max %d, inactivity %d; want 3 and 60", st.MaxIterations, st.InactivityTimeout)
+	}
+	if got := st.Settings["MaxIterations"]; got != "2" {
+		t.Errorf("settings MaxIterations = %q, want the flag's 2", got)
+	}
+	if got := st.Settings["InactivityTimeout"]; got != s.cfg.InactivityTimeout.String() {
+		t.Errorf("settings InactivityTimeout = %q, want the flag's %s", got, s.cfg.InactivityTimeout)
+	}
+}
+
 // A note and a set left while no watcher runs are applied when one comes
 // back, once; the limit set outlasts the first run's flags at every resume.
 func TestUnitSteeringLeftWithoutAWatcherIsAppliedWhenItComesBackAndKept(t *testing.T) {
