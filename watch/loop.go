@@ -210,25 +210,7 @@ func (l *Loop) open() *Exit {
 		if err != nil {
 			return &Exit{Unstarted: true, Code: contract.ExitFailed, Reason: contract.ReasonNoState, Error: err.Error()}
 		}
-		l.orphaned = st.Status == state.Running
-		ended = contract.ReasonOf(st)
-		l.Config.TakePlaces(st) // where the loop read and worked before, wherever resume was typed
-		switch ended {          // resumed once the person mended it: counted afresh
-		case contract.ReasonConsecutiveFailures:
-			st.ConsecutiveFailures = 0
-		case contract.ReasonStalled:
-			st.UnchangedIterations = 0
-		}
-		l.rec.ResumeRun(st)
-		l.spend.Adopt(st)
-		l.steer.Limits.Apply(st.Set) // what the person set outlasts the first run's flags
-		if t, err := time.ParseInLocation(state.TimeFormat, st.Started, time.Local); err == nil {
-			l.start = t // max-time counts from the loop's first start
-		}
-		l.work.Settings = checksSettings(&l.Config, l.Store, l.Clock) // in the places taken
-		last := l.rec.State()
-		l.work.Restore(last.LastChecks())
-		resumeTasks(l) // in the places the record names
+		ended = takeUp(l, st)
 	} else {
 		last := lastRun(l.Store)
 		l.rec.NewRun(l.start)
@@ -255,6 +237,31 @@ func (l *Loop) open() *Exit {
 		return lostExit(l, err)
 	}
 	return nil
+}
+
+// takeUp takes up a resumed loop's record st: its places, its counts, its
+// spend and the limits the person set; it returns how the run resumed ended.
+func takeUp(l *Loop, st *state.State) contract.Reason {
+	l.orphaned = st.Status == state.Running
+	ended := contract.ReasonOf(st)
+	l.Config.TakePlaces(st) // where the loop read and worked before, wherever resume was typed
+	switch ended {          // resumed once the person mended it: counted afresh
+	case contract.ReasonConsecutiveFailures:
+		st.ConsecutiveFailures = 0
+	case contract.ReasonStalled:
+		st.UnchangedIterations = 0
+	}
+	l.rec.ResumeRun(st)
+	l.spend.Adopt(st)
+	l.steer.Limits.Apply(st.Set) // what the person set outlasts the first run's flags
+	if t, err := time.ParseInLocation(state.TimeFormat, st.Started, time.Local); err == nil {
+		l.start = t // max-time counts from the loop's first start
+	}
+	l.work.Settings = checksSettings(&l.Config, l.Store, l.Clock) // in the places taken
+	last := l.rec.State()
+	l.work.Restore(last.LastChecks())
+	resumeTasks(l) // in the places the record names
+	return ended
 }
 
 // run runs the iterations, each after the gates, until one of them ends the loop.
