@@ -13,6 +13,7 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch/iteration"
 	"github.com/ralph-tmux/ralph.tmux/watch/judge"
 	"github.com/ralph-tmux/ralph.tmux/watch/plan"
+	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux"
 )
@@ -373,6 +374,11 @@ func judgeGate(ctx context.Context, l *Loop, e *Exit, after bool) *Exit {
 // evidence. The loop's exit, or nil to go on.
 func askJudge(ctx context.Context, l *Loop, why contract.Reason) *Exit {
 	n := l.rec.Iteration()
+	if l.Budget.Set() { // a judge the budget cannot pay for is not asked
+		if over, reached := l.Budget.Reached(l.spend.Spent()); reached {
+			return budgetExit(over)
+		}
+	}
 	protect(l)
 	runs := recordChecks(l.rec, l.work.Run(ctx, at(l.rec, l.inForce()), planVerify(l)))
 	v, failed := judge.FromChecks(runs)
@@ -388,7 +394,7 @@ func askJudge(ctx context.Context, l *Loop, why contract.Reason) *Exit {
 		}
 		ev.ReadDiff(l.Dir)
 		l.rec.Sayf("asking the judge whether the goal is met")
-		v = judge.FromAnswer(l.goal.Judge.Ask(ctx, ev.Input()))
+		v = judge.FromAnswer(judgeNow(ctx, l, ev.Input()))
 	}
 	if ctx.Err() != nil {
 		return pausedBy(l, endings[iteration.EndInterrupted])
@@ -410,6 +416,27 @@ func askJudge(ctx context.Context, l *Loop, why contract.Reason) *Exit {
 		_ = os.Remove(l.DoneFile) // the done signal is not the goal met
 	}
 	return nil
+}
+
+// judgeNow asks the judge about the iteration that ended, the status line
+// showing ⚖ while it runs, and adds what it spent to that iteration's
+// receipt: counted by the budget from now on.
+func judgeNow(ctx context.Context, l *Loop, input string) judge.Answer {
+	status := l.status.Showing()
+	if !status.Live() || status == contract.StatusPaused {
+		status = contract.StatusRunning
+	}
+	l.status.SetJudging(true)
+	show(l, status)
+	a := l.goal.Judge.Ask(ctx, input)
+	l.status.SetJudging(false)
+	show(l, status)
+	prices := l.Prices
+	if prices == nil {
+		prices = receipt.DefaultPrices
+	}
+	l.rec.JudgeSpent(l.rec.Iteration(), a.Spent(prices), l.Agent.Name)
+	return a
 }
 
 // protect puts back what the agent changed of the protected paths (--goal).

@@ -14,6 +14,7 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch/checks"
 	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/judge"
+	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxfake"
 )
 
@@ -227,5 +228,101 @@ func TestUnitGoalAPlanAllDoneIsJudgedBeforeTheLoopEnds(t *testing.T) {
 	}
 	if p := u.typedPrompts(); len(p) != 2 || !strings.Contains(p[1], judge.MissingHeading+"\n\n- the error message") {
 		t.Errorf("the prompts: %q", p)
+	}
+}
+
+// claudeJudge is a judge's output in Claude Code's --output-format json
+// form: the verdict in "result", its tokens and cost beside it.
+func claudeJudge(verdict string, usd string) string {
+	return `printf '%s\n' '{"type":"result","subtype":"success","is_error":false,"num_turns":1,"result":` +
+		strconv.Quote(verdict) + `,"total_cost_usd":` + usd +
+		`,"usage":{"input_tokens":800,"output_tokens":60,"cache_read_input_tokens":0,"cache_creation_input_tokens":0}}'`
+}
+
+// A judge that tells its cost (Claude Code's JSON form) is paid from the
+// budget: its tokens and cost are in the receipt of the iteration it
+// judged, and once they reach --max-cost the loop ends at the budget,
+// no judge asked again.
+func TestUnitGoalAJudgesCostStopsTheLoopAtMaxCost(t *testing.T) {
+	u, j := goalUnit(t, claudeJudge(`{"met": false, "missing": ["tests for empty input"]}`, "0.03"), func(dir string, n int) {
+		writeIn(t, dir, "parser.go", "package p // "+itoa(n)+"\n")
+	})
+	u.cfg.MaxIterations = 5
+	u.cfg.Budget.CostUSD = 0.05
+	u.wantResult(u.run(), contract.ExitLimit, "budget")
+	u.wantLog("[COST] iteration 1 judge tokens in=800 out=60 cache=0/0 cost=$0.030",
+		"[JUDGE] iteration 1 not met: tests for empty input",
+		"[COST] iteration 2 judge tokens in=800 out=60 cache=0/0 cost=$0.030",
+		"[BUDGET] budget reached: $0.060 of $0.050")
+	if in := j.inputs(t); len(in) != 2 {
+		t.Errorf("the judge was asked %d times, want 2", len(in))
+	}
+	rs := u.receipts()
+	if len(rs) != 2 {
+		t.Fatalf("receipts = %+v, want 2", rs)
+	}
+	for _, r := range rs {
+		if j := r.Judge; j == nil || j.Calls != 1 || j.Reported != 1 || j.Usage.Input != 800 || j.Usage.Output != 60 || j.CostUSD == nil || *j.CostUSD != 0.03 {
+			t.Errorf("receipt of iteration %d: judge %+v, want one call of 800 in, 60 out, $0.03", r.Iteration, r.Judge)
+		}
+	}
+	if w := receipt.Total(rs).Words(); w != "1720 tokens, $0.060" {
+		t.Errorf("the receipts' total: %q, want the judge's counted", w)
+	}
+	if st := u.state(); st.CurrentIteration != 2 {
+		t.Errorf("ended after iteration %d, want 2", st.CurrentIteration)
+	}
+}
+
+// A judge the budget cannot pay for is not asked: the agent's own spend
+// reached --max-cost with its done token, and the loop ends at the budget.
+func TestUnitGoalAJudgeTheBudgetCannotPayForIsNotAsked(t *testing.T) {
+	u := newUnit(t, "work until finished", nil)
+	u.simulate()
+	u.lateTranscript(100 * time.Millisecond) // 10 in, 5 out of claude-sonnet-4-5: $0.000105
+	u.cfg.Budget.CostUSD = 0.0001
+	j := newJudge(t)
+	u.cfg.Goal.Goal = "the work done"
+	u.cfg.Goal.Judge.Command = j.command(`echo '{"met": true}'`)
+	u.wantResult(u.run(), contract.ExitLimit, "budget")
+	if in := j.inputs(t); len(in) != 0 {
+		t.Errorf("the judge was asked %d times", len(in))
+	}
+	u.wantLog("[COST] iteration 1 tokens in=10 out=5", "[BUDGET] budget reached")
+}
+
+// A judge whose output tells no use (prose, or any JSON but the agent's
+// form) is one call whose tokens are unreported, never guessed.
+func TestUnitGoalAProseJudgesSpendIsUnreported(t *testing.T) {
+	u, _ := goalUnit(t, `echo 'Looks done to me.'`, nil)
+	u.cfg.MaxIterations = 1
+	u.wantResult(u.run(), contract.ExitLimit, "max_iterations")
+	u.wantLog("[COST] iteration 1 judge tokens unreported", "[JUDGE] iteration 1 not met: no JSON")
+	rs := u.receipts()
+	if len(rs) != 1 || rs[0].Judge == nil || rs[0].Judge.Calls != 1 || rs[0].Judge.Reported != 0 || rs[0].Judge.Usage.Sum() != 0 || rs[0].Judge.CostUSD != nil {
+		t.Fatalf("receipts = %+v, want iteration 1's with one unreported judge call", rs)
+	}
+	if w := receipt.Total(rs).Words(); w != "no usage reported" {
+		t.Errorf("the total in words: %q", w)
+	}
+}
+
+// The status line shows ⚖ while the judge runs, and not after.
+func TestUnitGoalTheStatusLineShowsTheScalesWhileTheJudgeRuns(t *testing.T) {
+	gate := filepath.Join(t.TempDir(), "go")
+	u, _ := goalUnit(t, `while [ ! -e `+gate+` ]; do sleep 0.01; done; echo '{"met": true}'`, nil)
+	status := func() string {
+		v, _, _ := u.tmux.PaneOption(u.cfg.Pane, contract.OptionStatus)
+		return v
+	}
+	done := u.start()
+	realSoon(t, "⚖ in the status line", func() bool { return strings.Contains(status(), contract.JudgingMark) })
+	if s := status(); s != "⟳ 1/3 ⚖" {
+		t.Errorf("the status line while the judge runs: %q", s)
+	}
+	writeIn(t, filepath.Dir(gate), "go", "")
+	u.wantResult(<-done, contract.ExitDone, "goal_met")
+	if s := status(); strings.Contains(s, contract.JudgingMark) {
+		t.Errorf("the status line after the judge: %q", s)
 	}
 }

@@ -152,6 +152,7 @@ type Shown struct {
 	Ended     time.Time
 	Cost      string // what the loop has spent, in short ("58k tok $1.20"); "": nothing reported
 	Tasks     string // the plan's tasks done of all: "4/12"; "": no plan
+	Judging   bool   // goal mode's judge runs: "⚖" follows the progress
 	// Beat is when its watcher last said it lives; zero: no watcher beats
 	// for it (one that does not, or a paused or ended loop).
 	Beat time.Time
@@ -165,6 +166,10 @@ func (s Shown) explained() string {
 	return s.Reason + ": " + s.Error
 }
 
+// JudgingMark follows a loop's progress in the status line while goal
+// mode's judge runs: "⟳ 3/10 ⚖".
+const JudgingMark = "⚖"
+
 // Progress is "3/10", or "3" with no limit.
 func (s Shown) Progress() string {
 	it := strconv.Itoa(NextIteration(s.Status, s.Iteration))
@@ -175,7 +180,8 @@ func (s Shown) Progress() string {
 }
 
 // Text is the status line's display string, e.g. "✋ 2/10 needs input", or
-// with a plan "⟳ 7/50 · 4/12" (tasks done of all).
+// with a plan "⟳ 7/50 · 4/12" (tasks done of all), "⟳ 3/10 ⚖" while
+// goal mode's judge runs.
 func (s Shown) Text() string {
 	text := s.Status.Mark() + " " + s.Progress()
 	if s.Tasks != "" {
@@ -186,6 +192,9 @@ func (s Shown) Text() string {
 		text += " ⏳"
 	case StatusNeedsInput:
 		text += " needs input"
+	}
+	if s.Judging {
+		text += " " + JudgingMark
 	}
 	if s.Note != "" {
 		text += " " + s.Note

@@ -90,6 +90,9 @@ func TestShownOptionsSayLiveEndedAndTheIterationToCome(t *testing.T) {
 	if n[OptionStatus] != "✋ 1/3 needs input" || n[OptionState] != "needs-input" {
 		t.Errorf("needs input: %v", n)
 	}
+	if j := opts(Shown{Status: StatusRunning, Name: "a", Iteration: 3, Max: 10, Judging: true}); j[OptionStatus] != "⟳ 3/10 ⚖" {
+		t.Errorf("judging: %v", j)
+	}
 	if len(Unset()) != len(d) {
 		t.Errorf("Unset clears %d options, Options sets %d", len(Unset()), len(d))
 	}

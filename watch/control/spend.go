@@ -40,9 +40,9 @@ func receiptsJSON(rs []receipt.Receipt) map[string]any {
 		return m
 	}
 	t := receipt.Total(rs)
-	m["tokens"], m["totals"], m["last"] = t.Usage.Sum(), t, rs[len(rs)-1]
-	if t.CostUSD != nil {
-		m["cost_usd"] = *t.CostUSD
+	m["tokens"], m["totals"], m["last"] = t.Tokens(), t, rs[len(rs)-1] // the judge's calls included
+	if usd, known := t.Cost(); known {
+		m["cost_usd"] = usd
 	}
 	return m
 }

@@ -116,11 +116,11 @@ func (s *Summary) Markdown() string {
 	for _, it := range run.Iterations {
 		tokens, cost, changes := "-", "-", "-"
 		if r := it.Receipt; r != nil {
-			if r.Source != "" {
-				tokens = fmt.Sprint(r.Usage.Sum())
+			if r.Reported() { // the judge's calls included
+				tokens = fmt.Sprint(r.Tokens())
 			}
-			if r.CostUSD != nil {
-				cost = receipt.Dollars(*r.CostUSD)
+			if usd, known := r.Cost(); known {
+				cost = receipt.Dollars(usd)
 			}
 			changes = fmt.Sprintf("%d files +%d -%d", r.Changes.Files, r.Changes.Insertions, r.Changes.Deletions)
 		}

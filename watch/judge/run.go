@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
 )
 
 // Prompt modes of the judge: how its input reaches it.
@@ -96,6 +98,14 @@ func (j Judge) Ask(ctx context.Context, input string) Answer {
 		a.Code, a.Err = 127, "cannot run the judge: "+err.Error()
 	}
 	return a
+}
+
+// Spent is what the run spent where its output tells it (a one-shot
+// agent's JSON form the loop knows: Claude Code's --output-format json),
+// priced; any other output's use is unreported.
+func (a Answer) Spent(prices receipt.Prices) receipt.JudgeSpend {
+	_, spent := receipt.JudgeCall(a.Out, prices)
+	return spent
 }
 
 // tail keeps the last max bytes written to it.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ralph-tmux/ralph.tmux/watch/checks"
 	"github.com/ralph-tmux/ralph.tmux/watch/jsontext"
+	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
 )
 
 // Why a verdict is "not met" although the judge did not say so itself.
@@ -90,7 +91,8 @@ func FromChecks(runs []checks.CheckRun) (v Verdict, failed bool) {
 }
 
 // FromAnswer reads the verdict of a judge's run: a timeout, a stop or a
-// non-zero exit is not met whatever it printed; else its output's verdict.
+// non-zero exit is not met whatever it printed; else its output's verdict
+// (in a one-shot agent's JSON form, its "result" text's: see Spent).
 func FromAnswer(a Answer) Verdict {
 	switch {
 	case a.TimedOut:
@@ -100,7 +102,8 @@ func FromAnswer(a Answer) Verdict {
 	case a.Code != 0:
 		return notMet(fmt.Sprintf("exit %d", a.Code))
 	}
-	return Parse(a.Out)
+	answer, _ := receipt.JudgeCall(a.Out, nil)
+	return Parse(answer)
 }
 
 // Parse reads a judge's answer, failing closed: the output must be one

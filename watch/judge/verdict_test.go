@@ -134,3 +134,20 @@ func FuzzParseVerdict(f *testing.F) {
 		}
 	})
 }
+
+// A judge in Claude Code's JSON form is judged by its "result": the
+// verdict stands there, its use beside it.
+func TestAJudgesVerdictInClaudeCodesJSONFormIsItsResult(t *testing.T) {
+	out := `{"type":"result","num_turns":1,"result":"` + "```json\\n{\\\"met\\\": false, \\\"missing\\\": [\\\"tests\\\"]}\\n```" + `","total_cost_usd":0.02,"usage":{"input_tokens":10,"output_tokens":2}}`
+	a := Answer{Out: out}
+	v, spent := FromAnswer(a), a.Spent(nil)
+	if v.Met || strings.Join(v.Missing, ",") != "tests" || v.Reason != "" {
+		t.Errorf("verdict = %+v, want not met, missing tests", v)
+	}
+	if spent.Reported != 1 || spent.Usage.Sum() != 12 || spent.CostUSD == nil || *spent.CostUSD != 0.02 {
+		t.Errorf("spent = %+v", spent)
+	}
+	if v := FromAnswer(Answer{Out: out, Code: 1}); v.Reason != "exit 1" {
+		t.Errorf("a non-zero exit in the JSON form: %+v", v)
+	}
+}

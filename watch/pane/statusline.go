@@ -28,6 +28,7 @@ type Line struct {
 	note      string // shown after the status mark, e.g. the limit's reset time
 	reason    string // how the loop ended, why it pauses, what it waits for
 	failures  string // after an ended loop's mark: how many of its last iterations failed ("3 failed")
+	judging   bool   // goal mode's judge runs: ⚖ after the mark
 
 	beatMu  sync.Mutex // one writer of @ralph-beat at a time: the beat never outlives the loop's status
 	beating bool       // the status shown is one a running watcher beats for
@@ -63,6 +64,10 @@ func (s *Line) SetReason(reason string) { s.reason = reason }
 // time, why it paused).
 func (s *Line) SetNote(note string) { s.note = note }
 
+// SetJudging says whether goal mode's judge runs now: the status line
+// shows ⚖ while it does.
+func (s *Line) SetJudging(judging bool) { s.judging = judging }
+
 // SetFailures says how many of an ended loop's last iterations failed ("3 failed").
 func (s *Line) SetFailures(failures string) { s.failures = failures }
 
@@ -92,7 +97,8 @@ func (s *Line) Reason(status contract.Status) string {
 func (s *Line) Show(status contract.Status, f Facts) {
 	changed := status != s.shown
 	s.shown = status
-	shown := contract.Shown{Status: status, Name: s.cfg.Name, Iteration: f.Iteration, Max: f.Max, Reason: s.Reason(status), Cost: f.Cost, Tasks: f.Tasks}
+	shown := contract.Shown{Status: status, Name: s.cfg.Name, Iteration: f.Iteration, Max: f.Max, Reason: s.Reason(status), Cost: f.Cost, Tasks: f.Tasks,
+		Judging: s.judging && status.Live()}
 	switch status {
 	case contract.StatusWaiting, contract.StatusPaused:
 		shown.Note = s.note // the reset time; why it paused, where a pause has a note

@@ -29,13 +29,21 @@ type Spend struct {
 	Unpriced bool
 }
 
-// Add returns the spend with r's added.
+// Add returns the spend with r's added, its judge's calls included.
 func (s Spend) Add(r Receipt) Spend {
 	s.Tokens += r.Usage.Sum()
 	if r.CostUSD != nil {
 		s.CostUSD += *r.CostUSD
 	} else if r.Usage.Sum() > 0 {
 		s.Unpriced = true
+	}
+	if j := r.Judge; j != nil {
+		s.Tokens += j.Usage.Sum()
+		if j.CostUSD != nil {
+			s.CostUSD += *j.CostUSD
+		} else if j.Usage.Sum() > 0 {
+			s.Unpriced = true
+		}
 	}
 	return s
 }

@@ -27,6 +27,9 @@ type Receipt struct {
 	Notes   []string  `json:"notes,omitempty"`  // the person's notes the iteration's prompt carried
 	Reason  string    `json:"reason,omitempty"` // why the loop ended the iteration early (its context window)
 	Task    string    `json:"task,omitempty"`   // the plan's task the iteration worked on (--tasks)
+	// Judge is what goal mode's judge spent judging the iteration (--goal);
+	// absent when it was not asked. Usage and CostUSD are the agent's alone.
+	Judge *JudgeSpend `json:"judge,omitempty"`
 }
 
 // CheckSum counts the checks that ran after an iteration.
@@ -88,7 +91,10 @@ func Load(path string) ([]Receipt, error) {
 // reported usage of a model whose price is not known. One that reported
 // nothing (an iteration interrupted before its agent wrote a turn) spent
 // nothing the loop can see, and leaves a total's cost known.
-func (r Receipt) Unpriced() bool { return r.Source != "" && r.CostUSD == nil }
+// So is one whose judge reported tokens of unknown price.
+func (r Receipt) Unpriced() bool {
+	return r.Source != "" && r.CostUSD == nil || r.Judge != nil && r.Judge.Unpriced()
+}
 
 // Total sums receipts into one: usage, changes and checks added, the last
 // iteration's number, the first start and the last end. Its cost is known
@@ -119,6 +125,13 @@ func Total(receipts []Receipt) Receipt {
 			usd += *r.CostUSD
 		}
 		t.Changes = t.Changes.Add(r.Changes)
+		if r.Judge != nil {
+			j := r.Judge.Add(JudgeSpend{})
+			if t.Judge != nil {
+				j = t.Judge.Add(*r.Judge)
+			}
+			t.Judge = &j
+		}
 		if r.Checks != nil {
 			if t.Checks == nil {
 				t.Checks = &CheckSum{}
@@ -163,32 +176,51 @@ func (r Receipt) LogLine() string {
 			fmt.Fprintf(&b, " checks=fail(%d/%d)", c.Failed, c.Passed+c.Failed)
 		}
 	}
+	if r.Judge != nil {
+		b.WriteString(" " + r.Judge.LogLine())
+	}
 	return b.String()
+}
+
+// Reported reports whether the agent or its judge told any use.
+func (r Receipt) Reported() bool { return r.Source != "" || r.Judge != nil && r.Judge.Reported > 0 }
+
+// Tokens are every token the iteration used, its judge's calls included.
+func (r Receipt) Tokens() int64 { return Spend{}.Add(r).Tokens }
+
+// Cost is what the iteration cost, its judge's calls included; known is
+// false when nothing was reported or some of it has no price.
+func (r Receipt) Cost() (usd float64, known bool) {
+	if !r.Reported() || r.Unpriced() {
+		return 0, false
+	}
+	return Spend{}.Add(r).CostUSD, true
 }
 
 // Words is a total in words: "120034 tokens, $0.42", "120034 tokens, cost
 // unknown", or "no usage reported".
 func (r Receipt) Words() string {
-	if r.Source == "" {
+	if !r.Reported() {
 		return "no usage reported"
 	}
-	s := fmt.Sprintf("%d tokens", r.Usage.Sum())
-	if r.CostUSD == nil {
+	s := fmt.Sprintf("%d tokens", r.Tokens())
+	usd, known := r.Cost()
+	if !known {
 		return s + ", cost unknown"
 	}
-	return s + ", " + Dollars(*r.CostUSD)
+	return s + ", " + Dollars(usd)
 }
 
 // Compact is the receipt in a few characters for a list column or a status
 // line: "58k tok $1.20", "58k tok" when the cost is unknown, "" when the
 // agent reported nothing.
 func (r Receipt) Compact() string {
-	if r.Source == "" {
+	if !r.Reported() {
 		return ""
 	}
-	s := count(r.Usage.Sum()) + " tok"
-	if r.CostUSD != nil {
-		s += " " + Dollars(*r.CostUSD)
+	s := count(r.Tokens()) + " tok"
+	if usd, known := r.Cost(); known {
+		s += " " + Dollars(usd)
 	}
 	return s
 }

@@ -202,6 +202,31 @@ func (r *Record) Receipt(rc receipt.Receipt) {
 	r.cost = receipt.Total(all).Compact()
 }
 
+// JudgeSpent adds what one call of goal mode's judge spent to the receipt
+// of iteration n, the iteration it judged (one of its own when that has
+// none: a done file there before any iteration), its [COST] line to the
+// log, and shows the loop's spend.
+func (r *Record) JudgeSpent(n int, j receipt.JudgeSpend, agentName string) {
+	path := r.store.Path(state.ReceiptsFile)
+	data, err := os.ReadFile(path)
+	if err != nil && !os.IsNotExist(err) {
+		r.Warnf("record the judge's spend of iteration %d: %v", n, err)
+		return
+	}
+	if out, found := receipt.WithJudge(data, n, j); found {
+		err = r.store.WriteFile(state.ReceiptsFile, out)
+	} else {
+		now := r.clock.Now()
+		err = receipt.Append(path, receipt.Receipt{Iteration: n, Agent: agentName, Started: now, Ended: now, Judge: &j})
+	}
+	if err != nil {
+		r.Warnf("record the judge's spend of iteration %d: %v", n, err)
+	}
+	r.Log("COST", fmt.Sprintf("iteration %d %s", n, j.LogLine()))
+	all, _ := receipt.Load(path)
+	r.cost = receipt.Total(all).Compact()
+}
+
 // The loop's facts, as the record keeps them. The loop decides; only the
 // record writes them down (and state.json with them when it saves).
 

@@ -47,12 +47,12 @@ func (p *page) table() {
 	for _, it := range p.run.Iterations {
 		tokens, cost, so, changes := "-", "-", "-", "-"
 		if r := it.Receipt; r != nil {
-			if r.Source != "" {
-				tokens = fmt.Sprint(r.Usage.Sum())
+			if r.Reported() { // the judge's calls included
+				tokens = fmt.Sprint(r.Tokens())
 			}
-			if r.CostUSD != nil {
-				cost = receipt.Dollars(*r.CostUSD)
-				sum += *r.CostUSD
+			if usd, known := r.Cost(); known {
+				cost = receipt.Dollars(usd)
+				sum += usd
 			}
 			known = known && !r.Unpriced() // as the header's total: a receipt that reported nothing spent nothing seen
 			changes = fmt.Sprintf("%d files +%d &minus;%d", r.Changes.Files, r.Changes.Insertions, r.Changes.Deletions)

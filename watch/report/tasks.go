@@ -44,8 +44,8 @@ func (p *page) tasksSection() {
 					continue
 				}
 				took += it.Duration
-				if it.Receipt != nil && it.Receipt.CostUSD != nil {
-					cost += *it.Receipt.CostUSD
+				if usd, known := receiptCost(it.Receipt); known {
+					cost += usd
 				} else {
 					costKnown = false
 				}
@@ -69,4 +69,13 @@ func (p *page) tasksSection() {
 			esc(item.State), esc(item.ID), esc(item.Title), verdict, item.Attempts, iterations, esc(took.Round(time.Second).String()), esc(costText), commits)
 	}
 	p.s("</tbody>\n</table>\n</section>\n")
+}
+
+// receiptCost is an iteration's cost, its judge's calls included; known is
+// false without a receipt, or when its cost is not known.
+func receiptCost(r *receipt.Receipt) (usd float64, known bool) {
+	if r == nil {
+		return 0, false
+	}
+	return r.Cost()
 }

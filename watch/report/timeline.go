@@ -50,10 +50,12 @@ func (p *page) timeline() {
 	budget := p.run.State.MaxCostUSD
 	var cum []float64
 	var sum float64
-	costKnown := p.run.Total().CostUSD != nil // as the header says it
+	_, costKnown := p.run.Total().Cost() // as the header says it
 	for _, it := range its {
-		if r := it.Receipt; r != nil && r.CostUSD != nil {
-			sum += *r.CostUSD
+		if r := it.Receipt; r != nil {
+			if usd, known := r.Cost(); known {
+				sum += usd
+			}
 		}
 		cum = append(cum, sum)
 	}
@@ -122,11 +124,11 @@ func (p *page) tooltip(n int, cumulative float64) string {
 			parts = append(parts, fmt.Sprintf("checks %d/%d", passed, all))
 		}
 		if r := it.Receipt; r != nil {
-			if r.Source != "" {
-				parts = append(parts, fmt.Sprintf("%d tokens", r.Usage.Sum()))
+			if r.Reported() {
+				parts = append(parts, fmt.Sprintf("%d tokens", r.Tokens()))
 			}
-			if r.CostUSD != nil {
-				parts = append(parts, receipt.Dollars(*r.CostUSD)+" (so far "+receipt.Dollars(cumulative)+")")
+			if usd, known := r.Cost(); known {
+				parts = append(parts, receipt.Dollars(usd)+" (so far "+receipt.Dollars(cumulative)+")")
 			}
 			parts = append(parts, fmt.Sprintf("%d files +%d -%d", r.Changes.Files, r.Changes.Insertions, r.Changes.Deletions))
 		}
