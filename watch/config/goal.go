@@ -15,7 +15,7 @@ func (f *Run) registerGoal(fs *flag.FlagSet) {
 	g := &f.Config.Goal
 	fs.StringVar(&g.Goal, "goal", "", "the goal a judge must find met before the loop ends done, from the diff and the checks alone")
 	fs.StringVar(&g.GoalFile, "goal-file", "", "file holding the goal, re-read at each judging (instead of --goal)")
-	fs.Var(commandString{&g.Judge.Command}, "judge", "one-shot command (sh -c) that judges the goal from its input and answers JSON (default the agent's one-shot form: claude -p, codex exec, gemini -p)")
+	fs.Var(commandString{&g.Judge.Command}, "judge", "one-shot command (sh -c) that judges the goal from its input and answers JSON (default the agent's one-shot form: claude -p --output-format json, codex exec, gemini -p)")
 	fs.IntVar(&g.Every, "judge-every", 0, "ask the judge after every N-th iteration too, not only when the loop would end done (0: only then)")
 	fs.StringVar(&g.Judge.Mode, "judge-prompt-mode", judge.ModeStdin, "how the judge gets its input: stdin, or arg (its last argument)")
 	fs.DurationVar(&g.Judge.Timeout, "judge-timeout", g.Judge.Timeout, "longest a judge may run; over it, the verdict is not met")

@@ -19,7 +19,7 @@ func TestGoalWithoutJudgeTakesTheAgentsOneShotFormOrIsRefused(t *testing.T) {
 	for _, tc := range []struct {
 		profile, command, mode string
 	}{
-		{"claude", "claude -p", judge.ModeArg},
+		{"claude", "claude -p --output-format json", judge.ModeArg},
 		{"codex", "codex exec", judge.ModeArg},
 		{"gemini", "gemini -p", judge.ModeArg},
 		{"generic", "", ""},

@@ -93,7 +93,7 @@ func JudgeCall(out string, prices Prices) (answer string, spent JudgeSpend) {
 	u.Turns = r.NumTurns
 	for model, m := range r.ModelUsage {
 		if sane(m.Input, m.Output, m.CacheRead, m.CacheWrite) {
-			u.add(model, Tokens{Input: m.Input, Output: m.Output, CacheRead: m.CacheRead, CacheWrite: m.CacheWrite})
+			u.add(model, Tokens(m))
 		}
 	}
 	if u.Tokens.Sum() == 0 && r.Usage != nil && sane(r.Usage.Input, r.Usage.Output, r.Usage.CacheRead, r.Usage.CacheWrite) {
