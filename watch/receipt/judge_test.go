@@ -1,7 +1,9 @@
 package receipt_test
 
 import (
+	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -121,4 +123,24 @@ func load(t *testing.T, data []byte) []receipt.Receipt {
 		t.Fatal(err)
 	}
 	return rs
+}
+
+// What Claude Code 2.1.332 prints for `claude -p --output-format json`
+// (testdata/receipts/NOTES.md): its result is the verdict, its use told.
+func TestARealClaudeCodesJSONOutputIsReadAsAJudgesCall(t *testing.T) {
+	out, err := os.ReadFile(filepath.Join("..", "..", "testdata", "receipts", "claude-2.1.332-print-json.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer, spent := receipt.JudgeCall(string(out), receipt.DefaultPrices)
+	if answer != `{"met": true, "missing": [], "evidence": ["x"]}` {
+		t.Errorf("answer = %q", answer)
+	}
+	if spent.Reported != 1 || spent.Usage.Input != 100 || spent.Usage.Output != 7 || spent.Usage.Models["claude-opus-5-5"].Sum() != 107 ||
+		spent.CostUSD == nil || *spent.CostUSD != 0.00054 {
+		t.Errorf("spent = %+v", spent)
+	}
+	if usd, known := receipt.DefaultPrices.Cost(spent.Usage); !known || fmt.Sprintf("%.5f", usd) != "0.00054" {
+		t.Errorf("its tokens at the default prices: %v %v, want its own total_cost_usd", usd, known)
+	}
 }
