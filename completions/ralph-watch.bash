@@ -5,7 +5,7 @@
 # _ralph_watch_subcommands SUBCOMMAND: what follows it as a subcommand.
 _ralph_watch_subcommands() {
     case $1 in
-    '') echo run status list ls logs pause resume restore stop send note set skip retry clean init template demo version completion doctor hook trust replay finish report tasks fan ;;
+    '') echo run status list ls logs pause resume restore stop send note set skip retry clean init template demo version completion doctor hook trust replay finish report tasks plan fan ;;
     demo) echo agent ;;
     esac
 }
@@ -188,6 +188,14 @@ _ralph_watch_flags() {
     tasks) flags=(
         --json
     ) ;;
+    plan) flags=(
+        --from-github
+        --label=
+        --milestone=
+        --assignee=
+        --limit=
+        --repo=
+    ) ;;
     trust) flags=(
         --revoke
         --list
@@ -303,6 +311,10 @@ _ralph_watch() {
             compopt -o filenames 2>/dev/null
             mapfile -t COMPREPLY < <(compgen -f -- "$cur")
             COMPREPLY+=($(compgen -W "$(ralph-watch list --fans 2>/dev/null)" -- "$cur"))
+            ;;
+        plan)
+            compopt -o filenames 2>/dev/null
+            mapfile -t COMPREPLY < <(compgen -f -- "$cur")
             ;;
         trust)
             compopt -o filenames 2>/dev/null

@@ -5,7 +5,7 @@
 # The subcommand typed so far (demo agent is "demo agent"), else nothing.
 function __ralph_watch_subcommand
     set -l words (commandline -opc)
-    if set -q words[2]; and contains -- $words[2] run status list ls logs pause resume restore stop send note set skip retry clean init template demo version completion doctor hook trust replay finish report tasks fan
+    if set -q words[2]; and contains -- $words[2] run status list ls logs pause resume restore stop send note set skip retry clean init template demo version completion doctor hook trust replay finish report tasks plan fan
         if test "$words[2]" = demo; and contains -- agent $words[3..-1]
             echo demo agent
         else
@@ -121,6 +121,7 @@ complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a replay -d "play an 
 complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a finish -d "land a loop's work: merge, rebase, pull request or patch"
 complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a report -d "write one self-contained HTML page of a loop's run"
 complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a tasks -d 'show the tasks of a plan file as the loop sees them'
+complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a plan -d 'write a plan from GitHub issues, or bring one up to date'
 complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a fan -d 'run several loops on one plan, landed one at a time by a merge queue'
 complete -c ralph-watch -n '__ralph_watch_using demo; and test (count (commandline -opc)) -eq 2' -a agent -d 'run the demo agent itself'
 
@@ -129,6 +130,7 @@ complete -c ralph-watch -n '__ralph_watch_using status logs pause resume stop se
 complete -c ralph-watch -n '__ralph_watch_using status logs pause resume stop note set clean finish report tasks; and __ralph_watch_no_name_yet' -a '(__ralph_watch_fans)' -d fan
 complete -c ralph-watch -n '__ralph_watch_using restore' -a '(__ralph_watch_fans)' -d fan
 complete -c ralph-watch -n '__ralph_watch_using completion' -a 'bash zsh fish'
+complete -c ralph-watch -n '__ralph_watch_using plan' -F
 complete -c ralph-watch -n __ralph_watch_after_dashdash -a '(__ralph_watch_command)'
 
 # Flags, one a line.
@@ -252,6 +254,12 @@ complete -c ralph-watch -n '__ralph_watch_using report' -s o -r -F -d 'write the
 complete -c ralph-watch -n '__ralph_watch_using report' -l open -d 'open the page once written'
 complete -c ralph-watch -n '__ralph_watch_using report' -l cast-tail -x -d 'keep this much of the end of each cast'
 complete -c ralph-watch -n '__ralph_watch_using tasks' -l json -d 'print the plan as JSON'
+complete -c ralph-watch -n '__ralph_watch_using plan' -l from-github -d "take the tasks from the repository's open GitHub issues"
+complete -c ralph-watch -n '__ralph_watch_using plan' -l label -x -d 'only issues with this label (repeatable)'
+complete -c ralph-watch -n '__ralph_watch_using plan' -l milestone -x -d 'only issues of this milestone'
+complete -c ralph-watch -n '__ralph_watch_using plan' -l assignee -x -d 'only issues assigned to this login (@me: yours)'
+complete -c ralph-watch -n '__ralph_watch_using plan' -l limit -x -d 'at most this many open issues'
+complete -c ralph-watch -n '__ralph_watch_using plan' -l repo -x -d 'the issues of this repository (OWNER/NAME)'
 complete -c ralph-watch -n '__ralph_watch_using fan' -l max -x -d 'loops at once'
 complete -c ralph-watch -n '__ralph_watch_using fan' -l into -x -d 'branch the tasks land on'
 complete -c ralph-watch -n '__ralph_watch_using fan' -l merge-attempts -x -d 'landings a task gets before it needs review'

@@ -77,6 +77,7 @@ Examples:
 			finishCommand(e),
 			reportCommand(e),
 			tasksCommand(e),
+			planCommand(e),
 			fanCommand(e),
 		},
 		Exec: func(ctx context.Context, args []string) error {

@@ -57,6 +57,7 @@ func Fan(f *fan.State, dir string, works []fan.Work, opts Options) error {
 		return failf("%s has no commit that %s lacks: no pull request to open", f.Into, base)
 	}
 	fmt.Fprintln(opts.Out)
+	s.Closed = closedOnGitHub(fanIssues(works), f.Repo, opts)
 	url, err := openPR(f.Repo, f.Into, base, fs.Title(), fs.Markdown(), filepath.Join(dir, state.PRBodyFile), opts)
 	if err != nil {
 		return err
@@ -182,6 +183,9 @@ func (s *FanSummary) Markdown() string {
 		cost := w.Spent.Compact()
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %d | %d | %d | %s | %s |\n", cell(w.ID), cell(w.Title), w.State, cell(orDash(w.Verdict)),
 			orDash(strings.Join(loops, " ")), w.Iterations, w.Attempts, w.Merges, landed, orDash(cost))
+	}
+	if part := issuesPart(fanIssues(s.Works), s.Closed); part != "" {
+		b.WriteString("\n" + strings.TrimSuffix(part, "\n"))
 	}
 	for _, w := range s.Works {
 		if w.Why == "" || w.State == fan.Landed {

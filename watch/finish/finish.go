@@ -436,6 +436,7 @@ func patch(p Place, file string) (Landed, error) {
 // pullRequest pushes the branch (never forced) and opens a pull request
 // into the base with gh, run in the loop's working tree.
 func pullRequest(run *history.Run, p Place, s *Summary, opts Options) (Landed, error) {
+	s.Closed = closedOnGitHub(loopIssues(run), p.Tree, opts)
 	url, err := openPR(p.Tree, p.Branch, p.Base, s.Title(), s.Markdown(), run.Store.Path(state.PRBodyFile), opts)
 	return Landed{How: PR, URL: url}, err
 }

@@ -17,6 +17,10 @@ type Summary struct {
 	Commits  []string // "abc1234 subject", oldest first
 	DiffStat string   // git diff --stat BASE...BRANCH
 	Files    []string // the files the branch changes
+
+	// Closed are the plan's issues closed on GitHub before the pull
+	// request: its body names them not.
+	Closed map[int]bool
 }
 
 // Summarize reads the branch's commits and changes against the base.
@@ -112,6 +116,7 @@ func (s *Summary) Markdown() string {
 		b.WriteString("\n")
 	}
 	b.WriteString(tasksDone(run))
+	b.WriteString(issuesPart(loopIssues(run), s.Closed))
 	b.WriteString("### Iterations\n\n| # | ended | took | tokens | cost | checks | changes |\n|---|---|---|---|---|---|---|\n")
 	for _, it := range run.Iterations {
 		tokens, cost, changes := "-", "-", "-"

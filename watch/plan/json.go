@@ -173,6 +173,7 @@ func storiesPlan(name string, data []byte, ls lines, top map[string]field, stori
 		if t.ID == "" {
 			t.ID = strconv.Itoa(i + 1)
 		}
+		t.Issue = IssueOf(t.ID)
 		if t.Title, ok = stringField(s, "title"); !ok {
 			return nil, bad("title", "a string")
 		}

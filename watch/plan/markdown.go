@@ -33,6 +33,8 @@ type mdParser struct {
 	sectionLine int // line of the latest heading
 	zone        *zone
 
+	lineAt, lineEnd int // byte offsets of the line being read and after it (its line ending included)
+
 	cur       int  // the task whose lines these are; -1: none
 	critAt    int  // indentation of a criteria label inside the current task; -1: none
 	critItem  bool // that label is a list item ("- Done when:")
@@ -53,6 +55,15 @@ type zone struct {
 }
 
 func parseMarkdown(data []byte) (*Plan, error) {
+	p := readMarkdown(data)
+	if len(p.Tasks) == 0 {
+		return nil, noTasks(data, p.Ignored)
+	}
+	return p, nil
+}
+
+// readMarkdown reads a Markdown plan, which may have no task.
+func readMarkdown(data []byte) *Plan {
 	m := &mdParser{plan: &Plan{Format: FormatMarkdown}, blockOwner: -1, paraOwner: -1, prevBlank: true, cur: -1, critAt: -1, last: -1}
 	start := 0
 	if bytes.HasPrefix(data, []byte(bom)) {
@@ -63,6 +74,7 @@ func parseMarkdown(data []byte) (*Plan, error) {
 		if i := bytes.IndexByte(data[start:], '\n'); i >= 0 {
 			end, next = start+i, start+i+1
 		}
+		m.lineAt, m.lineEnd = start, next
 		m.line(strings.TrimSuffix(string(data[start:end]), "\r"), start, num)
 		start = next
 	}
@@ -71,10 +83,7 @@ func parseMarkdown(data []byte) (*Plan, error) {
 		m.plan.Tasks[i].Text = joinText(m.texts[i], m.inds[i])
 		m.plan.Tasks[i].Touches = touchesLine(m.plan.Tasks[i].Text)
 	}
-	if len(m.plan.Tasks) == 0 {
-		return nil, noTasks(data, m.plan.Ignored)
-	}
-	return m.plan, nil
+	return m.plan
 }
 
 // noTasks says why a Markdown file has no tasks, at the first box it ignored.
@@ -338,11 +347,16 @@ func (m *mdParser) newTask(s string, at int, mark byte, width int, title string,
 		state = InProgress
 	}
 	id, rest := explicitID(title)
+	issue, issueRest, ok := issueRef(title)
+	if ok {
+		id, rest = IssueID(issue), issueRest
+	}
 	ordinal := id == ""
 	if ordinal {
 		id = strconv.Itoa(len(m.plan.Tasks) + 1)
 	}
-	m.plan.Tasks = append(m.plan.Tasks, Task{ID: id, Title: rest, State: state, Line: num, mark: at, ordinal: ordinal})
+	m.plan.Tasks = append(m.plan.Tasks, Task{ID: id, Title: rest, State: state, Line: num, Issue: issue, mark: at, ordinal: ordinal,
+		lineAt: m.lineAt, end: m.lineEnd})
 	m.texts = append(m.texts, []string{s})
 	m.inds = append(m.inds, width)
 	m.cur, m.critAt = len(m.plan.Tasks)-1, -1
@@ -360,6 +374,9 @@ func (m *mdParser) endTask() { m.cur, m.critAt, m.critLazy = -1, -1, false }
 func (m *mdParser) addTo(i int, lines ...string) {
 	if i >= 0 {
 		m.texts[i] = append(m.texts[i], lines...)
+		if len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) != "" {
+			m.plan.Tasks[i].end = m.lineEnd
+		}
 	}
 }
 

@@ -38,7 +38,7 @@ const (
 
 // Task is one unit of work: a top-level box of a Markdown plan, or a user story.
 type Task struct {
-	ID           string   // JSON: its id; Markdown: an explicit id at the start of its text ("US-001:", "T3", "1.2"), else its ordinal
+	ID           string   // JSON: its id; Markdown: an explicit id at the start of its text ("US-001:", "T3", "1.2"; "#12" is GitHub issue 12's, gh-12), else its ordinal
 	Title        string   // the item's first line, without the box and the explicit id
 	Text         string   // the task with its sub-items and criteria, as the agent sees it
 	State        State    // open, done or in progress
@@ -50,10 +50,13 @@ type Task struct {
 	ReviewCount  int      // tasks.json reviewCount
 	Criteria     []string // acceptance criteria
 	Touches      []string // globs of the files it changes: two tasks whose globs meet never run at once (ralph-watch fan)
+	Issue        int      // the GitHub issue it came from: a Markdown task written "#12 title", or a JSON story of id gh-12; 0: none
 
 	mark    int    // byte offset of the box's mark (Markdown) or of the passes value (JSON); -1: none
 	story   *story // JSON: the story as read, for editing its values in place
 	ordinal bool   // Markdown: the id is the task's place, not written in the file
+	lineAt  int    // Markdown: byte offset of the box's line
+	end     int    // Markdown: byte offset after the task's last line that is not blank
 }
 
 // Ignored is a part of the file that looked like a task and is not.

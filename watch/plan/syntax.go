@@ -3,6 +3,7 @@ package plan
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -230,6 +231,41 @@ func explicitID(title string) (id, rest string) {
 		rest = title
 	}
 	return sm[2], rest
+}
+
+// issueRefRe is a GitHub issue's number at the start of a task's text: "#12 title", "#12: title".
+var issueRefRe = regexp.MustCompile(`^#([0-9]{1,9})(:|[ \t]|$)`)
+
+// issueRef is the number of the GitHub issue a task's text starts with,
+// and the text after it (all of it when nothing follows the number).
+func issueRef(title string) (n int, rest string, ok bool) {
+	sm := issueRefRe.FindStringSubmatch(title)
+	if sm == nil {
+		return 0, title, false
+	}
+	if n, _ = strconv.Atoi(sm[1]); n <= 0 {
+		return 0, title, false
+	}
+	if rest = strings.TrimSpace(title[len(sm[0]):]); rest == "" {
+		rest = title
+	}
+	return n, rest, true
+}
+
+// IssueID is the task id of GitHub issue n: gh-12.
+func IssueID(n int) string { return "gh-" + strconv.Itoa(n) }
+
+// IssueOf is the GitHub issue a task id names (gh-12: 12); 0 when none.
+func IssueOf(id string) int {
+	rest, ok := strings.CutPrefix(id, "gh-")
+	if !ok || rest == "" || rest[0] == '0' || len(rest) > 9 {
+		return 0
+	}
+	n, err := strconv.Atoi(rest)
+	if err != nil || n <= 0 || strconv.Itoa(n) != rest {
+		return 0
+	}
+	return n
 }
 
 type sectionKindT int
