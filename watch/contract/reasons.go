@@ -46,4 +46,6 @@ const (
 	ReasonTasksUnreadable     Reason = "tasks_unreadable"     // the plan (--tasks) cannot be read
 	ReasonGoalMet             Reason = "goal_met"             // a judge found the goal (--goal) met
 	ReasonGoalStalemate       Reason = "goal_stalemate"       // the judge found the same missing, the work unchanged, --judge-patience times
+	ReasonPRReady             Reason = "pr_ready"             // follow: the pull request is green and approved (or needs no review)
+	ReasonFollowRounds        Reason = "follow_rounds"        // follow: --follow-rounds rounds of fixes and still not green
 )
