@@ -85,7 +85,7 @@ func pauseFileGate(_ context.Context, l *Loop) *Exit {
 // they fail it goes on, the done file removed. A plan's loop sets it aside:
 // the plan says when the work is done.
 func doneFileGate(ctx context.Context, l *Loop) *Exit {
-	if !checks.FileSeen(l.DoneFile) {
+	if !checks.FileSeen(l.DoneFile) || l.inFollowRound() {
 		return nil
 	}
 	if l.tasks.IgnoresDone() {
@@ -106,7 +106,7 @@ func doneFileGate(ctx context.Context, l *Loop) *Exit {
 // the rest skipped. It reads the plan first: a plan never read ends the loop.
 func tasksGate(_ context.Context, l *Loop) *Exit {
 	t := l.tasks
-	if !t.On() {
+	if !t.On() || l.inFollowRound() {
 		return nil
 	}
 	err := t.Read() // on an error with a reading before, the next prompt asks the agent to put the plan right
@@ -452,4 +452,21 @@ func protect(l *Loop) {
 		l.rec.Sayf("put back %s: the agent changed a protected path", p)
 		l.rec.Log(judge.TagProtect, judge.RestoreMessage(l.rec.Iteration(), p))
 	}
+}
+
+// followRound is the iteration after which a round of follow's fixes
+// runs on the loop resumed from st: the round follow.json says is fixing,
+// its iteration not yet begun; -1 for none.
+func followRound(store *state.Store, st *state.State) int {
+	f, _ := store.Follow()
+	if r := f.Fixing(); r != nil && r.Iteration == st.CurrentIteration {
+		return r.Iteration
+	}
+	return -1
+}
+
+// inFollowRound reports whether the next iteration is a follow round's,
+// which the done file and a plan all done do not stop.
+func (l *Loop) inFollowRound() bool {
+	return l.followFrom >= 0 && l.rec.Iteration() == l.followFrom
 }

@@ -71,6 +71,10 @@ type Loop struct {
 	start     time.Time // when the loop first started: max time counts from it
 	turnEnded time.Time // when the last iteration's turn ended, for the turn gap
 	orphaned  bool      // resumed from a watcher that died (killed), not one that paused
+	// followFrom is the iteration after which a round of ralph-watch
+	// follow's fixes runs (its loop ended done: the done file and the plan
+	// do not end it before that one iteration); -1: no round.
+	followFrom int
 }
 
 // assemble makes the loop's parts, each given what it needs.
@@ -204,6 +208,7 @@ func (l *Loop) Prepare() error {
 // the agent's hooks and takes over the pane; an exit when it cannot start.
 func (l *Loop) open() *Exit {
 	l.start = l.Clock.Now()
+	l.followFrom = -1
 	var ended contract.Reason // how the run resumed ended
 	if l.Resume {
 		st, err := l.Store.Load()
@@ -252,6 +257,7 @@ func takeUp(l *Loop, st *state.State) contract.Reason {
 		st.UnchangedIterations = 0
 	}
 	l.rec.ResumeRun(st)
+	l.followFrom = followRound(l.Store, st)
 	l.spend.Adopt(st)
 	l.steer.Limits.Apply(st.Set) // what the person set outlasts the first run's flags
 	if t, err := time.ParseInLocation(state.TimeFormat, st.Started, time.Local); err == nil {

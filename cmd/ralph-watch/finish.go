@@ -25,6 +25,8 @@ func finishCommand(e env) *ffcli.Command {
 	commit := fs.Bool("commit", false, "commit uncommitted changes in the worktree first (else finish refuses)")
 	into := fs.String("into", "", "land on `BRANCH` (default: the branch the worktree came from)")
 	remote := fs.String("remote", "", "--pr: push to `REMOTE` (default: the branch's remote, else origin)")
+	followF := fs.Bool("follow", false, "--pr: then follow the pull request as 'ralph-watch follow' does")
+	follows := followFlags(fs)
 	return subcommand(fs, ffcli.Command{
 		ShortUsage: "ralph-watch finish NAME [--merge|--rebase|--pr|--patch FILE] [--remove] [--commit] [--into BRANCH]",
 		ShortHelp:  "land a loop's work: merge, rebase, pull request or patch",
@@ -86,7 +88,16 @@ Examples:
 			if len(args) != 1 {
 				return control.Errorf(contract.ExitUsage, "finish takes one loop name, got %d arguments", len(args))
 			}
+			if *followF && !*prF {
+				return control.Errorf(contract.ExitUsage, "finish --follow follows a pull request: it goes with --pr")
+			}
+			if *followF && *remove {
+				return control.Errorf(contract.ExitUsage, "finish --follow keeps the worktree the fixes are made in: --remove it once the pull request is merged")
+			}
 			if f, ok := fanArg(e, args); ok {
+				if *followF {
+					return control.Errorf(contract.ExitUsage, "finish --follow follows one loop's pull request; %s is a fan: open its pull request with --pr", f.Name)
+				}
 				return finishFan(f, opts)
 			}
 			l, err := loopArg(e, args, "finish")
@@ -106,6 +117,10 @@ Examples:
 			}
 			if _, err := os.Stat(worktree); worktree != "" && os.IsNotExist(err) && l.Pane == control.PaneRunning {
 				fmt.Fprintf(e.Stdout, "The agent of %s still runs in pane %s, in the removed worktree: end it with 'ralph-watch stop --kill %s'.\n", l.Name, l.State.PaneID, l.Name)
+			}
+			if *followF {
+				fmt.Fprintln(e.Stdout)
+				return runFollow(ctx, e, l, *follows)
 			}
 			return nil
 		},

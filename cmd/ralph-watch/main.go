@@ -75,6 +75,7 @@ Examples:
 			trustCommand(e),
 			replayCommand(e),
 			finishCommand(e),
+			followCommand(e),
 			reportCommand(e),
 			tasksCommand(e),
 			planCommand(e),

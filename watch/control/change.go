@@ -11,6 +11,7 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/ended"
 	"github.com/ralph-tmux/ralph.tmux/watch/iteration"
+	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 )
 
@@ -60,7 +61,7 @@ func Resumable(l *Loop, warn io.Writer, clk clock.Clock) (bool, error) {
 		return false, Errorf(contract.ExitFailed, "%s", raiseHint(l))
 	case endedMendable(l.State) && unmended(l) != "":
 		return false, Errorf(contract.ExitFailed, "%s", unmended(l))
-	case l.State.Status != state.Running && l.State.Status != state.Paused && !endedByGone(l.State) && !endedAtLimit(l.State) && !endedByStop(l.State) && !endedMendable(l.State):
+	case l.State.Status != state.Running && l.State.Status != state.Paused && !endedByGone(l.State) && !endedAtLimit(l.State) && !endedByStop(l.State) && !endedMendable(l.State) && !FollowRound(l):
 		return false, Errorf(contract.ExitFailed, "%s", notResumed(l))
 	case l.Watched && !unwatched(l, clk, answerWait): // paused or ended, and its watcher still finishing
 		return false, Errorf(contract.ExitFailed, "loop '%s' still has a watcher", l.Name)
@@ -69,6 +70,14 @@ func Resumable(l *Loop, warn io.Writer, clk clock.Clock) (bool, error) {
 		return false, Errorf(contract.ExitFailed, "the state of '%s' does not say how its watcher was started; start it again with 'ralph-watch run --replace'", l.Name)
 	}
 	return true, nil
+}
+
+// FollowRound reports whether ralph-watch follow has a round of fixes
+// waiting for the loop: its next iteration, whatever the loop ended with.
+func FollowRound(l *Loop) bool {
+	f, _ := l.Store.Follow()
+	r := f.Fixing()
+	return r != nil && r.Iteration == l.State.CurrentIteration
 }
 
 // Stop ends a loop and, with kill, its agent. Its watcher, if one runs, is
@@ -198,4 +207,30 @@ func Clean(root string, names []string, out, warn io.Writer) error {
 		return Errorf(contract.ExitFailed, "")
 	}
 	return nil
+}
+
+// Followed records how ralph-watch follow ended on a loop no watcher
+// holds: its status and exit reason (pr_ready, follow_rounds), why in words.
+func Followed(l *Loop, reason contract.Reason, status contract.Status, why string, clk clock.Clock) error {
+	err := withoutWatcher(l, func(st *state.State) {
+		status.Record(st, why, clk.Now())
+		reason.Write(st)
+	})
+	if err == nil && !PaneGone(l) {
+		showPaneStatus(l, status, clk.Now())
+	}
+	return err
+}
+
+// ShowFollow shows on the pane of a loop no watcher holds what follow
+// sees of its pull request ("PR #12 ✗ ci"), after the loop's own status.
+func ShowFollow(l *Loop, note string) {
+	if l.Watched || l.Pane == PaneRemoved || PaneGone(l) {
+		return
+	}
+	st := l.State
+	status := contract.StatusOf(st)
+	shown := contract.Shown{Status: status, Name: l.Name, Iteration: st.CurrentIteration, Max: st.MaxIterations, Reason: st.Reason, Note: note,
+		Cost: receipt.Total(l.Receipts()).Compact()}
+	_ = l.Tmux.SetPaneOptions(st.PaneID, shown.Options())
 }

@@ -282,7 +282,7 @@ func (r Rearm) claimPane(l *Loop) (func(), error) {
 // cause the person mended, still has its pane, whose options went when its
 // status stopped showing: no other loop lives there.
 func keptPane(l *Loop) bool {
-	if !endedAtLimit(l.State) && !endedMendable(l.State) || l.Pane == PaneRemoved {
+	if !endedAtLimit(l.State) && !endedMendable(l.State) && !FollowRound(l) || l.Pane == PaneRemoved {
 		return false
 	}
 	live, _, _ := l.Tmux.PaneOption(l.State.PaneID, contract.OptionLive)

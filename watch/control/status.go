@@ -38,6 +38,11 @@ func (l *Loop) JSON() map[string]any {
 	}
 	tasksJSON(m)
 	afterJSON(m, l)
+	if l.Store != nil {
+		if f, _ := l.Store.Follow(); f != nil {
+			m["follow"] = f
+		}
+	}
 	return m
 }
 
@@ -93,6 +98,7 @@ func WriteStatus(w io.Writer, l *Loop, now time.Time) {
 	writeCommandSources(w, st.CommandSources)
 	writeSteering(w, l)
 	writeAfter(w, l)
+	writeFollow(w, l)
 	fmt.Fprintf(w, "Exit reason: %s\n", l.ExitReason())
 	if st.Error != "" && !contract.StatusOf(st).Live() {
 		fmt.Fprintf(w, "Error: %s\n", st.Error)
@@ -302,4 +308,40 @@ func writePlanCopy(w io.Writer, st *state.State) {
 		return
 	}
 	fmt.Fprintf(w, "Plan: %s (outside the worktree the agent works in)\n", st.Tasks.File)
+}
+
+// writeFollow shows what ralph-watch follow saw of the loop's pull request:
+// its mark, checks, reviews and the rounds of fixes.
+func writeFollow(w io.Writer, l *Loop) {
+	if l.Store == nil {
+		return
+	}
+	f, _ := l.Store.Follow()
+	if f == nil {
+		return
+	}
+	fmt.Fprintf(w, "Pull request: #%d %s (%s)\n", f.PR, f.Shown, f.URL)
+	fmt.Fprintf(w, "  Checks: %s; reviews: %s\n", cmpOr(f.Checks, "not looked at yet"), cmpOr(f.Reviews, "not looked at yet"))
+	rounds := fmt.Sprint(len(f.Rounds))
+	if f.MaxRounds > 0 {
+		rounds += fmt.Sprintf("/%d", f.MaxRounds)
+	}
+	fmt.Fprintf(w, "  Rounds of fixes: %s", rounds)
+	for _, r := range f.Rounds {
+		fmt.Fprintf(w, "; %d (iteration %d, %s): %s", r.N, r.Iteration+1, r.State, strings.Join(r.Reasons, ", "))
+	}
+	fmt.Fprintln(w)
+	switch {
+	case f.Ended != "":
+		fmt.Fprintf(w, "  Following ended: %s\n", f.Ended)
+	case f.Looked != "":
+		fmt.Fprintf(w, "  Last looked: %s\n", shownTime(f.Looked))
+	}
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }

@@ -167,3 +167,14 @@ func MissingSecrets(names []string, then string) string {
 	return fmt.Sprintf("the agent's command needs %s, whose value is kept in memory only and is not in this environment: %s, then %s",
 		strings.Join(names, ", "), strings.Join(exports, "; "), then)
 }
+
+// StartFollow starts ralph-watch follow with args in the background (follow
+// --detach), its output in the loop's follow.log; it returns its pid.
+func StartFollow(executable func() (string, error), store *state.Store, args []string) (int, error) {
+	cmd, err := startInBackground(executable, append([]string{"follow"}, args...), "", store.Path(state.FollowLog))
+	if err != nil {
+		return 0, Errorf(contract.ExitFailed, "start follow: %v", err)
+	}
+	go func() { _ = cmd.Wait() }()
+	return cmd.Process.Pid, nil
+}

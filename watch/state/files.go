@@ -32,5 +32,6 @@ const (
 	ReportRecord   = "report.json"          // where report last wrote the page, and when
 	RunsDir        = "runs"                 // earlier runs of the loop's name, one folder each (see Store.Archive)
 	PlanBefore     = "plan.before"          // the plan's bytes before the current iteration (--tasks)
+	FollowLog      = "follow.log"           // a detached follow's own output
 	FollowFile     = "follow.json"          // what follow saw of the pull request and did: its rounds, the feedback handled, the commits pushed
 )

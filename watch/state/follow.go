@@ -22,6 +22,8 @@ type Follow struct {
 	// runs (run:ID/job:ID), reviews, comments, review comments, conflicts.
 	Handled []string      `json:"handled,omitempty"`
 	Rounds  []FollowRound `json:"rounds,omitempty"`
+	// MaxRounds is --follow-rounds as follow last ran with it.
+	MaxRounds int `json:"max_rounds,omitempty"`
 	// Pushed is the last commit follow pushed to the pull request's branch.
 	Pushed string `json:"pushed,omitempty"`
 	// The last look: the checks and reviews in words, and the status
