@@ -5,7 +5,7 @@
 # _ralph_watch_subcommands SUBCOMMAND: what follows it as a subcommand.
 _ralph_watch_subcommands() {
     case $1 in
-    '') echo run status list ls logs pause resume restore stop send note set skip retry clean init template demo version completion doctor hook trust replay finish report tasks plan fan ;;
+    '') echo run status list ls logs pause resume restore stop send note set skip retry clean init template demo version completion doctor hook trust replay finish follow report tasks plan fan ;;
     demo) echo agent ;;
     esac
 }
@@ -179,6 +179,16 @@ _ralph_watch_flags() {
         --commit
         --into=
         --remote=
+        --follow
+        --follow-interval=
+        --follow-rounds=
+        --follow-anyone
+    ) ;;
+    follow) flags=(
+        --follow-interval=
+        --follow-rounds=
+        --follow-anyone
+        --detach
     ) ;;
     report) flags=(
         -o=
@@ -298,7 +308,7 @@ _ralph_watch() {
         status | logs | pause | resume | stop | note | set | clean | finish | report)
             COMPREPLY=($(compgen -W "$(ralph-watch list --names 2>/dev/null) $(ralph-watch list --fans 2>/dev/null)" -- "$cur"))
             ;;
-        send | skip | retry | replay)
+        send | skip | retry | replay | follow)
             COMPREPLY=($(compgen -W "$(ralph-watch list --names 2>/dev/null)" -- "$cur"))
             ;;
         restore)

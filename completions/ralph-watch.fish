@@ -5,7 +5,7 @@
 # The subcommand typed so far (demo agent is "demo agent"), else nothing.
 function __ralph_watch_subcommand
     set -l words (commandline -opc)
-    if set -q words[2]; and contains -- $words[2] run status list ls logs pause resume restore stop send note set skip retry clean init template demo version completion doctor hook trust replay finish report tasks plan fan
+    if set -q words[2]; and contains -- $words[2] run status list ls logs pause resume restore stop send note set skip retry clean init template demo version completion doctor hook trust replay finish follow report tasks plan fan
         if test "$words[2]" = demo; and contains -- agent $words[3..-1]
             echo demo agent
         else
@@ -119,6 +119,7 @@ complete -c ralph-watch -n '__ralph_watch_using trust' -l list -d 'list the trus
 complete -c ralph-watch -n '__ralph_watch_using trust' -l check -d 'exit 1 and print the commands unless run would take the file'
 complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a replay -d "play an iteration's recorded pane output"
 complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a finish -d "land a loop's work: merge, rebase, pull request or patch"
+complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a follow -d "bring a pull request's CI failures and reviews back to the loop"
 complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a report -d "write one self-contained HTML page of a loop's run"
 complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a tasks -d 'show the tasks of a plan file as the loop sees them'
 complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a plan -d 'write a plan from GitHub issues, or bring one up to date'
@@ -126,7 +127,7 @@ complete -c ralph-watch -n 'not __ralph_watch_subcommand' -a fan -d 'run several
 complete -c ralph-watch -n '__ralph_watch_using demo; and test (count (commandline -opc)) -eq 2' -a agent -d 'run the demo agent itself'
 
 # Arguments.
-complete -c ralph-watch -n '__ralph_watch_using status logs pause resume stop send note set skip retry clean replay finish report; and __ralph_watch_no_name_yet' -a '(__ralph_watch_loops)' -d loop
+complete -c ralph-watch -n '__ralph_watch_using status logs pause resume stop send note set skip retry clean replay finish follow report; and __ralph_watch_no_name_yet' -a '(__ralph_watch_loops)' -d loop
 complete -c ralph-watch -n '__ralph_watch_using status logs pause resume stop note set clean finish report tasks; and __ralph_watch_no_name_yet' -a '(__ralph_watch_fans)' -d fan
 complete -c ralph-watch -n '__ralph_watch_using restore' -a '(__ralph_watch_fans)' -d fan
 complete -c ralph-watch -n '__ralph_watch_using completion' -a 'bash zsh fish'
@@ -250,6 +251,11 @@ complete -c ralph-watch -n '__ralph_watch_using finish' -l remove -d 'then remov
 complete -c ralph-watch -n '__ralph_watch_using finish' -l commit -d 'commit uncommitted changes in the worktree first'
 complete -c ralph-watch -n '__ralph_watch_using finish' -l into -x -d 'land on this branch'
 complete -c ralph-watch -n '__ralph_watch_using finish' -l remote -x -d '--pr: push to this remote'
+complete -c ralph-watch -n '__ralph_watch_using finish' -l follow -d '--pr: then follow the pull request'
+complete -c ralph-watch -n '__ralph_watch_using finish follow' -l follow-interval -x -d 'look at the pull request this often'
+complete -c ralph-watch -n '__ralph_watch_using finish follow' -l follow-rounds -x -d 'rounds of fixes before follow ends'
+complete -c ralph-watch -n '__ralph_watch_using finish follow' -l follow-anyone -d "give the agent everyone's reviews and comments"
+complete -c ralph-watch -n '__ralph_watch_using follow' -l detach -d 'follow in the background'
 complete -c ralph-watch -n '__ralph_watch_using report' -s o -r -F -d 'write the page to this file'
 complete -c ralph-watch -n '__ralph_watch_using report' -l open -d 'open the page once written'
 complete -c ralph-watch -n '__ralph_watch_using report' -l cast-tail -x -d 'keep this much of the end of each cast'

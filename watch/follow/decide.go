@@ -96,15 +96,12 @@ type Action int
 
 // The actions.
 const (
-	Wait        Action = iota // nothing new: look again later
-	Fix                       // one round of fixes, with a note
-	EndReady                  // green and approved: pr_ready, exit 0
-	EndMerged                 // a person merged it
-	EndClosed                 // a person closed it
-	EndRounds                 // --follow-rounds rounds and feedback still comes: follow_rounds, exit 3
-	EndRefused                // a push was refused (the branch moved): follow stops
-	EndNoPullRequest          // no pull request to follow
-	actionsCount
+	Wait      Action = iota // nothing new: look again later
+	Fix                     // one round of fixes, with a note
+	EndReady                // green and approved: pr_ready, exit 0
+	EndMerged               // a person merged it
+	EndClosed               // a person closed it
+	EndRounds               // --follow-rounds rounds and feedback still comes: follow_rounds, exit 3
 )
 
 // Policy is what the person said of following.
