@@ -224,6 +224,12 @@ func (f followedLoop) Show(mark string) {
 	}
 }
 
+func (f followedLoop) Tell(why string) {
+	if l, err := f.find(); err == nil {
+		control.TellFollow(l, why)
+	}
+}
+
 func (f followedLoop) End(reason contract.Reason, status contract.Status, why string) error {
 	l, err := f.find()
 	if err != nil {

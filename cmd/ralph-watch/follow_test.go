@@ -128,7 +128,13 @@ func TestFollowFeedsAFailedCheckBackPushesTheFixAndEndsPRReady(t *testing.T) {
 	p.answer("log-555", failedLog)
 	p.answer("checks", checksGreen)
 	p.answer("view", viewApproved)
+	told := filepath.Join(c.srv.Dir, "told")
+	c.srv.Must("set", "-g", "@ralph-notify-command", `printf '%s\n' "$RALPH_MESSAGE" >> `+told)
 	out := c.wantEnv(p.env, []string{"follow", "wt", "--follow-interval", "100ms"}, 0, "pull request #12 is ready: 1 checks green, approved", "")
+	tmuxtest.Eventually(t, 10*time.Second, "the person to be told the pull request is ready", func() bool {
+		data, _ := os.ReadFile(told)
+		return strings.Contains(string(data), "[ralph] wt: pull request #12 is ready: 1 checks green, approved\n")
+	})
 	for _, want := range []string{"[PR] round 1/3: failed check ci / test\n", "[PR] round 1 pushed "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("follow's output lacks %q:\n%s", want, out)
@@ -162,6 +168,11 @@ func TestFollowFeedsAFailedCheckBackPushesTheFixAndEndsPRReady(t *testing.T) {
 		t.Errorf("gh was called as:\n%s", calls)
 	}
 	c.want([]string{"status", "wt"}, 0, "Pull request: #12 ✓", "")
+	page := filepath.Join(c.srv.Dir, "wt.html")
+	c.want([]string{"report", "wt", "-o", page}, 0, "", "")
+	if html, _ := os.ReadFile(page); !strings.Contains(string(html), "<h2>Pull request</h2>") || !strings.Contains(string(html), "<td>1</td><td>3</td><td>failed check ci / test</td><td>pushed</td>") {
+		t.Errorf("the report lacks the rounds:\n%s", html)
+	}
 	// Followed again, the pull request still ready: nothing is done twice.
 	c.wantEnv(p.env, []string{"follow", "wt", "--follow-interval", "100ms"}, 0, "is ready", "")
 	if f := p.follow(); len(f.Rounds) != 1 {
@@ -287,4 +298,46 @@ func TestFollowResumesALoopThatEndedDone(t *testing.T) {
 		t.Errorf("the round's prompt:\n%s", p.prompt())
 	}
 	c.want([]string{"finish", "wt", "--follow"}, 2, "", "it goes with --pr")
+}
+
+// finish --pr --follow opens the pull request and follows it; follow
+// --detach follows in the background, to the same end.
+func TestFinishPRFollowAndFollowDetach(t *testing.T) {
+	c := newCLI(t)
+	p := c.pullRequest(agentLines)
+	p.answer("checks", checksGreen)
+	p.answer("view", viewApproved)
+	c.wantEnv(p.env, []string{"finish", "wt", "--pr", "--follow", "--follow-interval", "100ms"}, 0, "pull request #12 is ready: 1 checks green, approved", "")
+	if st := c.state("wt"); st.ExitReason == nil || *st.ExitReason != "pr_ready" {
+		t.Errorf("the loop ended %v, want pr_ready", st.ExitReason)
+	}
+	c.wantEnv(p.env, []string{"follow", "wt", "--detach", "--follow-interval", "100ms"}, 0, "following the pull request of wt in the background", "")
+	tmuxtest.Eventually(t, 30*time.Second, "the detached follow to end", func() bool {
+		data, _ := os.ReadFile(filepath.Join(c.srv.Dir, "state", "wt", "follow.log"))
+		return strings.Contains(string(data), "is ready")
+	})
+	c.want([]string{"status", "wt"}, 0, "Following ended: pr_ready", "")
+}
+
+// main moved on the remote and conflicts with the branch: the round's
+// note names the file; ralph-watch rebases nothing itself.
+func TestFollowNamesTheFilesOfAConflictWithTheBase(t *testing.T) {
+	c := newCLI(t)
+	p := c.pullRequest(agentLines)
+	if err := os.WriteFile(filepath.Join(p.repo, "work"), []byte("start\nmain's own line\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.git(p.repo, "commit", "-q", "-am", "main changed work")
+	c.git(p.repo, "push", "-q", "origin", "main")
+	before := c.git(p.repo, "rev-parse", "main")
+	p.answer("checks", checksGreen)
+	p.answer("view", strings.Replace(viewApproved, "MERGEABLE", "CONFLICTING", 1), p.head)
+	p.answer("view", viewApproved)
+	c.wantEnv(p.env, []string{"follow", "wt", "--follow-interval", "100ms"}, 0, "[PR] round 1/3: a conflict with the base in work\n", "")
+	if !strings.Contains(p.prompt(), "### Conflict with main\nThe branch conflicts with main in: work.") {
+		t.Errorf("the round's prompt:\n%s", p.prompt())
+	}
+	if after := c.git(p.repo, "rev-parse", "main"); after != before {
+		t.Errorf("main moved: %s -> %s", before, after)
+	}
 }

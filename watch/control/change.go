@@ -11,6 +11,7 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/ended"
 	"github.com/ralph-tmux/ralph.tmux/watch/iteration"
+	"github.com/ralph-tmux/ralph.tmux/watch/pane"
 	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
 	"github.com/ralph-tmux/ralph.tmux/watch/state"
 )
@@ -220,6 +221,17 @@ func Followed(l *Loop, reason contract.Reason, status contract.Status, why strin
 		showPaneStatus(l, status, clk.Now())
 	}
 	return err
+}
+
+// TellFollow tells the person how following loop l's pull request ended,
+// as a loop's end is told: a message in tmux, the bell, @ralph-notify-command.
+func TellFollow(l *Loop, why string) {
+	if l.Pane == PaneRemoved || PaneGone(l) {
+		return
+	}
+	st := l.State
+	shown := contract.Shown{Status: contract.StatusOf(st), Name: l.Name, Iteration: st.CurrentIteration, Max: st.MaxIterations, Reason: string(contract.ReasonOf(st))}
+	pane.Tell(l.Tmux, st.PaneID, l.Name, shown, folderOf(st), "[ralph] "+l.Name+": "+why, func(string, ...any) {})
 }
 
 // ShowFollow shows on the pane of a loop no watcher holds what follow

@@ -24,6 +24,8 @@ type LoopSide interface {
 	Where() (iteration int, busy bool, err error)
 	// Show puts the pull request's mark on the loop's status line.
 	Show(mark string)
+	// Tell tells the person how following ended, as a loop's end is told.
+	Tell(why string)
 	// End records how following ended in the loop's state.
 	End(reason contract.Reason, status contract.Status, why string) error
 }
@@ -106,6 +108,7 @@ func (f *Follower) Run(ctx context.Context) (Result, error) {
 			f.save(rec)
 			why := fmt.Sprintf("pull request #%d was %s by a person: follow ends", rec.PR, word)
 			f.log(why)
+			f.Loop.Tell(why)
 			return Result{Code: contract.ExitDone, Why: why}, nil
 		case Fix:
 			if err := f.startRound(ctx, rec, look, d); err != nil {
@@ -183,6 +186,7 @@ func (f *Follower) pushRound(rec *state.Follow, r *state.FollowRound) (Result, b
 			f.save(rec)
 			why := fmt.Sprintf("push %s to %s: %v; follow stops (look at the branch, then 'ralph-watch follow' again)", rec.Branch, rec.Remote, err)
 			f.log(why)
+			f.Loop.Tell(why)
 			return Result{Code: contract.ExitFailed, Why: why}, true
 		}
 		rec.Pushed, r.Pushed = head, head
@@ -200,6 +204,7 @@ func (f *Follower) end(rec *state.Follow, reason contract.Reason, status contrac
 	if err := f.Loop.End(reason, status, why); err != nil {
 		f.say(fmt.Sprintf("record the loop's end: %v", err))
 	}
+	f.Loop.Tell(why)
 	return Result{Reason: reason, Code: code, Why: why}, nil
 }
 

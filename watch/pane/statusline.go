@@ -236,29 +236,34 @@ func notice(s contract.Shown, iteration int) string {
 	return msg
 }
 
-// notify tells the person, once per event, where they are: a message on
-// the clients of the pane's session, the window's bell flag, and the
-// command in @ralph-notify-command, run in dir.
+// notify tells the person, once per event, where they are (Tell).
 func (s *Line) notify(shown contract.Shown, dir string) {
 	msg := notice(shown, shown.Iteration)
 	if msg == "" {
 		return
 	}
-	_ = s.Tmux.Message(s.cfg.Pane, msg)
-	if pane, err := s.Tmux.Pane(s.cfg.Pane); err == nil && !pane.Dead {
-		ringBell(pane.PID)
+	Tell(s.Tmux, s.cfg.Pane, s.cfg.Name, shown, dir, msg, s.Warnf)
+}
+
+// Tell tells the person msg of loop name's status shown: a message on the
+// clients of the pane's session, the window's bell flag, and the command
+// in @ralph-notify-command, run in dir (follow's end is told so too).
+func Tell(tm tmux.Client, pane, name string, shown contract.Shown, dir, msg string, warnf func(string, ...any)) {
+	_ = tm.Message(pane, msg)
+	if p, err := tm.Pane(pane); err == nil && !p.Dead {
+		ringBell(p.PID)
 	}
-	command, err := s.Tmux.GlobalOption(NotifyOption)
+	command, err := tm.GlobalOption(NotifyOption)
 	if err != nil || command == "" {
 		return
 	}
 	cmd := exec.Command("/bin/sh", "-c", command)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "RALPH_NAME="+s.cfg.Name, "RALPH_STATE="+shown.Status.String(), "RALPH_REASON="+shown.Reason,
-		"RALPH_ITERATION="+strconv.Itoa(shown.Iteration), "RALPH_PANE="+s.cfg.Pane, "RALPH_MESSAGE="+msg)
+	cmd.Env = append(os.Environ(), "RALPH_NAME="+name, "RALPH_STATE="+shown.Status.String(), "RALPH_REASON="+shown.Reason,
+		"RALPH_ITERATION="+strconv.Itoa(shown.Iteration), "RALPH_PANE="+pane, "RALPH_MESSAGE="+msg)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // outlives the watcher, which may exit next
 	if err := cmd.Start(); err != nil {
-		s.Warnf("run %s: %v", NotifyOption, err)
+		warnf("run %s: %v", NotifyOption, err)
 		return
 	}
 	go func() { _ = cmd.Wait() }() // reaped, not left a zombie while the loop goes on

@@ -135,6 +135,7 @@ func (p *page) render() string {
 	p.timeline()
 	p.table()
 	p.tasksSection()
+	p.followSection()
 	p.castSection()
 	p.logSection()
 	p.f("<footer>Made by ralph-watch report at %s. Casts play with the asciinema web player (%s), embedded in this page.</footer>\n",
@@ -253,6 +254,33 @@ func took(d time.Duration) string {
 	default:
 		return d.Round(time.Second).String()
 	}
+}
+
+// followSection is what ralph-watch follow did after the pull request:
+// the last look and each round of fixes; nothing when it never followed.
+func (p *page) followSection() {
+	if p.run.Store == nil {
+		return
+	}
+	f, _ := p.run.Store.Follow()
+	if f == nil {
+		return
+	}
+	p.s("<section id=\"follow\">\n<h2>Pull request</h2>\n")
+	p.f("<p><a href=\"%s\">#%d</a> %s: checks %s; reviews %s", esc(f.URL), f.PR, esc(f.Shown), esc(dash(f.Checks)), esc(dash(f.Reviews)))
+	if f.Ended != "" {
+		p.f("; following ended %s", esc(f.Ended))
+	}
+	p.s(".</p>\n")
+	if len(f.Rounds) == 0 {
+		p.s("<p class=\"note\">No round of fixes.</p>\n</section>\n")
+		return
+	}
+	p.s("<table>\n<thead><tr><th>round</th><th>iteration</th><th>what it fixed</th><th>state</th><th>pushed</th></tr></thead>\n<tbody>\n")
+	for _, r := range f.Rounds {
+		p.f("<tr><td>%d</td><td>%d</td><td>%s</td><td>%s</td><td><code>%s</code></td></tr>\n", r.N, r.Iteration+1, esc(strings.Join(r.Reasons, ", ")), esc(r.State), esc(dash(short(r.Pushed))))
+	}
+	p.s("</tbody>\n</table>\n</section>\n")
 }
 
 // logSection is iterations.log, its end when it is long.
