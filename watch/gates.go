@@ -400,7 +400,7 @@ func askJudge(ctx context.Context, l *Loop, why contract.Reason) *Exit {
 		return pausedBy(l, endings[iteration.EndInterrupted])
 	}
 	l.rec.Log(judge.TagJudge, v.LogMessage(n))
-	l.rec.Judged(goal, state.Verdict{Iteration: n, Met: v.Met, Missing: v.Missing, Reason: v.Why()})
+	l.rec.Judged(goal, state.Verdict{Iteration: n, Met: v.Met, Missing: v.Missing, Reason: v.Why(), Evidence: v.Evidence})
 	l.rec.Save()
 	work, _ := gitwork.Fingerprint(l.Dir)
 	stayed, stale := l.goal.Judged(n, v, work)

@@ -133,6 +133,7 @@ func (p *page) render() string {
 	p.s("<style>\n" + pageCSS + "\n" + cssComment.ReplaceAllString(playerCSS, "") + "\n</style>\n</head>\n<body>\n")
 	p.header()
 	p.timeline()
+	p.goalSection()
 	p.table()
 	p.tasksSection()
 	p.followSection()
@@ -197,6 +198,10 @@ func (p *page) header() {
 	}
 	if passed+failed > 0 {
 		fact("checks", checksText(passed, failed))
+	}
+	if n := len(st.Verdicts); n > 0 {
+		last := st.Verdicts[n-1]
+		fact("judge", fmt.Sprintf("<a href=\"#goal\">%s</a> after iteration %d (%d %s)", esc(verdictWords(last)), last.Iteration, n, map[bool]string{true: "verdict", false: "verdicts"}[n == 1]))
 	}
 	p.s("</dl>\n</header>\n")
 }
@@ -311,7 +316,9 @@ span.pass{color:#1e8449}span.fail{color:#c0392b;font-weight:bold}
 .note{color:#666;font-size:.92em}
 svg.timeline{width:100%;height:auto;border:1px solid #eee;background:#fcfcfc}
 svg .ok{fill:#7dcea0}svg .done{fill:#2471a3}svg .fail{fill:#c0392b}svg .timeout{fill:#d68910}svg .unknown{fill:#bbb}
-svg .pass{fill:#1e8449}svg .cfail{fill:#c0392b}svg .none{fill:#ddd}
+svg .pass{fill:#1e8449}svg .cfail{fill:#c0392b}svg .none{fill:#ddd}svg .met{fill:#2471a3}svg .notmet{fill:#e59866}
+blockquote.goal{margin:.5em 0;padding:.4em .8em;border-left:4px solid #2471a3;background:#f6f9fc;white-space:pre-wrap}
+tr.met td:first-child{border-left:4px solid #2471a3}tr.notmet td:first-child{border-left:4px solid #e59866}td ul{margin:0;padding-left:1.1em}
 svg .cost{fill:none;stroke:#6c3483;stroke-width:2}svg .budget{stroke:#c0392b;stroke-dasharray:6 4;stroke-width:1.5}
 svg text{font:11px system-ui,sans-serif;fill:#555}svg .axis{stroke:#ccc}
 .legend span{display:inline-block;margin-right:1em}.legend i{display:inline-block;width:.9em;height:.9em;margin-right:.3em;vertical-align:-.1em}

@@ -26,7 +26,7 @@ func outcome(it *history.Iteration) string {
 		return "timeout"
 	case it.Failed:
 		return "fail"
-	case it.LoopEnded == string(contract.ReasonDonePattern) || it.LoopEnded == string(contract.ReasonDoneFile):
+	case it.LoopEnded == string(contract.ReasonDonePattern) || it.LoopEnded == string(contract.ReasonDoneFile) || it.LoopEnded == string(contract.ReasonGoalMet):
 		return "done" // the loop's work is done: not a loop that was stopped or ran out
 	case it.Ending == "":
 		return "unknown"

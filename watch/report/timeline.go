@@ -15,6 +15,8 @@ const (
 	barsHeight = 130
 	checksTop  = barsTop + barsHeight + 8
 	checksH    = 10
+	judgeTop   = checksTop + checksH + 4 // the judge's verdicts (--goal), when it gave any
+	judgeH     = 10
 	axisTop    = checksTop + checksH + 14
 	costTop    = axisTop + 16
 	costHeight = 90
@@ -24,8 +26,9 @@ const (
 )
 
 // timeline draws the iterations side by side: a bar each, as tall as the
-// iteration took and coloured by how it ended, its checks beneath, and
-// below them the cost so far against the budget. Each bar links to its row
+// iteration took and coloured by how it ended, its checks beneath, the
+// judge's verdict after it (goal mode) beneath them, and below them the
+// cost so far against the budget. Each bar links to its row
 // and says everything in its tooltip: no script needed.
 func (p *page) timeline() {
 	its := p.run.Iterations
@@ -41,10 +44,19 @@ func (p *page) timeline() {
 	longest = max(longest, time.Second)
 	slot := float64(svgWidth-leftPad-rightPad) / float64(len(its))
 	gap := min(slot*0.15, 2)
+	judged := len(p.run.State.Verdicts) > 0
+	down := 0 // the judge's row pushes what is below it down
+	if judged {
+		down = judgeH + 4
+	}
+	axisTop, costTop, svgHeight := axisTop+down, costTop+down, svgHeight+down
 	p.f("<svg class=\"timeline\" viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"timeline of %d iterations\">\n", svgWidth, svgHeight, len(its))
 	p.f("<text x=\"2\" y=\"14\">iteration time (longest %s)</text>\n", esc(took(longest)))
 	p.f("<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n", leftPad, barsTop+barsHeight, svgWidth-rightPad, barsTop+barsHeight)
 	p.f("<text x=\"2\" y=\"%d\">checks</text>\n", checksTop+checksH-1)
+	if judged {
+		p.f("<text x=\"2\" y=\"%d\">judge</text>\n", judgeTop+judgeH-1)
+	}
 
 	// Cost so far, and the budget it runs against.
 	budget := p.run.State.MaxCostUSD
@@ -76,6 +88,15 @@ func (p *page) timeline() {
 		}
 		p.f("<rect class=\"%s\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\"/>", check, x+gap/2, checksTop, slot-gap, checksH)
 		p.s("</g></a>\n")
+		if vs := p.verdictsOf(it.N); len(vs) > 0 {
+			var words []string
+			for _, v := range vs {
+				words = append(words, verdictWords(v))
+			}
+			last := vs[len(vs)-1]
+			p.f("<a href=\"#verdict-%d\"><rect class=\"%s\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\"><title>%s</title></rect></a>\n",
+				it.N, verdictClass(last), x+gap/2, judgeTop, slot-gap, judgeH, esc(fmt.Sprintf("iteration %d: %s", it.N, strings.Join(words, "; then "))))
+		}
 	}
 	// Iteration numbers, at most about 20 of them.
 	step := max(1, (len(its)+19)/20)
@@ -106,8 +127,11 @@ func (p *page) timeline() {
 	p.s("</svg>\n")
 	p.s("<p class=\"legend\"><span><i class=\"l-ok\" style=\"background:#7dcea0\"></i>ended</span><span><i style=\"background:#2471a3\"></i>done</span>" +
 		"<span><i style=\"background:#d68910\"></i>timed out</span><span><i style=\"background:#c0392b\"></i>failed</span><span><i style=\"background:#bbb\"></i>not ended (stopped, paused)</span>" +
-		"<span><i style=\"background:#1e8449\"></i>checks passed</span><span><i style=\"background:#c0392b\"></i>a check failed</span>" +
-		"<span><i style=\"background:#6c3483\"></i>cost so far</span></p>\n</section>\n")
+		"<span><i style=\"background:#1e8449\"></i>checks passed</span><span><i style=\"background:#c0392b\"></i>a check failed</span>")
+	if judged {
+		p.s("<span><i style=\"background:#2471a3\"></i>judge: goal met</span><span><i style=\"background:#e59866\"></i>judge: not met</span>")
+	}
+	p.s("<span><i style=\"background:#6c3483\"></i>cost so far</span></p>\n</section>\n")
 }
 
 // tooltip is everything about iteration n, for its bar's title.
@@ -122,6 +146,9 @@ func (p *page) tooltip(n int, cumulative float64) string {
 		}
 		if passed, all := it.ChecksPassed(); all > 0 {
 			parts = append(parts, fmt.Sprintf("checks %d/%d", passed, all))
+		}
+		for _, v := range p.verdictsOf(n) {
+			parts = append(parts, verdictWords(v))
 		}
 		if r := it.Receipt; r != nil {
 			if r.Reported() {

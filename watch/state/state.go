@@ -238,4 +238,7 @@ type Verdict struct {
 	Met       bool     `json:"met"`
 	Missing   []string `json:"missing"`
 	Reason    string   `json:"reason,omitempty"`
+	// Evidence is what the judge named in the evidence as done (finish
+	// --pr quotes the last verdict's).
+	Evidence []string `json:"evidence,omitempty"`
 }
