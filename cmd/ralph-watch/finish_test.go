@@ -169,6 +169,33 @@ func TestFinishPRPushesTheBranchAndOpensAPullRequestWithGh(t *testing.T) {
 	}
 }
 
+// A goal loop's pull request quotes the judge's final verdict: the goal in
+// the person's words, met, and the evidence it named.
+func TestFinishPRQuotesTheJudgesFinalVerdict(t *testing.T) {
+	c := newCLI(t)
+	repo := c.gitRepo(map[string]string{"README": "repo\n", "work": "start\n"})
+	agent := `echo "line $RALPH_ITERATION" >> work; [ "$RALPH_ITERATION" -ge 2 ] && echo ALL_DONE; exit 0`
+	judge := `grep -q '^+line 2' && echo '{"met": true, "missing": [], "evidence": ["work gains line 1 and line 2", "the diff holds nothing else"]}'`
+	// No check: one naming the file work (test -f work) would protect it from the agent.
+	c.wantEnv(gitEnv, []string{"run", "-S", c.srv.Socket, "-t", c.pane(repo), "--name", "wt", "--worktree", "--commit", "--restart-delay", "0",
+		"--done-pattern", "ALL_DONE", "--goal", "two lines in work\nnumbered", "--judge", judge,
+		"--prompt-mode", "arg", "--max-iterations", "3", "--", "sh", "-c", agent}, 0, "the judge found the goal met", "")
+	bare := filepath.Join(c.srv.Dir, "remote.git")
+	c.git(c.srv.Dir, "init", "-q", "--bare", bare)
+	c.git(repo, "remote", "add", "origin", bare)
+	env, record := fakeGh(c)
+	c.wantEnv(env, []string{"finish", "wt", "--pr"}, 0, "Goal: met (the judge, after iteration 2)\n", "")
+	body, _ := os.ReadFile(record + ".body")
+	want := "### Goal: met (the judge's verdict after iteration 2)\n\n> two lines in work\n> numbered\n\n" +
+		"Evidence the judge named:\n\n- work gains line 1 and line 2\n- the diff holds nothing else\n\n"
+	if !strings.Contains(string(body), want) {
+		t.Errorf("the body lacks\n%s\nin\n%s", want, body)
+	}
+	if !strings.Contains(string(body), "ended goal_met") {
+		t.Errorf("the body does not say the loop ended goal_met:\n%s", body)
+	}
+}
+
 // fakeGh is a gh on PATH that records its folder and arguments in record
 // (the body it was given in record.body) and answers a pull request's
 // address; env puts it first on PATH.

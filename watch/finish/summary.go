@@ -89,6 +89,7 @@ func (s *Summary) Text() string {
 	if t := run.State.Tasks; t != nil {
 		fmt.Fprintf(&b, "Tasks: %d of %d done, %d open, %d skipped\n", t.Done, t.Total, t.Open, t.Skipped)
 	}
+	b.WriteString(goalLine(run))
 	fmt.Fprintf(&b, "Spent: %s\n", run.Spent())
 	return b.String()
 }
@@ -100,13 +101,15 @@ func verdict(c history.Check) string {
 	return fmt.Sprintf("FAIL (exit %d)", c.Exit)
 }
 
-// Markdown is the summary as a pull request's body: the run, each
-// iteration's cost and checks, the files changed, and how to replay.
+// Markdown is the summary as a pull request's body: the run, the judge's
+// final verdict on its goal, each iteration's cost and checks, the files
+// changed, and how to replay.
 func (s *Summary) Markdown() string {
 	var b strings.Builder
 	run, p := s.Run, s.Place
 	fmt.Fprintf(&b, "Work of the ralph loop `%s` on `%s`: %d %s, %s. Spent: %s.\n\n",
 		run.Name, p.Branch, len(run.Iterations), plural(len(run.Iterations), "iteration"), ending(run), run.Spent())
+	b.WriteString(goalMarkdown(run))
 	if it := lastChecks(run); it != nil {
 		passed, all := it.ChecksPassed()
 		fmt.Fprintf(&b, "### Checks (iteration %d): %d of %d passed\n\n", it.N, passed, all)
