@@ -157,6 +157,9 @@ _ralph_watch_flags() {
         --ready-pattern=
         --json
         --markdown
+        --judge=
+        --judge-prompt-mode=
+        --judge-timeout=
     ) ;;
     hook) flags=(
         --state=

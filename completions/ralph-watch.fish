@@ -240,6 +240,9 @@ complete -c ralph-watch -n '__ralph_watch_using doctor' -l agent -x -a '(__ralph
 complete -c ralph-watch -n '__ralph_watch_using doctor' -l ready-pattern -x -d "try this ready pattern instead of the profile's"
 complete -c ralph-watch -n '__ralph_watch_using doctor' -l json -d 'print each report as one line of JSON'
 complete -c ralph-watch -n '__ralph_watch_using doctor' -l markdown -d 'print rows of the compatibility table'
+complete -c ralph-watch -n '__ralph_watch_using doctor' -l judge -x -d 'check that this goal-mode judge answers in the JSON form'
+complete -c ralph-watch -n '__ralph_watch_using doctor' -l judge-prompt-mode -x -a 'stdin arg' -d 'how the judge gets its input'
+complete -c ralph-watch -n '__ralph_watch_using doctor' -l judge-timeout -x -d 'longest the judge may run'
 complete -c ralph-watch -n '__ralph_watch_using replay' -l speed -x -d 'play this many times as fast as recorded'
 complete -c ralph-watch -n '__ralph_watch_using replay' -l idle-limit -x -d 'cap every pause in the output at this long'
 complete -c ralph-watch -n '__ralph_watch_using replay' -l dump -d "print the iteration's last screen as text"

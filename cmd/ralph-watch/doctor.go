@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"os/exec"
 	"regexp"
@@ -11,9 +12,11 @@ import (
 	"github.com/peterbourgon/ff/v3/ffcli"
 
 	"github.com/ralph-tmux/ralph.tmux/watch/agent"
+	"github.com/ralph-tmux/ralph.tmux/watch/config"
 	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/control"
 	"github.com/ralph-tmux/ralph.tmux/watch/doctor"
+	"github.com/ralph-tmux/ralph.tmux/watch/judge"
 )
 
 // doctorAgents are checked, when found on PATH, by a doctor given no agent.
@@ -25,8 +28,12 @@ func doctorCommand(e env) *ffcli.Command {
 	ready := fs.String("ready-pattern", "", "try this ready pattern instead of the profile's (Go RE2)")
 	asJSON := fs.Bool("json", false, "print each report as one line of JSON")
 	markdown := fs.Bool("markdown", false, "print rows of the compatibility table in docs/agents.md")
+	judgeCommand := fs.String("judge", "", "check that this goal-mode judge (sh -c, as run --judge) answers in the JSON form, offline")
+	judgeMode := fs.String("judge-prompt-mode", judge.ModeStdin, "how the judge gets its input: stdin, or arg (its last argument)")
+	judgeTimeout := doctor.JudgeTimeout
+	config.DurationVar(fs, &judgeTimeout, "judge-timeout", "longest the judge may run (default 2m)")
 	return subcommand(fs, ffcli.Command{
-		ShortUsage: "ralph-watch doctor [--agent NAME] [--ready-pattern RE] [--json | --markdown] [-- COMMAND [ARG...]]",
+		ShortUsage: "ralph-watch doctor [--agent NAME] [--ready-pattern RE] [--json | --markdown] [--judge COMMAND] [-- COMMAND [ARG...]]",
 		ShortHelp:  "check an installed agent, offline: would a loop of it work?",
 		LongHelp: `
 Start the installed agent on a private tmux server, offline, against a fake
@@ -65,11 +72,42 @@ Examples:
   ralph-watch doctor -- ~/.npm-global/bin/codex
   ralph-watch doctor --agent claude -- npx -y @anthropic-ai/claude-code
   ralph-watch doctor --agent claude --ready-pattern 'auto mode on'
-  ralph-watch doctor --markdown`,
+  ralph-watch doctor --markdown
+  ralph-watch doctor --judge 'claude -p --model haiku'`,
 		Exec: func(ctx context.Context, args []string) error {
 			o := doctor.Options{Agent: *agent, Command: args}
 			if *asJSON && *markdown {
 				return control.Errorf(contract.ExitUsage, "doctor: --json and --markdown do not go together")
+			}
+			judging := false
+			fs.Visit(func(f *flag.Flag) { judging = judging || f.Name == "judge" })
+			if judging {
+				j := doctor.JudgeOptions{Command: *judgeCommand, Mode: *judgeMode, Timeout: judgeTimeout}
+				switch {
+				case strings.TrimSpace(j.Command) == "":
+					return control.Errorf(contract.ExitUsage, "doctor: --judge needs a command")
+				case j.Mode != judge.ModeStdin && j.Mode != judge.ModeArg:
+					return control.Errorf(contract.ExitUsage, "doctor: invalid --judge-prompt-mode %q: use stdin or arg", j.Mode)
+				case j.Timeout <= 0:
+					return control.Errorf(contract.ExitUsage, "doctor: --judge-timeout must be more than 0")
+				case *markdown:
+					return control.Errorf(contract.ExitUsage, "doctor: --judge and --markdown do not go together")
+				}
+				var agentErr error
+				if o.Agent != "" || len(o.Command) > 0 {
+					agentErr = runDoctor(ctx, e, []doctor.Options{withExecutable(e, o)}, *asJSON, false)
+					var ce *control.Error
+					if agentErr != nil && (!errors.As(agentErr, &ce) || ce.Code != contract.ExitFailed) {
+						return agentErr // could not check it at all: usage, interrupted
+					}
+					if !*asJSON {
+						fmt.Fprintln(e.Stdout)
+					}
+				}
+				if err := runJudgeDoctor(ctx, e, j, *asJSON); err != nil {
+					return err
+				}
+				return agentErr
 			}
 			if *ready != "" {
 				re, err := regexp.Compile(*ready)
@@ -78,9 +116,7 @@ Examples:
 				}
 				o.ReadyPattern = re
 			}
-			if exe, err := e.Executable(); err == nil {
-				o.Executable = exe
-			}
+			o = withExecutable(e, o)
 			checks := []doctor.Options{o}
 			if o.Agent == "" && len(o.Command) == 0 {
 				checks = nil
@@ -99,6 +135,43 @@ Examples:
 			return runDoctor(ctx, e, checks, *asJSON, *markdown)
 		},
 	})
+}
+
+// withExecutable is o with this program, which the agent's hook calls back.
+func withExecutable(e env, o doctor.Options) doctor.Options {
+	if exe, err := e.Executable(); err == nil {
+		o.Executable = exe
+	}
+	return o
+}
+
+// runJudgeDoctor checks a goal loop's judge and prints its report: exit 1
+// when a loop could not read its verdicts.
+func runJudgeDoctor(ctx context.Context, e env, o doctor.JudgeOptions, asJSON bool) error {
+	if !asJSON {
+		against := "run as given"
+		if name := agent.Guess(strings.Fields(o.Command)); name != "generic" {
+			against = "against the fake model API"
+		}
+		shown, _, _ := agent.HideSecrets(strings.Fields(o.Command), e.Getenv)
+		fmt.Fprintf(e.Stdout, "ralph-watch doctor: checking the judge %s offline (%s)\n", strings.Join(shown, " "), against)
+	}
+	rep, err := doctor.CheckJudge(ctx, o)
+	if err != nil {
+		return control.Errorf(contract.ExitFailed, "doctor: %v", err)
+	}
+	if asJSON {
+		_ = rep.WriteJSON(e.Stdout)
+	} else {
+		rep.WriteText(e.Stdout)
+	}
+	if ctx.Err() != nil {
+		return control.Errorf(contract.ExitInterrupted, "interrupted")
+	}
+	if !rep.Works {
+		return control.Errorf(contract.ExitFailed, "")
+	}
+	return nil
 }
 
 // runDoctor checks each agent in turn and prints its report.

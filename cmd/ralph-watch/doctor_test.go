@@ -285,3 +285,76 @@ func TestDoctorSaysARealClaudesWrapperReplacedItsSandbox(t *testing.T) {
 		t.Errorf("doctor took %s to see the wrapper", took)
 	}
 }
+
+// doctor --judge runs a goal loop's judge once on a small judge's input
+// and reads its answer as the loop would: exit 0 when it answers in the
+// JSON form, 1 saying why when not, 2 for a usage error.
+func TestDoctorJudgeChecksTheJudgesAnswerForm(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	for _, tc := range []struct {
+		name, judge string
+		code        int
+		want        []string
+	}{
+		{"JSON", `cat > /dev/null; echo '{"met": true, "missing": [], "evidence": ["hello.txt says hello"]}'`, 0,
+			[]string{"(run as given)\n", "✓ judge runs           exit 0, on a 1160-byte input\n", "✓ answer               JSON, met; evidence: hello.txt says hello\n",
+				"The judge answers in the JSON form a loop reads"}},
+		{"prose", `echo 'It looks done to me.'`, 1,
+			[]string{"✗ answer               no JSON\n", "    │ It looks done to me.\n", "The judge does not answer in the JSON form a loop reads: no JSON;"}},
+		{"exit 1", `echo '{"met": true}'; exit 1`, 1,
+			[]string{"✗ judge runs           exit 1\n", "· answer               not read: exit 1 is not met whatever it printed\n"}},
+	} {
+		code, out, errOut := c.run(nil, "doctor", "--judge", tc.judge, "--judge-timeout", "20")
+		if code != tc.code {
+			t.Errorf("%s: exit %d, want %d\n%s%s", tc.name, code, tc.code, out, errOut)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%s: the output lacks %q:\n%s", tc.name, w, out)
+			}
+		}
+	}
+	code, out, _ := c.run(nil, "doctor", "--json", "--judge", "echo nothing")
+	var rep struct {
+		Works  bool   `json:"works"`
+		Reason string `json:"reason"`
+		Input  int    `json:"input_bytes"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != 1 || rep.Works || rep.Reason != "no JSON" || rep.Input != 1160 {
+		t.Errorf("--json: exit %d, %+v, %v\n%s", code, rep, err, out)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"doctor", "--judge", " "}, "ralph-watch: error: doctor: --judge needs a command\n"},
+		{[]string{"doctor", "--judge", "cat", "--judge-prompt-mode", "type"}, `invalid --judge-prompt-mode "type": use stdin or arg`},
+		{[]string{"doctor", "--judge", "cat", "--judge-timeout", "0"}, "--judge-timeout must be more than 0"},
+		{[]string{"doctor", "--judge", "cat", "--markdown"}, "--judge and --markdown do not go together"},
+	} {
+		if code, _, errOut := c.run(nil, tc.args...); code != 2 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%q: exit %d, %q; want 2 and %q", tc.args, code, errOut, tc.want)
+		}
+	}
+}
+
+// The real Claude Code as a judge (claude -p), offline: doctor points it at
+// the fake model API, which answers the judge's input with a JSON verdict.
+func TestDoctorJudgeOfRealClaudeCodeAnswersThroughTheFakeAPI(t *testing.T) {
+	t.Parallel()
+	claude := tmuxtest.Agent(t, "claude")
+	tmuxtest.HoldAgentPlaces(t, 1)
+	c := newCLI(t)
+	code, out, errOut := c.runWithin(3*time.Minute, nil, "doctor", "--judge", claude+" -p")
+	t.Logf("ralph-watch doctor --judge '%s -p'\n%s%s", claude, out, errOut)
+	if code != 0 {
+		t.Errorf("exit %d, want 0", code)
+	}
+	for _, want := range []string{"(against the fake model API)\n", "✓ input reaches model  the fake model API received the judge's input intact\n",
+		"✓ answer               JSON, met; evidence: hello.txt holds hello, as the goal asks (doctor's fake model)\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the output lacks %q", want)
+		}
+	}
+}

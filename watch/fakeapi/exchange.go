@@ -79,7 +79,7 @@ func (s *Server) serve(provider string, newCodec func() codec) http.HandlerFunc 
 		}
 		rec := Request{Provider: provider, Path: r.URL.Path}
 		c.read(&rec)
-		t := c.plan(planTurn(s.script(), rec.Result, s.opts.Delay, s.opts.ChunkDelay))
+		t := c.plan(planTurn(forJudge(s.script(), rec.Texts), rec.Result, s.opts.Delay, s.opts.ChunkDelay))
 		rec.Reply = t.summary()
 		s.record(&rec)
 		if t.denied != 0 {

@@ -10,6 +10,27 @@ import (
 	"time"
 )
 
+// JudgeMarker is how a judge's request is told (goal mode's judge,
+// watch/judge): its input begins with this sentence.
+const JudgeMarker = "You judge whether a coding loop has met the person's goal."
+
+// forJudge resolves a script whose first line is "!judge VERDICT": a
+// request whose last user message holds a judge's input (JudgeMarker) is
+// answered with VERDICT, any other with the rest of the script.
+func forJudge(script string, texts []string) string {
+	first, rest, _ := strings.Cut(script, "\n")
+	name, verdict, _ := strings.Cut(first, " ")
+	if name != "!judge" {
+		return script
+	}
+	for _, text := range texts {
+		if strings.Contains(text, JudgeMarker) {
+			return strings.TrimSpace(verdict)
+		}
+	}
+	return rest
+}
+
 // turn is what the fake model does for one request.
 type turn struct {
 	text    string // reply text, streamed one line per delta

@@ -29,6 +29,10 @@
 //	!unauthorized [403]
 //	                refuse with HTTP 401 (or 403) and the body the real API
 //	                sends for a key it does not accept
+//	!judge VERDICT  (first line only) answer a goal-mode judge's request
+//	                (its input begins with JudgeMarker) with VERDICT, a JSON
+//	                verdict on one line; any other request with the lines
+//	                that follow, so one server serves a loop and its judge
 //
 // Lines before those may set the pace of this reply, overriding the options:
 //

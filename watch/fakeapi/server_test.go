@@ -6,6 +6,7 @@ package fakeapi
 
 import (
 	"bufio"
+	"encoding/json"
 	"io"
 	"net/http"
 	"os"
@@ -79,6 +80,32 @@ func TestSetReplyChangesTheNextTurnAndRequestsRecordWhatCame(t *testing.T) {
 	data, err := os.ReadFile(log)
 	if err != nil || strings.Count(string(data), "\n") != 3 {
 		t.Errorf("log: %v\n%s", err, data)
+	}
+}
+
+// One server serves a loop and its judge: "!judge VERDICT" answers a
+// judge's request (its input begins with JudgeMarker) with the verdict,
+// any other request with the rest of the script, a command included.
+func TestAJudgesRequestIsAnsweredWithTheVerdict(t *testing.T) {
+	verdict := `{"met": true, "missing": [], "evidence": ["hello.txt says hello"]}`
+	s := start(t, Options{Reply: "!judge " + verdict + "\n!bash echo hello > hello.txt\nDone."})
+	msgs := func(text string) string {
+		b, _ := json.Marshal(map[string]any{"stream": false, "tools": []any{map[string]any{"name": "Bash"}},
+			"messages": []any{map[string]any{"role": "user", "content": text}}})
+		return string(b)
+	}
+	_, body := post(t, s.URL+"/v1/messages", msgs(JudgeMarker+" Decide from the evidence below.\n\n## The goal"))
+	var got struct {
+		Content []struct{ Type, Text string } `json:"content"`
+	}
+	if err := json.Unmarshal([]byte(body), &got); err != nil || len(got.Content) != 1 || got.Content[0].Text != verdict {
+		t.Errorf("the judge's answer %s (%v)", body, err)
+	}
+	if _, body := post(t, s.URL+"/v1/messages", msgs("do the work")); !strings.Contains(body, `"echo hello \u003e hello.txt"`) && !strings.Contains(body, `echo hello > hello.txt`) {
+		t.Errorf("the worker's answer %s, want the command", body)
+	}
+	if r := s.Requests(); len(r) != 2 || r[0].Reply != verdict || r[1].Reply != "!bash echo hello > hello.txt" {
+		t.Errorf("requests %+v", r)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -33,12 +34,14 @@ const maxArg = 120_000
 const killWait = 2 * time.Second
 
 // Judge is how the judge runs: Command with sh -c in Dir, Env added to the
-// watcher's environment, its input by Mode, stopped after Timeout.
+// watcher's environment (Unset's names taken out of it), its input by
+// Mode, stopped after Timeout.
 type Judge struct {
 	Command string
 	Mode    string // ModeStdin ("": the same) or ModeArg
 	Dir     string
 	Env     []string
+	Unset   []string      // names removed from the watcher's environment (doctor: whatever could send an agent elsewhere)
 	Timeout time.Duration // 0: DefaultTimeout
 }
 
@@ -69,7 +72,7 @@ func (j Judge) Ask(ctx context.Context, input string) Answer {
 	}
 	cmd := exec.CommandContext(runCtx, "/bin/sh", args...)
 	cmd.Dir = j.Dir
-	cmd.Env = append(os.Environ(), j.Env...)
+	cmd.Env = append(environ(j.Unset), j.Env...)
 	if j.Mode != ModeArg {
 		cmd.Stdin = strings.NewReader(input)
 	}
@@ -106,6 +109,18 @@ func (j Judge) Ask(ctx context.Context, input string) Answer {
 func (a Answer) Spent(prices receipt.Prices) receipt.JudgeSpend {
 	_, spent := receipt.JudgeCall(a.Out, prices)
 	return spent
+}
+
+// environ is the watcher's environment without the names unset.
+func environ(unset []string) []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if !slices.Contains(unset, name) {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 // tail keeps the last max bytes written to it.

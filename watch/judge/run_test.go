@@ -32,6 +32,10 @@ func TestAskGivesTheInputOnStdinOrAsTheLastArgument(t *testing.T) {
 	if a := (Judge{Command: "pwd; echo $RALPH_X", Dir: dir, Env: []string{"RALPH_X=y"}}).Ask(context.Background(), ""); a.Out != dir+"\ny\n" {
 		t.Errorf("Dir and Env: %q", a.Out)
 	}
+	t.Setenv("RALPH_JUDGE_ELSEWHERE", "http://example.invalid")
+	if a := (Judge{Command: `echo "[$RALPH_JUDGE_ELSEWHERE]"`, Unset: []string{"RALPH_JUDGE_ELSEWHERE"}}).Ask(context.Background(), ""); a.Out != "[]\n" {
+		t.Errorf("Unset: %q", a.Out)
+	}
 }
 
 func TestAskSaysTheExitStatusAndStandardError(t *testing.T) {
