@@ -329,11 +329,29 @@ func (f *signalFiles) Check() (iteration.Ending, bool) {
 	return iteration.EndNone, false
 }
 
-// startGoal takes goal mode's snapshot of the protected paths (--goal),
-// before any iteration of this run.
+// startGoal takes goal mode's snapshot of the protected paths (--goal)
+// at the loop's first start, before any iteration, and keeps it in the
+// loop's folder; a resumed loop reads it back: the person's bytes and the
+// base commit stay those of the first start, whatever was changed since.
 func startGoal(l *Loop) {
 	if !l.Goal.On() {
 		return
+	}
+	if l.Resume {
+		data, err := os.ReadFile(l.Store.Path(state.ProtectKept))
+		var s *judge.Session
+		if err == nil {
+			s, err = judge.Resumed(l.Goal, l.Dir, data)
+		}
+		if err == nil {
+			s.Judge.Dir = l.Dir
+			l.goal = s
+			return
+		}
+		if !os.IsNotExist(err) {
+			l.rec.Warnf("%v", err)
+		}
+		l.rec.Warnf("no snapshot of the protected files from the loop's first start: they are read as they are now")
 	}
 	var commands []string
 	for _, c := range l.Checks {
@@ -345,6 +363,13 @@ func startGoal(l *Loop) {
 	}
 	s.Judge.Dir = l.Dir
 	l.goal = s
+	data, err := s.Kept()
+	if err == nil {
+		err = l.Store.WriteFile(state.ProtectKept, data)
+	}
+	if err != nil {
+		l.rec.Warnf("keep the protected files' snapshot for a resume: %v", err)
+	}
 }
 
 // doneReasons are the ends a goal must be judged met before: the loop

@@ -2,6 +2,7 @@ package watch_test
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -15,6 +16,7 @@ import (
 	"github.com/ralph-tmux/ralph.tmux/watch/contract"
 	"github.com/ralph-tmux/ralph.tmux/watch/judge"
 	"github.com/ralph-tmux/ralph.tmux/watch/receipt"
+	"github.com/ralph-tmux/ralph.tmux/watch/state"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxfake"
 )
 
@@ -324,5 +326,68 @@ func TestUnitGoalTheStatusLineShowsTheScalesWhileTheJudgeRuns(t *testing.T) {
 	u.wantResult(<-done, contract.ExitDone, "goal_met")
 	if s := status(); strings.Contains(s, contract.JudgingMark) {
 		t.Errorf("the status line after the judge: %q", s)
+	}
+}
+
+// A resumed loop keeps the protected files' bytes read at its first start:
+// a check script edited while the loop was paused (the agent runs on) is
+// put back to the person's bytes, not taken as the new original.
+func TestUnitGoalAResumedLoopPutsBackTheBytesOfItsFirstStart(t *testing.T) {
+	const original = "test -s parser.go\n"
+	var u *unit
+	u, j := goalUnit(t, `echo '{"met": true}'`, func(dir string, n int) {
+		if n == 1 {
+			writeIn(t, dir, "check.sh", "exit 0\n")
+			if err := u.store.Request(state.RequestPause); err != nil {
+				t.Error(err)
+			}
+		}
+	})
+	writeIn(t, u.cfg.Dir, "check.sh", original)
+	u.cfg.Checks = []checks.Check{{Command: "sh check.sh"}}
+	u.cfg.MaxIterations = 2
+	u.wantResult(u.run(), contract.ExitInterrupted, "paused")
+	u.wantLog("[PROTECT] iteration 1 put back check.sh")
+	if data, _ := os.ReadFile(filepath.Join(u.cfg.Dir, "check.sh")); string(data) != original {
+		t.Fatalf("check.sh after iteration 1: %q", data)
+	}
+	writeIn(t, u.cfg.Dir, "check.sh", "exit 0\n") // while paused: the agent runs on
+	u.resume(contract.ExitLimit, "max_iterations")
+	u.wantLog("[PROTECT] iteration 2 put back check.sh", `[CHECK] iteration 2 fail exit=1 duration=0s check="sh check.sh"`)
+	if data, _ := os.ReadFile(filepath.Join(u.cfg.Dir, "check.sh")); string(data) != original {
+		t.Errorf("check.sh after the resumed iteration: %q, want the person's %q", data, original)
+	}
+	if len(j.inputs(t)) != 0 {
+		t.Error("the judge was asked: the edited check passed")
+	}
+}
+
+// A resumed loop judges the work since its first start: iteration 1's
+// commit, made before the pause, is in the diff the judge reads after the
+// resume.
+func TestUnitGoalAResumedLoopJudgesTheWorkSinceItsFirstStart(t *testing.T) {
+	var u *unit
+	u, j := goalUnit(t, `echo '{"met": true, "evidence": ["parser.go"]}'`, func(dir string, n int) {
+		if n != 1 {
+			return
+		}
+		writeIn(t, dir, "parser.go", "package p // parses CSV\n")
+		for _, args := range [][]string{{"add", "parser.go"}, {"commit", "-q", "-m", "iteration 1"}} {
+			if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
+				t.Errorf("git %v: %v\n%s", args, err, out)
+			}
+		}
+		if err := u.store.Request(state.RequestPause); err != nil {
+			t.Error(err)
+		}
+	})
+	gitInit(t, u.cfg.Dir)
+	u.cfg.Goal.Every = 2 // judged after iteration 2 only: the first judging is after the resume
+	u.cfg.DonePattern = nil
+	u.wantResult(u.run(), contract.ExitInterrupted, "paused")
+	u.resume(contract.ExitDone, "goal_met")
+	in := j.inputs(t)
+	if len(in) != 1 || !strings.Contains(in[0], "+package p // parses CSV") {
+		t.Errorf("the judge's inputs after the resume: %q", in)
 	}
 }

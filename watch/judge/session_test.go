@@ -59,3 +59,47 @@ func TestReadGoalRereadsTheFile(t *testing.T) {
 		t.Errorf("--goal: %q", got)
 	}
 }
+
+// A session's start, kept and read back, puts back the bytes, mode and
+// links of the first start, and keeps its base.
+func TestAKeptSessionPutsBackTheBytesOfTheFirstStart(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, data string, mode os.FileMode) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), mode); err != nil {
+			t.Fatal(err)
+		}
+		_ = os.Chmod(filepath.Join(dir, name), mode)
+	}
+	write("check.sh", "test -s parser.go\n", 0o755)
+	if err := os.Symlink("check.sh", filepath.Join(dir, "link.sh")); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Start(Settings{Goal: "g", Protect: []string{"link.sh"}}, dir, "abc123", []string{"sh check.sh"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := s.Kept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	write("check.sh", "exit 0\n", 0o644) // edited before the resume
+	_ = os.Remove(filepath.Join(dir, "link.sh"))
+	r, err := Resumed(Settings{Goal: "g"}, dir, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	put, err := r.Restore()
+	if err != nil || strings.Join(put, ",") != "check.sh,link.sh" || r.Base != "abc123" {
+		t.Errorf("put back %q (%v), base %q", put, err, r.Base)
+	}
+	got, _ := os.ReadFile(filepath.Join(dir, "check.sh"))
+	info, _ := os.Stat(filepath.Join(dir, "check.sh"))
+	link, _ := os.Readlink(filepath.Join(dir, "link.sh"))
+	if string(got) != "test -s parser.go\n" || info.Mode().Perm() != 0o755 || link != "check.sh" {
+		t.Errorf("check.sh %q mode %v, link.sh -> %q", got, info.Mode().Perm(), link)
+	}
+	if _, err := Resumed(Settings{}, dir, []byte("{")); err == nil {
+		t.Error("a damaged snapshot was read")
+	}
+}

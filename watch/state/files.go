@@ -34,4 +34,5 @@ const (
 	PlanBefore     = "plan.before"          // the plan's bytes before the current iteration (--tasks)
 	FollowLog      = "follow.log"           // a detached follow's own output
 	FollowFile     = "follow.json"          // what follow saw of the pull request and did: its rounds, the feedback handled, the commits pushed
+	ProtectKept    = "protect.json"         // goal mode's start: its base commit and the protected files' bytes, which a resumed loop keeps (--goal)
 )
