@@ -346,15 +346,17 @@ func TestDoctorJudgeOfRealClaudeCodeAnswersThroughTheFakeAPI(t *testing.T) {
 	claude := tmuxtest.Agent(t, "claude")
 	tmuxtest.HoldAgentPlaces(t, 1)
 	c := newCLI(t)
-	code, out, errOut := c.runWithin(3*time.Minute, nil, "doctor", "--judge", claude+" -p")
-	t.Logf("ralph-watch doctor --judge '%s -p'\n%s%s", claude, out, errOut)
-	if code != 0 {
-		t.Errorf("exit %d, want 0", code)
-	}
-	for _, want := range []string{"(against the fake model API)\n", "✓ input reaches model  the fake model API received the judge's input intact\n",
-		"✓ answer               JSON, met; evidence: hello.txt holds hello, as the goal asks (doctor's fake model)\n"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("the output lacks %q", want)
+	for _, form := range []string{" -p", " -p --output-format json"} { // the default judge for claude is the second
+		code, out, errOut := c.runWithin(3*time.Minute, nil, "doctor", "--judge", claude+form)
+		t.Logf("ralph-watch doctor --judge '%s%s'\n%s%s", claude, form, out, errOut)
+		if code != 0 {
+			t.Errorf("%s: exit %d, want 0", form, code)
+		}
+		for _, want := range []string{"(against the fake model API)\n", "✓ input reaches model  the fake model API received the judge's input intact\n",
+			"✓ answer               JSON, met; evidence: hello.txt holds hello, as the goal asks (doctor's fake model)\n"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s: the output lacks %q", form, want)
+			}
 		}
 	}
 }
