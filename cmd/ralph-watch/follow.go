@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -107,6 +108,13 @@ func runFollow(ctx context.Context, e env, l *control.Loop, s followSettings) er
 	if s.rounds < 0 {
 		return control.Errorf(contract.ExitUsage, "--follow-rounds must be 0 or more")
 	}
+	release, err := l.Store.HoldFollow()
+	if errors.Is(err, state.ErrLocked) {
+		return control.Errorf(contract.ExitFailed, "the pull request of %s is already followed (by another 'ralph-watch follow %s')", l.Name, l.Name)
+	} else if err != nil {
+		return control.Errorf(contract.ExitFailed, "%v", err)
+	}
+	defer release()
 	run, err := history.Load(state.Root(e.Getenv), l.Name)
 	if err != nil {
 		return control.Errorf(contract.ExitFailed, "%v", err)
@@ -236,4 +244,38 @@ func (f followedLoop) End(reason contract.Reason, status contract.Status, why st
 		return err
 	}
 	return control.Followed(l, reason, status, why, clock.Real{})
+}
+
+// followAgain starts a detached follow again for each loop whose
+// following had not ended and that no follow holds (after a reboot, or a
+// follow killed), as follow last ran; restore calls it.
+func followAgain(e env, root string, dryRun bool) {
+	names, _ := control.Names(root)
+	for _, name := range names {
+		l, err := control.Find(root, name)
+		if err != nil {
+			continue
+		}
+		rec, err := l.Store.Follow()
+		if err != nil || rec == nil || rec.Ended != "" || l.Store.Followed() {
+			continue
+		}
+		if dryRun {
+			fmt.Fprintf(e.Stdout, "would follow the pull request of %s again (#%d)\n", name, rec.PR)
+			continue
+		}
+		args := []string{name, "--follow-rounds", strconv.Itoa(max(rec.MaxRounds, 0))}
+		if rec.Interval != "" {
+			args = append(args, "--follow-interval", rec.Interval)
+		}
+		if rec.Anyone {
+			args = append(args, "--follow-anyone")
+		}
+		pid, err := control.StartFollow(e.Executable, l.Store, args)
+		if err != nil {
+			fmt.Fprintf(e.Stderr, "ralph-watch: error: cannot follow the pull request of %s again: %v\n", name, err)
+			continue
+		}
+		fmt.Fprintf(e.Stdout, "following the pull request of %s again (#%d, pid %d)\n", name, rec.PR, pid)
+	}
 }

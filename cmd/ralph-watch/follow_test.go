@@ -245,8 +245,8 @@ func TestFollowStopsWhenAPersonForcePushedTheBranch(t *testing.T) {
 	}
 }
 
-// follow killed while the round's iteration runs, then started again:
-// it waits for that round, pushes it once, and acts on nothing twice.
+// follow killed while the round's iteration runs, then started again by
+// restore: it waits for that round, pushes it once, and acts on nothing twice.
 func TestFollowKilledMidRoundAndStartedAgainPushesOnce(t *testing.T) {
 	c := newCLI(t)
 	p := c.pullRequest(`echo "line $RALPH_ITERATION" >> work; [ "$RALPH_ITERATION" -lt 3 ] || sleep 3; exit 0`)
@@ -261,7 +261,19 @@ func TestFollowKilledMidRoundAndStartedAgainPushesOnce(t *testing.T) {
 	c.until("wt", "the round's iteration to run", func(st *state.State) bool { return st.CurrentIteration == 3 && st.Status == state.Running })
 	_ = cmd.Process.Signal(syscall.SIGKILL)
 	_ = cmd.Wait()
-	c.wantEnv(p.env, []string{"follow", "wt", "--follow-interval", "100ms"}, 0, "is ready", "")
+	// restore starts following again, in the background, as it last ran;
+	// a second follow meanwhile is refused.
+	c.wantEnv(p.env, []string{"restore"}, 0, "following the pull request of wt again (#12, pid ", "")
+	store, err := state.Open(filepath.Join(c.srv.Dir, "state"), "wt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmuxtest.Eventually(t, 10*time.Second, "the restored follow to hold the loop", store.Followed)
+	if p.follow().Ended == "" { // still at work (its round's agent sleeps)
+		c.wantEnv(p.env, []string{"follow", "wt"}, 1, "", "the pull request of wt is already followed")
+	}
+	tmuxtest.Eventually(t, 60*time.Second, "the restored follow to end", func() bool { return p.follow().Ended == "pr_ready" })
+	c.wantEnv(p.env, []string{"restore", "--dry-run"}, 0, "", "")
 	if got := c.git(p.bare, "log", "--format=%s", "ralph/wt"); got != "ralph wt: iteration 3\nralph wt: iteration 2\nralph wt: iteration 1\nstart\n" {
 		t.Errorf("the pull request's branch:\n%s", got)
 	}

@@ -45,6 +45,9 @@ queue and brings each loop that was working back in its window, on its
 task, in its worktree, at its next iteration. A fan the person stopped, or
 one that ended, is left alone. FAN names the fans to bring back, alone.
 
+A loop whose pull request was being followed (ralph-watch follow) when
+its follow went away is followed again, in the background, as it last ran.
+
 Examples:
   ralph-watch restore --dry-run
   ralph-watch restore -L work
@@ -88,7 +91,11 @@ func restore(e env, root, socket string, fans []string, dryRun bool) error {
 	if len(fans) > 0 {
 		return err
 	}
-	if lerr := rearm(e, "").Restore(root, socket, dryRun, e.Stdout, e.Stderr); lerr != nil {
+	lerr := rearm(e, "").Restore(root, socket, dryRun, e.Stdout, e.Stderr)
+	if len(fans) == 0 {
+		followAgain(e, root, dryRun) // after the loops: a round's watcher is back first
+	}
+	if lerr != nil {
 		return lerr
 	}
 	return err

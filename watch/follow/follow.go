@@ -64,7 +64,7 @@ func (f *Follower) Run(ctx context.Context) (Result, error) {
 	if rec == nil {
 		return Result{}, fmt.Errorf("the loop has no pull request to follow")
 	}
-	rec.MaxRounds = f.Policy.Rounds
+	rec.MaxRounds, rec.Interval, rec.Anyone = f.Policy.Rounds, f.Interval.String(), f.Policy.Anyone
 	f.save(rec)
 	looked := 0
 	for {

@@ -33,6 +33,7 @@ const (
 	RunsDir        = "runs"                 // earlier runs of the loop's name, one folder each (see Store.Archive)
 	PlanBefore     = "plan.before"          // the plan's bytes before the current iteration (--tasks)
 	FollowLog      = "follow.log"           // a detached follow's own output
+	FollowLock     = "follow.lock"          // held by the follow at work: one at a time
 	FollowFile     = "follow.json"          // what follow saw of the pull request and did: its rounds, the feedback handled, the commits pushed
 	ProtectKept    = "protect.json"         // goal mode's start: its base commit and the protected files' bytes, which a resumed loop keeps (--goal)
 )

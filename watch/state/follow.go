@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"syscall"
 )
 
 // Follow is what ralph-watch follow saw of a loop's pull request and did
@@ -22,8 +23,11 @@ type Follow struct {
 	// runs (run:ID/job:ID), reviews, comments, review comments, conflicts.
 	Handled []string      `json:"handled,omitempty"`
 	Rounds  []FollowRound `json:"rounds,omitempty"`
-	// MaxRounds is --follow-rounds as follow last ran with it.
-	MaxRounds int `json:"max_rounds,omitempty"`
+	// How follow last ran (--follow-rounds, --follow-interval,
+	// --follow-anyone): restore starts it again so.
+	MaxRounds int    `json:"max_rounds,omitempty"`
+	Interval  string `json:"interval,omitempty"`
+	Anyone    bool   `json:"anyone,omitempty"`
 	// Pushed is the last commit follow pushed to the pull request's branch.
 	Pushed string `json:"pushed,omitempty"`
 	// The last look: the checks and reviews in words, and the status
@@ -96,4 +100,32 @@ func (s *Store) SaveFollow(f *Follow) error {
 		return err
 	}
 	return s.WriteFile(FollowFile, append(data, '\n'))
+}
+
+// HoldFollow takes the loop's follow lock, that one follow at a time
+// follows its pull request; release gives it back (the kernel does when
+// the process dies). ErrLocked when another follow holds it.
+func (s *Store) HoldFollow() (release func(), err error) {
+	f, err := os.OpenFile(s.Path(FollowLock), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open follow lock: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, ErrLocked
+		}
+		return nil, fmt.Errorf("lock %s: %w", f.Name(), err)
+	}
+	return func() { f.Close() }, nil
+}
+
+// Followed reports whether a follow holds the loop's follow lock.
+func (s *Store) Followed() bool {
+	release, err := s.HoldFollow()
+	if err != nil {
+		return errors.Is(err, ErrLocked)
+	}
+	release()
+	return false
 }
