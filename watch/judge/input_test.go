@@ -51,7 +51,7 @@ func TestInputSaysAnEmptyDiffAndACut(t *testing.T) {
 			t.Errorf("no %q in\n%s", want, empty)
 		}
 	}
-	if strings.Contains(empty, "## The plan") || strings.Contains(empty, "## Put back") {
+	if strings.Contains(empty, "## The plan") || strings.Contains(empty, "## Put back") || strings.Contains(empty, "the plan's state") {
 		t.Errorf("parts with nothing to say:\n%s", empty)
 	}
 	cut := Evidence{Goal: "g", Diff: strings.Repeat("x", 50), DiffChars: 10}.Input()
