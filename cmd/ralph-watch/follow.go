@@ -238,12 +238,12 @@ func (f followedLoop) Tell(why string) {
 	}
 }
 
-func (f followedLoop) End(reason contract.Reason, status contract.Status, why string) error {
+func (f followedLoop) End(reason contract.Reason, status contract.Status, why, mark string) error {
 	l, err := f.find()
 	if err != nil {
 		return err
 	}
-	return control.Followed(l, reason, status, why, clock.Real{})
+	return control.Followed(l, reason, status, why, fmt.Sprintf("PR #%d %s", f.pr, mark), clock.Real{})
 }
 
 // followAgain starts a detached follow again for each loop whose

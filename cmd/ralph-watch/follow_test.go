@@ -168,6 +168,9 @@ func TestFollowFeedsAFailedCheckBackPushesTheFixAndEndsPRReady(t *testing.T) {
 		t.Errorf("gh was called as:\n%s", calls)
 	}
 	c.want([]string{"status", "wt"}, 0, "Pull request: #12 ✓", "")
+	if line := c.srv.Must("show-options", "-p", "-t", c.state("wt").PaneID, "-v", "@ralph-status"); !strings.Contains(line, "PR #12 ✓") {
+		t.Errorf("the status line shows %q, want the pull request's PR #12 ✓", line)
+	}
 	page := filepath.Join(c.srv.Dir, "wt.html")
 	c.want([]string{"report", "wt", "-o", page}, 0, "", "")
 	if html, _ := os.ReadFile(page); !strings.Contains(string(html), "<h2>Pull request</h2>") || !strings.Contains(string(html), "<td>1</td><td>3</td><td>failed check ci / test</td><td>pushed</td>") {
@@ -220,6 +223,10 @@ func TestFollowRoundsReachedEndsFollowRoundsExit3(t *testing.T) {
 	if st := c.state("wt"); st.ExitReason == nil || *st.ExitReason != "follow_rounds" {
 		t.Errorf("the loop ended %v, want follow_rounds", st.ExitReason)
 	}
+	if line := c.srv.Must("show-options", "-p", "-t", c.state("wt").PaneID, "-v", "@ralph-status"); !strings.Contains(line, "PR #12 ✗ ci") {
+		t.Errorf("the status line shows %q, want PR #12 ✗ ci", line)
+	}
+	c.want([]string{"status", "wt"}, 0, "  Rounds of fixes: 1/1; 1 (iteration 3, pushed): failed check ci / test\n", "")
 }
 
 // A person force-pushes the branch: the round's push is refused, never

@@ -211,14 +211,15 @@ func Clean(root string, names []string, out, warn io.Writer) error {
 }
 
 // Followed records how ralph-watch follow ended on a loop no watcher
-// holds: its status and exit reason (pr_ready, follow_rounds), why in words.
-func Followed(l *Loop, reason contract.Reason, status contract.Status, why string, clk clock.Clock) error {
+// holds: its status and exit reason (pr_ready, follow_rounds), why in
+// words; its status line keeps note ("PR #12 ✓") until the loop is forgotten.
+func Followed(l *Loop, reason contract.Reason, status contract.Status, why, note string, clk clock.Clock) error {
 	err := withoutWatcher(l, func(st *state.State) {
 		status.Record(st, why, clk.Now())
 		reason.Write(st)
 	})
 	if err == nil && !PaneGone(l) {
-		showPaneStatus(l, status, clk.Now())
+		showPaneStatusNoted(l, status, clk.Now(), note)
 	}
 	return err
 }

@@ -70,11 +70,16 @@ func withoutWatcher(l *Loop, change func(*state.State)) error {
 // showPaneStatus updates a loop's pane options when no watcher does; an
 // ended loop leaves the status line after @ralph-ended-linger.
 func showPaneStatus(l *Loop, status contract.Status, now time.Time) {
+	showPaneStatusNoted(l, status, now, "")
+}
+
+// showPaneStatusNoted is showPaneStatus with note after the mark.
+func showPaneStatusNoted(l *Loop, status contract.Status, now time.Time, note string) {
 	if l.Pane == PaneRemoved {
 		return
 	}
 	shown := contract.Shown{Status: status, Name: l.Name, Iteration: l.State.CurrentIteration, Max: l.State.MaxIterations, Reason: l.State.Reason,
-		Cost: receipt.Total(l.Receipts()).Compact()}
+		Cost: receipt.Total(l.Receipts()).Compact(), Note: note}
 	if !status.Live() {
 		shown.Ended = now
 	}

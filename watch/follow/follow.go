@@ -27,7 +27,7 @@ type LoopSide interface {
 	// Tell tells the person how following ended, as a loop's end is told.
 	Tell(why string)
 	// End records how following ended in the loop's state.
-	End(reason contract.Reason, status contract.Status, why string) error
+	End(reason contract.Reason, status contract.Status, why, mark string) error
 }
 
 // Follower follows one loop's pull request until it is ready, merged,
@@ -201,7 +201,7 @@ func (f *Follower) end(rec *state.Follow, reason contract.Reason, status contrac
 	rec.Ended = string(reason)
 	f.save(rec)
 	f.log(why)
-	if err := f.Loop.End(reason, status, why); err != nil {
+	if err := f.Loop.End(reason, status, why, rec.Shown); err != nil {
 		f.say(fmt.Sprintf("record the loop's end: %v", err))
 	}
 	f.Loop.Tell(why)
