@@ -28,8 +28,14 @@ type pullRequest struct {
 
 func (c *cli) pullRequest(agent string, flags ...string) *pullRequest {
 	c.t.Helper()
+	return c.pullRequestOf(map[string]string{"README": "repo\n", "work": "start\n"}, agent, flags...)
+}
+
+// pullRequestOf is pullRequest from a repository of files.
+func (c *cli) pullRequestOf(files map[string]string, agent string, flags ...string) *pullRequest {
+	c.t.Helper()
 	p := &pullRequest{c: c}
-	p.repo = c.gitRepo(map[string]string{"README": "repo\n", "work": "start\n"})
+	p.repo = c.gitRepo(files)
 	args := append([]string{"run", "-S", c.srv.Socket, "-t", c.pane(p.repo), "--name", "wt", "--worktree", "--commit", "--restart-delay", "0",
 		"--check-output-chars", "200", "--prompt-mode", "arg", "--max-iterations", "2"}, flags...)
 	c.wantEnv(gitEnv, append(args, "--", "sh", "-c", agent), 0, "created worktree", "")
@@ -358,5 +364,31 @@ func TestFollowNamesTheFilesOfAConflictWithTheBase(t *testing.T) {
 	}
 	if after := c.git(p.repo, "rev-parse", "main"); after != before {
 		t.Errorf("main moved: %s -> %s", before, after)
+	}
+}
+
+// A loop whose plan is all done is resumed for the round: its iteration
+// runs with the note (no task left to give it), then the plan ends it.
+func TestFollowRoundOfALoopWhosePlanIsDone(t *testing.T) {
+	c := newCLI(t)
+	files := map[string]string{"README": "repo\n", "work": "start\n", "PLAN.md": "# Plan\n\n- [ ] T1: one\n- [ ] T2: two\n"}
+	agent := `sed -i "0,/- \[ \]/s//- [x]/" PLAN.md; echo "line $RALPH_ITERATION" >> work; exit 0`
+	p := c.pullRequestOf(files, agent, "--tasks", filepath.Join(c.srv.Dir, "repo", "PLAN.md"), "--max-iterations", "4")
+	if st := c.state("wt"); st.ExitReason == nil || *st.ExitReason != "tasks_done" || st.CurrentIteration != 2 {
+		t.Fatalf("the loop ended %v at %d, want tasks_done at 2", st.ExitReason, st.CurrentIteration)
+	}
+	p.answer("checks", checksFailed("555"), p.head)
+	p.answer("view", viewApproved)
+	p.answer("log-555", failedLog)
+	p.answer("checks", checksGreen)
+	c.wantEnv(p.env, []string{"follow", "wt", "--follow-interval", "100ms"}, 0, "is ready", "")
+	if got := c.git(p.bare, "log", "-1", "--format=%s", "ralph/wt"); got != "ralph wt: iteration 3\n" {
+		t.Errorf("the pull request's branch ends with %s", got)
+	}
+	if !strings.Contains(p.prompt(), "step Run go test") {
+		t.Errorf("the round's prompt:\n%s", p.prompt())
+	}
+	if st := c.state("wt"); st.CurrentIteration != 3 {
+		t.Errorf("the loop ran to iteration %d, want 3", st.CurrentIteration)
 	}
 }

@@ -148,9 +148,9 @@ func (f *Follower) startRound(ctx context.Context, rec *state.Follow, look Look,
 
 // awaitRound waits until the round's iteration has run and no watcher
 // holds the loop; a round whose watcher never started (follow killed
-// between) is resumed again, its note already left.
+// between) is resumed again, its note already left, once more at most.
 func (f *Follower) awaitRound(ctx context.Context, r *state.FollowRound) (bool, error) {
-	resumed := false
+	resumed := 0
 	for ctx.Err() == nil {
 		at, busy, err := f.Loop.Where()
 		if err != nil {
@@ -159,11 +159,13 @@ func (f *Follower) awaitRound(ctx context.Context, r *state.FollowRound) (bool, 
 		switch {
 		case !busy && at > r.Iteration:
 			return true, nil
-		case !busy && !resumed:
+		case !busy && resumed >= 2: // resumed, it ended before the round's iteration
+			return false, fmt.Errorf("the loop ended without running round %d's iteration: see its status and log", r.N)
+		case !busy:
 			if err := f.Loop.Round(""); err != nil {
 				return false, err
 			}
-			resumed = true
+			resumed++
 		}
 		clock.Sleep(ctx, f.Clock, min(f.Interval, 250*time.Millisecond))
 	}
