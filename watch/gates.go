@@ -338,6 +338,7 @@ func startGoal(l *Loop) {
 		return
 	}
 	if l.Resume {
+		defer retellVerdict(l)
 		data, err := os.ReadFile(l.Store.Path(state.ProtectKept))
 		var s *judge.Session
 		if err == nil {
@@ -372,6 +373,19 @@ func startGoal(l *Loop) {
 	}
 }
 
+// retellVerdict gives a resumed loop's next iteration what the last
+// verdict found missing when the loop was paused after that verdict's
+// iteration, before the next one started: it has not heard it yet.
+func retellVerdict(l *Loop) {
+	st := l.rec.State()
+	if l.goal == nil || len(st.Verdicts) == 0 || inProgress(st) {
+		return
+	}
+	if last := st.Verdicts[len(st.Verdicts)-1]; last.Iteration == st.CurrentIteration {
+		l.goal.Retell(judge.Recorded(last.Met, last.Missing, last.Reason))
+	}
+}
+
 // doneReasons are the ends a goal must be judged met before: the loop
 // would otherwise end done.
 var doneReasons = []contract.Reason{contract.ReasonDonePattern, contract.ReasonDoneFile, contract.ReasonTasksDone}
@@ -388,10 +402,17 @@ func judgeGate(ctx context.Context, l *Loop, e *Exit, after bool) *Exit {
 			return nil // judged not met after this iteration already: the next one works on it
 		}
 		return askJudge(ctx, l, e.Reason)
-	case e == nil && after && l.Goal.Every > 0 && l.rec.Iteration()%l.Goal.Every == 0:
+	case e == nil && after && l.Goal.Every > 0 && l.rec.Iteration()%l.Goal.Every == 0 && !judgedAt(l, l.rec.Iteration()):
 		return askJudge(ctx, l, "")
 	}
 	return e
+}
+
+// judgedAt reports whether the record holds a verdict on iteration n
+// (before a pause, too).
+func judgedAt(l *Loop, n int) bool {
+	v := l.rec.State().Verdicts
+	return len(v) > 0 && v[len(v)-1].Iteration == n
 }
 
 // askJudge judges the goal: the protected paths put back, the checks run

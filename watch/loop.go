@@ -273,7 +273,8 @@ func takeUp(l *Loop, st *state.State) contract.Reason {
 // run runs the iterations, each after the gates, until one of them ends the loop.
 func (l *Loop) run(ctx context.Context) *Exit {
 	startGoal(l)
-	if e := judgeGate(ctx, l, l.resumeIteration(ctx), false); e != nil {
+	takenUp := l.Resume && inProgress(l.rec.State()) // an iteration left running ends here: --judge-every counts it
+	if e := judgeGate(ctx, l, l.resumeIteration(ctx), takenUp); e != nil {
 		return e
 	}
 	for {

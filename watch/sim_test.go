@@ -28,15 +28,18 @@ import (
 // loop's steps, print the done token in the prompt's echo or in their
 // reply; a person who pauses, resumes, stops, types into the pane, closes the pane or restarts
 // the server; a prompt file that goes away; a worktree loop with a plan
-// paused and taken up by new watchers), run on the in-memory tmux in
-// virtual time, with the invariants checked as they run and at the end.
+// paused and taken up by new watchers; a goal loop and its judge), run on
+// the in-memory tmux in virtual time, with the invariants checked as they
+// run and at the end.
 //
 //	go test ./watch -run TestSimulatedLoops -sim.seeds 10000   # more seeds (make sim SEEDS=10000)
 //	go test ./watch -run TestSimulatedLoops -sim.seed 1234 -v  # replay one
+//	go test ./watch -run TestSimulatedLoops -sim.only goal -sim.seeds 2000  # only the goal loops, on every seed
 var (
 	simSeeds = flag.Int("sim.seeds", 200, "how many seeds TestSimulatedLoops runs (make unit and make test; make sim 10,000)")
 	simFirst = flag.Int64("sim.first", 1, "the first seed TestSimulatedLoops runs")
 	simSeed  = flag.Int64("sim.seed", 0, "run this one seed only")
+	simOnly  = flag.String("sim.only", "", "run only this scenario, on every seed: goal (sim_goal_test.go)")
 )
 
 // simRegressions are seeds that found a bug, kept so it stays fixed: seed, what it found.
@@ -55,6 +58,8 @@ var simRegressions = []struct {
 	{9997, "a review the person skipped was still charged as a review"},
 	{7557, "a review that never ran to its end was retried for ever with no iteration limit"},
 	{6851, "the model's own: an agent's act planned for later ran in the program that replaced it in the pane"},
+	{250, "goal mode: a resumed loop took its protected paths' snapshot anew, with the agent's edit of a check script in it: the weakened check passed, the judge was asked"},
+	{170, "goal mode: what the judge found missing never reached the next iteration when the person paused the loop between the two"},
 }
 
 func TestSimulatedLoops(t *testing.T) {
@@ -82,6 +87,10 @@ func TestSimulatedLoops(t *testing.T) {
 						t.Logf("replay: go test ./watch -run TestSimulatedLoops -sim.seed %d -v", seed)
 					}
 				}()
+				if *simOnly == "goal" {
+					simulateGoal(t, seed)
+					return
+				}
 				simulate(t, seed)
 				simulateKilled(t, seed)
 				if seed%5 == 0 { // it waits in real time for a stopped watcher to go
@@ -89,6 +98,9 @@ func TestSimulatedLoops(t *testing.T) {
 				}
 				if seed%32 == 3 { // git in the worktree (git is slow): one seed in 32
 					simulateWorktreePlan(t, seed)
+				}
+				if seed%8 == 2 { // a goal loop: its judge and checks are programs, one seed in 8
+					simulateGoal(t, seed)
 				}
 			})
 		}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -389,5 +390,77 @@ func TestUnitGoalAResumedLoopJudgesTheWorkSinceItsFirstStart(t *testing.T) {
 	in := j.inputs(t)
 	if len(in) != 1 || !strings.Contains(in[0], "+package p // parses CSV") {
 		t.Errorf("the judge's inputs after the resume: %q", in)
+	}
+}
+
+// An iteration a resumed loop takes up (paused while its agent ran, a
+// check script edited) ends as any: the script put back to the person's
+// bytes of the first start before the checks run, and, with
+// --judge-every, judged: its weakened check fails, the judge not asked.
+// (Found by the simulation, seed 250, with the snapshot taken anew at a
+// resume; the judging was skipped for the iteration taken up.)
+func TestUnitGoalAnIterationTakenUpAtResumeIsPutBackAndJudged(t *testing.T) {
+	j := newJudge(t)
+	wake := make(chan os.Signal, 1)
+	var u *unit
+	started := false
+	u = newUnit(t, "Do the work.\n", func(n int) *tmuxfake.Program {
+		return &tmuxfake.Program{Start: func(term *tmuxfake.Term) { // it stays at its prompt
+			writeIn(t, u.cfg.Dir, "check.sh", "exit 0\n")
+			term.Write("working\n")
+			started = true
+		}}
+	})
+	u.wake = wake
+	paused := false
+	u.tmux.Before = func(string) tmuxfake.Fault { // the person pauses the loop while the agent works
+		if started && !paused {
+			paused = true
+			if err := u.store.Request(state.RequestPause); err != nil {
+				t.Error(err)
+			}
+			wake <- syscall.SIGUSR1
+		}
+		return tmuxfake.NoFault
+	}
+	u.cfg.PromptMode = agent.ModeArg
+	u.cfg.MaxIterations = 1
+	u.cfg.InactivityTimeout = 10 * time.Second
+	u.cfg.Goal.Goal, u.cfg.Goal.Every = "a parser", 1
+	u.cfg.Goal.Judge.Command = j.command(`echo '{"met": true}'`)
+	writeIn(t, u.cfg.Dir, "check.sh", "test -s parser.go\n")
+	u.cfg.Checks = []checks.Check{{Command: "sh check.sh"}}
+	u.wantResult(u.run(), contract.ExitInterrupted, "paused")
+	if st := u.state(); st.CurrentIteration != 1 || st.LastIterationEnded != "" {
+		t.Fatalf("paused at iteration %d (ended %q), want in iteration 1; output:\n%s", st.CurrentIteration, st.LastIterationEnded, u.out.String())
+	}
+	u.cfg.Resume = true
+	u.wantResult(u.run(), contract.ExitLimit, "max_iterations")
+	u.wantLog("[RESUME]", "[PROTECT] iteration 1 put back check.sh", `[CHECK] iteration 1 fail exit=1 duration=0s check="sh check.sh"`,
+		`[JUDGE] iteration 1 not met: check "sh check.sh" failed with exit code 1`)
+	if data, _ := os.ReadFile(filepath.Join(u.cfg.Dir, "check.sh")); string(data) != "test -s parser.go\n" {
+		t.Errorf("check.sh: %q", data)
+	}
+	if in := j.inputs(t); len(in) != 0 {
+		t.Errorf("the judge was asked: %q", in)
+	}
+}
+
+// What the judge found missing reaches the next iteration's prompt when
+// the person paused the loop between the two: the resumed loop tells it.
+// (Found by the simulation, seeds 9 and 170: it was lost with the watcher.)
+func TestUnitGoalWhatTheJudgeFoundMissingReachesTheIterationAfterAPause(t *testing.T) {
+	u, j := goalUnit(t, "", nil)
+	// The judge answers not met; the person pauses the loop while the first runs.
+	u.cfg.Goal.Judge.Command += `[ -e ` + j.dir + `/input-1 ] || printf pause > '` + u.store.Path(state.RequestFile) + `'; echo '{"met": false, "missing": ["the error message"]}'`
+	u.cfg.MaxIterations = 2
+	u.wantResult(u.run(), contract.ExitInterrupted, "paused")
+	u.wantLog("[JUDGE] iteration 1 not met: the error message", "[PAUSE]")
+	u.cfg.Resume = true
+	u.wantResult(u.run(), contract.ExitLimit, "max_iterations")
+	if p := u.typedPrompts(); len(p) != 2 || !strings.Contains(p[1], judge.MissingHeading+"\n\n- the error message") {
+		t.Errorf("the prompts: %q", p)
+	} else if strings.Count(p[1], "the error message") != 1 {
+		t.Errorf("iteration 2 was told twice: %q", p[1])
 	}
 }

@@ -66,6 +66,14 @@ func (s *Session) Restore() ([]string, error) {
 	return put, err
 }
 
+// Retell makes the next iteration told what v found missing, once: the
+// last verdict of a run paused before the iteration after it started.
+func (s *Session) Retell(v Verdict) {
+	if !v.Met {
+		s.note = joinNotes(MissingNote(v, nil), s.note)
+	}
+}
+
 // Restored is what was put back since the last judging.
 func (s *Session) Restored() []string { return s.restored }
 

@@ -103,3 +103,17 @@ func TestAKeptSessionPutsBackTheBytesOfTheFirstStart(t *testing.T) {
 		t.Error("a damaged snapshot was read")
 	}
 }
+
+// A verdict read back from the record tells what it told before.
+func TestARecordedVerdictTellsTheSame(t *testing.T) {
+	for _, v := range []Verdict{{Missing: []string{"docs"}}, {Reason: ReasonNoJSON}, {}, {Met: true}, {Reason: ReasonMetMissing, Missing: []string{"x"}}} {
+		if got, want := MissingNote(Recorded(v.Met, v.Missing, v.Why()), nil), MissingNote(v, nil); got != want {
+			t.Errorf("%+v read back tells %q, want %q", v, got, want)
+		}
+	}
+	s := &Session{}
+	s.Retell(Verdict{Missing: []string{"docs"}})
+	if n := s.Note(); n != "- docs" {
+		t.Errorf("retold %q", n)
+	}
+}

@@ -51,7 +51,21 @@ func (v Verdict) Why() string {
 	case len(v.Missing) > 0:
 		return strings.Join(v.Missing, "; ")
 	}
-	return "nothing named missing"
+	return nothingNamed
+}
+
+// nothingNamed is what Why says of a not-met verdict with no reason and
+// nothing named missing.
+const nothingNamed = "nothing named missing"
+
+// Recorded is a verdict read back from the loop's record, which keeps
+// whether it was met, its missing items and its Why.
+func Recorded(met bool, missing []string, why string) Verdict {
+	v := Verdict{Met: met, Missing: missing}
+	if !met && why != nothingNamed {
+		v.Reason = why
+	}
+	return v
 }
 
 // LogMessage is the verdict's [JUDGE] line after the tag: "iteration N
