@@ -156,8 +156,7 @@ func followRecord(l *control.Loop, p finish.Place) (*state.Follow, error) {
 	if err != nil {
 		return nil, control.Errorf(contract.ExitFailed, "%v", err)
 	}
-	if rec != nil {
-		rec.Ended = "" // followed again: what was handled stays handled
+	if rec != nil { // followed again: what was handled stays handled
 		return rec, nil
 	}
 	var landed finish.Landed

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -342,6 +343,24 @@ func TestFinishPRFollowAndFollowDetach(t *testing.T) {
 		return strings.Contains(string(data), "is ready")
 	})
 	c.want([]string{"status", "wt"}, 0, "Following ended: pr_ready", "")
+	// No gh on PATH: a clear error, nothing done.
+	nogh := filepath.Join(c.srv.Dir, "nogh")
+	if err := os.Mkdir(nogh, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, program := range []string{"git", "sh"} {
+		path, err := exec.LookPath(program)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(path, filepath.Join(nogh, program)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.wantEnv(append([]string{"PATH=" + nogh}, gitEnv...), []string{"follow", "wt"}, 1, "", "gh is not installed or not on PATH: install GitHub's gh and log in with 'gh auth login'")
+	if f := p.follow(); f.Ended != "pr_ready" {
+		t.Errorf("a follow that could not run gh left follow.json ended %q", f.Ended)
+	}
 }
 
 // main moved on the remote and conflicts with the branch: the round's

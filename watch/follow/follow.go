@@ -64,6 +64,8 @@ func (f *Follower) Run(ctx context.Context) (Result, error) {
 	if rec == nil {
 		return Result{}, fmt.Errorf("the loop has no pull request to follow")
 	}
+	ended := rec.Ended // followed again: it goes on, unless gh cannot be asked at all
+	rec.Ended = ""
 	rec.MaxRounds, rec.Interval, rec.Anyone = f.Policy.Rounds, f.Interval.String(), f.Policy.Anyone
 	f.save(rec)
 	looked := 0
@@ -85,6 +87,8 @@ func (f *Follower) Run(ctx context.Context) (Result, error) {
 		look, err := f.Gh.Look(ctx)
 		if err != nil {
 			if looked == 0 {
+				rec.Ended = ended
+				f.save(rec)
 				return Result{}, err
 			}
 			f.say(fmt.Sprintf("look at pull request #%d: %v (looking again)", rec.PR, err))
