@@ -75,9 +75,9 @@ func (l *Loop) exit(e *Exit) Result {
 	show(l, e.Status) // saves the state
 	switch e.Code {
 	case contract.ExitDone:
-		tell(l.rec, l.work.OnCommand(at(l.rec, l.inForce()), "on-done", l.OnDone, strconv.Itoa(e.Code), string(e.Reason)))
+		tell(l.rec, l.work.OnCommand(at(l.rec, inForce(l)), "on-done", l.OnDone, strconv.Itoa(e.Code), string(e.Reason)))
 	case contract.ExitFailed, contract.ExitLimit:
-		tell(l.rec, l.work.OnCommand(at(l.rec, l.inForce()), "on-fail", l.OnFail, strconv.Itoa(e.Code), string(e.Reason)))
+		tell(l.rec, l.work.OnCommand(at(l.rec, inForce(l)), "on-fail", l.OnFail, strconv.Itoa(e.Code), string(e.Reason)))
 	}
 	return Result{Code: e.Code, Reason: e.Reason}
 }

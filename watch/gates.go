@@ -426,7 +426,7 @@ func askJudge(ctx context.Context, l *Loop, why contract.Reason) *Exit {
 		}
 	}
 	protect(l)
-	runs := recordChecks(l.rec, l.work.Run(ctx, at(l.rec, l.inForce()), planVerify(l)))
+	runs := recordChecks(l.rec, l.work.Run(ctx, at(l.rec, inForce(l)), planVerify(l)))
 	v, failed := judge.FromChecks(runs)
 	goal, err := l.Goal.ReadGoal()
 	if err != nil && !failed {

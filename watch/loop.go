@@ -131,7 +131,7 @@ func (l *Loop) iteration(nonce string) *iteration.Watch {
 // settings is what an iteration reads of the loop's configuration: the
 // loop's settings, with the PATH its record kept.
 func (l *Loop) settings() iteration.Settings {
-	s := *l.inForce()
+	s := *inForce(l)
 	s.Path = l.rec.State().Path // as at the loop's start, whoever resumed it
 	return s
 }

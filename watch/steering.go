@@ -19,7 +19,7 @@ func steer(l *Loop) {
 
 // inForce is the loop's settings with the limits now in force: what an
 // iteration, the gates and the record read.
-func (l *Loop) inForce() *Config {
+func inForce(l *Loop) *Config {
 	c := l.steer.Limits.Over(l.Config)
 	return &c
 }

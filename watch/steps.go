@@ -65,8 +65,8 @@ func account(l *Loop, it iteration.Outcome, d time.Duration) {
 	failure := r.failure
 	switch {
 	case r.timer != nil:
-		l.rec.Sayf(r.shown, r.timer(l.inForce()))
-		l.rec.Log("TIMEOUT", fmt.Sprintf("iteration %d "+r.logged, l.rec.Iteration(), r.timer(l.inForce())))
+		l.rec.Sayf(r.shown, r.timer(inForce(l)))
+		l.rec.Log("TIMEOUT", fmt.Sprintf("iteration %d "+r.logged, l.rec.Iteration(), r.timer(inForce(l))))
 	case r.completes != "": // a context guard's end logged why
 		if r.turnOver {
 			l.turnEnded = it.TurnEnded
@@ -147,7 +147,7 @@ func stallStep(_ context.Context, l *Loop, r *report) bool {
 }
 
 func checksStep(ctx context.Context, l *Loop, r *report) bool {
-	r.runs = recordChecks(l.rec, l.work.Run(ctx, at(l.rec, l.inForce()), planVerify(l)))
+	r.runs = recordChecks(l.rec, l.work.Run(ctx, at(l.rec, inForce(l)), planVerify(l)))
 	return ctx.Err() != nil
 }
 
@@ -188,7 +188,7 @@ func commitStep(_ context.Context, l *Loop, r *report) bool {
 }
 
 func onIterationEndStep(_ context.Context, l *Loop, r *report) bool {
-	tell(l.rec, l.work.OnCommand(at(l.rec, l.inForce()), "on-iteration-end", l.OnIterationEnd, r.code, r.reason))
+	tell(l.rec, l.work.OnCommand(at(l.rec, inForce(l)), "on-iteration-end", l.OnIterationEnd, r.code, r.reason))
 	return false
 }
 
@@ -313,7 +313,7 @@ func recordChecks(rec *record.Record, ran *checks.Ran) []checks.CheckRun {
 // checksPass judges a done signal found before an iteration: by the latest
 // iteration's checks if they ran, else by running them now.
 func checksPass(ctx context.Context, l *Loop) bool {
-	passed, ran := l.work.Pass(ctx, at(l.rec, l.inForce()), planVerify(l))
+	passed, ran := l.work.Pass(ctx, at(l.rec, inForce(l)), planVerify(l))
 	if ran != nil {
 		recordChecks(l.rec, ran)
 		l.rec.Save()
