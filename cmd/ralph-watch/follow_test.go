@@ -338,9 +338,13 @@ func TestFinishPRFollowAndFollowDetach(t *testing.T) {
 		t.Errorf("the loop ended %v, want pr_ready", st.ExitReason)
 	}
 	c.wantEnv(p.env, []string{"follow", "wt", "--detach", "--follow-interval", "100ms"}, 0, "following the pull request of wt in the background", "")
+	store, err := state.Open(filepath.Join(c.srv.Dir, "state"), "wt")
+	if err != nil {
+		t.Fatal(err)
+	}
 	tmuxtest.Eventually(t, 30*time.Second, "the detached follow to end", func() bool {
 		data, _ := os.ReadFile(filepath.Join(c.srv.Dir, "state", "wt", "follow.log"))
-		return strings.Contains(string(data), "is ready")
+		return strings.Contains(string(data), "is ready") && !store.Followed()
 	})
 	c.want([]string{"status", "wt"}, 0, "Following ended: pr_ready", "")
 	// No gh on PATH: a clear error, nothing done.
