@@ -2,12 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/ralph-tmux/ralph.tmux/watch/doctor"
 	"github.com/ralph-tmux/ralph.tmux/watch/fakeapi"
 	"github.com/ralph-tmux/ralph.tmux/watch/tmux/tmuxtest"
 )
@@ -292,13 +294,14 @@ func TestDoctorSaysARealClaudesWrapperReplacedItsSandbox(t *testing.T) {
 func TestDoctorJudgeChecksTheJudgesAnswerForm(t *testing.T) {
 	t.Parallel()
 	c := newCLI(t)
+	size := len(doctor.JudgeEvidence().Input()) // the loop's own input of the fixed evidence
 	for _, tc := range []struct {
 		name, judge string
 		code        int
 		want        []string
 	}{
 		{"JSON", `cat > /dev/null; echo '{"met": true, "missing": [], "evidence": ["hello.txt says hello"]}'`, 0,
-			[]string{"(run as given)\n", "✓ judge runs           exit 0, on a 1160-byte input\n", "✓ answer               JSON, met; evidence: hello.txt says hello\n",
+			[]string{"(run as given)\n", fmt.Sprintf("✓ judge runs           exit 0, on a %d-byte input\n", size), "✓ answer               JSON, met; evidence: hello.txt says hello\n",
 				"The judge answers in the JSON form a loop reads"}},
 		{"prose", `echo 'It looks done to me.'`, 1,
 			[]string{"✗ answer               no JSON\n", "    │ It looks done to me.\n", "The judge does not answer in the JSON form a loop reads: no JSON;"}},
@@ -321,7 +324,7 @@ func TestDoctorJudgeChecksTheJudgesAnswerForm(t *testing.T) {
 		Reason string `json:"reason"`
 		Input  int    `json:"input_bytes"`
 	}
-	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != 1 || rep.Works || rep.Reason != "no JSON" || rep.Input != 1160 {
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != 1 || rep.Works || rep.Reason != "no JSON" || rep.Input != size {
 		t.Errorf("--json: exit %d, %+v, %v\n%s", code, rep, err, out)
 	}
 	for _, tc := range []struct {
