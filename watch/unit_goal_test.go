@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -393,7 +392,7 @@ func TestUnitGoalAResumedLoopJudgesTheWorkSinceItsFirstStart(t *testing.T) {
 	}
 }
 
-// An iteration a resumed loop takes up (paused while its agent ran, a
+// An iteration a resumed loop takes up (its watcher gone while its agent ran, a
 // check script edited) ends as any: the script put back to the person's
 // bytes of the first start before the checks run, and, with
 // --judge-every, judged: its weakened check fails, the judge not asked.
@@ -401,28 +400,18 @@ func TestUnitGoalAResumedLoopJudgesTheWorkSinceItsFirstStart(t *testing.T) {
 // resume; the judging was skipped for the iteration taken up.)
 func TestUnitGoalAnIterationTakenUpAtResumeIsPutBackAndJudged(t *testing.T) {
 	j := newJudge(t)
-	wake := make(chan os.Signal, 1)
 	var u *unit
-	started := false
 	u = newUnit(t, "Do the work.\n", func(n int) *tmuxfake.Program {
 		return &tmuxfake.Program{Start: func(term *tmuxfake.Term) { // it stays at its prompt
 			writeIn(t, u.cfg.Dir, "check.sh", "exit 0\n")
 			term.Write("working\n")
-			started = true
+			if n == 1 { // the watcher goes while the agent works (as on SIGINT): the agent runs on
+				u.mu.Lock()
+				u.interrupt()
+				u.mu.Unlock()
+			}
 		}}
 	})
-	u.wake = wake
-	paused := false
-	u.tmux.Before = func(string) tmuxfake.Fault { // the person pauses the loop while the agent works
-		if started && !paused {
-			paused = true
-			if err := u.store.Request(state.RequestPause); err != nil {
-				t.Error(err)
-			}
-			wake <- syscall.SIGUSR1
-		}
-		return tmuxfake.NoFault
-	}
 	u.cfg.PromptMode = agent.ModeArg
 	u.cfg.MaxIterations = 1
 	u.cfg.InactivityTimeout = 10 * time.Second
@@ -430,9 +419,9 @@ func TestUnitGoalAnIterationTakenUpAtResumeIsPutBackAndJudged(t *testing.T) {
 	u.cfg.Goal.Judge.Command = j.command(`echo '{"met": true}'`)
 	writeIn(t, u.cfg.Dir, "check.sh", "test -s parser.go\n")
 	u.cfg.Checks = []checks.Check{{Command: "sh check.sh"}}
-	u.wantResult(u.run(), contract.ExitInterrupted, "paused")
+	u.wantResult(u.run(), contract.ExitInterrupted, "interrupted")
 	if st := u.state(); st.CurrentIteration != 1 || st.LastIterationEnded != "" {
-		t.Fatalf("paused at iteration %d (ended %q), want in iteration 1; output:\n%s", st.CurrentIteration, st.LastIterationEnded, u.out.String())
+		t.Fatalf("interrupted at iteration %d (ended %q), want in iteration 1; output:\n%s", st.CurrentIteration, st.LastIterationEnded, u.out.String())
 	}
 	u.cfg.Resume = true
 	u.wantResult(u.run(), contract.ExitLimit, "max_iterations")
